@@ -1,0 +1,21 @@
+//! The PyO3 binding: `agentcodec._native`. The only place that knows Python.
+
+mod bytes;
+mod errors;
+mod sse;
+
+use pyo3::prelude::*;
+
+use crate::sse::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES};
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DEFAULT_MAX_LINE_BYTES", DEFAULT_MAX_LINE_BYTES)?;
+    m.add("DEFAULT_MAX_EVENT_BYTES", DEFAULT_MAX_EVENT_BYTES)?;
+    m.add_class::<sse::SSEEvent>()?;
+    m.add_class::<sse::SSEDecoder>()?;
+    m.add_function(wrap_pyfunction!(sse::encode_sse, m)?)?;
+    m.add_function(wrap_pyfunction!(sse::encode_sse_comment, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,379 @@
+//! `SSEEvent`, `SSEDecoder`, `encode_sse` and `encode_sse_comment`.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
+
+use super::bytes::with_bytes;
+use super::errors::sse_limit_error;
+use crate::sse::{encode_comment, encode_event, Decoder, Event, Limits};
+
+static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static JSON_DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// One Server-Sent Event.
+#[pyclass(frozen, module = "agentcodec", name = "SSEEvent")]
+pub struct SSEEvent {
+    event: Py<PyString>,
+    data: Py<PyString>,
+    id: Py<PyString>,
+    retry: Option<u64>,
+}
+
+#[pymethods]
+impl SSEEvent {
+    #[new]
+    #[pyo3(signature = (event = None, data = None, id = None, retry = None))]
+    fn new(
+        py: Python<'_>,
+        event: Option<Bound<'_, PyString>>,
+        data: Option<Bound<'_, PyString>>,
+        id: Option<Bound<'_, PyString>>,
+        retry: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let or = |value: Option<Bound<'_, PyString>>, default: &str| {
+            value.map_or_else(|| PyString::new(py, default).unbind(), Bound::unbind)
+        };
+        Ok(SSEEvent {
+            event: or(event, "message"),
+            data: or(data, ""),
+            id: or(id, ""),
+            retry: retry_arg(retry.as_ref())?,
+        })
+    }
+
+    /// The event type: the block's `event` field, or "message".
+    #[getter]
+    fn event(&self, py: Python<'_>) -> Py<PyString> {
+        self.event.clone_ref(py)
+    }
+
+    /// The data: the block's `data` values joined by LF.
+    #[getter]
+    fn data(&self, py: Python<'_>) -> Py<PyString> {
+        self.data.clone_ref(py)
+    }
+
+    /// The last event ID in effect when the event was dispatched.
+    #[getter]
+    fn id(&self, py: Python<'_>) -> Py<PyString> {
+        self.id.clone_ref(py)
+    }
+
+    /// The reconnection time (ms) set in this event's block, if any.
+    #[getter]
+    fn retry(&self) -> Option<u64> {
+        self.retry
+    }
+
+    /// The data parsed as JSON (with the standard library's `json.loads`).
+    fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let loads = JSON_LOADS.import(py, "json", "loads")?;
+        loads.call1((self.data.bind(py),))
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: PyRef<'_, SSEEvent>) -> PyResult<bool> {
+        PyAnyMethods::eq(self.as_tuple(py)?.as_any(), other.as_tuple(py)?)
+    }
+
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        self.as_tuple(py)?.hash()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let retry = match self.retry {
+            Some(ms) => ms.to_string(),
+            None => "None".to_owned(),
+        };
+        Ok(format!(
+            "SSEEvent(event={}, data={}, id={}, retry={retry})",
+            self.event.bind(py).repr()?,
+            self.data.bind(py).repr()?,
+            self.id.bind(py).repr()?,
+        ))
+    }
+}
+
+impl SSEEvent {
+    fn as_tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(
+            py,
+            [
+                self.event.bind(py).clone().into_any(),
+                self.data.bind(py).clone().into_any(),
+                self.id.bind(py).clone().into_any(),
+                self.retry.into_pyobject(py)?,
+            ],
+        )
+    }
+}
+
+/// Builds Python events, reusing the `str` objects that repeat from one
+/// event to the next (the "message" type, an unchanged last event ID).
+struct EventFactory<'py> {
+    py: Python<'py>,
+    message: Bound<'py, PyString>,
+    last_id: Option<(String, Py<PyString>)>,
+}
+
+impl<'py> EventFactory<'py> {
+    fn new(py: Python<'py>, last_id: Option<(String, Py<PyString>)>) -> Self {
+        EventFactory {
+            py,
+            message: pyo3::intern!(py, "message").clone(),
+            last_id,
+        }
+    }
+
+    fn make(&mut self, ev: Event<'_>) -> PyResult<Bound<'py, SSEEvent>> {
+        let py = self.py;
+        let event = if ev.event == "message" {
+            self.message.clone().unbind()
+        } else {
+            PyString::new(py, ev.event).unbind()
+        };
+        let id = match &self.last_id {
+            Some((text, object)) if text == ev.id => object.clone_ref(py),
+            _ => {
+                let object = PyString::new(py, ev.id).unbind();
+                self.last_id = Some((ev.id.to_owned(), object.clone_ref(py)));
+                object
+            }
+        };
+        Bound::new(
+            py,
+            SSEEvent {
+                event,
+                data: PyString::new(py, ev.data).unbind(),
+                id,
+                retry: ev.retry,
+            },
+        )
+    }
+}
+
+/// Incremental `text/event-stream` decoder (the WHATWG algorithm).
+#[pyclass(module = "agentcodec", name = "SSEDecoder")]
+pub struct SSEDecoder {
+    decoder: Decoder,
+    last_id: Option<(String, Py<PyString>)>,
+}
+
+#[pymethods]
+impl SSEDecoder {
+    #[new]
+    #[pyo3(signature = (last_event_id = "", *, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    fn new(
+        py: Python<'_>,
+        last_event_id: &str,
+        max_line_bytes: LimitArg,
+        max_event_bytes: LimitArg,
+    ) -> PyResult<Self> {
+        let defaults = Limits::default();
+        let limits = Limits {
+            max_line_bytes: max_line_bytes.resolve(
+                py,
+                "max_line_bytes",
+                defaults.max_line_bytes,
+            )?,
+            max_event_bytes: max_event_bytes.resolve(
+                py,
+                "max_event_bytes",
+                defaults.max_event_bytes,
+            )?,
+        };
+        Ok(SSEDecoder {
+            decoder: Decoder::with_last_event_id(limits, last_event_id),
+            last_id: None,
+        })
+    }
+
+    /// Decodes one chunk and returns the events it completed.
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let SSEDecoder { decoder, last_id } = self;
+        run(py, last_id, |on_event| {
+            with_bytes(data, "SSEDecoder.feed()", |bytes| {
+                decoder.feed(bytes, on_event)
+            })
+        })
+    }
+
+    /// Ends the stream: an unterminated event is discarded. The decoder may
+    /// then be fed a new stream (a reconnection); the last event ID carries
+    /// over.
+    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let SSEDecoder { decoder, last_id } = self;
+        run(py, last_id, |on_event| Ok(decoder.close(on_event)))
+    }
+
+    /// The last event ID: what a client sends as `Last-Event-ID` to resume.
+    #[getter]
+    fn last_event_id(&self) -> &str {
+        self.decoder.last_event_id()
+    }
+
+    /// The reconnection time in milliseconds set by the stream, or None.
+    #[getter]
+    fn retry(&self) -> Option<u64> {
+        self.decoder.retry()
+    }
+
+    #[getter]
+    fn max_line_bytes(&self) -> Option<usize> {
+        self.decoder.limits().max_line_bytes
+    }
+
+    #[getter]
+    fn max_event_bytes(&self) -> Option<usize> {
+        self.decoder.limits().max_event_bytes
+    }
+}
+
+/// Runs one decoder step, collecting its events into a list; a limit error
+/// becomes `SSELimitError` carrying the events completed before it.
+fn run<'py, F>(
+    py: Python<'py>,
+    last_id: &mut Option<(String, Py<PyString>)>,
+    step: F,
+) -> PyResult<Bound<'py, PyList>>
+where
+    F: FnOnce(&mut dyn FnMut(Event<'_>)) -> PyResult<Result<(), crate::sse::LimitError>>,
+{
+    let events = PyList::empty(py);
+    let mut factory = EventFactory::new(py, last_id.take());
+    let mut failure: Option<PyErr> = None;
+    let outcome = step(&mut |ev| {
+        if failure.is_some() {
+            return;
+        }
+        match factory.make(ev).and_then(|event| events.append(event)) {
+            Ok(()) => {}
+            Err(err) => failure = Some(err),
+        }
+    });
+    *last_id = factory.last_id;
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    match outcome? {
+        Ok(()) => Ok(events),
+        Err(limit) => Err(sse_limit_error(py, &limit, events)),
+    }
+}
+
+/// A size-limit argument: omitted (the default), or the object given, which
+/// must be None (no limit) or a non-negative int.
+pub enum LimitArg {
+    Default,
+    Given(Py<PyAny>),
+}
+
+impl LimitArg {
+    fn resolve(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        default: Option<usize>,
+    ) -> PyResult<Option<usize>> {
+        let value = match self {
+            LimitArg::Default => return Ok(default),
+            LimitArg::Given(value) => value.bind(py),
+        };
+        if value.is_none() {
+            return Ok(None);
+        }
+        if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "{name} must be an int or None"
+            )));
+        }
+        if value.lt(0)? {
+            return Err(PyValueError::new_err(format!(
+                "{name} must not be negative, got {value}"
+            )));
+        }
+        // More than memory can hold is the same as no limit.
+        Ok(Some(value.extract::<usize>().unwrap_or(usize::MAX)))
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for LimitArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(LimitArg::Given(obj.to_owned().unbind()))
+    }
+}
+
+/// Text to send: `str` as is, bytes-like checked to be UTF-8, anything else
+/// serialised by `agentcodec._json.dumps` (compact, non-ASCII kept).
+fn data_text(data: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
+    if let Ok(text) = data.cast::<PyString>() {
+        return text.clone().try_into();
+    }
+    if data.is_instance_of::<PyBytes>()
+        || data.is_instance_of::<pyo3::types::PyByteArray>()
+        || data.is_instance_of::<pyo3::types::PyMemoryView>()
+    {
+        let text = with_bytes(data, "encode_sse()", |bytes| {
+            std::str::from_utf8(bytes)
+                .map(str::to_owned)
+                .map_err(|err| err.valid_up_to())
+        })?;
+        return match text {
+            Ok(text) => PyString::new(data.py(), &text).try_into(),
+            Err(at) => Err(PyValueError::new_err(format!(
+                "SSE data is not valid UTF-8 (at byte {at})"
+            ))),
+        };
+    }
+    let dumps = JSON_DUMPS.import(data.py(), "agentcodec._json", "dumps")?;
+    dumps.call1((data,))?.cast_into::<PyString>()?.try_into()
+}
+
+fn retry_arg(retry: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let Some(retry) = retry else { return Ok(None) };
+    if retry.is_instance_of::<PyBool>() || !retry.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(
+            "SSE retry must be an int (milliseconds)",
+        ));
+    }
+    match retry.extract::<u64>() {
+        Ok(ms) => Ok(Some(ms)),
+        Err(_) if retry.lt(0)? => Err(PyValueError::new_err("SSE retry must not be negative")),
+        Err(_) => Err(PyValueError::new_err("SSE retry does not fit in 64 bits")),
+    }
+}
+
+/// Encodes one event as `text/event-stream` bytes.
+#[pyfunction]
+#[pyo3(signature = (data, event = None, id = None, retry = None))]
+pub fn encode_sse<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    event: Option<&str>,
+    id: Option<&str>,
+    retry: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let text = data_text(data)?;
+    let retry = retry_arg(retry)?;
+    let mut out = Vec::new();
+    encode_event(&mut out, &text, event, id, retry)
+        .map_err(|err| PyValueError::new_err(err.to_string()))?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Encodes a comment, which decoders ignore: a keep-alive.
+#[pyfunction]
+#[pyo3(signature = (text = ""))]
+pub fn encode_sse_comment<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyBytes> {
+    let mut out = Vec::new();
+    encode_comment(&mut out, text);
+    PyBytes::new(py, &out)
+}

@@ -1,0 +1,9 @@
+//! Server-Sent Events: the incremental decoder and its mirror, the encoder.
+
+mod decoder;
+mod encoder;
+mod limits;
+
+pub use decoder::{Decoder, Event, OwnedEvent};
+pub use encoder::{encode_comment, encode_event, EncodeError};
+pub use limits::{LimitError, LimitKind, Limits, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES};
