@@ -1,0 +1,47 @@
+"""agentcodec: a fast, conformant codec for AI-agent streaming protocols.
+
+It frames Server-Sent Events, decodes their JSON events and assembles the
+deltas they carry, in Rust, with a pure-Python fallback that behaves the same.
+``agentcodec.backend`` says which one is in use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._backend import backend, impl
+from ._errors import AgentCodecError, SSEError, SSELimitError
+from ._version import __version__
+
+if TYPE_CHECKING:
+    # Both backends provide the same names; type checkers read the stubs of
+    # the native one.
+    from ._native import (
+        DEFAULT_MAX_EVENT_BYTES,
+        DEFAULT_MAX_LINE_BYTES,
+        SSEDecoder,
+        SSEEvent,
+        encode_sse,
+        encode_sse_comment,
+    )
+else:
+    DEFAULT_MAX_EVENT_BYTES = impl.DEFAULT_MAX_EVENT_BYTES
+    DEFAULT_MAX_LINE_BYTES = impl.DEFAULT_MAX_LINE_BYTES
+    SSEDecoder = impl.SSEDecoder
+    SSEEvent = impl.SSEEvent
+    encode_sse = impl.encode_sse
+    encode_sse_comment = impl.encode_sse_comment
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "AgentCodecError",
+    "SSEDecoder",
+    "SSEError",
+    "SSEEvent",
+    "SSELimitError",
+    "__version__",
+    "backend",
+    "encode_sse",
+    "encode_sse_comment",
+]

@@ -1,0 +1,57 @@
+"""Exceptions shared by both backends.
+
+The native extension imports these classes and raises them with the same
+arguments as the pure-Python backend, so the two raise identical errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import SSEEvent
+
+__all__ = ["AgentCodecError", "SSEError", "SSELimitError"]
+
+
+class AgentCodecError(Exception):
+    """Base class of every error agentcodec raises on bad input."""
+
+
+class SSEError(AgentCodecError, ValueError):
+    """A Server-Sent Events stream or event that cannot be decoded or encoded."""
+
+
+_LIMIT_SUBJECT = {"max_line_bytes": "SSE line", "max_event_bytes": "SSE event data"}
+
+
+class SSELimitError(SSEError):
+    """A configured size limit was exceeded.
+
+    Attributes:
+        limit: the name of the setting, ``"max_line_bytes"`` or ``"max_event_bytes"``.
+        max_bytes: its value.
+        offset: the byte offset, from the start of the stream, of the line that
+            exceeded it.
+        events: the events the failing call completed before that line; earlier
+            calls already returned theirs. The decoder accepts no more input.
+    """
+
+    limit: str
+    max_bytes: int
+    offset: int
+    events: list[SSEEvent]
+
+    def __init__(self, limit: str, max_bytes: int, offset: int, events: Sequence[Any] = ()) -> None:
+        self.limit = limit
+        self.max_bytes = max_bytes
+        self.offset = offset
+        self.events = list(events)
+        subject = _LIMIT_SUBJECT.get(limit, "SSE input")
+        super().__init__(
+            f"{subject} exceeds {limit}={max_bytes} at the line starting at byte offset {offset}"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.limit, self.max_bytes, self.offset, self.events))

@@ -1,0 +1,85 @@
+"""Type stubs for the native extension, ``agentcodec._native`` (Rust, PyO3).
+
+The pure-Python backend, ``agentcodec._pure``, provides the same names with
+the same signatures.
+"""
+
+from typing import Any, final
+
+from typing_extensions import Buffer
+
+__version__: str
+DEFAULT_MAX_LINE_BYTES: int
+DEFAULT_MAX_EVENT_BYTES: int
+
+@final
+class SSEEvent:
+    """One Server-Sent Event."""
+
+    def __init__(
+        self,
+        event: str | None = None,
+        data: str | None = None,
+        id: str | None = None,
+        retry: int | None = None,
+    ) -> None: ...
+    @property
+    def event(self) -> str:
+        """The event type: the block's ``event`` field, or "message"."""
+    @property
+    def data(self) -> str:
+        """The ``data`` values of the block, joined by LF."""
+    @property
+    def id(self) -> str:
+        """The last event ID in effect when the event was dispatched."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time (ms) set in this event's block, if any."""
+    def json(self) -> Any:
+        """The data parsed as JSON (with the standard library's ``json.loads``)."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class SSEDecoder:
+    """Incremental ``text/event-stream`` decoder (the WHATWG algorithm)."""
+
+    def __init__(
+        self,
+        last_event_id: str = "",
+        *,
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> None: ...
+    def feed(self, data: Buffer) -> list[SSEEvent]:
+        """Decodes one chunk and returns the events it completed.
+
+        Raises ``SSELimitError`` when a limit is exceeded; its ``events`` are
+        those the chunk completed before the offending line.
+        """
+    def close(self) -> list[SSEEvent]:
+        """Ends the stream: an unterminated event is discarded."""
+    @property
+    def last_event_id(self) -> str:
+        """The last event ID: what a client sends as ``Last-Event-ID`` to resume."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds set by the stream, or None."""
+    @property
+    def max_line_bytes(self) -> int | None: ...
+    @property
+    def max_event_bytes(self) -> int | None: ...
+
+def encode_sse(
+    data: Any,
+    event: str | None = None,
+    id: str | None = None,
+    retry: int | None = None,
+) -> bytes:
+    """Encodes one event as ``text/event-stream`` bytes.
+
+    ``data`` is ``str``, UTF-8 bytes, or any JSON-serialisable object (written
+    as compact JSON). Every CR, LF or CRLF starts a new ``data:`` line.
+    """
+
+def encode_sse_comment(text: str = "") -> bytes:
+    """Encodes a comment, which decoders ignore: a keep-alive."""

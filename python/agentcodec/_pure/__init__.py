@@ -1,0 +1,17 @@
+"""The pure-Python backend: the same API as ``agentcodec._native``, module
+for module, used where the native extension is unavailable or when
+``AGENTCODEC_BACKEND=python``."""
+
+from .._version import __version__
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
+from .sse_encoder import encode_sse, encode_sse_comment
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "SSEDecoder",
+    "SSEEvent",
+    "__version__",
+    "encode_sse",
+    "encode_sse_comment",
+]
