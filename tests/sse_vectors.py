@@ -102,6 +102,7 @@ VECTORS = [
            "retry: +5\nretry: -1\nretry:  7\nretry: 1_000\nretry: \u0663\nretry: 1.5\nretry:\nretry\n\n".encode(),
            []),
     Vector("retry_overflow_ignored", b"retry: 5\nretry: 99999999999999999999999\n\n", [], retry=5),
+    Vector("retry_just_over_u64_ignored", b"retry: 7\nretry: 18446744073709551616\n\n", [], retry=7),
     Vector("retry_u64_max", b"retry: 18446744073709551615\n\n", [], retry=18446744073709551615),
     Vector("retry_in_unterminated_block_counts", b"data: a\n\nretry: 300\ndata: b\n", [m("a")], retry=300),
     Vector("retry_only_block_no_event", b"retry: 10\n\ndata: a\n\n", [m("a")], retry=10),

@@ -1,0 +1,110 @@
+"""encode_sse and encode_sse_comment on both backends."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+from sse_helpers import decode
+
+
+def test_fields_and_order(backend: ModuleType) -> None:
+    assert backend.encode_sse("x", event="delta", id="7", retry=1500) == (
+        b"id: 7\nevent: delta\nretry: 1500\ndata: x\n\n"
+    )
+    assert backend.encode_sse("") == b"data: \n\n"
+    assert backend.encode_sse("a", id="") == b"id: \ndata: a\n\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("a\nb", [b"a", b"b"]),
+        ("a\r\nb", [b"a", b"b"]),
+        ("a\rb", [b"a", b"b"]),
+        ("a\n", [b"a", b""]),
+        ("\r\n\r\n", [b"", b"", b""]),
+        ("a\n\rb", [b"a", b"", b"b"]),
+    ],
+)
+def test_line_breaks_become_data_lines(backend: ModuleType, text: str, lines: list[bytes]) -> None:
+    assert backend.encode_sse(text) == b"".join(b"data: " + line + b"\n" for line in lines) + b"\n"
+
+
+def test_json_objects_are_compact_and_keep_non_ascii(backend: ModuleType) -> None:
+    payload = {"text": "h\u00e9llo \u4e16\u754c\n", "n": [1, 2.5, None, True], "nested": {"k": "v"}}
+    expected = '{"text":"h\u00e9llo \u4e16\u754c\\n","n":[1,2.5,null,true],"nested":{"k":"v"}}'
+    assert backend.encode_sse(payload) == b"data: " + expected.encode() + b"\n\n"
+    assert backend.encode_sse([1, "a"]) == b'data: [1,"a"]\n\n'
+    assert backend.encode_sse(42) == b"data: 42\n\n"
+
+
+def test_json_rejects_nan(backend: ModuleType) -> None:
+    with pytest.raises(ValueError):
+        backend.encode_sse({"x": float("nan")})
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_bytes_data(backend: ModuleType, kind: type) -> None:
+    assert backend.encode_sse(kind('{"a":"\u00e9"}\n'.encode())) == '{"a":"\u00e9"}'.join(
+        ["data: ", "\ndata: \n\n"]
+    ).encode()
+
+
+def test_invalid_utf8_bytes(backend: ModuleType) -> None:
+    with pytest.raises(ValueError, match=r"^SSE data is not valid UTF-8 \(at byte 2\)$"):
+        backend.encode_sse(b"ab\xffcd")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"event": "a\nb"}, "SSE event name must not contain CR or LF"),
+        ({"event": "a\r"}, "SSE event name must not contain CR or LF"),
+        ({"id": "1\n"}, "SSE id must not contain CR or LF"),
+        ({"id": "\r2"}, "SSE id must not contain CR or LF"),
+        ({"id": "a\0b"}, "SSE id must not contain NUL (decoders ignore such an id)"),
+        ({"retry": -1}, "SSE retry must not be negative"),
+        ({"retry": 2**64}, "SSE retry does not fit in 64 bits"),
+    ],
+)
+def test_rejects_what_cannot_round_trip(backend: ModuleType, kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        backend.encode_sse("x", **kwargs)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("kwargs", [{"retry": "5"}, {"retry": 1.0}, {"retry": True}, {"event": 5}, {"id": 1}])
+def test_type_errors(backend: ModuleType, kwargs: dict) -> None:
+    with pytest.raises(TypeError):
+        backend.encode_sse("x", **kwargs)
+
+
+def test_lone_surrogate_is_an_error(backend: ModuleType) -> None:
+    with pytest.raises(UnicodeEncodeError):
+        backend.encode_sse("\ud800")
+
+
+@pytest.mark.parametrize(
+    "text", ["", " lead", "  two", "trail ", "a\nb", "\n", "\n\n", "tab\t", "nul\0", "\ufeffbom", "\u2028x"]
+)
+def test_round_trip(backend: ModuleType, text: str) -> None:
+    stream = backend.encode_sse(text, event=" name", id=" id", retry=10)
+    events, decoder = decode(backend, [stream])
+    assert events == [(" name", text, " id", 10)]
+    assert decoder.last_event_id == " id"
+
+
+def test_round_trip_normalises_cr(backend: ModuleType) -> None:
+    events, _ = decode(backend, [backend.encode_sse("a\r\nb\rc\n")])
+    assert events[0][1] == "a\nb\nc\n"
+
+
+def test_comments(backend: ModuleType) -> None:
+    assert backend.encode_sse_comment() == b":\n"
+    assert backend.encode_sse_comment("ping") == b": ping\n"
+    assert backend.encode_sse_comment("a\r\nb\n") == b": a\n: b\n:\n"
+    stream = backend.encode_sse("x", id="1") + backend.encode_sse_comment("keep-alive") + b"\n"
+    events, decoder = decode(backend, [stream])
+    assert events == [("message", "x", "1", None)]
+    assert decoder.last_event_id == "1"
