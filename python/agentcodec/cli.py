@@ -1,0 +1,132 @@
+"""The ``agentcodec`` command line.
+
+``agentcodec decode [FILE]`` reads a captured ``text/event-stream`` (a file,
+or standard input when FILE is omitted or ``-``) and prints its events as
+JSON lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import BinaryIO, TextIO
+
+from . import SSEDecoder, SSEEvent, SSELimitError, __version__, backend
+
+__all__ = ["main"]
+
+CHUNK_SIZE = 64 * 1024
+
+
+def _read_chunks(stream: BinaryIO, size: int) -> Iterator[bytes]:
+    while True:
+        chunk = stream.read(size)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _event_json(event: SSEEvent, parse_json: bool) -> str:
+    record: dict[str, object] = {"event": event.event, "id": event.id, "retry": event.retry}
+    if parse_json:
+        try:
+            record["json"] = json.loads(event.data)
+        except ValueError:
+            # Not JSON (a "[DONE]" sentinel, say): kept as text, under its own key.
+            record["data"] = event.data
+    else:
+        record["data"] = event.data
+    return json.dumps(record, ensure_ascii=False)
+
+
+def _limit(text: str) -> int | None:
+    if text.lower() in ("none", "unlimited"):
+        return None
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("a limit must not be negative")
+    return value
+
+
+def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
+    decoder = SSEDecoder(
+        last_event_id=args.last_event_id,
+        max_line_bytes=args.max_line_bytes,
+        max_event_bytes=args.max_event_bytes,
+    )
+    source: BinaryIO = sys.stdin.buffer if args.file in (None, "-") else open(args.file, "rb")  # noqa: SIM115
+    name = "<stdin>" if args.file in (None, "-") else args.file
+    try:
+        with source:
+            for chunk in _read_chunks(source, args.chunk_size):
+                for event in decoder.feed(chunk):
+                    out.write(_event_json(event, args.json) + "\n")
+            for event in decoder.close():
+                out.write(_event_json(event, args.json) + "\n")
+    except SSELimitError as err:
+        for event in err.events:
+            out.write(_event_json(event, args.json) + "\n")
+        print(f"agentcodec decode: {name}: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentcodec",
+        description="Fast, conformant codec for AI-agent streaming protocols.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"agentcodec {__version__} ({backend} backend)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    decode = commands.add_parser(
+        "decode",
+        help="print the events of an SSE capture as JSON lines",
+        description="Decode a captured text/event-stream and print one JSON object per event: "
+        '{"event", "id", "retry", "data"}.',
+    )
+    decode.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
+    decode.add_argument(
+        "--json",
+        action="store_true",
+        help='parse each event\'s data as JSON, under "json" (data that is not JSON stays under "data")',
+    )
+    decode.add_argument("--last-event-id", default="", help="the last event ID to resume from")
+    decode.add_argument(
+        "--max-line-bytes",
+        type=_limit,
+        default=SSEDecoder().max_line_bytes,
+        metavar="N",
+        help="longest line accepted ('none' for no limit)",
+    )
+    decode.add_argument(
+        "--max-event-bytes",
+        type=_limit,
+        default=SSEDecoder().max_event_bytes,
+        metavar="N",
+        help="largest event data accepted ('none' for no limit)",
+    )
+    decode.add_argument("--chunk-size", type=int, default=CHUNK_SIZE, metavar="N", help=argparse.SUPPRESS)
+    decode.set_defaults(run=_cmd_decode)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        status = int(args.run(args, sys.stdout))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (piped into `head`, say): stop quietly, and
+        # keep the interpreter from failing to flush stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as err:
+        print(f"agentcodec {args.command}: {err}", file=sys.stderr)
+        return 1
+    return status

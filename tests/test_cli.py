@@ -1,0 +1,79 @@
+"""The command line: ``agentcodec decode``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentcodec.cli import main
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agentscope-chat.sse"
+
+
+def test_decode_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capture = tmp_path / "capture.sse"
+    capture.write_bytes(
+        b"\xef\xbb\xbfid: 1\r\nevent: delta\r\ndata: a\r\ndata: \xc3\xa9\r\n\r\n: ping\n\ndata: [DONE]\n\n"
+    )
+    assert main(["decode", str(capture)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines == [
+        {"event": "delta", "id": "1", "retry": None, "data": "a\n\u00e9"},
+        {"event": "message", "id": "1", "retry": None, "data": "[DONE]"},
+    ]
+
+
+def test_decode_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--json", str(EXAMPLE)]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert records[0]["json"]["status"] == "created"
+    text = "".join(r["json"].get("text", "") for r in records if r["json"].get("delta"))
+    assert text == "Hello! Server-Sent Events carry JSON deltas \u2014 \u00fcn\u00efc\u00f6d\u00e9 too."
+    assert records[-1]["json"] == {**records[-1]["json"], "object": "response", "status": "completed"}
+
+
+def test_decode_in_small_chunks_matches(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["decode", str(EXAMPLE)])
+    whole = capsys.readouterr().out
+    main(["decode", "--chunk-size", "3", str(EXAMPLE)])
+    assert capsys.readouterr().out == whole
+
+
+def test_limit_error_exits_1_after_printing_earlier_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture = tmp_path / "big.sse"
+    capture.write_bytes(b"data: 1\n\ndata: 12345\n\n")
+    assert main(["decode", "--max-line-bytes", "7", str(capture)]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"event": "message", "id": "", "retry": None, "data": "1"}
+    assert "max_line_bytes=7" in err
+    assert "byte offset 9" in err
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "/nonexistent/capture.sse"]) == 1
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_stdin_and_module_entry_point() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "agentcodec", "decode", "-"],
+        input=b"data: x\n\n",
+        capture_output=True,
+        check=True,
+        env={**os.environ},
+    )
+    assert json.loads(result.stdout) == {"event": "message", "id": "", "retry": None, "data": "x"}
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert "agentcodec 0.1.0" in capsys.readouterr().out
