@@ -144,12 +144,7 @@ class _PureWheel:
         return files
 
     def _wheel_file(self) -> str:
-        return (
-            "Wheel-Version: 1.0\n"
-            "Generator: agentcodec_build\n"
-            "Root-Is-Purelib: true\n"
-            f"Tag: {self.TAG}\n"
-        )
+        return f"Wheel-Version: 1.0\nGenerator: agentcodec_build\nRoot-Is-Purelib: true\nTag: {self.TAG}\n"
 
     def _metadata(self) -> str:
         project = self.project
@@ -175,11 +170,11 @@ class _PureWheel:
         for extra, requirements in project.get("optional-dependencies", {}).items():
             lines.append(f"Provides-Extra: {extra}")
             for requirement in requirements:
-                marker = f'extra == "{extra}"'
+                spec, marker = requirement, f'extra == "{extra}"'
                 if ";" in requirement:
-                    requirement, existing = (part.strip() for part in requirement.split(";", 1))
+                    spec, existing = (part.strip() for part in requirement.split(";", 1))
                     marker = f"({existing}) and {marker}"
-                lines.append(f"Requires-Dist: {requirement}; {marker}")
+                lines.append(f"Requires-Dist: {spec}; {marker}")
         for label, url in project.get("urls", {}).items():
             lines.append(f"Project-URL: {label}, {url}")
         body = ""

@@ -27,8 +27,9 @@ NATIVE = _native()
 PURE = importlib.import_module("agentcodec._pure")
 
 BACKENDS = [
-    pytest.param(NATIVE, id="native",
-                 marks=pytest.mark.skipif(NATIVE is None, reason="native extension not installed")),
+    pytest.param(
+        NATIVE, id="native", marks=pytest.mark.skipif(NATIVE is None, reason="native extension not installed")
+    ),
     pytest.param(PURE, id="python"),
 ]
 

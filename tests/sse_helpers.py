@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
@@ -23,4 +24,4 @@ def decode(backend: ModuleType, chunks: Iterable[bytes], **kwargs: Any) -> tuple
 
 def split_at(data: bytes, cuts: Iterable[int]) -> list[bytes]:
     bounds = [0, *sorted(cuts), len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]

@@ -6,9 +6,9 @@ import pickle
 from types import ModuleType
 
 import pytest
-from sse_helpers import as_tuples, decode
 
 from agentcodec import SSEError, SSELimitError
+from sse_helpers import as_tuples, decode
 
 
 def test_defaults_agree_between_backends(backend: ModuleType) -> None:
@@ -143,7 +143,8 @@ def test_failed_decoder_refuses_more_input(backend: ModuleType) -> None:
 
 def test_no_limits(backend: ModuleType) -> None:
     decoder = backend.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
-    assert decoder.max_line_bytes is None and decoder.max_event_bytes is None
+    assert decoder.max_line_bytes is None
+    assert decoder.max_event_bytes is None
     big = b"x" * (1 << 20)
     assert decoder.feed(b"data: " + big + b"\n\n")[0].data == big.decode()
 
@@ -172,7 +173,12 @@ def test_bad_limits(backend: ModuleType, kwargs: dict, error: type, message: str
 def test_limit_error_pickles() -> None:
     err = SSELimitError("max_line_bytes", 8, 10, [])
     again = pickle.loads(pickle.dumps(err))
-    assert (again.limit, again.max_bytes, again.offset, str(again)) == (8 and "max_line_bytes", 8, 10, str(err))
+    assert (again.limit, again.max_bytes, again.offset, str(again)) == (
+        8 and "max_line_bytes",
+        8,
+        10,
+        str(err),
+    )
 
 
 # --- linear time, bounded memory ------------------------------------------
@@ -217,7 +223,7 @@ def test_event_type(backend: ModuleType) -> None:
 
 
 def test_event_json_error_is_value_error(backend: ModuleType) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Expecting value"):
         backend.SSEEvent(data="not json").json()
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 
 import pytest
+
 from sse_helpers import decode
 
 
@@ -40,15 +42,16 @@ def test_json_objects_are_compact_and_keep_non_ascii(backend: ModuleType) -> Non
 
 
 def test_json_rejects_nan(backend: ModuleType) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         backend.encode_sse({"x": float("nan")})
 
 
 @pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
 def test_bytes_data(backend: ModuleType, kind: type) -> None:
-    assert backend.encode_sse(kind('{"a":"\u00e9"}\n'.encode())) == '{"a":"\u00e9"}'.join(
-        ["data: ", "\ndata: \n\n"]
-    ).encode()
+    assert (
+        backend.encode_sse(kind('{"a":"\u00e9"}\n'.encode()))
+        == '{"a":"\u00e9"}'.join(["data: ", "\ndata: \n\n"]).encode()
+    )
 
 
 def test_invalid_utf8_bytes(backend: ModuleType) -> None:
@@ -69,7 +72,7 @@ def test_invalid_utf8_bytes(backend: ModuleType) -> None:
     ],
 )
 def test_rejects_what_cannot_round_trip(backend: ModuleType, kwargs: dict, message: str) -> None:
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match=re.escape(message)) as info:
         backend.encode_sse("x", **kwargs)
     assert str(info.value) == message
 

@@ -7,20 +7,53 @@ import re
 from types import ModuleType
 
 import pytest
-from conftest import NATIVE, PURE, requires_native
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sse_helpers import decode, split_at
 
 from agentcodec import SSELimitError
+from conftest import NATIVE, PURE, requires_native
+from sse_helpers import decode, split_at
 
 # Pieces that exercise every rule, so that random concatenations hit the
 # interesting cases far more often than uniformly random bytes would.
 PIECES = [
-    b"data", b"data:", b"data: ", b"event:", b"event: ", b"id:", b"id: ", b"retry:", b"retry: ",
-    b":", b": ping", b"\n", b"\r", b"\r\n", b"\n\n", b"\r\r", b" ", b"\0", b"\xef\xbb\xbf",
-    b"\xef", b"\xbb", b"\xff", b"\xe2\x82", b"\xac", b"\xf0\x9f\x98\x80", b"x", b"0", b"123",
-    b"18446744073709551616", b"retry: 18446744073709551616\n", b"retry:1\n", b"id: 1\n", b"data: x\n\n", b"Data", b"\xe2\x80\xa8", b'{"a": 1}', b"unknown: v",
+    b"data",
+    b"data:",
+    b"data: ",
+    b"event:",
+    b"event: ",
+    b"id:",
+    b"id: ",
+    b"retry:",
+    b"retry: ",
+    b":",
+    b": ping",
+    b"\n",
+    b"\r",
+    b"\r\n",
+    b"\n\n",
+    b"\r\r",
+    b" ",
+    b"\0",
+    b"\xef\xbb\xbf",
+    b"\xef",
+    b"\xbb",
+    b"\xff",
+    b"\xe2\x82",
+    b"\xac",
+    b"\xf0\x9f\x98\x80",
+    b"x",
+    b"0",
+    b"123",
+    b"18446744073709551616",
+    b"retry: 18446744073709551616\n",
+    b"retry:1\n",
+    b"id: 1\n",
+    b"data: x\n\n",
+    b"Data",
+    b"\xe2\x80\xa8",
+    b'{"a": 1}',
+    b"unknown: v",
 ]
 
 streams = st.one_of(
@@ -63,8 +96,12 @@ def test_any_chunking_gives_the_same_events(backend: ModuleType, stream: bytes, 
 
 @backends
 @FAST
-@given(stream=streams, cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
-       max_line=st.integers(min_value=0, max_value=30), max_event=st.integers(min_value=0, max_value=30))
+@given(
+    stream=streams,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
+    max_line=st.integers(min_value=0, max_value=30),
+    max_event=st.integers(min_value=0, max_value=30),
+)
 def test_limits_are_chunking_independent(
     backend: ModuleType, stream: bytes, cuts: list[int], max_line: int, max_event: int
 ) -> None:
@@ -75,8 +112,12 @@ def test_limits_are_chunking_independent(
 
 @requires_native
 @settings(max_examples=1000, deadline=None)
-@given(stream=streams, cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
-       start_id=st.text(max_size=5), limited=st.booleans())
+@given(
+    stream=streams,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
+    start_id=st.text(max_size=5),
+    limited=st.booleans(),
+)
 def test_native_and_python_agree(stream: bytes, cuts: list[int], start_id: str, limited: bool) -> None:
     chunks = split_at(stream, [c for c in cuts if c <= len(stream)])
     kwargs: dict = {"last_event_id": start_id}
@@ -87,13 +128,13 @@ def test_native_and_python_agree(stream: bytes, cuts: list[int], start_id: str, 
 
 @requires_native
 @settings(max_examples=50, deadline=None)
-@given(field=st.sampled_from([b"data: ", b"id: ", b"event: ", b":", b"x: "]),
-       size=st.integers(min_value=0, max_value=300_000),
-       filler=st.sampled_from([b"a", b"\xff", b"\xe2\x82\xac", b"\0"]),
-       chunk=st.integers(min_value=1, max_value=70_000))
-def test_native_and_python_agree_on_huge_fields(
-    field: bytes, size: int, filler: bytes, chunk: int
-) -> None:
+@given(
+    field=st.sampled_from([b"data: ", b"id: ", b"event: ", b":", b"x: "]),
+    size=st.integers(min_value=0, max_value=300_000),
+    filler=st.sampled_from([b"a", b"\xff", b"\xe2\x82\xac", b"\0"]),
+    chunk=st.integers(min_value=1, max_value=70_000),
+)
+def test_native_and_python_agree_on_huge_fields(field: bytes, size: int, filler: bytes, chunk: int) -> None:
     stream = field + filler * (size // len(filler)) + b"\r\n\r\ndata: tail\n\n"
     chunks = [stream[i : i + chunk] for i in range(0, len(stream), chunk)]
     assert outcome(NATIVE, chunks) == outcome(PURE, chunks)
@@ -106,8 +147,12 @@ names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 
 @backends
 @FAST
-@given(data=texts, event=st.none() | names, id=st.none() | names.filter(lambda s: "\0" not in s),
-       retry=st.none() | st.integers(min_value=0, max_value=2**64 - 1))
+@given(
+    data=texts,
+    event=st.none() | names,
+    id=st.none() | names.filter(lambda s: "\0" not in s),
+    retry=st.none() | st.integers(min_value=0, max_value=2**64 - 1),
+)
 def test_encode_then_decode_round_trips(
     backend: ModuleType, data: str, event: str | None, id: str | None, retry: int | None
 ) -> None:
@@ -131,8 +176,12 @@ def test_encoded_streams_decode_in_any_chunking(backend: ModuleType, events: lis
 
 @requires_native
 @FAST
-@given(data=texts, event=st.none() | names, id=st.none() | st.text(max_size=5),
-       retry=st.none() | st.integers(min_value=-5, max_value=2**65))
+@given(
+    data=texts,
+    event=st.none() | names,
+    id=st.none() | st.text(max_size=5),
+    retry=st.none() | st.integers(min_value=-5, max_value=2**65),
+)
 def test_encoders_agree(data: str, event: str | None, id: str | None, retry: int | None) -> None:
     def run(backend: ModuleType) -> object:
         try:

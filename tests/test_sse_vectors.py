@@ -6,6 +6,7 @@ import random
 from types import ModuleType
 
 import pytest
+
 from sse_helpers import decode, split_at
 from sse_vectors import VECTORS, Vector
 

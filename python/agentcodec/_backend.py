@@ -18,7 +18,7 @@ def _select() -> tuple[str, ModuleType]:
         )
     if choice != "python":
         try:
-            from . import _native
+            from . import _native  # noqa: PLC0415  (optional: absent from the pure wheel)
         except ImportError as exc:
             if choice == "native":
                 raise ImportError(
@@ -28,7 +28,7 @@ def _select() -> tuple[str, ModuleType]:
                 ) from exc
         else:
             return "native", _native
-    from . import _pure
+    from . import _pure  # noqa: PLC0415  (imported only when needed)
 
     return "python", _pure
 

@@ -7,10 +7,7 @@ arguments as the pure-Python backend, so the two raise identical errors.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from . import SSEEvent
+from typing import Any
 
 __all__ = ["AgentCodecError", "SSEError", "SSELimitError"]
 
@@ -41,7 +38,8 @@ class SSELimitError(SSEError):
     limit: str
     max_bytes: int
     offset: int
-    events: list[SSEEvent]
+    # SSEEvent of whichever backend raised.
+    events: list[Any]
 
     def __init__(self, limit: str, max_bytes: int, offset: int, events: Sequence[Any] = ()) -> None:
         self.limit = limit

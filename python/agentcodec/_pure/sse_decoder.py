@@ -125,7 +125,7 @@ def _make_event(event: str, data: str, id: str, retry: int | None) -> SSEEvent:
     return ev
 
 
-class _Overflow(Exception):
+class _LimitExceededError(Exception):
     """A limit was exceeded by the line being processed (internal)."""
 
     def __init__(self, limit: str, max_bytes: int) -> None:
@@ -143,8 +143,8 @@ class SSEDecoder:
     """
 
     __slots__ = (
-        "_bom_held",
         "_block_retry",
+        "_bom_held",
         "_data",
         "_data_len",
         "_event_type",
@@ -189,7 +189,7 @@ class SSEDecoder:
         self._pending_head = b""
         self._pending_ignored = False
         self._pending_start = 0
-        self._data: list[bytes] = []
+        self._data: list[bytes | bytearray] = []
         self._data_len = 0
         self._event_type = b""
         self._id_buffer = self._last_event_id
@@ -303,7 +303,8 @@ class SSEDecoder:
                 index = 1
             # The hot loop: blank lines and comments inline, fields in a method.
             line_fn = self._line
-            for index in range(index, last):
+            first = index
+            for index in range(first, last):
                 line = lines[index]
                 if not line:
                     self._dispatch(events)
@@ -313,7 +314,7 @@ class SSEDecoder:
             if tail:
                 pending_start = base + len(chunk) - len(tail)
                 self._extend_pending(tail, pending_start)
-        except _Overflow as overflow:
+        except _LimitExceededError as overflow:
             if pending_start is None:
                 pending_start = base + _line_start(chunk, index)
             raise SSELimitError(overflow.limit, overflow.max_bytes, pending_start) from None
@@ -337,7 +338,7 @@ class SSEDecoder:
             self._pending_ignored = True
             self._pending = bytearray()
         elif verdict == _KEPT and self._max_line is not None and len(self._pending) > self._max_line:
-            raise _Overflow("max_line_bytes", self._max_line)
+            raise _LimitExceededError("max_line_bytes", self._max_line)
 
     def _line(self, line: bytes | bytearray, events: list[SSEEvent]) -> None:
         """Processes one complete, non-empty line."""
@@ -346,7 +347,8 @@ class SSEDecoder:
             return
         colon = line.find(b":")
         if colon < 0:
-            name, value = line, b""
+            name: bytes | bytearray = line
+            value: bytes | bytearray = b""
         elif colon == 0:
             return  # a comment
         else:
@@ -357,11 +359,11 @@ class SSEDecoder:
             return
         max_line = self._max_line
         if max_line is not None and len(line) > max_line:
-            raise _Overflow("max_line_bytes", max_line)
+            raise _LimitExceededError("max_line_bytes", max_line)
         if name == b"data":
             max_event = self._max_event
             if max_event is not None and self._data_len + len(value) > max_event:
-                raise _Overflow("max_event_bytes", max_event)
+                raise _LimitExceededError("max_event_bytes", max_event)
             self._data.append(value)
             self._data_len += len(value) + 1
         elif name == b"event":

@@ -1,0 +1,124 @@
+"""Backend selection, the public namespace and version consistency."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import agentcodec
+from conftest import NATIVE, PURE, requires_native
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "AGENTCODEC_BACKEND"}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**environ, **env}, check=False
+    )
+
+
+def test_default_backend_is_native_when_installed() -> None:
+    result = run_python("import agentcodec; print(agentcodec.backend)")
+    assert result.stdout.strip() == ("native" if NATIVE is not None else "python")
+
+
+def test_force_python() -> None:
+    result = run_python(
+        "import agentcodec; print(agentcodec.backend, agentcodec.SSEDecoder.__module__)",
+        AGENTCODEC_BACKEND="python",
+    )
+    assert result.stdout.split() == ["python", "agentcodec._pure.sse_decoder"]
+
+
+@requires_native
+def test_force_native() -> None:
+    result = run_python("import agentcodec; print(agentcodec.backend)", AGENTCODEC_BACKEND="native")
+    assert result.stdout.strip() == "native"
+
+
+def test_force_native_where_missing_is_a_clear_import_error() -> None:
+    # Hide the extension by making its import fail.
+    code = (
+        "import sys; sys.modules['agentcodec._native'] = None\n"
+        "try:\n    import agentcodec\nexcept ImportError as e:\n    print('ImportError:', e)\n"
+    )
+    result = run_python(code, AGENTCODEC_BACKEND="native")
+    assert "ImportError: AGENTCODEC_BACKEND=native, but the native extension" in result.stdout
+
+
+def test_fallback_to_python_where_native_is_missing() -> None:
+    code = (
+        "import sys; sys.modules['agentcodec._native'] = None\nimport agentcodec; print(agentcodec.backend)"
+    )
+    assert run_python(code).stdout.strip() == "python"
+
+
+def test_bad_backend_value() -> None:
+    result = run_python("import agentcodec", AGENTCODEC_BACKEND="rust")
+    assert "AGENTCODEC_BACKEND must be 'native' or 'python', not 'rust'" in result.stderr
+
+
+def test_public_names_match_the_backends() -> None:
+    for name in (
+        "SSEDecoder",
+        "SSEEvent",
+        "encode_sse",
+        "encode_sse_comment",
+        "DEFAULT_MAX_LINE_BYTES",
+        "DEFAULT_MAX_EVENT_BYTES",
+    ):
+        assert getattr(agentcodec, name) is getattr(agentcodec.impl, name)
+        assert hasattr(PURE, name)
+        if NATIVE is not None:
+            assert hasattr(NATIVE, name)
+    assert set(agentcodec.__all__) <= set(dir(agentcodec))
+
+
+def test_versions_agree() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    cargo = (ROOT / "Cargo.toml").read_text()
+    version = re.search(r'^version = "(.+)"', pyproject, re.M)
+    cargo_version = re.search(r'^version = "(.+)"', cargo, re.M)
+    if version is None or cargo_version is None:
+        pytest.skip("source tree not available")
+    assert agentcodec.__version__ == version.group(1) == cargo_version.group(1) == PURE.__version__
+    if NATIVE is not None:
+        assert NATIVE.__version__ == agentcodec.__version__
+
+
+def test_stubs_and_marker_ship() -> None:
+    package = Path(agentcodec.__file__).parent
+    assert (package / "py.typed").exists()
+    assert (package / "_native.pyi").exists()
+
+
+def test_pure_wheel(tmp_path: Path) -> None:
+    """The build backend's pure wheel holds the package and no extension."""
+    backend_dir = ROOT / "build_backend"
+    if not backend_dir.exists():
+        pytest.skip("source tree not available")
+    code = (
+        f"import sys; sys.path.insert(0, {str(backend_dir)!r}); import agentcodec_build as b; "
+        f"print(b.build_wheel({str(tmp_path)!r}))"
+    )
+    result = run_python(code, AGENTCODEC_NO_EXTENSIONS="1")
+    assert result.returncode == 0, result.stderr
+    name = result.stdout.strip()
+    assert name == f"agentcodec-{agentcodec.__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(tmp_path / name) as wheel:
+        names = wheel.namelist()
+        metadata = wheel.read(f"agentcodec-{agentcodec.__version__}.dist-info/METADATA").decode()
+        entry_points = wheel.read(f"agentcodec-{agentcodec.__version__}.dist-info/entry_points.txt").decode()
+    assert "agentcodec/__init__.py" in names
+    assert "agentcodec/_pure/sse_decoder.py" in names
+    assert "agentcodec/py.typed" in names
+    assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
+    assert f"Version: {agentcodec.__version__}" in metadata
+    assert "agentcodec = agentcodec.cli:main" in entry_points
