@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the whole test suite from a clean checkout, installing what it needs:
+#   1. Rust: rustfmt, clippy, cargo test (the core, without Python).
+#   2. A virtual environment with the package built from source (the native
+#      extension, release profile) and the test and lint tools; ruff, mypy,
+#      then pytest on both backends.
+#   3. The pure-Python wheel, installed in a fresh virtual environment, and
+#      pytest again there.
+# Any failure fails the run; pytest collecting no tests is a failure too.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+python=${PYTHON:-python3}
+work=${AGENTCODEC_TEST_DIR:-$root/.venv-test}
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Rust: format, lint, unit tests"
+cargo fmt --all --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --all-targets --locked --features python -- -D warnings
+cargo test --locked
+
+step "Python: build and install the package with its native extension"
+rm -rf "$work"
+"$python" -m venv "$work/native"
+native="$work/native/bin/python"
+"$native" -m pip install --quiet --upgrade pip
+"$native" -m pip install --quiet ".[test,lint]"
+"$native" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "native")' \
+    || { echo "the native extension was not built" >&2; exit 1; }
+
+step "Python: ruff and mypy"
+"$work/native/bin/ruff" check .
+"$work/native/bin/ruff" format --check .
+"$work/native/bin/mypy"
+
+step "Python: tests on both backends (native extension required)"
+AGENTCODEC_REQUIRE_NATIVE=1 "$native" -m pytest -q -p no:cacheprovider
+
+step "Python: the pure wheel in a fresh environment"
+rm -rf "$work/dist"
+AGENTCODEC_NO_EXTENSIONS=1 "$native" -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" .
+wheel=$(ls "$work/dist"/agentcodec-*-py3-none-any.whl)
+"$python" -m venv "$work/pure"
+pure="$work/pure/bin/python"
+"$pure" -m pip install --quiet --upgrade pip
+"$pure" -m pip install --quiet "$wheel[test]"
+"$pure" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "python")' \
+    || { echo "the pure wheel did not select the python backend" >&2; exit 1; }
+# The sources live under python/, so nothing here shadows the installed wheel.
+"$pure" -m pytest -q -p no:cacheprovider
+
+step "All checks passed"
