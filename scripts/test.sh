@@ -32,10 +32,11 @@ native="$work/native/bin/python"
 "$native" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "native")' \
     || { echo "the native extension was not built" >&2; exit 1; }
 
-step "Python: ruff and mypy"
+step "Python: ruff, mypy, and the native stubs checked against the extension"
 "$work/native/bin/ruff" check .
 "$work/native/bin/ruff" format --check .
 "$work/native/bin/mypy"
+"$native" -m mypy.stubtest agentcodec._native
 
 step "Python: tests on both backends (native extension required)"
 AGENTCODEC_REQUIRE_NATIVE=1 "$native" -m pytest -q -p no:cacheprovider

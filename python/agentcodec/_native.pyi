@@ -8,6 +8,15 @@ from typing import Any, final
 
 from typing_extensions import Buffer
 
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "SSEDecoder",
+    "SSEEvent",
+    "__version__",
+    "encode_sse",
+    "encode_sse_comment",
+]
 __version__: str
 DEFAULT_MAX_LINE_BYTES: int
 DEFAULT_MAX_EVENT_BYTES: int
@@ -16,13 +25,13 @@ DEFAULT_MAX_EVENT_BYTES: int
 class SSEEvent:
     """One Server-Sent Event."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         event: str | None = None,
         data: str | None = None,
         id: str | None = None,
         retry: int | None = None,
-    ) -> None: ...
+    ) -> SSEEvent: ...
     @property
     def event(self) -> str:
         """The event type: the block's ``event`` field, or "message"."""
@@ -37,19 +46,20 @@ class SSEEvent:
         """The reconnection time (ms) set in this event's block, if any."""
     def json(self) -> Any:
         """The data parsed as JSON (with the standard library's ``json.loads``)."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class SSEDecoder:
     """Incremental ``text/event-stream`` decoder (the WHATWG algorithm)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         last_event_id: str = "",
         *,
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
-    ) -> None: ...
+    ) -> SSEDecoder: ...
     def feed(self, data: Buffer) -> list[SSEEvent]:
         """Decodes one chunk and returns the events it completed.
 
