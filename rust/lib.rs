@@ -4,6 +4,8 @@
 //! without Python. The PyO3 binding lives in [`python`], behind the `python`
 //! feature.
 
+pub mod agentscope;
+pub mod json;
 pub mod sse;
 
 #[cfg(feature = "python")]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["AgentCodecError", "SSEError", "SSELimitError"]
+__all__ = ["AgentCodecError", "AgentScopeError", "AgentScopeEventError", "SSEError", "SSELimitError"]
 
 
 class AgentCodecError(Exception):
@@ -53,3 +53,27 @@ class SSELimitError(SSEError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.limit, self.max_bytes, self.offset, self.events))
+
+
+class AgentScopeError(AgentCodecError, ValueError):
+    """An AgentScope stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class AgentScopeEventError(AgentScopeError):
+    """One event of an AgentScope stream is not a JSON object.
+
+    Attributes:
+        event: the event's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    event: int
+    problem: str
+
+    def __init__(self, event: int, problem: str) -> None:
+        self.event = event
+        self.problem = problem
+        super().__init__(f"AgentScope event {event} {problem}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.event, self.problem))

@@ -4,11 +4,13 @@ The pure-Python backend, ``agentcodec._pure``, provides the same names with
 the same signatures.
 """
 
-from typing import Any, final
+from collections.abc import Mapping
+from typing import Any, Literal, final
 
 from typing_extensions import Buffer
 
 __all__ = [
+    "AgentScopeAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "SSEDecoder",
@@ -93,3 +95,37 @@ def encode_sse(
 
 def encode_sse_comment(text: str = "") -> bytes:
     """Encodes a comment, which decoders ignore: a keep-alive."""
+
+@final
+class AgentScopeAssembler:
+    """Assembles an AgentScope Agent API (``/process``) stream into its
+    AgentResponse. Public as ``agentcodec.agentscope.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        data_merge: Literal["merge", "upstream"] = "merge",
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> AgentScopeAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the chunk completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the final response."""
+    @property
+    def response(self) -> dict[str, Any]:
+        """The AgentResponse assembled so far: a new dict on every access."""
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message assembled, in order of first appearance."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the stream reported or, with ``on_error="skip"``, frames skipped."""
+    @property
+    def event_count(self) -> int:
+        """Events seen so far (SSE events, and events passed to ``feed_event``)."""

@@ -1,7 +1,10 @@
 //! The PyO3 binding: `agentcodec._native`. The only place that knows Python.
 
+mod agentscope;
+mod args;
 mod bytes;
 mod errors;
+mod json;
 mod sse;
 
 use pyo3::prelude::*;
@@ -15,6 +18,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_EVENT_BYTES", DEFAULT_MAX_EVENT_BYTES)?;
     m.add_class::<sse::SSEEvent>()?;
     m.add_class::<sse::SSEDecoder>()?;
+    // Exposed to users as agentcodec.agentscope.Assembler.
+    m.add(
+        "AgentScopeAssembler",
+        m.py().get_type::<agentscope::AgentScopeAssembler>(),
+    )?;
     m.add_function(wrap_pyfunction!(sse::encode_sse, m)?)?;
     m.add_function(wrap_pyfunction!(sse::encode_sse_comment, m)?)?;
     Ok(())

@@ -6,9 +6,10 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
 
+use super::args::LimitArg;
 use super::bytes::with_bytes;
 use super::errors::sse_limit_error;
-use crate::sse::{encode_comment, encode_event, Decoder, Event, Limits};
+use crate::sse::{encode_comment, encode_event, Decoder, Event};
 
 static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static JSON_DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -171,19 +172,7 @@ impl SSEDecoder {
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
-        let defaults = Limits::default();
-        let limits = Limits {
-            max_line_bytes: max_line_bytes.resolve(
-                py,
-                "max_line_bytes",
-                defaults.max_line_bytes,
-            )?,
-            max_event_bytes: max_event_bytes.resolve(
-                py,
-                "max_event_bytes",
-                defaults.max_event_bytes,
-            )?,
-        };
+        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(SSEDecoder {
             decoder: Decoder::with_last_event_id(limits, last_event_id),
             last_id: None,
@@ -264,50 +253,6 @@ where
     match outcome? {
         Ok(()) => Ok(events),
         Err(limit) => Err(sse_limit_error(py, &limit, events)),
-    }
-}
-
-/// A size-limit argument: omitted (the default), or the object given, which
-/// must be None (no limit) or a non-negative int.
-pub enum LimitArg {
-    Default,
-    Given(Py<PyAny>),
-}
-
-impl LimitArg {
-    fn resolve(
-        &self,
-        py: Python<'_>,
-        name: &str,
-        default: Option<usize>,
-    ) -> PyResult<Option<usize>> {
-        let value = match self {
-            LimitArg::Default => return Ok(default),
-            LimitArg::Given(value) => value.bind(py),
-        };
-        if value.is_none() {
-            return Ok(None);
-        }
-        if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
-            return Err(PyTypeError::new_err(format!(
-                "{name} must be an int or None"
-            )));
-        }
-        if value.lt(0)? {
-            return Err(PyValueError::new_err(format!(
-                "{name} must not be negative, got {value}"
-            )));
-        }
-        // More than memory can hold is the same as no limit.
-        Ok(Some(value.extract::<usize>().unwrap_or(usize::MAX)))
-    }
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for LimitArg {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        Ok(LimitArg::Given(obj.to_owned().unbind()))
     }
 }
 

@@ -3,10 +3,12 @@ for module, used where the native extension is unavailable or when
 ``AGENTCODEC_BACKEND=python``."""
 
 from .._version import __version__
+from .agentscope import Assembler as AgentScopeAssembler
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment
 
 __all__ = [
+    "AgentScopeAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "SSEDecoder",

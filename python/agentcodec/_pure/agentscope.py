@@ -1,0 +1,429 @@
+"""Assembling an AgentScope Agent API (``/process``) stream: the pure-Python
+mirror of ``rust/agentscope/``.
+
+The state is a response (its own fields), its messages in order of first
+appearance, and per message its content slots by index. Appended strings are
+kept as lists of pieces and joined only when the state is read, so a stream of
+any length assembles in linear time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import AgentScopeError, AgentScopeEventError, SSELimitError
+from ._args import limit_arg
+from .json_values import JSONValueError, copy_value, loads
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
+
+__all__ = ["Assembler"]
+
+# Statuses that end a run: the response event carrying one is authoritative.
+TERMINAL_STATUSES = frozenset({"completed", "failed", "canceled", "rejected", "incomplete"})
+DATA_MERGE_MODES = ("merge", "upstream")
+ON_ERROR_MODES = ("raise", "skip")
+# The string field a delta appends to, per content type. "upstream" mode
+# merges only text, image and data, as Message.add_delta_content does.
+APPENDED_FIELD = {"text": "text", "image": "image_url", "refusal": "refusal", "audio": "data",
+                  "video": "video_url", "file": "file_data"}  # fmt: skip
+UPSTREAM_APPENDED_TYPES = frozenset({"text", "image"})
+# Keys of tool-call data that a producer repeats in every delta: an equal
+# repeat is not appended.
+IDENTITY_KEYS = frozenset({"id", "call_id", "name", "server_label", "approval_request_id"})
+# "[DONE]" may be padded with these (the same set in both backends).
+ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
+# A content index is an int that fits in 64 bits; anything else counts as none.
+INDEX_MIN, INDEX_MAX = -(2**63), 2**63 - 1
+
+
+class _Pieces(list[str]):
+    """A string being appended to: pieces joined when the state is read."""
+
+    __slots__ = ()
+
+    def text(self) -> str:
+        if len(self) > 1:
+            joined = "".join(self)
+            self[:] = [joined]
+        return self[0] if self else ""
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, (str, _Pieces))
+
+
+def _append(container: dict[str, Any], key: str, piece: str) -> None:
+    existing = container.get(key)
+    if isinstance(existing, _Pieces):
+        existing.append(piece)
+    elif existing is None:
+        container[key] = _Pieces([piece])
+    elif isinstance(existing, str):
+        container[key] = _Pieces([existing, piece])
+    # Any other value (a number, say) is not a string to append to.
+
+
+def _render(value: Any) -> Any:
+    """A plain, independent copy of a stored value."""
+    if isinstance(value, _Pieces):
+        return value.text()
+    if isinstance(value, dict):
+        return {key: _render(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_render(item) for item in value]
+    return value
+
+
+def _merge_upstream(target: dict[str, Any], delta: dict[str, Any]) -> None:
+    """``Message.add_delta_content`` for data: only keys already present,
+    only str onto str and list onto list; everything else is dropped."""
+    for key, value in delta.items():
+        if key not in target:
+            continue
+        existing = target[key]
+        if _is_text(existing) and isinstance(value, str):
+            _append(target, key, value)
+        elif isinstance(existing, list) and not isinstance(existing, _Pieces) and isinstance(value, list):
+            existing.extend(value)
+
+
+def _merge(target: dict[str, Any], delta: dict[str, Any]) -> None:
+    """The default data merge: strings and lists append, objects merge, new
+    keys are added, an identity field repeated unchanged is kept once, and
+    anything else (numbers, booleans, a change of type) is replaced."""
+    for key, value in delta.items():
+        if value is None:
+            continue  # no information
+        existing = target.get(key)
+        if existing is None:
+            target[key] = value
+        elif _is_text(existing) and isinstance(value, str):
+            if key in IDENTITY_KEYS and _render(existing) == value:
+                continue
+            _append(target, key, value)
+        elif isinstance(existing, list) and not isinstance(existing, _Pieces) and isinstance(value, list):
+            existing.extend(value)
+        elif isinstance(existing, dict) and isinstance(value, dict):
+            _merge(existing, value)
+        else:
+            target[key] = value
+
+
+class _Message:
+    __slots__ = ("fields", "slots")
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        # Every field but the content, in order; "content" keeps its place.
+        self.fields = fields
+        # Content slots by index. Empty: the content is fields["content"].
+        self.slots: dict[int, Any] = {}
+
+    def render(self) -> dict[str, Any]:
+        message: dict[str, Any] = _render(self.fields)
+        if self.slots:
+            message["content"] = [_render(self.slots[index]) for index in sorted(self.slots)]
+        return message
+
+
+def _new_message(msg_id: Any) -> _Message:
+    # What upstream's Message(id=msg_id) holds, streaming.
+    return _Message({
+        "sequence_number": None, "object": "message", "status": "in_progress", "error": None,
+        "id": msg_id, "type": "message", "role": None, "content": None, "code": None,
+        "message": None, "usage": None, "metadata": None,
+    })  # fmt: skip
+
+
+class Assembler:
+    """Assembles an AgentScope ``/process`` stream into its AgentResponse."""
+
+    def __init__(
+        self,
+        *,
+        data_merge: str = "merge",
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        if data_merge not in DATA_MERGE_MODES:
+            raise ValueError(f"data_merge must be 'merge' or 'upstream', not {data_merge!r}")
+        if on_error not in ON_ERROR_MODES:
+            raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+        self._upstream = data_merge == "upstream"
+        self._skip_errors = on_error == "skip"
+        self._decoder = SSEDecoder(
+            max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
+            max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
+        )
+        self._response: dict[str, Any] = {"object": "response", "status": "in_progress", "output": None}
+        self._response_seen = False
+        # The output of the terminal response event, verbatim; until one
+        # arrives, the output is the messages assembled so far.
+        self._terminal = False
+        self._output: Any = None
+        self._messages: dict[Any, _Message] = {}
+        self._errors: list[dict[str, Any]] = []
+        # SSE data decoded but not applied yet, because an earlier event failed.
+        self._backlog: list[str] = []
+        self._events = 0
+        self._closed = False
+
+    # --- input ---------------------------------------------------------------
+
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+        self._check_open()
+        self._apply_texts(self._decode(data))
+
+    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the chunk completed, decoded."""
+        self._check_open()
+        events: list[dict[str, Any]] = []
+        self._apply_texts(self._decode(data), events)
+        return events
+
+    def feed_event(self, event: dict[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+        self._check_open()
+        self._flush_backlog()
+        self._events += 1
+        try:
+            copied = copy_value(event)
+        except JSONValueError as exc:
+            self._fail(AgentScopeEventError(self._events, f"is not JSON-compatible: {exc}"))
+            return
+        if not isinstance(copied, dict):
+            self._fail(AgentScopeEventError(self._events, f"is {_json_kind(copied)}, not an object"))
+            return
+        self._apply(copied)
+
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the final response. A stream that ended
+        without a terminal response event is "incomplete", with everything
+        assembled so far."""
+        if not self._closed:
+            texts = self._backlog + [event.data for event in self._decoder.close()]
+            self._backlog = []
+            self._apply_texts(texts)
+            self._closed = True
+            if self._response.get("status") not in TERMINAL_STATUSES:
+                self._response["status"] = "incomplete"
+        return self.response
+
+    # --- output --------------------------------------------------------------
+
+    @property
+    def response(self) -> dict[str, Any]:
+        """The AgentResponse assembled so far: a new dict on every access."""
+        response: dict[str, Any] = _render(self._response)
+        if self._terminal:
+            response["output"] = _render(self._output)
+        else:
+            response["output"] = [message.render() for message in self._messages.values()]
+        return response
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message assembled, in order of first appearance."""
+        return [message.render() for message in self._messages.values()]
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the stream reported or, with ``on_error="skip"``, frames skipped."""
+        return [dict(error) for error in self._errors]
+
+    @property
+    def event_count(self) -> int:
+        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+        return self._events
+
+    # --- internals -----------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise AgentScopeError("the assembler is closed")
+
+    def _decode(self, data: bytes | bytearray | memoryview) -> list[str]:
+        texts = self._backlog
+        self._backlog = []
+        try:
+            events = self._decoder.feed(data)
+        except SSELimitError as exc:
+            # Apply what came before the limit, then raise: those events are
+            # in the assembled state, not on the exception.
+            before, exc.events = exc.events, []
+            self._apply_texts(texts + [event.data for event in before])
+            raise
+        texts.extend(event.data for event in events)
+        return texts
+
+    def _flush_backlog(self) -> None:
+        if self._backlog:
+            texts = self._backlog
+            self._backlog = []
+            self._apply_texts(texts)
+
+    def _apply_texts(self, texts: list[str], events: list[dict[str, Any]] | None = None) -> None:
+        for position, text in enumerate(texts):
+            try:
+                self._apply_text(text, events)
+            except AgentScopeEventError:
+                self._backlog = texts[position + 1 :]
+                raise
+
+    def _apply_text(self, text: str, events: list[dict[str, Any]] | None) -> None:
+        self._events += 1
+        if text.strip(ASCII_WHITESPACE) == "[DONE]":
+            return
+        try:
+            event = loads(text)
+        except JSONValueError:
+            self._fail(AgentScopeEventError(self._events, "is not valid JSON"))
+            return
+        if not isinstance(event, dict):
+            self._fail(AgentScopeEventError(self._events, f"is {_json_kind(event)}, not an object"))
+            return
+        if events is not None:
+            # The caller's copy: the state goes on changing the original.
+            events.append(_render(event))
+        self._apply(event)
+
+    def _fail(self, error: AgentScopeEventError) -> None:
+        if not self._skip_errors:
+            raise error
+        self._errors.append({"event": error.event, "code": "invalid_event", "message": str(error)})
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        kind = event.get("object")
+        if kind == "content":
+            self._content(event)
+        elif kind == "message":
+            self._message(event)
+        elif kind == "response":
+            self._response_event(event)
+        elif kind is None and "error" in event:
+            self._error_frame(event)
+        # Other objects are tolerated and ignored.
+
+    def _message_for(self, msg_id: Any) -> _Message:
+        # Messages are keyed by their string id; any other id (null, a
+        # number...) counts as no id.
+        key = msg_id if isinstance(msg_id, str) else None
+        message = self._messages.get(key)
+        if message is None:
+            message = self._messages[key] = _new_message(msg_id)
+        return message
+
+    def _message(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "heartbeat":
+            return
+        message = self._message_for(event.get("id"))
+        for key, value in event.items():
+            if key != "content":
+                message.fields[key] = value
+        content = event.get("content")
+        if isinstance(content, list) and content:
+            # A message's content is authoritative: positioned by array order.
+            message.slots = dict(enumerate(content))
+        elif not message.slots:
+            message.fields["content"] = content
+
+    def _content(self, event: dict[str, Any]) -> None:
+        message = self._message_for(event.get("msg_id"))
+        slots = message.slots
+        index = event.get("index")
+        is_delta = event.get("delta") is True
+        if type(index) is not int or not INDEX_MIN <= index <= INDEX_MAX:
+            if is_delta and not self._upstream and self._merge_by_call_id(slots, event):
+                return
+            index = min(max(slots) + 1, INDEX_MAX) if slots else 0
+        slot = slots.get(index)
+        if slot is None or not is_delta or not isinstance(slot, dict):
+            event["index"] = index
+            event["msg_id"] = message.fields.get("id")
+            slots[index] = event
+            return
+        self._merge_delta(slot, event)
+
+    def _merge_by_call_id(self, slots: dict[int, Any], event: dict[str, Any]) -> bool:
+        """A data delta without an index joins the slot of its tool call."""
+        data = event.get("data")
+        call_id = data.get("call_id") if isinstance(data, dict) else None
+        if event.get("type") != "data" or not isinstance(call_id, str) or not call_id:
+            return False
+        for slot in slots.values():
+            if isinstance(slot, dict) and slot.get("type") == "data":
+                slot_data = slot.get("data")
+                if isinstance(slot_data, dict) and _render(slot_data.get("call_id")) == call_id:
+                    self._merge_delta(slot, event)
+                    return True
+        return False
+
+    def _merge_delta(self, slot: dict[str, Any], event: dict[str, Any]) -> None:
+        # The merge follows the slot's type, as upstream does.
+        kind = slot.get("type")
+        if kind == "data":
+            delta = event.get("data")
+            target = slot.get("data")
+            if isinstance(delta, dict):
+                if target is None and not self._upstream:
+                    slot["data"] = delta
+                elif isinstance(target, dict):
+                    (_merge_upstream if self._upstream else _merge)(target, delta)
+        elif kind in APPENDED_FIELD and (not self._upstream or kind in UPSTREAM_APPENDED_TYPES):
+            field = APPENDED_FIELD[kind]
+            piece = event.get(field)
+            if isinstance(piece, str):
+                _append(slot, field, piece)
+        if "status" in event:
+            slot["status"] = event["status"]
+
+    def _response_event(self, event: dict[str, Any]) -> None:
+        if not self._response_seen:
+            # The first response event sets the key order; the placeholders
+            # it does not mention follow.
+            self._response_seen = True
+            self._response = {**dict.fromkeys(event), **self._response}
+            if "output" not in event:
+                del self._response["output"]
+                self._response["output"] = None
+        for key, value in event.items():
+            if key != "output":
+                self._response[key] = value
+        self._terminal = event.get("status") in TERMINAL_STATUSES
+        self._output = event.get("output") if self._terminal else None
+
+    def _error_frame(self, event: dict[str, Any]) -> None:
+        """``{"error": ...}``: what a server sends when its stream fails."""
+        error = event.get("error")
+        code = event.get("code")
+        message = None
+        if isinstance(error, dict):
+            code = code if isinstance(code, str) else error.get("code")
+            message = error.get("message")
+        elif isinstance(error, str):
+            message = error
+        if not isinstance(code, str):
+            code = event.get("error_type")
+        if not isinstance(code, str):
+            code = "stream_error"
+        if not isinstance(message, str):
+            message = None
+        self._errors.append({"event": self._events, "code": code, "message": message})
+        self._response["status"] = "failed"
+        self._response["error"] = {"code": code, "message": message}
+        # No response says what completed: nothing did.
+        self._terminal = True
+        self._output = []
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, bool):
+        return "a JSON boolean"
+    if value is None:
+        return "JSON null"
+    return "a JSON number"

@@ -1,0 +1,124 @@
+"""JSON as both backends accept it: the pure-Python mirror of
+``rust/json.rs``.
+
+Event data is parsed strictly (RFC 8259): no ``NaN`` or ``Infinity``, no lone
+surrogate escapes, nesting at most ``MAX_DEPTH`` deep; integers of any size are
+exact. Values handed in from Python (``feed_event``) are checked against the
+same rules and copied, so that the caller may reuse or change its own objects
+afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "JSONValueError", "copy_value", "loads"]
+
+# The Rust core's JSON parser refuses the 128th level of nesting.
+MAX_DEPTH = 127
+
+_SURROGATE_ESCAPE = re.compile(r"\\+u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+class JSONValueError(ValueError):
+    """Text that is not strict JSON, or a Python value JSON cannot carry."""
+
+
+def _no_constants(name: str) -> Any:
+    raise JSONValueError(f"{name} is not valid JSON")
+
+
+_decoder = json.JSONDecoder(parse_constant=_no_constants)
+
+
+def loads(text: str) -> Any:
+    """Parses ``text`` strictly; raises ``JSONValueError`` on anything else."""
+    try:
+        value = _decoder.decode(text)
+    except JSONValueError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise JSONValueError(str(exc)) from None
+    # The rare checks the standard library does not make, behind cheap tests.
+    if "\\u" in text and _has_lone_surrogate(text):
+        raise JSONValueError("lone surrogate in a \\u escape")
+    if (text.count("[") + text.count("{")) > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        raise JSONValueError(f"nesting deeper than {MAX_DEPTH}")
+    return value
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    # Only escapes inside strings matter, and a backslash outside a string
+    # is not valid JSON (already rejected), so the text can be scanned as is.
+    for match in _SURROGATE_ESCAPE.finditer(text):
+        backslashes = len(match.group()) - 5
+        if backslashes % 2 == 0:
+            continue  # an escaped backslash followed by "u...": not an escape
+        start = match.end() - 6
+        code = int(text[start + 2 : start + 6], 16)
+        if code <= 0xDBFF:  # high surrogate: needs a low one right after
+            low = text[start + 6 : start + 12]
+            if not (len(low) == 6 and low[:2] == "\\u" and 0xDC00 <= int(low[2:], 16) <= 0xDFFF):
+                return True
+        else:  # low surrogate: must follow a high one
+            high = text[start - 6 : start]
+            if not (len(high) == 6 and high[:2] == "\\u" and 0xD800 <= int(high[2:], 16) <= 0xDBFF):
+                return True
+            before = text[: start - 6]
+            if (len(before) - len(before.rstrip("\\"))) % 2 == 0:
+                return True
+    return False
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of parsed JSON: a scalar is 0, ``[]`` is 1."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def copy_value(value: Any, depth: int = 0) -> Any:
+    """A copy of a JSON-compatible Python value, checked as ``loads`` would
+    check its text: dicts with ``str`` keys, lists (or tuples), ``str``,
+    ``int``, finite ``float``, ``bool`` and ``None``."""
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, str):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise JSONValueError("lone surrogate in a string") from None
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise JSONValueError(f"{value!r} is not valid JSON")
+        return value
+    if isinstance(value, dict):
+        if depth >= MAX_DEPTH:
+            raise JSONValueError(f"nesting deeper than {MAX_DEPTH}")
+        copied = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise JSONValueError(f"JSON object keys must be str, not {type(key).__name__}")
+            copied[key] = copy_value(item, depth + 1)
+        return copied
+    if isinstance(value, (list, tuple)):
+        if depth >= MAX_DEPTH:
+            raise JSONValueError(f"nesting deeper than {MAX_DEPTH}")
+        return [copy_value(item, depth + 1) for item in value]
+    raise JSONValueError(f"{type(value).__name__} is not a JSON value")

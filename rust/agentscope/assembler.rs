@@ -1,0 +1,667 @@
+//! Assembling an AgentScope Agent API (`/process`) stream into its final
+//! AgentResponse. `python/agentcodec/_pure/agentscope.py` mirrors this
+//! module rule for rule.
+//!
+//! The state is the response's own fields, its messages in order of first
+//! appearance, and per message its content slots by index. Deltas append to
+//! strings in place (amortised O(1)); nothing is copied until the state is
+//! read.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use indexmap::IndexMap;
+
+use crate::json::{self, Map, Value};
+use crate::sse::{Decoder, LimitError, Limits};
+
+/// Statuses that end a run: the response event carrying one is authoritative.
+const TERMINAL_STATUSES: [&str; 5] = ["completed", "failed", "canceled", "rejected", "incomplete"];
+/// Keys of tool-call data that producers repeat in every delta: an equal
+/// repeat is not appended.
+const IDENTITY_KEYS: [&str; 5] = [
+    "id",
+    "call_id",
+    "name",
+    "server_label",
+    "approval_request_id",
+];
+/// What "[DONE]" may be padded with (the same set in both backends).
+const ASCII_WHITESPACE: [char; 6] = [' ', '\t', '\n', '\r', '\x0b', '\x0c'];
+
+/// How a `delta: true` data content merges into its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataMerge {
+    /// Strings and lists append, objects merge, new keys are added, an
+    /// identity field repeated unchanged is kept once, anything else is
+    /// replaced. Refusal, audio, video and file deltas append too.
+    Merge,
+    /// Exactly agentscope-runtime's `Message.add_delta_content`: only keys
+    /// already present, only str onto str and list onto list; everything
+    /// else is dropped. Only text, image and data deltas merge.
+    Upstream,
+}
+
+/// What an event that is not a JSON object does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    /// Stop with an error; the events after it wait for the next call.
+    Raise,
+    /// Skip it and record it in [`Assembler::errors`].
+    Skip,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub data_merge: DataMerge,
+    pub on_error: OnError,
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            data_merge: DataMerge::Merge,
+            on_error: OnError::Raise,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// One event of the stream could not be used: `event` counts from 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventError {
+    pub event: u64,
+    pub problem: String,
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AgentScope event {} {}", self.event, self.problem)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The SSE framing exceeded a size limit.
+    Limit(LimitError),
+    /// An event was not a JSON object.
+    Event(EventError),
+    /// Input after `close()`.
+    Closed,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Limit(err) => err.fmt(f),
+            Error::Event(err) => err.fmt(f),
+            Error::Closed => f.write_str("the assembler is closed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// An error the stream reported, or an event skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorRecord {
+    pub event: u64,
+    pub code: String,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Message {
+    /// Every field but the content, in order; "content" keeps its place.
+    fields: Map<String, Value>,
+    /// Content slots by index. Empty: the content is `fields["content"]`.
+    slots: BTreeMap<i64, Value>,
+}
+
+impl Message {
+    /// What upstream's `Message(id=msg_id)` holds, streaming.
+    fn new(msg_id: Value) -> Self {
+        let mut fields = Map::new();
+        for (key, value) in [
+            ("sequence_number", Value::Null),
+            ("object", "message".into()),
+            ("status", "in_progress".into()),
+            ("error", Value::Null),
+            ("id", msg_id),
+            ("type", "message".into()),
+            ("role", Value::Null),
+            ("content", Value::Null),
+            ("code", Value::Null),
+            ("message", Value::Null),
+            ("usage", Value::Null),
+            ("metadata", Value::Null),
+        ] {
+            fields.insert(key.to_owned(), value);
+        }
+        Message {
+            fields,
+            slots: BTreeMap::new(),
+        }
+    }
+
+    fn render(&self) -> Value {
+        let mut fields = self.fields.clone();
+        if !self.slots.is_empty() {
+            fields.insert(
+                "content".to_owned(),
+                Value::Array(self.slots.values().cloned().collect()),
+            );
+        }
+        Value::Object(fields)
+    }
+}
+
+/// Assembles an AgentScope `/process` stream.
+#[derive(Debug, Clone)]
+pub struct Assembler {
+    decoder: Decoder,
+    state: State,
+}
+
+/// Everything but the SSE decoder, so that events can be applied while the
+/// decoder hands them out, straight from its buffer.
+#[derive(Debug, Clone)]
+struct State {
+    options: Options,
+    response: Map<String, Value>,
+    response_seen: bool,
+    /// The output of the terminal response event, verbatim; `None` until
+    /// one arrives, when the output is the messages assembled so far.
+    output: Option<Value>,
+    /// Keyed by the message's string id; any other id counts as none.
+    messages: IndexMap<Option<String>, Message>,
+    errors: Vec<ErrorRecord>,
+    /// SSE data decoded but not applied yet, because an earlier event failed.
+    backlog: VecDeque<String>,
+    events: u64,
+    closed: bool,
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Assembler::new(Options::default())
+    }
+}
+
+impl Assembler {
+    pub fn new(options: Options) -> Self {
+        let mut response = Map::new();
+        response.insert("object".to_owned(), "response".into());
+        response.insert("status".to_owned(), "in_progress".into());
+        response.insert("output".to_owned(), Value::Null);
+        Assembler {
+            decoder: Decoder::new(options.limits),
+            state: State {
+                options,
+                response,
+                response_seen: false,
+                output: None,
+                messages: IndexMap::new(),
+                errors: Vec::new(),
+                backlog: VecDeque::new(),
+                events: 0,
+                closed: false,
+            },
+        }
+    }
+
+    pub fn options(&self) -> Options {
+        self.state.options
+    }
+
+    /// Events seen so far (SSE events, and events given to `feed_event`).
+    pub fn event_count(&self) -> u64 {
+        self.state.events
+    }
+
+    /// Errors the stream reported or, with [`OnError::Skip`], events skipped.
+    pub fn errors(&self) -> &[ErrorRecord] {
+        &self.state.errors
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.state.closed
+    }
+
+    /// Assembles a chunk of the raw SSE stream, in any chunking. `observe`
+    /// sees every event before it is applied.
+    ///
+    /// After an error, what was assembled before it stays, and the events
+    /// that followed it in the chunk wait for the next call.
+    pub fn feed(&mut self, chunk: &[u8], mut observe: impl FnMut(&Value)) -> Result<(), Error> {
+        let state = &mut self.state;
+        state.check_open()?;
+        // The chunk is decoded even when the backlog fails again, so that no
+        // input is lost: its events join the backlog.
+        let mut failure = state.drain_backlog(&mut observe).err();
+        let framing = self.decoder.feed(chunk, |event| {
+            if failure.is_some() {
+                state.backlog.push_back(event.data.to_owned());
+            } else if let Err(err) = state.apply_text(event.data, &mut observe) {
+                failure = Some(err);
+            }
+        });
+        match (failure, framing) {
+            (Some(err), _) => Err(err),
+            (None, Err(limit)) => Err(Error::Limit(limit)),
+            (None, Ok(())) => Ok(()),
+        }
+    }
+
+    /// Assembles one event that is already decoded.
+    pub fn feed_event(&mut self, event: Value) -> Result<(), Error> {
+        let state = &mut self.state;
+        state.check_open()?;
+        state.drain_backlog(&mut |_| {})?;
+        state.events += 1;
+        match event {
+            Value::Object(event) => {
+                state.apply(event);
+                Ok(())
+            }
+            other => state.fail(format!("is {}, not an object", json::kind(&other))),
+        }
+    }
+
+    /// Counts an event that could not even be taken as JSON (a Python value
+    /// of another type, say) and reports it as `on_error` says.
+    pub fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
+        let state = &mut self.state;
+        state.check_open()?;
+        state.drain_backlog(&mut |_| {})?;
+        state.events += 1;
+        state.fail(problem)
+    }
+
+    /// Ends the stream. Without a terminal response event the status
+    /// becomes "incomplete", with everything assembled so far.
+    pub fn close(&mut self) -> Result<(), Error> {
+        let state = &mut self.state;
+        if state.closed {
+            return Ok(());
+        }
+        state.drain_backlog(&mut |_| {})?;
+        let mut failure: Option<Error> = None;
+        let framing = self.decoder.close(|event| {
+            if failure.is_some() {
+                state.backlog.push_back(event.data.to_owned());
+            } else if let Err(err) = state.apply_text(event.data, &mut |_| {}) {
+                failure = Some(err);
+            }
+        });
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        framing.map_err(Error::Limit)?;
+        state.closed = true;
+        let terminal = state
+            .response
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(is_terminal);
+        if !terminal {
+            state
+                .response
+                .insert("status".to_owned(), "incomplete".into());
+        }
+        Ok(())
+    }
+
+    /// The AgentResponse assembled so far.
+    pub fn response(&self) -> Value {
+        let state = &self.state;
+        let mut response = state.response.clone();
+        let output = match &state.output {
+            Some(output) => output.clone(),
+            None => Value::Array(state.messages.values().map(Message::render).collect()),
+        };
+        response.insert("output".to_owned(), output);
+        Value::Object(response)
+    }
+
+    /// Every message assembled, in order of first appearance.
+    pub fn messages(&self) -> Vec<Value> {
+        self.state.messages.values().map(Message::render).collect()
+    }
+}
+
+impl State {
+    fn check_open(&self) -> Result<(), Error> {
+        if self.closed {
+            Err(Error::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn drain_backlog(&mut self, observe: &mut impl FnMut(&Value)) -> Result<(), Error> {
+        while let Some(text) = self.backlog.pop_front() {
+            self.apply_text(&text, observe)?;
+        }
+        Ok(())
+    }
+
+    fn apply_text(&mut self, text: &str, observe: &mut impl FnMut(&Value)) -> Result<(), Error> {
+        self.events += 1;
+        if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
+            return Ok(());
+        }
+        match json::parse(text) {
+            Ok(event @ Value::Object(_)) => {
+                observe(&event);
+                if let Value::Object(event) = event {
+                    self.apply(event);
+                }
+                Ok(())
+            }
+            Ok(other) => self.fail(format!("is {}, not an object", json::kind(&other))),
+            Err(_) => self.fail("is not valid JSON".to_owned()),
+        }
+    }
+
+    fn fail(&mut self, problem: String) -> Result<(), Error> {
+        let error = EventError {
+            event: self.events,
+            problem,
+        };
+        match self.options.on_error {
+            OnError::Raise => Err(Error::Event(error)),
+            OnError::Skip => {
+                self.errors.push(ErrorRecord {
+                    event: error.event,
+                    code: "invalid_event".to_owned(),
+                    message: Some(error.to_string()),
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn apply(&mut self, event: Map<String, Value>) {
+        match event.get("object") {
+            Some(Value::String(kind)) if kind == "content" => self.content(event),
+            Some(Value::String(kind)) if kind == "message" => self.message(event),
+            Some(Value::String(kind)) if kind == "response" => self.response_event(event),
+            None | Some(Value::Null) if event.contains_key("error") => self.error_frame(&event),
+            // Other objects are tolerated and ignored.
+            _ => {}
+        }
+    }
+
+    fn message_for(&mut self, msg_id: Option<&Value>) -> &mut Message {
+        let key = match msg_id {
+            Some(Value::String(id)) => Some(id.clone()),
+            _ => None,
+        };
+        self.messages
+            .entry(key)
+            .or_insert_with(|| Message::new(msg_id.cloned().unwrap_or(Value::Null)))
+    }
+
+    fn message(&mut self, mut event: Map<String, Value>) {
+        if event.get("type").and_then(Value::as_str) == Some("heartbeat") {
+            return;
+        }
+        let content = event.shift_remove("content");
+        let message = self.message_for(event.get("id"));
+        for (key, value) in event {
+            message.fields.insert(key, value);
+        }
+        match content {
+            // A message's content is authoritative: positioned by array order.
+            Some(Value::Array(items)) if !items.is_empty() => {
+                message.slots = (0..).zip(items).collect();
+            }
+            content if message.slots.is_empty() => {
+                message
+                    .fields
+                    .insert("content".to_owned(), content.unwrap_or(Value::Null));
+            }
+            _ => {}
+        }
+    }
+
+    fn content(&mut self, mut event: Map<String, Value>) {
+        let upstream = self.options.data_merge == DataMerge::Upstream;
+        let is_delta = event.get("delta") == Some(&Value::Bool(true));
+        let index = event.get("index").and_then(int_index);
+        let message = self.message_for(event.get("msg_id"));
+        let index = match index {
+            Some(index) => index,
+            None => {
+                if is_delta && !upstream && merge_by_call_id(&mut message.slots, &event, upstream) {
+                    return;
+                }
+                message
+                    .slots
+                    .keys()
+                    .next_back()
+                    .map_or(0, |last| last.saturating_add(1))
+            }
+        };
+        match message.slots.get_mut(&index) {
+            Some(Value::Object(slot)) if is_delta => merge_delta(slot, &event, upstream),
+            _ => {
+                event.insert("index".to_owned(), index.into());
+                let msg_id = message.fields.get("id").cloned().unwrap_or(Value::Null);
+                event.insert("msg_id".to_owned(), msg_id);
+                message.slots.insert(index, Value::Object(event));
+            }
+        }
+    }
+
+    fn response_event(&mut self, mut event: Map<String, Value>) {
+        if !self.response_seen {
+            // The first response event sets the key order; the placeholders
+            // it does not mention follow.
+            self.response_seen = true;
+            let mut ordered: Map<String, Value> =
+                event.keys().map(|key| (key.clone(), Value::Null)).collect();
+            ordered.extend(std::mem::take(&mut self.response));
+            if !event.contains_key("output") {
+                let output = ordered.shift_remove("output").unwrap_or(Value::Null);
+                ordered.insert("output".to_owned(), output);
+            }
+            self.response = ordered;
+        }
+        let output = event.shift_remove("output");
+        let terminal = event
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(is_terminal);
+        for (key, value) in event {
+            self.response.insert(key, value);
+        }
+        self.output = terminal.then(|| output.unwrap_or(Value::Null));
+    }
+
+    /// `{"error": ...}`: what a server sends when its stream fails.
+    fn error_frame(&mut self, event: &Map<String, Value>) {
+        let mut code = event.get("code").and_then(Value::as_str).map(str::to_owned);
+        let mut message = None;
+        match event.get("error") {
+            Some(Value::Object(error)) => {
+                if code.is_none() {
+                    code = error.get("code").and_then(Value::as_str).map(str::to_owned);
+                }
+                message = error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            Some(Value::String(error)) => message = Some(error.clone()),
+            _ => {}
+        }
+        let code = code
+            .or_else(|| {
+                event
+                    .get("error_type")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| "stream_error".to_owned());
+        self.errors.push(ErrorRecord {
+            event: self.events,
+            code: code.clone(),
+            message: message.clone(),
+        });
+        let mut error = Map::new();
+        error.insert("code".to_owned(), code.into());
+        error.insert(
+            "message".to_owned(),
+            message.map_or(Value::Null, Value::String),
+        );
+        self.response.insert("status".to_owned(), "failed".into());
+        self.response
+            .insert("error".to_owned(), Value::Object(error));
+        // No response says what completed: nothing did.
+        self.output = Some(Value::Array(Vec::new()));
+    }
+}
+
+fn is_terminal(status: &str) -> bool {
+    TERMINAL_STATUSES.contains(&status)
+}
+
+/// A content index: an integer that fits in 64 bits; anything else is none.
+fn int_index(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(number) => number.as_i64(),
+        _ => None,
+    }
+}
+
+/// The string field a delta appends to, per content type.
+fn appended_field(kind: &str, upstream: bool) -> Option<&'static str> {
+    match kind {
+        "text" => Some("text"),
+        "image" => Some("image_url"),
+        _ if upstream => None,
+        "refusal" => Some("refusal"),
+        "audio" => Some("data"),
+        "video" => Some("video_url"),
+        "file" => Some("file_data"),
+        _ => None,
+    }
+}
+
+/// A data delta without an index joins the slot of its tool call.
+fn merge_by_call_id(
+    slots: &mut BTreeMap<i64, Value>,
+    event: &Map<String, Value>,
+    upstream: bool,
+) -> bool {
+    if event.get("type").and_then(Value::as_str) != Some("data") {
+        return false;
+    }
+    let Some(call_id) = event
+        .get("data")
+        .and_then(|data| data.get("call_id"))
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+    else {
+        return false;
+    };
+    for slot in slots.values_mut() {
+        let Value::Object(slot) = slot else { continue };
+        if slot.get("type").and_then(Value::as_str) != Some("data") {
+            continue;
+        }
+        let matches = slot
+            .get("data")
+            .and_then(|data| data.get("call_id"))
+            .and_then(Value::as_str)
+            == Some(call_id);
+        if matches {
+            merge_delta(slot, event, upstream);
+            return true;
+        }
+    }
+    false
+}
+
+/// Merges a `delta: true` content into its slot, following the slot's type
+/// as upstream does.
+fn merge_delta(slot: &mut Map<String, Value>, event: &Map<String, Value>, upstream: bool) {
+    let kind = slot
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    if kind == "data" {
+        if let Some(Value::Object(delta)) = event.get("data") {
+            match slot.get_mut("data") {
+                Some(Value::Object(target)) => {
+                    if upstream {
+                        merge_upstream(target, delta);
+                    } else {
+                        merge(target, delta);
+                    }
+                }
+                None | Some(Value::Null) if !upstream => {
+                    slot.insert("data".to_owned(), Value::Object(delta.clone()));
+                }
+                _ => {}
+            }
+        }
+    } else if let Some(field) = appended_field(&kind, upstream) {
+        if let Some(Value::String(piece)) = event.get(field) {
+            append(slot, field, piece);
+        }
+    }
+    if let Some(status) = event.get("status") {
+        slot.insert("status".to_owned(), status.clone());
+    }
+}
+
+/// Appends to a string field; a missing or null field starts as "", any
+/// other value is not a string to append to.
+fn append(container: &mut Map<String, Value>, key: &str, piece: &str) {
+    match container.get_mut(key) {
+        Some(Value::String(text)) => text.push_str(piece),
+        None | Some(Value::Null) => {
+            container.insert(key.to_owned(), Value::String(piece.to_owned()));
+        }
+        Some(_) => {}
+    }
+}
+
+/// `Message.add_delta_content` for data.
+fn merge_upstream(target: &mut Map<String, Value>, delta: &Map<String, Value>) {
+    for (key, value) in delta {
+        match (target.get_mut(key), value) {
+            (Some(Value::String(text)), Value::String(piece)) => text.push_str(piece),
+            (Some(Value::Array(items)), Value::Array(more)) => items.extend(more.iter().cloned()),
+            _ => {}
+        }
+    }
+}
+
+/// The default data merge.
+fn merge(target: &mut Map<String, Value>, delta: &Map<String, Value>) {
+    for (key, value) in delta {
+        if value.is_null() {
+            continue; // no information
+        }
+        match (target.get_mut(key), value) {
+            (None | Some(Value::Null), _) => {
+                target.insert(key.clone(), value.clone());
+            }
+            (Some(Value::String(text)), Value::String(piece)) => {
+                if IDENTITY_KEYS.contains(&key.as_str()) && text == piece {
+                    continue;
+                }
+                text.push_str(piece);
+            }
+            (Some(Value::Array(items)), Value::Array(more)) => items.extend(more.iter().cloned()),
+            (Some(Value::Object(inner)), Value::Object(more)) => merge(inner, more),
+            (Some(existing), _) => *existing = value.clone(),
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! The AgentScope Runtime Agent API (`POST /process`): assembling its
+//! streams.
+
+mod assembler;
+
+pub use assembler::{Assembler, DataMerge, Error, ErrorRecord, EventError, OnError, Options};

@@ -1,0 +1,93 @@
+//! JSON as both backends accept it: strict RFC 8259 (no `NaN`, no lone
+//! surrogate escapes), integers of any size kept exactly, objects in the
+//! order their keys came, nesting at most [`MAX_DEPTH`] deep.
+
+pub use serde_json::{Map, Value};
+
+/// Deepest nesting accepted, in arrays and objects: serde_json's own limit
+/// (it refuses the 128th level).
+pub const MAX_DEPTH: usize = 127;
+
+/// Parses one JSON document.
+pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// What kind of JSON value this is, for error messages.
+pub fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "JSON null",
+        Value::Bool(_) => "a JSON boolean",
+        Value::Number(_) => "a JSON number",
+        Value::String(_) => "a JSON string",
+        Value::Array(_) => "a JSON array",
+        Value::Object(_) => "a JSON object",
+    }
+}
+
+/// The nesting depth of a value: a scalar is 0, `[]` is 1.
+pub fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((item, depth)) = stack.pop() {
+        let depth = match item {
+            Value::Array(items) => {
+                stack.extend(items.iter().map(|child| (child, depth + 1)));
+                depth + 1
+            }
+            Value::Object(map) => {
+                stack.extend(map.values().map(|child| (child, depth + 1)));
+                depth + 1
+            }
+            _ => continue,
+        };
+        deepest = deepest.max(depth);
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(levels: usize) -> String {
+        "[".repeat(levels) + &"]".repeat(levels)
+    }
+
+    #[test]
+    fn strict() {
+        assert!(parse("NaN").is_err());
+        assert!(parse("[Infinity]").is_err());
+        assert!(parse(r#""\ud800""#).is_err());
+        assert!(parse(r#""\udc00\ud800""#).is_err());
+        assert_eq!(
+            parse(r#""\ud83d\ude00""#).unwrap(),
+            Value::String("\u{1F600}".into())
+        );
+    }
+
+    #[test]
+    fn exact_numbers_and_key_order() {
+        let value = parse(r#"{"b":123456789012345678901234567890,"a":1.50,"c":-0}"#).unwrap();
+        assert_eq!(
+            value.to_string(),
+            r#"{"b":123456789012345678901234567890,"a":1.50,"c":-0}"#
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_keep_first_place_last_value() {
+        let value = parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
+        assert_eq!(value.to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn depth_limit() {
+        assert_eq!(depth(&parse(&nested(MAX_DEPTH)).unwrap()), MAX_DEPTH);
+        assert!(parse(&nested(MAX_DEPTH + 1)).is_err());
+        let objects = r#"{"a":"#.repeat(MAX_DEPTH) + "1" + &"}".repeat(MAX_DEPTH);
+        assert!(parse(&objects).is_ok());
+        let deeper = r#"{"a":"#.repeat(MAX_DEPTH + 1) + "1" + &"}".repeat(MAX_DEPTH + 1);
+        assert!(parse(&deeper).is_err());
+    }
+}

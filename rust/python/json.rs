@@ -1,0 +1,140 @@
+//! Converting JSON values between Rust and Python, by the rules of
+//! `agentcodec/_pure/json_values.py`.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+
+use crate::json::{Map, Value, MAX_DEPTH};
+
+static PY_INT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A Python value for `value`: dicts keep their key order; numbers are `int`
+/// or `float` exactly as `json.loads` makes them from the same text.
+pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
+        Value::Number(number) => {
+            if let Some(int) = number.as_i64() {
+                int.into_pyobject(py)?.into_any()
+            } else {
+                let text = number.as_str();
+                if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+                    // Correctly rounded, as Python's float() is.
+                    let float: f64 = text
+                        .parse()
+                        .map_err(|_| PyValueError::new_err("bad JSON number"))?;
+                    PyFloat::new(py, float).into_any()
+                } else {
+                    let int_type = PY_INT.get_or_init(py, || py.get_type::<PyInt>().unbind());
+                    int_type.bind(py).call1((text,))?
+                }
+            }
+        }
+        Value::String(text) => PyString::new(py, text).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                dict.set_item(PyString::new(py, key), to_python(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// Why a Python value cannot be taken as JSON; the wording matches the
+/// pure-Python backend's.
+pub struct NotJson(pub String);
+
+/// A JSON value for a Python one: dicts with `str` keys, lists or tuples,
+/// `str`, `int`, finite `float`, `bool` and `None`, nested at most
+/// `MAX_DEPTH` deep.
+pub fn from_python(obj: &Bound<'_, PyAny>) -> Result<Value, NotJson> {
+    from_python_at(obj, 0)
+}
+
+fn from_python_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, NotJson> {
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(flag) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(flag.is_true()));
+    }
+    if let Ok(text) = obj.cast::<PyString>() {
+        return match text.to_str() {
+            Ok(text) => Ok(Value::String(text.to_owned())),
+            Err(_) => Err(NotJson("lone surrogate in a string".to_owned())),
+        };
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(int) = obj.extract::<i64>() {
+            return Ok(Value::from(int));
+        }
+        let text = obj.str().map_err(|err| NotJson(err.to_string()))?;
+        return serde_json::from_str(&text.to_string_lossy())
+            .map(Value::Number)
+            .map_err(|err| NotJson(err.to_string()));
+    }
+    if let Ok(float) = obj.cast::<PyFloat>() {
+        let value = float.value();
+        return serde_json::Number::from_f64(value)
+            .map(Value::Number)
+            .ok_or_else(|| {
+                let repr = float.repr().map(|r| r.to_string()).unwrap_or_default();
+                NotJson(format!("{repr} is not valid JSON"))
+            });
+    }
+    let is_container = obj.is_instance_of::<PyDict>()
+        || obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>();
+    if is_container && depth >= MAX_DEPTH {
+        return Err(NotJson(format!("nesting deeper than {MAX_DEPTH}")));
+    }
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (key, item) in dict.iter() {
+            let Ok(key) = key.cast::<PyString>() else {
+                return Err(NotJson(format!(
+                    "JSON object keys must be str, not {}",
+                    type_name(&key)
+                )));
+            };
+            let key = key
+                .to_str()
+                .map_err(|_| NotJson("lone surrogate in a string".to_owned()))?;
+            map.insert(key.to_owned(), from_python_at(&item, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(list) = obj.cast::<PyList>() {
+        return list
+            .iter()
+            .map(|item| from_python_at(&item, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return tuple
+            .iter()
+            .map(|item| from_python_at(&item, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
+    }
+    Err(NotJson(format!("{} is not a JSON value", type_name(obj))))
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|name| name.to_string())
+        .unwrap_or_default()
+}
