@@ -107,8 +107,12 @@ def test_agentscope_adapter_quirks_are_resolved_by_the_completed_message(backend
     messages = {m["type"]: m for m in assembler.messages}
     assert messages["reasoning"]["content"][0]["text"] == "Let me think"
     assert [m["type"] for m in expected["final"]["output"]] == [
-        "reasoning", "message", "plugin_call", "plugin_call_output", "message"
-    ]  # fmt: skip
+        "reasoning",
+        "message",
+        "plugin_call",
+        "plugin_call_output",
+        "message",
+    ]
     tool_call = next(m for m in assembler.messages if m["type"] == "plugin_call")
     assert tool_call["content"][0]["data"]["arguments"] == '{"city": "Paris"}'
     assert tool_call["content"][0]["data"]["call_id"] == "call_1"

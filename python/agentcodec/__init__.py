@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._backend import backend, impl
-from ._errors import AgentCodecError, SSEError, SSELimitError
+from ._errors import AgentCodecError, AgentScopeError, AgentScopeEventError, SSEError, SSELimitError
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "AgentCodecError",
+    "AgentScopeError",
+    "AgentScopeEventError",
     "SSEDecoder",
     "SSEError",
     "SSEEvent",

@@ -106,6 +106,7 @@ class AgentScopeAssembler:
         *,
         data_merge: Literal["merge", "upstream"] = "merge",
         on_error: Literal["raise", "skip"] = "raise",
+        strict: bool = False,
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
     ) -> AgentScopeAssembler: ...

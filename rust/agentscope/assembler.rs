@@ -26,6 +26,9 @@ const IDENTITY_KEYS: [&str; 5] = [
     "server_label",
     "approval_request_id",
 ];
+/// What strict mode accepts, as upstream's pydantic models do.
+const ROLES: [&str; 4] = ["assistant", "user", "system", "tool"];
+const CONTENT_TYPES: [&str; 7] = ["text", "image", "data", "audio", "file", "refusal", "video"];
 /// What "[DONE]" may be padded with (the same set in both backends).
 const ASCII_WHITESPACE: [char; 6] = [' ', '\t', '\n', '\r', '\x0b', '\x0c'];
 
@@ -55,6 +58,8 @@ pub enum OnError {
 pub struct Options {
     pub data_merge: DataMerge,
     pub on_error: OnError,
+    /// Reject what upstream's models reject: an unknown role or content type.
+    pub strict: bool,
     pub limits: Limits,
 }
 
@@ -63,6 +68,7 @@ impl Default for Options {
         Options {
             data_merge: DataMerge::Merge,
             on_error: OnError::Raise,
+            strict: false,
             limits: Limits::default(),
         }
     }
@@ -261,10 +267,7 @@ impl Assembler {
         state.drain_backlog(&mut |_| {})?;
         state.events += 1;
         match event {
-            Value::Object(event) => {
-                state.apply(event);
-                Ok(())
-            }
+            Value::Object(event) => state.apply(event),
             other => state.fail(format!("is {}, not an object", json::kind(&other))),
         }
     }
@@ -355,10 +358,10 @@ impl State {
         match json::parse(text) {
             Ok(event @ Value::Object(_)) => {
                 observe(&event);
-                if let Value::Object(event) = event {
-                    self.apply(event);
+                match event {
+                    Value::Object(event) => self.apply(event),
+                    _ => Ok(()),
                 }
-                Ok(())
             }
             Ok(other) => self.fail(format!("is {}, not an object", json::kind(&other))),
             Err(_) => self.fail("is not valid JSON".to_owned()),
@@ -383,7 +386,12 @@ impl State {
         }
     }
 
-    fn apply(&mut self, event: Map<String, Value>) {
+    fn apply(&mut self, event: Map<String, Value>) -> Result<(), Error> {
+        if self.options.strict {
+            if let Some(problem) = strict_problem(&event) {
+                return self.fail(problem.to_owned());
+            }
+        }
         match event.get("object") {
             Some(Value::String(kind)) if kind == "content" => self.content(event),
             Some(Value::String(kind)) if kind == "message" => self.message(event),
@@ -392,6 +400,7 @@ impl State {
             // Other objects are tolerated and ignored.
             _ => {}
         }
+        Ok(())
     }
 
     fn message_for(&mut self, msg_id: Option<&Value>) -> &mut Message {
@@ -522,6 +531,36 @@ impl State {
             .insert("error".to_owned(), Value::Object(error));
         // No response says what completed: nothing did.
         self.output = Some(Value::Array(Vec::new()));
+    }
+}
+
+/// What upstream's models would reject: an unknown role or content type.
+fn strict_problem(event: &Map<String, Value>) -> Option<&'static str> {
+    let known = |value: Option<&Value>, allowed: &[&str]| {
+        value
+            .and_then(Value::as_str)
+            .is_some_and(|v| allowed.contains(&v))
+    };
+    match event.get("object").and_then(Value::as_str) {
+        Some("message") => {
+            let role = event.get("role");
+            if !matches!(role, None | Some(Value::Null)) && !known(role, &ROLES) {
+                return Some("has an invalid role");
+            }
+            if let Some(Value::Array(parts)) = event.get("content") {
+                if parts
+                    .iter()
+                    .any(|part| !known(part.get("type"), &CONTENT_TYPES))
+                {
+                    return Some("has content of an unknown type");
+                }
+            }
+            None
+        }
+        Some("content") if !known(event.get("type"), &CONTENT_TYPES) => {
+            Some("has content of an unknown type")
+        }
+        _ => None,
     }
 }
 

@@ -27,11 +27,12 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AgentScopeAssembler {
     #[new]
-    #[pyo3(signature = (*, data_merge = "merge", on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (*, data_merge = "merge", on_error = "raise", strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
     fn new(
         py: Python<'_>,
         data_merge: &str,
         on_error: &str,
+        strict: bool,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
@@ -60,6 +61,7 @@ impl AgentScopeAssembler {
             inner: Assembler::new(Options {
                 data_merge,
                 on_error,
+                strict,
                 limits,
             }),
         })

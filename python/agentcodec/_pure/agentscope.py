@@ -30,6 +30,9 @@ UPSTREAM_APPENDED_TYPES = frozenset({"text", "image"})
 # Keys of tool-call data that a producer repeats in every delta: an equal
 # repeat is not appended.
 IDENTITY_KEYS = frozenset({"id", "call_id", "name", "server_label", "approval_request_id"})
+# What strict mode accepts, as upstream's pydantic models do.
+ROLES = frozenset({"assistant", "user", "system", "tool"})
+CONTENT_TYPES = frozenset({"text", "image", "data", "audio", "file", "refusal", "video"})
 # "[DONE]" may be padded with these (the same set in both backends).
 ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 # A content index is an int that fits in 64 bits; anything else counts as none.
@@ -61,6 +64,12 @@ def _append(container: dict[str, Any], key: str, piece: str) -> None:
     elif isinstance(existing, str):
         container[key] = _Pieces([existing, piece])
     # Any other value (a number, say) is not a string to append to.
+
+
+def _str(value: Any) -> str | None:
+    """The value if it is a string: JSON values of other types (lists, say)
+    cannot be looked up in a set."""
+    return value if isinstance(value, str) else None
 
 
 def _render(value: Any) -> Any:
@@ -142,15 +151,22 @@ class Assembler:
         *,
         data_merge: str = "merge",
         on_error: str = "raise",
+        strict: bool = False,
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
+        for name, value in (("data_merge", data_merge), ("on_error", on_error)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be str, not {type(value).__name__}")
+        if not isinstance(strict, bool):
+            raise TypeError(f"strict must be bool, not {type(strict).__name__}")
         if data_merge not in DATA_MERGE_MODES:
             raise ValueError(f"data_merge must be 'merge' or 'upstream', not {data_merge!r}")
         if on_error not in ON_ERROR_MODES:
             raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
         self._upstream = data_merge == "upstream"
         self._skip_errors = on_error == "skip"
+        self._strict = strict
         self._decoder = SSEDecoder(
             max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
             max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
@@ -206,7 +222,7 @@ class Assembler:
             self._backlog = []
             self._apply_texts(texts)
             self._closed = True
-            if self._response.get("status") not in TERMINAL_STATUSES:
+            if _str(self._response.get("status")) not in TERMINAL_STATUSES:
                 self._response["status"] = "incomplete"
         return self.response
 
@@ -294,6 +310,11 @@ class Assembler:
         self._errors.append({"event": error.event, "code": "invalid_event", "message": str(error)})
 
     def _apply(self, event: dict[str, Any]) -> None:
+        if self._strict:
+            problem = _strict_problem(event)
+            if problem is not None:
+                self._fail(AgentScopeEventError(self._events, problem))
+                return
         kind = event.get("object")
         if kind == "content":
             self._content(event)
@@ -370,7 +391,11 @@ class Assembler:
                     slot["data"] = delta
                 elif isinstance(target, dict):
                     (_merge_upstream if self._upstream else _merge)(target, delta)
-        elif kind in APPENDED_FIELD and (not self._upstream or kind in UPSTREAM_APPENDED_TYPES):
+        elif (
+            isinstance(kind, str)
+            and kind in APPENDED_FIELD
+            and (not self._upstream or kind in UPSTREAM_APPENDED_TYPES)
+        ):
             field = APPENDED_FIELD[kind]
             piece = event.get(field)
             if isinstance(piece, str):
@@ -390,7 +415,7 @@ class Assembler:
         for key, value in event.items():
             if key != "output":
                 self._response[key] = value
-        self._terminal = event.get("status") in TERMINAL_STATUSES
+        self._terminal = _str(event.get("status")) in TERMINAL_STATUSES
         self._output = event.get("output") if self._terminal else None
 
     def _error_frame(self, event: dict[str, Any]) -> None:
@@ -415,6 +440,22 @@ class Assembler:
         # No response says what completed: nothing did.
         self._terminal = True
         self._output = []
+
+
+def _strict_problem(event: dict[str, Any]) -> str | None:
+    """What upstream's models would reject: an unknown role or content type."""
+    kind = event.get("object")
+    if kind == "message":
+        if event.get("role") is not None and _str(event.get("role")) not in ROLES:
+            return "has an invalid role"
+        content = event.get("content")
+        if isinstance(content, list):
+            for part in content:
+                if not isinstance(part, dict) or _str(part.get("type")) not in CONTENT_TYPES:
+                    return "has content of an unknown type"
+    elif kind == "content" and _str(event.get("type")) not in CONTENT_TYPES:
+        return "has content of an unknown type"
+    return None
 
 
 def _json_kind(value: Any) -> str:

@@ -67,8 +67,9 @@ def _has_lone_surrogate(text: str) -> bool:
             high = text[start - 6 : start]
             if not (len(high) == 6 and high[:2] == "\\u" and 0xD800 <= int(high[2:], 16) <= 0xDBFF):
                 return True
+            # ...and that high one must be an escape itself, not escaped text.
             before = text[: start - 6]
-            if (len(before) - len(before.rstrip("\\"))) % 2 == 0:
+            if (len(before) - len(before.rstrip("\\"))) % 2 == 1:
                 return True
     return False
 
