@@ -61,10 +61,11 @@ def frame(event: Any) -> str:
     return f"data: {event.model_dump_json()}\n\n"
 
 
-def write(name: str, frames: list[str], final: Any, note: str) -> None:
+def write(name: str, frames: list[str], final: Any, note: str, **inputs: Any) -> None:
     (OUT / f"{name}.sse").write_text("".join(frames), encoding="utf-8")
     expected = {
         "source": f"agentscope-runtime {runtime_version}: {note}",
+        "inputs": inputs,
         "final": json.loads(final.model_dump_json()),
     }
     (OUT / f"{name}.json").write_text(
@@ -79,7 +80,7 @@ def builder_tokens(name: str, tokens: list[str], note: str) -> None:
     make_deterministic()
     builder = ResponseBuilder(session_id="sess_1")
     frames = [frame(event) for event in builder.generate_streaming_response(tokens, role="assistant")]
-    write(name, frames, builder.get_response_data(), note)
+    write(name, frames, builder.get_response_data(), note, session_id="sess_1", tokens=tokens)
 
 
 def builder_agent_turn() -> None:

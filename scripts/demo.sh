@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets agentcodec up in ./.venv (building the native extension when a Rust
-# toolchain is on PATH) and runs the main job: decoding the sample stream in
-# examples/ and printing its events as JSON lines.
+# toolchain is on PATH) and runs the main job on the sample AgentScope stream
+# in examples/: its events as JSON lines, then the response they assemble to.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -12,3 +12,4 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet .
 .venv/bin/agentcodec --version
 .venv/bin/agentcodec decode --json examples/agentscope-chat.sse
+.venv/bin/agentcodec assemble --protocol agentscope examples/agentscope-chat.sse

@@ -32,9 +32,44 @@ def test_decode_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["decode", "--json", str(EXAMPLE)]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert records[0]["json"]["status"] == "created"
-    text = "".join(r["json"].get("text", "") for r in records if r["json"].get("delta"))
-    assert text == "Hello! Server-Sent Events carry JSON deltas \u2014 \u00fcn\u00efc\u00f6d\u00e9 too."
-    assert records[-1]["json"] == {**records[-1]["json"], "object": "response", "status": "completed"}
+    assert records[-1]["json"]["object"] == "response"
+    assert records[-1]["json"]["status"] == "completed"
+    assert all(set(r) == {"event", "id", "retry", "json"} for r in records)
+
+
+def test_assemble_agentscope(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["assemble", "--protocol", "agentscope", str(EXAMPLE)]) == 0
+    response = json.loads(capsys.readouterr().out)
+    assert response["status"] == "completed"
+    assert [m["type"] for m in response["output"]] == [
+        "reasoning",
+        "message",
+        "plugin_call",
+        "plugin_call_output",
+        "message",
+    ]
+    assert response["output"][-1]["content"][0]["text"] == "It is sunny."
+
+
+def test_assemble_truncated_stream_is_incomplete(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capture = tmp_path / "cut.sse"
+    capture.write_bytes(EXAMPLE.read_bytes()[:2500])
+    assert main(["assemble", "--protocol", "agentscope", str(capture)]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "incomplete"
+
+
+def test_assemble_bad_event_prints_what_came_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture = tmp_path / "bad.sse"
+    good = b'data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"Hi"}\n\n'
+    capture.write_bytes(good + b"data: {broken\n\n" + good)
+    assert main(["assemble", "--protocol", "agentscope", str(capture)]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["output"][0]["content"][0]["text"] == "Hi"
+    assert "AgentScope event 2 is not valid JSON" in err
+    assert main(["assemble", "--protocol", "agentscope", "--skip-errors", str(capture)]) == 0
+    assert json.loads(capsys.readouterr().out)["output"][0]["content"][0]["text"] == "HiHi"
 
 
 def test_decode_in_small_chunks_matches(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,8 @@
 
 ``agentcodec decode [FILE]`` reads a captured ``text/event-stream`` (a file,
 or standard input when FILE is omitted or ``-``) and prints its events as
-JSON lines.
+JSON lines. ``agentcodec assemble --protocol agentscope [FILE]`` prints the
+final response the stream assembles to.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO, TextIO
 
-from . import SSEDecoder, SSEEvent, SSELimitError, __version__, backend
+from . import AgentCodecError, SSEDecoder, SSEEvent, SSELimitError, __version__, agentscope, backend
 
 __all__ = ["main"]
 
@@ -51,14 +52,42 @@ def _limit(text: str) -> int | None:
     return value
 
 
+def _open(args: argparse.Namespace) -> tuple[BinaryIO, str]:
+    if args.file in (None, "-"):
+        return sys.stdin.buffer, "<stdin>"
+    return open(args.file, "rb"), args.file
+
+
+def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
+    assembler = agentscope.Assembler(
+        data_merge=args.data_merge,
+        on_error="skip" if args.skip_errors else "raise",
+        strict=args.strict,
+        max_line_bytes=args.max_line_bytes,
+        max_event_bytes=args.max_event_bytes,
+    )
+    source, name = _open(args)
+    status = 0
+    try:
+        with source:
+            for chunk in _read_chunks(source, args.chunk_size):
+                assembler.feed(chunk)
+    except AgentCodecError as err:
+        # What was assembled before the error is still printed.
+        print(f"agentcodec assemble: {name}: {err}", file=sys.stderr)
+        status = 1
+    response = assembler.close() if status == 0 else assembler.response
+    out.write(json.dumps(response, ensure_ascii=False, indent=2) + "\n")
+    return status
+
+
 def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
     decoder = SSEDecoder(
         last_event_id=args.last_event_id,
         max_line_bytes=args.max_line_bytes,
         max_event_bytes=args.max_event_bytes,
     )
-    source: BinaryIO = sys.stdin.buffer if args.file in (None, "-") else open(args.file, "rb")  # noqa: SIM115
-    name = "<stdin>" if args.file in (None, "-") else args.file
+    source, name = _open(args)
     try:
         with source:
             for chunk in _read_chunks(source, args.chunk_size):
@@ -97,23 +126,53 @@ def _parser() -> argparse.ArgumentParser:
         help='parse each event\'s data as JSON, under "json" (data that is not JSON stays under "data")',
     )
     decode.add_argument("--last-event-id", default="", help="the last event ID to resume from")
-    decode.add_argument(
+    _add_limits(decode)
+    decode.set_defaults(run=_cmd_decode)
+
+    assemble = commands.add_parser(
+        "assemble",
+        help="print the response an agent stream assembles to, as JSON",
+        description="Assemble a captured agent stream and print the final response as JSON. A stream "
+        'that ends without its terminal event is printed with status "incomplete".',
+    )
+    assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
+    assemble.add_argument(
+        "--protocol",
+        choices=["agentscope"],
+        required=True,
+        help="the stream's protocol: agentscope (AgentScope Runtime /process)",
+    )
+    assemble.add_argument(
+        "--data-merge",
+        choices=["merge", "upstream"],
+        default="merge",
+        help="how data deltas merge: as users expect (default), or exactly as agentscope-runtime",
+    )
+    assemble.add_argument("--strict", action="store_true", help="reject unknown roles and content types")
+    assemble.add_argument(
+        "--skip-errors", action="store_true", help="skip events that are not JSON objects instead of stopping"
+    )
+    _add_limits(assemble)
+    assemble.set_defaults(run=_cmd_assemble)
+    return parser
+
+
+def _add_limits(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
         "--max-line-bytes",
         type=_limit,
         default=SSEDecoder().max_line_bytes,
         metavar="N",
         help="longest line accepted ('none' for no limit)",
     )
-    decode.add_argument(
+    command.add_argument(
         "--max-event-bytes",
         type=_limit,
         default=SSEDecoder().max_event_bytes,
         metavar="N",
         help="largest event data accepted ('none' for no limit)",
     )
-    decode.add_argument("--chunk-size", type=int, default=CHUNK_SIZE, metavar="N", help=argparse.SUPPRESS)
-    decode.set_defaults(run=_cmd_decode)
-    return parser
+    command.add_argument("--chunk-size", type=int, default=CHUNK_SIZE, metavar="N", help=argparse.SUPPRESS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,6 +2,8 @@
 
 - ``Assembler`` turns a ``/process`` stream, raw SSE bytes in any chunking or
   decoded events, into the final AgentResponse.
+- ``ResponseBuilder``, ``MessageBuilder`` and ``ContentBuilder`` emit a stream
+  as agentscope-runtime's builders do, byte for byte, and keep the response.
 - The protocol types: ``Role``, ``MessageType``, ``RunStatus``, ``ContentType``
   and ``TypedDict`` shapes for every event, content, request and payload.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._backend import impl
+from .builders import ContentBuilder, MessageBuilder, ResponseBuilder, StreamingResponseBuilder
 from .types import (
     AgentRequest,
     AgentResponse,
@@ -59,6 +62,7 @@ __all__ = [
     "BaseRequest",
     "BaseResponse",
     "Content",
+    "ContentBuilder",
     "ContentType",
     "DataContent",
     "Error",
@@ -76,10 +80,13 @@ __all__ = [
     "McpListTools",
     "McpListToolsTool",
     "Message",
+    "MessageBuilder",
     "MessageType",
     "RefusalContent",
+    "ResponseBuilder",
     "Role",
     "RunStatus",
+    "StreamingResponseBuilder",
     "TextContent",
     "Tool",
     "ToolCall",
