@@ -161,3 +161,32 @@ def test_chunking_never_matters(
     stream = stream_of(texts)
     chunks = split_at(stream, [c for c in cuts if c <= len(stream)])
     assert observe(backend, chunks, opts)[-1] == observe(backend, [stream], opts)[-1]
+
+
+@pytest.mark.parametrize(
+    "backend", [pytest.param(NATIVE, id="native", marks=requires_native), pytest.param(PURE, id="python")]
+)
+@SETTINGS
+@given(texts=st.lists(frames, max_size=12), opts=options, cut=st.integers(1, 60))
+def test_feed_and_feed_with_events_agree(
+    backend: ModuleType, texts: list[str], opts: dict[str, Any], cut: int
+) -> None:
+    """feed() may take a quicker path than feed_with_events(): same result."""
+    stream = stream_of(texts)
+    chunks = [stream[i : i + cut] for i in range(0, len(stream), cut)]
+
+    def run(method: str) -> list:
+        assembler = backend.AgentScopeAssembler(**opts)
+        seen: list = []
+        for chunk in chunks:
+            try:
+                getattr(assembler, method)(chunk)
+            except AgentCodecError as err:
+                seen.append(str(err))
+        try:
+            seen.append(assembler.close())
+        except AgentCodecError as err:
+            seen.append(str(err))
+        return [*seen, assembler.response, assembler.messages, assembler.errors]
+
+    assert run("feed") == run("feed_with_events")

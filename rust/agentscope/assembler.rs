@@ -12,6 +12,7 @@ use std::fmt;
 
 use indexmap::IndexMap;
 
+use super::probe::{Probe, StrField};
 use crate::json::{self, Map, Value};
 use crate::sse::{Decoder, LimitError, Limits};
 
@@ -182,6 +183,8 @@ struct State {
     output: Option<Value>,
     /// Keyed by the message's string id; any other id counts as none.
     messages: IndexMap<Option<String>, Message>,
+    /// Where the last message a delta went to stands in `messages`.
+    last_message: Option<usize>,
     errors: Vec<ErrorRecord>,
     /// SSE data decoded but not applied yet, because an earlier event failed.
     backlog: VecDeque<String>,
@@ -209,6 +212,7 @@ impl Assembler {
                 response_seen: false,
                 output: None,
                 messages: IndexMap::new(),
+                last_message: None,
                 errors: Vec::new(),
                 backlog: VecDeque::new(),
                 events: 0,
@@ -235,21 +239,38 @@ impl Assembler {
         self.state.closed
     }
 
-    /// Assembles a chunk of the raw SSE stream, in any chunking. `observe`
-    /// sees every event before it is applied.
+    /// Assembles a chunk of the raw SSE stream, in any chunking.
     ///
     /// After an error, what was assembled before it stays, and the events
     /// that followed it in the chunk wait for the next call.
-    pub fn feed(&mut self, chunk: &[u8], mut observe: impl FnMut(&Value)) -> Result<(), Error> {
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.feed_inner(chunk, None)
+    }
+
+    /// Like [`Assembler::feed`]; `observe` sees every event, decoded, before
+    /// it is applied.
+    pub fn feed_observed(
+        &mut self,
+        chunk: &[u8],
+        mut observe: impl FnMut(&Value),
+    ) -> Result<(), Error> {
+        self.feed_inner(chunk, Some(&mut observe))
+    }
+
+    fn feed_inner(
+        &mut self,
+        chunk: &[u8],
+        mut observe: Option<&mut (dyn FnMut(&Value) + '_)>,
+    ) -> Result<(), Error> {
         let state = &mut self.state;
         state.check_open()?;
         // The chunk is decoded even when the backlog fails again, so that no
         // input is lost: its events join the backlog.
-        let mut failure = state.drain_backlog(&mut observe).err();
+        let mut failure = state.drain_backlog(observe.as_deref_mut()).err();
         let framing = self.decoder.feed(chunk, |event| {
             if failure.is_some() {
                 state.backlog.push_back(event.data.to_owned());
-            } else if let Err(err) = state.apply_text(event.data, &mut observe) {
+            } else if let Err(err) = state.apply_text(event.data, observe.as_deref_mut()) {
                 failure = Some(err);
             }
         });
@@ -264,7 +285,7 @@ impl Assembler {
     pub fn feed_event(&mut self, event: Value) -> Result<(), Error> {
         let state = &mut self.state;
         state.check_open()?;
-        state.drain_backlog(&mut |_| {})?;
+        state.drain_backlog(None)?;
         state.events += 1;
         match event {
             Value::Object(event) => state.apply(event),
@@ -277,7 +298,7 @@ impl Assembler {
     pub fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
         let state = &mut self.state;
         state.check_open()?;
-        state.drain_backlog(&mut |_| {})?;
+        state.drain_backlog(None)?;
         state.events += 1;
         state.fail(problem)
     }
@@ -289,12 +310,12 @@ impl Assembler {
         if state.closed {
             return Ok(());
         }
-        state.drain_backlog(&mut |_| {})?;
+        state.drain_backlog(None)?;
         let mut failure: Option<Error> = None;
         let framing = self.decoder.close(|event| {
             if failure.is_some() {
                 state.backlog.push_back(event.data.to_owned());
-            } else if let Err(err) = state.apply_text(event.data, &mut |_| {}) {
+            } else if let Err(err) = state.apply_text(event.data, None) {
                 failure = Some(err);
             }
         });
@@ -343,21 +364,39 @@ impl State {
         }
     }
 
-    fn drain_backlog(&mut self, observe: &mut impl FnMut(&Value)) -> Result<(), Error> {
+    fn drain_backlog(
+        &mut self,
+        mut observe: Option<&mut (dyn FnMut(&Value) + '_)>,
+    ) -> Result<(), Error> {
         while let Some(text) = self.backlog.pop_front() {
-            self.apply_text(&text, observe)?;
+            self.apply_text(&text, observe.as_deref_mut())?;
         }
         Ok(())
     }
 
-    fn apply_text(&mut self, text: &str, observe: &mut impl FnMut(&Value)) -> Result<(), Error> {
+    fn apply_text(
+        &mut self,
+        text: &str,
+        observe: Option<&mut (dyn FnMut(&Value) + '_)>,
+    ) -> Result<(), Error> {
         self.events += 1;
         if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
             return Ok(());
         }
+        // Most events are deltas to a slot that exists: they take the quick
+        // path, unless the caller wants every event decoded.
+        if observe.is_none() {
+            if let Some(probe) = Probe::parse(text) {
+                if self.append_delta(&probe) {
+                    return Ok(());
+                }
+            }
+        }
         match json::parse(text) {
             Ok(event @ Value::Object(_)) => {
-                observe(&event);
+                if let Some(observe) = observe {
+                    observe(&event);
+                }
                 match event {
                     Value::Object(event) => self.apply(event),
                     _ => Ok(()),
@@ -366,6 +405,72 @@ impl State {
             Ok(other) => self.fail(format!("is {}, not an object", json::kind(&other))),
             Err(_) => self.fail("is not valid JSON".to_owned()),
         }
+    }
+
+    /// Applies a content delta that appends to an existing slot, from a
+    /// probe: what [`State::content`] does for it, without a `Value` tree.
+    /// Returns false, having changed nothing, for any other event.
+    fn append_delta(&mut self, probe: &Probe<'_>) -> bool {
+        let upstream = self.options.data_merge == DataMerge::Upstream;
+        if probe.object.as_ref().and_then(StrField::as_str) != Some("content")
+            || probe.delta != Some(Value::Bool(true))
+        {
+            return false;
+        }
+        let (Some(index), Some(msg_id)) = (
+            probe.index.as_ref().and_then(int_index),
+            probe.msg_id.as_ref().and_then(StrField::as_str),
+        ) else {
+            return false;
+        };
+        if self.options.strict
+            && !probe
+                .kind
+                .as_ref()
+                .and_then(StrField::as_str)
+                .is_some_and(|kind| CONTENT_TYPES.contains(&kind))
+        {
+            return false;
+        }
+        let Some(position) = self.find_message(msg_id) else {
+            return false;
+        };
+        let Some((_, message)) = self.messages.get_index_mut(position) else {
+            return false;
+        };
+        let Some(Value::Object(slot)) = message.slots.get_mut(&index) else {
+            return false;
+        };
+        let kind = slot.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind == "data" {
+            return false; // data merges need the whole delta
+        }
+        if let Some(field) = appended_field(kind, upstream) {
+            if let Some(piece) = probe.appended(field) {
+                append(slot, field, piece);
+            }
+        }
+        if let Some(status) = &probe.status {
+            if slot.get("status") != Some(status) {
+                slot.insert("status".to_owned(), status.clone());
+            }
+        }
+        true
+    }
+
+    /// The position of the message with this id, remembering the last one
+    /// found: deltas mostly go to the message before them.
+    fn find_message(&mut self, msg_id: &str) -> Option<usize> {
+        if let Some(position) = self.last_message {
+            if let Some((Some(key), _)) = self.messages.get_index(position) {
+                if key == msg_id {
+                    return Some(position);
+                }
+            }
+        }
+        let position = self.messages.get_index_of(&Some(msg_id.to_owned()))?;
+        self.last_message = Some(position);
+        Some(position)
     }
 
     fn fail(&mut self, problem: String) -> Result<(), Error> {
@@ -702,5 +807,103 @@ fn merge(target: &mut Map<String, Value>, delta: &Map<String, Value>) {
             (Some(Value::Object(inner)), Value::Object(more)) => merge(inner, more),
             (Some(existing), _) => *existing = value.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURES: [(&str, &str); 4] = [
+        (
+            include_str!("../../tests/fixtures/agentscope/runner_text.sse"),
+            include_str!("../../tests/fixtures/agentscope/runner_text.json"),
+        ),
+        (
+            include_str!("../../tests/fixtures/agentscope/runner_agentscope.sse"),
+            include_str!("../../tests/fixtures/agentscope/runner_agentscope.json"),
+        ),
+        (
+            include_str!("../../tests/fixtures/agentscope/builder_agent_turn.sse"),
+            include_str!("../../tests/fixtures/agentscope/builder_agent_turn.json"),
+        ),
+        (
+            include_str!("../../tests/fixtures/agentscope/runner_text_error.sse"),
+            include_str!("../../tests/fixtures/agentscope/runner_text_error.json"),
+        ),
+    ];
+
+    fn expected_final(json_text: &str) -> Value {
+        json::parse(json_text).unwrap()["final"].clone()
+    }
+
+    #[test]
+    fn upstream_streams_assemble_to_upstream_final_responses() {
+        for (stream, expected) in FIXTURES {
+            for size in [1, 7, 4096, stream.len()] {
+                let mut assembler = Assembler::default();
+                for chunk in stream.as_bytes().chunks(size) {
+                    assembler.feed(chunk).unwrap();
+                }
+                assembler.close().unwrap();
+                assert_eq!(
+                    assembler.response(),
+                    expected_final(expected),
+                    "chunks of {size}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn quick_path_and_full_path_agree() {
+        for (stream, _) in FIXTURES {
+            let cut = stream.len() * 2 / 3;
+            let mut quick = Assembler::default();
+            quick.feed(&stream.as_bytes()[..cut]).unwrap();
+            let mut full = Assembler::default();
+            let mut seen = 0;
+            full.feed_observed(&stream.as_bytes()[..cut], |_| seen += 1)
+                .unwrap();
+            assert!(seen > 0);
+            assert_eq!(quick.response(), full.response());
+            assert_eq!(quick.messages(), full.messages());
+        }
+    }
+
+    #[test]
+    fn bad_event_is_reported_and_the_rest_waits() {
+        let mut assembler = Assembler::default();
+        let stream = "data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m\",\"text\":\"a\"}\n\n\
+                      data: [1]\n\n\
+                      data: {\"object\":\"content\",\"type\":\"text\",\"index\":0,\"delta\":true,\"msg_id\":\"m\",\"text\":\"b\"}\n\n";
+        let err = assembler.feed(stream.as_bytes()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "AgentScope event 2 is a JSON array, not an object"
+        );
+        assert_eq!(assembler.messages()[0]["content"][0]["text"], "a");
+        assembler.feed(b"").unwrap();
+        assert_eq!(assembler.messages()[0]["content"][0]["text"], "ab");
+        assembler.close().unwrap();
+        assert_eq!(assembler.response()["status"], "incomplete");
+    }
+
+    #[test]
+    fn upstream_data_merge() {
+        let options = Options {
+            data_merge: DataMerge::Upstream,
+            ..Options::default()
+        };
+        let mut assembler = Assembler::new(options);
+        let base = r#"{"object":"content","type":"data","index":0,"msg_id":"m","data":{"call_id":"c1","name":"f","arguments":"","lst":[1]}}"#;
+        let delta = r#"{"object":"content","type":"data","index":0,"delta":true,"msg_id":"m","data":{"call_id":"c1","arguments":"{\"ci","lst":[2],"newkey":"x"}}"#;
+        assembler.feed_event(json::parse(base).unwrap()).unwrap();
+        assembler.feed_event(json::parse(delta).unwrap()).unwrap();
+        let data = &assembler.messages()[0]["content"][0]["data"];
+        assert_eq!(
+            data.to_string(),
+            r#"{"call_id":"c1c1","name":"f","arguments":"{\"ci","lst":[1,2]}"#
+        );
     }
 }

@@ -2,5 +2,6 @@
 //! streams.
 
 mod assembler;
+mod probe;
 
 pub use assembler::{Assembler, DataMerge, Error, ErrorRecord, EventError, OnError, Options};

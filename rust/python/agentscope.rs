@@ -70,7 +70,7 @@ impl AgentScopeAssembler {
     /// Assembles a chunk of the raw SSE stream (any chunking).
     fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let inner = &mut self.inner;
-        with_bytes(data, "Assembler.feed()", |bytes| inner.feed(bytes, |_| {}))?
+        with_bytes(data, "Assembler.feed()", |bytes| inner.feed(bytes))?
             .map_err(|err| to_py_err(py, err))
     }
 
@@ -84,7 +84,7 @@ impl AgentScopeAssembler {
         let mut failure: Option<PyErr> = None;
         let inner = &mut self.inner;
         let result = with_bytes(data, "Assembler.feed_with_events()", |bytes| {
-            inner.feed(bytes, |event| {
+            inner.feed_observed(bytes, |event| {
                 if failure.is_none() {
                     if let Err(err) = to_python(py, event).and_then(|event| events.append(event)) {
                         failure = Some(err);

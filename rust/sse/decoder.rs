@@ -371,7 +371,7 @@ impl Decoder {
                 // id survives.
                 if memchr(0, value).is_none() {
                     self.id_buffer.clear();
-                    self.id_buffer.push_str(&String::from_utf8_lossy(value));
+                    self.id_buffer.push_str(&lossy_utf8(value));
                 }
             }
             b"retry" => {
@@ -398,11 +398,11 @@ impl Decoder {
             return;
         }
         self.data.pop();
-        let data = String::from_utf8_lossy(&self.data);
+        let data = lossy_utf8(&self.data);
         let event_type = if self.event_type.is_empty() {
             Cow::Borrowed("message")
         } else {
-            String::from_utf8_lossy(&self.event_type)
+            lossy_utf8(&self.event_type)
         };
         on_event(Event {
             event: &event_type,
@@ -443,6 +443,15 @@ fn classify(prefix: &[u8]) -> LineClass {
         None if head.len() == CLASSIFY_PREFIX => LineClass::Ignored,
         None if KNOWN_FIELDS.iter().any(|name| name.starts_with(head)) => LineClass::Undecided,
         None => LineClass::Ignored,
+    }
+}
+
+/// UTF-8 with invalid sequences replaced by U+FFFD. Valid text, the usual
+/// case, takes the fast validator and is borrowed.
+fn lossy_utf8(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 
