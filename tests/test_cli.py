@@ -112,3 +112,11 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert info.value.code == 0
     assert "agentcodec 0.1.0" in capsys.readouterr().out
+
+
+def test_assemble_langchain(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = Path(__file__).resolve().parent / "fixtures" / "langchain" / "parallel_tool_calls.sse"
+    assert main(["assemble", "--protocol", "langchain", str(capture)]) == 0
+    (message,) = json.loads(capsys.readouterr().out)
+    assert message["status"] == "completed"
+    assert [block["type"] for block in message["content"]] == ["text", "tool_call", "tool_call"]

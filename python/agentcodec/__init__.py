@@ -10,7 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._backend import backend, impl
-from ._errors import AgentCodecError, AgentScopeError, AgentScopeEventError, SSEError, SSELimitError
+from ._errors import (
+    AgentCodecError,
+    AgentScopeError,
+    AgentScopeEventError,
+    LangChainError,
+    LangChainEventError,
+    ResumeGapError,
+    SSEError,
+    SSELimitError,
+)
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -38,6 +47,9 @@ __all__ = [
     "AgentCodecError",
     "AgentScopeError",
     "AgentScopeEventError",
+    "LangChainError",
+    "LangChainEventError",
+    "ResumeGapError",
     "SSEDecoder",
     "SSEError",
     "SSEEvent",

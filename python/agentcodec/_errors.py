@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["AgentCodecError", "AgentScopeError", "AgentScopeEventError", "SSEError", "SSELimitError"]
+__all__ = [
+    "AgentCodecError",
+    "AgentScopeError",
+    "AgentScopeEventError",
+    "LangChainError",
+    "LangChainEventError",
+    "ResumeGapError",
+    "SSEError",
+    "SSELimitError",
+]
 
 
 class AgentCodecError(Exception):
@@ -77,3 +86,66 @@ class AgentScopeEventError(AgentScopeError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.event, self.problem))
+
+
+class LangChainError(AgentCodecError, ValueError):
+    """A LangChain protocol stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class LangChainEventError(LangChainError):
+    """One message of a LangChain protocol stream is not a JSON object.
+
+    Attributes:
+        event: the message's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    event: int
+    problem: str
+
+    def __init__(self, event: int, problem: str) -> None:
+        self.event = event
+        self.problem = problem
+        super().__init__(f"LangChain protocol message {event} {problem}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.event, self.problem))
+
+
+class ResumeGapError(LangChainError):
+    """Events a client asked to replay are no longer buffered.
+
+    Attributes:
+        since: the sequence number the client has seen.
+        min_available_seq: the oldest sequence number still buffered.
+        missed: how many events the client cannot get back.
+    """
+
+    since: int
+    min_available_seq: int
+
+    def __init__(self, since: int, min_available_seq: int) -> None:
+        self.since = since
+        self.min_available_seq = min_available_seq
+        super().__init__(
+            f"cannot replay after seq {since}: the oldest buffered event is seq {min_available_seq} "
+            f"({self.missed} events missed)"
+        )
+
+    @property
+    def missed(self) -> int:
+        return self.min_available_seq - self.since - 1
+
+    def to_response(self, command_id: int | None = None) -> dict[str, Any]:
+        """The ``resume_gap`` error response servers send for it."""
+        return {
+            "type": "error",
+            "id": command_id,
+            "error": "resume_gap",
+            "message": str(self),
+            "since": self.since,
+            "min_available_seq": self.min_available_seq,
+        }
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.since, self.min_available_seq))

@@ -13,9 +13,18 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, Literal, TextIO
 
-from . import AgentCodecError, SSEDecoder, SSEEvent, SSELimitError, __version__, agentscope, backend
+from . import (
+    AgentCodecError,
+    SSEDecoder,
+    SSEEvent,
+    SSELimitError,
+    __version__,
+    agentscope,
+    backend,
+    langchain,
+)
 
 __all__ = ["main"]
 
@@ -59,13 +68,15 @@ def _open(args: argparse.Namespace) -> tuple[BinaryIO, str]:
 
 
 def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
-    assembler = agentscope.Assembler(
-        data_merge=args.data_merge,
-        on_error="skip" if args.skip_errors else "raise",
-        strict=args.strict,
-        max_line_bytes=args.max_line_bytes,
-        max_event_bytes=args.max_event_bytes,
-    )
+    limits = {"max_line_bytes": args.max_line_bytes, "max_event_bytes": args.max_event_bytes}
+    on_error: Literal["raise", "skip"] = "skip" if args.skip_errors else "raise"
+    assembler: Any
+    if args.protocol == "agentscope":
+        assembler = agentscope.Assembler(
+            data_merge=args.data_merge, on_error=on_error, strict=args.strict, **limits
+        )
+    else:
+        assembler = langchain.Assembler(tool_args=args.tool_args, on_error=on_error, **limits)
     source, name = _open(args)
     status = 0
     try:
@@ -76,8 +87,11 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         # What was assembled before the error is still printed.
         print(f"agentcodec assemble: {name}: {err}", file=sys.stderr)
         status = 1
-    response = assembler.close() if status == 0 else assembler.response
-    out.write(json.dumps(response, ensure_ascii=False, indent=2) + "\n")
+    if args.protocol == "agentscope":
+        result = assembler.close() if status == 0 else assembler.response
+    else:
+        result = assembler.close() if status == 0 else assembler.messages
+    out.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     return status
 
 
@@ -138,9 +152,10 @@ def _parser() -> argparse.ArgumentParser:
     assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
     assemble.add_argument(
         "--protocol",
-        choices=["agentscope"],
+        choices=["agentscope", "langchain"],
         required=True,
-        help="the stream's protocol: agentscope (AgentScope Runtime /process)",
+        help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response) or "
+        "langchain (LangChain Agent Streaming Protocol; prints the messages)",
     )
     assemble.add_argument(
         "--data-merge",
@@ -148,7 +163,15 @@ def _parser() -> argparse.ArgumentParser:
         default="merge",
         help="how data deltas merge: as users expect (default), or exactly as agentscope-runtime",
     )
-    assemble.add_argument("--strict", action="store_true", help="reject unknown roles and content types")
+    assemble.add_argument(
+        "--strict", action="store_true", help="agentscope: reject unknown roles and content types"
+    )
+    assemble.add_argument(
+        "--tool-args",
+        choices=["strict", "auto"],
+        default="strict",
+        help="langchain: block-delta args replace (strict, the spec) or may be fragments to append (auto)",
+    )
     assemble.add_argument(
         "--skip-errors", action="store_true", help="skip events that are not JSON objects instead of stopping"
     )

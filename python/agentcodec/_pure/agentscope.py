@@ -13,6 +13,10 @@ from typing import Any
 
 from .._errors import AgentScopeError, AgentScopeEventError, SSELimitError
 from ._args import limit_arg
+from .accumulate import Pieces as _Pieces
+from .accumulate import append as _append
+from .accumulate import is_text as _is_text
+from .accumulate import render as _render
 from .json_values import JSONValueError, copy_value, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
 
@@ -39,48 +43,10 @@ ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 INDEX_MIN, INDEX_MAX = -(2**63), 2**63 - 1
 
 
-class _Pieces(list[str]):
-    """A string being appended to: pieces joined when the state is read."""
-
-    __slots__ = ()
-
-    def text(self) -> str:
-        if len(self) > 1:
-            joined = "".join(self)
-            self[:] = [joined]
-        return self[0] if self else ""
-
-
-def _is_text(value: Any) -> bool:
-    return isinstance(value, (str, _Pieces))
-
-
-def _append(container: dict[str, Any], key: str, piece: str) -> None:
-    existing = container.get(key)
-    if isinstance(existing, _Pieces):
-        existing.append(piece)
-    elif existing is None:
-        container[key] = _Pieces([piece])
-    elif isinstance(existing, str):
-        container[key] = _Pieces([existing, piece])
-    # Any other value (a number, say) is not a string to append to.
-
-
 def _str(value: Any) -> str | None:
     """The value if it is a string: JSON values of other types (lists, say)
     cannot be looked up in a set."""
     return value if isinstance(value, str) else None
-
-
-def _render(value: Any) -> Any:
-    """A plain, independent copy of a stored value."""
-    if isinstance(value, _Pieces):
-        return value.text()
-    if isinstance(value, dict):
-        return {key: _render(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_render(item) for item in value]
-    return value
 
 
 def _merge_upstream(target: dict[str, Any], delta: dict[str, Any]) -> None:

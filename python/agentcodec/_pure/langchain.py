@@ -1,0 +1,479 @@
+"""Assembling the messages channel of the LangChain Agent Streaming
+Protocol: the pure-Python reference implementation.
+
+A message is identified by its namespace and node; its content blocks by
+their wire index, and blocks may interleave. Deltas append (text, reasoning,
+base64 data, tool-call arguments) or shallow-merge (``block-delta``);
+``content-block-finish`` is authoritative; ``message-finish`` turns tool-call
+chunks still open into tool calls (strict JSON) or invalid tool calls.
+Events already applied (by ``event_id``) are not applied again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+from .._errors import AgentCodecError, LangChainError, LangChainEventError, SSELimitError
+from ._args import limit_arg
+from .accumulate import append, is_text, render
+from .json_values import JSONValueError, copy_value, loads
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
+
+__all__ = ["Assembler"]
+
+ON_ERROR_MODES = ("raise", "skip")
+TOOL_ARGS_MODES = ("strict", "auto")
+# How many recent event ids are remembered to drop a replayed event: more
+# than the 10,000 events a server's replay buffer holds.
+SEEN_EVENT_IDS = 16384
+TOOL_CHUNK_TYPES = {"tool_call_chunk": "tool_call", "server_tool_call_chunk": "server_tool_call"}
+# Keys of the spec's camelCase spelling that blocks and messages may use.
+CAMEL_KEYS = {
+    "mimeType": "mime_type",
+    "fileId": "file_id",
+    "toolCallId": "tool_call_id",
+    "startIndex": "start_index",
+    "endIndex": "end_index",
+    "citedText": "cited_text",
+    "messageId": "message_id",
+}
+INVALID_JSON = "Failed to parse tool call arguments as JSON"
+NOT_AN_OBJECT = "Tool call arguments are not a JSON object"
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def snake_case(key: str) -> str:
+    """``inputTokens`` -> ``input_tokens``: how usage keys are normalised."""
+    return _CAMEL_BOUNDARY.sub("_", key).lower() if not key.islower() else key
+
+
+def _snake_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {snake_case(key): _snake_keys(item) for key, item in value.items()}
+    return value
+
+
+def _block_keys(block: dict[str, Any]) -> dict[str, Any]:
+    """A block with the spec's camelCase keys in their wire spelling."""
+    if not any(key in CAMEL_KEYS for key in block):
+        return block
+    return {CAMEL_KEYS.get(key, key): value for key, value in block.items()}
+
+
+def _first(data: dict[str, Any], *keys: str) -> Any:
+    """The value of the first key present (a field and its legacy names)."""
+    for key in keys:
+        if key in data:
+            return data[key]
+    return None
+
+
+class _Message:
+    __slots__ = ("blocks", "extra", "fields", "finished")
+
+    def __init__(self, namespace: list[str], node: str | None, message_id: Any, role: Any) -> None:
+        self.fields: dict[str, Any] = {
+            "id": message_id,
+            "role": role,
+            "namespace": list(namespace),
+            "node": node,
+            "metadata": None,
+            "usage": None,
+            "finish_reason": None,
+            "response_metadata": None,
+            "status": "in_progress",
+            "error": None,
+        }
+        self.extra: dict[str, Any] = {}
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.finished: set[int] = set()
+
+    def render(self) -> dict[str, Any]:
+        message: dict[str, Any] = {key: render(value) for key, value in self.fields.items()}
+        message["content"] = [render(self.blocks[index]) for index in sorted(self.blocks)]
+        message.update(render(self.extra))
+        return message
+
+
+def _finalize_tool_chunk(block: dict[str, Any]) -> dict[str, Any]:
+    """A tool-call chunk at the end of its message: a tool call when its
+    arguments are a JSON object (none at all count as ``{}``), otherwise an
+    invalid tool call with the raw arguments and the reason."""
+    final = dict(block)
+    raw = render(block.get("args"))
+    if raw is None or raw == "":
+        parsed: Any = {}
+    elif isinstance(raw, str):
+        try:
+            parsed = loads(raw)
+        except JSONValueError:
+            final["type"] = "invalid_tool_call"
+            final["error"] = INVALID_JSON
+            return final
+    else:
+        parsed = raw
+    if not isinstance(parsed, dict):
+        final["type"] = "invalid_tool_call"
+        final["error"] = NOT_AN_OBJECT
+        return final
+    final["type"] = TOOL_CHUNK_TYPES[block["type"]]
+    final["args"] = parsed
+    return final
+
+
+class Assembler:
+    """Assembles the messages of a LangChain Agent Streaming Protocol stream."""
+
+    def __init__(
+        self,
+        *,
+        tool_args: str = "strict",
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        for name, value, allowed in (
+            ("tool_args", tool_args, TOOL_ARGS_MODES),
+            ("on_error", on_error, ON_ERROR_MODES),
+        ):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be str, not {type(value).__name__}")
+            if value not in allowed:
+                raise ValueError(f"{name} must be {allowed[0]!r} or {allowed[1]!r}, not {value!r}")
+        self._auto_args = tool_args == "auto"
+        self._skip_errors = on_error == "skip"
+        self._decoder = SSEDecoder(
+            max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
+            max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
+        )
+        self._messages: list[_Message] = []
+        # The message being streamed for each (namespace, node).
+        self._active: dict[tuple[tuple[str, ...], str | None], _Message] = {}
+        self._seen_ids: set[str] = set()
+        self._seen_order: deque[str] = deque()
+        self._errors: list[dict[str, Any]] = []
+        self._backlog: list[Any] = []
+        self._events = 0
+        self._duplicates = 0
+        self._closed = False
+
+    # --- input ---------------------------------------------------------------
+
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
+        """Assembles a chunk of a raw SSE stream (any chunking)."""
+        self._check_open()
+        texts = self._backlog
+        self._backlog = []
+        try:
+            events = self._decoder.feed(data)
+        except SSELimitError as exc:
+            before, exc.events = exc.events, []
+            self._apply_all(texts + [event.data for event in before])
+            raise
+        self._apply_all(texts + [event.data for event in events])
+
+    def feed_frame(self, frame: str | bytes | bytearray) -> None:
+        """Assembles one WebSocket text frame (one JSON message)."""
+        self._check_open()
+        text = frame if isinstance(frame, str) else bytes(frame).decode("utf-8", "replace")
+        self._apply_all([*self._take_backlog(), text])
+
+    def feed_event(self, envelope: dict[str, Any]) -> None:
+        """Assembles one message that is already decoded (a dict)."""
+        self._check_open()
+        self._apply_all(self._take_backlog())
+        self._events += 1
+        try:
+            copied = copy_value(envelope)
+        except JSONValueError as exc:
+            self._fail(f"is not JSON-compatible: {exc}")
+            return
+        self._apply_envelope(copied)
+
+    def close(self) -> list[dict[str, Any]]:
+        """Ends the stream and returns the messages. A message still being
+        streamed is "incomplete", with everything assembled so far."""
+        if not self._closed:
+            texts = self._take_backlog() + [event.data for event in self._decoder.close()]
+            self._apply_all(texts)
+            self._closed = True
+            for message in self._active.values():
+                message.fields["status"] = "incomplete"
+            self._active.clear()
+        return self.messages
+
+    # --- output --------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message so far, in the order they started: a new list of new
+        dicts on every access."""
+        return [message.render() for message in self._messages]
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Events skipped with ``on_error="skip"``."""
+        return [dict(error) for error in self._errors]
+
+    @property
+    def event_count(self) -> int:
+        """Events seen so far, duplicates included."""
+        return self._events
+
+    @property
+    def duplicate_count(self) -> int:
+        """Events dropped because their ``event_id`` was already applied."""
+        return self._duplicates
+
+    # --- internals -----------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LangChainError("the assembler is closed")
+
+    def _take_backlog(self) -> list[Any]:
+        texts, self._backlog = self._backlog, []
+        return texts
+
+    def _apply_all(self, texts: list[str]) -> None:
+        for position, text in enumerate(texts):
+            try:
+                self._apply_text(text)
+            except AgentCodecError:
+                self._backlog = texts[position + 1 :]
+                raise
+
+    def _apply_text(self, text: str) -> None:
+        self._events += 1
+        try:
+            envelope = loads(text)
+        except JSONValueError:
+            self._fail("is not valid JSON")
+            return
+        self._apply_envelope(envelope)
+
+    def _fail(self, problem: str) -> None:
+        error = LangChainEventError(self._events, problem)
+        if not self._skip_errors:
+            raise error
+        self._errors.append({"event": error.event, "code": "invalid_event", "message": str(error)})
+
+    def _apply_envelope(self, envelope: Any) -> None:
+        if not isinstance(envelope, dict):
+            self._fail("is not a JSON object")
+            return
+        if envelope.get("type", "event") != "event":
+            return  # a command response: nothing to assemble
+        event_id = _first(envelope, "event_id", "eventId")
+        if isinstance(event_id, str):
+            if event_id in self._seen_ids:
+                self._duplicates += 1
+                return
+            self._remember(event_id)
+        if envelope.get("method") != "messages":
+            return
+        params = envelope.get("params")
+        if not isinstance(params, dict):
+            return
+        namespace = params.get("namespace", [])
+        data = params.get("data")
+        if not isinstance(namespace, list) or not all(isinstance(part, str) for part in namespace):
+            return
+        if not isinstance(data, dict):
+            return
+        node = params.get("node")
+        self._messages_event(namespace, node if isinstance(node, str) else None, data)
+
+    def _remember(self, event_id: str) -> None:
+        self._seen_ids.add(event_id)
+        self._seen_order.append(event_id)
+        if len(self._seen_order) > SEEN_EVENT_IDS:
+            self._seen_ids.discard(self._seen_order.popleft())
+
+    def _message_for(self, namespace: list[str], node: str | None) -> _Message:
+        """The message being streamed here, or one made up for a stream
+        joined midway."""
+        key = (tuple(namespace), node)
+        message = self._active.get(key)
+        if message is None:
+            message = self._active[key] = _Message(namespace, node, None, None)
+            self._messages.append(message)
+        return message
+
+    def _messages_event(self, namespace: list[str], node: str | None, data: dict[str, Any]) -> None:
+        kind = data.get("event")
+        if kind == "message-start":
+            self._start_message(namespace, node, data)
+            return
+        if kind not in (
+            "content-block-start",
+            "content-block-delta",
+            "content-block-finish",
+            "message-finish",
+            "error",
+        ):
+            return  # usage, provider and future events: tolerated
+        message = self._message_for(namespace, node)
+        if kind == "message-finish":
+            self._finish_message(message, data)
+            del self._active[(tuple(namespace), node)]
+            return
+        if kind == "error":
+            code = data.get("code")
+            message.fields["status"] = "error"
+            message.fields["error"] = {"message": data.get("message"), "code": code}
+            del self._active[(tuple(namespace), node)]
+            return
+        index = data.get("index")
+        if type(index) is not int or index < 0 or index >= 2**53:
+            return
+        if kind == "content-block-start":
+            content = _first(data, "content", "content_block", "contentBlock")
+            if isinstance(content, dict):
+                message.blocks[index] = _block_keys(dict(content))
+                message.finished.discard(index)
+        elif kind == "content-block-finish":
+            content = _first(data, "content", "content_block", "contentBlock")
+            if isinstance(content, dict):
+                message.blocks[index] = self._finished_block(
+                    message.blocks.get(index), _block_keys(dict(content))
+                )
+                message.finished.add(index)
+        elif index not in message.finished:
+            delta = data.get("delta")
+            if isinstance(delta, dict):
+                self._apply_delta(message, index, delta)
+            else:
+                fragment = _first(data, "content", "content_block", "contentBlock")
+                if isinstance(fragment, dict):
+                    self._apply_fragment(message, index, _block_keys(fragment))
+
+    def _start_message(self, namespace: list[str], node: str | None, data: dict[str, Any]) -> None:
+        key = (tuple(namespace), node)
+        previous = self._active.get(key)
+        if previous is not None:
+            # A new message on the same namespace and node ends the last one.
+            previous.fields["status"] = "incomplete"
+        message = _Message(namespace, node, _first(data, "id", "message_id", "messageId"), data.get("role"))
+        metadata = data.get("metadata")
+        message.fields["metadata"] = metadata if isinstance(metadata, dict) else None
+        for key_name, value in data.items():
+            if key_name not in ("event", "role", "id", "message_id", "messageId", "metadata"):
+                message.extra[CAMEL_KEYS.get(key_name, key_name)] = value
+        self._active[key] = message
+        self._messages.append(message)
+
+    def _apply_delta(self, message: _Message, index: int, delta: dict[str, Any]) -> None:
+        block = message.blocks.get(index)
+        kind = delta.get("type")
+        if kind in ("text-delta", "reasoning-delta"):
+            field = "text" if kind == "text-delta" else "reasoning"
+            piece = delta.get(field)
+            if not isinstance(piece, str):
+                return
+            if block is None:
+                block = message.blocks[index] = {"type": field, field: ""}
+            append(block, field, piece)
+        elif kind == "data-delta":
+            piece = delta.get("data")
+            encoding = delta.get("encoding", "base64")
+            if block is None or not isinstance(piece, str) or encoding not in ("base64", None):
+                return
+            field = "data" if "data" in block and "base64" not in block else "base64"
+            append(block, field, piece)
+        elif kind == "block-delta":
+            fields = delta.get("fields")
+            if not isinstance(fields, dict):
+                return
+            if block is None:
+                message.blocks[index] = _block_keys(dict(fields))
+                return
+            self._merge_fields(block, _block_keys(fields))
+        elif kind == "tool-call-delta":
+            if block is None or block.get("type") not in TOOL_CHUNK_TYPES:
+                return
+            piece = delta.get("args")
+            if piece is None:
+                piece = ""
+            if isinstance(piece, str):
+                append(block, "args", piece)
+        # Unknown delta types: ignored, the block is kept.
+
+    def _merge_fields(self, block: dict[str, Any], fields: dict[str, Any]) -> None:
+        """block-delta: a shallow merge, except that an id or name already
+        known is not cleared by null, and (in "auto" mode) arguments that do
+        not extend the ones held are taken as a fragment to append."""
+        for key, value in fields.items():
+            if key in ("id", "name") and value is None and block.get(key) is not None:
+                continue
+            if key == "args" and self._auto_args and isinstance(value, str) and is_text(block.get("args")):
+                held = render(block["args"])
+                if not value.startswith(held):
+                    append(block, "args", value)
+                    continue
+            block[key] = value
+
+    def _apply_fragment(self, message: _Message, index: int, fragment: dict[str, Any]) -> None:
+        """A legacy delta: a block-shaped fragment under ``content``."""
+        block = message.blocks.get(index)
+        if block is None:
+            message.blocks[index] = dict(fragment)
+            return
+        kind = fragment.get("type")
+        if kind in ("text", "reasoning"):
+            piece = fragment.get(kind)
+            if isinstance(piece, str):
+                append(block, kind, piece)
+        elif kind in TOOL_CHUNK_TYPES:
+            piece = fragment.get("args")
+            if isinstance(piece, str):
+                append(block, "args", piece)
+            for key in ("id", "name"):
+                if fragment.get(key) is not None:
+                    block[key] = fragment[key]
+        elif isinstance(fragment.get("data"), str):
+            append(block, "data", fragment["data"])
+        else:
+            self._merge_fields(block, fragment)
+
+    def _finished_block(self, held: dict[str, Any] | None, final: dict[str, Any]) -> dict[str, Any]:
+        """content-block-finish replaces the block, but an empty text or
+        reasoning in it does not erase what was streamed."""
+        if held is not None and final.get("type") in ("text", "reasoning"):
+            field = final["type"]
+            streamed = render(held.get(field))
+            if not final.get(field) and isinstance(streamed, str) and streamed:
+                final[field] = streamed
+        return final
+
+    def _finish_message(self, message: _Message, data: dict[str, Any]) -> None:
+        usage = data.get("usage")
+        message.fields["usage"] = _snake_keys(usage) if isinstance(usage, dict) else None
+        metadata = _first(data, "metadata", "response_metadata", "responseMetadata")
+        message.fields["response_metadata"] = metadata if isinstance(metadata, dict) else None
+        reason = _first(data, "reason", "finish_reason")
+        if reason is None and isinstance(metadata, dict):
+            reason = metadata.get("finish_reason")
+        message.fields["finish_reason"] = reason if isinstance(reason, str) else None
+        for index, block in message.blocks.items():
+            if index not in message.finished and block.get("type") in TOOL_CHUNK_TYPES:
+                message.blocks[index] = _finalize_tool_chunk(block)
+                message.finished.add(index)
+        incomplete = sorted(set(message.blocks) - message.finished)
+        message.fields["status"] = "completed"
+        if incomplete:
+            message.extra["incomplete_blocks"] = incomplete
+        for key_name, value in data.items():
+            if key_name not in (
+                "event",
+                "usage",
+                "metadata",
+                "response_metadata",
+                "responseMetadata",
+                "reason",
+                "finish_reason",
+            ):
+                message.extra.setdefault(key_name, value)
