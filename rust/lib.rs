@@ -4,8 +4,10 @@
 //! without Python. The PyO3 binding lives in [`python`], behind the `python`
 //! feature.
 
+pub mod accumulate;
 pub mod agentscope;
 pub mod json;
+pub mod langchain;
 pub mod sse;
 
 #[cfg(feature = "python")]

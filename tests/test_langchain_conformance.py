@@ -9,6 +9,17 @@ from typing import Any
 import pytest
 
 from agentcodec import LangChainEventError, langchain
+from conftest import BACKENDS
+
+Assembler: Any = None
+
+
+@pytest.fixture(autouse=True, params=BACKENDS)
+def _backend_assembler(request: pytest.FixtureRequest) -> None:
+    """Every test here runs on both backends: ``Assembler`` is the backend's."""
+    global Assembler  # noqa: PLW0603
+    Assembler = request.param.LangChainAssembler
+
 
 MS = {"event": "message-start", "role": "ai", "id": "m1"}
 MF = {"event": "message-finish"}
@@ -49,7 +60,7 @@ def envelope(data: dict, namespace: list[str] | None = None, node: str | None = 
 
 
 def run(*datas: dict, **options: Any) -> list[dict]:
-    assembler = langchain.Assembler(**options)
+    assembler = Assembler(**options)
     for data in datas:
         assembler.feed_event(envelope(data))
     return assembler.close()
@@ -260,7 +271,7 @@ def test_17_legacy_content_delta_tool_mirror() -> None:
     start = {"event": "message-start", "role": "tool", "id": "tool-c", "tool_call_id": "c"}
     legacy = {"event": "content-block-delta", "index": 0, "content": {"type": "text", "text": "42"}}
     for finish in ([F(0, {"type": "text", "text": "42"})], []):
-        assembler = langchain.Assembler()
+        assembler = Assembler()
         for data in [
             start,
             S(0, {"type": "text", "text": ""}),
@@ -381,7 +392,7 @@ def test_26_usage_casing_and_finish_reason() -> None:
 
 
 def test_27_routing_by_namespace_and_node() -> None:
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     for data in [MS, S(0, {"type": "text", "text": ""})]:
         for ns in (["a"], ["b"]):
             assembler.feed_event(envelope({**data, "id": f"m-{ns[0]}"} if data is MS else data, ns))
@@ -408,7 +419,7 @@ def test_28_sse_parsing() -> None:
         decoder = langchain.StreamDecoder()
         decoded = [m for i in range(0, len(stream), size) for m in decoder.feed(stream[i : i + size])]
         assert decoded == [json.loads(envelope_text)]
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     assembler.feed(stream)
     assert assembler.messages[0]["id"] == "m1"
 
@@ -420,7 +431,7 @@ def test_29_replay_dedup_by_event_id() -> None:
         envelope(D(0, text("Hel")), event_id="e3"),
         envelope(D(0, text("lo")), event_id="e4"),
     ]
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     for event in events + events[2:]:
         assembler.feed_event(event)
     (message,) = assembler.close()
@@ -441,7 +452,7 @@ def test_30_ws_envelopes() -> None:
     assert (gap["error"], gap["min_available_seq"]) == ("resume_gap", 900)
     event = langchain.parse_message(json.dumps(envelope(MS, eventId="x")))
     assert event["event_id"] == "x"
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     for frame in [
         json.dumps(success),
         json.dumps(envelope(MS)),
@@ -459,7 +470,7 @@ def test_bad_messages_raise_naming_them_and_keep_the_rest() -> None:
     ok = json.dumps(envelope(MS))
     delta = json.dumps(envelope(D(0, text("x"))))
     stream = "".join(f"data: {frame}\n\n" for frame in [ok, "{broken", "[1]", delta])
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     with pytest.raises(LangChainEventError) as info:
         assembler.feed(stream.encode())
     assert (info.value.event, str(info.value)) == (2, "LangChain protocol message 2 is not valid JSON")
@@ -468,20 +479,20 @@ def test_bad_messages_raise_naming_them_and_keep_the_rest() -> None:
         assembler.feed(b"")
     assembler.feed(b"")
     assert assembler.messages[0]["content"] == [{"type": "text", "text": "x"}]
-    skipping = langchain.Assembler(on_error="skip")
+    skipping = Assembler(on_error="skip")
     skipping.feed(stream.encode())
     assert [e["event"] for e in skipping.errors] == [2, 3]
 
 
 def test_options_are_checked() -> None:
     with pytest.raises(ValueError, match="tool_args"):
-        langchain.Assembler(tool_args="loose")
+        Assembler(tool_args="loose")
     with pytest.raises(TypeError):
-        langchain.Assembler(on_error=1)  # type: ignore[arg-type]
+        Assembler(on_error=1)  # type: ignore[arg-type]
 
 
 def test_tolerates_unknown_methods_events_and_channels() -> None:
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     for event in [
         {"type": "event", "method": "values", "params": {"namespace": [], "data": {"x": 1}}},
         {"type": "event", "method": "custom:progress", "params": {"namespace": [], "data": 1}},

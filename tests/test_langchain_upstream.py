@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from agentcodec import langchain
+from conftest import BACKENDS
+
+Assembler: Any = None
+
+
+@pytest.fixture(autouse=True, params=BACKENDS)
+def _backend_assembler(request: pytest.FixtureRequest) -> None:
+    """Every test here runs on both backends: ``Assembler`` is the backend's."""
+    global Assembler  # noqa: PLW0603
+    Assembler = request.param.LangChainAssembler
+
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "langchain"
 NAMES = sorted(path.stem for path in FIXTURES.glob("*.sse"))
@@ -38,7 +48,7 @@ def test_fixtures_exist() -> None:
 @pytest.mark.parametrize("chunking", ["whole", "network", "bytes"])
 def test_same_content_as_chat_model_stream(name: str, chunking: str) -> None:
     stream, expected = load(name)
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     if chunking == "whole":
         assembler.feed(stream)
     elif chunking == "bytes":
@@ -65,7 +75,7 @@ def test_same_content_as_chat_model_stream(name: str, chunking: str) -> None:
 def test_replayed_events_are_not_applied_twice(name: str) -> None:
     stream, expected = load(name)
     frames = [frame + b"\n\n" for frame in stream.split(b"\n\n") if frame]
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     half = len(frames) // 2
     assembler.feed(b"".join(frames[:half]))
     # A reconnect that replays from an earlier point: the overlap is dropped.
@@ -77,7 +87,7 @@ def test_replayed_events_are_not_applied_twice(name: str) -> None:
 
 def test_parallel_tool_calls() -> None:
     stream, _ = load("parallel_tool_calls")
-    assembler = langchain.Assembler()
+    assembler = Assembler()
     assembler.feed(stream)
     (message,) = assembler.close()
     calls = [block for block in message["content"] if block["type"] == "tool_call"]

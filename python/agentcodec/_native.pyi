@@ -13,6 +13,7 @@ __all__ = [
     "AgentScopeAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "LangChainAssembler",
     "SSEDecoder",
     "SSEEvent",
     "__version__",
@@ -130,3 +131,35 @@ class AgentScopeAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+
+@final
+class LangChainAssembler:
+    """Assembles the messages of a LangChain Agent Streaming Protocol stream.
+    Public as ``agentcodec.langchain.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        tool_args: Literal["strict", "auto"] = "strict",
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> LangChainAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of a raw SSE stream (any chunking)."""
+    def feed_frame(self, frame: str | Buffer) -> None:
+        """Assembles one WebSocket text frame (one JSON message)."""
+    def feed_event(self, envelope: Mapping[str, Any]) -> None:
+        """Assembles one message that is already decoded (a dict)."""
+    def close(self) -> list[dict[str, Any]]:
+        """Ends the stream and returns the messages."""
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message so far, in the order they started."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Messages skipped with ``on_error="skip"``."""
+    @property
+    def event_count(self) -> int: ...
+    @property
+    def duplicate_count(self) -> int: ...

@@ -13,6 +13,7 @@ use std::fmt;
 use indexmap::IndexMap;
 
 use super::probe::{Probe, StrField};
+use crate::accumulate::append;
 use crate::json::{self, Map, Value};
 use crate::sse::{Decoder, LimitError, Limits};
 
@@ -761,18 +762,6 @@ fn merge_delta(slot: &mut Map<String, Value>, event: &Map<String, Value>, upstre
     }
     if let Some(status) = event.get("status") {
         slot.insert("status".to_owned(), status.clone());
-    }
-}
-
-/// Appends to a string field; a missing or null field starts as "", any
-/// other value is not a string to append to.
-fn append(container: &mut Map<String, Value>, key: &str, piece: &str) {
-    match container.get_mut(key) {
-        Some(Value::String(text)) => text.push_str(piece),
-        None | Some(Value::Null) => {
-            container.insert(key.to_owned(), Value::String(piece.to_owned()));
-        }
-        Some(_) => {}
     }
 }
 

@@ -11,6 +11,8 @@ use crate::sse::LimitError;
 static SSE_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AGENTSCOPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AGENTSCOPE_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static LANGCHAIN_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static LANGCHAIN_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Instantiates the named exception class of `agentcodec._errors`.
 fn raise<'py>(
@@ -52,5 +54,20 @@ pub fn sse_limit_error(py: Python<'_>, err: &LimitError, events: Bound<'_, PyLis
         &SSE_LIMIT_ERROR,
         "SSELimitError",
         (err.kind.setting(), err.max_bytes, err.offset, events),
+    )
+}
+
+/// `LangChainError(message)`.
+pub fn langchain_error(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, &LANGCHAIN_ERROR, "LangChainError", (message,))
+}
+
+/// `LangChainEventError(event, problem)`.
+pub fn langchain_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
+    raise(
+        py,
+        &LANGCHAIN_EVENT_ERROR,
+        "LangChainEventError",
+        (event, problem),
     )
 }

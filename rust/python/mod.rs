@@ -5,6 +5,7 @@ mod args;
 mod bytes;
 mod errors;
 mod json;
+mod langchain;
 mod sse;
 
 use pyo3::prelude::*;
@@ -22,6 +23,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "AgentScopeAssembler",
         m.py().get_type::<agentscope::AgentScopeAssembler>(),
+    )?;
+    // Exposed to users as agentcodec.langchain.Assembler.
+    m.add(
+        "LangChainAssembler",
+        m.py().get_type::<langchain::LangChainAssembler>(),
     )?;
     m.add_function(wrap_pyfunction!(sse::encode_sse, m)?)?;
     m.add_function(wrap_pyfunction!(sse::encode_sse_comment, m)?)?;

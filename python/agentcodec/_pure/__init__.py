@@ -4,6 +4,7 @@ for module, used where the native extension is unavailable or when
 
 from .._version import __version__
 from .agentscope import Assembler as AgentScopeAssembler
+from .langchain import Assembler as LangChainAssembler
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment
 
@@ -11,6 +12,7 @@ __all__ = [
     "AgentScopeAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "LangChainAssembler",
     "SSEDecoder",
     "SSEEvent",
     "__version__",

@@ -63,6 +63,10 @@ def _block_keys(block: dict[str, Any]) -> dict[str, Any]:
     return {CAMEL_KEYS.get(key, key): value for key, value in block.items()}
 
 
+def _is_tool_chunk(kind: Any) -> bool:
+    return isinstance(kind, str) and kind in TOOL_CHUNK_TYPES
+
+
 def _first(data: dict[str, Any], *keys: str) -> Any:
     """The value of the first key present (a field and its legacy names)."""
     for key in keys:
@@ -393,7 +397,7 @@ class Assembler:
                 return
             self._merge_fields(block, _block_keys(fields))
         elif kind == "tool-call-delta":
-            if block is None or block.get("type") not in TOOL_CHUNK_TYPES:
+            if block is None or not _is_tool_chunk(block.get("type")):
                 return
             piece = delta.get("args")
             if piece is None:
@@ -427,7 +431,7 @@ class Assembler:
             piece = fragment.get(kind)
             if isinstance(piece, str):
                 append(block, kind, piece)
-        elif kind in TOOL_CHUNK_TYPES:
+        elif _is_tool_chunk(kind):
             piece = fragment.get("args")
             if isinstance(piece, str):
                 append(block, "args", piece)
@@ -459,7 +463,7 @@ class Assembler:
             reason = metadata.get("finish_reason")
         message.fields["finish_reason"] = reason if isinstance(reason, str) else None
         for index, block in message.blocks.items():
-            if index not in message.finished and block.get("type") in TOOL_CHUNK_TYPES:
+            if index not in message.finished and _is_tool_chunk(block.get("type")):
                 message.blocks[index] = _finalize_tool_chunk(block)
                 message.finished.add(index)
         incomplete = sorted(set(message.blocks) - message.finished)

@@ -24,13 +24,9 @@ from .subscriptions import Subscription, event_channel
 from .types import CHANNELS, COMMAND_METHODS, ERROR_CODES
 
 if TYPE_CHECKING:
-    from .._pure.langchain import Assembler
+    from .._native import LangChainAssembler as Assembler
 else:
-    # The Rust core does not assemble this protocol yet: both backends use
-    # the pure-Python assembler for it.
-    Assembler = getattr(impl, "LangChainAssembler", None)
-    if Assembler is None:
-        from .._pure.langchain import Assembler
+    Assembler = impl.LangChainAssembler
 
 __all__ = [
     "CHANNELS",

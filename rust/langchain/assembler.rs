@@ -1,0 +1,897 @@
+//! Assembling the messages channel of the LangChain Agent Streaming
+//! Protocol. `python/agentcodec/_pure/langchain.py` mirrors this module
+//! rule for rule.
+//!
+//! A message is identified by its namespace and node; its content blocks
+//! by their wire index, and blocks may interleave. Deltas append (text,
+//! reasoning, base64 data, tool-call arguments) or shallow-merge
+//! (`block-delta`); `content-block-finish` is authoritative;
+//! `message-finish` turns tool-call chunks still open into tool calls
+//! (strict JSON) or invalid tool calls. Events already applied (by
+//! `event_id`) are not applied again.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::fmt;
+
+use crate::accumulate::append;
+use crate::json::{self, Map, Value};
+use crate::sse::{Decoder, LimitError, Limits};
+
+/// How many recent event ids are remembered to drop a replayed event: more
+/// than the 10,000 events a server's replay buffer holds.
+const SEEN_EVENT_IDS: usize = 16384;
+/// Wire indexes are JSON-safe unsigned integers.
+const MAX_INDEX: u64 = 1 << 53;
+const INVALID_JSON: &str = "Failed to parse tool call arguments as JSON";
+const NOT_AN_OBJECT: &str = "Tool call arguments are not a JSON object";
+/// Keys of the spec's camelCase spelling that blocks and messages may use.
+const CAMEL_KEYS: [(&str, &str); 7] = [
+    ("mimeType", "mime_type"),
+    ("fileId", "file_id"),
+    ("toolCallId", "tool_call_id"),
+    ("startIndex", "start_index"),
+    ("endIndex", "end_index"),
+    ("citedText", "cited_text"),
+    ("messageId", "message_id"),
+];
+const BLOCK_EVENTS: [&str; 5] = [
+    "content-block-start",
+    "content-block-delta",
+    "content-block-finish",
+    "message-finish",
+    "error",
+];
+const START_KEYS: [&str; 6] = ["event", "role", "id", "message_id", "messageId", "metadata"];
+const FINISH_KEYS: [&str; 7] = [
+    "event",
+    "usage",
+    "metadata",
+    "response_metadata",
+    "responseMetadata",
+    "reason",
+    "finish_reason",
+];
+
+/// What a `block-delta` carrying tool arguments means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolArgs {
+    /// The spec: the arguments replace the ones held.
+    Strict,
+    /// For older producers that sent fragments: arguments that do not
+    /// extend the ones held are appended to them.
+    Auto,
+}
+
+/// What a message that is not a JSON object does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    Raise,
+    Skip,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub tool_args: ToolArgs,
+    pub on_error: OnError,
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tool_args: ToolArgs::Strict,
+            on_error: OnError::Raise,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// One protocol message could not be used: `event` counts from 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventError {
+    pub event: u64,
+    pub problem: String,
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LangChain protocol message {} {}",
+            self.event, self.problem
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    Limit(LimitError),
+    Event(EventError),
+    Closed,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Limit(err) => err.fmt(f),
+            Error::Event(err) => err.fmt(f),
+            Error::Closed => f.write_str("the assembler is closed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A message skipped with [`OnError::Skip`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorRecord {
+    pub event: u64,
+    pub message: String,
+}
+
+type MessageKey = (Vec<String>, Option<String>);
+
+#[derive(Debug, Clone)]
+struct Message {
+    fields: Map<String, Value>,
+    extra: Map<String, Value>,
+    blocks: BTreeMap<u64, Map<String, Value>>,
+    finished: BTreeSet<u64>,
+}
+
+impl Message {
+    fn new(namespace: &[String], node: Option<&str>, id: Value, role: Value) -> Self {
+        let mut fields = Map::new();
+        let namespace = Value::Array(namespace.iter().cloned().map(Value::String).collect());
+        let node = node.map_or(Value::Null, |node| Value::String(node.to_owned()));
+        for (key, value) in [
+            ("id", id),
+            ("role", role),
+            ("namespace", namespace),
+            ("node", node),
+            ("metadata", Value::Null),
+            ("usage", Value::Null),
+            ("finish_reason", Value::Null),
+            ("response_metadata", Value::Null),
+            ("status", "in_progress".into()),
+            ("error", Value::Null),
+        ] {
+            fields.insert(key.to_owned(), value);
+        }
+        Message {
+            fields,
+            extra: Map::new(),
+            blocks: BTreeMap::new(),
+            finished: BTreeSet::new(),
+        }
+    }
+
+    fn render(&self) -> Value {
+        let mut message = self.fields.clone();
+        let content = self.blocks.values().cloned().map(Value::Object).collect();
+        message.insert("content".to_owned(), Value::Array(content));
+        for (key, value) in &self.extra {
+            message.insert(key.clone(), value.clone());
+        }
+        Value::Object(message)
+    }
+
+    fn set_status(&mut self, status: &str) {
+        self.fields.insert("status".to_owned(), status.into());
+    }
+}
+
+/// Assembles the messages of a LangChain Agent Streaming Protocol stream.
+#[derive(Debug, Clone)]
+pub struct Assembler {
+    decoder: Decoder,
+    state: State,
+}
+
+#[derive(Debug, Clone)]
+struct State {
+    options: Options,
+    messages: Vec<Message>,
+    /// The message being streamed for each (namespace, node).
+    active: HashMap<MessageKey, usize>,
+    seen_ids: HashSet<String>,
+    seen_order: VecDeque<String>,
+    errors: Vec<ErrorRecord>,
+    /// Messages decoded but not applied yet, because an earlier one failed.
+    backlog: VecDeque<String>,
+    events: u64,
+    duplicates: u64,
+    closed: bool,
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Assembler::new(Options::default())
+    }
+}
+
+impl Assembler {
+    pub fn new(options: Options) -> Self {
+        Assembler {
+            decoder: Decoder::new(options.limits),
+            state: State {
+                options,
+                messages: Vec::new(),
+                active: HashMap::new(),
+                seen_ids: HashSet::new(),
+                seen_order: VecDeque::new(),
+                errors: Vec::new(),
+                backlog: VecDeque::new(),
+                events: 0,
+                duplicates: 0,
+                closed: false,
+            },
+        }
+    }
+
+    pub fn event_count(&self) -> u64 {
+        self.state.events
+    }
+
+    pub fn duplicate_count(&self) -> u64 {
+        self.state.duplicates
+    }
+
+    pub fn errors(&self) -> &[ErrorRecord] {
+        &self.state.errors
+    }
+
+    /// Assembles a chunk of a raw SSE stream (any chunking). After an error,
+    /// what was assembled stays and the messages after it wait in a backlog.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let state = &mut self.state;
+        state.check_open()?;
+        let mut failure = state.drain_backlog().err();
+        let framing = self.decoder.feed(chunk, |event| {
+            if failure.is_some() {
+                state.backlog.push_back(event.data.to_owned());
+            } else if let Err(err) = state.apply_text(event.data) {
+                failure = Some(err);
+            }
+        });
+        match (failure, framing) {
+            (Some(err), _) => Err(err),
+            (None, Err(limit)) => Err(Error::Limit(limit)),
+            (None, Ok(())) => Ok(()),
+        }
+    }
+
+    /// Assembles one WebSocket text frame (one JSON message).
+    pub fn feed_frame(&mut self, frame: &str) -> Result<(), Error> {
+        let state = &mut self.state;
+        state.check_open()?;
+        state.backlog.push_back(frame.to_owned());
+        state.drain_backlog()
+    }
+
+    /// Assembles one message that is already decoded.
+    pub fn feed_event(&mut self, envelope: Value) -> Result<(), Error> {
+        let state = &mut self.state;
+        state.check_open()?;
+        state.drain_backlog()?;
+        state.events += 1;
+        state.apply_envelope(envelope)
+    }
+
+    /// Counts a message that could not even be taken as JSON (a Python
+    /// value of another type, say) and reports it as `on_error` says.
+    pub fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
+        let state = &mut self.state;
+        state.check_open()?;
+        state.drain_backlog()?;
+        state.events += 1;
+        state.fail(problem)
+    }
+
+    /// Ends the stream. A message still being streamed is "incomplete".
+    pub fn close(&mut self) -> Result<(), Error> {
+        let state = &mut self.state;
+        if state.closed {
+            return Ok(());
+        }
+        state.drain_backlog()?;
+        let mut failure: Option<Error> = None;
+        let framing = self.decoder.close(|event| {
+            if failure.is_some() {
+                state.backlog.push_back(event.data.to_owned());
+            } else if let Err(err) = state.apply_text(event.data) {
+                failure = Some(err);
+            }
+        });
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        framing.map_err(Error::Limit)?;
+        state.closed = true;
+        for (_, position) in state.active.drain() {
+            state.messages[position].set_status("incomplete");
+        }
+        Ok(())
+    }
+
+    /// Every message so far, in the order they started.
+    pub fn messages(&self) -> Vec<Value> {
+        self.state.messages.iter().map(Message::render).collect()
+    }
+}
+
+impl State {
+    fn check_open(&self) -> Result<(), Error> {
+        if self.closed {
+            Err(Error::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn drain_backlog(&mut self) -> Result<(), Error> {
+        while let Some(text) = self.backlog.pop_front() {
+            self.apply_text(&text)?;
+        }
+        Ok(())
+    }
+
+    fn apply_text(&mut self, text: &str) -> Result<(), Error> {
+        self.events += 1;
+        match json::parse(text) {
+            Ok(envelope) => self.apply_envelope(envelope),
+            Err(_) => self.fail("is not valid JSON".to_owned()),
+        }
+    }
+
+    fn fail(&mut self, problem: String) -> Result<(), Error> {
+        let error = EventError {
+            event: self.events,
+            problem,
+        };
+        match self.options.on_error {
+            OnError::Raise => Err(Error::Event(error)),
+            OnError::Skip => {
+                self.errors.push(ErrorRecord {
+                    event: error.event,
+                    message: error.to_string(),
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn apply_envelope(&mut self, envelope: Value) -> Result<(), Error> {
+        let Value::Object(mut envelope) = envelope else {
+            return self.fail("is not a JSON object".to_owned());
+        };
+        match envelope.get("type") {
+            None => {}
+            Some(Value::String(kind)) if kind == "event" => {}
+            Some(_) => return Ok(()), // a command response: nothing to assemble
+        }
+        if let Some(Value::String(event_id)) = first(&envelope, &["event_id", "eventId"]) {
+            if self.seen_ids.contains(event_id.as_str()) {
+                self.duplicates += 1;
+                return Ok(());
+            }
+            let event_id = event_id.clone();
+            self.remember(event_id);
+        }
+        if envelope.get("method").and_then(Value::as_str) != Some("messages") {
+            return Ok(());
+        }
+        let Some(Value::Object(mut params)) = envelope.shift_remove("params") else {
+            return Ok(());
+        };
+        let namespace = match params.get("namespace") {
+            None => Vec::new(),
+            Some(Value::Array(parts)) => {
+                let mut namespace = Vec::with_capacity(parts.len());
+                for part in parts {
+                    let Value::String(part) = part else {
+                        return Ok(());
+                    };
+                    namespace.push(part.clone());
+                }
+                namespace
+            }
+            Some(_) => return Ok(()),
+        };
+        let Some(Value::Object(data)) = params.shift_remove("data") else {
+            return Ok(());
+        };
+        let node = params
+            .get("node")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.messages_event(namespace, node, data);
+        Ok(())
+    }
+
+    fn remember(&mut self, event_id: String) {
+        self.seen_ids.insert(event_id.clone());
+        self.seen_order.push_back(event_id);
+        if self.seen_order.len() > SEEN_EVENT_IDS {
+            if let Some(oldest) = self.seen_order.pop_front() {
+                self.seen_ids.remove(&oldest);
+            }
+        }
+    }
+
+    /// The message being streamed here, or one made up for a stream joined
+    /// midway.
+    fn message_for(&mut self, key: &MessageKey) -> usize {
+        if let Some(&position) = self.active.get(key) {
+            return position;
+        }
+        let message = Message::new(&key.0, key.1.as_deref(), Value::Null, Value::Null);
+        self.messages.push(message);
+        let position = self.messages.len() - 1;
+        self.active.insert(key.clone(), position);
+        position
+    }
+
+    fn messages_event(
+        &mut self,
+        namespace: Vec<String>,
+        node: Option<String>,
+        data: Map<String, Value>,
+    ) {
+        let Some(kind) = data.get("event").and_then(Value::as_str).map(str::to_owned) else {
+            return;
+        };
+        let key = (namespace, node);
+        if kind == "message-start" {
+            self.start_message(key, &data);
+            return;
+        }
+        if !BLOCK_EVENTS.contains(&kind.as_str()) {
+            return; // usage, provider and future events: tolerated
+        }
+        let position = self.message_for(&key);
+        let auto_args = self.options.tool_args == ToolArgs::Auto;
+        let message = &mut self.messages[position];
+        if kind == "message-finish" {
+            finish_message(message, &data);
+            self.active.remove(&key);
+            return;
+        }
+        if kind == "error" {
+            message.set_status("error");
+            let mut error = Map::new();
+            error.insert(
+                "message".to_owned(),
+                data.get("message").cloned().unwrap_or(Value::Null),
+            );
+            error.insert(
+                "code".to_owned(),
+                data.get("code").cloned().unwrap_or(Value::Null),
+            );
+            message
+                .fields
+                .insert("error".to_owned(), Value::Object(error));
+            self.active.remove(&key);
+            return;
+        }
+        let Some(index) = data
+            .get("index")
+            .and_then(Value::as_u64)
+            .filter(|index| *index < MAX_INDEX)
+        else {
+            return;
+        };
+        let content = || match first(&data, &["content", "content_block", "contentBlock"]) {
+            Some(Value::Object(block)) => Some(block_keys(block)),
+            _ => None,
+        };
+        match kind.as_str() {
+            "content-block-start" => {
+                if let Some(block) = content() {
+                    message.blocks.insert(index, block);
+                    message.finished.remove(&index);
+                }
+            }
+            "content-block-finish" => {
+                if let Some(block) = content() {
+                    let block = finished_block(message.blocks.get(&index), block);
+                    message.blocks.insert(index, block);
+                    message.finished.insert(index);
+                }
+            }
+            _ if message.finished.contains(&index) => {}
+            _ => match data.get("delta") {
+                Some(Value::Object(delta)) => apply_delta(message, index, delta, auto_args),
+                _ => {
+                    if let Some(fragment) = content() {
+                        apply_fragment(message, index, fragment, auto_args);
+                    }
+                }
+            },
+        }
+    }
+
+    fn start_message(&mut self, key: MessageKey, data: &Map<String, Value>) {
+        if let Some(&previous) = self.active.get(&key) {
+            // A new message on the same namespace and node ends the last one.
+            self.messages[previous].set_status("incomplete");
+        }
+        let id = first(data, &["id", "message_id", "messageId"])
+            .cloned()
+            .unwrap_or(Value::Null);
+        let role = data.get("role").cloned().unwrap_or(Value::Null);
+        let mut message = Message::new(&key.0, key.1.as_deref(), id, role);
+        if let Some(metadata @ Value::Object(_)) = data.get("metadata") {
+            message
+                .fields
+                .insert("metadata".to_owned(), metadata.clone());
+        }
+        for (name, value) in data {
+            if !START_KEYS.contains(&name.as_str()) {
+                message
+                    .extra
+                    .insert(camel_key(name).to_owned(), value.clone());
+            }
+        }
+        self.messages.push(message);
+        self.active.insert(key, self.messages.len() - 1);
+    }
+}
+
+/// The value of the first key present (a field and its legacy names).
+fn first<'a>(data: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().find_map(|key| data.get(*key))
+}
+
+fn camel_key(key: &str) -> &str {
+    CAMEL_KEYS
+        .iter()
+        .find(|(camel, _)| *camel == key)
+        .map_or(key, |(_, snake)| snake)
+}
+
+/// A block with the spec's camelCase keys in their wire spelling.
+fn block_keys(block: &Map<String, Value>) -> Map<String, Value> {
+    let mut renamed = Map::new();
+    for (key, value) in block {
+        renamed.insert(camel_key(key).to_owned(), value.clone());
+    }
+    renamed
+}
+
+fn is_tool_chunk(kind: Option<&Value>) -> bool {
+    matches!(
+        kind.and_then(Value::as_str),
+        Some("tool_call_chunk" | "server_tool_call_chunk")
+    )
+}
+
+fn apply_delta(message: &mut Message, index: u64, delta: &Map<String, Value>, auto_args: bool) {
+    let kind = delta.get("type").and_then(Value::as_str);
+    match kind {
+        Some(kind @ ("text-delta" | "reasoning-delta")) => {
+            let field = if kind == "text-delta" {
+                "text"
+            } else {
+                "reasoning"
+            };
+            let Some(Value::String(piece)) = delta.get(field) else {
+                return;
+            };
+            let block = message.blocks.entry(index).or_insert_with(|| {
+                let mut block = Map::new();
+                block.insert("type".to_owned(), field.into());
+                block.insert(field.to_owned(), "".into());
+                block
+            });
+            append(block, field, piece);
+        }
+        Some("data-delta") => {
+            let Some(Value::String(piece)) = delta.get("data") else {
+                return;
+            };
+            let known_encoding = match delta.get("encoding") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(encoding)) => encoding == "base64",
+                Some(_) => false,
+            };
+            let Some(block) = message.blocks.get_mut(&index) else {
+                return;
+            };
+            if !known_encoding {
+                return;
+            }
+            let field = if block.contains_key("data") && !block.contains_key("base64") {
+                "data"
+            } else {
+                "base64"
+            };
+            append(block, field, piece);
+        }
+        Some("block-delta") => {
+            let Some(Value::Object(fields)) = delta.get("fields") else {
+                return;
+            };
+            match message.blocks.get_mut(&index) {
+                None => {
+                    message.blocks.insert(index, block_keys(fields));
+                }
+                Some(block) => merge_fields(block, &block_keys(fields), auto_args),
+            }
+        }
+        Some("tool-call-delta") => {
+            let Some(block) = message.blocks.get_mut(&index) else {
+                return;
+            };
+            if !is_tool_chunk(block.get("type")) {
+                return;
+            }
+            match delta.get("args") {
+                None | Some(Value::Null) => append(block, "args", ""),
+                Some(Value::String(piece)) => append(block, "args", piece),
+                Some(_) => {}
+            }
+        }
+        // Unknown delta types: ignored, the block is kept.
+        _ => {}
+    }
+}
+
+/// block-delta: a shallow merge, except that an id or name already known is
+/// not cleared by null, and (in "auto" mode) arguments that do not extend
+/// the ones held are taken as a fragment to append.
+fn merge_fields(block: &mut Map<String, Value>, fields: &Map<String, Value>, auto_args: bool) {
+    for (key, value) in fields {
+        let held = block.get(key);
+        if (key == "id" || key == "name")
+            && value.is_null()
+            && held.is_some_and(|held| !held.is_null())
+        {
+            continue;
+        }
+        if key == "args" && auto_args {
+            if let (Some(Value::String(held)), Value::String(new)) = (held, value) {
+                if !new.starts_with(held.as_str()) {
+                    let new = new.clone();
+                    append(block, "args", &new);
+                    continue;
+                }
+            }
+        }
+        block.insert(key.clone(), value.clone());
+    }
+}
+
+/// A legacy delta: a block-shaped fragment under `content`.
+fn apply_fragment(
+    message: &mut Message,
+    index: u64,
+    fragment: Map<String, Value>,
+    auto_args: bool,
+) {
+    let Some(block) = message.blocks.get_mut(&index) else {
+        message.blocks.insert(index, fragment);
+        return;
+    };
+    let kind = fragment.get("type").and_then(Value::as_str);
+    match kind {
+        Some(kind @ ("text" | "reasoning")) => {
+            if let Some(Value::String(piece)) = fragment.get(kind) {
+                append(block, kind, piece);
+            }
+        }
+        Some("tool_call_chunk" | "server_tool_call_chunk") => {
+            if let Some(Value::String(piece)) = fragment.get("args") {
+                append(block, "args", piece);
+            }
+            for key in ["id", "name"] {
+                if let Some(value) = fragment.get(key).filter(|value| !value.is_null()) {
+                    block.insert(key.to_owned(), value.clone());
+                }
+            }
+        }
+        _ => match fragment.get("data") {
+            Some(Value::String(piece)) => append(block, "data", piece),
+            _ => merge_fields(block, &fragment, auto_args),
+        },
+    }
+}
+
+/// Python's truth value of a JSON value, for "is this field empty".
+fn is_falsy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => true,
+        Some(Value::Number(number)) => number.as_f64() == Some(0.0),
+        Some(Value::String(text)) => text.is_empty(),
+        Some(Value::Array(items)) => items.is_empty(),
+        Some(Value::Object(map)) => map.is_empty(),
+        Some(Value::Bool(true)) => false,
+    }
+}
+
+/// content-block-finish replaces the block, but an empty text or reasoning
+/// in it does not erase what was streamed.
+fn finished_block(
+    held: Option<&Map<String, Value>>,
+    mut last: Map<String, Value>,
+) -> Map<String, Value> {
+    let kind = last
+        .get("type")
+        .and_then(Value::as_str)
+        .filter(|kind| matches!(*kind, "text" | "reasoning"));
+    if let (Some(held), Some(kind)) = (held, kind) {
+        let kind = kind.to_owned();
+        if let Some(Value::String(streamed)) = held.get(&kind) {
+            if !streamed.is_empty() && is_falsy(last.get(&kind)) {
+                last.insert(kind, Value::String(streamed.clone()));
+            }
+        }
+    }
+    last
+}
+
+/// A tool-call chunk at the end of its message: a tool call when its
+/// arguments are a JSON object (none at all count as `{}`), otherwise an
+/// invalid tool call with the raw arguments and the reason.
+fn finalize_tool_chunk(block: &Map<String, Value>) -> Map<String, Value> {
+    let mut last = block.clone();
+    let parsed = match block.get("args") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(Value::String(raw)) if raw.is_empty() => Value::Object(Map::new()),
+        Some(Value::String(raw)) => match json::parse(raw) {
+            Ok(parsed) => parsed,
+            Err(_) => {
+                last.insert("type".to_owned(), "invalid_tool_call".into());
+                last.insert("error".to_owned(), INVALID_JSON.into());
+                return last;
+            }
+        },
+        Some(other) => other.clone(),
+    };
+    if !parsed.is_object() {
+        last.insert("type".to_owned(), "invalid_tool_call".into());
+        last.insert("error".to_owned(), NOT_AN_OBJECT.into());
+        return last;
+    }
+    let kind = match block.get("type").and_then(Value::as_str) {
+        Some("server_tool_call_chunk") => "server_tool_call",
+        _ => "tool_call",
+    };
+    last.insert("type".to_owned(), kind.into());
+    last.insert("args".to_owned(), parsed);
+    last
+}
+
+/// `inputTokens` -> `input_tokens`: how usage keys are normalised.
+pub fn snake_case(key: &str) -> String {
+    if !key.chars().any(char::is_uppercase) {
+        return key.to_owned();
+    }
+    let mut out = String::with_capacity(key.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in key.chars() {
+        if c.is_ascii_uppercase()
+            && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
+        {
+            out.push('_');
+        }
+        out.push(c);
+        previous = Some(c);
+    }
+    out.to_lowercase()
+}
+
+fn snake_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, item)| (snake_case(key), snake_keys(item)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn finish_message(message: &mut Message, data: &Map<String, Value>) {
+    let usage = match data.get("usage") {
+        Some(usage @ Value::Object(_)) => snake_keys(usage),
+        _ => Value::Null,
+    };
+    message.fields.insert("usage".to_owned(), usage);
+    let metadata = first(data, &["metadata", "response_metadata", "responseMetadata"])
+        .filter(|m| m.is_object());
+    message.fields.insert(
+        "response_metadata".to_owned(),
+        metadata.cloned().unwrap_or(Value::Null),
+    );
+    let mut reason = first(data, &["reason", "finish_reason"]).filter(|reason| !reason.is_null());
+    if reason.is_none() {
+        reason = metadata.and_then(|metadata| metadata.get("finish_reason"));
+    }
+    let reason = reason
+        .filter(|reason| reason.is_string())
+        .cloned()
+        .unwrap_or(Value::Null);
+    message.fields.insert("finish_reason".to_owned(), reason);
+    let open_chunks: Vec<u64> = message
+        .blocks
+        .iter()
+        .filter(|(index, block)| {
+            !message.finished.contains(index) && is_tool_chunk(block.get("type"))
+        })
+        .map(|(index, _)| *index)
+        .collect();
+    for index in open_chunks {
+        let last = finalize_tool_chunk(&message.blocks[&index]);
+        message.blocks.insert(index, last);
+        message.finished.insert(index);
+    }
+    let incomplete: Vec<Value> = message
+        .blocks
+        .keys()
+        .filter(|index| !message.finished.contains(index))
+        .map(|index| Value::from(*index))
+        .collect();
+    message.set_status("completed");
+    if !incomplete.is_empty() {
+        message
+            .extra
+            .insert("incomplete_blocks".to_owned(), Value::Array(incomplete));
+    }
+    for (key, value) in data {
+        if !FINISH_KEYS.contains(&key.as_str()) && !message.extra.contains_key(key) {
+            message.extra.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &str = include_str!("../../tests/fixtures/langchain/parallel_tool_calls.sse");
+
+    #[test]
+    fn langchain_core_stream_in_any_chunking() {
+        let mut whole = Assembler::default();
+        whole.feed(FIXTURE.as_bytes()).unwrap();
+        whole.close().unwrap();
+        let messages = whole.messages();
+        let content = messages[0]["content"].as_array().unwrap();
+        let kinds: Vec<_> = content
+            .iter()
+            .map(|block| block["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["text", "tool_call", "tool_call"]);
+        assert_eq!(content[1]["args"]["city"], "Paris");
+        for size in [1, 5, 333] {
+            let mut chunked = Assembler::default();
+            for chunk in FIXTURE.as_bytes().chunks(size) {
+                chunked.feed(chunk).unwrap();
+            }
+            chunked.close().unwrap();
+            assert_eq!(chunked.messages(), messages);
+        }
+    }
+
+    #[test]
+    fn snake_case_keys() {
+        assert_eq!(snake_case("inputTokens"), "input_tokens");
+        assert_eq!(snake_case("input_tokens"), "input_tokens");
+        assert_eq!(snake_case("cacheRead2X"), "cache_read2_x");
+        assert_eq!(snake_case("ABC"), "abc");
+    }
+
+    #[test]
+    fn replayed_events_are_dropped() {
+        let mut assembler = Assembler::default();
+        let frames: Vec<&str> = FIXTURE
+            .split("\n\n")
+            .filter(|frame| !frame.is_empty())
+            .collect();
+        for frame in frames.iter().chain(frames.iter()) {
+            assembler.feed(format!("{frame}\n\n").as_bytes()).unwrap();
+        }
+        assert_eq!(assembler.duplicate_count(), frames.len() as u64);
+    }
+}
