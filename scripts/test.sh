@@ -28,7 +28,7 @@ rm -rf "$work"
 "$python" -m venv "$work/native"
 native="$work/native/bin/python"
 "$native" -m pip install --quiet --upgrade pip
-"$native" -m pip install --quiet ".[test,lint]"
+"$native" -m pip install --quiet ".[test,lint,bench]"
 "$native" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "native")' \
     || { echo "the native extension was not built" >&2; exit 1; }
 
@@ -40,6 +40,10 @@ step "Python: ruff, mypy, and the native stubs checked against the extension"
 
 step "Python: tests on both backends (native extension required)"
 AGENTCODEC_REQUIRE_NATIVE=1 "$native" -m pytest -q -p no:cacheprovider
+
+step "Benchmarks: a smoke run (each once), and the report on small workloads"
+"$native" -m pytest -q -p no:cacheprovider --benchmark-disable benches
+"$native" benches/report.py --quick --min-time 0.01 > /dev/null
 
 step "Python: the pure wheel in a fresh environment"
 rm -rf "$work/dist"

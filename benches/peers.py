@@ -1,0 +1,295 @@
+"""The implementations the benchmarks compare, each a function of the chunks
+a client receives. Peers that are not installed are left out (``available``).
+
+Layers:
+
+- ``framing``: bytes to SSE events (their data as ``str``).
+- ``decode``: bytes to the events' JSON as Python objects.
+- ``assemble_agentscope`` / ``assemble_langchain``: bytes to the final
+  assembled message(s).
+- ``build``: a token list to the SSE bytes an AgentScope server writes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from agentcodec import _pure, agentscope
+from agentcodec import encode_sse as native_encode_sse
+
+try:
+    from agentcodec import _native
+except ImportError:  # the pure wheel
+    _native = None  # type: ignore[assignment]
+
+Impl = Callable[[list[bytes]], Any]
+
+
+def installed(module: str) -> bool:
+    """Whether a peer can be imported (installed, with what it needs)."""
+    try:
+        importlib.import_module(module)
+    except Exception:  # a peer that cannot be imported is a missing one
+        return False
+    return True
+
+
+# --- framing -------------------------------------------------------------------------------
+
+
+def frame_with(module: Any) -> Impl:
+    def run(chunks: list[bytes]) -> int:
+        decoder = module.SSEDecoder()
+        count = 0
+        for chunk in chunks:
+            count += len(decoder.feed(chunk))
+        return count + len(decoder.close())
+
+    return run
+
+
+def frame_httpx_sse(chunks: list[bytes]) -> int:
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+    text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    lines, decoder, count = SSELineDecoder(), SSEDecoder(), 0
+    for chunk in chunks:
+        for line in lines.decode(text.decode(chunk)):
+            if decoder.decode(line) is not None:
+                count += 1
+    for line in lines.flush():
+        if decoder.decode(line) is not None:
+            count += 1
+    return count
+
+
+def frame_openai(chunks: list[bytes]) -> int:
+    from openai._streaming import SSEDecoder
+
+    return sum(1 for _ in SSEDecoder().iter_bytes(iter(chunks)))
+
+
+def frame_sseclient(chunks: list[bytes]) -> int:
+    import sseclient
+
+    return sum(1 for _ in sseclient.SSEClient(iter(chunks)).events())
+
+
+def handrolled_frames(chunks: list[bytes]) -> Any:
+    """What a careful developer writes by hand: a bytearray buffer, bytes.find
+    for the blank line, data lines joined. LF line ends only, no BOM, no
+    comments handling beyond skipping: fast, not conformant."""
+    buffer = bytearray()
+    start = 0
+    for chunk in chunks:
+        buffer += chunk
+        while True:
+            end = buffer.find(b"\n\n", start)
+            if end < 0:
+                break
+            block = bytes(buffer[start:end])
+            start = end + 2
+            data = [line[5:].lstrip(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
+            if data:
+                yield b"\n".join(data)
+        if start > 65536:
+            del buffer[:start]
+            start = 0
+
+
+def frame_handrolled(chunks: list[bytes]) -> int:
+    return sum(1 for _ in handrolled_frames(chunks))
+
+
+# --- decode to Python objects ----------------------------------------------------------------
+
+
+def decode_with(module: Any) -> Impl:
+    loads = json.loads
+
+    def run(chunks: list[bytes]) -> list[Any]:
+        decoder = module.SSEDecoder()
+        return [loads(event.data) for chunk in chunks for event in decoder.feed(chunk)]
+
+    return run
+
+
+def decode_handrolled_orjson(chunks: list[bytes]) -> list[Any]:
+    import orjson
+
+    return [orjson.loads(data) for data in handrolled_frames(chunks)]
+
+
+def decode_httpx_sse_json(chunks: list[bytes]) -> list[Any]:
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+    text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    lines, decoder, out = SSELineDecoder(), SSEDecoder(), []
+    for chunk in chunks:
+        for line in lines.decode(text.decode(chunk)):
+            event = decoder.decode(line)
+            if event is not None:
+                out.append(json.loads(event.data))
+    return out
+
+
+def decode_agentscope_native(chunks: list[bytes]) -> list[Any]:
+    """The assembler's decoded events (parsed in Rust), assembling as it goes."""
+    assembler = _native.AgentScopeAssembler()
+    return [event for chunk in chunks for event in assembler.feed_with_events(chunk)]
+
+
+# --- assembling AgentScope ------------------------------------------------------------------
+
+
+def assemble_agentscope_with(module: Any) -> Impl:
+    def run(chunks: list[bytes]) -> Any:
+        assembler = module.AgentScopeAssembler()
+        for chunk in chunks:
+            assembler.feed(chunk)
+        return assembler.close()
+
+    return run
+
+
+def _assemble_events_python(events: Any) -> dict[str, Any]:
+    """The least a pure-Python client does to assemble: route by msg_id,
+    append text deltas, replace on completion (pieces joined at the end)."""
+    messages: dict[str, dict[str, list[str]]] = {}
+    for event in events:
+        if event.get("object") == "content":
+            slots = messages.setdefault(event["msg_id"], {})
+            key = str(event.get("index"))
+            if event.get("delta"):
+                slots.setdefault(key, []).append(event.get("text") or "")
+            else:
+                slots[key] = [event.get("text") or ""]
+    return {mid: {k: "".join(v) for k, v in slots.items()} for mid, slots in messages.items()}
+
+
+def assemble_agentscope_handrolled(chunks: list[bytes]) -> Any:
+    import orjson
+
+    return _assemble_events_python(orjson.loads(data) for data in handrolled_frames(chunks))
+
+
+def assemble_agentscope_httpx_sse(chunks: list[bytes]) -> Any:
+    return _assemble_events_python(decode_httpx_sse_json(chunks))
+
+
+def assemble_agentscope_upstream(chunks: list[bytes]) -> Any:
+    """agentscope-runtime's own models: Message.add_delta_content on pydantic
+    objects, fed by httpx-sse and json."""
+    from agentscope_runtime.engine.schemas.agent_schemas import Message, TextContent
+
+    messages: dict[str, Any] = {}
+    for event in decode_httpx_sse_json(chunks):
+        if event.get("object") == "content" and event.get("type") == "text" and event.get("delta"):
+            content = TextContent(**event)
+            message = messages.get(event["msg_id"])
+            if message is None:
+                message = messages[event["msg_id"]] = Message(id=event["msg_id"])
+                content.index = None  # upstream opens a slot with index None
+            message.add_delta_content(content)
+    return messages
+
+
+# --- assembling LangChain ----------------------------------------------------------------------
+
+
+def assemble_langchain_with(module: Any) -> Impl:
+    def run(chunks: list[bytes]) -> Any:
+        assembler = module.LangChainAssembler()
+        for chunk in chunks:
+            assembler.feed(chunk)
+        return assembler.close()
+
+    return run
+
+
+def assemble_langchain_core(chunks: list[bytes]) -> Any:
+    """langchain-core's ChatModelStream, fed by httpx-sse and json."""
+    from langchain_core.language_models.chat_model_stream import ChatModelStream
+
+    stream = ChatModelStream(namespace=["agent:1"], node="model", message_id="run-1")
+    for envelope in decode_httpx_sse_json(chunks):
+        stream.dispatch(envelope["params"]["data"])
+    return stream.output
+
+
+# --- building ---------------------------------------------------------------------------------
+
+
+def build_fast_path(tokens: list[str]) -> int:
+    return sum(
+        len(frame) for frame in agentscope.ResponseBuilder(session_id="s").generate_streaming_sse(tokens)
+    )
+
+
+def build_events_encode(tokens: list[str]) -> int:
+    builder = agentscope.ResponseBuilder(session_id="s")
+    return sum(len(native_encode_sse(event)) for event in builder.generate_streaming_response(tokens))
+
+
+def build_upstream(tokens: list[str]) -> int:
+    from agentscope_runtime.engine.helpers.agent_api_builder import ResponseBuilder
+
+    builder = ResponseBuilder(session_id="s")
+    return sum(
+        len(f"data: {e.model_dump_json()}\n\n".encode()) for e in builder.generate_streaming_response(tokens)
+    )
+
+
+# --- the catalogue --------------------------------------------------------------------------------
+
+LAYERS: dict[str, list[tuple[str, Impl | None, bool]]] = {
+    # (name, implementation, available)
+    "framing": [
+        ("agentcodec native", frame_with(_native) if _native else None, _native is not None),
+        ("agentcodec pure", frame_with(_pure), True),
+        ("hand-rolled bytes.find", frame_handrolled, True),
+        ("httpx-sse", frame_httpx_sse, installed("httpx_sse")),
+        ("openai SSEDecoder", frame_openai, installed("openai")),
+        ("sseclient-py", frame_sseclient, installed("sseclient")),
+    ],
+    "decode": [
+        ("agentcodec native + json", decode_with(_native) if _native else None, _native is not None),
+        ("agentcodec native assembler events", decode_agentscope_native, _native is not None),
+        ("agentcodec pure + json", decode_with(_pure), True),
+        ("hand-rolled bytes.find + orjson", decode_handrolled_orjson, installed("orjson")),
+        ("httpx-sse + json", decode_httpx_sse_json, installed("httpx_sse")),
+    ],
+    "assemble_agentscope": [
+        ("agentcodec native", assemble_agentscope_with(_native) if _native else None, _native is not None),
+        ("agentcodec pure", assemble_agentscope_with(_pure), True),
+        ("hand-rolled bytes.find + orjson", assemble_agentscope_handrolled, installed("orjson")),
+        ("httpx-sse + json", assemble_agentscope_httpx_sse, installed("httpx_sse")),
+        (
+            "agentscope-runtime add_delta_content",
+            assemble_agentscope_upstream,
+            installed("httpx_sse") and installed("agentscope_runtime"),
+        ),
+    ],
+    "assemble_langchain": [
+        ("agentcodec native", assemble_langchain_with(_native) if _native else None, _native is not None),
+        ("agentcodec pure", assemble_langchain_with(_pure), True),
+        (
+            "langchain-core ChatModelStream",
+            assemble_langchain_core,
+            installed("httpx_sse") and installed("langchain_core"),
+        ),
+    ],
+    "build": [
+        ("agentcodec add_text_delta_sse", build_fast_path, True),
+        ("agentcodec events + encode_sse", build_events_encode, True),
+        ("agentscope-runtime model_dump_json", build_upstream, installed("agentscope_runtime")),
+    ],
+}
+
+
+def available(layer: str) -> list[tuple[str, Impl]]:
+    return [(name, impl) for name, impl, ok in LAYERS[layer] if ok and impl is not None]

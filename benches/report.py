@@ -1,0 +1,186 @@
+"""Measures agentcodec against its peers, side by side in one run, and prints
+a Markdown table: workload x implementation -> MB/s, events/s, and how many
+times faster agentcodec's native backend is.
+
+    python benches/report.py            # the standard workloads
+    python benches/report.py --full     # and the 1M-delta stream (minutes)
+    python benches/report.py --quick    # small workloads: a smoke run
+
+Peers that are not installed are left out of the table. Each figure is the
+best of several runs of the whole workload (at least --min-time seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import importlib.metadata
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import agentcodec
+import peers
+import workloads
+
+
+def best_time(run: Callable[[], Any], min_time: float, max_runs: int = 50) -> float:
+    best = float("inf")
+    spent, runs = 0.0, 0
+    while runs < 2 or (spent < min_time and runs < max_runs):
+        gc.collect()
+        start = time.perf_counter()
+        run()
+        elapsed = time.perf_counter() - start
+        best = min(best, elapsed)
+        spent += elapsed
+        runs += 1
+    return best
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    versions = [f"agentcodec {agentcodec.__version__} ({agentcodec.backend})"]
+    for dist in (
+        "httpx-sse",
+        "openai",
+        "sseclient-py",
+        "orjson",
+        "agentscope-runtime",
+        "langchain-core",
+        "pydantic",
+    ):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            versions.append(f"{dist} {importlib.metadata.version(dist)}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+        f"CPython {platform.python_version()}; " + ", ".join(versions)
+    )
+
+
+def measure(
+    layer: str,
+    label: str,
+    stream: workloads.Stream,
+    chunks: list[bytes],
+    *,
+    min_time: float,
+    skip: tuple[str, ...] = (),
+) -> list[tuple[str, str, float, float, float]]:
+    rows = []
+    native_time = None
+    for name, impl in peers.available(layer):
+        if any(word in name for word in skip):
+            continue
+        elapsed = best_time(lambda impl=impl: impl(chunks), min_time)
+        if name.startswith("agentcodec native") and native_time is None:
+            native_time = elapsed
+        rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, elapsed))
+    return [
+        (label, name, mbps, eps, elapsed / native_time if native_time else float("nan"))
+        for label, name, mbps, eps, elapsed in rows
+    ]
+
+
+def build_rows(count: int, min_time: float) -> list[tuple[str, str, float, float, float]]:
+    tokens = workloads.tokens(count)
+    size = len(b"".join(agentcodec.agentscope.ResponseBuilder().generate_streaming_sse(tokens))) / 1e6
+    rows, fast = [], None
+    for name, impl in peers.available("build"):
+        elapsed = best_time(lambda impl=impl: impl(tokens), min_time)
+        fast = fast or elapsed
+        rows.append(
+            (f"build {count} token events", name, size / elapsed, (count + 7) / elapsed, elapsed / fast)
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="include the 1M-delta stream")
+    parser.add_argument("--quick", action="store_true", help="small workloads only (a smoke run)")
+    parser.add_argument("--min-time", type=float, default=0.5, help="seconds to spend on each figure")
+    args = parser.parse_args(argv)
+    long = 2000 if args.quick else 20000
+    rows: list[tuple[str, str, float, float, float]] = []
+
+    def add(layer: str, label: str, stream: workloads.Stream, chunks: list[bytes], **kw: Any) -> None:
+        print(f"measuring {layer}: {label}", file=sys.stderr)
+        rows.extend(measure(layer, label, stream, chunks, min_time=args.min_time, **kw))
+
+    text = workloads.agentscope_stream("text", long)
+    short = workloads.agentscope_stream("text", 200)
+    add(
+        "framing",
+        f"SSE framing, AgentScope {long} tokens, network chunks",
+        text,
+        workloads.network_chunks(text.data),
+    )
+    add("framing", f"SSE framing, AgentScope {long} tokens, one buffer", text, [text.data])
+    add(
+        "framing",
+        "SSE framing, AgentScope 200 tokens, one byte at a time",
+        short,
+        [short.data[i : i + 1] for i in range(len(short.data))],
+    )
+    add(
+        "decode",
+        f"SSE + JSON to dicts, AgentScope {long} tokens, network chunks",
+        text,
+        workloads.network_chunks(text.data),
+    )
+    for stream in (short, text, workloads.agentscope_stream("agent", long // 10)):
+        add(
+            "assemble_agentscope",
+            f"assemble {stream.name}, network chunks",
+            stream,
+            workloads.network_chunks(stream.data),
+        )
+    add("assemble_agentscope", f"assemble {text.name}, one buffer", text, [text.data])
+    for stream in (
+        workloads.langchain_stream("text", long),
+        workloads.langchain_stream("agent", long // 10),
+        workloads.langchain_stream("media", long * 10),
+    ):
+        add(
+            "assemble_langchain",
+            f"assemble {stream.name}, network chunks",
+            stream,
+            workloads.network_chunks(stream.data),
+        )
+    if args.full:
+        small = workloads.agentscope_stream("text", 10_000)
+        huge = workloads.agentscope_stream("text", 1_000_000)
+        for stream in (small, huge):
+            add(
+                "assemble_agentscope",
+                f"assemble {stream.name} (linearity), network chunks",
+                stream,
+                workloads.network_chunks(stream.data),
+                skip=("hand-rolled", "httpx", "runtime"),
+            )
+    print("measuring building", file=sys.stderr)
+    rows.extend(build_rows(long, args.min_time))
+
+    print(f"Machine: {machine()}\n")
+    print("| workload | implementation | MB/s | events/s | native is faster by |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for label, name, mbps, eps, ratio in rows:
+        print(f"| {label} | {name} | {mbps:,.1f} | {eps:,.0f} | {ratio:,.1f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""pytest-benchmark suites: every layer, agentcodec and the peers that are
+installed, on mid-sized workloads. ``benches/report.py`` prints the
+side-by-side table; CI runs these once each (``--benchmark-disable``) to
+check that they work.
+
+    pytest benches --benchmark-group-by=param:layer
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import peers
+import workloads
+
+TOKENS = 2000
+
+STREAMS = {
+    "framing": workloads.agentscope_stream("text", TOKENS),
+    "decode": workloads.agentscope_stream("text", TOKENS),
+    "assemble_agentscope": workloads.agentscope_stream("agent", TOKENS),
+    "assemble_langchain": workloads.langchain_stream("agent", TOKENS),
+}
+CASES = [
+    pytest.param(layer, impl, id=f"{layer}-{name}")
+    for layer in STREAMS
+    for name, impl in peers.available(layer)
+]
+
+
+@pytest.mark.parametrize(("layer", "impl"), CASES)
+def test_layer(benchmark: Any, layer: str, impl: peers.Impl) -> None:
+    stream = STREAMS[layer]
+    chunks = workloads.network_chunks(stream.data)
+    result = benchmark(impl, chunks)
+    assert result  # every implementation produced something
+
+
+@pytest.mark.parametrize("impl", [pytest.param(impl, id=name) for name, impl in peers.available("build")])
+def test_build(benchmark: Any, impl: Any) -> None:
+    tokens = workloads.tokens(TOKENS)
+    assert benchmark(impl, tokens) > 0
+
+
+def test_workloads_are_deterministic() -> None:
+    assert workloads.network_chunks(b"x" * 10_000) == workloads.network_chunks(b"x" * 10_000)
+    assert workloads.tokens(50) == workloads.tokens(50)
