@@ -7,6 +7,7 @@
 pub mod accumulate;
 pub mod agentscope;
 pub mod json;
+pub mod json_probe;
 pub mod langchain;
 pub mod sse;
 

@@ -12,9 +12,10 @@ use std::fmt;
 
 use indexmap::IndexMap;
 
-use super::probe::{Probe, StrField};
+use super::probe::Probe;
 use crate::accumulate::append;
 use crate::json::{self, Map, Value};
+use crate::json_probe::StrField;
 use crate::sse::{Decoder, LimitError, Limits};
 
 /// Statuses that end a run: the response event carrying one is authoritative.

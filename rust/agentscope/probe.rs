@@ -8,151 +8,12 @@
 //! can, and validates the rest without building it. Anything it cannot
 //! settle goes to the full path.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::json::Value;
-
-/// A value read in full but not kept. Unlike serde's `IgnoredAny`, which
-/// serde_json skips without checking escapes or depth, this goes through the
-/// parser's every check, so the probe accepts exactly what the full path does.
-struct Skip;
-
-impl<'de> Deserialize<'de> for Skip {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct SkipVisitor;
-
-        impl<'de> Visitor<'de> for SkipVisitor {
-            type Value = Skip;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_unit<E>(self) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_none<E>(self) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
-                while seq.next_element::<Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-                while map.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-        }
-
-        deserializer.deserialize_any(SkipVisitor)
-    }
-}
-
-/// A field that is usually a string: the string, or "present but not a string".
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StrField<'a> {
-    Str(Cow<'a, str>),
-    NotStr,
-}
-
-impl StrField<'_> {
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            StrField::Str(text) => Some(text),
-            StrField::NotStr => None,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for StrField<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct StrVisitor;
-
-        impl<'de> Visitor<'de> for StrVisitor {
-            type Value = StrField<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(StrField::Str(Cow::Borrowed(text)))
-            }
-
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(StrField::Str(Cow::Owned(text.to_owned())))
-            }
-
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(StrField::Str(Cow::Owned(text)))
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<Skip>()?.is_some() {}
-                Ok(StrField::NotStr)
-            }
-
-            // Objects, and numbers (which arbitrary_precision hands over as
-            // a one-entry map).
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(StrField::NotStr)
-            }
-        }
-
-        deserializer.deserialize_any(StrVisitor)
-    }
-}
+use crate::json_probe::{Skip, StrField};
 
 /// What a content delta needs, from one event.
 #[derive(Debug, Default)]
@@ -241,6 +102,8 @@ impl<'de> Deserialize<'de> for Probe<'de> {
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
 
     #[test]

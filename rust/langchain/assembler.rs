@@ -13,8 +13,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt;
 
+use super::probe::Envelope;
 use crate::accumulate::append;
 use crate::json::{self, Map, Value};
+use crate::json_probe::StrField;
 use crate::sse::{Decoder, LimitError, Limits};
 
 /// How many recent event ids are remembered to drop a replayed event: more
@@ -194,6 +196,8 @@ struct State {
     messages: Vec<Message>,
     /// The message being streamed for each (namespace, node).
     active: HashMap<MessageKey, usize>,
+    /// The last active message a delta went to.
+    last_active: Option<(MessageKey, usize)>,
     seen_ids: HashSet<String>,
     seen_order: VecDeque<String>,
     errors: Vec<ErrorRecord>,
@@ -218,6 +222,7 @@ impl Assembler {
                 options,
                 messages: Vec::new(),
                 active: HashMap::new(),
+                last_active: None,
                 seen_ids: HashSet::new(),
                 seen_order: VecDeque::new(),
                 errors: Vec::new(),
@@ -338,6 +343,12 @@ impl State {
 
     fn apply_text(&mut self, text: &str) -> Result<(), Error> {
         self.events += 1;
+        // Most messages are deltas to a block that exists: the quick path.
+        if let Some(envelope) = Envelope::parse(text) {
+            if self.quick_delta(&envelope) {
+                return Ok(());
+            }
+        }
         match json::parse(text) {
             Ok(envelope) => self.apply_envelope(envelope),
             Err(_) => self.fail("is not valid JSON".to_owned()),
@@ -407,6 +418,117 @@ impl State {
             .map(str::to_owned);
         self.messages_event(namespace, node, data);
         Ok(())
+    }
+
+    /// Applies a message from its probe when it is a delta that appends to
+    /// an existing block of the active message: what `apply_envelope` does
+    /// for it, without a `Value` tree. Returns false, having changed
+    /// nothing, for anything else.
+    fn quick_delta(&mut self, envelope: &Envelope<'_>) -> bool {
+        match &envelope.kind {
+            None => {}
+            Some(kind) if kind.as_str() == Some("event") => {}
+            Some(_) => return false,
+        }
+        let event_id = match (&envelope.event_id, &envelope.event_id_camel) {
+            (Some(id), _) | (None, Some(id)) => id.as_str(),
+            (None, None) => None,
+        };
+        if let Some(event_id) = event_id {
+            if self.seen_ids.contains(event_id) {
+                self.duplicates += 1;
+                return true;
+            }
+        }
+        if envelope.method.as_ref().and_then(StrField::as_str) != Some("messages") {
+            return false;
+        }
+        let Some(params) = envelope
+            .params
+            .as_ref()
+            .and_then(|params| params.0.as_ref())
+        else {
+            return false;
+        };
+        let namespace: &[std::borrow::Cow<'_, str>] = match &params.namespace {
+            None => &[],
+            Some(names) => match &names.0 {
+                Some(names) => names,
+                None => return false,
+            },
+        };
+        let Some(data) = params.data.as_ref().and_then(|data| data.0.as_ref()) else {
+            return false;
+        };
+        if data.event.as_ref().and_then(StrField::as_str) != Some("content-block-delta") {
+            return false;
+        }
+        let Some(index) = data
+            .index
+            .as_ref()
+            .and_then(Value::as_u64)
+            .filter(|index| *index < MAX_INDEX)
+        else {
+            return false;
+        };
+        let Some(delta) = data.delta.as_ref().and_then(|delta| delta.0.as_ref()) else {
+            return false;
+        };
+        let node = params.node.as_ref().and_then(StrField::as_str);
+        let Some(position) = self.find_active(namespace, node) else {
+            return false;
+        };
+        let message = &mut self.messages[position];
+        if message.finished.contains(&index) {
+            return false;
+        }
+        let Some(block) = message.blocks.get_mut(&index) else {
+            return false;
+        };
+        let kind = delta.kind.as_ref().and_then(StrField::as_str);
+        let (field, piece) = match kind {
+            Some("text-delta") => ("text", delta.text.as_ref().and_then(StrField::as_str)),
+            Some("reasoning-delta") => (
+                "reasoning",
+                delta.reasoning.as_ref().and_then(StrField::as_str),
+            ),
+            Some("tool-call-delta") if is_tool_chunk(block.get("type")) => match &delta.args {
+                None | Some(Value::Null) => ("args", Some("")),
+                Some(Value::String(args)) => ("args", Some(args.as_str())),
+                Some(_) => return false,
+            },
+            _ => return false,
+        };
+        let Some(piece) = piece else { return false };
+        append(block, field, piece);
+        if let Some(event_id) = event_id {
+            self.remember(event_id.to_owned());
+        }
+        true
+    }
+
+    /// The position of the active message for this namespace and node,
+    /// remembering the last one found: deltas mostly follow each other.
+    fn find_active(
+        &mut self,
+        namespace: &[std::borrow::Cow<'_, str>],
+        node: Option<&str>,
+    ) -> Option<usize> {
+        if let Some((key, position)) = &self.last_active {
+            let same_namespace =
+                key.0.len() == namespace.len() && key.0.iter().zip(namespace).all(|(a, b)| a == b);
+            if same_namespace && key.1.as_deref() == node && self.active.get(key) == Some(position)
+            {
+                return Some(*position);
+            }
+        }
+        let key: MessageKey = (
+            namespace.iter().map(|part| part.to_string()).collect(),
+            node.map(str::to_owned),
+        );
+        let position = *self.active.get(&key)?;
+        self.last_active = Some((key, position));
+        Some(position)
     }
 
     fn remember(&mut self, event_id: String) {
@@ -871,6 +993,25 @@ mod tests {
             }
             chunked.close().unwrap();
             assert_eq!(chunked.messages(), messages);
+        }
+    }
+
+    #[test]
+    fn quick_path_and_full_path_agree() {
+        let frames: Vec<&str> = FIXTURE
+            .split("\n\n")
+            .filter(|frame| !frame.is_empty())
+            .collect();
+        let mut quick = Assembler::default();
+        let mut full = Assembler::default();
+        for frame in &frames {
+            quick.feed(format!("{frame}\n\n").as_bytes()).unwrap();
+            let data = frame
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
+                .unwrap();
+            full.feed_event(json::parse(data).unwrap()).unwrap();
+            assert_eq!(quick.messages(), full.messages());
         }
     }
 

@@ -1,6 +1,7 @@
 //! The LangChain Agent Streaming Protocol: assembling its messages channel.
 
 mod assembler;
+mod probe;
 
 pub use assembler::{
     snake_case, Assembler, Error, ErrorRecord, EventError, OnError, Options, ToolArgs,
