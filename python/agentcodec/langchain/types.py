@@ -16,11 +16,14 @@ __all__ = [
     "COMMAND_METHODS",
     "ERROR_CODES",
     "AgentGetTreeParams",
+    "AgentResult",
+    "AgentStatusEntry",
     "AgentTreeNode",
     "AudioContentBlock",
     "BlockDelta",
     "Checkpoint",
     "CheckpointRef",
+    "CheckpointSummary",
     "Command",
     "CommandResponse",
     "ContentBlock",
@@ -42,6 +45,7 @@ __all__ = [
     "InvalidToolCall",
     "LifecycleData",
     "ListCheckpointsParams",
+    "ListCheckpointsResult",
     "MessageErrorData",
     "MessageFinishData",
     "MessageStartData",
@@ -49,13 +53,19 @@ __all__ = [
     "ReasoningContentBlock",
     "ReasoningDelta",
     "ReconnectParams",
+    "ReconnectResult",
+    "ResponseMeta",
+    "RunResult",
     "RunStartParams",
     "ServerToolCall",
     "ServerToolCallChunk",
     "ServerToolResult",
     "StateForkParams",
+    "StateForkResult",
     "StateGetParams",
+    "StateGetResult",
     "SubscribeParams",
+    "SubscribeResult",
     "TextContentBlock",
     "TextDelta",
     "ToolCall",
@@ -226,6 +236,55 @@ class StateForkParams(TypedDict, total=False):
 class CheckpointRef(TypedDict, total=False):
     id: str
     ns: str
+
+
+# --- command results (CommandResponse.result) ----------------------------------------------
+
+
+class RunResult(TypedDict, total=False):
+    run_id: str
+
+
+class SubscribeResult(TypedDict, total=False):
+    subscription_id: str
+    replayed_events: int
+
+
+class AgentStatusEntry(TypedDict, total=False):
+    namespace: Namespace
+    status: str
+
+
+class ReconnectResult(TypedDict, total=False):
+    restored: bool
+    missed_events: int
+    current_namespaces: list[AgentStatusEntry]
+
+
+class AgentResult(TypedDict, total=False):
+    tree: AgentTreeNode
+
+
+class StateGetResult(TypedDict, total=False):
+    values: dict[str, Any]
+    checkpoint: CheckpointRef
+
+
+class CheckpointSummary(TypedDict, total=False):
+    id: str
+    timestamp: str
+    step: int
+    node_name: str
+    metadata: dict[str, Any]
+
+
+class ListCheckpointsResult(TypedDict, total=False):
+    checkpoints: list[CheckpointSummary]
+
+
+class StateForkResult(TypedDict, total=False):
+    run_id: str
+    thread_id: str
 
 
 # --- content blocks -------------------------------------------------------------------
