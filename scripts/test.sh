@@ -44,6 +44,7 @@ AGENTCODEC_REQUIRE_NATIVE=1 "$native" -m pytest -q -p no:cacheprovider
 step "Benchmarks: a smoke run (each once), and the report on small workloads"
 "$native" -m pytest -q -p no:cacheprovider --benchmark-disable benches
 "$native" benches/report.py --quick --min-time 0.01 > /dev/null
+cargo bench --locked --bench sse -- --quick
 
 step "Python: the pure wheel in a fresh environment"
 rm -rf "$work/dist"

@@ -271,6 +271,23 @@ impl Decoder {
                     outcome?;
                 }
             } else {
+                if let Some(next) = self.single_data_line(bytes, pos, end) {
+                    // "data: ...", then a blank line: the event's data is this
+                    // line's value, dispatched straight from the chunk.
+                    let value = strip_field(&bytes[pos..end], 4);
+                    self.emit(value, on_event);
+                    pos = next + 1;
+                    if bytes[next] == b'\r' {
+                        if pos < bytes.len() {
+                            if bytes[pos] == b'\n' {
+                                pos += 1;
+                            }
+                        } else {
+                            self.skip_lf = true;
+                        }
+                    }
+                    continue;
+                }
                 self.process_line(&bytes[pos..end], base + pos as u64, on_event)?;
             }
             pos = end + 1;
@@ -337,10 +354,7 @@ impl Decoder {
             return Ok(());
         }
         let (name, value) = match memchr(b':', line) {
-            Some(colon) => {
-                let value = &line[colon + 1..];
-                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
-            }
+            Some(colon) => (&line[..colon], strip_field(line, colon)),
             None => (line, &b""[..]),
         };
         match name {
@@ -386,11 +400,34 @@ impl Decoder {
         Ok(())
     }
 
-    fn dispatch(&mut self, on_event: &mut impl FnMut(Event<'_>)) {
-        if self.last_event_id != self.id_buffer {
-            self.last_event_id.clone_from(&self.id_buffer);
+    /// When the line at `start..end` is the block's first `data` line and a
+    /// blank line follows it in the same chunk, where that blank line
+    /// starts. The limits are checked as the line-by-line path checks them;
+    /// a line over a limit takes that path, which reports it.
+    fn single_data_line(&self, bytes: &[u8], start: usize, end: usize) -> Option<usize> {
+        let line = &bytes[start..end];
+        if !self.data.is_empty() || !line.starts_with(b"data:") {
+            return None;
         }
+        let mut next = end + 1;
+        if bytes[end] == b'\r' && bytes.get(next) == Some(&b'\n') {
+            next += 1;
+        }
+        if !matches!(bytes.get(next), Some(b'\n' | b'\r')) {
+            return None;
+        }
+        let within = |limit: Option<usize>, len: usize| limit.is_none_or(|max| len <= max);
+        let value = strip_field(line, 4);
+        (within(self.limits.max_line_bytes, line.len())
+            && within(self.limits.max_event_bytes, value.len()))
+        .then_some(next)
+    }
+
+    fn dispatch(&mut self, on_event: &mut impl FnMut(Event<'_>)) {
         if self.data.is_empty() {
+            if self.last_event_id != self.id_buffer {
+                self.last_event_id.clone_from(&self.id_buffer);
+            }
             // A block without data dispatches nothing; its type and retry
             // do not leak into the next block.
             self.event_type.clear();
@@ -398,7 +435,20 @@ impl Decoder {
             return;
         }
         self.data.pop();
-        let data = lossy_utf8(&self.data);
+        let data = std::mem::take(&mut self.data);
+        self.emit(&data, on_event);
+        // Keep the allocation for the next event.
+        self.data = data;
+        self.data.clear();
+    }
+
+    /// Dispatches an event with this data: commits the last event ID and
+    /// clears the block's type and retry.
+    fn emit(&mut self, data: &[u8], on_event: &mut impl FnMut(Event<'_>)) {
+        if self.last_event_id != self.id_buffer {
+            self.last_event_id.clone_from(&self.id_buffer);
+        }
+        let data = lossy_utf8(data);
         let event_type = if self.event_type.is_empty() {
             Cow::Borrowed("message")
         } else {
@@ -410,9 +460,7 @@ impl Decoder {
             id: &self.last_event_id,
             retry: self.block_retry,
         });
-        drop(data);
         drop(event_type);
-        self.data.clear();
         self.event_type.clear();
         self.block_retry = None;
     }
@@ -444,6 +492,13 @@ fn classify(prefix: &[u8]) -> LineClass {
         None if KNOWN_FIELDS.iter().any(|name| name.starts_with(head)) => LineClass::Undecided,
         None => LineClass::Ignored,
     }
+}
+
+/// The value of a field whose colon is at `colon`: what follows it, less
+/// one leading space.
+fn strip_field(line: &[u8], colon: usize) -> &[u8] {
+    let value = &line[colon + 1..];
+    value.strip_prefix(b" ").unwrap_or(value)
 }
 
 /// UTF-8 with invalid sequences replaced by U+FFFD. Valid text, the usual
