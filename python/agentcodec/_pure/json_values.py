@@ -45,7 +45,12 @@ def loads(text: str) -> Any:
     # The rare checks the standard library does not make, behind cheap tests.
     if "\\u" in text and _has_lone_surrogate(text):
         raise JSONValueError("lone surrogate in a \\u escape")
-    if (text.count("[") + text.count("{")) > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+    # Nesting deeper than MAX_DEPTH takes at least two characters a level.
+    if (
+        len(text) > 2 * MAX_DEPTH
+        and (text.count("[") + text.count("{")) > MAX_DEPTH
+        and _depth(value) > MAX_DEPTH
+    ):
         raise JSONValueError(f"nesting deeper than {MAX_DEPTH}")
     return value
 

@@ -301,13 +301,27 @@ class SSEDecoder:
                     self._line(pending, events)
                 pending_start = None
                 index = 1
-            # The hot loop: blank lines and comments inline, fields in a method.
+            # The hot loop: blank lines, data lines within the limits and
+            # comments inline; other fields, and data over a limit (which
+            # raises), in a method.
             line_fn = self._line
+            dispatch = self._dispatch
+            data = self._data
+            max_line = self._max_line
+            max_event = self._max_event
             first = index
             for index in range(first, last):
                 line = lines[index]
                 if not line:
-                    self._dispatch(events)
+                    dispatch(events)
+                elif line[:5] == b"data:":
+                    value = line[6:] if line[5:6] == b" " else line[5:]
+                    if (max_line is not None and len(line) > max_line) or (
+                        max_event is not None and self._data_len + len(value) > max_event
+                    ):
+                        line_fn(line, events)
+                    data.append(value)
+                    self._data_len += len(value) + 1
                 elif line[0] != 0x3A:  # not a comment
                     line_fn(line, events)
             tail = lines[last]
@@ -385,10 +399,12 @@ class SSEDecoder:
             self._event_type = b""
             self._block_retry = None
             return
-        data = b"\n".join(self._data).decode("utf-8", "replace")
+        parts = self._data
+        data = (parts[0] if len(parts) == 1 else b"\n".join(parts)).decode("utf-8", "replace")
         event_type = self._event_type.decode("utf-8", "replace") if self._event_type else "message"
         events.append(_make_event(event_type, data, self._last_event_id, self._block_retry))
-        self._data = []
+        # Cleared, not replaced: the hot loop holds the list.
+        parts.clear()
         self._data_len = 0
         self._event_type = b""
         self._block_retry = None
