@@ -10,6 +10,7 @@ pub mod json;
 pub mod json_probe;
 pub mod langchain;
 pub mod sse;
+pub mod stream;
 
 #[cfg(feature = "python")]
 mod python;

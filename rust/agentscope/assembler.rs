@@ -7,8 +7,7 @@
 //! strings in place (amortised O(1)); nothing is copied until the state is
 //! read.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::fmt;
+use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
@@ -16,7 +15,9 @@ use super::probe::Probe;
 use crate::accumulate::append;
 use crate::json::{self, Map, Value};
 use crate::json_probe::StrField;
-use crate::sse::{Decoder, LimitError, Limits};
+use crate::sse::Limits;
+use crate::stream::{Driver, Log, Observer, Protocol};
+pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 
 /// Statuses that end a run: the response event carrying one is authoritative.
 const TERMINAL_STATUSES: [&str; 5] = ["completed", "failed", "canceled", "rejected", "incomplete"];
@@ -48,15 +49,6 @@ pub enum DataMerge {
     Upstream,
 }
 
-/// What an event that is not a JSON object does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnError {
-    /// Stop with an error; the events after it wait for the next call.
-    Raise,
-    /// Skip it and record it in [`Assembler::errors`].
-    Skip,
-}
-
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
     pub data_merge: DataMerge,
@@ -75,49 +67,6 @@ impl Default for Options {
             limits: Limits::default(),
         }
     }
-}
-
-/// One event of the stream could not be used: `event` counts from 1.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventError {
-    pub event: u64,
-    pub problem: String,
-}
-
-impl fmt::Display for EventError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "AgentScope event {} {}", self.event, self.problem)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Error {
-    /// The SSE framing exceeded a size limit.
-    Limit(LimitError),
-    /// An event was not a JSON object.
-    Event(EventError),
-    /// Input after `close()`.
-    Closed,
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Limit(err) => err.fmt(f),
-            Error::Event(err) => err.fmt(f),
-            Error::Closed => f.write_str("the assembler is closed"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-/// An error the stream reported, or an event skipped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ErrorRecord {
-    pub event: u64,
-    pub code: String,
-    pub message: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -169,14 +118,12 @@ impl Message {
 /// Assembles an AgentScope `/process` stream.
 #[derive(Debug, Clone)]
 pub struct Assembler {
-    decoder: Decoder,
-    state: State,
+    driver: Driver<AgentScope>,
 }
 
-/// Everything but the SSE decoder, so that events can be applied while the
-/// decoder hands them out, straight from its buffer.
+/// What AgentScope events do: the state they build.
 #[derive(Debug, Clone)]
-struct State {
+struct AgentScope {
     options: Options,
     response: Map<String, Value>,
     response_seen: bool,
@@ -187,11 +134,6 @@ struct State {
     messages: IndexMap<Option<String>, Message>,
     /// Where the last message a delta went to stands in `messages`.
     last_message: Option<usize>,
-    errors: Vec<ErrorRecord>,
-    /// SSE data decoded but not applied yet, because an earlier event failed.
-    backlog: VecDeque<String>,
-    events: u64,
-    closed: bool,
 }
 
 impl Default for Assembler {
@@ -206,39 +148,40 @@ impl Assembler {
         response.insert("object".to_owned(), "response".into());
         response.insert("status".to_owned(), "in_progress".into());
         response.insert("output".to_owned(), Value::Null);
+        let protocol = AgentScope {
+            options,
+            response,
+            response_seen: false,
+            output: None,
+            messages: IndexMap::new(),
+            last_message: None,
+        };
         Assembler {
-            decoder: Decoder::new(options.limits),
-            state: State {
-                options,
-                response,
-                response_seen: false,
-                output: None,
-                messages: IndexMap::new(),
-                last_message: None,
-                errors: Vec::new(),
-                backlog: VecDeque::new(),
-                events: 0,
-                closed: false,
-            },
+            driver: Driver::new(
+                protocol,
+                options.limits,
+                options.on_error,
+                "AgentScope event",
+            ),
         }
     }
 
     pub fn options(&self) -> Options {
-        self.state.options
+        self.driver.protocol.options
     }
 
     /// Events seen so far (SSE events, and events given to `feed_event`).
     pub fn event_count(&self) -> u64 {
-        self.state.events
+        self.driver.log.events
     }
 
     /// Errors the stream reported or, with [`OnError::Skip`], events skipped.
     pub fn errors(&self) -> &[ErrorRecord] {
-        &self.state.errors
+        &self.driver.log.errors
     }
 
     pub fn is_closed(&self) -> bool {
-        self.state.closed
+        self.driver.is_closed()
     }
 
     /// Assembles a chunk of the raw SSE stream, in any chunking.
@@ -246,7 +189,7 @@ impl Assembler {
     /// After an error, what was assembled before it stays, and the events
     /// that followed it in the chunk wait for the next call.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        self.feed_inner(chunk, None)
+        self.driver.feed(chunk, None)
     }
 
     /// Like [`Assembler::feed`]; `observe` sees every event, decoded, before
@@ -256,92 +199,29 @@ impl Assembler {
         chunk: &[u8],
         mut observe: impl FnMut(&Value),
     ) -> Result<(), Error> {
-        self.feed_inner(chunk, Some(&mut observe))
-    }
-
-    fn feed_inner(
-        &mut self,
-        chunk: &[u8],
-        mut observe: Option<&mut (dyn FnMut(&Value) + '_)>,
-    ) -> Result<(), Error> {
-        let state = &mut self.state;
-        state.check_open()?;
-        // The chunk is decoded even when the backlog fails again, so that no
-        // input is lost: its events join the backlog.
-        let mut failure = state.drain_backlog(observe.as_deref_mut()).err();
-        let framing = self.decoder.feed(chunk, |event| {
-            if failure.is_some() {
-                state.backlog.push_back(event.data.to_owned());
-            } else if let Err(err) = state.apply_text(event.data, observe.as_deref_mut()) {
-                failure = Some(err);
-            }
-        });
-        match (failure, framing) {
-            (Some(err), _) => Err(err),
-            (None, Err(limit)) => Err(Error::Limit(limit)),
-            (None, Ok(())) => Ok(()),
-        }
+        self.driver.feed(chunk, Some(&mut observe))
     }
 
     /// Assembles one event that is already decoded.
     pub fn feed_event(&mut self, event: Value) -> Result<(), Error> {
-        let state = &mut self.state;
-        state.check_open()?;
-        state.drain_backlog(None)?;
-        state.events += 1;
-        match event {
-            Value::Object(event) => state.apply(event),
-            other => state.fail(format!("is {}, not an object", json::kind(&other))),
-        }
+        self.driver.feed_value(event)
     }
 
     /// Counts an event that could not even be taken as JSON (a Python value
     /// of another type, say) and reports it as `on_error` says.
     pub fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
-        let state = &mut self.state;
-        state.check_open()?;
-        state.drain_backlog(None)?;
-        state.events += 1;
-        state.fail(problem)
+        self.driver.feed_invalid(problem)
     }
 
     /// Ends the stream. Without a terminal response event the status
     /// becomes "incomplete", with everything assembled so far.
     pub fn close(&mut self) -> Result<(), Error> {
-        let state = &mut self.state;
-        if state.closed {
-            return Ok(());
-        }
-        state.drain_backlog(None)?;
-        let mut failure: Option<Error> = None;
-        let framing = self.decoder.close(|event| {
-            if failure.is_some() {
-                state.backlog.push_back(event.data.to_owned());
-            } else if let Err(err) = state.apply_text(event.data, None) {
-                failure = Some(err);
-            }
-        });
-        if let Some(err) = failure {
-            return Err(err);
-        }
-        framing.map_err(Error::Limit)?;
-        state.closed = true;
-        let terminal = state
-            .response
-            .get("status")
-            .and_then(Value::as_str)
-            .is_some_and(is_terminal);
-        if !terminal {
-            state
-                .response
-                .insert("status".to_owned(), "incomplete".into());
-        }
-        Ok(())
+        self.driver.close()
     }
 
     /// The AgentResponse assembled so far.
     pub fn response(&self) -> Value {
-        let state = &self.state;
+        let state = &self.driver.protocol;
         let mut response = state.response.clone();
         let output = match &state.output {
             Some(output) => output.clone(),
@@ -353,35 +233,22 @@ impl Assembler {
 
     /// Every message assembled, in order of first appearance.
     pub fn messages(&self) -> Vec<Value> {
-        self.state.messages.values().map(Message::render).collect()
+        self.driver
+            .protocol
+            .messages
+            .values()
+            .map(Message::render)
+            .collect()
     }
 }
 
-impl State {
-    fn check_open(&self) -> Result<(), Error> {
-        if self.closed {
-            Err(Error::Closed)
-        } else {
-            Ok(())
-        }
-    }
-
-    fn drain_backlog(
-        &mut self,
-        mut observe: Option<&mut (dyn FnMut(&Value) + '_)>,
-    ) -> Result<(), Error> {
-        while let Some(text) = self.backlog.pop_front() {
-            self.apply_text(&text, observe.as_deref_mut())?;
-        }
-        Ok(())
-    }
-
+impl Protocol for AgentScope {
     fn apply_text(
         &mut self,
+        log: &mut Log,
         text: &str,
-        observe: Option<&mut (dyn FnMut(&Value) + '_)>,
+        observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
-        self.events += 1;
         if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
             return Ok(());
         }
@@ -399,18 +266,36 @@ impl State {
                 if let Some(observe) = observe {
                     observe(&event);
                 }
-                match event {
-                    Value::Object(event) => self.apply(event),
-                    _ => Ok(()),
-                }
+                self.apply_value(log, event)
             }
-            Ok(other) => self.fail(format!("is {}, not an object", json::kind(&other))),
-            Err(_) => self.fail("is not valid JSON".to_owned()),
+            Ok(other) => log.fail(format!("is {}, not an object", json::kind(&other))),
+            Err(_) => log.fail("is not valid JSON".to_owned()),
         }
     }
 
+    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
+        match event {
+            Value::Object(event) => self.apply(log, event),
+            other => log.fail(format!("is {}, not an object", json::kind(&other))),
+        }
+    }
+
+    fn finish(&mut self) {
+        let terminal = self
+            .response
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(is_terminal);
+        if !terminal {
+            self.response
+                .insert("status".to_owned(), "incomplete".into());
+        }
+    }
+}
+
+impl AgentScope {
     /// Applies a content delta that appends to an existing slot, from a
-    /// probe: what [`State::content`] does for it, without a `Value` tree.
+    /// probe: what [`AgentScope::content`] does for it, without a `Value` tree.
     /// Returns false, having changed nothing, for any other event.
     fn append_delta(&mut self, probe: &Probe<'_>) -> bool {
         let upstream = self.options.data_merge == DataMerge::Upstream;
@@ -475,35 +360,19 @@ impl State {
         Some(position)
     }
 
-    fn fail(&mut self, problem: String) -> Result<(), Error> {
-        let error = EventError {
-            event: self.events,
-            problem,
-        };
-        match self.options.on_error {
-            OnError::Raise => Err(Error::Event(error)),
-            OnError::Skip => {
-                self.errors.push(ErrorRecord {
-                    event: error.event,
-                    code: "invalid_event".to_owned(),
-                    message: Some(error.to_string()),
-                });
-                Ok(())
-            }
-        }
-    }
-
-    fn apply(&mut self, event: Map<String, Value>) -> Result<(), Error> {
+    fn apply(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
         if self.options.strict {
             if let Some(problem) = strict_problem(&event) {
-                return self.fail(problem.to_owned());
+                return log.fail(problem.to_owned());
             }
         }
         match event.get("object") {
             Some(Value::String(kind)) if kind == "content" => self.content(event),
             Some(Value::String(kind)) if kind == "message" => self.message(event),
             Some(Value::String(kind)) if kind == "response" => self.response_event(event),
-            None | Some(Value::Null) if event.contains_key("error") => self.error_frame(&event),
+            None | Some(Value::Null) if event.contains_key("error") => {
+                self.error_frame(log, &event)
+            }
             // Other objects are tolerated and ignored.
             _ => {}
         }
@@ -598,7 +467,7 @@ impl State {
     }
 
     /// `{"error": ...}`: what a server sends when its stream fails.
-    fn error_frame(&mut self, event: &Map<String, Value>) {
+    fn error_frame(&mut self, log: &mut Log, event: &Map<String, Value>) {
         let mut code = event.get("code").and_then(Value::as_str).map(str::to_owned);
         let mut message = None;
         match event.get("error") {
@@ -622,8 +491,8 @@ impl State {
                     .map(str::to_owned)
             })
             .unwrap_or_else(|| "stream_error".to_owned());
-        self.errors.push(ErrorRecord {
-            event: self.events,
+        log.errors.push(ErrorRecord {
+            event: log.events,
             code: code.clone(),
             message: message.clone(),
         });

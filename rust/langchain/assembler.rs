@@ -11,13 +11,14 @@
 //! `event_id`) are not applied again.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
-use std::fmt;
 
 use super::probe::Envelope;
 use crate::accumulate::append;
 use crate::json::{self, Map, Value};
 use crate::json_probe::StrField;
-use crate::sse::{Decoder, LimitError, Limits};
+use crate::sse::Limits;
+use crate::stream::{Driver, Log, Observer, Protocol};
+pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 
 /// How many recent event ids are remembered to drop a replayed event: more
 /// than the 10,000 events a server's replay buffer holds.
@@ -64,13 +65,6 @@ pub enum ToolArgs {
     Auto,
 }
 
-/// What a message that is not a JSON object does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnError {
-    Raise,
-    Skip,
-}
-
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
     pub tool_args: ToolArgs,
@@ -86,49 +80,6 @@ impl Default for Options {
             limits: Limits::default(),
         }
     }
-}
-
-/// One protocol message could not be used: `event` counts from 1.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventError {
-    pub event: u64,
-    pub problem: String,
-}
-
-impl fmt::Display for EventError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "LangChain protocol message {} {}",
-            self.event, self.problem
-        )
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Error {
-    Limit(LimitError),
-    Event(EventError),
-    Closed,
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Limit(err) => err.fmt(f),
-            Error::Event(err) => err.fmt(f),
-            Error::Closed => f.write_str("the assembler is closed"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-/// A message skipped with [`OnError::Skip`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ErrorRecord {
-    pub event: u64,
-    pub message: String,
 }
 
 type MessageKey = (Vec<String>, Option<String>);
@@ -186,12 +137,12 @@ impl Message {
 /// Assembles the messages of a LangChain Agent Streaming Protocol stream.
 #[derive(Debug, Clone)]
 pub struct Assembler {
-    decoder: Decoder,
-    state: State,
+    driver: Driver<LangChain>,
 }
 
+/// What LangChain protocol messages do: the state they build.
 #[derive(Debug, Clone)]
-struct State {
+struct LangChain {
     options: Options,
     messages: Vec<Message>,
     /// The message being streamed for each (namespace, node).
@@ -200,12 +151,7 @@ struct State {
     last_active: Option<(MessageKey, usize)>,
     seen_ids: HashSet<String>,
     seen_order: VecDeque<String>,
-    errors: Vec<ErrorRecord>,
-    /// Messages decoded but not applied yet, because an earlier one failed.
-    backlog: VecDeque<String>,
-    events: u64,
     duplicates: u64,
-    closed: bool,
 }
 
 impl Default for Assembler {
@@ -216,133 +162,82 @@ impl Default for Assembler {
 
 impl Assembler {
     pub fn new(options: Options) -> Self {
+        let protocol = LangChain {
+            options,
+            messages: Vec::new(),
+            active: HashMap::new(),
+            last_active: None,
+            seen_ids: HashSet::new(),
+            seen_order: VecDeque::new(),
+            duplicates: 0,
+        };
         Assembler {
-            decoder: Decoder::new(options.limits),
-            state: State {
-                options,
-                messages: Vec::new(),
-                active: HashMap::new(),
-                last_active: None,
-                seen_ids: HashSet::new(),
-                seen_order: VecDeque::new(),
-                errors: Vec::new(),
-                backlog: VecDeque::new(),
-                events: 0,
-                duplicates: 0,
-                closed: false,
-            },
+            driver: Driver::new(
+                protocol,
+                options.limits,
+                options.on_error,
+                "LangChain protocol message",
+            ),
         }
     }
 
     pub fn event_count(&self) -> u64 {
-        self.state.events
+        self.driver.log.events
     }
 
     pub fn duplicate_count(&self) -> u64 {
-        self.state.duplicates
+        self.driver.protocol.duplicates
     }
 
     pub fn errors(&self) -> &[ErrorRecord] {
-        &self.state.errors
+        &self.driver.log.errors
     }
 
     /// Assembles a chunk of a raw SSE stream (any chunking). After an error,
     /// what was assembled stays and the messages after it wait in a backlog.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        let state = &mut self.state;
-        state.check_open()?;
-        let mut failure = state.drain_backlog().err();
-        let framing = self.decoder.feed(chunk, |event| {
-            if failure.is_some() {
-                state.backlog.push_back(event.data.to_owned());
-            } else if let Err(err) = state.apply_text(event.data) {
-                failure = Some(err);
-            }
-        });
-        match (failure, framing) {
-            (Some(err), _) => Err(err),
-            (None, Err(limit)) => Err(Error::Limit(limit)),
-            (None, Ok(())) => Ok(()),
-        }
+        self.driver.feed(chunk, None)
     }
 
     /// Assembles one WebSocket text frame (one JSON message).
     pub fn feed_frame(&mut self, frame: &str) -> Result<(), Error> {
-        let state = &mut self.state;
-        state.check_open()?;
-        state.backlog.push_back(frame.to_owned());
-        state.drain_backlog()
+        self.driver.feed_text(frame)
     }
 
     /// Assembles one message that is already decoded.
     pub fn feed_event(&mut self, envelope: Value) -> Result<(), Error> {
-        let state = &mut self.state;
-        state.check_open()?;
-        state.drain_backlog()?;
-        state.events += 1;
-        state.apply_envelope(envelope)
+        self.driver.feed_value(envelope)
     }
 
     /// Counts a message that could not even be taken as JSON (a Python
     /// value of another type, say) and reports it as `on_error` says.
     pub fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
-        let state = &mut self.state;
-        state.check_open()?;
-        state.drain_backlog()?;
-        state.events += 1;
-        state.fail(problem)
+        self.driver.feed_invalid(problem)
     }
 
     /// Ends the stream. A message still being streamed is "incomplete".
     pub fn close(&mut self) -> Result<(), Error> {
-        let state = &mut self.state;
-        if state.closed {
-            return Ok(());
-        }
-        state.drain_backlog()?;
-        let mut failure: Option<Error> = None;
-        let framing = self.decoder.close(|event| {
-            if failure.is_some() {
-                state.backlog.push_back(event.data.to_owned());
-            } else if let Err(err) = state.apply_text(event.data) {
-                failure = Some(err);
-            }
-        });
-        if let Some(err) = failure {
-            return Err(err);
-        }
-        framing.map_err(Error::Limit)?;
-        state.closed = true;
-        for (_, position) in state.active.drain() {
-            state.messages[position].set_status("incomplete");
-        }
-        Ok(())
+        self.driver.close()
     }
 
     /// Every message so far, in the order they started.
     pub fn messages(&self) -> Vec<Value> {
-        self.state.messages.iter().map(Message::render).collect()
+        self.driver
+            .protocol
+            .messages
+            .iter()
+            .map(Message::render)
+            .collect()
     }
 }
 
-impl State {
-    fn check_open(&self) -> Result<(), Error> {
-        if self.closed {
-            Err(Error::Closed)
-        } else {
-            Ok(())
-        }
-    }
-
-    fn drain_backlog(&mut self) -> Result<(), Error> {
-        while let Some(text) = self.backlog.pop_front() {
-            self.apply_text(&text)?;
-        }
-        Ok(())
-    }
-
-    fn apply_text(&mut self, text: &str) -> Result<(), Error> {
-        self.events += 1;
+impl Protocol for LangChain {
+    fn apply_text(
+        &mut self,
+        log: &mut Log,
+        text: &str,
+        _observe: Observer<'_, '_>,
+    ) -> Result<(), Error> {
         // Most messages are deltas to a block that exists: the quick path.
         if let Some(envelope) = Envelope::parse(text) {
             if self.quick_delta(&envelope) {
@@ -350,31 +245,26 @@ impl State {
             }
         }
         match json::parse(text) {
-            Ok(envelope) => self.apply_envelope(envelope),
-            Err(_) => self.fail("is not valid JSON".to_owned()),
+            Ok(envelope) => self.apply_value(log, envelope),
+            Err(_) => log.fail("is not valid JSON".to_owned()),
         }
     }
 
-    fn fail(&mut self, problem: String) -> Result<(), Error> {
-        let error = EventError {
-            event: self.events,
-            problem,
-        };
-        match self.options.on_error {
-            OnError::Raise => Err(Error::Event(error)),
-            OnError::Skip => {
-                self.errors.push(ErrorRecord {
-                    event: error.event,
-                    message: error.to_string(),
-                });
-                Ok(())
-            }
-        }
+    fn apply_value(&mut self, log: &mut Log, envelope: Value) -> Result<(), Error> {
+        self.apply_envelope(log, envelope)
     }
 
-    fn apply_envelope(&mut self, envelope: Value) -> Result<(), Error> {
+    fn finish(&mut self) {
+        for (_, position) in self.active.drain() {
+            self.messages[position].set_status("incomplete");
+        }
+    }
+}
+
+impl LangChain {
+    fn apply_envelope(&mut self, log: &mut Log, envelope: Value) -> Result<(), Error> {
         let Value::Object(mut envelope) = envelope else {
-            return self.fail("is not a JSON object".to_owned());
+            return log.fail("is not a JSON object".to_owned());
         };
         match envelope.get("type") {
             None => {}

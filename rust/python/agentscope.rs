@@ -2,11 +2,11 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
 use super::args::LimitArg;
 use super::bytes::with_bytes;
-use super::errors::{agentscope_error, agentscope_event_error, sse_limit_error};
+use super::errors::{agentscope_error, agentscope_event_error, error_records, stream_error};
 use super::json::{from_python, to_python};
 use crate::agentscope::{Assembler, DataMerge, Error, OnError, Options};
 
@@ -17,11 +17,7 @@ pub struct AgentScopeAssembler {
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    match err {
-        Error::Limit(limit) => sse_limit_error(py, &limit, PyList::empty(py)),
-        Error::Event(event) => agentscope_event_error(py, event.event, &event.problem),
-        Error::Closed => agentscope_error(py, "the assembler is closed"),
-    }
+    stream_error(py, err, agentscope_error, agentscope_event_error)
 }
 
 #[pymethods]
@@ -142,15 +138,7 @@ impl AgentScopeAssembler {
     /// Errors the stream reported or, with `on_error="skip"`, frames skipped.
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for record in self.inner.errors() {
-            let dict = PyDict::new(py);
-            dict.set_item("event", record.event)?;
-            dict.set_item("code", &record.code)?;
-            dict.set_item("message", &record.message)?;
-            list.append(dict)?;
-        }
-        Ok(list)
+        error_records(py, self.inner.errors())
     }
 
     /// Events seen so far (SSE events, and events passed to `feed_event`).

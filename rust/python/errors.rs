@@ -4,9 +4,10 @@
 use pyo3::call::PyCallArgs;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyList, PyType};
+use pyo3::types::{PyDict, PyList, PyType};
 
 use crate::sse::LimitError;
+use crate::stream::{Error, ErrorRecord};
 
 static SSE_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AGENTSCOPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -70,4 +71,35 @@ pub fn langchain_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr
         "LangChainEventError",
         (event, problem),
     )
+}
+
+/// The exception for an assembler's error: `SSELimitError`, the protocol's
+/// event error, or its base error for a closed assembler.
+pub fn stream_error(
+    py: Python<'_>,
+    err: Error,
+    base: fn(Python<'_>, &str) -> PyErr,
+    event: fn(Python<'_>, u64, &str) -> PyErr,
+) -> PyErr {
+    match err {
+        Error::Limit(limit) => sse_limit_error(py, &limit, PyList::empty(py)),
+        Error::Event(error) => event(py, error.event, &error.problem),
+        Error::Closed => base(py, "the assembler is closed"),
+    }
+}
+
+/// An assembler's error records as a list of dicts: event, code, message.
+pub fn error_records<'py>(
+    py: Python<'py>,
+    records: &[ErrorRecord],
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for record in records {
+        let dict = PyDict::new(py);
+        dict.set_item("event", record.event)?;
+        dict.set_item("code", &record.code)?;
+        dict.set_item("message", &record.message)?;
+        list.append(dict)?;
+    }
+    Ok(list)
 }

@@ -2,11 +2,11 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyList, PyString};
 
 use super::args::LimitArg;
 use super::bytes::with_bytes;
-use super::errors::{langchain_error, langchain_event_error, sse_limit_error};
+use super::errors::{error_records, langchain_error, langchain_event_error, stream_error};
 use super::json::{from_python, to_python};
 use crate::langchain::{Assembler, Error, OnError, Options, ToolArgs};
 
@@ -17,11 +17,7 @@ pub struct LangChainAssembler {
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    match err {
-        Error::Limit(limit) => sse_limit_error(py, &limit, PyList::empty(py)),
-        Error::Event(event) => langchain_event_error(py, event.event, &event.problem),
-        Error::Closed => langchain_error(py, "the assembler is closed"),
-    }
+    stream_error(py, err, langchain_error, langchain_event_error)
 }
 
 fn choice<'a>(py: Python<'_>, name: &str, value: &'a str, allowed: [&str; 2]) -> PyResult<&'a str> {
@@ -115,15 +111,7 @@ impl LangChainAssembler {
     /// Messages skipped with `on_error="skip"`.
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for record in self.inner.errors() {
-            let dict = PyDict::new(py);
-            dict.set_item("event", record.event)?;
-            dict.set_item("code", "invalid_event")?;
-            dict.set_item("message", &record.message)?;
-            list.append(dict)?;
-        }
-        Ok(list)
+        error_records(py, self.inner.errors())
     }
 
     #[getter]

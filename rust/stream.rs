@@ -1,0 +1,255 @@
+//! What every protocol assembler shares: SSE framing, counting events, the
+//! error policy, and the backlog that keeps the events that followed a
+//! failure, so that an error never loses input. A protocol only says what
+//! one event does ([`Protocol`]).
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use crate::json::Value;
+use crate::sse::{Decoder, LimitError, Limits};
+
+/// What an event that cannot be used does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    /// Stop with an error; the events after it wait for the next call.
+    Raise,
+    /// Skip it and record it in the errors.
+    Skip,
+}
+
+/// One event of the stream could not be used: `event` counts from 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventError {
+    /// How the protocol names its events, e.g. "AgentScope event".
+    pub subject: &'static str,
+    pub event: u64,
+    pub problem: String,
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}", self.subject, self.event, self.problem)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The SSE framing exceeded a size limit.
+    Limit(LimitError),
+    /// An event could not be used.
+    Event(EventError),
+    /// Input after `close()`.
+    Closed,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Limit(err) => err.fmt(f),
+            Error::Event(err) => err.fmt(f),
+            Error::Closed => f.write_str("the assembler is closed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// An event skipped, or an error the stream itself reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorRecord {
+    pub event: u64,
+    pub code: String,
+    pub message: Option<String>,
+}
+
+/// The bookkeeping a protocol reads and writes while it applies events.
+#[derive(Debug, Clone)]
+pub struct Log {
+    /// Events seen so far; the one being applied is number `events`.
+    pub events: u64,
+    pub errors: Vec<ErrorRecord>,
+    on_error: OnError,
+    subject: &'static str,
+}
+
+impl Log {
+    /// Reports that the event being applied cannot be used, as `on_error`
+    /// says: an error, or a record and `Ok`.
+    pub fn fail(&mut self, problem: String) -> Result<(), Error> {
+        let error = EventError {
+            subject: self.subject,
+            event: self.events,
+            problem,
+        };
+        match self.on_error {
+            OnError::Raise => Err(Error::Event(error)),
+            OnError::Skip => {
+                self.errors.push(ErrorRecord {
+                    event: error.event,
+                    code: "invalid_event".to_owned(),
+                    message: Some(error.to_string()),
+                });
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Something that watches every event, decoded, before it is applied.
+pub type Observer<'a, 'b> = Option<&'a mut (dyn FnMut(&Value) + 'b)>;
+
+/// What a protocol does with its events.
+pub trait Protocol {
+    /// Applies the text of one event (SSE data, or a WebSocket frame).
+    /// `observe`, when given, sees the event decoded before it is applied.
+    fn apply_text(
+        &mut self,
+        log: &mut Log,
+        text: &str,
+        observe: Observer<'_, '_>,
+    ) -> Result<(), Error>;
+
+    /// Applies one event that is already decoded.
+    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error>;
+
+    /// The stream has ended.
+    fn finish(&mut self);
+}
+
+/// Feeds a protocol: frames SSE, counts events, keeps the backlog.
+#[derive(Debug, Clone)]
+pub struct Driver<P> {
+    decoder: Decoder,
+    pub protocol: P,
+    pub log: Log,
+    /// Event texts decoded but not applied yet, because an earlier one failed.
+    backlog: VecDeque<String>,
+    closed: bool,
+}
+
+impl<P: Protocol> Driver<P> {
+    pub fn new(protocol: P, limits: Limits, on_error: OnError, subject: &'static str) -> Self {
+        Driver {
+            decoder: Decoder::new(limits),
+            protocol,
+            log: Log {
+                events: 0,
+                errors: Vec::new(),
+                on_error,
+                subject,
+            },
+            backlog: VecDeque::new(),
+            closed: false,
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Feeds a chunk of a raw SSE stream, in any chunking. After an error,
+    /// what was applied stays, and the events that followed wait.
+    pub fn feed(&mut self, chunk: &[u8], mut observe: Observer<'_, '_>) -> Result<(), Error> {
+        self.check_open()?;
+        // The chunk is decoded even when the backlog fails again, so that no
+        // input is lost: its events join the backlog.
+        let mut failure = self.drain_backlog(observe.as_deref_mut()).err();
+        let Driver {
+            decoder,
+            protocol,
+            log,
+            backlog,
+            ..
+        } = self;
+        let framing = decoder.feed(chunk, |event| {
+            if failure.is_some() {
+                backlog.push_back(event.data.to_owned());
+                return;
+            }
+            log.events += 1;
+            if let Err(err) = protocol.apply_text(log, event.data, observe.as_deref_mut()) {
+                failure = Some(err);
+            }
+        });
+        match (failure, framing) {
+            (Some(err), _) => Err(err),
+            (None, Err(limit)) => Err(Error::Limit(limit)),
+            (None, Ok(())) => Ok(()),
+        }
+    }
+
+    /// Feeds one event's text (a WebSocket frame).
+    pub fn feed_text(&mut self, text: &str) -> Result<(), Error> {
+        self.check_open()?;
+        self.backlog.push_back(text.to_owned());
+        self.drain_backlog(None)
+    }
+
+    /// Feeds one event that is already decoded.
+    pub fn feed_value(&mut self, event: Value) -> Result<(), Error> {
+        self.check_open()?;
+        self.drain_backlog(None)?;
+        self.log.events += 1;
+        self.protocol.apply_value(&mut self.log, event)
+    }
+
+    /// Counts an event that could not even be taken as JSON (a Python value
+    /// of another type, say) and reports it as `on_error` says.
+    pub fn feed_invalid(&mut self, problem: String) -> Result<(), Error> {
+        self.check_open()?;
+        self.drain_backlog(None)?;
+        self.log.events += 1;
+        self.log.fail(problem)
+    }
+
+    /// Ends the stream: applies what is left, then lets the protocol finish.
+    pub fn close(&mut self) -> Result<(), Error> {
+        if self.closed {
+            return Ok(());
+        }
+        self.drain_backlog(None)?;
+        let mut failure: Option<Error> = None;
+        let Driver {
+            decoder,
+            protocol,
+            log,
+            backlog,
+            ..
+        } = self;
+        let framing = decoder.close(|event| {
+            if failure.is_some() {
+                backlog.push_back(event.data.to_owned());
+                return;
+            }
+            log.events += 1;
+            if let Err(err) = protocol.apply_text(log, event.data, None) {
+                failure = Some(err);
+            }
+        });
+        if let Some(err) = failure {
+            return Err(err);
+        }
+        framing.map_err(Error::Limit)?;
+        self.closed = true;
+        self.protocol.finish();
+        Ok(())
+    }
+
+    fn check_open(&self) -> Result<(), Error> {
+        if self.closed {
+            Err(Error::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn drain_backlog(&mut self, mut observe: Observer<'_, '_>) -> Result<(), Error> {
+        while let Some(text) = self.backlog.pop_front() {
+            self.log.events += 1;
+            self.protocol
+                .apply_text(&mut self.log, &text, observe.as_deref_mut())?;
+        }
+        Ok(())
+    }
+}
