@@ -64,35 +64,43 @@ class SSELimitError(SSEError):
         return (type(self), (self.limit, self.max_bytes, self.offset, self.events))
 
 
-class AgentScopeError(AgentCodecError, ValueError):
-    """An AgentScope stream that cannot be assembled, or a misuse of the assembler."""
+class _EventError(AgentCodecError):
+    """An event that cannot be used, by number: each protocol names its own."""
 
-
-class AgentScopeEventError(AgentScopeError):
-    """One event of an AgentScope stream is not a JSON object.
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
+    subject = "event"
     event: int
     problem: str
 
     def __init__(self, event: int, problem: str) -> None:
         self.event = event
         self.problem = problem
-        super().__init__(f"AgentScope event {event} {problem}")
+        super().__init__(f"{self.subject} {event} {problem}")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.event, self.problem))
+
+
+class AgentScopeError(AgentCodecError, ValueError):
+    """An AgentScope stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class AgentScopeEventError(_EventError, AgentScopeError):
+    """One event of an AgentScope stream is not a JSON object (or, in strict
+    mode, not what upstream's models accept).
+
+    Attributes:
+        event: the event's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "AgentScope event"
 
 
 class LangChainError(AgentCodecError, ValueError):
     """A LangChain protocol stream that cannot be assembled, or a misuse of the assembler."""
 
 
-class LangChainEventError(LangChainError):
+class LangChainEventError(_EventError, LangChainError):
     """One message of a LangChain protocol stream is not a JSON object.
 
     Attributes:
@@ -100,16 +108,7 @@ class LangChainEventError(LangChainError):
         problem: what is wrong with it.
     """
 
-    event: int
-    problem: str
-
-    def __init__(self, event: int, problem: str) -> None:
-        self.event = event
-        self.problem = problem
-        super().__init__(f"LangChain protocol message {event} {problem}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.event, self.problem))
+    subject = "LangChain protocol message"
 
 
 class ResumeGapError(LangChainError):

@@ -11,21 +11,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import AgentScopeError, AgentScopeEventError, SSELimitError
-from ._args import limit_arg
+from .._errors import AgentScopeError, AgentScopeEventError
 from .accumulate import Pieces as _Pieces
 from .accumulate import append as _append
 from .accumulate import is_text as _is_text
 from .accumulate import render as _render
-from .json_values import JSONValueError, copy_value, loads
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
+from .json_values import JSONValueError, loads
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from .stream import Driver
 
 __all__ = ["Assembler"]
 
 # Statuses that end a run: the response event carrying one is authoritative.
 TERMINAL_STATUSES = frozenset({"completed", "failed", "canceled", "rejected", "incomplete"})
 DATA_MERGE_MODES = ("merge", "upstream")
-ON_ERROR_MODES = ("raise", "skip")
 # The string field a delta appends to, per content type. "upstream" mode
 # merges only text, image and data, as Message.add_delta_content does.
 APPENDED_FIELD = {"text": "text", "image": "image_url", "refusal": "refusal", "audio": "data",
@@ -109,8 +108,11 @@ def _new_message(msg_id: Any) -> _Message:
     })  # fmt: skip
 
 
-class Assembler:
+class Assembler(Driver):
     """Assembles an AgentScope ``/process`` stream into its AgentResponse."""
+
+    _event_error = AgentScopeEventError
+    _base_error = AgentScopeError
 
     def __init__(
         self,
@@ -121,22 +123,15 @@ class Assembler:
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
-        for name, value in (("data_merge", data_merge), ("on_error", on_error)):
-            if not isinstance(value, str):
-                raise TypeError(f"{name} must be str, not {type(value).__name__}")
+        if not isinstance(data_merge, str):
+            raise TypeError(f"data_merge must be str, not {type(data_merge).__name__}")
         if not isinstance(strict, bool):
             raise TypeError(f"strict must be bool, not {type(strict).__name__}")
         if data_merge not in DATA_MERGE_MODES:
             raise ValueError(f"data_merge must be 'merge' or 'upstream', not {data_merge!r}")
-        if on_error not in ON_ERROR_MODES:
-            raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
         self._upstream = data_merge == "upstream"
-        self._skip_errors = on_error == "skip"
         self._strict = strict
-        self._decoder = SSEDecoder(
-            max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
-            max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
-        )
         self._response: dict[str, Any] = {"object": "response", "status": "in_progress", "output": None}
         self._response_seen = False
         # The output of the terminal response event, verbatim; until one
@@ -144,52 +139,20 @@ class Assembler:
         self._terminal = False
         self._output: Any = None
         self._messages: dict[Any, _Message] = {}
-        self._errors: list[dict[str, Any]] = []
-        # SSE data decoded but not applied yet, because an earlier event failed.
-        self._backlog: list[str] = []
-        self._events = 0
-        self._closed = False
 
     # --- input ---------------------------------------------------------------
 
-    def feed(self, data: bytes | bytearray | memoryview) -> None:
-        """Assembles a chunk of the raw SSE stream (any chunking)."""
-        self._check_open()
-        self._apply_texts(self._decode(data))
-
     def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
         """Like ``feed``, and returns the events the chunk completed, decoded."""
-        self._check_open()
         events: list[dict[str, Any]] = []
-        self._apply_texts(self._decode(data), events)
+        self._feed(data, events)
         return events
-
-    def feed_event(self, event: dict[str, Any]) -> None:
-        """Assembles one event that is already decoded (a dict)."""
-        self._check_open()
-        self._flush_backlog()
-        self._events += 1
-        try:
-            copied = copy_value(event)
-        except JSONValueError as exc:
-            self._fail(AgentScopeEventError(self._events, f"is not JSON-compatible: {exc}"))
-            return
-        if not isinstance(copied, dict):
-            self._fail(AgentScopeEventError(self._events, f"is {_json_kind(copied)}, not an object"))
-            return
-        self._apply(copied)
 
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the final response. A stream that ended
         without a terminal response event is "incomplete", with everything
         assembled so far."""
-        if not self._closed:
-            texts = self._backlog + [event.data for event in self._decoder.close()]
-            self._backlog = []
-            self._apply_texts(texts)
-            self._closed = True
-            if _str(self._response.get("status")) not in TERMINAL_STATUSES:
-                self._response["status"] = "incomplete"
+        self._close()
         return self.response
 
     # --- output --------------------------------------------------------------
@@ -209,77 +172,39 @@ class Assembler:
         """Every message assembled, in order of first appearance."""
         return [message.render() for message in self._messages.values()]
 
-    @property
-    def errors(self) -> list[dict[str, Any]]:
-        """Errors the stream reported or, with ``on_error="skip"``, frames skipped."""
-        return [dict(error) for error in self._errors]
-
-    @property
-    def event_count(self) -> int:
-        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
-        return self._events
-
     # --- internals -----------------------------------------------------------
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise AgentScopeError("the assembler is closed")
-
-    def _decode(self, data: bytes | bytearray | memoryview) -> list[str]:
-        texts = self._backlog
-        self._backlog = []
-        try:
-            events = self._decoder.feed(data)
-        except SSELimitError as exc:
-            # Apply what came before the limit, then raise: those events are
-            # in the assembled state, not on the exception.
-            before, exc.events = exc.events, []
-            self._apply_texts(texts + [event.data for event in before])
-            raise
-        texts.extend(event.data for event in events)
-        return texts
-
-    def _flush_backlog(self) -> None:
-        if self._backlog:
-            texts = self._backlog
-            self._backlog = []
-            self._apply_texts(texts)
-
-    def _apply_texts(self, texts: list[str], events: list[dict[str, Any]] | None = None) -> None:
-        for position, text in enumerate(texts):
-            try:
-                self._apply_text(text, events)
-            except AgentScopeEventError:
-                self._backlog = texts[position + 1 :]
-                raise
-
-    def _apply_text(self, text: str, events: list[dict[str, Any]] | None) -> None:
-        self._events += 1
+    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if text.strip(ASCII_WHITESPACE) == "[DONE]":
             return
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail(AgentScopeEventError(self._events, "is not valid JSON"))
+            self._fail("is not valid JSON")
             return
         if not isinstance(event, dict):
-            self._fail(AgentScopeEventError(self._events, f"is {_json_kind(event)}, not an object"))
+            self._fail(f"is {_json_kind(event)}, not an object")
             return
-        if events is not None:
+        if observed is not None:
             # The caller's copy: the state goes on changing the original.
-            events.append(_render(event))
+            observed.append(_render(event))
         self._apply(event)
 
-    def _fail(self, error: AgentScopeEventError) -> None:
-        if not self._skip_errors:
-            raise error
-        self._errors.append({"event": error.event, "code": "invalid_event", "message": str(error)})
+    def _apply_value(self, event: Any) -> None:
+        if not isinstance(event, dict):
+            self._fail(f"is {_json_kind(event)}, not an object")
+            return
+        self._apply(event)
+
+    def _finish(self) -> None:
+        if _str(self._response.get("status")) not in TERMINAL_STATUSES:
+            self._response["status"] = "incomplete"
 
     def _apply(self, event: dict[str, Any]) -> None:
         if self._strict:
             problem = _strict_problem(event)
             if problem is not None:
-                self._fail(AgentScopeEventError(self._events, problem))
+                self._fail(problem)
                 return
         kind = event.get("object")
         if kind == "content":

@@ -15,15 +15,14 @@ import re
 from collections import deque
 from typing import Any
 
-from .._errors import AgentCodecError, LangChainError, LangChainEventError, SSELimitError
-from ._args import limit_arg
+from .._errors import LangChainError, LangChainEventError
 from .accumulate import append, is_text, render
-from .json_values import JSONValueError, copy_value, loads
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
+from .json_values import JSONValueError, loads
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from .stream import Driver
 
 __all__ = ["Assembler"]
 
-ON_ERROR_MODES = ("raise", "skip")
 TOOL_ARGS_MODES = ("strict", "auto")
 # How many recent event ids are remembered to drop a replayed event: more
 # than the 10,000 events a server's replay buffer holds.
@@ -128,8 +127,11 @@ def _finalize_tool_chunk(block: dict[str, Any]) -> dict[str, Any]:
     return final
 
 
-class Assembler:
+class Assembler(Driver):
     """Assembles the messages of a LangChain Agent Streaming Protocol stream."""
+
+    _event_error = LangChainEventError
+    _base_error = LangChainError
 
     def __init__(
         self,
@@ -139,74 +141,30 @@ class Assembler:
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
-        for name, value, allowed in (
-            ("tool_args", tool_args, TOOL_ARGS_MODES),
-            ("on_error", on_error, ON_ERROR_MODES),
-        ):
-            if not isinstance(value, str):
-                raise TypeError(f"{name} must be str, not {type(value).__name__}")
-            if value not in allowed:
-                raise ValueError(f"{name} must be {allowed[0]!r} or {allowed[1]!r}, not {value!r}")
+        if not isinstance(tool_args, str):
+            raise TypeError(f"tool_args must be str, not {type(tool_args).__name__}")
+        if tool_args not in TOOL_ARGS_MODES:
+            raise ValueError(f"tool_args must be 'strict' or 'auto', not {tool_args!r}")
+        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
         self._auto_args = tool_args == "auto"
-        self._skip_errors = on_error == "skip"
-        self._decoder = SSEDecoder(
-            max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
-            max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
-        )
         self._messages: list[_Message] = []
         # The message being streamed for each (namespace, node).
         self._active: dict[tuple[tuple[str, ...], str | None], _Message] = {}
         self._seen_ids: set[str] = set()
         self._seen_order: deque[str] = deque()
-        self._errors: list[dict[str, Any]] = []
-        self._backlog: list[Any] = []
-        self._events = 0
         self._duplicates = 0
-        self._closed = False
 
     # --- input ---------------------------------------------------------------
 
-    def feed(self, data: bytes | bytearray | memoryview) -> None:
-        """Assembles a chunk of a raw SSE stream (any chunking)."""
-        self._check_open()
-        texts = self._backlog
-        self._backlog = []
-        try:
-            events = self._decoder.feed(data)
-        except SSELimitError as exc:
-            before, exc.events = exc.events, []
-            self._apply_all(texts + [event.data for event in before])
-            raise
-        self._apply_all(texts + [event.data for event in events])
-
     def feed_frame(self, frame: str | bytes | bytearray) -> None:
         """Assembles one WebSocket text frame (one JSON message)."""
-        self._check_open()
         text = frame if isinstance(frame, str) else bytes(frame).decode("utf-8", "replace")
-        self._apply_all([*self._take_backlog(), text])
-
-    def feed_event(self, envelope: dict[str, Any]) -> None:
-        """Assembles one message that is already decoded (a dict)."""
-        self._check_open()
-        self._apply_all(self._take_backlog())
-        self._events += 1
-        try:
-            copied = copy_value(envelope)
-        except JSONValueError as exc:
-            self._fail(f"is not JSON-compatible: {exc}")
-            return
-        self._apply_envelope(copied)
+        self._feed_text(text)
 
     def close(self) -> list[dict[str, Any]]:
         """Ends the stream and returns the messages. A message still being
         streamed is "incomplete", with everything assembled so far."""
-        if not self._closed:
-            texts = self._take_backlog() + [event.data for event in self._decoder.close()]
-            self._apply_all(texts)
-            self._closed = True
-            for message in self._active.values():
-                message.fields["status"] = "incomplete"
-            self._active.clear()
+        self._close()
         return self.messages
 
     # --- output --------------------------------------------------------------
@@ -218,40 +176,13 @@ class Assembler:
         return [message.render() for message in self._messages]
 
     @property
-    def errors(self) -> list[dict[str, Any]]:
-        """Events skipped with ``on_error="skip"``."""
-        return [dict(error) for error in self._errors]
-
-    @property
-    def event_count(self) -> int:
-        """Events seen so far, duplicates included."""
-        return self._events
-
-    @property
     def duplicate_count(self) -> int:
         """Events dropped because their ``event_id`` was already applied."""
         return self._duplicates
 
     # --- internals -----------------------------------------------------------
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise LangChainError("the assembler is closed")
-
-    def _take_backlog(self) -> list[Any]:
-        texts, self._backlog = self._backlog, []
-        return texts
-
-    def _apply_all(self, texts: list[str]) -> None:
-        for position, text in enumerate(texts):
-            try:
-                self._apply_text(text)
-            except AgentCodecError:
-                self._backlog = texts[position + 1 :]
-                raise
-
-    def _apply_text(self, text: str) -> None:
-        self._events += 1
+    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         try:
             envelope = loads(text)
         except JSONValueError:
@@ -259,11 +190,13 @@ class Assembler:
             return
         self._apply_envelope(envelope)
 
-    def _fail(self, problem: str) -> None:
-        error = LangChainEventError(self._events, problem)
-        if not self._skip_errors:
-            raise error
-        self._errors.append({"event": error.event, "code": "invalid_event", "message": str(error)})
+    def _apply_value(self, event: Any) -> None:
+        self._apply_envelope(event)
+
+    def _finish(self) -> None:
+        for message in self._active.values():
+            message.fields["status"] = "incomplete"
+        self._active.clear()
 
     def _apply_envelope(self, envelope: Any) -> None:
         if not isinstance(envelope, dict):

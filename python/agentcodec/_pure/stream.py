@@ -1,0 +1,141 @@
+"""What both pure-Python assemblers share: SSE framing, counting events, the
+error policy and the backlog that keeps the events after a failure. The
+mirror of ``rust/stream.rs``; a protocol says what one event does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import AgentCodecError, SSELimitError, _EventError
+from ._args import limit_arg
+from .json_values import JSONValueError, copy_value
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
+
+__all__ = ["Driver"]
+
+ON_ERROR_MODES = ("raise", "skip")
+
+
+class Driver:
+    """The base of the pure assemblers. Subclasses set ``_event_error`` (raised
+    for an event that cannot be used) and ``_base_error`` (raised when the
+    assembler is closed), and define ``_apply_text``, ``_apply_value`` and
+    ``_finish``."""
+
+    _event_error: type[_EventError]
+    _base_error: type[AgentCodecError]
+
+    def __init__(
+        self,
+        *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        if not isinstance(on_error, str):
+            raise TypeError(f"on_error must be str, not {type(on_error).__name__}")
+        if on_error not in ON_ERROR_MODES:
+            raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+        self._skip_errors = on_error == "skip"
+        self._decoder = SSEDecoder(
+            max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
+            max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
+        )
+        self._errors: list[dict[str, Any]] = []
+        # Event texts decoded but not applied yet, because an earlier one failed.
+        self._backlog: list[str] = []
+        self._events = 0
+        self._closed = False
+
+    # --- input ---------------------------------------------------------------
+
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+        self._feed(data, None)
+
+    def feed_event(self, event: dict[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+        self._check_open()
+        self._apply_all(self._take_backlog(), None)
+        self._events += 1
+        try:
+            copied = copy_value(event)
+        except JSONValueError as exc:
+            self._fail(f"is not JSON-compatible: {exc}")
+            return
+        self._apply_value(copied)
+
+    # --- output --------------------------------------------------------------
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Events skipped with ``on_error="skip"`` (and errors the stream reported)."""
+        return [dict(error) for error in self._errors]
+
+    @property
+    def event_count(self) -> int:
+        """Events seen so far."""
+        return self._events
+
+    # --- for the protocols -------------------------------------------------------
+
+    def _feed(self, data: bytes | bytearray | memoryview, observed: list[Any] | None) -> None:
+        self._check_open()
+        texts = self._take_backlog()
+        try:
+            events = self._decoder.feed(data)
+        except SSELimitError as exc:
+            # Apply what came before the limit, then raise: those events are
+            # in the assembled state, not on the exception.
+            before, exc.events = exc.events, []
+            self._apply_all(texts + [event.data for event in before], observed)
+            raise
+        texts.extend(event.data for event in events)
+        self._apply_all(texts, observed)
+
+    def _feed_text(self, text: str) -> None:
+        self._check_open()
+        self._apply_all([*self._take_backlog(), text], None)
+
+    def _close(self) -> None:
+        if not self._closed:
+            texts = self._take_backlog() + [event.data for event in self._decoder.close()]
+            self._apply_all(texts, None)
+            self._closed = True
+            self._finish()
+
+    def _fail(self, problem: str) -> None:
+        """Reports that the event being applied cannot be used, as
+        ``on_error`` says."""
+        error = self._event_error(self._events, problem)
+        if not self._skip_errors:
+            raise error
+        self._errors.append({"event": self._events, "code": "invalid_event", "message": str(error)})
+
+    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
+        raise NotImplementedError
+
+    def _apply_value(self, event: Any) -> None:
+        raise NotImplementedError
+
+    def _finish(self) -> None:
+        raise NotImplementedError
+
+    # --- internals -----------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise self._base_error("the assembler is closed")
+
+    def _take_backlog(self) -> list[str]:
+        texts, self._backlog = self._backlog, []
+        return texts
+
+    def _apply_all(self, texts: list[str], observed: list[Any] | None) -> None:
+        for position, text in enumerate(texts):
+            try:
+                self._events += 1
+                self._apply_text(text, observed)
+            except AgentCodecError:
+                self._backlog = texts[position + 1 :]
+                raise
