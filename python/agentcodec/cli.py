@@ -145,9 +145,10 @@ def _parser() -> argparse.ArgumentParser:
 
     assemble = commands.add_parser(
         "assemble",
-        help="print the response an agent stream assembles to, as JSON",
-        description="Assemble a captured agent stream and print the final response as JSON. A stream "
-        'that ends without its terminal event is printed with status "incomplete".',
+        help="print what an agent stream assembles to, as JSON",
+        description="Assemble a captured agent stream and print the result as JSON: the final "
+        "AgentScope response, or the LangChain messages. What was still streaming when the capture "
+        'ended is printed with status "incomplete".',
     )
     assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
     assemble.add_argument(
