@@ -1,73 +1,25 @@
 //! Reading JSON without building it: the pieces the protocol probes share.
 //!
-//! A probe reads an event's text with serde_json, exactly as the full parse
-//! does (so exactly the same JSON is accepted), keeps only the fields a
-//! quick path needs, borrowing strings from the input, and validates the
-//! rest without building it.
+//! A probe walks an event's text once with [`Cursor`], a strict JSON reader
+//! that accepts exactly what the full parse ([`crate::json::parse`],
+//! serde_json) accepts: the same grammar, escapes, surrogate pairs and
+//! nesting limit. It keeps only the fields a quick path needs, borrowing
+//! strings from the input, and checks the rest without building it. The
+//! tests below hold it to serde_json on hand-picked and mutated texts.
+//!
+//! Why not serde_json itself: its visitor machinery and the `Value`s it
+//! builds for small fields cost more than the whole scan (measured with
+//! `cargo bench --bench assemble`).
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use crate::json::MAX_DEPTH;
 
-/// A value read in full but not kept. Unlike serde's `IgnoredAny`, which
-/// serde_json skips without checking escapes or depth, this goes through the
-/// parser's every check, so the probe accepts exactly what the full path does.
-pub struct Skip;
+/// The text is not JSON the full parse accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Invalid;
 
-impl<'de> Deserialize<'de> for Skip {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct SkipVisitor;
-
-        impl<'de> Visitor<'de> for SkipVisitor {
-            type Value = Skip;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_unit<E>(self) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_none<E>(self) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
-                while seq.next_element::<Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-                while map.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-        }
-
-        deserializer.deserialize_any(SkipVisitor)
-    }
-}
+pub type Result<T> = std::result::Result<T, Invalid>;
 
 /// A field that is usually a string: the string, or "present but not a string".
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,74 +37,59 @@ impl StrField<'_> {
     }
 }
 
-impl<'de> Deserialize<'de> for StrField<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct StrVisitor;
+/// A value read whole when it is a scalar; arrays and objects are checked
+/// and skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    /// The number's text, exactly as written (as `arbitrary_precision` keeps it).
+    Number(&'a str),
+    Bool(bool),
+    Null,
+    Composite,
+}
 
-        impl<'de> Visitor<'de> for StrVisitor {
-            type Value = StrField<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(StrField::Str(Cow::Borrowed(text)))
-            }
-
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(StrField::Str(Cow::Owned(text.to_owned())))
-            }
-
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(StrField::Str(Cow::Owned(text)))
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(StrField::NotStr)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<Skip>()?.is_some() {}
-                Ok(StrField::NotStr)
-            }
-
-            // Objects, and numbers (which arbitrary_precision hands over as
-            // a one-entry map).
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(StrField::NotStr)
-            }
+impl Scalar<'_> {
+    /// The integer this is, as `Value::as_i64` reads it.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Scalar::Number(text) => text.parse().ok(),
+            _ => None,
         }
+    }
 
-        deserializer.deserialize_any(StrVisitor)
+    /// The integer this is, as `Value::as_u64` reads it.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Scalar::Number(text) => text.parse().ok(),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Scalar::Str(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The value the full parse makes of it; `None` for an array or object.
+    pub fn to_value(&self) -> Option<crate::json::Value> {
+        use crate::json::Value;
+        Some(match self {
+            Scalar::Str(text) => Value::String(text.clone().into_owned()),
+            Scalar::Number(text) => crate::json::parse(text).ok()?,
+            Scalar::Bool(flag) => Value::Bool(*flag),
+            Scalar::Null => Value::Null,
+            Scalar::Composite => return None,
+        })
     }
 }
 
-/// Fills itself from the entries of a JSON object, one key at a time;
-/// unknown keys are read with [`Skip`].
-pub trait FromMap<'de>: Default {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
+/// Fills itself from the entries of a JSON object, one key at a time. Each
+/// call must read the value (or [`Cursor::skip`] it).
+pub trait Fields<'a>: Default {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()>;
 }
 
 /// A field that should be an object: `Obj(Some(..))` when it is one,
@@ -160,123 +97,600 @@ pub trait FromMap<'de>: Default {
 #[derive(Debug)]
 pub struct Obj<T>(pub Option<T>);
 
-impl<'de, T: FromMap<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ObjVisitor<T>(std::marker::PhantomData<T>);
-
-        impl<'de, T: FromMap<'de>> Visitor<'de> for ObjVisitor<T> {
-            type Value = Obj<T>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Obj<T>, A::Error> {
-                let mut value = T::default();
-                while let Some(key) = map.next_key::<StrField<'de>>()? {
-                    value.field(key.as_str().unwrap_or(""), &mut map)?;
-                }
-                Ok(Obj(Some(value)))
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Obj<T>, A::Error> {
-                while seq.next_element::<Skip>()?.is_some() {}
-                Ok(Obj(None))
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-
-            fn visit_str<E>(self, _: &str) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-
-            fn visit_unit<E>(self) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-
-            fn visit_none<E>(self) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-        }
-
-        deserializer.deserialize_any(ObjVisitor(std::marker::PhantomData))
-    }
-}
-
 /// A list of strings (a namespace): `None` when it is anything else.
 #[derive(Debug)]
 pub struct Strings<'a>(pub Option<Vec<Cow<'a, str>>>);
 
-impl<'de> Deserialize<'de> for Strings<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct StringsVisitor;
+/// Reads one JSON text from the front.
+pub struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+    depth: usize,
+}
 
-        impl<'de> Visitor<'de> for StringsVisitor {
-            type Value = Strings<'de>;
+impl<'a> Cursor<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Cursor {
+            text,
+            pos: 0,
+            depth: 0,
+        }
+    }
 
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
+    /// Reads a whole text that should be an object: `None` when it is not
+    /// valid JSON, is not an object, or has anything but white space after it.
+    pub fn parse_object<T: Fields<'a>>(text: &'a str) -> Option<T> {
+        let mut cursor = Cursor::new(text);
+        let Obj(object) = cursor.object().ok()?;
+        cursor.end().ok()?;
+        object
+    }
+
+    /// Only white space may follow the value.
+    pub fn end(&mut self) -> Result<()> {
+        self.whitespace();
+        if self.pos == self.text.len() {
+            Ok(())
+        } else {
+            Err(Invalid)
+        }
+    }
+
+    /// An object's entries through `T::field`; any other value is checked
+    /// and skipped.
+    pub fn object<T: Fields<'a>>(&mut self) -> Result<Obj<T>> {
+        if self.peek_value()? != b'{' {
+            self.skip()?;
+            return Ok(Obj(None));
+        }
+        self.enter()?;
+        let mut value = T::default();
+        self.pos += 1;
+        self.whitespace();
+        if self.byte() == Some(b'}') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Obj(Some(value)));
+        }
+        loop {
+            self.whitespace();
+            if self.byte() != Some(b'"') {
+                return Err(Invalid);
             }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strings<'de>, A::Error> {
-                let mut items = Some(Vec::new());
-                while let Some(item) = seq.next_element::<StrField<'de>>()? {
-                    match (item, items.as_mut()) {
-                        (StrField::Str(text), Some(list)) => list.push(text),
-                        _ => items = None,
-                    }
-                }
-                Ok(Strings(items))
+            let key = self.string_body()?;
+            self.whitespace();
+            if self.byte() != Some(b':') {
+                return Err(Invalid);
             }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strings<'de>, A::Error> {
-                while map.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(Strings(None))
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<Strings<'de>, E> {
-                Ok(Strings(None))
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Strings<'de>, E> {
-                Ok(Strings(None))
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Strings<'de>, E> {
-                Ok(Strings(None))
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Strings<'de>, E> {
-                Ok(Strings(None))
-            }
-
-            fn visit_str<E>(self, _: &str) -> Result<Strings<'de>, E> {
-                Ok(Strings(None))
-            }
-
-            fn visit_unit<E>(self) -> Result<Strings<'de>, E> {
-                Ok(Strings(None))
-            }
-
-            fn visit_none<E>(self) -> Result<Strings<'de>, E> {
-                Ok(Strings(None))
+            self.pos += 1;
+            value.field(&key, self)?;
+            if self.after_item(b'}')? {
+                return Ok(Obj(Some(value)));
             }
         }
+    }
 
-        deserializer.deserialize_any(StringsVisitor)
+    /// A string, or `NotStr` for any other value (checked and skipped).
+    pub fn str_field(&mut self) -> Result<StrField<'a>> {
+        if self.peek_value()? == b'"' {
+            Ok(StrField::Str(self.string_body()?))
+        } else {
+            self.skip()?;
+            Ok(StrField::NotStr)
+        }
+    }
+
+    /// An array of strings, or `None` for anything else (checked and skipped).
+    pub fn strings(&mut self) -> Result<Strings<'a>> {
+        if self.peek_value()? != b'[' {
+            self.skip()?;
+            return Ok(Strings(None));
+        }
+        self.enter()?;
+        self.pos += 1;
+        let mut items = Some(Vec::new());
+        self.whitespace();
+        if self.byte() == Some(b']') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Strings(items));
+        }
+        loop {
+            match (self.str_field()?, items.as_mut()) {
+                (StrField::Str(text), Some(list)) => list.push(text),
+                _ => items = None,
+            }
+            if self.after_item(b']')? {
+                return Ok(Strings(items));
+            }
+        }
+    }
+
+    /// Any value; arrays and objects are checked and skipped.
+    pub fn scalar(&mut self) -> Result<Scalar<'a>> {
+        Ok(match self.peek_value()? {
+            b'"' => Scalar::Str(self.string_body()?),
+            b'{' | b'[' => {
+                self.skip()?;
+                Scalar::Composite
+            }
+            b't' => {
+                self.literal(b"true")?;
+                Scalar::Bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                Scalar::Bool(false)
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                Scalar::Null
+            }
+            _ => Scalar::Number(self.number()?),
+        })
+    }
+
+    /// Checks one value of any kind and moves past it.
+    pub fn skip(&mut self) -> Result<()> {
+        match self.peek_value()? {
+            b'"' => self.skip_string(),
+            b'{' => {
+                self.enter()?;
+                self.pos += 1;
+                self.whitespace();
+                if self.byte() == Some(b'}') {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                loop {
+                    self.whitespace();
+                    if self.byte() != Some(b'"') {
+                        return Err(Invalid);
+                    }
+                    self.skip_string()?;
+                    self.whitespace();
+                    if self.byte() != Some(b':') {
+                        return Err(Invalid);
+                    }
+                    self.pos += 1;
+                    self.skip()?;
+                    if self.after_item(b'}')? {
+                        return Ok(());
+                    }
+                }
+            }
+            b'[' => {
+                self.enter()?;
+                self.pos += 1;
+                self.whitespace();
+                if self.byte() == Some(b']') {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                loop {
+                    self.skip()?;
+                    if self.after_item(b']')? {
+                        return Ok(());
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number().map(drop),
+        }
+    }
+
+    // --- the grammar ---------------------------------------------------------------------
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    fn byte(&self) -> Option<u8> {
+        self.bytes().get(self.pos).copied()
+    }
+
+    fn whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.byte() {
+            self.pos += 1;
+        }
+    }
+
+    /// The first byte of the next value, after white space.
+    fn peek_value(&mut self) -> Result<u8> {
+        self.whitespace();
+        self.byte().ok_or(Invalid)
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            Err(Invalid)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// After an array item or object entry: `true` at the closing bracket
+    /// (consumed), `false` after a comma.
+    fn after_item(&mut self, close: u8) -> Result<bool> {
+        self.whitespace();
+        match self.byte() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(byte) if byte == close => {
+                self.pos += 1;
+                self.depth -= 1;
+                Ok(true)
+            }
+            _ => Err(Invalid),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<()> {
+        if self.bytes()[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(Invalid)
+        }
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, as its text.
+    fn number(&mut self) -> Result<&'a str> {
+        let start = self.pos;
+        if self.byte() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.byte() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(Invalid),
+        }
+        if self.byte() == Some(b'.') {
+            self.pos += 1;
+            self.required_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.byte() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.byte() {
+                self.pos += 1;
+            }
+            self.required_digits()?;
+        }
+        Ok(&self.text[start..self.pos])
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.byte() {
+            self.pos += 1;
+        }
+    }
+
+    fn required_digits(&mut self) -> Result<()> {
+        let start = self.pos;
+        self.digits();
+        if self.pos == start {
+            Err(Invalid)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The string at the cursor (on its opening quote), decoded: borrowed
+    /// from the text when it has no escapes.
+    fn string_body(&mut self) -> Result<Cow<'a, str>> {
+        self.pos += 1;
+        let start = self.pos;
+        self.pos = plain_run(self.bytes(), self.pos);
+        match self.byte() {
+            Some(b'"') => {
+                self.pos += 1;
+                Ok(Cow::Borrowed(&self.text[start..self.pos - 1]))
+            }
+            Some(b'\\') => {
+                let mut out = String::from(&self.text[start..self.pos]);
+                self.escaped_rest(Some(&mut out))?;
+                Ok(Cow::Owned(out))
+            }
+            _ => Err(Invalid), // the end, or a control character
+        }
+    }
+
+    fn skip_string(&mut self) -> Result<()> {
+        self.pos = plain_run(self.bytes(), self.pos + 1);
+        match self.byte() {
+            Some(b'"') => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(b'\\') => self.escaped_rest(None),
+            _ => Err(Invalid),
+        }
+    }
+
+    /// The rest of a string from an escape on, decoded into `out` when given.
+    fn escaped_rest(&mut self, mut out: Option<&mut String>) -> Result<()> {
+        loop {
+            match self.byte() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let decoded = self.escape()?;
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push(decoded);
+                    }
+                }
+                _ => return Err(Invalid),
+            }
+            let start = self.pos;
+            self.pos = plain_run(self.bytes(), self.pos);
+            if let Some(out) = out.as_deref_mut() {
+                out.push_str(&self.text[start..self.pos]);
+            }
+        }
+    }
+
+    /// One escape, after its backslash. Surrogates must come in pairs, as
+    /// serde_json requires.
+    fn escape(&mut self) -> Result<char> {
+        let byte = self.byte().ok_or(Invalid)?;
+        self.pos += 1;
+        Ok(match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let first = self.hex4()?;
+                match first {
+                    0xD800..=0xDBFF => {
+                        if !self.bytes()[self.pos..].starts_with(b"\\u") {
+                            return Err(Invalid);
+                        }
+                        self.pos += 2;
+                        let second = self.hex4()?;
+                        if !(0xDC00..=0xDFFF).contains(&second) {
+                            return Err(Invalid);
+                        }
+                        let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+                        char::from_u32(code).ok_or(Invalid)?
+                    }
+                    0xDC00..=0xDFFF => return Err(Invalid),
+                    code => char::from_u32(code).ok_or(Invalid)?,
+                }
+            }
+            _ => return Err(Invalid),
+        })
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let digits = self.bytes().get(self.pos..self.pos + 4).ok_or(Invalid)?;
+        let mut code = 0;
+        for &digit in digits {
+            let value = match digit {
+                b'0'..=b'9' => digit - b'0',
+                b'a'..=b'f' => digit - b'a' + 10,
+                b'A'..=b'F' => digit - b'A' + 10,
+                _ => return Err(Invalid),
+            };
+            code = code * 16 + u32::from(value);
+        }
+        self.pos += 4;
+        Ok(code)
+    }
+}
+
+/// The end of the run of string bytes from `pos` that need no attention:
+/// the position of the first quote, backslash or control character (or the
+/// end). Eight bytes at a time, since most strings are plain.
+fn plain_run(bytes: &[u8], mut pos: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = bytes.get(pos..pos + 8) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+        // A byte is flagged when it is below 0x20, or equals '"' or '\\'
+        // (the classic "has zero byte" test on word ^ pattern); bytes of
+        // 0x80 and above are not flagged, so UTF-8 passes through.
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES)
+            & !(word ^ (ONES * u64::from(b'"')));
+        let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES)
+            & !(word ^ (ONES * u64::from(b'\\')));
+        let flagged = (control | quote | backslash) & HIGHS;
+        if flagged != 0 {
+            return pos + (flagged.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(&byte) = bytes.get(pos) {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cursor_accepts(text: &str) -> bool {
+        let mut cursor = Cursor::new(text);
+        cursor.skip().and_then(|()| cursor.end()).is_ok()
+    }
+
+    fn serde_accepts(text: &str) -> bool {
+        crate::json::parse(text).is_ok()
+    }
+
+    const SAMPLES: &[&str] = &[
+        r#"{"object":"content","index":0,"delta":true,"msg_id":"m","text":"a\"b\\c\/d\n\u00e9\ud83d\ude42","x":[1,-2.5e+3,{"y":null}],"z":false}"#,
+        r#"{"type":"event","params":{"namespace":["a","b"],"data":{"index":12,"delta":{"args":"{\"q\":1}"}}}}"#,
+        "  [ 0 , -0 , 1.0 , 1e5 , 1E-5 , 123456789012345678901234567890 , \"\" , {} , [] ]  ",
+        "\"plain \u{e9}\u{1F642} text that runs past eight bytes\"",
+        "true",
+        "null",
+    ];
+
+    #[test]
+    fn agrees_with_serde_json_on_edge_cases() {
+        let cases = [
+            "",
+            " ",
+            "{",
+            "}",
+            "[",
+            "]",
+            "[1,]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{1:2}",
+            "[1 2]",
+            "01",
+            "-01",
+            "-",
+            "1.",
+            ".5",
+            "1e",
+            "1e+",
+            "+1",
+            "1E+5",
+            "-0.0e-0",
+            "1e999999",
+            "tru",
+            "nulll",
+            "falsey",
+            "NaN",
+            "Infinity",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\u0041\"",
+            "\"\\ud800\\udc00\"",
+            "\"\\uDBFF\\uDFFF\"",
+            "\"\\ud800x\"",
+            "\"\\ud800\\ud800\"",
+            "\"\\x\"",
+            "\"\\U0041\"",
+            "\"\\u00G1\"",
+            "\"\\u00\"",
+            "\"\u{1}\"",
+            "\"\u{1f}\"",
+            "\"\u{7f}\"",
+            "\"a\tb\"",
+            "\"12345678\u{1}\"",
+            "\"1234567\\",
+            "\"unterminated",
+            "[]\u{a0}",
+            "1 x",
+            "\t\r\n1\n",
+            "{\"a\":1}{}",
+        ];
+        for text in cases.iter().chain(SAMPLES) {
+            assert_eq!(cursor_accepts(text), serde_accepts(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn nesting_limit_is_serde_jsons() {
+        for levels in [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+            let arrays = "[".repeat(levels) + &"]".repeat(levels);
+            let objects = "{\"a\":".repeat(levels) + "1" + &"}".repeat(levels);
+            let mixed = "[{\"a\":".repeat(levels / 2) + "[]" + &"}]".repeat(levels / 2);
+            for text in [arrays, objects, mixed] {
+                assert_eq!(cursor_accepts(&text), serde_accepts(&text), "{levels}");
+            }
+        }
+    }
+
+    #[test]
+    fn decodes_strings_as_serde_json_does() {
+        for text in [
+            r#""plain""#,
+            r#""a\"b\\c\/d\b\f\n\r\t""#,
+            r#""\u0041\u00e9\u4e2d\ud83d\ude42 and more after the escapes""#,
+            "\"\u{e9}\u{1F642}\"",
+            r#""""#,
+        ] {
+            let mut cursor = Cursor::new(text);
+            let StrField::Str(decoded) = cursor.str_field().unwrap() else {
+                panic!("{text}");
+            };
+            let expected: String = serde_json::from_str(text).unwrap();
+            assert_eq!(decoded, expected);
+            assert_eq!(matches!(decoded, Cow::Borrowed(_)), !text.contains('\\'));
+        }
+    }
+
+    #[test]
+    fn scalars_keep_their_text() {
+        let mut cursor = Cursor::new("[-12.50e3, true, null, \"s\", {\"a\":[]}]");
+        let mut scalars = Vec::new();
+        assert_eq!(cursor.peek_value(), Ok(b'['));
+        cursor.enter().unwrap();
+        cursor.pos += 1;
+        loop {
+            scalars.push(cursor.scalar().unwrap());
+            if cursor.after_item(b']').unwrap() {
+                break;
+            }
+        }
+        assert_eq!(
+            scalars,
+            [
+                Scalar::Number("-12.50e3"),
+                Scalar::Bool(true),
+                Scalar::Null,
+                Scalar::Str(Cow::Borrowed("s")),
+                Scalar::Composite,
+            ]
+        );
+        assert_eq!(Scalar::Number("7").as_u64(), Some(7));
+        assert_eq!(Scalar::Number("-0").as_i64(), Some(0));
+        assert_eq!(Scalar::Number("1.0").as_i64(), None);
+    }
+
+    /// Every sample, mutated one byte at a time (deleted, or replaced by a
+    /// byte that matters to the grammar): the cursor and serde_json accept
+    /// exactly the same texts.
+    #[test]
+    fn agrees_with_serde_json_on_mutations() {
+        let specials = [
+            "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "0", "-", ".", "e", "u", "d8", "\u{1}",
+            "x",
+        ];
+        let mut checked = 0;
+        for sample in SAMPLES {
+            for position in 0..=sample.len() {
+                if !sample.is_char_boundary(position) {
+                    continue;
+                }
+                let (head, tail) = sample.split_at(position);
+                let next = tail.chars().next().map_or(0, char::len_utf8);
+                let mut variants = vec![format!("{head}{}", &tail[next..])];
+                for special in specials {
+                    variants.push(format!("{head}{special}{tail}"));
+                    variants.push(format!("{head}{special}{}", &tail[next..]));
+                }
+                for text in variants {
+                    assert_eq!(cursor_accepts(&text), serde_accepts(&text), "{text:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 5000);
     }
 }

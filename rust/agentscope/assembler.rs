@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use super::probe::Probe;
 use crate::accumulate::append;
 use crate::json::{self, Map, Value};
-use crate::json_probe::StrField;
+use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
 use crate::stream::{Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
@@ -300,12 +300,12 @@ impl AgentScope {
     fn append_delta(&mut self, probe: &Probe<'_>) -> bool {
         let upstream = self.options.data_merge == DataMerge::Upstream;
         if probe.object.as_ref().and_then(StrField::as_str) != Some("content")
-            || probe.delta != Some(Value::Bool(true))
+            || probe.delta != Some(Scalar::Bool(true))
         {
             return false;
         }
         let (Some(index), Some(msg_id)) = (
-            probe.index.as_ref().and_then(int_index),
+            probe.index.as_ref().and_then(Scalar::as_i64),
             probe.msg_id.as_ref().and_then(StrField::as_str),
         ) else {
             return false;
@@ -338,8 +338,15 @@ impl AgentScope {
             }
         }
         if let Some(status) = &probe.status {
-            if slot.get("status") != Some(status) {
-                slot.insert("status".to_owned(), status.clone());
+            let unchanged = match (slot.get("status"), status) {
+                (Some(Value::String(old)), Scalar::Str(new)) => old == new,
+                _ => false,
+            };
+            if !unchanged {
+                let Some(status) = status.to_value() else {
+                    return false;
+                };
+                slot.insert("status".to_owned(), status);
             }
         }
         true

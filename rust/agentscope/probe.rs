@@ -2,18 +2,13 @@
 //! appends to a slot that already exists.
 //!
 //! Parsing every event into a `Value` tree costs a dozen allocations, most
-//! of them for fields a delta never uses. The probe reads the same text with
-//! the same parser (serde_json, so exactly the same JSON is accepted), keeps
+//! of them for fields a delta never uses. The probe reads the text once with
+//! [`Cursor`] (which accepts exactly the JSON the full parse does), keeps
 //! only the fields a delta needs, borrowing strings from the input where it
-//! can, and validates the rest without building it. Anything it cannot
-//! settle goes to the full path.
+//! can, and checks the rest without building it. Anything it cannot settle
+//! goes to the full path.
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-
-use crate::json::Value;
-use crate::json_probe::{Skip, StrField};
+use crate::json_probe::{Cursor, Fields, Result, Scalar, StrField};
 
 /// What a content delta needs, from one event.
 #[derive(Debug, Default)]
@@ -21,9 +16,9 @@ pub struct Probe<'a> {
     pub object: Option<StrField<'a>>,
     pub msg_id: Option<StrField<'a>>,
     pub kind: Option<StrField<'a>>,
-    pub index: Option<Value>,
-    pub delta: Option<Value>,
-    pub status: Option<Value>,
+    pub index: Option<Scalar<'a>>,
+    pub delta: Option<Scalar<'a>>,
+    pub status: Option<Scalar<'a>>,
     /// The string fields a delta may append, by name.
     pub text: Option<StrField<'a>>,
     pub image_url: Option<StrField<'a>>,
@@ -51,52 +46,29 @@ impl<'a> Probe<'a> {
     /// Probes an event's text: `None` when it is not a JSON object (the full
     /// path then reports it).
     pub fn parse(text: &'a str) -> Option<Probe<'a>> {
-        serde_json::from_str::<Probe<'a>>(text).ok()
+        Cursor::parse_object(text)
     }
 }
 
-impl<'de> Deserialize<'de> for Probe<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ProbeVisitor;
-
-        impl<'de> Visitor<'de> for ProbeVisitor {
-            type Value = Probe<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut probe = Probe::default();
-                // A repeated key: the last one wins, as in the full path.
-                while let Some(key) = map.next_key::<StrField<'de>>()? {
-                    match key.as_str().unwrap_or("") {
-                        "object" => probe.object = Some(map.next_value()?),
-                        "msg_id" => probe.msg_id = Some(map.next_value()?),
-                        "type" => probe.kind = Some(map.next_value()?),
-                        "index" => probe.index = Some(map.next_value()?),
-                        "delta" => probe.delta = Some(map.next_value()?),
-                        "status" => probe.status = Some(map.next_value()?),
-                        "text" => probe.text = Some(map.next_value()?),
-                        "image_url" => probe.image_url = Some(map.next_value()?),
-                        "refusal" => probe.refusal = Some(map.next_value()?),
-                        "data" => probe.data = Some(map.next_value()?),
-                        "video_url" => probe.video_url = Some(map.next_value()?),
-                        "file_data" => probe.file_data = Some(map.next_value()?),
-                        _ => {
-                            map.next_value::<Skip>()?;
-                        }
-                    }
-                }
-                Ok(probe)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-                Err(de::Error::custom("not an object"))
-            }
+impl<'a> Fields<'a> for Probe<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        // A repeated key: the last one wins, as in the full path.
+        match key {
+            "object" => self.object = Some(cursor.str_field()?),
+            "msg_id" => self.msg_id = Some(cursor.str_field()?),
+            "type" => self.kind = Some(cursor.str_field()?),
+            "index" => self.index = Some(cursor.scalar()?),
+            "delta" => self.delta = Some(cursor.scalar()?),
+            "status" => self.status = Some(cursor.scalar()?),
+            "text" => self.text = Some(cursor.str_field()?),
+            "image_url" => self.image_url = Some(cursor.str_field()?),
+            "refusal" => self.refusal = Some(cursor.str_field()?),
+            "data" => self.data = Some(cursor.str_field()?),
+            "video_url" => self.video_url = Some(cursor.str_field()?),
+            "file_data" => self.file_data = Some(cursor.str_field()?),
+            _ => cursor.skip()?,
         }
-
-        deserializer.deserialize_map(ProbeVisitor)
+        Ok(())
     }
 }
 
@@ -128,8 +100,8 @@ mod tests {
             .unwrap();
         assert_eq!(probe.text, Some(StrField::NotStr));
         assert_eq!(probe.data, Some(StrField::NotStr));
-        assert_eq!(probe.index, Some(Value::from(3)));
-        assert_eq!(probe.delta, Some(Value::Bool(true)));
+        assert_eq!(probe.index, Some(Scalar::Number("3")));
+        assert_eq!(probe.delta, Some(Scalar::Bool(true)));
     }
 
     #[test]

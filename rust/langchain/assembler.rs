@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use super::probe::Envelope;
 use crate::accumulate::append;
 use crate::json::{self, Map, Value};
-use crate::json_probe::StrField;
+use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
 use crate::stream::{Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
@@ -356,7 +356,7 @@ impl LangChain {
         let Some(index) = data
             .index
             .as_ref()
-            .and_then(Value::as_u64)
+            .and_then(Scalar::as_u64)
             .filter(|index| *index < MAX_INDEX)
         else {
             return false;
@@ -383,8 +383,8 @@ impl LangChain {
                 delta.reasoning.as_ref().and_then(StrField::as_str),
             ),
             Some("tool-call-delta") if is_tool_chunk(block.get("type")) => match &delta.args {
-                None | Some(Value::Null) => ("args", Some("")),
-                Some(Value::String(args)) => ("args", Some(args.as_str())),
+                None | Some(Scalar::Null) => ("args", Some("")),
+                Some(Scalar::Str(args)) => ("args", Some(args.as_ref())),
                 Some(_) => return false,
             },
             _ => return false,

@@ -2,10 +2,7 @@
 //! `content-block-delta` that appends to a block that already exists. What
 //! it cannot settle goes to the full path (see `crate::json_probe`).
 
-use serde::de::{Deserialize, MapAccess};
-
-use crate::json::Value;
-use crate::json_probe::{FromMap, Obj, Skip, StrField, Strings};
+use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField, Strings};
 
 #[derive(Debug, Default)]
 pub struct Envelope<'a> {
@@ -27,7 +24,7 @@ pub struct Params<'a> {
 #[derive(Debug, Default)]
 pub struct Data<'a> {
     pub event: Option<StrField<'a>>,
-    pub index: Option<Value>,
+    pub index: Option<Scalar<'a>>,
     pub delta: Option<Obj<Delta<'a>>>,
 }
 
@@ -36,63 +33,55 @@ pub struct Delta<'a> {
     pub kind: Option<StrField<'a>>,
     pub text: Option<StrField<'a>>,
     pub reasoning: Option<StrField<'a>>,
-    pub args: Option<Value>,
+    pub args: Option<Scalar<'a>>,
 }
 
-impl<'de> FromMap<'de> for Envelope<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> Fields<'a> for Envelope<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         match key {
-            "type" => self.kind = Some(map.next_value()?),
-            "event_id" => self.event_id = Some(map.next_value()?),
-            "eventId" => self.event_id_camel = Some(map.next_value()?),
-            "method" => self.method = Some(map.next_value()?),
-            "params" => self.params = Some(map.next_value()?),
-            _ => {
-                map.next_value::<Skip>()?;
-            }
+            "type" => self.kind = Some(cursor.str_field()?),
+            "event_id" => self.event_id = Some(cursor.str_field()?),
+            "eventId" => self.event_id_camel = Some(cursor.str_field()?),
+            "method" => self.method = Some(cursor.str_field()?),
+            "params" => self.params = Some(cursor.object()?),
+            _ => cursor.skip()?,
         }
         Ok(())
     }
 }
 
-impl<'de> FromMap<'de> for Params<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> Fields<'a> for Params<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         match key {
-            "namespace" => self.namespace = Some(map.next_value()?),
-            "node" => self.node = Some(map.next_value()?),
-            "data" => self.data = Some(map.next_value()?),
-            _ => {
-                map.next_value::<Skip>()?;
-            }
+            "namespace" => self.namespace = Some(cursor.strings()?),
+            "node" => self.node = Some(cursor.str_field()?),
+            "data" => self.data = Some(cursor.object()?),
+            _ => cursor.skip()?,
         }
         Ok(())
     }
 }
 
-impl<'de> FromMap<'de> for Data<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> Fields<'a> for Data<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         match key {
-            "event" => self.event = Some(map.next_value()?),
-            "index" => self.index = Some(map.next_value()?),
-            "delta" => self.delta = Some(map.next_value()?),
-            _ => {
-                map.next_value::<Skip>()?;
-            }
+            "event" => self.event = Some(cursor.str_field()?),
+            "index" => self.index = Some(cursor.scalar()?),
+            "delta" => self.delta = Some(cursor.object()?),
+            _ => cursor.skip()?,
         }
         Ok(())
     }
 }
 
-impl<'de> FromMap<'de> for Delta<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> Fields<'a> for Delta<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         match key {
-            "type" => self.kind = Some(map.next_value()?),
-            "text" => self.text = Some(map.next_value()?),
-            "reasoning" => self.reasoning = Some(map.next_value()?),
-            "args" => self.args = Some(map.next_value()?),
-            _ => {
-                map.next_value::<Skip>()?;
-            }
+            "type" => self.kind = Some(cursor.str_field()?),
+            "text" => self.text = Some(cursor.str_field()?),
+            "reasoning" => self.reasoning = Some(cursor.str_field()?),
+            "args" => self.args = Some(cursor.scalar()?),
+            _ => cursor.skip()?,
         }
         Ok(())
     }
@@ -102,11 +91,7 @@ impl<'a> Envelope<'a> {
     /// Probes a message's text: `None` when it is not a JSON object (the
     /// full path then reports it).
     pub fn parse(text: &'a str) -> Option<Envelope<'a>> {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let Obj(envelope) = Obj::<Envelope<'a>>::deserialize(&mut deserializer).ok()?;
-        // Nothing but white space may follow, as in a full parse.
-        deserializer.end().ok()?;
-        envelope
+        Cursor::parse_object(text)
     }
 }
 
