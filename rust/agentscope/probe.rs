@@ -53,21 +53,21 @@ impl<'a> Probe<'a> {
 impl<'a> Fields<'a> for Probe<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         // A repeated key: the last one wins, as in the full path.
-        match key {
-            "object" => self.object = Some(cursor.str_field()?),
-            "msg_id" => self.msg_id = Some(cursor.str_field()?),
-            "type" => self.kind = Some(cursor.str_field()?),
-            "index" => self.index = Some(cursor.scalar()?),
-            "delta" => self.delta = Some(cursor.scalar()?),
-            "status" => self.status = Some(cursor.scalar()?),
-            "text" => self.text = Some(cursor.str_field()?),
-            "image_url" => self.image_url = Some(cursor.str_field()?),
-            "refusal" => self.refusal = Some(cursor.str_field()?),
-            "data" => self.data = Some(cursor.str_field()?),
-            "video_url" => self.video_url = Some(cursor.str_field()?),
-            "file_data" => self.file_data = Some(cursor.str_field()?),
+        crate::match_key!(key, {
+            b"object" => self.object = Some(cursor.str_field()?),
+            b"msg_id" => self.msg_id = Some(cursor.str_field()?),
+            b"type" => self.kind = Some(cursor.str_field()?),
+            b"index" => self.index = Some(cursor.scalar()?),
+            b"delta" => self.delta = Some(cursor.scalar()?),
+            b"status" => self.status = Some(cursor.scalar()?),
+            b"text" => self.text = Some(cursor.str_field()?),
+            b"image_url" => self.image_url = Some(cursor.str_field()?),
+            b"refusal" => self.refusal = Some(cursor.str_field()?),
+            b"data" => self.data = Some(cursor.str_field()?),
+            b"video_url" => self.video_url = Some(cursor.str_field()?),
+            b"file_data" => self.file_data = Some(cursor.str_field()?),
             _ => cursor.skip()?,
-        }
+        });
         Ok(())
     }
 }

@@ -38,51 +38,51 @@ pub struct Delta<'a> {
 
 impl<'a> Fields<'a> for Envelope<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
-        match key {
-            "type" => self.kind = Some(cursor.str_field()?),
-            "event_id" => self.event_id = Some(cursor.str_field()?),
-            "eventId" => self.event_id_camel = Some(cursor.str_field()?),
-            "method" => self.method = Some(cursor.str_field()?),
-            "params" => self.params = Some(cursor.object()?),
+        crate::match_key!(key, {
+            b"type" => self.kind = Some(cursor.str_field()?),
+            b"event_id" => self.event_id = Some(cursor.str_field()?),
+            b"eventId" => self.event_id_camel = Some(cursor.str_field()?),
+            b"method" => self.method = Some(cursor.str_field()?),
+            b"params" => self.params = Some(cursor.object()?),
             _ => cursor.skip()?,
-        }
+        });
         Ok(())
     }
 }
 
 impl<'a> Fields<'a> for Params<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
-        match key {
-            "namespace" => self.namespace = Some(cursor.strings()?),
-            "node" => self.node = Some(cursor.str_field()?),
-            "data" => self.data = Some(cursor.object()?),
+        crate::match_key!(key, {
+            b"namespace" => self.namespace = Some(cursor.strings()?),
+            b"node" => self.node = Some(cursor.str_field()?),
+            b"data" => self.data = Some(cursor.object()?),
             _ => cursor.skip()?,
-        }
+        });
         Ok(())
     }
 }
 
 impl<'a> Fields<'a> for Data<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
-        match key {
-            "event" => self.event = Some(cursor.str_field()?),
-            "index" => self.index = Some(cursor.scalar()?),
-            "delta" => self.delta = Some(cursor.object()?),
+        crate::match_key!(key, {
+            b"event" => self.event = Some(cursor.str_field()?),
+            b"index" => self.index = Some(cursor.scalar()?),
+            b"delta" => self.delta = Some(cursor.object()?),
             _ => cursor.skip()?,
-        }
+        });
         Ok(())
     }
 }
 
 impl<'a> Fields<'a> for Delta<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
-        match key {
-            "type" => self.kind = Some(cursor.str_field()?),
-            "text" => self.text = Some(cursor.str_field()?),
-            "reasoning" => self.reasoning = Some(cursor.str_field()?),
-            "args" => self.args = Some(cursor.scalar()?),
+        crate::match_key!(key, {
+            b"type" => self.kind = Some(cursor.str_field()?),
+            b"text" => self.text = Some(cursor.str_field()?),
+            b"reasoning" => self.reasoning = Some(cursor.str_field()?),
+            b"args" => self.args = Some(cursor.scalar()?),
             _ => cursor.skip()?,
-        }
+        });
         Ok(())
     }
 }
