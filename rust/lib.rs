@@ -9,6 +9,7 @@ pub mod agentscope;
 pub mod json;
 pub mod json_probe;
 pub mod langchain;
+pub mod recent;
 pub mod sse;
 pub mod stream;
 

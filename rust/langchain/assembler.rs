@@ -10,12 +10,13 @@
 //! (strict JSON) or invalid tool calls. Events already applied (by
 //! `event_id`) are not applied again.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::probe::Envelope;
 use crate::accumulate::append;
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
+use crate::recent::RecentIds;
 use crate::sse::Limits;
 use crate::stream::{Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
@@ -149,8 +150,7 @@ struct LangChain {
     active: HashMap<MessageKey, usize>,
     /// The last active message a delta went to.
     last_active: Option<(MessageKey, usize)>,
-    seen_ids: HashSet<String>,
-    seen_order: VecDeque<String>,
+    seen_ids: RecentIds,
     duplicates: u64,
 }
 
@@ -167,8 +167,7 @@ impl Assembler {
             messages: Vec::new(),
             active: HashMap::new(),
             last_active: None,
-            seen_ids: HashSet::new(),
-            seen_order: VecDeque::new(),
+            seen_ids: RecentIds::new(SEEN_EVENT_IDS),
             duplicates: 0,
         };
         Assembler {
@@ -276,8 +275,7 @@ impl LangChain {
                 self.duplicates += 1;
                 return Ok(());
             }
-            let event_id = event_id.clone();
-            self.remember(event_id);
+            self.seen_ids.insert(event_id);
         }
         if envelope.get("method").and_then(Value::as_str) != Some("messages") {
             return Ok(());
@@ -392,7 +390,7 @@ impl LangChain {
         let Some(piece) = piece else { return false };
         append(block, field, piece);
         if let Some(event_id) = event_id {
-            self.remember(event_id.to_owned());
+            self.seen_ids.insert(event_id);
         }
         true
     }
@@ -419,16 +417,6 @@ impl LangChain {
         let position = *self.active.get(&key)?;
         self.last_active = Some((key, position));
         Some(position)
-    }
-
-    fn remember(&mut self, event_id: String) {
-        self.seen_ids.insert(event_id.clone());
-        self.seen_order.push_back(event_id);
-        if self.seen_order.len() > SEEN_EVENT_IDS {
-            if let Some(oldest) = self.seen_order.pop_front() {
-                self.seen_ids.remove(&oldest);
-            }
-        }
     }
 
     /// The message being streamed here, or one made up for a stream joined
