@@ -7,6 +7,8 @@ Layers:
 - ``decode``: bytes to the events' JSON as Python objects.
 - ``assemble_agentscope`` / ``assemble_langchain``: bytes to the final
   assembled message(s).
+- ``serve_agentscope``: many AgentScope streams at once, their chunks
+  interleaved as ``(stream, chunk)``, each into its own assembler.
 - ``build``: a token list to the SSE bytes an AgentScope server writes.
 """
 
@@ -79,14 +81,19 @@ def frame_sseclient(chunks: list[bytes]) -> int:
     return sum(1 for _ in sseclient.SSEClient(iter(chunks)).events())
 
 
-def handrolled_frames(chunks: list[bytes]) -> Any:
+class HandRolledDecoder:
     """What a careful developer writes by hand: a bytearray buffer, bytes.find
     for the blank line, data lines joined. LF line ends only, no BOM, no
     comments handling beyond skipping: fast, not conformant."""
-    buffer = bytearray()
-    start = 0
-    for chunk in chunks:
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.start = 0
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        buffer = self.buffer
         buffer += chunk
+        start, out = self.start, []
         while True:
             end = buffer.find(b"\n\n", start)
             if end < 0:
@@ -95,10 +102,18 @@ def handrolled_frames(chunks: list[bytes]) -> Any:
             start = end + 2
             data = [line[5:].lstrip(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
             if data:
-                yield b"\n".join(data)
+                out.append(b"\n".join(data))
         if start > 65536:
             del buffer[:start]
             start = 0
+        self.start = start
+        return out
+
+
+def handrolled_frames(chunks: list[bytes]) -> Any:
+    decoder = HandRolledDecoder()
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
 
 
 def frame_handrolled(chunks: list[bytes]) -> int:
@@ -198,6 +213,66 @@ def assemble_agentscope_upstream(chunks: list[bytes]) -> Any:
     return messages
 
 
+# --- serving many AgentScope streams at once -------------------------------------------------
+
+Interleaved = list[tuple[int, bytes]]
+
+
+def serve_agentscope_with(module: Any) -> Callable[[Interleaved], Any]:
+    def run(pieces: Interleaved) -> Any:
+        assemblers: dict[int, Any] = {}
+        for which, chunk in pieces:
+            assembler = assemblers.get(which)
+            if assembler is None:
+                assembler = assemblers[which] = module.AgentScopeAssembler()
+            assembler.feed(chunk)
+        return [assembler.close() for assembler in assemblers.values()]
+
+    return run
+
+
+def _serve_python(pieces: Interleaved, decoder: Callable[[], Callable[[bytes], list[Any]]]) -> Any:
+    """One decoder and one event list per stream; each stream assembled as
+    the minimal assembler above does."""
+    streams: dict[int, tuple[Callable[[bytes], list[Any]], list[Any]]] = {}
+    for which, chunk in pieces:
+        state = streams.get(which)
+        if state is None:
+            state = streams[which] = (decoder(), [])
+        state[1].extend(state[0](chunk))
+    return [_assemble_events_python(events) for _, events in streams.values()]
+
+
+def serve_agentscope_handrolled(pieces: Interleaved) -> Any:
+    import orjson
+
+    def decoder() -> Callable[[bytes], list[Any]]:
+        frames = HandRolledDecoder()
+        return lambda chunk: [orjson.loads(data) for data in frames.feed(chunk)]
+
+    return _serve_python(pieces, decoder)
+
+
+def serve_agentscope_httpx_sse(pieces: Interleaved) -> Any:
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+    def decoder() -> Callable[[bytes], list[Any]]:
+        text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        lines, events = SSELineDecoder(), SSEDecoder()
+
+        def feed(chunk: bytes) -> list[Any]:
+            out = []
+            for line in lines.decode(text.decode(chunk)):
+                event = events.decode(line)
+                if event is not None:
+                    out.append(json.loads(event.data))
+            return out
+
+        return feed
+
+    return _serve_python(pieces, decoder)
+
+
 # --- assembling LangChain ----------------------------------------------------------------------
 
 
@@ -246,7 +321,7 @@ def build_upstream(tokens: list[str]) -> int:
 
 # --- the catalogue --------------------------------------------------------------------------------
 
-LAYERS: dict[str, list[tuple[str, Impl | None, bool]]] = {
+LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
     # (name, implementation, available)
     "framing": [
         ("agentcodec native", frame_with(_native) if _native else None, _native is not None),
@@ -274,6 +349,12 @@ LAYERS: dict[str, list[tuple[str, Impl | None, bool]]] = {
             installed("httpx_sse") and installed("agentscope_runtime"),
         ),
     ],
+    "serve_agentscope": [
+        ("agentcodec native", serve_agentscope_with(_native) if _native else None, _native is not None),
+        ("agentcodec pure", serve_agentscope_with(_pure), True),
+        ("hand-rolled bytes.find + orjson", serve_agentscope_handrolled, installed("orjson")),
+        ("httpx-sse + json", serve_agentscope_httpx_sse, installed("httpx_sse")),
+    ],
     "assemble_langchain": [
         ("agentcodec native", assemble_langchain_with(_native) if _native else None, _native is not None),
         ("agentcodec pure", assemble_langchain_with(_pure), True),
@@ -291,5 +372,5 @@ LAYERS: dict[str, list[tuple[str, Impl | None, bool]]] = {
 }
 
 
-def available(layer: str) -> list[tuple[str, Impl]]:
+def available(layer: str) -> list[tuple[str, Any]]:
     return [(name, impl) for name, impl, ok in LAYERS[layer] if ok and impl is not None]

@@ -74,7 +74,7 @@ def measure(
     layer: str,
     label: str,
     stream: workloads.Stream,
-    chunks: list[bytes],
+    chunks: list[Any],
     *,
     min_time: float,
     skip: tuple[str, ...] = (),
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     long = 2000 if args.quick else 20000
     rows: list[tuple[str, str, float, float, float]] = []
 
-    def add(layer: str, label: str, stream: workloads.Stream, chunks: list[bytes], **kw: Any) -> None:
+    def add(layer: str, label: str, stream: workloads.Stream, chunks: list[Any], **kw: Any) -> None:
         print(f"measuring {layer}: {label}", file=sys.stderr)
         rows.extend(measure(layer, label, stream, chunks, min_time=args.min_time, **kw))
 
@@ -160,6 +160,14 @@ def main(argv: list[str] | None = None) -> int:
             stream,
             workloads.network_chunks(stream.data),
         )
+    streams = 100 if args.quick else 1000
+    served = workloads.agentscope_stream("text", 200)
+    add(
+        "serve_agentscope",
+        f"serve {streams} concurrent {served.name} streams, interleaved",
+        workloads.Stream(f"{streams} x {served.name}", served.data * streams, served.events * streams),
+        workloads.interleaved(served, streams),
+    )
     if args.full:
         small = workloads.agentscope_stream("text", 10_000)
         huge = workloads.agentscope_stream("text", 1_000_000)

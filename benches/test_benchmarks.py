@@ -38,6 +38,15 @@ def test_layer(benchmark: Any, layer: str, impl: peers.Impl) -> None:
     assert result  # every implementation produced something
 
 
+@pytest.mark.parametrize(
+    "impl", [pytest.param(impl, id=name) for name, impl in peers.available("serve_agentscope")]
+)
+def test_serve(benchmark: Any, impl: Any) -> None:
+    pieces = workloads.interleaved(workloads.agentscope_stream("text", 200), 100)
+    results = benchmark(impl, pieces)
+    assert len(results) == 100
+
+
 @pytest.mark.parametrize("impl", [pytest.param(impl, id=name) for name, impl in peers.available("build")])
 def test_build(benchmark: Any, impl: Any) -> None:
     tokens = workloads.tokens(TOKENS)

@@ -18,6 +18,7 @@ from agentcodec.agentscope import ResponseBuilder
 __all__ = [
     "Stream",
     "agentscope_stream",
+    "interleaved",
     "langchain_stream",
     "network_chunks",
     "tokens",
@@ -56,6 +57,26 @@ def network_chunks(data: bytes, seed: int = 1, smallest: int = 1, largest: int =
         chunks.append(data[position : position + size])
         position += size
     return chunks
+
+
+def interleaved(stream: Stream, count: int, seed: int = 6) -> list[tuple[int, bytes]]:
+    """What a server sees with ``count`` clients at once: each stream cut
+    into network chunks of its own, the chunks of all of them interleaved at
+    random (each stream's own chunks stay in order), as ``(stream, chunk)``."""
+    rng = random.Random(seed)
+    queues = [network_chunks(stream.data, seed=seed + i) for i in range(count)]
+    positions = [0] * count
+    live = list(range(count))
+    out = []
+    while live:
+        slot = rng.randrange(len(live))
+        which = live[slot]
+        out.append((which, queues[which][positions[which]]))
+        positions[which] += 1
+        if positions[which] == len(queues[which]):
+            live[slot] = live[-1]
+            live.pop()
+    return out
 
 
 def _frames(events: Iterator[bytes]) -> tuple[bytes, int]:
