@@ -124,11 +124,11 @@ def frame_handrolled(chunks: list[bytes]) -> int:
 
 
 def decode_with(module: Any) -> Impl:
-    loads = json.loads
+    """``SSEEvent.json()``, as httpx-sse users write it."""
 
     def run(chunks: list[bytes]) -> list[Any]:
         decoder = module.SSEDecoder()
-        return [loads(event.data) for chunk in chunks for event in decoder.feed(chunk)]
+        return [event.json() for chunk in chunks for event in decoder.feed(chunk)]
 
     return run
 
@@ -332,9 +332,9 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ("sseclient-py", frame_sseclient, installed("sseclient")),
     ],
     "decode": [
-        ("agentcodec native + json", decode_with(_native) if _native else None, _native is not None),
+        ("agentcodec native .json()", decode_with(_native) if _native else None, _native is not None),
         ("agentcodec native assembler events", decode_agentscope_native, _native is not None),
-        ("agentcodec pure + json", decode_with(_pure), True),
+        ("agentcodec pure .json()", decode_with(_pure), True),
         ("hand-rolled bytes.find + orjson", decode_handrolled_orjson, installed("orjson")),
         ("httpx-sse + json", decode_httpx_sse_json, installed("httpx_sse")),
     ],

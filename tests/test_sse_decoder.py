@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import pickle
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcodec import SSEError, SSELimitError
+from conftest import NATIVE, PURE
 from sse_helpers import as_tuples, decode
 
 
@@ -225,6 +230,75 @@ def test_event_type(backend: ModuleType) -> None:
 def test_event_json_error_is_value_error(backend: ModuleType) -> None:
     with pytest.raises(ValueError, match="Expecting value"):
         backend.SSEEvent(data="not json").json()
+
+
+def _loads_outcome(call: Callable[[], object]) -> object:
+    """What parsing gives: the value (floats compared by their bits), or the
+    error's type and message."""
+    try:
+        value = call()
+    except (ValueError, RecursionError) as error:
+        return (type(error), str(error))
+    return repr(value)
+
+
+JSON_EDGE_CASES = [
+    "NaN",
+    "-Infinity",
+    "[Infinity, 1]",
+    '"\\ud800"',
+    '"\\udc00x"',
+    '"\\ud83d\\ude42"',
+    "1" * 5000,
+    "-" + "9" * 30,
+    "18446744073709551616",
+    "-9223372036854775809",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "-0",
+    "-0.0",
+    "0.1",
+    "1E5",
+    "4.9e-324",
+    "1.7976931348623157e308",
+    '{"a":1,"a":2,"b":3}',
+    "[" * 300 + "]" * 300,
+    "\ufeff1",
+    "",
+    " ",
+    "1 2",
+    '"\x01"',
+    "00",
+    "[1,]",
+    " true ",
+    '"\\u0000"',
+    '"é🙂"',
+    '{"a":[1,2.5,{"b":null,"c":"d"}]}',
+]
+
+
+@pytest.mark.parametrize("text", JSON_EDGE_CASES)
+def test_event_json_is_json_loads(backend: ModuleType, text: str) -> None:
+    event = backend.SSEEvent(data=text)
+    assert _loads_outcome(event.json) == _loads_outcome(lambda: json.loads(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+        max_leaves=12,
+    ),
+    st.booleans(),
+)
+def test_event_json_is_json_loads_on_any_value(value: object, ascii_only: bool) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    expected = _loads_outcome(lambda: json.loads(text))
+    for module in (NATIVE, PURE):
+        if module is not None:
+            assert _loads_outcome(module.SSEEvent(data=text).json) == expected
 
 
 @pytest.mark.parametrize(("retry", "error"), [(-1, ValueError), (2**64, ValueError), ("1", TypeError)])

@@ -48,7 +48,9 @@ class SSEEvent:
     def retry(self) -> int | None:
         """The reconnection time (ms) set in this event's block, if any."""
     def json(self) -> Any:
-        """The data parsed as JSON (with the standard library's ``json.loads``)."""
+        """The data parsed as JSON, exactly as the standard library's ``json.loads`` parses it
+        (the native backend builds the objects with jiter, falling back to ``json.loads``
+        for anything jiter refuses)."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
