@@ -18,7 +18,9 @@ from sse_helpers import split_at
 
 ids = st.sampled_from(["m1", "m2", "m3", None, 7, ["x"]])
 kinds = st.sampled_from(["text", "data", "image", "audio", "refusal", "video", "file", "foo", None, 3])
-statuses = st.sampled_from(["in_progress", "completed", "failed", "canceled", "created", None, ["x"], 1])
+statuses = st.sampled_from(
+    ["in_progress", "completed", "failed", "canceled", "created", None, ["x"], {"x": 1}, 1]
+)
 words = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 2**70), st.floats(allow_nan=False), words)
 json_values = st.recursive(
@@ -190,3 +192,28 @@ def test_feed_and_feed_with_events_agree(
         return [*seen, assembler.response, assembler.messages, assembler.errors]
 
     assert run("feed") == run("feed_with_events")
+
+
+@pytest.mark.parametrize("status", [["x"], {"x": 1}, None, 1, "completed"])
+def test_delta_with_any_status_appends_once(backend: ModuleType, status: object) -> None:
+    """A delta to an open slot appends its text once, whatever its status:
+    an array or object status once made the native quick path append
+    before handing the event to the full path, which appended again."""
+    events = [
+        {"object": "message", "id": "m", "status": "in_progress"},
+        {"object": "content", "msg_id": "m", "index": 0, "type": "text", "delta": True, "text": "a"},
+        {
+            "object": "content",
+            "msg_id": "m",
+            "index": 0,
+            "type": "text",
+            "delta": True,
+            "text": "b",
+            "status": status,
+        },
+        {"object": "content", "msg_id": "m", "index": 0, "type": "text", "delta": True, "text": "c"},
+    ]
+    assembler = backend.AgentScopeAssembler()
+    assembler.feed(stream_of([json.dumps(event) for event in events]))
+    [slot] = assembler.close()["output"][0]["content"]
+    assert (slot["text"], slot["status"]) == ("abc", status)

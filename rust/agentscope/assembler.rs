@@ -134,6 +134,20 @@ struct AgentScope {
     messages: IndexMap<Option<String>, Message>,
     /// Where the last message a delta went to stands in `messages`.
     last_message: Option<usize>,
+    /// The slot the last quick delta went to. Only quick deltas run between
+    /// two events of the full path, which clears it.
+    hot: Option<HotSlot>,
+}
+
+/// What the quick path knows of the slot it last appended to.
+#[derive(Debug, Clone)]
+struct HotSlot {
+    message: usize,
+    index: i64,
+    /// The field its type appends to, if any.
+    field: Option<&'static str>,
+    /// Its status, when a string.
+    status: Option<String>,
 }
 
 impl Default for Assembler {
@@ -155,6 +169,7 @@ impl Assembler {
             output: None,
             messages: IndexMap::new(),
             last_message: None,
+            hot: None,
         };
         Assembler {
             driver: Driver::new(
@@ -328,27 +343,49 @@ impl AgentScope {
         let Some(Value::Object(slot)) = message.slots.get_mut(&index) else {
             return false;
         };
-        let kind = slot.get("type").and_then(Value::as_str).unwrap_or("");
-        if kind == "data" {
-            return false; // data merges need the whole delta
-        }
-        if let Some(field) = appended_field(kind, upstream) {
+        // What the slot's type and status are, from the last quick delta to
+        // this slot when there was one: two map lookups saved per delta.
+        let hot = match self.hot.take() {
+            Some(hot) if hot.message == position && hot.index == index => hot,
+            _ => {
+                let kind = slot.get("type").and_then(Value::as_str).unwrap_or("");
+                if kind == "data" {
+                    return false; // data merges need the whole delta
+                }
+                HotSlot {
+                    message: position,
+                    index,
+                    field: appended_field(kind, upstream),
+                    status: match slot.get("status") {
+                        Some(Value::String(status)) => Some(status.clone()),
+                        _ => None,
+                    },
+                }
+            }
+        };
+        // The new status, when it changes, settled before anything changes.
+        let new_status = match &probe.status {
+            Some(Scalar::Str(new)) if hot.status.as_deref() == Some(new.as_ref()) => None,
+            Some(status) => match status.to_value() {
+                Some(value) => Some(value),
+                None => return false, // an array or object: the full path decides
+            },
+            None => None,
+        };
+        if let Some(field) = hot.field {
             if let Some(piece) = probe.appended(field) {
                 append(slot, field, piece);
             }
         }
-        if let Some(status) = &probe.status {
-            let unchanged = match (slot.get("status"), status) {
-                (Some(Value::String(old)), Scalar::Str(new)) => old == new,
-                _ => false,
-            };
-            if !unchanged {
-                let Some(status) = status.to_value() else {
-                    return false;
-                };
-                slot.insert("status".to_owned(), status);
-            }
+        if let Some(value) = new_status {
+            slot.insert("status".to_owned(), value);
         }
+        let status = match &probe.status {
+            Some(Scalar::Str(status)) => Some(status.as_ref().to_owned()),
+            Some(_) => None,
+            None => hot.status,
+        };
+        self.hot = Some(HotSlot { status, ..hot });
         true
     }
 
@@ -368,6 +405,7 @@ impl AgentScope {
     }
 
     fn apply(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
+        self.hot = None;
         if self.options.strict {
             if let Some(problem) = strict_problem(&event) {
                 return log.fail(problem.to_owned());
