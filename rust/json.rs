@@ -46,6 +46,42 @@ pub fn depth(value: &Value) -> usize {
     deepest
 }
 
+/// Appends `text` as a JSON string, quoted and escaped exactly as Python's
+/// `json.dumps(text, ensure_ascii=False)` does: `"`, `\\` and the control
+/// characters escaped (short forms where JSON has them, `\u00xx` otherwise),
+/// everything else, non-ASCII included, as is.
+pub fn write_string(out: &mut Vec<u8>, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        let short = match byte {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0x08 => b'b',
+            0x0c => b'f',
+            0x00..=0x1f => 0,
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if short == 0 {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(byte >> 4)]);
+            out.push(HEX[usize::from(byte & 0xf)]);
+        } else {
+            out.extend_from_slice(&[b'\\', short]);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +115,23 @@ mod tests {
     fn duplicate_keys_keep_first_place_last_value() {
         let value = parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
         assert_eq!(value.to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn writes_strings_as_python_json_dumps() {
+        let mut out = Vec::new();
+        write_string(&mut out, "a\"b\\c\n\r\t\u{8}\u{c}\u{0}\u{1f}\u{7f}é🙂/");
+        // DEL and non-ASCII pass through; so does '/'.
+        let expected = r#""a\"b\\c\n\r\t\b\f\u0000\u001f"#.to_owned() + "\u{7f}é🙂/\"";
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+        // What the text writes parses back to the text.
+        let text = "tab\there \"quoted\" \u{1} 数据";
+        let mut out = Vec::new();
+        write_string(&mut out, text);
+        assert_eq!(
+            parse(std::str::from_utf8(&out).unwrap()).unwrap(),
+            Value::from(text)
+        );
     }
 
     #[test]

@@ -1,12 +1,17 @@
-"""encode_sse and encode_sse_comment on both backends."""
+"""encode_sse, encode_sse_comment and frame_json_string on both backends."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from conftest import NATIVE, PURE
 from sse_helpers import decode
 
 
@@ -111,3 +116,27 @@ def test_comments(backend: ModuleType) -> None:
     events, decoder = decode(backend, [stream])
     assert events == [("message", "x", "1", None)]
     assert decoder.last_event_id == "1"
+
+
+def _frame_outcome(call: Callable[[], bytes]) -> object:
+    try:
+        return call()
+    except UnicodeEncodeError as error:
+        return (type(error), str(error))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(), st.text(), st.text())
+def test_frame_json_string_is_json_dumps(prefix: str, text: str, suffix: str) -> None:
+    """Lone surrogates included: the UTF-8 error is Python's own, on both."""
+    expected = _frame_outcome((prefix + json.dumps(text, ensure_ascii=False) + suffix).encode)
+    for module in (NATIVE, PURE):
+        if module is not None:
+            assert _frame_outcome(lambda m=module: m.frame_json_string(prefix, text, suffix)) == expected
+
+
+def test_frame_json_string_escapes(backend: ModuleType) -> None:
+    text = 'a"b\\c\n\r\t\b\f\x00\x1f\x7f é🙂/'
+    assert backend.frame_json_string("data: {", text, "}\n\n") == (
+        b'data: {"a\\"b\\\\c\\n\\r\\t\\b\\f\\u0000\\u001f\x7f \xc3\xa9\xf0\x9f\x99\x82/"}\n\n'
+    )

@@ -19,6 +19,7 @@ __all__ = [
     "__version__",
     "encode_sse",
     "encode_sse_comment",
+    "frame_json_string",
 ]
 __version__: str
 DEFAULT_MAX_LINE_BYTES: int
@@ -98,6 +99,10 @@ def encode_sse(
 
 def encode_sse_comment(text: str = "") -> bytes:
     """Encodes a comment, which decoders ignore: a keep-alive."""
+
+def frame_json_string(prefix: str, text: str, suffix: str) -> bytes:
+    """``prefix``, ``text`` as a JSON string (as ``json.dumps(text,
+    ensure_ascii=False)`` writes it) and ``suffix``, as UTF-8."""
 
 @final
 class AgentScopeAssembler:

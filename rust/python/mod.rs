@@ -31,5 +31,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(sse::encode_sse, m)?)?;
     m.add_function(wrap_pyfunction!(sse::encode_sse_comment, m)?)?;
+    m.add_function(wrap_pyfunction!(sse::frame_json_string, m)?)?;
     Ok(())
 }

@@ -26,6 +26,7 @@ const JSON_PARSER: PythonParse = PythonParse {
     float_mode: FloatMode::Float,
 };
 static JSON_DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static PURE_FRAME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// One Server-Sent Event.
 #[pyclass(frozen, module = "agentcodec", name = "SSEEvent")]
@@ -345,4 +346,30 @@ pub fn encode_sse_comment<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyByte
     let mut out = Vec::new();
     encode_comment(&mut out, text);
     PyBytes::new(py, &out)
+}
+
+/// `prefix`, `text` as a JSON string (as `json.dumps(text,
+/// ensure_ascii=False)` writes it) and `suffix`, as UTF-8: the bytes of a
+/// streamed token whose event is the same but for its text.
+#[pyfunction]
+pub fn frame_json_string<'py>(
+    py: Python<'py>,
+    prefix: &Bound<'py, PyString>,
+    text: &Bound<'py, PyString>,
+    suffix: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (Ok(head), Ok(body), Ok(tail)) = (prefix.to_str(), text.to_str(), suffix.to_str()) else {
+        // A lone surrogate has no UTF-8: the pure version raises the very
+        // error Python's own encoding does.
+        let pure = PURE_FRAME.import(py, "agentcodec._pure.sse_encoder", "frame_json_string")?;
+        return pure
+            .call1((prefix, text, suffix))?
+            .cast_into::<PyBytes>()
+            .map_err(Into::into);
+    };
+    let mut out = Vec::with_capacity(head.len() + body.len() + tail.len() + 2);
+    out.extend_from_slice(head.as_bytes());
+    crate::json::write_string(&mut out, body);
+    out.extend_from_slice(tail.as_bytes());
+    Ok(PyBytes::new(py, &out))
 }

@@ -6,7 +6,7 @@ from .._version import __version__
 from .agentscope import Assembler as AgentScopeAssembler
 from .langchain import Assembler as LangChainAssembler
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
-from .sse_encoder import encode_sse, encode_sse_comment
+from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
 
 __all__ = [
     "AgentScopeAssembler",
@@ -18,4 +18,5 @@ __all__ = [
     "__version__",
     "encode_sse",
     "encode_sse_comment",
+    "frame_json_string",
 ]

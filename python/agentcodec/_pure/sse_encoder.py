@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from .. import _json
 from ._args import retry_arg
 
-__all__ = ["encode_sse", "encode_sse_comment"]
+__all__ = ["encode_sse", "encode_sse_comment", "frame_json_string"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -70,3 +71,13 @@ def encode_sse_comment(text: str = "") -> bytes:
     ``text`` becomes its own comment line."""
     _check_str("text", text)
     return "".join(f": {line}\n" if line else ":\n" for line in _lines(text)).encode("utf-8")
+
+
+_json_string = json.encoder.encode_basestring
+
+
+def frame_json_string(prefix: str, text: str, suffix: str) -> bytes:
+    """``prefix``, ``text`` as a JSON string (as ``json.dumps(text,
+    ensure_ascii=False)`` writes it) and ``suffix``, as UTF-8: the bytes of a
+    streamed token whose event is the same but for its text."""
+    return (prefix + _json_string(text) + suffix).encode()

@@ -16,21 +16,21 @@ The builders keep the assembled response: ``get_response_data()``.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 from uuid import uuid4
 
+from .._backend import impl
 from .._json import dumps
 from .types import ContentType, Role, RunStatus
 
 __all__ = ["ContentBuilder", "MessageBuilder", "ResponseBuilder", "StreamingResponseBuilder"]
 
-# Quotes and escapes a string as json.dumps(ensure_ascii=False) does (the C
-# implementation where there is one).
-_json_string = json.encoder.encode_basestring
+# A token's SSE bytes: the event's fixed head, the token as a JSON string,
+# its tail (in Rust on the native backend).
+_frame_json_string: Callable[[str, str, str], bytes] = impl.frame_json_string
 
 
 def _now() -> int:
@@ -135,7 +135,7 @@ class ContentBuilder:
         self.content = _content(content_type, index, message_builder.message_id)
         self.text_tokens: list[str] = []
         self.data_deltas: list[dict[str, Any]] = []
-        self._sse_prefix: bytes | None = None
+        self._sse_prefix: str | None = None
 
     def _require(self, content_type: str, method: str) -> None:
         if self.content_type != content_type:
@@ -155,18 +155,23 @@ class ContentBuilder:
 
     def add_text_delta_sse(self, text: str | None) -> bytes:
         """``encode_sse(add_text_delta(text))``, without building the event."""
-        self._require(ContentType.TEXT, "add_text_delta")
-        text = "" if text is None else text
+        # The event's bytes up to its text are the same for every delta:
+        # made (and the content type checked) once, on the first call.
+        prefix = self._sse_prefix or self._text_sse_prefix()
+        if text is None:
+            text = ""
         self.text_tokens.append(text)
-        prefix = self._sse_prefix
-        if prefix is None:
-            head = _content(
-                ContentType.TEXT, self.index, self.message_builder.message_id,
-                status=RunStatus.InProgress, delta=True, text="",
-            )  # fmt: skip
-            # 'data: {..."text":""}' without its last three characters.
-            prefix = self._sse_prefix = ("data: " + dumps(head)[:-3]).encode()
-        return prefix + _json_string(text).encode() + b"}\n\n"
+        return _frame_json_string(prefix, text, "}\n\n")
+
+    def _text_sse_prefix(self) -> str:
+        self._require(ContentType.TEXT, "add_text_delta")
+        head = _content(
+            ContentType.TEXT, self.index, self.message_builder.message_id,
+            status=RunStatus.InProgress, delta=True, text="",
+        )  # fmt: skip
+        # 'data: {..."text":""}' without its last three characters.
+        self._sse_prefix = "data: " + dumps(head)[:-3]
+        return self._sse_prefix
 
     def _set(self, field: str, value: Any) -> dict[str, Any]:
         self.content[field] = value
