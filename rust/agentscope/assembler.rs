@@ -270,10 +270,9 @@ impl Protocol for AgentScope {
         // Most events are deltas to a slot that exists: they take the quick
         // path, unless the caller wants every event decoded.
         if observe.is_none() {
-            if let Some(probe) = Probe::parse(text) {
-                if self.append_delta(&probe) {
-                    return Ok(());
-                }
+            let mut probe = Probe::default();
+            if probe.read(text) && self.append_delta(&probe) {
+                return Ok(());
             }
         }
         match json::parse(text) {

@@ -11,7 +11,7 @@
 use crate::json_probe::{Cursor, Fields, Result, Scalar, StrField};
 
 /// What a content delta needs, from one event.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Probe<'a> {
     pub object: Option<StrField<'a>>,
     pub msg_id: Option<StrField<'a>>,
@@ -45,8 +45,50 @@ impl<'a> Probe<'a> {
 
     /// Probes an event's text: `None` when it is not a JSON object (the full
     /// path then reports it).
+    #[cfg(test)]
     pub fn parse(text: &'a str) -> Option<Probe<'a>> {
         Cursor::parse_object(text)
+    }
+
+    /// [`parse`](Self::parse) into this (default) probe: `false` when the
+    /// text is not a JSON object.
+    pub fn read(&mut self, text: &'a str) -> bool {
+        self.read_layout(text) || {
+            *self = Probe::default();
+            Cursor::read_object(text, self)
+        }
+    }
+
+    /// A content delta as agentscope-runtime writes it (its pydantic models'
+    /// field order, no white space), read literal by literal up to its
+    /// appended field; the rest through the general loop. `false` for any
+    /// other text, which is then read in general.
+    fn read_layout(&mut self, text: &'a str) -> bool {
+        let mut cursor = Cursor::layout(text);
+        let mut read = || -> Option<()> {
+            let next = |cursor: &mut Cursor<'a>, literal: &[u8]| {
+                cursor.literal_next(literal).then_some(())
+            };
+            cursor.open_object().then_some(())?;
+            next(&mut cursor, br#""sequence_number":"#)?;
+            cursor.skip().ok()?;
+            next(&mut cursor, br#","object":"#)?;
+            self.object = Some(cursor.str_field().ok()?);
+            next(&mut cursor, br#","status":"#)?;
+            self.status = Some(cursor.scalar().ok()?);
+            next(&mut cursor, br#","error":"#)?;
+            cursor.skip().ok()?;
+            next(&mut cursor, br#","type":"#)?;
+            self.kind = Some(cursor.str_field().ok()?);
+            next(&mut cursor, br#","index":"#)?;
+            self.index = Some(cursor.scalar().ok()?);
+            next(&mut cursor, br#","delta":"#)?;
+            self.delta = Some(cursor.scalar().ok()?);
+            next(&mut cursor, br#","msg_id":"#)?;
+            self.msg_id = Some(cursor.str_field().ok()?);
+            Some(())
+        };
+        read().is_some() && cursor.finish_object(self)
     }
 }
 
@@ -102,6 +144,52 @@ mod tests {
         assert_eq!(probe.data, Some(StrField::NotStr));
         assert_eq!(probe.index, Some(Scalar::Number("3")));
         assert_eq!(probe.delta, Some(Scalar::Bool(true)));
+    }
+
+    fn read(text: &str) -> Option<Probe<'_>> {
+        let mut probe = Probe::default();
+        probe.read(text).then_some(probe)
+    }
+
+    const CANONICAL: &str = r#"{"sequence_number":7,"object":"content","status":"in_progress","error":null,"type":"text","index":0,"delta":true,"msg_id":"msg_1","text":" the \"agent\""}"#;
+
+    #[test]
+    fn the_layout_reading_is_the_general_one() {
+        let probe = read(CANONICAL).unwrap();
+        assert_eq!(probe.appended("text"), Some(r#" the "agent""#));
+        assert_eq!(probe.index, Some(Scalar::Number("0")));
+        assert_eq!(Some(probe), Probe::parse(CANONICAL));
+        // Off the layout: white space, another order, a repeated key, extra
+        // fields, values of other kinds, trailing text.
+        for text in [
+            r#"{ "sequence_number":7,"object":"content","status":"x","error":null,"type":"text","index":0,"delta":true,"msg_id":"m","text":"a"}"#,
+            r#"{"object":"content","sequence_number":7,"status":"x","error":null,"type":"text","index":0,"delta":true,"msg_id":"m","text":"a"}"#,
+            r#"{"sequence_number":7,"object":"content","status":"x","error":null,"type":"text","index":0,"delta":true,"msg_id":"m","text":"a","msg_id":"n"}"#,
+            r#"{"sequence_number":[1,{"a":2}],"object":5,"status":{"s":1},"error":"e","type":null,"index":1.5,"delta":"yes","msg_id":"m"}"#,
+            r#"{"sequence_number":7,"object":"content","status":"x","error":null,"type":"text","index":0,"delta":true,"msg_id":"m"}"#,
+            r#"{"sequence_number":7,"object":"content","status":"x","error":null,"type":"text","index":0,"delta":true,"msg_id":"m","text":"a"} x"#,
+            r#"{"sequence_number":7,"object":"content","status":"x","error":null,"type":"text","index":0,"delta":true,"msg_id":"m","text":"a",}"#,
+        ] {
+            assert_eq!(read(text), Probe::parse(text), "{text}");
+        }
+    }
+
+    /// Every one-byte mutation of a canonical delta: the layout reading and
+    /// the general one agree, field for field.
+    #[test]
+    fn the_layout_reading_agrees_on_mutations() {
+        let specials = ["\"", "\\", "{", "}", ",", ":", " ", "0", "-", "n", "t", "x"];
+        for position in 0..=CANONICAL.len() {
+            let (head, tail) = CANONICAL.split_at(position);
+            let mut variants = vec![format!("{head}{}", tail.get(1..).unwrap_or(""))];
+            for special in specials {
+                variants.push(format!("{head}{special}{tail}"));
+                variants.push(format!("{head}{special}{}", tail.get(1..).unwrap_or("")));
+            }
+            for text in variants {
+                assert_eq!(read(&text), Probe::parse(&text), "{text}");
+            }
+        }
     }
 
     #[test]
