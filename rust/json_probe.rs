@@ -97,7 +97,12 @@ pub trait Fields<'a>: Default {
 /// probe's time).
 #[inline(always)]
 pub fn is_key<const N: usize>(key: &str, name: &[u8; N]) -> bool {
-    <&[u8; N]>::try_from(key.as_bytes()).is_ok_and(|key| key == name)
+    is_key_bytes(key.as_bytes(), name)
+}
+
+#[inline(always)]
+fn is_key_bytes<const N: usize>(key: &[u8], name: &[u8; N]) -> bool {
+    <&[u8; N]>::try_from(key).is_ok_and(|key| key == name)
 }
 
 /// Dispatches on an object key: `match_key!(key, { b"a" => .., b"b" => .., _ => .. })`,
@@ -220,19 +225,17 @@ impl<'a> Cursor<'a> {
         Cursor::new(text)
     }
 
-    /// Moves past `literal` if the text continues with it.
-    pub fn literal_next(&mut self, literal: &[u8]) -> bool {
-        if self.bytes()[self.pos..].starts_with(literal) {
-            self.pos += literal.len();
-            true
-        } else {
-            false
-        }
+    /// Moves past `literal` if the text continues with it (`Some`). A
+    /// fixed-size array, so that the compare is inlined, not a memcmp call.
+    #[inline]
+    pub fn expect<const N: usize>(&mut self, literal: &[u8; N]) -> Option<()> {
+        let next = self.bytes().get(self.pos..self.pos + N)?;
+        is_key_bytes(next, literal).then(|| self.pos += N)
     }
 
     /// Opens the object: the text must start with `{`.
     pub fn open_object(&mut self) -> bool {
-        if self.pos == 0 && self.literal_next(b"{") {
+        if self.pos == 0 && self.expect(b"{").is_some() {
             self.depth = 1;
             true
         } else {

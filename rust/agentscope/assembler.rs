@@ -380,9 +380,11 @@ impl AgentScope {
             slot.insert("status".to_owned(), value);
         }
         let status = match &probe.status {
-            Some(Scalar::Str(status)) => Some(status.as_ref().to_owned()),
+            Some(Scalar::Str(new)) if hot.status.as_deref() != Some(new.as_ref()) => {
+                Some(new.as_ref().to_owned())
+            }
+            Some(Scalar::Str(_)) | None => hot.status,
             Some(_) => None,
-            None => hot.status,
         };
         self.hot = Some(HotSlot { status, ..hot });
         true

@@ -66,25 +66,22 @@ impl<'a> Probe<'a> {
     fn read_layout(&mut self, text: &'a str) -> bool {
         let mut cursor = Cursor::layout(text);
         let mut read = || -> Option<()> {
-            let next = |cursor: &mut Cursor<'a>, literal: &[u8]| {
-                cursor.literal_next(literal).then_some(())
-            };
             cursor.open_object().then_some(())?;
-            next(&mut cursor, br#""sequence_number":"#)?;
+            cursor.expect(br#""sequence_number":"#)?;
             cursor.skip().ok()?;
-            next(&mut cursor, br#","object":"#)?;
+            cursor.expect(br#","object":"#)?;
             self.object = Some(cursor.str_field().ok()?);
-            next(&mut cursor, br#","status":"#)?;
+            cursor.expect(br#","status":"#)?;
             self.status = Some(cursor.scalar().ok()?);
-            next(&mut cursor, br#","error":"#)?;
+            cursor.expect(br#","error":"#)?;
             cursor.skip().ok()?;
-            next(&mut cursor, br#","type":"#)?;
+            cursor.expect(br#","type":"#)?;
             self.kind = Some(cursor.str_field().ok()?);
-            next(&mut cursor, br#","index":"#)?;
+            cursor.expect(br#","index":"#)?;
             self.index = Some(cursor.scalar().ok()?);
-            next(&mut cursor, br#","delta":"#)?;
+            cursor.expect(br#","delta":"#)?;
             self.delta = Some(cursor.scalar().ok()?);
-            next(&mut cursor, br#","msg_id":"#)?;
+            cursor.expect(br#","msg_id":"#)?;
             self.msg_id = Some(cursor.str_field().ok()?);
             Some(())
         };
