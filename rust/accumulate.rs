@@ -15,6 +15,28 @@ pub fn append(container: &mut Map<String, Value>, key: &str, piece: &str) {
     }
 }
 
+/// [`append`], looking first at position `*hint`, where the key was last
+/// time: deltas append to the same field over and over, and a look by
+/// position costs a key compare where a lookup by key hashes it. `*hint`
+/// is updated when the key has moved.
+pub fn append_at(container: &mut Map<String, Value>, key: &str, piece: &str, hint: &mut usize) {
+    if let Some((found, value)) = container.iter_mut().nth(*hint) {
+        if found == key {
+            match value {
+                Value::String(text) => text.push_str(piece),
+                Value::Null => *value = Value::String(piece.to_owned()),
+                _ => {}
+            }
+            return;
+        }
+    }
+    append(container, key, piece);
+    *hint = container
+        .keys()
+        .position(|found| found == key)
+        .unwrap_or(usize::MAX);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -27,5 +49,26 @@ mod tests {
         map.insert("n".into(), Value::from(1));
         append(&mut map, "n", "z");
         assert_eq!(Value::Object(map).to_string(), r#"{"a":"xy","n":1}"#);
+    }
+
+    #[test]
+    fn append_at_is_append() {
+        let mut map = Map::new();
+        let mut hint = usize::MAX;
+        append_at(&mut map, "a", "x", &mut hint);
+        assert_eq!(hint, 0);
+        map.insert("n".into(), Value::from(1));
+        map.insert("z".into(), Value::Null);
+        append_at(&mut map, "a", "y", &mut hint);
+        append_at(&mut map, "n", "q", &mut hint);
+        assert_eq!(hint, 1);
+        append_at(&mut map, "z", "1", &mut hint);
+        append_at(&mut map, "z", "2", &mut hint);
+        assert_eq!(hint, 2);
+        // A stale hint (the key moved) finds it by name.
+        map.shift_remove("a");
+        append_at(&mut map, "z", "3", &mut hint);
+        assert_eq!(hint, 1);
+        assert_eq!(Value::Object(map).to_string(), r#"{"n":1,"z":"123"}"#);
     }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use indexmap::IndexMap;
 
 use super::probe::Probe;
-use crate::accumulate::append;
+use crate::accumulate::{append, append_at};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
@@ -146,6 +146,8 @@ struct HotSlot {
     index: i64,
     /// The field its type appends to, if any.
     field: Option<&'static str>,
+    /// Where that field was in the slot's map last time.
+    field_at: usize,
     /// Its status, when a string.
     status: Option<String>,
 }
@@ -344,7 +346,7 @@ impl AgentScope {
         };
         // What the slot's type and status are, from the last quick delta to
         // this slot when there was one: two map lookups saved per delta.
-        let hot = match self.hot.take() {
+        let mut hot = match self.hot.take() {
             Some(hot) if hot.message == position && hot.index == index => hot,
             _ => {
                 let kind = slot.get("type").and_then(Value::as_str).unwrap_or("");
@@ -355,6 +357,7 @@ impl AgentScope {
                     message: position,
                     index,
                     field: appended_field(kind, upstream),
+                    field_at: usize::MAX,
                     status: match slot.get("status") {
                         Some(Value::String(status)) => Some(status.clone()),
                         _ => None,
@@ -373,7 +376,7 @@ impl AgentScope {
         };
         if let Some(field) = hot.field {
             if let Some(piece) = probe.appended(field) {
-                append(slot, field, piece);
+                append_at(slot, field, piece, &mut hot.field_at);
             }
         }
         if let Some(value) = new_status {
