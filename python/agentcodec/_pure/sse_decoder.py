@@ -147,6 +147,7 @@ class SSEDecoder:
         "_bom_held",
         "_data",
         "_data_len",
+        "_data_only",
         "_event_type",
         "_failed",
         "_id_buffer",
@@ -176,6 +177,8 @@ class SSEDecoder:
         self._last_event_id = last_event_id
         self._retry: int | None = None
         self._failed: SSELimitError | None = None
+        # True in TextDecoder: events come out as their data alone.
+        self._data_only = False
         self._reset_stream()
 
     def _reset_stream(self) -> None:
@@ -217,7 +220,7 @@ class SSEDecoder:
         """Decodes one chunk and returns the events it completed."""
         chunk = as_bytes(data, "SSEDecoder.feed()")
         self._check_not_failed()
-        events: list[SSEEvent] = []
+        events: list[Any] = []
         try:
             if self._bom_held is not None:
                 chunk = self._strip_bom(chunk, events)
@@ -229,7 +232,7 @@ class SSEDecoder:
     def close(self) -> list[SSEEvent]:
         """Ends the stream: an unterminated event is discarded."""
         self._check_not_failed()
-        events: list[SSEEvent] = []
+        events: list[Any] = []
         held = self._bom_held
         if held:
             # A stream shorter than a BOM: the bytes held back were content.
@@ -246,12 +249,12 @@ class SSEDecoder:
         if failed is not None:
             raise SSELimitError(failed.limit, failed.max_bytes, failed.offset)
 
-    def _fail(self, exc: SSELimitError, events: list[SSEEvent]) -> SSELimitError:
+    def _fail(self, exc: SSELimitError, events: list[Any]) -> SSELimitError:
         self._failed = exc
         exc.events = events
         return exc
 
-    def _strip_bom(self, chunk: bytes, events: list[SSEEvent]) -> bytes:
+    def _strip_bom(self, chunk: bytes, events: list[Any]) -> bytes:
         # Only the first three bytes of a stream can be a BOM; they may arrive
         # split across chunks, so a partial match is held back.
         held = self._bom_held or b""
@@ -269,7 +272,7 @@ class SSEDecoder:
         self._scan(held, events)
         return chunk
 
-    def _scan(self, chunk: bytes, events: list[SSEEvent]) -> None:
+    def _scan(self, chunk: bytes, events: list[Any]) -> None:
         base = self._offset
         if self._skip_lf and chunk:
             self._skip_lf = False
@@ -354,7 +357,7 @@ class SSEDecoder:
         elif verdict == _KEPT and self._max_line is not None and len(self._pending) > self._max_line:
             raise _LimitExceededError("max_line_bytes", self._max_line)
 
-    def _line(self, line: bytes | bytearray, events: list[SSEEvent]) -> None:
+    def _line(self, line: bytes | bytearray, events: list[Any]) -> None:
         """Processes one complete, non-empty line."""
         if not line:
             self._dispatch(events)
@@ -391,7 +394,7 @@ class SSEDecoder:
             if ms <= _U64_MAX:
                 self._retry = self._block_retry = ms
 
-    def _dispatch(self, events: list[SSEEvent]) -> None:
+    def _dispatch(self, events: list[Any]) -> None:
         self._last_event_id = self._id_buffer
         if not self._data:
             # A block without data dispatches nothing; its type and retry do
@@ -401,8 +404,11 @@ class SSEDecoder:
             return
         parts = self._data
         data = (parts[0] if len(parts) == 1 else b"\n".join(parts)).decode("utf-8", "replace")
-        event_type = self._event_type.decode("utf-8", "replace") if self._event_type else "message"
-        events.append(_make_event(event_type, data, self._last_event_id, self._block_retry))
+        if self._data_only:
+            events.append(data)
+        else:
+            event_type = self._event_type.decode("utf-8", "replace") if self._event_type else "message"
+            events.append(_make_event(event_type, data, self._last_event_id, self._block_retry))
         # Cleared, not replaced: the hot loop holds the list.
         parts.clear()
         self._data_len = 0
@@ -418,3 +424,22 @@ def _line_start(chunk: bytes, index: int) -> int:
         if count == index:
             return match.end()
     return len(chunk)
+
+
+class TextDecoder(SSEDecoder):
+    """The assemblers' decoder: each event comes out as its data alone (a
+    ``str``), sparing an ``SSEEvent`` that would be read once and dropped
+    (a twentieth of the pure assembler's time)."""
+
+    __slots__ = ()
+
+    def __init__(self, *, max_line_bytes: int | None, max_event_bytes: int | None) -> None:
+        super().__init__(max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        self._data_only = True
+
+    def feed_texts(self, data: bytes | bytearray | memoryview) -> list[str]:
+        """``feed()``: the events' data. A limit error's ``events`` are data too."""
+        return self.feed(data)  # type: ignore[return-value]
+
+    def close_texts(self) -> list[str]:
+        return self.close()  # type: ignore[return-value]

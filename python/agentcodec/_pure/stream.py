@@ -9,7 +9,7 @@ from typing import Any
 from .._errors import AgentCodecError, SSELimitError, _EventError
 from ._args import limit_arg
 from .json_values import JSONValueError, copy_value
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 
 __all__ = ["Driver"]
 
@@ -37,7 +37,7 @@ class Driver:
         if on_error not in ON_ERROR_MODES:
             raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
         self._skip_errors = on_error == "skip"
-        self._decoder = SSEDecoder(
+        self._decoder = TextDecoder(
             max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
             max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
         )
@@ -83,14 +83,14 @@ class Driver:
         self._check_open()
         texts = self._take_backlog()
         try:
-            events = self._decoder.feed(data)
+            events = self._decoder.feed_texts(data)
         except SSELimitError as exc:
             # Apply what came before the limit, then raise: those events are
             # in the assembled state, not on the exception.
             before, exc.events = exc.events, []
-            self._apply_all(texts + [event.data for event in before], observed)
+            self._apply_all(texts + before, observed)
             raise
-        texts.extend(event.data for event in events)
+        texts.extend(events)
         self._apply_all(texts, observed)
 
     def _feed_text(self, text: str) -> None:
@@ -99,7 +99,7 @@ class Driver:
 
     def _close(self) -> None:
         if not self._closed:
-            texts = self._take_backlog() + [event.data for event in self._decoder.close()]
+            texts = self._take_backlog() + self._decoder.close_texts()
             self._apply_all(texts, None)
             self._closed = True
             self._finish()
