@@ -172,6 +172,20 @@ impl<'a> Cursor<'a> {
         Ok(Obj(self.fields_into(&mut value)?.then_some(value)))
     }
 
+    /// [`object`](Self::object) into `slot`, filled in place: nested probes
+    /// returned by value were copied at every level (measured).
+    pub fn object_into<T: Fields<'a>>(&mut self, slot: &mut Option<Obj<T>>) -> Result<()> {
+        let Obj(value) = slot.insert(Obj(Some(T::default())));
+        let is_object = match value {
+            Some(value) => self.fields_into(value)?,
+            None => false,
+        };
+        if !is_object {
+            *slot = Some(Obj(None));
+        }
+        Ok(())
+    }
+
     /// An object's entries into `value` (`true`); any other value is checked
     /// and skipped (`false`).
     fn fields_into<T: Fields<'a>>(&mut self, value: &mut T) -> Result<bool> {

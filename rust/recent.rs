@@ -34,19 +34,32 @@ impl RecentIds {
     }
 
     pub fn contains(&self, id: &str) -> bool {
-        let hash = self.hasher.hash_one(id);
+        self.contains_hashed(self.hash(id), id)
+    }
+
+    /// Remembers an id (one not [`contains`](Self::contains)ed), forgetting
+    /// the oldest beyond the capacity.
+    pub fn insert(&mut self, id: &str) {
+        self.insert_hashed(self.hash(id), id);
+    }
+
+    /// The id's hash, for a `contains` and an `insert` of one id that hash
+    /// it once.
+    pub fn hash(&self, id: &str) -> u64 {
+        self.hasher.hash_one(id)
+    }
+
+    pub fn contains_hashed(&self, hash: u64, id: &str) -> bool {
         let (ring, first) = (&self.ring, self.first);
         self.table
             .find(hash, |&seq| ring[(seq - first) as usize].1 == id)
             .is_some()
     }
 
-    /// Remembers an id (one not [`contains`](Self::contains)ed), forgetting
-    /// the oldest beyond the capacity.
-    pub fn insert(&mut self, id: &str) {
-        let hash = self.hasher.hash_one(id);
+    pub fn insert_hashed(&mut self, hash: u64, id: &str) {
+        let mut text = String::new();
         if self.ring.len() == self.capacity {
-            let Some((old_hash, _)) = self.ring.pop_front() else {
+            let Some((old_hash, old_text)) = self.ring.pop_front() else {
                 return; // a capacity of 0 remembers nothing
             };
             let first = self.first;
@@ -54,9 +67,12 @@ impl RecentIds {
                 entry.remove();
             }
             self.first += 1;
+            text = old_text; // its buffer, reused
+            text.clear();
         }
+        text.push_str(id);
         let seq = self.first + self.ring.len() as u64;
-        self.ring.push_back((hash, id.to_owned()));
+        self.ring.push_back((hash, text));
         let (ring, first) = (&self.ring, self.first);
         self.table
             .insert_unique(hash, seq, |&seq| ring[(seq - first) as usize].0);

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::probe::Envelope;
-use crate::accumulate::append;
+use crate::accumulate::{append, append_at};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::recent::RecentIds;
@@ -152,6 +152,9 @@ struct LangChain {
     last_active: Option<(MessageKey, usize)>,
     seen_ids: RecentIds,
     duplicates: u64,
+    /// Where the quick path last found the field it appended to, in its
+    /// block: the next delta looks there first (see `append_at`).
+    appended_at: usize,
 }
 
 impl Default for Assembler {
@@ -169,6 +172,7 @@ impl Assembler {
             last_active: None,
             seen_ids: RecentIds::new(SEEN_EVENT_IDS),
             duplicates: 0,
+            appended_at: usize::MAX,
         };
         Assembler {
             driver: Driver::new(
@@ -322,8 +326,10 @@ impl LangChain {
             (Some(id), _) | (None, Some(id)) => id.as_str(),
             (None, None) => None,
         };
-        if let Some(event_id) = event_id {
-            if self.seen_ids.contains(event_id) {
+        // Hashed once, for the duplicate check and for remembering it.
+        let event_id = event_id.map(|id| (self.seen_ids.hash(id), id));
+        if let Some((hash, event_id)) = event_id {
+            if self.seen_ids.contains_hashed(hash, event_id) {
                 self.duplicates += 1;
                 return true;
             }
@@ -388,9 +394,9 @@ impl LangChain {
             _ => return false,
         };
         let Some(piece) = piece else { return false };
-        append(block, field, piece);
-        if let Some(event_id) = event_id {
-            self.seen_ids.insert(event_id);
+        append_at(block, field, piece, &mut self.appended_at);
+        if let Some((hash, event_id)) = event_id {
+            self.seen_ids.insert_hashed(hash, event_id);
         }
         true
     }

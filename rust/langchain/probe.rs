@@ -43,7 +43,7 @@ impl<'a> Fields<'a> for Envelope<'a> {
             b"event_id" => self.event_id = Some(cursor.str_field()?),
             b"eventId" => self.event_id_camel = Some(cursor.str_field()?),
             b"method" => self.method = Some(cursor.str_field()?),
-            b"params" => self.params = Some(cursor.object()?),
+            b"params" => cursor.object_into(&mut self.params)?,
             _ => cursor.skip()?,
         });
         Ok(())
@@ -55,7 +55,7 @@ impl<'a> Fields<'a> for Params<'a> {
         crate::match_key!(key, {
             b"namespace" => self.namespace = Some(cursor.strings()?),
             b"node" => self.node = Some(cursor.str_field()?),
-            b"data" => self.data = Some(cursor.object()?),
+            b"data" => cursor.object_into(&mut self.data)?,
             _ => cursor.skip()?,
         });
         Ok(())
@@ -67,7 +67,7 @@ impl<'a> Fields<'a> for Data<'a> {
         crate::match_key!(key, {
             b"event" => self.event = Some(cursor.str_field()?),
             b"index" => self.index = Some(cursor.scalar()?),
-            b"delta" => self.delta = Some(cursor.object()?),
+            b"delta" => cursor.object_into(&mut self.delta)?,
             _ => cursor.skip()?,
         });
         Ok(())
