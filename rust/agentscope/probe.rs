@@ -8,6 +8,8 @@
 //! can, and checks the rest without building it. Anything it cannot settle
 //! goes to the full path.
 
+use std::borrow::Cow;
+
 use crate::json_probe::{Cursor, Fields, Result, Scalar, StrField};
 
 /// What a content delta needs, from one event.
@@ -69,20 +71,40 @@ impl<'a> Probe<'a> {
             cursor.open_object().then_some(())?;
             cursor.expect(br#""sequence_number":"#)?;
             cursor.skip().ok()?;
-            cursor.expect(br#","object":"#)?;
-            self.object = Some(cursor.str_field().ok()?);
-            cursor.expect(br#","status":"#)?;
+            // The usual values come with their keys as one literal each;
+            // any other value is read as such.
+            if cursor.expect(br#","object":"content","status":"#).is_some() {
+                self.object = Some(StrField::Str(Cow::Borrowed("content")));
+            } else {
+                cursor.expect(br#","object":"#)?;
+                self.object = Some(cursor.str_field().ok()?);
+                cursor.expect(br#","status":"#)?;
+            }
             self.status = Some(cursor.scalar().ok()?);
-            cursor.expect(br#","error":"#)?;
-            cursor.skip().ok()?;
-            cursor.expect(br#","type":"#)?;
-            self.kind = Some(cursor.str_field().ok()?);
-            cursor.expect(br#","index":"#)?;
+            if cursor
+                .expect(br#","error":null,"type":"text","index":"#)
+                .is_some()
+            {
+                self.kind = Some(StrField::Str(Cow::Borrowed("text")));
+            } else {
+                cursor.expect(br#","error":"#)?;
+                cursor.skip().ok()?;
+                cursor.expect(br#","type":"#)?;
+                self.kind = Some(cursor.str_field().ok()?);
+                cursor.expect(br#","index":"#)?;
+            }
             self.index = Some(cursor.scalar().ok()?);
-            cursor.expect(br#","delta":"#)?;
-            self.delta = Some(cursor.scalar().ok()?);
-            cursor.expect(br#","msg_id":"#)?;
+            if cursor.expect(br#","delta":true,"msg_id":"#).is_some() {
+                self.delta = Some(Scalar::Bool(true));
+            } else {
+                cursor.expect(br#","delta":"#)?;
+                self.delta = Some(cursor.scalar().ok()?);
+                cursor.expect(br#","msg_id":"#)?;
+            }
             self.msg_id = Some(cursor.str_field().ok()?);
+            if cursor.expect(br#","text":"#).is_some() {
+                self.text = Some(cursor.str_field().ok()?);
+            }
             Some(())
         };
         read().is_some() && cursor.finish_object(self)
