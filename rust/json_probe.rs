@@ -165,15 +165,10 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// An object's entries through `T::field`; any other value is checked
-    /// and skipped.
-    pub fn object<T: Fields<'a>>(&mut self) -> Result<Obj<T>> {
-        let mut value = T::default();
-        Ok(Obj(self.fields_into(&mut value)?.then_some(value)))
-    }
-
-    /// [`object`](Self::object) into `slot`, filled in place: nested probes
-    /// returned by value were copied at every level (measured).
+    /// An object's entries through `T::field` into `slot` (`Obj(Some(..))`);
+    /// any other value is checked and skipped (`Obj(None)`). Filled in
+    /// place: nested probes returned by value were copied at every level
+    /// (measured).
     pub fn object_into<T: Fields<'a>>(&mut self, slot: &mut Option<Obj<T>>) -> Result<()> {
         let Obj(value) = slot.insert(Obj(Some(T::default())));
         let is_object = match value {
@@ -227,17 +222,12 @@ impl<'a> Cursor<'a> {
 
     // --- reading an expected layout ----------------------------------------------------------
     //
-    // Servers write their events with the keys in one order and no white
+    // A server writes its events with the keys in one order and no white
     // space. A probe may read that layout directly, literal by literal,
     // skipping the key scans and dispatch, and finish with the general
     // loop; anything else fails over to the general reading from the start.
     // What such a reading accepts is JSON by construction: the literals are
     // JSON, the values are read by the same functions as everywhere.
-
-    /// A reading of a whole object that starts with an expected layout.
-    pub fn layout(text: &'a str) -> Self {
-        Cursor::new(text)
-    }
 
     /// Moves past `literal` if the text continues with it (`Some`). A
     /// fixed-size array, so that the compare is inlined, not a memcmp call.

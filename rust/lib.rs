@@ -1,7 +1,7 @@
 //! agentcodec: a fast, conformant codec for AI-agent streaming protocols.
 //!
 //! The core modules are plain Rust: they are tested, benchmarked and fuzzed
-//! without Python. The PyO3 binding lives in [`python`], behind the `python`
+//! without Python. The PyO3 binding lives in `python`, behind the `python`
 //! feature.
 
 pub mod accumulate;

@@ -138,6 +138,16 @@ def test_fast_path_matches_the_event_path(token: str | None) -> None:
     assert content.add_text_delta_sse(token) == encode_sse(content.add_text_delta(token))
 
 
+def test_fast_path_refuses_what_is_not_text() -> None:
+    content = ResponseBuilder().create_message_builder().create_content_builder()
+    with pytest.raises(TypeError, match="text must be a str or None, not int"):
+        content.add_text_delta_sse(5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="add_text_delta only supported for text content"):
+        ResponseBuilder().create_message_builder().create_content_builder(
+            ContentType.DATA
+        ).add_text_delta_sse("x")
+
+
 def test_data_fold_on_complete() -> None:
     """Conformance case 9: numbers add, booleans replace, dicts merge, new keys join."""
     builder = ResponseBuilder()

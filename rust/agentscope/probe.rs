@@ -45,15 +45,14 @@ impl<'a> Probe<'a> {
         value.as_ref().and_then(StrField::as_str)
     }
 
-    /// Probes an event's text: `None` when it is not a JSON object (the full
-    /// path then reports it).
+    /// The general reading alone, for the tests to compare with.
     #[cfg(test)]
     pub fn parse(text: &'a str) -> Option<Probe<'a>> {
         Cursor::parse_object(text)
     }
 
-    /// [`parse`](Self::parse) into this (default) probe: `false` when the
-    /// text is not a JSON object.
+    /// Probes an event's text into this (default) probe: `false` when it is
+    /// not a JSON object (the full path then reports it).
     pub fn read(&mut self, text: &'a str) -> bool {
         self.read_layout(text) || {
             *self = Probe::default();
@@ -66,7 +65,7 @@ impl<'a> Probe<'a> {
     /// appended field; the rest through the general loop. `false` for any
     /// other text, which is then read in general.
     fn read_layout(&mut self, text: &'a str) -> bool {
-        let mut cursor = Cursor::layout(text);
+        let mut cursor = Cursor::new(text);
         let mut read = || -> Option<()> {
             cursor.open_object().then_some(())?;
             cursor.expect(br#""sequence_number":"#)?;

@@ -160,6 +160,9 @@ class ContentBuilder:
         prefix = self._sse_prefix or self._text_sse_prefix()
         if text is None:
             text = ""
+        elif not isinstance(text, str):
+            # The same error from both backends' frame_json_string.
+            raise TypeError(f"text must be a str or None, not {type(text).__name__}")
         self.text_tokens.append(text)
         return _frame_json_string(prefix, text, "}\n\n")
 
