@@ -92,14 +92,18 @@ class HandRolledDecoder:
 
     def feed(self, chunk: bytes) -> list[bytes]:
         buffer = self.buffer
+        # Where to look for the blank line: not before the last byte of
+        # what was searched already, so that a large event is not rescanned
+        # with every chunk.
+        search = max(self.start, len(buffer) - 1)
         buffer += chunk
         start, out = self.start, []
         while True:
-            end = buffer.find(b"\n\n", start)
+            end = buffer.find(b"\n\n", search)
             if end < 0:
                 break
             block = bytes(buffer[start:end])
-            start = end + 2
+            start = search = end + 2
             data = [line[5:].lstrip(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
             if data:
                 out.append(b"\n".join(data))
@@ -171,18 +175,24 @@ def assemble_agentscope_with(module: Any) -> Impl:
     return run
 
 
+# The field each content type's deltas append to.
+_APPENDED = {"text": "text", "audio": "data", "image": "image_url", "refusal": "refusal"}
+
+
 def _assemble_events_python(events: Any) -> dict[str, Any]:
     """The least a pure-Python client does to assemble: route by msg_id,
-    append text deltas, replace on completion (pieces joined at the end)."""
+    append deltas to the field of their type, replace on completion
+    (pieces joined at the end)."""
     messages: dict[str, dict[str, list[str]]] = {}
     for event in events:
         if event.get("object") == "content":
             slots = messages.setdefault(event["msg_id"], {})
             key = str(event.get("index"))
+            piece = event.get(_APPENDED.get(event.get("type"), "text")) or ""
             if event.get("delta"):
-                slots.setdefault(key, []).append(event.get("text") or "")
+                slots.setdefault(key, []).append(piece)
             else:
-                slots[key] = [event.get("text") or ""]
+                slots[key] = [piece]
     return {mid: {k: "".join(v) for k, v in slots.items()} for mid, slots in messages.items()}
 
 

@@ -173,7 +173,17 @@ def main(argv: list[str] | None = None) -> int:
             workloads.network_chunks(stream.data),
         )
     add("assemble_agentscope", f"assemble {text.name}, one buffer", text, [text.data])
+    media = workloads.agentscope_stream("media", long * 10)
+    # agentscope-runtime's peer here assembles text content only.
+    add(
+        "assemble_agentscope",
+        f"assemble {media.name}, network chunks",
+        media,
+        workloads.network_chunks(media.data),
+        skip=("runtime",),
+    )
     for stream in (
+        workloads.langchain_stream("text", 200),
         workloads.langchain_stream("text", long),
         workloads.langchain_stream("agent", long // 10),
         workloads.langchain_stream("media", long * 10),
@@ -205,6 +215,18 @@ def main(argv: list[str] | None = None) -> int:
                 stream,
                 workloads.network_chunks(stream.data),
                 skip=("hand-rolled", "httpx", "runtime"),
+                repeat=repeat,
+            )
+        for stream, repeat in (
+            (workloads.langchain_stream("text", 10_000), 100),
+            (workloads.langchain_stream("text", 1_000_000), 1),
+        ):
+            add(
+                "assemble_langchain",
+                f"assemble {stream.name} (linearity), network chunks",
+                stream,
+                workloads.network_chunks(stream.data),
+                skip=("langchain-core",),
                 repeat=repeat,
             )
     rows.extend(build)

@@ -125,10 +125,35 @@ def _agentscope_agent_turn(count: int) -> Iterator[bytes]:
     yield encode_sse(builder.completed())
 
 
+def _agentscope_media(count: int) -> Iterator[bytes]:
+    """Audio streamed as base64 ``data`` deltas of 4 KiB (``count * 3`` bytes
+    of audio), then the completed content with all of it."""
+    from agentcodec import encode_sse
+    from agentcodec.agentscope import ContentType
+
+    builder = ResponseBuilder(session_id="bench")
+    yield encode_sse(builder.created())
+    yield encode_sse(builder.in_progress())
+    message = builder.create_message_builder()
+    yield encode_sse(message.get_message_data())
+    audio = message.create_content_builder(ContentType.AUDIO)
+    head = audio.get_content_data()
+    payload = base64.b64encode(random.Random(5).randbytes(count * 3)).decode()
+    for i in range(0, len(payload), 4096):
+        chunk = payload[i : i + 4096]
+        yield encode_sse({**head, "status": "in_progress", "delta": True, "data": chunk, "format": "wav"})
+    # The builders stream no audio; the completed content is theirs.
+    audio.content.update(data=payload, format="wav")
+    yield encode_sse(audio.complete())
+    yield encode_sse(message.complete())
+    yield encode_sse(builder.completed())
+
+
 @cache
 def agentscope_stream(kind: str, count: int) -> Stream:
-    """``text`` (one streamed answer) or ``agent`` (an agent turn)."""
-    generate = {"text": _agentscope_text, "agent": _agentscope_agent_turn}[kind]
+    """``text`` (one streamed answer), ``agent`` (an agent turn) or
+    ``media`` (base64 audio deltas of ``count * 3`` bytes)."""
+    generate = {"text": _agentscope_text, "agent": _agentscope_agent_turn, "media": _agentscope_media}[kind]
     data, events = _frames(generate(count))
     return Stream(f"agentscope-{kind}-{count}", data, events)
 
