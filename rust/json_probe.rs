@@ -188,12 +188,7 @@ impl<'a> Cursor<'a> {
             self.skip()?;
             return Ok(false);
         }
-        self.enter()?;
-        self.pos += 1;
-        self.whitespace();
-        if self.byte() == Some(b'}') {
-            self.pos += 1;
-            self.depth -= 1;
+        if self.open(b'}')? {
             return Ok(true);
         }
         self.entries_into(value)
@@ -274,13 +269,8 @@ impl<'a> Cursor<'a> {
             self.skip()?;
             return Ok(Strings(None));
         }
-        self.enter()?;
-        self.pos += 1;
         let mut items = Some(Vec::new());
-        self.whitespace();
-        if self.byte() == Some(b']') {
-            self.pos += 1;
-            self.depth -= 1;
+        if self.open(b']')? {
             return Ok(Strings(items));
         }
         loop {
@@ -323,12 +313,7 @@ impl<'a> Cursor<'a> {
         match self.peek_value()? {
             b'"' => self.skip_string(),
             b'{' => {
-                self.enter()?;
-                self.pos += 1;
-                self.whitespace();
-                if self.byte() == Some(b'}') {
-                    self.pos += 1;
-                    self.depth -= 1;
+                if self.open(b'}')? {
                     return Ok(());
                 }
                 loop {
@@ -349,12 +334,7 @@ impl<'a> Cursor<'a> {
                 }
             }
             b'[' => {
-                self.enter()?;
-                self.pos += 1;
-                self.whitespace();
-                if self.byte() == Some(b']') {
-                    self.pos += 1;
-                    self.depth -= 1;
+                if self.open(b']')? {
                     return Ok(());
                 }
                 loop {
@@ -391,6 +371,20 @@ impl<'a> Cursor<'a> {
     fn peek_value(&mut self) -> Result<u8> {
         self.whitespace();
         self.byte().ok_or(Invalid)
+    }
+
+    /// Opens the array or object at the cursor (on its bracket): `true`
+    /// when it is empty, and then already closed.
+    fn open(&mut self, close: u8) -> Result<bool> {
+        self.enter()?;
+        self.pos += 1;
+        self.whitespace();
+        if self.byte() == Some(close) {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     fn enter(&mut self) -> Result<()> {
