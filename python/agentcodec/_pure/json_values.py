@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "JSONValueError", "copy_value", "loads"]
+__all__ = ["MAX_DEPTH", "JSONValueError", "copy_value", "loads", "scan_document"]
 
 # The Rust core's JSON parser refuses the 128th level of nesting.
 MAX_DEPTH = 127
@@ -32,26 +32,30 @@ def _no_constants(name: str) -> Any:
     raise JSONValueError(f"{name} is not valid JSON")
 
 
-_decoder = json.JSONDecoder(parse_constant=_no_constants)
-# JSONDecoder.decode and raw_decode are two Python frames around the C
-# scanner; called directly (as they would), it saves a tenth of the pure
-# assembler's time per event.
-_scan_once: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
+_strict_scan = json.JSONDecoder(parse_constant=_no_constants).scan_once  # type: ignore[attr-defined]
 # json.decoder.WHITESPACE; a "*" pattern always matches.
 _whitespace: Callable[[str, int], re.Match[str]] = re.compile(r"[ \t\n\r]*").match  # type: ignore[assignment]
+
+
+def scan_document(scan_once: Callable[[str, int], tuple[Any, int]], text: str) -> Any:
+    """What ``JSONDecoder.decode(text)`` does, for the decoder whose C scanner
+    is ``scan_once``, with the same errors: decode and raw_decode are two
+    Python frames around the scanner, a tenth of the pure assembler's time
+    per event."""
+    try:
+        value, end = scan_once(text, _whitespace(text, 0).end())
+    except StopIteration as exc:
+        raise json.JSONDecodeError("Expecting value", text, exc.value) from None
+    end = _whitespace(text, end).end()
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
 
 
 def loads(text: str) -> Any:
     """Parses ``text`` strictly; raises ``JSONValueError`` on anything else."""
     try:
-        start = _whitespace(text, 0).end()
-        try:
-            value, end = _scan_once(text, start)
-        except StopIteration as exc:
-            raise json.JSONDecodeError("Expecting value", text, exc.value) from None
-        end = _whitespace(text, end).end()
-        if end != len(text):
-            raise json.JSONDecodeError("Extra data", text, end)
+        value = scan_document(_strict_scan, text)
     except JSONValueError:
         raise
     except (ValueError, RecursionError) as exc:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 from .._errors import SSELimitError
 from ._args import as_bytes, limit_arg, retry_arg
+from .json_values import scan_document
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -113,24 +113,14 @@ class SSEEvent:
         return f"SSEEvent(event={self.event!r}, data={self.data!r}, id={self.id!r}, retry={self.retry!r})"
 
 
-# json.loads(text) for a str is JSONDecoder.decode and raw_decode, two Python
-# frames around the C scanner; this is the same, less the frames.
-_json_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-# json.decoder.WHITESPACE; a "*" pattern always matches.
-_json_space: Callable[[str, int], re.Match[str]] = re.compile(r"[ \t\n\r]*").match  # type: ignore[assignment]
+_stdlib_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _json_loads(text: str) -> Any:
+    """``json.loads(text)`` for a str: its BOM check, then the decoder."""
     if text.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-    try:
-        value, end = _json_scan(text, _json_space(text, 0).end())
-    except StopIteration as exc:
-        raise json.JSONDecodeError("Expecting value", text, exc.value) from None
-    end = _json_space(text, end).end()
-    if end != len(text):
-        raise json.JSONDecodeError("Extra data", text, end)
-    return value
+    return scan_document(_stdlib_scan, text)
 
 
 _new = object.__new__
