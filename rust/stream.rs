@@ -117,6 +117,63 @@ pub trait Protocol {
     fn finish(&mut self);
 }
 
+/// What every assembler does with its input, over its [`Driver`]: each
+/// protocol's `Assembler` says where its driver is, and gets the rest.
+pub trait Assemble {
+    type Protocol: Protocol;
+
+    fn driver(&self) -> &Driver<Self::Protocol>;
+
+    fn driver_mut(&mut self) -> &mut Driver<Self::Protocol>;
+
+    /// Assembles a chunk of the raw SSE stream, in any chunking. After an
+    /// error, what was assembled before it stays, and the events that
+    /// followed it in the chunk wait for the next call.
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.driver_mut().feed(chunk, None)
+    }
+
+    /// Like [`Assemble::feed`]; `observe` sees every event, decoded, before
+    /// it is applied.
+    fn feed_observed(
+        &mut self,
+        chunk: &[u8],
+        observe: &mut dyn FnMut(&Value),
+    ) -> Result<(), Error> {
+        self.driver_mut().feed(chunk, Some(observe))
+    }
+
+    /// Assembles one event that is already decoded.
+    fn feed_event(&mut self, event: Value) -> Result<(), Error> {
+        self.driver_mut().feed_value(event)
+    }
+
+    /// Counts an event that could not even be taken as JSON (a Python value
+    /// of another type, say) and reports it as `on_error` says.
+    fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
+        self.driver_mut().feed_invalid(problem)
+    }
+
+    /// Ends the stream: applies what is left, then lets the protocol finish.
+    fn close(&mut self) -> Result<(), Error> {
+        self.driver_mut().close()
+    }
+
+    /// Events seen so far (SSE events, and events given to `feed_event`).
+    fn event_count(&self) -> u64 {
+        self.driver().log.events
+    }
+
+    /// Errors the stream reported or, with [`OnError::Skip`], events skipped.
+    fn errors(&self) -> &[ErrorRecord] {
+        &self.driver().log.errors
+    }
+
+    fn is_closed(&self) -> bool {
+        self.driver().is_closed()
+    }
+}
+
 /// Feeds a protocol: frames SSE, counts events, keeps the backlog.
 #[derive(Debug, Clone)]
 pub struct Driver<P> {

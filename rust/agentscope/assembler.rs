@@ -16,7 +16,7 @@ use crate::accumulate::{append, append_at};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
-use crate::stream::{Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 
 /// Statuses that end a run: the response event carrying one is authoritative.
@@ -123,7 +123,7 @@ pub struct Assembler {
 
 /// What AgentScope events do: the state they build.
 #[derive(Debug, Clone)]
-struct AgentScope {
+pub struct AgentScope {
     options: Options,
     response: Map<String, Value>,
     response_seen: bool,
@@ -150,6 +150,18 @@ struct HotSlot {
     field_at: usize,
     /// Its status, when a string.
     status: Option<String>,
+}
+
+impl Assemble for Assembler {
+    type Protocol = AgentScope;
+
+    fn driver(&self) -> &Driver<AgentScope> {
+        &self.driver
+    }
+
+    fn driver_mut(&mut self) -> &mut Driver<AgentScope> {
+        &mut self.driver
+    }
 }
 
 impl Default for Assembler {
@@ -185,55 +197,6 @@ impl Assembler {
 
     pub fn options(&self) -> Options {
         self.driver.protocol.options
-    }
-
-    /// Events seen so far (SSE events, and events given to `feed_event`).
-    pub fn event_count(&self) -> u64 {
-        self.driver.log.events
-    }
-
-    /// Errors the stream reported or, with [`OnError::Skip`], events skipped.
-    pub fn errors(&self) -> &[ErrorRecord] {
-        &self.driver.log.errors
-    }
-
-    pub fn is_closed(&self) -> bool {
-        self.driver.is_closed()
-    }
-
-    /// Assembles a chunk of the raw SSE stream, in any chunking.
-    ///
-    /// After an error, what was assembled before it stays, and the events
-    /// that followed it in the chunk wait for the next call.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        self.driver.feed(chunk, None)
-    }
-
-    /// Like [`Assembler::feed`]; `observe` sees every event, decoded, before
-    /// it is applied.
-    pub fn feed_observed(
-        &mut self,
-        chunk: &[u8],
-        mut observe: impl FnMut(&Value),
-    ) -> Result<(), Error> {
-        self.driver.feed(chunk, Some(&mut observe))
-    }
-
-    /// Assembles one event that is already decoded.
-    pub fn feed_event(&mut self, event: Value) -> Result<(), Error> {
-        self.driver.feed_value(event)
-    }
-
-    /// Counts an event that could not even be taken as JSON (a Python value
-    /// of another type, say) and reports it as `on_error` says.
-    pub fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
-        self.driver.feed_invalid(problem)
-    }
-
-    /// Ends the stream. Without a terminal response event the status
-    /// becomes "incomplete", with everything assembled so far.
-    pub fn close(&mut self) -> Result<(), Error> {
-        self.driver.close()
     }
 
     /// The AgentResponse assembled so far.
@@ -771,7 +734,7 @@ mod tests {
             quick.feed(&stream.as_bytes()[..cut]).unwrap();
             let mut full = Assembler::default();
             let mut seen = 0;
-            full.feed_observed(&stream.as_bytes()[..cut], |_| seen += 1)
+            full.feed_observed(&stream.as_bytes()[..cut], &mut |_| seen += 1)
                 .unwrap();
             assert!(seen > 0);
             assert_eq!(quick.response(), full.response());

@@ -7,6 +7,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use agentcodec::stream::Assemble;
+
 const TOKENS: [&str; 6] = [" the", " agent", " streams", " über", " 数据", " 🙂"];
 const MSG_ID: &str = "msg_f5b60aab-4505-4b0c-99fa-f6985c800b4c";
 

@@ -18,7 +18,7 @@ use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::recent::RecentIds;
 use crate::sse::Limits;
-use crate::stream::{Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 
 /// How many recent event ids are remembered to drop a replayed event: more
@@ -143,7 +143,7 @@ pub struct Assembler {
 
 /// What LangChain protocol messages do: the state they build.
 #[derive(Debug, Clone)]
-struct LangChain {
+pub struct LangChain {
     options: Options,
     messages: Vec<Message>,
     /// The message being streamed for each (namespace, node).
@@ -155,6 +155,18 @@ struct LangChain {
     /// Where the quick path last found the field it appended to, in its
     /// block: the next delta looks there first (see `append_at`).
     appended_at: usize,
+}
+
+impl Assemble for Assembler {
+    type Protocol = LangChain;
+
+    fn driver(&self) -> &Driver<LangChain> {
+        &self.driver
+    }
+
+    fn driver_mut(&mut self) -> &mut Driver<LangChain> {
+        &mut self.driver
+    }
 }
 
 impl Default for Assembler {
@@ -184,43 +196,13 @@ impl Assembler {
         }
     }
 
-    pub fn event_count(&self) -> u64 {
-        self.driver.log.events
-    }
-
     pub fn duplicate_count(&self) -> u64 {
         self.driver.protocol.duplicates
-    }
-
-    pub fn errors(&self) -> &[ErrorRecord] {
-        &self.driver.log.errors
-    }
-
-    /// Assembles a chunk of a raw SSE stream (any chunking). After an error,
-    /// what was assembled stays and the messages after it wait in a backlog.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        self.driver.feed(chunk, None)
     }
 
     /// Assembles one WebSocket text frame (one JSON message).
     pub fn feed_frame(&mut self, frame: &str) -> Result<(), Error> {
         self.driver.feed_text(frame)
-    }
-
-    /// Assembles one message that is already decoded.
-    pub fn feed_event(&mut self, envelope: Value) -> Result<(), Error> {
-        self.driver.feed_value(envelope)
-    }
-
-    /// Counts a message that could not even be taken as JSON (a Python
-    /// value of another type, say) and reports it as `on_error` says.
-    pub fn feed_invalid_event(&mut self, problem: String) -> Result<(), Error> {
-        self.driver.feed_invalid(problem)
-    }
-
-    /// Ends the stream. A message still being streamed is "incomplete".
-    pub fn close(&mut self) -> Result<(), Error> {
-        self.driver.close()
     }
 
     /// Every message so far, in the order they started.

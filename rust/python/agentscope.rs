@@ -5,10 +5,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::args::LimitArg;
-use super::bytes::with_bytes;
+use super::assemblers;
 use super::errors::{agentscope_error, agentscope_event_error, error_records, stream_error};
-use super::json::{from_python, to_python};
-use crate::agentscope::{Assembler, DataMerge, Error, OnError, Options};
+use super::json::to_python;
+use crate::agentscope::{Assembler, DataMerge, Error, Options};
+use crate::stream::Assemble;
 
 /// Assembles an AgentScope Agent API (`/process`) stream into its AgentResponse.
 #[pyclass(module = "agentcodec.agentscope", name = "Assembler")]
@@ -42,16 +43,7 @@ impl AgentScopeAssembler {
                 )))
             }
         };
-        let on_error = match on_error {
-            "raise" => OnError::Raise,
-            "skip" => OnError::Skip,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "on_error must be 'raise' or 'skip', not {}",
-                    py_repr(py, other)
-                )))
-            }
-        };
+        let on_error = assemblers::on_error(py, on_error)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(AgentScopeAssembler {
             inner: Assembler::new(Options {
@@ -65,9 +57,7 @@ impl AgentScopeAssembler {
 
     /// Assembles a chunk of the raw SSE stream (any chunking).
     fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let inner = &mut self.inner;
-        with_bytes(data, "Assembler.feed()", |bytes| inner.feed(bytes))?
-            .map_err(|err| to_py_err(py, err))
+        assemblers::feed(py, &mut self.inner, data, to_py_err)
     }
 
     /// Like `feed`, and returns the events the chunk completed, decoded.
@@ -76,46 +66,17 @@ impl AgentScopeAssembler {
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let events = PyList::empty(py);
-        let mut failure: Option<PyErr> = None;
-        let inner = &mut self.inner;
-        let result = with_bytes(data, "Assembler.feed_with_events()", |bytes| {
-            inner.feed_observed(bytes, |event| {
-                if failure.is_none() {
-                    if let Err(err) = to_python(py, event).and_then(|event| events.append(event)) {
-                        failure = Some(err);
-                    }
-                }
-            })
-        })?;
-        if let Some(err) = failure {
-            return Err(err);
-        }
-        result.map_err(|err| to_py_err(py, err))?;
-        Ok(events)
+        assemblers::feed_with_events(py, &mut self.inner, data, to_py_err)
     }
 
     /// Assembles one event that is already decoded (a dict).
     fn feed_event(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = match from_python(event) {
-            Ok(value) => value,
-            Err(not_json) => {
-                // Counted and reported like an event that is not JSON.
-                let problem = format!("is not JSON-compatible: {}", not_json.0);
-                return self
-                    .inner
-                    .feed_invalid_event(problem)
-                    .map_err(|err| to_py_err(py, err));
-            }
-        };
-        self.inner
-            .feed_event(value)
-            .map_err(|err| to_py_err(py, err))
+        assemblers::feed_event(py, &mut self.inner, event, to_py_err)
     }
 
     /// Ends the stream and returns the final response.
     fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.inner.close().map_err(|err| to_py_err(py, err))?;
+        assemblers::close(py, &mut self.inner, to_py_err)?;
         self.response(py)
     }
 
@@ -128,11 +89,7 @@ impl AgentScopeAssembler {
     /// Every message assembled, in order of first appearance.
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for message in self.inner.messages() {
-            list.append(to_python(py, &message)?)?;
-        }
-        Ok(list)
+        assemblers::to_list(py, &self.inner.messages())
     }
 
     /// Errors the stream reported or, with `on_error="skip"`, frames skipped.

@@ -2,6 +2,7 @@
 
 mod agentscope;
 mod args;
+mod assemblers;
 mod bytes;
 mod errors;
 mod json;

@@ -1,0 +1,108 @@
+//! What every assembler's binding does with its input, once for all of them.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+
+use super::bytes::with_bytes;
+use super::json::{from_python, to_python};
+use crate::stream::{Assemble, Error, OnError};
+
+/// Turns an assembler's error into the protocol's exception.
+pub type ToPyErr = fn(Python<'_>, Error) -> PyErr;
+
+/// `Assembler.feed(data)`: a chunk of the raw SSE stream, any chunking.
+pub fn feed<A: Assemble>(
+    py: Python<'_>,
+    inner: &mut A,
+    data: &Bound<'_, PyAny>,
+    to_py_err: ToPyErr,
+) -> PyResult<()> {
+    with_bytes(data, "Assembler.feed()", |bytes| inner.feed(bytes))?
+        .map_err(|err| to_py_err(py, err))
+}
+
+/// `Assembler.feed_with_events(data)`: like `feed`, returning the events the
+/// chunk completed, decoded.
+pub fn feed_with_events<'py, A: Assemble>(
+    py: Python<'py>,
+    inner: &mut A,
+    data: &Bound<'py, PyAny>,
+    to_py_err: ToPyErr,
+) -> PyResult<Bound<'py, PyList>> {
+    let events = PyList::empty(py);
+    let mut failure: Option<PyErr> = None;
+    let result = with_bytes(data, "Assembler.feed_with_events()", |bytes| {
+        inner.feed_observed(bytes, &mut |event| {
+            if failure.is_none() {
+                if let Err(err) = to_python(py, event).and_then(|event| events.append(event)) {
+                    failure = Some(err);
+                }
+            }
+        })
+    })?;
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    result.map_err(|err| to_py_err(py, err))?;
+    Ok(events)
+}
+
+/// `Assembler.feed_event(event)`: one event already decoded; a value that
+/// is not JSON-compatible counts as an event that cannot be used.
+pub fn feed_event<A: Assemble>(
+    py: Python<'_>,
+    inner: &mut A,
+    event: &Bound<'_, PyAny>,
+    to_py_err: ToPyErr,
+) -> PyResult<()> {
+    let result = match from_python(event) {
+        Ok(value) => inner.feed_event(value),
+        Err(not_json) => {
+            inner.feed_invalid_event(format!("is not JSON-compatible: {}", not_json.0))
+        }
+    };
+    result.map_err(|err| to_py_err(py, err))
+}
+
+/// `Assembler.close()`, before the binding returns what it assembled.
+pub fn close<A: Assemble>(py: Python<'_>, inner: &mut A, to_py_err: ToPyErr) -> PyResult<()> {
+    inner.close().map_err(|err| to_py_err(py, err))
+}
+
+/// A list of JSON values as Python objects.
+pub fn to_list<'py>(
+    py: Python<'py>,
+    values: &[crate::json::Value],
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for value in values {
+        list.append(to_python(py, value)?)?;
+    }
+    Ok(list)
+}
+
+/// One of two string choices, refused as the pure backend refuses it.
+pub fn choice<'a>(
+    py: Python<'_>,
+    name: &str,
+    value: &'a str,
+    allowed: [&str; 2],
+) -> PyResult<&'a str> {
+    if allowed.contains(&value) {
+        return Ok(value);
+    }
+    let repr = PyString::new(py, value).repr()?.to_string();
+    Err(PyValueError::new_err(format!(
+        "{name} must be '{}' or '{}', not {repr}",
+        allowed[0], allowed[1]
+    )))
+}
+
+/// The `on_error` argument.
+pub fn on_error(py: Python<'_>, value: &str) -> PyResult<OnError> {
+    Ok(match choice(py, "on_error", value, ["raise", "skip"])? {
+        "skip" => OnError::Skip,
+        _ => OnError::Raise,
+    })
+}
