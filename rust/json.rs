@@ -82,6 +82,14 @@ pub fn write_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// `text` as a JSON string: how error messages quote what they name, the
+/// same in both backends (`json.dumps(text, ensure_ascii=False)`).
+pub fn quote(text: &str) -> String {
+    let mut out = Vec::with_capacity(text.len() + 2);
+    write_string(&mut out, text);
+    String::from_utf8(out).expect("escaping keeps UTF-8")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

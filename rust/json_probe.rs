@@ -284,6 +284,24 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Whether the value is an empty array (`Some(true)`), another array
+    /// (`Some(false)`), or not an array (`None`); checked and skipped.
+    pub fn empty_array(&mut self) -> Result<Option<bool>> {
+        if self.peek_value()? != b'[' {
+            self.skip()?;
+            return Ok(None);
+        }
+        if self.open(b']')? {
+            return Ok(Some(true));
+        }
+        loop {
+            self.skip()?;
+            if self.after_item(b']')? {
+                return Ok(Some(false));
+            }
+        }
+    }
+
     /// Any value; arrays and objects are checked and skipped.
     pub fn scalar(&mut self) -> Result<Scalar<'a>> {
         Ok(match self.peek_value()? {

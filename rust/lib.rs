@@ -6,9 +6,12 @@
 
 pub mod accumulate;
 pub mod agentscope;
+pub mod agui;
 pub mod json;
+pub mod json_patch;
 pub mod json_probe;
 pub mod langchain;
+pub mod openai_responses;
 pub mod recent;
 pub mod sse;
 pub mod stream;

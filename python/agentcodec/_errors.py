@@ -10,11 +10,15 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "AGUIError",
+    "AGUIEventError",
     "AgentCodecError",
     "AgentScopeError",
     "AgentScopeEventError",
     "LangChainError",
     "LangChainEventError",
+    "OpenAIResponsesError",
+    "OpenAIResponsesEventError",
     "ResumeGapError",
     "SSEError",
     "SSELimitError",
@@ -109,6 +113,40 @@ class LangChainEventError(_EventError, LangChainError):
     """
 
     subject = "LangChain protocol message"
+
+
+class AGUIError(AgentCodecError, ValueError):
+    """An AG-UI stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class AGUIEventError(_EventError, AGUIError):
+    """One event of an AG-UI stream cannot be applied: it is not a JSON
+    object, lacks a field its type requires, addresses a message or tool call
+    that was never started, or carries a JSON Patch that does not apply.
+
+    Attributes:
+        event: the event's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "AG-UI event"
+
+
+class OpenAIResponsesError(AgentCodecError, ValueError):
+    """An OpenAI Responses stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class OpenAIResponsesEventError(_EventError, OpenAIResponsesError):
+    """One event of an OpenAI Responses stream cannot be applied: it is not a
+    JSON object, lacks a field its type requires, or addresses an output item
+    or part that was never added.
+
+    Attributes:
+        event: the event's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "OpenAI Responses event"
 
 
 class ResumeGapError(LangChainError):

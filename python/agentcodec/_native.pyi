@@ -10,10 +10,12 @@ from typing import Any, Literal, final
 from typing_extensions import Buffer
 
 __all__ = [
+    "AGUIAssembler",
     "AgentScopeAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
+    "OpenAIResponsesAssembler",
     "SSEDecoder",
     "SSEEvent",
     "__version__",
@@ -170,3 +172,96 @@ class LangChainAssembler:
     def event_count(self) -> int: ...
     @property
     def duplicate_count(self) -> int: ...
+
+@final
+class AGUIAssembler:
+    """Assembles an AG-UI stream into the run the AG-UI client holds: its
+    messages, state, status, result and error. Public as
+    ``agentcodec.agui.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        messages: list[dict[str, Any]] | None = None,
+        state: Any = None,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> AGUIAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the chunk completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the run. A stream that ended without
+        RUN_FINISHED or RUN_ERROR is "incomplete", with everything assembled."""
+    @property
+    def run(self) -> dict[str, Any]:
+        """The run so far: ``threadId``, ``runId``, ``parentRunId``, ``status``,
+        ``error``, ``result``, ``outcome``, ``usage``, ``messages``, ``state``
+        and the kept ``events``; a new dict on every access."""
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The messages as the AG-UI client holds them."""
+    @property
+    def state(self) -> Any:
+        """The state after every STATE_SNAPSHOT and STATE_DELTA so far."""
+    @property
+    def status(self) -> str:
+        """``"running"``, ``"finished"``, ``"error"``, or, once closed without
+        either, ``"incomplete"``."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the stream reported (RUN_ERROR) or, with ``on_error="skip"``, events skipped."""
+    @property
+    def event_count(self) -> int:
+        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+
+@final
+class OpenAIResponsesAssembler:
+    """Assembles an OpenAI Responses stream into its final Response. Public
+    as ``agentcodec.openai_responses.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> OpenAIResponsesAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the chunk completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the Response: the last one the server
+        sent, with every output item as assembled."""
+    @property
+    def response(self) -> dict[str, Any]:
+        """The Response so far: a new dict on every access."""
+    @property
+    def output_text(self) -> str:
+        """The text of every ``output_text`` part of every message, joined."""
+    @property
+    def function_calls(self) -> list[dict[str, Any]]:
+        """Every function call: ``id``, ``call_id``, ``name`` and ``arguments``
+        parsed once; arguments that are not valid JSON stay as they came,
+        with an ``error``."""
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Events kept without being assembled: ``error`` events and types
+        this version does not know, in order."""
+    @property
+    def status(self) -> str | None:
+        """The Response's status, as the server last said."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the stream reported (``error``, ``response.failed``) or,
+        with ``on_error="skip"``, events skipped."""
+    @property
+    def event_count(self) -> int:
+        """Events seen so far (SSE events, and events passed to ``feed_event``)."""

@@ -14,6 +14,10 @@ static AGENTSCOPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AGENTSCOPE_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static LANGCHAIN_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static LANGCHAIN_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static AGUI_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static AGUI_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static RESPONSES_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static RESPONSES_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Instantiates the named exception class of `agentcodec._errors`.
 fn raise<'py>(
@@ -69,6 +73,31 @@ pub fn langchain_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr
         py,
         &LANGCHAIN_EVENT_ERROR,
         "LangChainEventError",
+        (event, problem),
+    )
+}
+
+/// `AGUIError(message)`.
+pub fn agui_error(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, &AGUI_ERROR, "AGUIError", (message,))
+}
+
+/// `AGUIEventError(event, problem)`.
+pub fn agui_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
+    raise(py, &AGUI_EVENT_ERROR, "AGUIEventError", (event, problem))
+}
+
+/// `OpenAIResponsesError(message)`.
+pub fn responses_error(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, &RESPONSES_ERROR, "OpenAIResponsesError", (message,))
+}
+
+/// `OpenAIResponsesEventError(event, problem)`.
+pub fn responses_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
+    raise(
+        py,
+        &RESPONSES_EVENT_ERROR,
+        "OpenAIResponsesEventError",
         (event, problem),
     )
 }

@@ -1,12 +1,14 @@
 //! The PyO3 binding: `agentcodec._native`. The only place that knows Python.
 
 mod agentscope;
+mod agui;
 mod args;
 mod assemblers;
 mod bytes;
 mod errors;
 mod json;
 mod langchain;
+mod openai_responses;
 mod sse;
 
 use pyo3::prelude::*;
@@ -29,6 +31,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "LangChainAssembler",
         m.py().get_type::<langchain::LangChainAssembler>(),
+    )?;
+    // Exposed to users as agentcodec.agui.Assembler.
+    m.add("AGUIAssembler", m.py().get_type::<agui::AGUIAssembler>())?;
+    // Exposed to users as agentcodec.openai_responses.Assembler.
+    m.add(
+        "OpenAIResponsesAssembler",
+        m.py()
+            .get_type::<openai_responses::OpenAIResponsesAssembler>(),
     )?;
     m.add_function(wrap_pyfunction!(sse::encode_sse, m)?)?;
     m.add_function(wrap_pyfunction!(sse::encode_sse_comment, m)?)?;

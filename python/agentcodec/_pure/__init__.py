@@ -4,15 +4,19 @@ for module, used where the native extension is unavailable or when
 
 from .._version import __version__
 from .agentscope import Assembler as AgentScopeAssembler
+from .agui import Assembler as AGUIAssembler
 from .langchain import Assembler as LangChainAssembler
+from .openai_responses import Assembler as OpenAIResponsesAssembler
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
 
 __all__ = [
+    "AGUIAssembler",
     "AgentScopeAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
+    "OpenAIResponsesAssembler",
     "SSEDecoder",
     "SSEEvent",
     "__version__",

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "JSONValueError", "copy_value", "loads", "scan_document"]
+__all__ = ["MAX_DEPTH", "JSONValueError", "copy_value", "loads", "quote", "scan_document"]
 
 # The Rust core's JSON parser refuses the 128th level of nesting.
 MAX_DEPTH = 127
@@ -50,6 +50,12 @@ def scan_document(scan_once: Callable[[str, int], tuple[Any, int]], text: str) -
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)
     return value
+
+
+def quote(text: str) -> str:
+    """``text`` as a JSON string: how error messages quote what they name,
+    the same in both backends."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def loads(text: str) -> Any:

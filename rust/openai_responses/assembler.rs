@@ -1,0 +1,782 @@
+//! Assembling an OpenAI Responses API stream into its Response.
+//! `python/agentcodec/_pure/openai_responses.py` mirrors this module rule
+//! for rule.
+//!
+//! The state is the Response's own fields (from the latest lifecycle event)
+//! and its output items by `output_index`. Every delta kind appends in place;
+//! every `*.done` and `output_item.done` replaces what it names;
+//! `response.completed` carries the final output. Items are matched by id
+//! before position, because gateways send `output_item.done` out of order
+//! or at the wrong index.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::probe::Probe;
+use crate::json::{self, quote, Map, Value};
+use crate::json_probe::{Scalar, StrField};
+use crate::sse::Limits;
+use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
+pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
+
+const ASCII_WHITESPACE: [char; 6] = [' ', '\t', '\n', '\r', '\x0b', '\x0c'];
+const LIFECYCLE: [&str; 3] = [
+    "response.created",
+    "response.queued",
+    "response.in_progress",
+];
+const TERMINAL: [&str; 3] = [
+    "response.completed",
+    "response.failed",
+    "response.incomplete",
+];
+const STATUS_TOOLS: [&str; 6] = [
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_call",
+    "mcp_list_tools",
+];
+const STATUSES: [&str; 6] = [
+    "in_progress",
+    "searching",
+    "completed",
+    "failed",
+    "generating",
+    "interpreting",
+];
+/// Events with nothing to assemble into the Response.
+const IGNORED: [&str; 5] = [
+    "response.audio.delta",
+    "response.audio.done",
+    "response.audio.transcript.delta",
+    "response.audio.transcript.done",
+    "response.image_generation_call.partial_image",
+];
+
+/// Where a delta or done event writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Where {
+    /// A part of the item's "content"; the kind of part it opens.
+    Content(&'static str),
+    /// A part of the item's "summary".
+    Summary(&'static str),
+    /// A field of the item itself.
+    Item,
+}
+
+impl Where {
+    fn parts_key(self) -> &'static str {
+        match self {
+            Where::Content(_) => "content",
+            Where::Summary(_) => "summary",
+            Where::Item => "",
+        }
+    }
+
+    fn index_key(self) -> &'static str {
+        match self {
+            Where::Content(_) => "content_index",
+            Where::Summary(_) => "summary_index",
+            Where::Item => "",
+        }
+    }
+
+    fn new_part(self) -> Option<&'static str> {
+        match self {
+            Where::Content(kind) | Where::Summary(kind) => Some(kind),
+            Where::Item => None,
+        }
+    }
+}
+
+/// What a delta appends to, and the field.
+fn delta_target(kind: &str) -> Option<(Where, &'static str)> {
+    Some(match kind {
+        "response.output_text.delta" => (Where::Content("output_text"), "text"),
+        "response.refusal.delta" => (Where::Content("refusal"), "refusal"),
+        "response.reasoning_text.delta" => (Where::Content("reasoning_text"), "text"),
+        "response.reasoning_summary_text.delta" => (Where::Summary("summary_text"), "text"),
+        "response.function_call_arguments.delta" | "response.mcp_call_arguments.delta" => {
+            (Where::Item, "arguments")
+        }
+        "response.custom_tool_call_input.delta" => (Where::Item, "input"),
+        "response.code_interpreter_call_code.delta" => (Where::Item, "code"),
+        _ => return None,
+    })
+}
+
+/// What a done event replaces, the field, and the event's key holding the value.
+fn done_target(kind: &str) -> Option<(Where, &'static str, &'static str)> {
+    Some(match kind {
+        "response.output_text.done" => (Where::Content("output_text"), "text", "text"),
+        "response.refusal.done" => (Where::Content("refusal"), "refusal", "refusal"),
+        "response.reasoning_text.done" => (Where::Content("reasoning_text"), "text", "text"),
+        "response.reasoning_summary_text.done" => (Where::Summary("summary_text"), "text", "text"),
+        "response.function_call_arguments.done" | "response.mcp_call_arguments.done" => {
+            (Where::Item, "arguments", "arguments")
+        }
+        "response.custom_tool_call_input.done" => (Where::Item, "input", "input"),
+        "response.code_interpreter_call_code.done" => (Where::Item, "code", "code"),
+        _ => return None,
+    })
+}
+
+fn part_target(kind: &str) -> Option<Where> {
+    match kind {
+        "response.content_part.added" | "response.content_part.done" => {
+            Some(Where::Content("output_text"))
+        }
+        "response.reasoning_summary_part.added" | "response.reasoning_summary_part.done" => {
+            Some(Where::Summary("summary_text"))
+        }
+        _ => None,
+    }
+}
+
+/// A part opened by a delta whose producer skipped the part's added event.
+fn new_part(kind: &str) -> Value {
+    let mut part = Map::new();
+    part.insert("type".to_owned(), kind.into());
+    match kind {
+        "output_text" => {
+            part.insert("annotations".to_owned(), Value::Array(Vec::new()));
+            part.insert("text".to_owned(), "".into());
+        }
+        "refusal" => {
+            part.insert("refusal".to_owned(), "".into());
+        }
+        _ => {
+            part.insert("text".to_owned(), "".into());
+        }
+    }
+    Value::Object(part)
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub on_error: OnError,
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            on_error: OnError::Raise,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Assembles an OpenAI Responses stream.
+#[derive(Debug, Clone)]
+pub struct Assembler {
+    driver: Driver<Responses>,
+}
+
+/// How an item is recognised again: by its id, or by its call id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Identity {
+    Id(String),
+    CallId(String),
+    None,
+}
+
+fn identity(item: &Value) -> Identity {
+    if let Some(id) = item.get("id").and_then(Value::as_str) {
+        return Identity::Id(id.to_owned());
+    }
+    match item.get("call_id").and_then(Value::as_str) {
+        Some(call_id) => Identity::CallId(call_id.to_owned()),
+        None => Identity::None,
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Responses {
+    /// The latest Response's fields; "output" keeps its place, if it had one.
+    header: Map<String, Value>,
+    items: BTreeMap<i64, Value>,
+    positions: HashMap<Identity, i64>,
+    kept: Vec<Value>,
+}
+
+struct Bad(String);
+
+type Applied = std::result::Result<(), Bad>;
+
+fn bad<T>(message: impl Into<String>) -> std::result::Result<T, Bad> {
+    Err(Bad(message.into()))
+}
+
+fn int(event: &Map<String, Value>, key: &str) -> Result<i64, Bad> {
+    match event.get(key) {
+        Some(Value::Number(number)) if number.as_i64().is_some() => {
+            Ok(number.as_i64().unwrap_or_default())
+        }
+        None | Some(Value::Null) => bad(format!("has no {key}")),
+        Some(_) => bad(format!("has a {key} that is not a 64-bit integer")),
+    }
+}
+
+impl Assemble for Assembler {
+    type Protocol = Responses;
+
+    fn driver(&self) -> &Driver<Responses> {
+        &self.driver
+    }
+
+    fn driver_mut(&mut self) -> &mut Driver<Responses> {
+        &mut self.driver
+    }
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Assembler::new(Options::default())
+    }
+}
+
+impl Assembler {
+    pub fn new(options: Options) -> Self {
+        let protocol = Responses {
+            header: Map::new(),
+            items: BTreeMap::new(),
+            positions: HashMap::new(),
+            kept: Vec::new(),
+        };
+        Assembler {
+            driver: Driver::new(
+                protocol,
+                options.limits,
+                options.on_error,
+                "OpenAI Responses event",
+            ),
+        }
+    }
+
+    /// The Response so far: the last one the server sent, with every output
+    /// item as assembled.
+    pub fn response(&self) -> Value {
+        let state = &self.driver.protocol;
+        let output = Value::Array(state.items.values().cloned().collect());
+        let mut response = state.header.clone();
+        response.insert("output".to_owned(), output);
+        Value::Object(response)
+    }
+
+    /// The text of every `output_text` part of every message, joined.
+    pub fn output_text(&self) -> String {
+        let mut text = String::new();
+        for item in self.driver.protocol.items.values() {
+            if item.get("type").and_then(Value::as_str) != Some("message") {
+                continue;
+            }
+            for part in item
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if part.get("type").and_then(Value::as_str) == Some("output_text") {
+                    text.push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
+                }
+            }
+        }
+        text
+    }
+
+    /// Every function call: `id`, `call_id`, `name` and `arguments`, parsed
+    /// once; arguments that are not valid JSON stay as they came, with an
+    /// `error`.
+    pub fn function_calls(&self) -> Vec<Value> {
+        let mut calls = Vec::new();
+        for item in self.driver.protocol.items.values() {
+            if item.get("type").and_then(Value::as_str) != Some("function_call") {
+                continue;
+            }
+            let mut call = Map::new();
+            for key in ["id", "call_id", "name"] {
+                call.insert(
+                    key.to_owned(),
+                    item.get(key).cloned().unwrap_or(Value::Null),
+                );
+            }
+            let raw = item.get("arguments").cloned().unwrap_or(Value::Null);
+            match json::parse(raw.as_str().unwrap_or("")) {
+                Ok(parsed) => {
+                    call.insert("arguments".to_owned(), parsed);
+                }
+                Err(_) => {
+                    call.insert("arguments".to_owned(), raw);
+                    call.insert("error".to_owned(), "arguments are not valid JSON".into());
+                }
+            }
+            calls.push(Value::Object(call));
+        }
+        calls
+    }
+
+    /// Events kept without being assembled: `error` events and unknown types.
+    pub fn events(&self) -> &[Value] {
+        &self.driver.protocol.kept
+    }
+
+    pub fn status(&self) -> Option<&str> {
+        self.driver
+            .protocol
+            .header
+            .get("status")
+            .and_then(Value::as_str)
+    }
+}
+
+impl Protocol for Responses {
+    fn apply_text(
+        &mut self,
+        log: &mut Log,
+        text: &str,
+        observe: Observer<'_, '_>,
+    ) -> Result<(), Error> {
+        if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
+            return Ok(());
+        }
+        if observe.is_none() {
+            if let Some(probe) = Probe::parse(text) {
+                if self.append_delta(&probe) {
+                    return Ok(());
+                }
+            }
+        }
+        match json::parse(text) {
+            Ok(event) => {
+                if let (Some(observe), Value::Object(_)) = (observe, &event) {
+                    observe(&event);
+                }
+                self.apply_value(log, event)
+            }
+            Err(_) => log.fail("is not valid JSON".to_owned()),
+        }
+    }
+
+    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
+        let Value::Object(event) = event else {
+            return log.fail(format!("is {}, not an object", json::kind(&event)));
+        };
+        let kind = match event.get("type") {
+            Some(Value::String(kind)) => kind.clone(),
+            None | Some(Value::Null) => return log.fail("has no type".to_owned()),
+            Some(_) => return log.fail("has a type that is not a string".to_owned()),
+        };
+        match self.apply(log, &kind, event) {
+            Ok(()) => Ok(()),
+            Err(Bad(problem)) => log.fail(format!("({kind}) {problem}")),
+        }
+    }
+
+    fn finish(&mut self) {}
+}
+
+impl Responses {
+    /// A delta to an item or part that exists, from a probe: what the full
+    /// path does for it, without a `Value` tree. Returns false, having
+    /// changed nothing, for any other event.
+    fn append_delta(&mut self, probe: &Probe<'_>) -> bool {
+        let (Some(StrField::Str(kind)), Some(StrField::Str(delta))) = (&probe.kind, &probe.delta)
+        else {
+            return false;
+        };
+        let Some((target, field)) = delta_target(kind) else {
+            return false;
+        };
+        if probe.logprobs {
+            return false;
+        }
+        let Some(index) = probe.output_index.as_ref().and_then(Scalar::as_i64) else {
+            return false;
+        };
+        let Some(item) = self.items.get_mut(&index) else {
+            return false;
+        };
+        // The item at the index must be the one named (the full path looks
+        // further when it is not).
+        if let (Some(Scalar::Str(named)), Some(id)) = (&probe.item_id, item.get("id")) {
+            if !id.is_null() && id.as_str() != Some(named.as_ref()) {
+                return false;
+            }
+        }
+        let slot = match target {
+            Where::Item => item,
+            _ => {
+                let key = if matches!(target, Where::Summary(_)) {
+                    &probe.summary_index
+                } else {
+                    &probe.content_index
+                };
+                let Some(at) = key.as_ref().and_then(Scalar::as_i64) else {
+                    return false;
+                };
+                let Some(Value::Array(parts)) = item.get_mut(target.parts_key()) else {
+                    return false;
+                };
+                match usize::try_from(at).ok().and_then(|at| parts.get_mut(at)) {
+                    Some(part @ Value::Object(_)) => part,
+                    _ => return false,
+                }
+            }
+        };
+        let Value::Object(slot) = slot else {
+            return false;
+        };
+        match slot.get_mut(field) {
+            Some(Value::String(text)) => text.push_str(delta),
+            _ => {
+                slot.insert(field.to_owned(), Value::String(delta.as_ref().to_owned()));
+            }
+        }
+        true
+    }
+
+    fn apply(&mut self, log: &mut Log, kind: &str, event: Map<String, Value>) -> Applied {
+        if let Some((target, field)) = delta_target(kind) {
+            return self.delta(&event, target, field);
+        }
+        if let Some((target, field, key)) = done_target(kind) {
+            return self.done(&event, target, field, key);
+        }
+        if LIFECYCLE.contains(&kind) || TERMINAL.contains(&kind) {
+            return self.lifecycle(log, kind, event);
+        }
+        if let Some(target) = part_target(kind) {
+            return self.part(event, target);
+        }
+        match kind {
+            "response.output_item.added" => self.item_added(event),
+            "response.output_item.done" => self.item_done(event),
+            "response.output_text.annotation.added" => self.annotation(event),
+            "error" => {
+                log.errors.push(ErrorRecord {
+                    event: log.events,
+                    code: event
+                        .get("code")
+                        .and_then(Value::as_str)
+                        .unwrap_or("error")
+                        .to_owned(),
+                    message: event
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                });
+                self.kept.push(Value::Object(event));
+                Ok(())
+            }
+            _ if IGNORED.contains(&kind) => Ok(()),
+            _ => {
+                let rest = kind.strip_prefix("response.").unwrap_or(kind);
+                match rest.rsplit_once('.') {
+                    Some((tool, status))
+                        if STATUS_TOOLS.contains(&tool) && STATUSES.contains(&status) =>
+                    {
+                        let item = self.item(&event)?;
+                        if let Value::Object(item) = item {
+                            item.insert("status".to_owned(), status.into());
+                        }
+                        Ok(())
+                    }
+                    _ => {
+                        self.kept.push(Value::Object(event));
+                        Ok(())
+                    }
+                }
+            }
+        }
+    }
+
+    // --- the Response and its items -------------------------------------------------
+
+    fn lifecycle(&mut self, log: &mut Log, kind: &str, mut event: Map<String, Value>) -> Applied {
+        let Some(Value::Object(mut response)) = event.shift_remove("response") else {
+            return bad("has no response object");
+        };
+        if let Some(Value::String(known)) = self.header.get("id") {
+            match response.get("id") {
+                Some(Value::String(id)) if id == known => {}
+                Some(Value::String(id)) => {
+                    return bad(format!(
+                        "is for response {}, not {}",
+                        quote(id),
+                        quote(known)
+                    ))
+                }
+                _ => return bad(format!("is for a response without the id {}", quote(known))),
+            }
+        }
+        let output = match response.get_mut("output") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) if items.iter().all(Value::is_object) => {
+                Some(std::mem::take(items))
+            }
+            Some(_) => return bad("has an output that is not a list of items"),
+        };
+        if response.contains_key("output") {
+            response.insert("output".to_owned(), Value::Null);
+        }
+        let error = response.get("error").cloned();
+        self.header = response;
+        match output {
+            Some(output) if kind == "response.completed" => {
+                // The final output, as the server has it.
+                self.items = (0..).zip(output).collect();
+                self.reindex();
+            }
+            Some(output) => {
+                for item in output {
+                    self.place(item, None);
+                }
+            }
+            None => {}
+        }
+        if TERMINAL.contains(&kind) {
+            let failed = kind == "response.failed";
+            if failed || matches!(error, Some(Value::Object(_))) {
+                let error = error.unwrap_or(Value::Null);
+                log.errors.push(ErrorRecord {
+                    event: log.events,
+                    code: error
+                        .get("code")
+                        .and_then(Value::as_str)
+                        .unwrap_or("response_failed")
+                        .to_owned(),
+                    message: error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn reindex(&mut self) {
+        self.positions.clear();
+        for (&index, item) in &self.items {
+            let identity = identity(item);
+            if identity != Identity::None {
+                self.positions.entry(identity).or_insert(index);
+            }
+        }
+    }
+
+    /// Puts a finished item where the same item stands (by id, or call id),
+    /// else at `index` if that is free, else after the last.
+    fn place(&mut self, item: Value, index: Option<i64>) {
+        let identity = identity(&item);
+        let found = match identity {
+            Identity::None => None,
+            _ => self.positions.get(&identity).copied(),
+        };
+        let at = found.unwrap_or_else(|| match index {
+            Some(index) if !self.items.contains_key(&index) => index,
+            _ => self
+                .items
+                .keys()
+                .next_back()
+                .map_or(0, |last| last.saturating_add(1)),
+        });
+        self.items.insert(at, item);
+        if identity != Identity::None {
+            self.positions.insert(identity, at);
+        }
+    }
+
+    fn item_added(&mut self, event: Map<String, Value>) -> Applied {
+        let index = int(&event, "output_index")?;
+        let item = match event.get("item") {
+            None | Some(Value::Null) => return Ok(()), // an empty slot announced
+            Some(item @ Value::Object(_)) => item.clone(),
+            Some(_) => return bad("has an item that is not an object"),
+        };
+        if let Some(held) = self.items.get(&index) {
+            if identity(held) != identity(&item) {
+                return bad(format!(
+                    "adds an item at output_index {index}, which another item holds"
+                ));
+            }
+        }
+        let identity = identity(&item);
+        self.items.insert(index, item);
+        if identity != Identity::None {
+            self.positions.insert(identity, index);
+        }
+        Ok(())
+    }
+
+    fn item_done(&mut self, mut event: Map<String, Value>) -> Applied {
+        let index = int(&event, "output_index")?;
+        match event.shift_remove("item") {
+            Some(item @ Value::Object(_)) => {
+                self.place(item, Some(index));
+                Ok(())
+            }
+            _ => bad("has no item object"),
+        }
+    }
+
+    /// The item an event addresses: at its `output_index`, unless that holds
+    /// another item and its `item_id` names one.
+    fn item(&mut self, event: &Map<String, Value>) -> Result<&mut Value, Bad> {
+        let index = int(event, "output_index")?;
+        let item_id = event.get("item_id").and_then(Value::as_str);
+        let at_index = match self.items.get(&index) {
+            Some(item) => match (item_id, item.get("id")) {
+                (None, _) => true,
+                (Some(named), Some(Value::String(id))) => named == id,
+                (Some(_), None | Some(Value::Null)) => true,
+                (Some(_), Some(_)) => false,
+            },
+            None => false,
+        };
+        let position = if at_index {
+            Some(index)
+        } else {
+            item_id.and_then(|id| self.positions.get(&Identity::Id(id.to_owned())).copied())
+        };
+        match position.and_then(|at| self.items.get_mut(&at)) {
+            Some(item) => Ok(item),
+            None => bad(format!("is for output item {index}, which was never added")),
+        }
+    }
+
+    /// What a delta or done event writes into: the item, or one of its
+    /// content or summary parts (opened, when `open`, if it is the next one).
+    fn slot(
+        &mut self,
+        event: &Map<String, Value>,
+        target: Where,
+        open: bool,
+    ) -> Result<&mut Map<String, Value>, Bad> {
+        let item = self.item(event)?;
+        let Value::Object(item) = item else {
+            unreachable!("items are objects");
+        };
+        if target == Where::Item {
+            return Ok(item);
+        }
+        let index = int(event, target.index_key())?;
+        let where_key = target.parts_key();
+        if !matches!(item.get(where_key), Some(Value::Array(_))) {
+            item.insert(where_key.to_owned(), Value::Array(Vec::new()));
+        }
+        let Some(Value::Array(parts)) = item.get_mut(where_key) else {
+            unreachable!("just made an array");
+        };
+        if open && usize::try_from(index).ok() == Some(parts.len()) {
+            if let Some(kind) = target.new_part() {
+                parts.push(new_part(kind));
+            }
+        }
+        match usize::try_from(index).ok().and_then(|at| parts.get_mut(at)) {
+            Some(Value::Object(part)) => Ok(part),
+            _ => bad(format!(
+                "is for {where_key} part {index} of output item {}, which was never added",
+                int(event, "output_index").unwrap_or_default()
+            )),
+        }
+    }
+
+    fn delta(&mut self, event: &Map<String, Value>, target: Where, field: &str) -> Applied {
+        let delta = match event.get("delta") {
+            Some(Value::String(delta)) => delta,
+            None | Some(Value::Null) => return bad("has no delta"),
+            Some(_) => return bad("has a delta that is not a string"),
+        };
+        let slot = self.slot(event, target, true)?;
+        match slot.get_mut(field) {
+            Some(Value::String(text)) => text.push_str(delta),
+            _ => {
+                slot.insert(field.to_owned(), Value::String(delta.clone()));
+            }
+        }
+        if let Some(Value::Array(logprobs)) = event.get("logprobs") {
+            if !logprobs.is_empty() {
+                match slot.get_mut("logprobs") {
+                    Some(Value::Array(held)) => held.extend(logprobs.iter().cloned()),
+                    _ => {
+                        slot.insert("logprobs".to_owned(), Value::Array(logprobs.clone()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn done(
+        &mut self,
+        event: &Map<String, Value>,
+        target: Where,
+        field: &str,
+        key: &str,
+    ) -> Applied {
+        let value = match event.get(key) {
+            Some(Value::String(value)) => value.clone(),
+            None | Some(Value::Null) => return bad(format!("has no {key}")),
+            Some(_) => return bad(format!("has a {key} that is not a string")),
+        };
+        let slot = self.slot(event, target, true)?;
+        slot.insert(field.to_owned(), Value::String(value));
+        if let Some(logprobs @ Value::Array(_)) = event.get("logprobs") {
+            slot.insert("logprobs".to_owned(), logprobs.clone());
+        }
+        Ok(())
+    }
+
+    fn part(&mut self, mut event: Map<String, Value>, target: Where) -> Applied {
+        let part = match event.shift_remove("part") {
+            Some(part @ Value::Object(_)) => part,
+            _ => return bad("has no part object"),
+        };
+        let item = self.item(&event)?;
+        let index = int(&event, target.index_key())?;
+        let output_index = int(&event, "output_index").unwrap_or_default();
+        let Value::Object(item) = item else {
+            unreachable!("items are objects");
+        };
+        let where_key = target.parts_key();
+        if !matches!(item.get(where_key), Some(Value::Array(_))) {
+            item.insert(where_key.to_owned(), Value::Array(Vec::new()));
+        }
+        let Some(Value::Array(parts)) = item.get_mut(where_key) else {
+            unreachable!("just made an array");
+        };
+        match usize::try_from(index).ok() {
+            Some(at) if at == parts.len() => parts.push(part),
+            Some(at) if at < parts.len() => parts[at] = part,
+            _ => {
+                return bad(format!(
+                "is for {where_key} part {index} of output item {output_index}, past its last part"
+            ))
+            }
+        }
+        Ok(())
+    }
+
+    fn annotation(&mut self, mut event: Map<String, Value>) -> Applied {
+        let annotation = match event.shift_remove("annotation") {
+            None | Some(Value::Null) => return bad("has no annotation"),
+            Some(annotation) => annotation,
+        };
+        let part = self.slot(&event, Where::Content("output_text"), false)?;
+        let index = int(&event, "annotation_index")?;
+        if !matches!(part.get("annotations"), Some(Value::Array(_))) {
+            part.insert("annotations".to_owned(), Value::Array(Vec::new()));
+        }
+        let Some(Value::Array(annotations)) = part.get_mut("annotations") else {
+            unreachable!("just made an array");
+        };
+        match usize::try_from(index).ok() {
+            Some(at) if at < annotations.len() => annotations[at] = annotation,
+            _ => annotations.push(annotation),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,104 @@
+//! `agentcodec._native.OpenAIResponsesAssembler`.
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use super::args::LimitArg;
+use super::assemblers;
+use super::errors::{error_records, responses_error, responses_event_error, stream_error};
+use super::json::to_python;
+use crate::openai_responses::{Assembler, Error, Options};
+use crate::stream::Assemble;
+
+/// Assembles an OpenAI Responses stream into its final Response.
+#[pyclass(module = "agentcodec.openai_responses", name = "Assembler")]
+pub struct OpenAIResponsesAssembler {
+    inner: Assembler,
+}
+
+fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
+    stream_error(py, err, responses_error, responses_event_error)
+}
+
+#[pymethods]
+impl OpenAIResponsesAssembler {
+    #[new]
+    #[pyo3(signature = (*, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    fn new(
+        py: Python<'_>,
+        on_error: &str,
+        max_line_bytes: LimitArg,
+        max_event_bytes: LimitArg,
+    ) -> PyResult<Self> {
+        let on_error = assemblers::on_error(py, on_error)?;
+        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+        Ok(OpenAIResponsesAssembler {
+            inner: Assembler::new(Options { on_error, limits }),
+        })
+    }
+
+    /// Assembles a chunk of the raw SSE stream (any chunking).
+    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        assemblers::feed(py, &mut self.inner, data, to_py_err)
+    }
+
+    /// Like `feed`, and returns the events the chunk completed, decoded.
+    fn feed_with_events<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        assemblers::feed_with_events(py, &mut self.inner, data, to_py_err)
+    }
+
+    /// Assembles one event that is already decoded (a dict).
+    fn feed_event(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
+        assemblers::feed_event(py, &mut self.inner, event, to_py_err)
+    }
+
+    /// Ends the stream and returns the Response.
+    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        assemblers::close(py, &mut self.inner, to_py_err)?;
+        self.response(py)
+    }
+
+    /// The Response so far: a new dict on every access.
+    #[getter]
+    fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.inner.response())
+    }
+
+    /// The text of every `output_text` part of every message, joined.
+    #[getter]
+    fn output_text(&self) -> String {
+        self.inner.output_text()
+    }
+
+    /// Every function call, its arguments parsed once.
+    #[getter]
+    fn function_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        assemblers::to_list(py, &self.inner.function_calls())
+    }
+
+    /// Events kept without being assembled: `error` events and unknown types.
+    #[getter]
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        assemblers::to_list(py, self.inner.events())
+    }
+
+    /// The Response's status, as the server last said.
+    #[getter]
+    fn status(&self) -> Option<&str> {
+        self.inner.status()
+    }
+
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        error_records(py, self.inner.errors())
+    }
+
+    #[getter]
+    fn event_count(&self) -> u64 {
+        self.inner.event_count()
+    }
+}
