@@ -82,6 +82,119 @@ pub fn write_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// Appends `value` as compact JSON, exactly as `agentcodec._json.dumps`
+/// writes the Python value `json.loads` makes of it: `,` and `:` without
+/// spaces, non-ASCII as is, integers as their digits (no `-0`), floats as
+/// Python's `repr` writes them with pydantic's negative exponents. Keys keep
+/// their order. Both backends write converted streams through these rules.
+pub fn write_value(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(number) => write_number(out, &number.to_string()),
+        Value::String(text) => write_string(out, text),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (position, item) in items.iter().enumerate() {
+                if position > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => write_object(out, map),
+    }
+}
+
+/// Appends an object as compact JSON ([`write_value`]).
+pub fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>) {
+    out.push(b'{');
+    for (position, (key, item)) in map.iter().enumerate() {
+        if position > 0 {
+            out.push(b',');
+        }
+        write_string(out, key);
+        out.push(b':');
+        write_value(out, item);
+    }
+    out.push(b'}');
+}
+
+/// `value` as compact JSON text ([`write_value`]).
+pub fn to_text(value: &Value) -> String {
+    let mut out = Vec::new();
+    write_value(&mut out, value);
+    String::from_utf8(out).expect("JSON text is UTF-8")
+}
+
+/// A JSON number's text as Python writes the number `json.loads` makes of
+/// it: an integer's digits, a float's `repr` (see [`write_float`]).
+fn write_number(out: &mut Vec<u8>, text: &str) {
+    if !text.contains(['.', 'e', 'E']) {
+        out.extend_from_slice(if text == "-0" { b"0" } else { text.as_bytes() });
+        return;
+    }
+    match text.parse::<f64>() {
+        Ok(float) if float.is_finite() => write_float(out, float),
+        // Past a double's range: Python's float is infinite, which the JSON
+        // writers refuse; the number's text is kept here.
+        _ => out.extend_from_slice(text.as_bytes()),
+    }
+}
+
+/// A finite float as `agentcodec._json.format_float` writes it: Python's
+/// `repr` (the shortest digits that read back the same; positional between
+/// 1e-4 and 1e16, `1e+16` style beyond), with pydantic's negative exponents
+/// (`1e-7`, and `0.00001` for `1e-05`).
+pub fn write_float(out: &mut Vec<u8>, value: f64) {
+    let scientific = format!("{value:e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("Rust writes an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if negative {
+        out.push(b'-');
+    }
+    if (-4..16).contains(&exponent) {
+        if exponent >= 0 {
+            let whole = usize::try_from(exponent).unwrap_or(0) + 1;
+            if digits.len() <= whole {
+                out.extend_from_slice(digits.as_bytes());
+                out.extend(std::iter::repeat_n(b'0', whole - digits.len()));
+                out.extend_from_slice(b".0");
+            } else {
+                out.extend_from_slice(&digits.as_bytes()[..whole]);
+                out.push(b'.');
+                out.extend_from_slice(&digits.as_bytes()[whole..]);
+            }
+        } else {
+            out.extend_from_slice(b"0.");
+            let zeros = usize::try_from(-exponent - 1).unwrap_or(0);
+            out.extend(std::iter::repeat_n(b'0', zeros));
+            out.extend_from_slice(digits.as_bytes());
+        }
+        return;
+    }
+    if exponent == -5 {
+        // pydantic writes 1.5e-05 as 0.000015.
+        out.extend_from_slice(b"0.0000");
+        out.extend_from_slice(digits.as_bytes());
+        return;
+    }
+    out.push(digits.as_bytes()[0]);
+    if digits.len() > 1 {
+        out.push(b'.');
+        out.extend_from_slice(&digits.as_bytes()[1..]);
+    }
+    if exponent < 0 {
+        out.extend_from_slice(format!("e-{}", -exponent).as_bytes());
+    } else {
+        out.extend_from_slice(format!("e+{exponent:02}").as_bytes());
+    }
+}
+
 /// `text` as a JSON string: how error messages quote what they name, the
 /// same in both backends (`json.dumps(text, ensure_ascii=False)`).
 pub fn quote(text: &str) -> String {
@@ -139,6 +252,46 @@ mod tests {
         assert_eq!(
             parse(std::str::from_utf8(&out).unwrap()).unwrap(),
             Value::from(text)
+        );
+    }
+
+    #[test]
+    fn floats_as_python_and_pydantic_write_them() {
+        let cases = [
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (123.456, "123.456"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (1.2345e22, "1.2345e+22"),
+            (1e100, "1e+100"),
+            (0.0001, "0.0001"),
+            (1e-5, "0.00001"),
+            (1.5e-5, "0.000015"),
+            (1e-7, "1e-7"),
+            (-2.5e-10, "-2.5e-10"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+        ];
+        for (value, expected) in cases {
+            let mut out = Vec::new();
+            write_float(&mut out, value);
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{value:e}");
+        }
+    }
+
+    #[test]
+    fn values_as_python_json_writes_them() {
+        let value = parse(
+            r#"{"a":-0,"b":1.50,"c":1E2,"d":[true,null,"é\n"],"e":123456789012345678901234567890}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            to_text(&value),
+            r#"{"a":0,"b":1.5,"c":100.0,"d":[true,null,"é\n"],"e":123456789012345678901234567890}"#
         );
     }
 
