@@ -7,6 +7,7 @@
 pub mod accumulate;
 pub mod agentscope;
 pub mod agui;
+pub mod events;
 pub mod json;
 pub mod json_patch;
 pub mod json_probe;
@@ -15,6 +16,7 @@ pub mod openai_responses;
 pub mod recent;
 pub mod sse;
 pub mod stream;
+pub mod transcode;
 
 #[cfg(feature = "python")]
 mod python;

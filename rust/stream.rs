@@ -74,6 +74,17 @@ pub struct Log {
 }
 
 impl Log {
+    /// A log for work that follows the stream's end, where no event is
+    /// being applied: what it is told is dropped.
+    pub fn detached() -> Self {
+        Log {
+            events: 0,
+            errors: Vec::new(),
+            on_error: OnError::Skip,
+            subject: "",
+        }
+    }
+
     /// Reports that the event being applied cannot be used, as `on_error`
     /// says: an error, or a record and `Ok`.
     pub fn fail(&mut self, problem: String) -> Result<(), Error> {

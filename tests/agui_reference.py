@@ -23,7 +23,7 @@ from typing import Any
 
 import jsonpatch
 
-__all__ = ["apply_events", "transform_chunks"]
+__all__ = ["apply_events", "transform_chunks", "verify_events"]
 
 PASS_THROUGH = {"RAW", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "REASONING_ENCRYPTED_VALUE"}
 
@@ -155,6 +155,68 @@ def transform_chunks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append(event)
     # finalize(): the closing events are created and discarded.
     return out
+
+
+def verify_events(events: list[dict[str, Any]]) -> None:
+    """``verifyEvents`` (``verify/verify.ts``): raises ValueError where the
+    client would stop the stream with an AGUIError."""
+    active_messages: set[str] = set()
+    active_calls: set[str] = set()
+    active_steps: set[str] = set()
+    run_started = run_finished = run_error = False
+    first = True
+    for event in transform_chunks(events):
+        kind = event["type"]
+        if run_error and kind != "RUN_STARTED":
+            raise ValueError(f"{kind} after RUN_ERROR")
+        if run_finished and kind not in ("RUN_ERROR", "RUN_STARTED"):
+            raise ValueError(f"{kind} after RUN_FINISHED")
+        if first:
+            first = False
+            if kind not in ("RUN_STARTED", "RUN_ERROR"):
+                raise ValueError("First event must be 'RUN_STARTED'")
+        elif kind == "RUN_STARTED":
+            if run_started and not run_finished and not run_error:
+                raise ValueError("RUN_STARTED while a run is still active")
+            if run_finished or run_error:
+                active_messages.clear()
+                active_calls.clear()
+                active_steps.clear()
+                run_finished = run_error = False
+        if kind == "TEXT_MESSAGE_START":
+            if event["messageId"] in active_messages:
+                raise ValueError(f"TEXT_MESSAGE_START for {event['messageId']!r}, already in progress")
+            active_messages.add(event["messageId"])
+        elif kind in ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"):
+            if event["messageId"] not in active_messages:
+                raise ValueError(f"{kind} for {event['messageId']!r}, not active")
+            if kind == "TEXT_MESSAGE_END":
+                active_messages.discard(event["messageId"])
+        elif kind == "TOOL_CALL_START":
+            if event["toolCallId"] in active_calls:
+                raise ValueError(f"TOOL_CALL_START for {event['toolCallId']!r}, already in progress")
+            active_calls.add(event["toolCallId"])
+        elif kind in ("TOOL_CALL_ARGS", "TOOL_CALL_END"):
+            if event["toolCallId"] not in active_calls:
+                raise ValueError(f"{kind} for {event['toolCallId']!r}, not active")
+            if kind == "TOOL_CALL_END":
+                active_calls.discard(event["toolCallId"])
+        elif kind == "STEP_STARTED":
+            if event["stepName"] in active_steps:
+                raise ValueError(f"STEP_STARTED for {event['stepName']!r}, already active")
+            active_steps.add(event["stepName"])
+        elif kind == "STEP_FINISHED":
+            if event["stepName"] not in active_steps:
+                raise ValueError(f"STEP_FINISHED for {event['stepName']!r}, not started")
+            active_steps.discard(event["stepName"])
+        elif kind == "RUN_STARTED":
+            run_started = True
+        elif kind == "RUN_FINISHED":
+            if active_steps or active_messages or active_calls:
+                raise ValueError("RUN_FINISHED while steps, text messages or tool calls are active")
+            run_finished = True
+        elif kind == "RUN_ERROR":
+            run_error = True
 
 
 def _merge_metadata(target: dict[str, Any] | None, event: dict[str, Any]) -> bool:

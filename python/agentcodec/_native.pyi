@@ -5,7 +5,7 @@ the same signatures.
 """
 
 from collections.abc import Mapping
-from typing import Any, Literal, final
+from typing import Any, Literal, TypeAlias, final
 
 from typing_extensions import Buffer
 
@@ -15,9 +15,13 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
+    "NeutralAssembler",
+    "NeutralDecoder",
+    "NeutralEncoder",
     "OpenAIResponsesAssembler",
     "SSEDecoder",
     "SSEEvent",
+    "Transcoder",
     "__version__",
     "encode_sse",
     "encode_sse_comment",
@@ -265,3 +269,117 @@ class OpenAIResponsesAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+
+_Protocol: TypeAlias = Literal["agentscope", "langchain", "agui", "openai-responses"]
+
+@final
+class Transcoder:
+    """Converts a stream of one protocol into another as it streams, through
+    the neutral vocabulary. Keyword options beyond the limits go to the
+    target's encoder: ``session_id``, ``response_id``, ``created_at``
+    (agentscope); ``namespace``, ``node``, ``timestamp`` (langchain);
+    ``thread_id``, ``run_id`` (agui); ``response_id``, ``model``,
+    ``created_at`` (openai-responses). Errors are the source protocol's."""
+
+    def __new__(
+        cls,
+        source: _Protocol,
+        target: _Protocol,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+        **options: Any,
+    ) -> Transcoder: ...
+    def feed(self, data: Buffer) -> bytes:
+        """Converts a chunk of the source's SSE stream (any chunking); returns
+        the target's SSE bytes for the events it completed. After an error,
+        what was converted before it comes with the next call."""
+    def feed_event(self, event: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Converts one source event already decoded from JSON; returns the
+        target's events."""
+    def close(self) -> bytes:
+        """Ends the source stream; returns the target's last SSE bytes."""
+    @property
+    def source(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Events skipped with ``on_error="skip"``."""
+    @property
+    def event_count(self) -> int:
+        """Source events seen so far."""
+
+@final
+class NeutralDecoder:
+    """Decodes a protocol's stream into neutral events (dicts with a ``type``:
+    ``run_started``, ``message_started``, ``block_delta``, ...)."""
+
+    def __new__(
+        cls,
+        source: _Protocol,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> NeutralDecoder: ...
+    def feed(self, data: Buffer) -> list[dict[str, Any]]:
+        """Decodes a chunk of the raw SSE stream; returns the neutral events it completed."""
+    def feed_event(self, event: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Decodes one event that is already decoded from JSON."""
+    def close(self) -> list[dict[str, Any]]:
+        """Ends the stream; returns the last neutral events."""
+    @property
+    def source(self) -> str: ...
+    @property
+    def errors(self) -> list[dict[str, Any]]: ...
+    @property
+    def event_count(self) -> int: ...
+
+@final
+class NeutralEncoder:
+    """Encodes neutral events into a protocol's events and SSE bytes. Takes
+    the target's encoder options, as ``Transcoder`` does."""
+
+    def __new__(cls, target: _Protocol, **options: Any) -> NeutralEncoder: ...
+    def encode(self, event: Mapping[str, Any]) -> bytes:
+        """The SSE bytes of what one neutral event becomes."""
+    def encode_events(self, event: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """What one neutral event becomes, as the target's events."""
+    def close(self) -> bytes:
+        """The SSE bytes the encoder writes at the end."""
+    @property
+    def target(self) -> str: ...
+
+@final
+class NeutralAssembler:
+    """Assembles any protocol's stream into one protocol-neutral view: the
+    run's status, usage and error, its messages of blocks (tool calls'
+    arguments parsed), the state, and what passed through."""
+
+    def __new__(
+        cls,
+        protocol: _Protocol,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> NeutralAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the view."""
+    @property
+    def view(self) -> dict[str, Any]:
+        """The view so far: ``protocol``, ``run_id``, ``thread_id``, ``model``,
+        ``status``, ``error``, ``usage``, ``result``, ``messages``, ``state``
+        and ``events``; a new dict on every access."""
+    @property
+    def source(self) -> str: ...
+    @property
+    def errors(self) -> list[dict[str, Any]]: ...
+    @property
+    def event_count(self) -> int: ...

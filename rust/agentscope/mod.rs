@@ -2,6 +2,7 @@
 //! streams.
 
 mod assembler;
+pub mod events;
 mod probe;
 
 pub use assembler::{Assembler, DataMerge, Error, ErrorRecord, EventError, OnError, Options};

@@ -2,6 +2,7 @@
 //! client holds.
 
 mod assembler;
+pub mod events;
 mod probe;
 
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};

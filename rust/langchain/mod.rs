@@ -1,6 +1,7 @@
 //! The LangChain Agent Streaming Protocol: assembling its messages channel.
 
 mod assembler;
+pub mod events;
 mod probe;
 
 pub use assembler::{

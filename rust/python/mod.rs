@@ -10,6 +10,7 @@ mod json;
 mod langchain;
 mod openai_responses;
 mod sse;
+mod transcode;
 
 use pyo3::prelude::*;
 
@@ -40,6 +41,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.py()
             .get_type::<openai_responses::OpenAIResponsesAssembler>(),
     )?;
+    // Exposed to users as agentcodec.Transcoder and the neutral classes.
+    m.add_class::<transcode::Transcoder>()?;
+    m.add_class::<transcode::NeutralDecoder>()?;
+    m.add_class::<transcode::NeutralEncoder>()?;
+    m.add_class::<transcode::NeutralAssembler>()?;
     m.add_function(wrap_pyfunction!(sse::encode_sse, m)?)?;
     m.add_function(wrap_pyfunction!(sse::encode_sse_comment, m)?)?;
     m.add_function(wrap_pyfunction!(sse::frame_json_string, m)?)?;

@@ -9,6 +9,10 @@ from .langchain import Assembler as LangChainAssembler
 from .openai_responses import Assembler as OpenAIResponsesAssembler
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
+from .transcode import Assembler as NeutralAssembler
+from .transcode import Decoder as NeutralDecoder
+from .transcode import Encoder as NeutralEncoder
+from .transcode import Transcoder
 
 __all__ = [
     "AGUIAssembler",
@@ -16,9 +20,13 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
+    "NeutralAssembler",
+    "NeutralDecoder",
+    "NeutralEncoder",
     "OpenAIResponsesAssembler",
     "SSEDecoder",
     "SSEEvent",
+    "Transcoder",
     "__version__",
     "encode_sse",
     "encode_sse_comment",

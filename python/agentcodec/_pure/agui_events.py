@@ -1,0 +1,654 @@
+"""AG-UI to and from the neutral vocabulary: the pure-Python mirror of
+``rust/agui/events.rs``.
+
+Decoding: a text or reasoning message is a message with one block; a tool
+call is a block of its parent message (or of a message named after the call,
+as the client creates one); a tool result is a ``tool`` message; state
+snapshots and patches keep their meaning; the *_CHUNK shorthands are
+expanded as the client expands them; everything else passes through.
+
+Encoding: what the AG-UI client needs, in the form ag-ui-protocol's models
+serialise: RUN_STARTED first, text, reasoning and tool calls opened on their
+first block and closed before the run ends, reasoning as REASONING_* (never
+as text), tool arguments streamed, results after their call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import events as ev
+
+__all__ = ["Decoder", "Encoder"]
+
+# AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
+USAGE_KEYS = (
+    ("input_tokens", "inputTokens"),
+    ("output_tokens", "outputTokens"),
+    ("total_tokens", "totalTokens"),
+    ("reasoning_tokens", "reasoningTokens"),
+    ("cached_input_tokens", "cachedInputTokens"),
+)
+TEXT_ROLES = frozenset({"developer", "system", "assistant", "user"})
+CHUNK_MODES = {
+    "TEXT_MESSAGE_CHUNK": "text",
+    "TOOL_CALL_CHUNK": "tool",
+    "REASONING_MESSAGE_CHUNK": "reasoning",
+}
+# Events that leave a chunk-opened message or tool call open.
+CHUNK_PASS_THROUGH = frozenset({"RAW", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "REASONING_ENCRYPTED_VALUE"})
+# Every event type AG-UI 1.0 and its legacy THINKING_* define: the client
+# drops others, leaving what chunks opened open.
+KNOWN = frozenset(
+    {
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TEXT_MESSAGE_CHUNK",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_CHUNK",
+        "TOOL_CALL_RESULT",
+        "STATE_SNAPSHOT",
+        "STATE_DELTA",
+        "MESSAGES_SNAPSHOT",
+        "ACTIVITY_SNAPSHOT",
+        "ACTIVITY_DELTA",
+        "RAW",
+        "CUSTOM",
+        "RUN_STARTED",
+        "RUN_FINISHED",
+        "RUN_ERROR",
+        "STEP_STARTED",
+        "STEP_FINISHED",
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+        "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END",
+        "REASONING_MESSAGE_CHUNK",
+        "REASONING_END",
+        "REASONING_ENCRYPTED_VALUE",
+        "SUBAGENT_STARTED",
+        "SUBAGENT_FINISHED",
+        "SUBAGENT_ERROR",
+        "THINKING_START",
+        "THINKING_END",
+        "THINKING_TEXT_MESSAGE_START",
+        "THINKING_TEXT_MESSAGE_CONTENT",
+        "THINKING_TEXT_MESSAGE_END",
+    }
+)
+
+
+def _field(event: dict[str, Any], camel: str, snake: str) -> Any:
+    value = event.get(camel)
+    return event.get(snake) if value is None else value
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def usage_from_agui(usage: Any) -> dict[str, Any] | None:
+    """AG-UI's list of token counts as one neutral usage: counts summed."""
+    if not isinstance(usage, list):
+        return None
+    total: dict[str, Any] = {}
+    for entry in usage:
+        if not isinstance(entry, dict):
+            continue
+        for neutral, wire in USAGE_KEYS:
+            count = entry.get(wire)
+            if ev.as_int(count) is not None:
+                total[neutral] = total.get(neutral, 0) + count
+    return total or None
+
+
+def usage_to_agui(usage: Any) -> list[dict[str, Any]] | None:
+    if not isinstance(usage, dict):
+        return None
+    entry = {
+        wire: usage[neutral] for neutral, wire in USAGE_KEYS if ev.as_int(usage.get(neutral)) is not None
+    }
+    return [entry] if entry else None
+
+
+class _Message:
+    __slots__ = ("blocks", "open", "synthetic")
+
+    def __init__(self, synthetic: bool) -> None:
+        self.blocks = 0  # the next block's index
+        self.open: set[int] = set()
+        # Created for a tool call without a parent: finished with its last block.
+        self.synthetic = synthetic
+
+
+class Decoder:
+    """AG-UI events to neutral events."""
+
+    protocol = "agui"
+
+    def __init__(self) -> None:
+        self._messages: dict[str, _Message] = {}
+        # AG-UI message id -> its open text or reasoning block's index.
+        self._text: dict[str, int] = {}
+        self._reasoning: dict[str, int] = {}
+        # call id -> (message id, block index, tool name).
+        self._calls: dict[str, tuple[str, int, Any]] = {}
+        self._chunk: tuple[str, str] | None = None
+        self._thinking_id: str | None = None
+        self._events = 0
+
+    def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        self._events += 1
+        kind = event.get("type")
+        kind = kind if isinstance(kind, str) else ""
+        out: list[dict[str, Any]] = []
+        mode = CHUNK_MODES.get(kind)
+        if mode is not None:
+            self._expand_chunk(mode, event, out)
+            return out
+        if kind in KNOWN and kind not in CHUNK_PASS_THROUGH and self._chunk is not None:
+            self._close_chunk(out)  # what a chunk opened ends before any other known event
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            out.append(ev.passthrough("agui", event))
+        else:
+            handler(self, event, out)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        return []
+
+    # --- messages and blocks ------------------------------------------------------
+
+    def _open_message(self, message_id: str, role: str, kind: str, out: list[dict[str, Any]]) -> _Message:
+        message = self._messages.get(message_id)
+        if message is None:
+            message = self._messages[message_id] = _Message(synthetic=kind == "tool_call")
+            out.append(ev.message_started(message_id, role, kind))
+        return message
+
+    def _open_block(
+        self, message_id: str, message: _Message, kind: str, out: list[dict[str, Any]], **fields: Any
+    ) -> int:
+        index = message.blocks
+        message.blocks += 1
+        message.open.add(index)
+        out.append(ev.block_started(message_id, index, kind, **fields))
+        return index
+
+    def _close_block(
+        self, message_id: str, index: int, out: list[dict[str, Any]], finish_message: bool
+    ) -> None:
+        message = self._messages[message_id]
+        if index in message.open:
+            message.open.discard(index)
+            out.append(ev.block_finished(message_id, index))
+            if finish_message and not message.open:
+                out.append(ev.message_finished(message_id))
+
+    def _open_text(
+        self, message_id: str, role: str | None, reasoning: bool, out: list[dict[str, Any]]
+    ) -> None:
+        blocks = self._reasoning if reasoning else self._text
+        if message_id in blocks:
+            return  # already open: the client ignores a second start
+        if reasoning:
+            message = self._open_message(message_id, "assistant", "reasoning", out)
+        else:
+            message = self._open_message(message_id, role or "assistant", "message", out)
+        blocks[message_id] = self._open_block(message_id, message, "reasoning" if reasoning else "text", out)
+
+    def _append_text(self, message_id: str, delta: str, reasoning: bool, out: list[dict[str, Any]]) -> None:
+        blocks = self._reasoning if reasoning else self._text
+        if message_id not in blocks:
+            self._open_text(message_id, None, reasoning, out)  # content before its start begins it
+        if delta:
+            out.append(ev.block_delta(message_id, blocks[message_id], delta))
+
+    def _close_text(self, message_id: str, reasoning: bool, out: list[dict[str, Any]]) -> None:
+        blocks = self._reasoning if reasoning else self._text
+        if message_id in blocks:
+            self._close_block(message_id, blocks.pop(message_id), out, finish_message=True)
+
+    def _open_call(self, call_id: str, name: Any, parent: str | None, out: list[dict[str, Any]]) -> None:
+        found = self._calls.get(call_id)
+        if found is not None:
+            if found[2] != name:  # a replayed start renames the call
+                self._calls[call_id] = (found[0], found[1], name)
+                out.append(ev.block_replaced(found[0], found[1], {"name": name}))
+            return
+        owner = parent or call_id
+        message = self._open_message(owner, "assistant", "tool_call", out)
+        index = self._open_block(
+            owner, message, "tool_call", out, call_id=call_id, name=name, tool="function"
+        )
+        self._calls[call_id] = (owner, index, name)
+
+    def _close_call(self, call_id: str, out: list[dict[str, Any]]) -> None:
+        found = self._calls.get(call_id)
+        if found is not None:
+            message = self._messages[found[0]]
+            self._close_block(found[0], found[1], out, finish_message=message.synthetic)
+
+    # The events that open, fill and close text, reasoning and tool calls.
+
+    def _text_event(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        kind = event["type"]
+        reasoning = kind.startswith("REASONING")
+        message_id = _str(_field(event, "messageId", "message_id"))
+        delta = event.get("delta")
+        if message_id is None or (kind.endswith("_CONTENT") and not isinstance(delta, str)):
+            out.append(ev.passthrough("agui", event))
+        elif kind.endswith("_START"):
+            self._open_text(message_id, _str(event.get("role")), reasoning, out)
+        elif kind.endswith("_CONTENT"):
+            self._append_text(message_id, delta, reasoning, out)  # type: ignore[arg-type]
+        else:
+            self._close_text(message_id, reasoning, out)
+
+    def _tool_event(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        kind = event["type"]
+        call_id = _str(_field(event, "toolCallId", "tool_call_id"))
+        delta = event.get("delta")
+        known = call_id is not None and call_id in self._calls
+        if call_id is None or (kind == "TOOL_CALL_ARGS" and (not known or not isinstance(delta, str))):
+            out.append(ev.passthrough("agui", event))
+        elif kind == "TOOL_CALL_START":
+            name = _field(event, "toolCallName", "tool_call_name")
+            self._open_call(call_id, name, _str(_field(event, "parentMessageId", "parent_message_id")), out)
+        elif kind == "TOOL_CALL_ARGS":
+            if delta:
+                found = self._calls[call_id]
+                out.append(ev.block_delta(found[0], found[1], delta))
+        else:
+            self._close_call(call_id, out)
+
+    def _tool_result(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id = _str(_field(event, "messageId", "message_id"))
+        call_id = _str(_field(event, "toolCallId", "tool_call_id"))
+        content = event.get("content")
+        if message_id is None or call_id is None or not isinstance(content, (str, list)):
+            out.append(ev.passthrough("agui", event))
+            return
+        found = self._calls.get(call_id)
+        name = found[2] if found is not None else None
+        message = self._messages.get(message_id)
+        if message is None:
+            message = self._messages[message_id] = _Message(synthetic=False)
+            out.append(ev.message_started(message_id, "tool", "tool_result"))
+        index = self._open_block(message_id, message, "tool_result", out, call_id=call_id, name=name)
+        if isinstance(content, str):
+            if content:
+                out.append(ev.block_delta(message_id, index, content))
+        else:
+            out.append(ev.block_replaced(message_id, index, {"output": content}))
+        self._close_block(message_id, index, out, finish_message=True)
+
+    def _encrypted_value(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        entity = _str(_field(event, "entityId", "entity_id"))
+        value = _field(event, "encryptedValue", "encrypted_value")
+        target: tuple[str, int] | None = None
+        if entity is not None and event.get("subtype") == "tool-call":
+            found = self._calls.get(entity)
+            target = (found[0], found[1]) if found is not None else None
+        elif entity is not None and entity in self._messages:
+            message = self._messages[entity]
+            target = (entity, max(message.blocks - 1, 0))
+        if target is None:
+            out.append(ev.passthrough("agui", event))
+            return
+        out.append(ev.block_replaced(target[0], target[1], {"encrypted": value}))
+
+    # --- the run and the state -----------------------------------------------------
+
+    def _run_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        out.append(ev.run_started(_field(event, "runId", "run_id"), _field(event, "threadId", "thread_id")))
+
+    def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        outcome = event.get("outcome")
+        outcome_type = _str(outcome.get("type")) if isinstance(outcome, dict) else None
+        status = {"cancelled": "cancelled", "interrupt": "interrupted"}.get(outcome_type or "", "completed")
+        out.append(ev.run_finished(status, usage_from_agui(event.get("usage")), event.get("result")))
+
+    def _run_error(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        out.append(
+            ev.run_failed(event.get("code"), event.get("message"), usage_from_agui(event.get("usage")))
+        )
+
+    def _state_snapshot(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        out.append({"type": "state_snapshot", "snapshot": event.get("snapshot")})
+
+    def _state_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        out.append({"type": "state_patch", "patch": event.get("delta")})
+
+    # --- shorthands and legacy events ------------------------------------------------
+
+    def _expand_chunk(self, mode: str, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        """``transformChunks``: a chunk continues what the last one opened, or
+        closes it and opens its own."""
+        key = ("toolCallId", "tool_call_id") if mode == "tool" else ("messageId", "message_id")
+        chunk_id = _str(_field(event, *key))
+        switches = bool(chunk_id) if mode == "reasoning" else chunk_id is not None
+        if self._chunk is not None and (self._chunk[0] != mode or (switches and chunk_id != self._chunk[1])):
+            self._close_chunk(out)
+        if self._chunk is None:
+            name = _field(event, "toolCallName", "tool_call_name")
+            if chunk_id is None or (mode == "tool" and name is None):
+                out.append(ev.passthrough("agui", event))
+                return
+            if mode == "tool":
+                self._open_call(
+                    chunk_id, name, _str(_field(event, "parentMessageId", "parent_message_id")), out
+                )
+            else:
+                self._open_text(chunk_id, _str(event.get("role")), mode == "reasoning", out)
+            self._chunk = (mode, chunk_id)
+        delta = event.get("delta")
+        if isinstance(delta, str):
+            if mode != "tool":
+                self._append_text(self._chunk[1], delta, mode == "reasoning", out)
+            elif delta:
+                found = self._calls[self._chunk[1]]
+                out.append(ev.block_delta(found[0], found[1], delta))
+
+    def _close_chunk(self, out: list[dict[str, Any]]) -> None:
+        assert self._chunk is not None
+        mode, chunk_id = self._chunk
+        self._chunk = None
+        if mode == "tool":
+            self._close_call(chunk_id, out)
+        else:
+            self._close_text(chunk_id, mode == "reasoning", out)
+
+    def _thinking(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        """AG-UI before 1.0: THINKING_TEXT_MESSAGE_* are reasoning, with the
+        id ``thinking-`` and the number of the event that opened it."""
+        kind = event["type"]
+        if kind == "THINKING_TEXT_MESSAGE_START":
+            self._thinking_id = f"thinking-{self._events}"
+            self._open_text(self._thinking_id, None, True, out)
+        elif self._thinking_id is not None and kind == "THINKING_TEXT_MESSAGE_CONTENT":
+            delta = event.get("delta")
+            if isinstance(delta, str):
+                self._append_text(self._thinking_id, delta, True, out)
+        elif self._thinking_id is not None:
+            self._close_text(self._thinking_id, True, out)
+            self._thinking_id = None
+
+
+_HANDLERS = {
+    "RUN_STARTED": Decoder._run_started,
+    "RUN_FINISHED": Decoder._run_finished,
+    "RUN_ERROR": Decoder._run_error,
+    "TEXT_MESSAGE_START": Decoder._text_event,
+    "TEXT_MESSAGE_CONTENT": Decoder._text_event,
+    "TEXT_MESSAGE_END": Decoder._text_event,
+    "REASONING_MESSAGE_START": Decoder._text_event,
+    "REASONING_MESSAGE_CONTENT": Decoder._text_event,
+    "REASONING_MESSAGE_END": Decoder._text_event,
+    "TOOL_CALL_START": Decoder._tool_event,
+    "TOOL_CALL_ARGS": Decoder._tool_event,
+    "TOOL_CALL_END": Decoder._tool_event,
+    "TOOL_CALL_RESULT": Decoder._tool_result,
+    "REASONING_ENCRYPTED_VALUE": Decoder._encrypted_value,
+    "STATE_SNAPSHOT": Decoder._state_snapshot,
+    "STATE_DELTA": Decoder._state_delta,
+    "THINKING_TEXT_MESSAGE_START": Decoder._thinking,
+    "THINKING_TEXT_MESSAGE_CONTENT": Decoder._thinking,
+    "THINKING_TEXT_MESSAGE_END": Decoder._thinking,
+}
+
+
+class _Block:
+    __slots__ = ("agui_id", "call_id", "kind", "parts", "text")
+
+    def __init__(self, kind: str, agui_id: str, call_id: str = "") -> None:
+        self.kind = kind
+        self.agui_id = agui_id  # the AG-UI message or tool call it writes to
+        self.call_id = call_id  # a tool result's call
+        # A tool result's output, gathered until it finishes: its text, or
+        # the content parts that replaced it.
+        self.text: list[str] = []
+        self.parts: Any = None
+
+
+class Encoder:
+    """Neutral events to AG-UI events, in the form ag-ui-protocol serialises."""
+
+    protocol = "agui"
+
+    def __init__(self, thread_id: str | None = None, run_id: str | None = None) -> None:
+        self._options = (thread_id, run_id)
+        self._thread_id = thread_id
+        self._run_id = run_id
+        self._started = False
+        self._ended = False
+        self._messages: dict[str, tuple[str, str | None]] = {}  # id -> (role, kind)
+        self._blocks: dict[tuple[str, int], _Block] = {}
+        # What is open in AG-UI: text and reasoning messages, tool calls.
+        self._open_text: dict[str, int] = {}
+        self._open_reasoning: dict[str, int] = {}
+        self._open_calls: set[str] = set()
+
+    def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        kind = _str(event.get("type"))
+        if kind == "run_started":
+            if self._started and not self._ended:
+                return out
+            if self._ended:  # a new run on the same stream
+                self._started = self._ended = False
+                self._thread_id = self._run_id = None
+            self._thread_id = self._thread_id or self._options[0] or _str(event.get("thread_id"))
+            self._run_id = self._run_id or self._options[1] or _str(event.get("run_id"))
+        elif self._ended:
+            return out  # nothing may follow RUN_FINISHED or RUN_ERROR but a new run
+        self._ensure_started(out)
+        handler = _ENCODERS.get(kind)  # type: ignore[arg-type]
+        if handler is not None:
+            handler(self, event, out)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        return []
+
+    def _ensure_started(self, out: list[dict[str, Any]]) -> None:
+        if not self._started:
+            self._started = True
+            self._thread_id = self._thread_id or "thread"
+            self._run_id = self._run_id or "run"
+            out.append({"type": "RUN_STARTED", "threadId": self._thread_id, "runId": self._run_id})
+
+    def _close_all(self, out: list[dict[str, Any]]) -> None:
+        for message_id in list(self._open_text):
+            out.append({"type": "TEXT_MESSAGE_END", "messageId": message_id})
+        for message_id in list(self._open_reasoning):
+            out.append({"type": "REASONING_MESSAGE_END", "messageId": message_id})
+        for call_id in sorted(self._open_calls):
+            out.append({"type": "TOOL_CALL_END", "toolCallId": call_id})
+        self._open_text.clear()
+        self._open_reasoning.clear()
+        self._open_calls.clear()
+
+    def _run_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        pass  # RUN_STARTED was written by _ensure_started
+
+    def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._close_all(out)
+        finished: dict[str, Any] = {
+            "type": "RUN_FINISHED",
+            "threadId": self._thread_id,
+            "runId": self._run_id,
+        }
+        if event.get("result") is not None:
+            finished["result"] = event["result"]
+        if event.get("status") == "cancelled":
+            finished["outcome"] = {"type": "cancelled"}
+        usage = usage_to_agui(event.get("usage"))
+        if usage is not None:
+            finished["usage"] = usage
+        out.append(finished)
+        self._ended = True
+
+    def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._close_all(out)
+        message = event.get("message")
+        error: dict[str, Any] = {
+            "type": "RUN_ERROR",
+            "message": message if isinstance(message, str) else "run failed",
+        }
+        if isinstance(event.get("code"), str):
+            error["code"] = event["code"]
+        usage = usage_to_agui(event.get("usage"))
+        if usage is not None:
+            error["usage"] = usage
+        out.append(error)
+        self._ended = True
+
+    def _message_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id = event.get("message_id")
+        if isinstance(message_id, str):
+            self._messages[message_id] = (_str(event.get("role")) or "assistant", _str(event.get("kind")))
+
+    def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id, index, kind = event.get("message_id"), ev.as_int(event.get("index")), event.get("kind")
+        if not isinstance(message_id, str) or index is None:
+            return
+        role, message_kind = self._messages.get(message_id, ("assistant", None))
+        if kind in ("text", "refusal"):
+            block = _Block("text", message_id)
+            if message_id not in self._open_text:
+                out.append(
+                    {
+                        "type": "TEXT_MESSAGE_START",
+                        "messageId": message_id,
+                        "role": role if role in TEXT_ROLES else "assistant",
+                    }
+                )
+                self._open_text[message_id] = 0
+            self._open_text[message_id] += 1
+        elif kind == "reasoning":
+            agui_id = message_id if message_kind == "reasoning" else f"{message_id}-reasoning"
+            block = _Block("reasoning", agui_id)
+            if agui_id not in self._open_reasoning:
+                out.append({"type": "REASONING_MESSAGE_START", "messageId": agui_id, "role": "reasoning"})
+                self._open_reasoning[agui_id] = 0
+            self._open_reasoning[agui_id] += 1
+        elif kind == "tool_call":
+            call_id = _str(event.get("call_id")) or f"{message_id}-{index}"
+            block = _Block("tool_call", call_id)
+            name = event.get("name")
+            start: dict[str, Any] = {
+                "type": "TOOL_CALL_START",
+                "toolCallId": call_id,
+                "toolCallName": name if isinstance(name, str) else "",
+            }
+            if message_id != call_id:
+                start["parentMessageId"] = message_id
+            out.append(start)
+            self._open_calls.add(call_id)
+        elif kind == "tool_result":
+            block = _Block("tool_result", message_id, _str(event.get("call_id")) or "")
+        else:
+            return  # media and data have no place in AG-UI
+        self._blocks[(message_id, index)] = block
+
+    def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        delta = event.get("delta")
+        if block is None or not isinstance(delta, str) or not delta:
+            return
+        if block.kind == "text":
+            out.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": block.agui_id, "delta": delta})
+        elif block.kind == "reasoning":
+            out.append({"type": "REASONING_MESSAGE_CONTENT", "messageId": block.agui_id, "delta": delta})
+        elif block.kind == "tool_call":
+            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": block.agui_id, "delta": delta})
+        elif block.parts is None:
+            block.text.append(delta)
+
+    def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        if block is None:
+            return
+        if block.kind == "tool_result" and "output" in event:
+            output = event["output"]
+            block.text, block.parts = ([output], None) if isinstance(output, str) else ([], output)
+        if isinstance(event.get("encrypted"), str) and block.kind in ("reasoning", "tool_call", "text"):
+            out.append(
+                {
+                    "type": "REASONING_ENCRYPTED_VALUE",
+                    "subtype": "tool-call" if block.kind == "tool_call" else "message",
+                    "entityId": block.agui_id,
+                    "encryptedValue": event["encrypted"],
+                }
+            )
+        # Text, reasoning and arguments only grow in AG-UI: a replacement that
+        # is not an extension cannot be carried.
+
+    def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        block = self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
+        if block is None:
+            return
+        if block.kind == "text":
+            self._release(self._open_text, block.agui_id, "TEXT_MESSAGE_END", out)
+        elif block.kind == "reasoning":
+            self._release(self._open_reasoning, block.agui_id, "REASONING_MESSAGE_END", out)
+        elif block.kind == "tool_call":
+            if block.agui_id in self._open_calls:
+                self._open_calls.discard(block.agui_id)
+                out.append({"type": "TOOL_CALL_END", "toolCallId": block.agui_id})
+        else:
+            content = "".join(block.text) if block.parts is None else block.parts
+            out.append(
+                {
+                    "type": "TOOL_CALL_RESULT",
+                    "messageId": block.agui_id,
+                    "toolCallId": block.call_id,
+                    "content": content,
+                    "role": "tool",
+                }
+            )
+
+    @staticmethod
+    def _release(open_ids: dict[str, int], agui_id: str, end: str, out: list[dict[str, Any]]) -> None:
+        if agui_id not in open_ids:
+            return
+        open_ids[agui_id] -= 1
+        if open_ids[agui_id] == 0:
+            del open_ids[agui_id]
+            out.append({"type": end, "messageId": agui_id})
+
+    def _state(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        if event["type"] == "state_snapshot":
+            out.append({"type": "STATE_SNAPSHOT", "snapshot": event.get("snapshot")})
+        else:
+            out.append({"type": "STATE_DELTA", "delta": event.get("patch")})
+
+    def _passthrough(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        inner = event.get("event")
+        if event.get("protocol") == "agui" and isinstance(inner, dict):
+            out.append(inner)
+        else:
+            raw: dict[str, Any] = {"type": "RAW", "event": inner}
+            if isinstance(event.get("protocol"), str):
+                raw["source"] = event["protocol"]
+            out.append(raw)
+
+
+_ENCODERS = {
+    "run_started": Encoder._run_started,
+    "run_finished": Encoder._run_finished,
+    "run_failed": Encoder._run_failed,
+    "message_started": Encoder._message_started,
+    "block_started": Encoder._block_started,
+    "block_delta": Encoder._block_delta,
+    "block_replaced": Encoder._block_replaced,
+    "block_finished": Encoder._block_finished,
+    "state_snapshot": Encoder._state,
+    "state_patch": Encoder._state,
+    "passthrough": Encoder._passthrough,
+}

@@ -1,0 +1,231 @@
+"""The protocol-neutral event vocabulary, and what converts streams through
+it: the pure-Python mirror of ``rust/events.rs`` and ``rust/transcode.rs``.
+
+Every protocol says the same few things; here they have one form, a dict
+with a ``type``:
+
+=====================  ==================================================================
+``run_started``        ``run_id``, ``thread_id``, ``model``, ``created_at``
+``run_finished``       ``status`` (completed, incomplete, cancelled), ``usage``, ``result``
+``run_failed``         ``code``, ``message``, ``usage``
+``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
+                       tool_result, or None)
+``message_finished``   ``message_id``, ``usage``, ``stop_reason``
+``block_started``      ``message_id``, ``index``, ``kind``, and the kind's fixed fields
+``block_delta``        ``message_id``, ``index``, ``delta``: appended to the block's text,
+                       arguments, output or data, as its kind says
+``block_replaced``     ``message_id``, ``index``, and the fields that replace the block's
+``block_finished``     ``message_id``, ``index``
+``state_snapshot``     ``snapshot``
+``state_patch``        ``patch`` (RFC 6902)
+``passthrough``        ``protocol``, ``event``: what has no neutral meaning, kept
+=====================  ==================================================================
+
+Block kinds and their fixed fields (given at ``block_started``, None when
+unknown); the field a delta appends to:
+
+=============  ==========================================  =============
+kind           fixed fields                                 delta appends
+=============  ==========================================  =============
+text           -                                            ``text``
+reasoning      ``summary`` (a summary of the reasoning)     ``text``
+refusal        -                                            ``text``
+tool_call      ``call_id``, ``name``, ``tool`` (function,   ``arguments``
+               custom, mcp, plugin, component)
+tool_result    ``call_id``, ``name``, ``tool``              ``output``
+media          ``media_type`` (image, audio, video, file),  ``data``
+               ``mime_type``, ``url``
+data           ``value``                                    -
+=============  ==========================================  =============
+
+Blocks of one message do not interleave with each other's deltas in most
+protocols, but may; a block may start in a message that has finished (AG-UI
+attaches tool calls to earlier messages), which reopens it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "APPENDED_FIELD",
+    "Held",
+    "as_int",
+    "block_key",
+    "BLOCK_FIELDS",
+    "BLOCK_KINDS",
+    "MESSAGE_KINDS",
+    "block_delta",
+    "block_finished",
+    "block_replaced",
+    "block_started",
+    "message_finished",
+    "message_started",
+    "passthrough",
+    "run_failed",
+    "run_finished",
+    "run_started",
+]
+
+MESSAGE_KINDS = ("message", "reasoning", "tool_call", "tool_result")
+BLOCK_KINDS = ("text", "reasoning", "refusal", "tool_call", "tool_result", "media", "data")
+#: The fixed fields of each block kind, in order.
+BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
+    "text": (),
+    "reasoning": ("summary",),
+    "refusal": (),
+    "tool_call": ("call_id", "name", "tool"),
+    "tool_result": ("call_id", "name", "tool"),
+    "media": ("media_type", "mime_type", "url"),
+    "data": ("value",),
+}
+#: The field a ``block_delta`` appends to, by block kind.
+APPENDED_FIELD = {
+    "text": "text",
+    "reasoning": "text",
+    "refusal": "text",
+    "tool_call": "arguments",
+    "tool_result": "output",
+    "media": "data",
+}
+
+
+# Indexes and counts are integers that fit in 64 bits, in both backends.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+def as_int(value: Any) -> int | None:
+    """The value if it is an integer of at most 64 bits (not a bool)."""
+    return value if type(value) is int and INT_MIN <= value <= INT_MAX else None
+
+
+def block_key(event: dict[str, Any]) -> tuple[str, int] | None:
+    """The block an event names: its message id and index, when both are
+    what they should be."""
+    message_id, index = event.get("message_id"), as_int(event.get("index"))
+    return (message_id, index) if isinstance(message_id, str) and index is not None else None
+
+
+def run_started(
+    run_id: Any = None, thread_id: Any = None, model: Any = None, created_at: Any = None
+) -> dict[str, Any]:
+    return {
+        "type": "run_started",
+        "run_id": run_id,
+        "thread_id": thread_id,
+        "model": model,
+        "created_at": created_at,
+    }
+
+
+def run_finished(status: str = "completed", usage: Any = None, result: Any = None) -> dict[str, Any]:
+    return {"type": "run_finished", "status": status, "usage": usage, "result": result}
+
+
+def run_failed(code: Any = None, message: Any = None, usage: Any = None) -> dict[str, Any]:
+    return {"type": "run_failed", "code": code, "message": message, "usage": usage}
+
+
+def message_started(message_id: str, role: str = "assistant", kind: str | None = None) -> dict[str, Any]:
+    return {"type": "message_started", "message_id": message_id, "role": role, "kind": kind}
+
+
+def message_finished(message_id: str, usage: Any = None, stop_reason: Any = None) -> dict[str, Any]:
+    return {"type": "message_finished", "message_id": message_id, "usage": usage, "stop_reason": stop_reason}
+
+
+def block_started(message_id: str, index: int, kind: str, **fields: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"type": "block_started", "message_id": message_id, "index": index, "kind": kind}
+    for name in BLOCK_FIELDS.get(kind, ()):
+        event[name] = fields.get(name)
+    return event
+
+
+def block_delta(message_id: str, index: int, delta: str) -> dict[str, Any]:
+    return {"type": "block_delta", "message_id": message_id, "index": index, "delta": delta}
+
+
+def block_replaced(message_id: str, index: int, fields: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "block_replaced", "message_id": message_id, "index": index, **fields}
+
+
+def block_finished(message_id: str, index: int) -> dict[str, Any]:
+    return {"type": "block_finished", "message_id": message_id, "index": index}
+
+
+def passthrough(protocol: str, event: Any) -> dict[str, Any]:
+    return {"type": "passthrough", "protocol": protocol, "event": event}
+
+
+class Held:
+    """What a block has streamed, for turning the snapshots some producers
+    send (the whole value so far, each time) into deltas.
+
+    A final snapshot (the finished value) adds what extends the text sent,
+    or replaces it. A snapshot in progress may still change at its end (a
+    JSON document's closing brackets move as arguments grow), so only the
+    part it shares with the snapshot before it is sent; the rest waits for
+    the next snapshot, a delta, or the end. Memory is the block's text."""
+
+    __slots__ = ("field", "index", "last", "message_id", "sent")
+
+    def __init__(self, message_id: str, index: int, field: str) -> None:
+        self.message_id = message_id
+        self.index = index
+        self.field = field
+        self.sent = ""  # what the neutral events carried so far
+        self.last: str | None = None  # the last snapshot in progress, not all sent
+
+    def append(self, piece: str, out: list[dict[str, Any]]) -> None:
+        """A delta: appended to the value, after what a snapshot held back."""
+        self.flush(out)
+        if piece:
+            self.sent += piece
+            out.append(block_delta(self.message_id, self.index, piece))
+
+    def snapshot(self, value: str, final: bool, out: list[dict[str, Any]]) -> None:
+        if final:
+            self.last = None
+            self._extend_to(value, out)
+            return
+        if not value.startswith(self.sent):
+            self.last = None
+            self._extend_to(value, out)  # diverged: replaced now
+            return
+        if self.last is not None:
+            shared = _common_prefix(self.last, value)
+            if len(shared) > len(self.sent):
+                out.append(block_delta(self.message_id, self.index, shared[len(self.sent) :]))
+                self.sent = shared
+        self.last = value
+
+    def flush(self, out: list[dict[str, Any]]) -> None:
+        """Sends what a snapshot in progress held back (the block ends, or a
+        delta follows it)."""
+        if self.last is not None:
+            last, self.last = self.last, None
+            self._extend_to(last, out)
+
+    def _extend_to(self, value: str, out: list[dict[str, Any]]) -> None:
+        if value == self.sent:
+            return
+        if value.startswith(self.sent):
+            out.append(block_delta(self.message_id, self.index, value[len(self.sent) :]))
+        else:
+            out.append(block_replaced(self.message_id, self.index, {self.field: value}))
+        self.sent = value
+
+
+def _common_prefix(a: str, b: str) -> str:
+    """The longest common prefix of two strings (whole characters)."""
+    limit = min(len(a), len(b))
+    if a[:limit] == b[:limit]:
+        return a[:limit]
+    low, high = 0, limit  # a[:low] == b[:low], a[:high] != b[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle
+    return a[:low]

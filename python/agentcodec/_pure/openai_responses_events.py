@@ -1,0 +1,776 @@
+"""OpenAI Responses to and from the neutral vocabulary: the pure-Python
+mirror of ``rust/openai_responses/events.rs``.
+
+Decoding: each output item is a message (a ``message`` item of text and
+refusal parts, a ``reasoning`` item of summary and reasoning-text parts, a
+tool call item with one block); deltas append; the ``*.done`` events and
+``output_item.done`` are snapshots: what they add is a delta, what differs a
+replacement. Hosted tools' items and status events pass through.
+
+Encoding: the lifecycle strict clients need (``response.created``, each item
+added, each part added, the deltas, each part and item done with the whole
+value, ``response.completed`` with the whole output), ``sequence_number``
+counting from 0: in effect, a Responses builder fed neutral events.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .. import _json
+from . import events as ev
+
+__all__ = ["Decoder", "Encoder"]
+
+# Tool call item types, the tool they name, and the field holding their input.
+TOOL_ITEMS = {
+    "function_call": ("function", "arguments"),
+    "custom_tool_call": ("custom", "input"),
+    "mcp_call": ("mcp", "arguments"),
+}
+TOOL_ITEM_TYPES = {tool: (item_type, field) for item_type, (tool, field) in TOOL_ITEMS.items()}
+TOOL_DELTAS = {
+    "function": "response.function_call_arguments",
+    "custom": "response.custom_tool_call_input",
+    "mcp": "response.mcp_call_arguments",
+}
+PART_KINDS = {
+    "output_text": "text",
+    "refusal": "refusal",
+    "reasoning_text": "reasoning",
+    "summary_text": "reasoning",
+}
+DELTAS = {
+    "response.output_text.delta": "content",
+    "response.refusal.delta": "content",
+    "response.reasoning_text.delta": "content",
+    "response.reasoning_summary_text.delta": "summary",
+    "response.function_call_arguments.delta": "item",
+    "response.custom_tool_call_input.delta": "item",
+    "response.mcp_call_arguments.delta": "item",
+}
+# Done events: where, and the key holding the whole value.
+DONES = {
+    "response.output_text.done": ("content", "text"),
+    "response.refusal.done": ("content", "refusal"),
+    "response.reasoning_text.done": ("content", "text"),
+    "response.reasoning_summary_text.done": ("summary", "text"),
+    "response.function_call_arguments.done": ("item", "arguments"),
+    "response.custom_tool_call_input.done": ("item", "input"),
+    "response.mcp_call_arguments.done": ("item", "arguments"),
+}
+NEW_PART_KIND = {
+    "response.output_text.delta": "output_text",
+    "response.refusal.delta": "refusal",
+    "response.reasoning_text.delta": "reasoning_text",
+    "response.reasoning_summary_text.delta": "summary_text",
+}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+class _Block:
+    __slots__ = ("annotations", "held", "index", "open")
+
+    def __init__(self, message_id: str, index: int, field: str) -> None:
+        self.index = index
+        self.held = ev.Held(message_id, index, field)
+        self.open = True
+        self.annotations: list[Any] = []
+
+
+class _Item:
+    """An output item being decoded: the neutral message it is."""
+
+    __slots__ = ("blocks", "kind", "message_id", "next", "open", "tool_field")
+
+    def __init__(self, message_id: str, kind: str) -> None:
+        self.message_id = message_id
+        self.kind = kind  # the neutral message kind, or "other" (passed through)
+        self.blocks: dict[tuple[str, int], _Block] = {}  # (content|summary|item, index) -> block
+        self.next = 0
+        self.open = True
+        self.tool_field = "arguments"
+
+
+class Decoder:
+    """OpenAI Responses events to neutral events."""
+
+    protocol = "openai-responses"
+
+    def __init__(self) -> None:
+        self._started = False
+        self._items: dict[int, _Item] = {}
+        self._by_id: dict[str, int] = {}
+
+    def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        kind = _str(event.get("type"))
+        response = event.get("response")
+        if kind in ("response.created", "response.queued", "response.in_progress"):
+            if not self._started and isinstance(response, dict):
+                self._started = True
+                out.append(
+                    ev.run_started(
+                        response.get("id"), None, response.get("model"), response.get("created_at")
+                    )
+                )
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            response = response if isinstance(response, dict) else {}
+            if kind == "response.failed":
+                error: dict[str, Any] = response["error"] if isinstance(response.get("error"), dict) else {}
+                out.append(ev.run_failed(error.get("code"), error.get("message"), response.get("usage")))
+            else:
+                status = "completed" if kind == "response.completed" else "incomplete"
+                if response.get("status") == "cancelled":
+                    status = "cancelled"
+                out.append(ev.run_finished(status, response.get("usage")))
+        elif kind == "error":
+            out.append(ev.run_failed(event.get("code"), event.get("message")))
+        elif kind == "response.output_item.added":
+            self._item_added(event, out)
+        elif kind == "response.output_item.done":
+            self._item_done(event, out)
+        elif kind in ("response.content_part.added", "response.reasoning_summary_part.added"):
+            self._part(event, "content" if kind == "response.content_part.added" else "summary", False, out)
+        elif kind in ("response.content_part.done", "response.reasoning_summary_part.done"):
+            self._part(event, "content" if kind == "response.content_part.done" else "summary", True, out)
+        elif kind in DELTAS:
+            self._delta(event, DELTAS[kind], NEW_PART_KIND.get(kind), out)
+        elif kind in DONES:
+            where, key = DONES[kind]
+            self._done(event, where, key, NEW_PART_KIND.get(kind.replace(".done", ".delta")), out)
+        elif kind == "response.output_text.annotation.added":
+            self._annotation(event, out)
+        else:
+            out.append(ev.passthrough("openai-responses", event))
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        return []
+
+    def _item(self, event: dict[str, Any]) -> _Item | None:
+        index = ev.as_int(event.get("output_index"))
+        item = self._items.get(index) if index is not None else None
+        item_id = event.get("item_id")
+        if (
+            isinstance(item_id, str)
+            and (item is None or item.message_id != item_id)
+            and item_id in self._by_id
+        ):
+            item = self._items.get(self._by_id[item_id])
+        return item
+
+    def _item_added(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        index, item = ev.as_int(event.get("output_index")), event.get("item")
+        if index is None or not isinstance(item, dict):
+            out.append(ev.passthrough("openai-responses", event))
+            return
+        item_type = _str(item.get("type"))
+        message_id = _str(item.get("id")) or _str(item.get("call_id")) or f"item-{index}"
+        if item_type == "message":
+            kind = "message"
+        elif item_type == "reasoning":
+            kind = "reasoning"
+        elif item_type in TOOL_ITEMS:
+            kind = "tool_call"
+        elif item_type == "function_call_output":
+            kind = "tool_result"
+        else:
+            self._items[index] = _Item(message_id, "other")
+            out.append(ev.passthrough("openai-responses", event))
+            return
+        decoded = self._items[index] = _Item(message_id, kind)
+        self._by_id[message_id] = index
+        role = "tool" if kind == "tool_result" else _str(item.get("role")) or "assistant"
+        out.append(ev.message_started(message_id, role, kind))
+        if kind == "tool_call":
+            tool, field = TOOL_ITEMS[item_type]
+            decoded.tool_field = field
+            self._open(
+                decoded,
+                ("item", 0),
+                "tool_call",
+                out,
+                call_id=item.get("call_id") or item.get("id"),
+                name=item.get("name"),
+                tool=tool,
+            )
+            self._extend(decoded, ("item", 0), field, item.get(field), out)
+        elif kind == "tool_result":
+            self._open(decoded, ("item", 0), "tool_result", out, call_id=item.get("call_id"), name=None)
+            self._extend(decoded, ("item", 0), "output", item.get("output"), out)
+        else:
+            for where in ("summary", "content"):
+                parts = item.get(where)
+                for position, part in enumerate(parts if isinstance(parts, list) else ()):
+                    self._part({"part": part, f"{where}_index": position}, where, False, out, decoded)
+
+    def _open(
+        self, item: _Item, key: tuple[str, int], kind: str, out: list[dict[str, Any]], **fields: Any
+    ) -> _Block:
+        block = item.blocks[key] = _Block(item.message_id, item.next, ev.APPENDED_FIELD[kind])
+        item.next += 1
+        out.append(ev.block_started(item.message_id, block.index, kind, **fields))
+        return block
+
+    def _extend(
+        self, item: _Item, key: tuple[str, int], field: str, value: Any, out: list[dict[str, Any]]
+    ) -> None:
+        """A whole value, as the deltas it adds or a replacement."""
+        block = item.blocks.get(key)
+        if block is None or not block.open:
+            return
+        if isinstance(value, str):
+            block.held.snapshot(value, True, out)
+        elif value is not None and field == "output":
+            out.append(ev.block_replaced(item.message_id, block.index, {"output": value}))
+
+    def _part(
+        self,
+        event: dict[str, Any],
+        where: str,
+        done: bool,
+        out: list[dict[str, Any]],
+        item: _Item | None = None,
+    ) -> None:
+        item = item or self._item(event)
+        part = event.get("part")
+        index = ev.as_int(event.get(f"{where}_index"))
+        if item is None or item.kind == "other" or index is None or not isinstance(part, dict):
+            out.append(ev.passthrough("openai-responses", event))
+            return
+        key = (where, index)
+        block = item.blocks.get(key)
+        kind = PART_KINDS.get(_str(part.get("type")) or "", "text")
+        if block is None:
+            summary = True if where == "summary" else None
+            block = self._open(item, key, kind, out, summary=summary)
+        field = "refusal" if kind == "refusal" else "text"
+        self._extend(item, key, "text", part.get(field), out)
+        annotations = part.get("annotations")
+        if (
+            isinstance(annotations, list)
+            and annotations
+            and _json.dumps(annotations) != _json.dumps(block.annotations)
+        ):
+            block.annotations = list(annotations)
+            out.append(ev.block_replaced(item.message_id, block.index, {"annotations": block.annotations}))
+        if done and block.open:
+            block.open = False
+            out.append(ev.block_finished(item.message_id, block.index))
+
+    def _block(
+        self, event: dict[str, Any], where: str, new_part: str | None, out: list[dict[str, Any]]
+    ) -> tuple[_Item, tuple[str, int], _Block] | None:
+        """The item, and the block, a delta or done event addresses; a part
+        whose added event the producer skipped opens here."""
+        item = self._item(event)
+        if item is None or item.kind == "other":
+            return None
+        index = 0 if where == "item" else ev.as_int(event.get(f"{where}_index"))
+        if index is None:
+            return None
+        key = (where, index)
+        block = item.blocks.get(key)
+        if block is None and new_part is not None:
+            summary = True if where == "summary" else None
+            block = self._open(item, key, PART_KINDS[new_part], out, summary=summary)
+        return (item, key, block) if block is not None else None
+
+    def _delta(
+        self, event: dict[str, Any], where: str, new_part: str | None, out: list[dict[str, Any]]
+    ) -> None:
+        found = self._block(event, where, new_part, out)
+        delta = event.get("delta")
+        if found is None or not isinstance(delta, str):
+            out.append(ev.passthrough("openai-responses", event))
+            return
+        if found[2].open:
+            found[2].held.append(delta, out)
+
+    def _done(
+        self, event: dict[str, Any], where: str, key: str, new_part: str | None, out: list[dict[str, Any]]
+    ) -> None:
+        found = self._block(event, where, new_part, out)
+        if found is None:
+            out.append(ev.passthrough("openai-responses", event))
+            return
+        item, block_key, _ = found
+        self._extend(item, block_key, item.tool_field if where == "item" else "text", event.get(key), out)
+
+    def _annotation(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        found = self._block(event, "content", None, out)
+        if found is None:
+            out.append(ev.passthrough("openai-responses", event))
+            return
+        item, _, block = found
+        block.annotations = [*block.annotations, event.get("annotation")]
+        out.append(ev.block_replaced(item.message_id, block.index, {"annotations": block.annotations}))
+
+    def _item_done(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        item_dict = event.get("item")
+        item_id = _str(item_dict.get("id")) if isinstance(item_dict, dict) else None
+        index = self._by_id.get(item_id) if item_id is not None else None
+        if index is None:
+            index = ev.as_int(event.get("output_index"))
+        item = self._items.get(index) if index is not None else None
+        if item is None or item.kind == "other" or not isinstance(item_dict, dict) or not item.open:
+            out.append(ev.passthrough("openai-responses", event))
+            return
+        # The finished item is a snapshot of all its parts.
+        if item.kind in ("tool_call", "tool_result"):
+            field = "output" if item.kind == "tool_result" else item.tool_field
+            self._extend(item, ("item", 0), field, item_dict.get(field), out)
+        else:
+            for where in ("summary", "content"):
+                parts = item_dict.get(where)
+                for position, part in enumerate(parts if isinstance(parts, list) else ()):
+                    if isinstance(part, dict) and (
+                        (where, position) in item.blocks or part.get("text") or part.get("refusal")
+                    ):
+                        self._part({"part": part, f"{where}_index": position}, where, False, out, item)
+            encrypted = item_dict.get("encrypted_content")
+            if isinstance(encrypted, str) and item.blocks:
+                last = max(block.index for block in item.blocks.values())
+                out.append(ev.block_replaced(item.message_id, last, {"encrypted": encrypted}))
+        for block in sorted(item.blocks.values(), key=lambda block: block.index):
+            if block.open:
+                block.open = False
+                out.append(ev.block_finished(item.message_id, block.index))
+        item.open = False
+        out.append(ev.message_finished(item.message_id))
+
+
+# --- encoding ----------------------------------------------------------------------------
+
+
+class _Part:
+    __slots__ = ("annotations", "kind", "position", "summary", "text")
+
+    def __init__(self, kind: str, summary: bool, position: int = 0) -> None:
+        self.kind = kind  # text, refusal or reasoning; tool_call, tool_result
+        self.summary = summary
+        self.position = position  # its content or summary index
+        self.text: list[str] = []
+        self.annotations: list[Any] = []
+
+    def value(self) -> str:
+        return "".join(self.text)
+
+    def part(self) -> dict[str, Any]:
+        if self.kind == "refusal":
+            return {"type": "refusal", "refusal": self.value()}
+        if self.kind == "reasoning":
+            return {"type": "summary_text" if self.summary else "reasoning_text", "text": self.value()}
+        return {
+            "type": "output_text",
+            "annotations": list(self.annotations),
+            "logprobs": [],
+            "text": self.value(),
+        }
+
+
+class _OpenItem:
+    """An output item being written."""
+
+    __slots__ = ("content", "fields", "index", "summary", "type")
+
+    def __init__(self, index: int, item_type: str, fields: dict[str, Any]) -> None:
+        self.index = index
+        self.type = item_type
+        self.fields = fields  # the item's own fields: id, type, status, and a tool's
+        self.content: list[_Part] = []
+        self.summary: list[_Part] = []
+
+    @property
+    def id(self) -> Any:
+        return self.fields.get("id")
+
+
+class Encoder:
+    """Neutral events to OpenAI Responses events."""
+
+    protocol = "openai-responses"
+
+    def __init__(
+        self, response_id: str | None = None, model: str | None = None, created_at: Any = None
+    ) -> None:
+        self._response_id = response_id
+        self._model = model
+        self._created_at = created_at
+        self._sequence = 0
+        self._started = False
+        self._finished = False
+        self._output: dict[int, dict[str, Any]] = {}  # finished items by output index
+        self._next_index = 0
+        # neutral message -> its open message and reasoning items.
+        self._open: dict[str, dict[str, _OpenItem]] = {}
+        self._used_ids: dict[str, int] = {}
+        # (neutral message, block) -> (item, part or None for a tool block).
+        self._blocks: dict[tuple[str, int], tuple[_OpenItem, _Part | None]] = {}
+
+    def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        kind = _str(event.get("type"))
+        if self._finished:
+            return out
+        if kind == "run_started" and not self._started:
+            self._response_id = self._response_id or _str(event.get("run_id"))
+            self._model = self._model or _str(event.get("model"))
+            if self._created_at is None:
+                self._created_at = event.get("created_at")
+        self._ensure_started(out)
+        handler = _ENCODERS.get(kind)  # type: ignore[arg-type]
+        if handler is not None:
+            handler(self, event, out)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        return []
+
+    def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        event = {"type": kind, "sequence_number": self._sequence, **fields}
+        self._sequence += 1
+        return event
+
+    def _response(self, status: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "id": self._response_id,
+            "object": "response",
+            "created_at": self._created_at,
+            "status": status,
+            "error": fields.get("error"),
+            "incomplete_details": fields.get("incomplete_details"),
+            "model": self._model or "",
+            "output": [self._output[index] for index in sorted(self._output)] if fields.get("output") else [],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": fields.get("usage"),
+        }
+
+    def _ensure_started(self, out: list[dict[str, Any]]) -> None:
+        if self._started:
+            return
+        self._started = True
+        self._response_id = self._response_id or "resp"
+        if self._created_at is None:
+            self._created_at = int(time.time())
+        out.append(self._event("response.created", response=self._response("in_progress")))
+        out.append(self._event("response.in_progress", response=self._response("in_progress")))
+
+    def _item_id(self, message_id: str) -> str:
+        uses = self._used_ids.get(message_id, 0)
+        self._used_ids[message_id] = uses + 1
+        return message_id if uses == 0 else f"{message_id}_{uses}"
+
+    def _add_item(self, item_type: str, fields: dict[str, Any], out: list[dict[str, Any]]) -> _OpenItem:
+        item = _OpenItem(self._next_index, item_type, fields)
+        self._next_index += 1
+        out.append(self._event("response.output_item.added", output_index=item.index, item=self._item(item)))
+        return item
+
+    def _item(self, item: _OpenItem, done: bool = False) -> dict[str, Any]:
+        body = dict(item.fields)
+        if done and "status" in body:
+            body["status"] = "completed"
+        if item.type == "message":
+            body["content"] = [part.part() for part in item.content] if done else []
+        elif item.type == "reasoning":
+            body["summary"] = [part.part() for part in item.summary] if done else []
+            if done and item.content:
+                body["content"] = [part.part() for part in item.content]
+        return body
+
+    def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id, index, kind = event.get("message_id"), ev.as_int(event.get("index")), event.get("kind")
+        if not isinstance(message_id, str) or index is None:
+            return
+        if kind in ("text", "refusal", "reasoning"):
+            item_type = "reasoning" if kind == "reasoning" else "message"
+            open_items = self._open.setdefault(message_id, {})
+            item = open_items.get(item_type)
+            if item is None:
+                fields: dict[str, Any] = {"id": self._item_id(message_id), "type": item_type}
+                if item_type == "message":
+                    fields.update(status="in_progress", role="assistant")
+                item = open_items[item_type] = self._add_item(item_type, fields, out)
+            summary = kind == "reasoning" and bool(event.get("summary"))
+            parts = item.summary if summary else item.content
+            part = _Part(kind, summary, len(parts))
+            parts.append(part)
+            if summary:
+                out.append(
+                    self._event(
+                        "response.reasoning_summary_part.added",
+                        item_id=item.id,
+                        output_index=item.index,
+                        summary_index=part.position,
+                        part=part.part(),
+                    )
+                )
+            else:
+                out.append(
+                    self._event(
+                        "response.content_part.added",
+                        item_id=item.id,
+                        output_index=item.index,
+                        content_index=part.position,
+                        part=part.part(),
+                    )
+                )
+            self._blocks[(message_id, index)] = (item, part)
+        elif kind == "tool_call":
+            tool = _str(event.get("tool"))
+            tool = tool if tool in TOOL_ITEM_TYPES else "function"
+            item_type, field = TOOL_ITEM_TYPES[tool]
+            call_id = _str(event.get("call_id")) or f"{message_id}-{index}"
+            fields = {"id": self._item_id(message_id), "type": item_type, "status": "in_progress", field: ""}
+            if item_type != "mcp_call":
+                fields["call_id"] = call_id
+            fields["name"] = event.get("name") or ""
+            item = self._add_item(item_type, fields, out)
+            self._blocks[(message_id, index)] = (item, _Part("tool_call", False))
+        elif kind == "tool_result":
+            fields = {
+                "id": self._item_id(message_id),
+                "type": "function_call_output",
+                "call_id": _str(event.get("call_id")) or "",
+                "output": "",
+                "status": "in_progress",
+            }
+            item = _OpenItem(-1, "function_call_output", fields)  # added when it finishes, whole
+            self._blocks[(message_id, index)] = (item, _Part("tool_result", False))
+
+    def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        delta = event.get("delta")
+        if found is None or not isinstance(delta, str) or not delta:
+            return
+        item, part = found
+        assert part is not None
+        if part.text and not isinstance(part.text[0], str):
+            return  # a tool output replaced by content parts: written whole
+        part.text.append(delta)
+        if part.kind == "tool_call":
+            tool = TOOL_ITEMS[item.type][0]
+            out.append(
+                self._event(
+                    TOOL_DELTAS[tool] + ".delta", item_id=item.id, output_index=item.index, delta=delta
+                )
+            )
+        elif part.kind == "reasoning" and part.summary:
+            out.append(
+                self._event(
+                    "response.reasoning_summary_text.delta",
+                    item_id=item.id,
+                    output_index=item.index,
+                    summary_index=part.position,
+                    delta=delta,
+                )
+            )
+        elif part.kind in ("text", "refusal", "reasoning"):
+            kind = {
+                "text": "response.output_text.delta",
+                "refusal": "response.refusal.delta",
+                "reasoning": "response.reasoning_text.delta",
+            }[part.kind]
+            fields: dict[str, Any] = {
+                "item_id": item.id,
+                "output_index": item.index,
+                "content_index": part.position,
+                "delta": delta,
+            }
+            if part.kind == "text":
+                fields["logprobs"] = []
+            out.append(self._event(kind, **fields))
+
+    def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        if found is None:
+            return
+        item, part = found
+        assert part is not None
+        field = ev.APPENDED_FIELD.get(part.kind)
+        if field is not None and isinstance(event.get(field), str):
+            part.text = [event[field]]  # the done events carry it
+        elif part.kind == "tool_result" and field in event:
+            part.text = [event[field]]  # content parts: written whole
+        annotations = event.get("annotations")
+        if part.kind == "text" and isinstance(annotations, list):
+            for annotation in annotations[len(part.annotations) :]:
+                part.annotations.append(annotation)
+                out.append(
+                    self._event(
+                        "response.output_text.annotation.added",
+                        item_id=item.id,
+                        output_index=item.index,
+                        content_index=part.position,
+                        annotation_index=len(part.annotations) - 1,
+                        annotation=annotation,
+                    )
+                )
+        if isinstance(event.get("encrypted"), str) and item.type == "reasoning":
+            item.fields["encrypted_content"] = event["encrypted"]
+
+    def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        found = self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
+        if found is None:
+            return
+        item, part = found
+        assert part is not None
+        if part.kind == "tool_call":
+            tool, field = TOOL_ITEMS[item.type]
+            value = part.value()
+            item.fields[field] = value
+            out.append(
+                self._event(
+                    TOOL_DELTAS[tool] + ".done", item_id=item.id, output_index=item.index, **{field: value}
+                )
+            )
+            self._item_done(item, out)
+        elif part.kind == "tool_result":
+            output = (
+                part.text[0] if len(part.text) == 1 and not isinstance(part.text[0], str) else part.value()
+            )
+            item.fields["output"] = output
+            item.index = self._next_index
+            self._next_index += 1
+            out.append(
+                self._event("response.output_item.added", output_index=item.index, item=dict(item.fields))
+            )
+            self._item_done(item, out)
+        elif part.kind == "reasoning" and part.summary:
+            summary_index = part.position
+            out.append(
+                self._event(
+                    "response.reasoning_summary_text.done",
+                    item_id=item.id,
+                    output_index=item.index,
+                    summary_index=summary_index,
+                    text=part.value(),
+                )
+            )
+            out.append(
+                self._event(
+                    "response.reasoning_summary_part.done",
+                    item_id=item.id,
+                    output_index=item.index,
+                    summary_index=summary_index,
+                    part=part.part(),
+                )
+            )
+        else:
+            content_index = part.position
+            if part.kind == "refusal":
+                done = self._event(
+                    "response.refusal.done",
+                    item_id=item.id,
+                    output_index=item.index,
+                    content_index=content_index,
+                    refusal=part.value(),
+                )
+            elif part.kind == "reasoning":
+                done = self._event(
+                    "response.reasoning_text.done",
+                    item_id=item.id,
+                    output_index=item.index,
+                    content_index=content_index,
+                    text=part.value(),
+                )
+            else:
+                done = self._event(
+                    "response.output_text.done",
+                    item_id=item.id,
+                    output_index=item.index,
+                    content_index=content_index,
+                    text=part.value(),
+                    logprobs=[],
+                )
+            out.append(done)
+            out.append(
+                self._event(
+                    "response.content_part.done",
+                    item_id=item.id,
+                    output_index=item.index,
+                    content_index=content_index,
+                    part=part.part(),
+                )
+            )
+
+    def _item_done(self, item: _OpenItem, out: list[dict[str, Any]]) -> None:
+        body = self._item(item, done=True)
+        self._output[item.index] = body
+        out.append(self._event("response.output_item.done", output_index=item.index, item=body))
+
+    def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id = event.get("message_id")
+        if isinstance(message_id, str):
+            self._close_message(message_id, out)
+
+    def _close_message(self, message_id: str, out: list[dict[str, Any]]) -> None:
+        for key in [key for key in self._blocks if key[0] == message_id]:
+            self._block_finished({"message_id": key[0], "index": key[1]}, out)
+        for item in self._open.pop(message_id, {}).values():
+            self._item_done(item, out)
+
+    def _close_all(self, out: list[dict[str, Any]]) -> None:
+        for message_id in list(dict.fromkeys([*(key[0] for key in self._blocks), *self._open])):
+            self._close_message(message_id, out)
+
+    def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._close_all(out)
+        status = event.get("status")
+        usage = event.get("usage")
+        if status == "completed" or status not in ("incomplete", "cancelled", "interrupted"):
+            out.append(
+                self._event(
+                    "response.completed", response=self._response("completed", output=True, usage=usage)
+                )
+            )
+        else:
+            response = self._response(
+                "cancelled" if status == "cancelled" else "incomplete",
+                output=True,
+                usage=usage,
+                incomplete_details={"reason": status},
+            )
+            out.append(self._event("response.incomplete", response=response))
+        self._finished = True
+
+    def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        error = {
+            "code": _str(event.get("code")) or "server_error",
+            "message": _str(event.get("message")) or "",
+        }
+        out.append(
+            self._event(
+                "response.failed",
+                response=self._response("failed", output=True, error=error, usage=event.get("usage")),
+            )
+        )
+        self._finished = True
+
+    def _passthrough(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        inner = event.get("event")
+        if event.get("protocol") == "openai-responses" and isinstance(inner, dict):
+            copy = dict(inner)
+            copy["sequence_number"] = self._sequence
+            self._sequence += 1
+            out.append(copy)
+
+
+_ENCODERS = {
+    "message_finished": Encoder._message_finished,
+    "block_started": Encoder._block_started,
+    "block_delta": Encoder._block_delta,
+    "block_replaced": Encoder._block_replaced,
+    "block_finished": Encoder._block_finished,
+    "run_finished": Encoder._run_finished,
+    "run_failed": Encoder._run_failed,
+    "passthrough": Encoder._passthrough,
+}

@@ -1,0 +1,461 @@
+"""Streams through the neutral vocabulary: decoding any protocol into it,
+encoding it into any protocol, converting one into another as it streams,
+and the neutral view of a stream. The pure-Python mirror of
+``rust/transcode.rs``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import _json
+from .._errors import (
+    AgentCodecError,
+    AgentScopeError,
+    AgentScopeEventError,
+    AGUIError,
+    AGUIEventError,
+    LangChainError,
+    LangChainEventError,
+    OpenAIResponsesError,
+    OpenAIResponsesEventError,
+    _EventError,
+)
+from . import agentscope_events, agui_events, langchain_events, openai_responses_events
+from .accumulate import Pieces, append, render
+from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
+from .json_patch import PatchError, apply_patch
+from .json_values import JSONValueError, copy_value, loads
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from .stream import Driver
+
+__all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
+
+ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
+
+
+class _Protocol:
+    __slots__ = ("base_error", "decoder", "encoder", "event_error", "frame")
+
+    def __init__(
+        self,
+        decoder: Callable[[], Any],
+        encoder: Callable[..., Any],
+        event_error: type[_EventError],
+        base_error: type[AgentCodecError],
+        frame: Callable[[dict[str, Any]], bytes],
+    ) -> None:
+        self.decoder = decoder
+        self.encoder = encoder
+        self.event_error = event_error
+        self.base_error = base_error
+        self.frame = frame
+
+
+def _sse_field(value: Any) -> str | None:
+    """A value fit for an SSE field line: a str without CR, LF or NUL."""
+    if isinstance(value, str) and not any(char in value for char in "\r\n\0"):
+        return value
+    return None
+
+
+def _frame(event: dict[str, Any], name: str | None = None, id: str | None = None) -> bytes:
+    """One event as an SSE frame: ``id:`` and ``event:`` lines when given,
+    then the event as one ``data:`` line."""
+    head = "" if id is None else f"id: {id}\n"
+    if name is not None:
+        head += f"event: {name}\n"
+    return (head + "data: " + _json.dumps(event) + "\n\n").encode()
+
+
+def _data_frame(event: dict[str, Any]) -> bytes:
+    return _frame(event)
+
+
+def _typed_frame(event: dict[str, Any]) -> bytes:
+    return _frame(event, name=_sse_field(event.get("type")))
+
+
+def _langchain_frame(envelope: dict[str, Any]) -> bytes:
+    seq = envelope.get("seq")
+    return _frame(
+        envelope, name=_sse_field(envelope.get("method")), id=str(seq) if type(seq) is int else None
+    )
+
+
+#: Protocol names, as the CLI and the docs spell them.
+PROTOCOLS: dict[str, _Protocol] = {
+    "agentscope": _Protocol(
+        agentscope_events.Decoder,
+        agentscope_events.Encoder,
+        AgentScopeEventError,
+        AgentScopeError,
+        _data_frame,
+    ),
+    "langchain": _Protocol(
+        langchain_events.Decoder,
+        langchain_events.Encoder,
+        LangChainEventError,
+        LangChainError,
+        _langchain_frame,
+    ),
+    "agui": _Protocol(agui_events.Decoder, agui_events.Encoder, AGUIEventError, AGUIError, _data_frame),
+    "openai-responses": _Protocol(
+        openai_responses_events.Decoder,
+        openai_responses_events.Encoder,
+        OpenAIResponsesEventError,
+        OpenAIResponsesError,
+        _typed_frame,
+    ),
+}
+# What each encoder takes, besides the protocol, and of what type (or None).
+ENCODER_OPTIONS: dict[str, dict[str, str]] = {
+    "agentscope": {"session_id": "str", "response_id": "str", "created_at": "int"},
+    "langchain": {"namespace": "list[str]", "node": "str", "timestamp": "int"},
+    "agui": {"thread_id": "str", "run_id": "str"},
+    "openai-responses": {"response_id": "str", "model": "str", "created_at": "int"},
+}
+
+
+def _check_option(name: str, value: Any, kind: str) -> None:
+    if value is None:
+        return
+    if kind == "str":
+        fits = isinstance(value, str)
+    elif kind == "int":
+        fits = type(value) is int
+        if fits and as_int(value) is None:
+            raise ValueError(f"{name} does not fit in 64 bits")
+    else:
+        fits = isinstance(value, (list, tuple)) and all(isinstance(part, str) for part in value)
+    if not fits:
+        raise TypeError(f"{name} must be {kind} or None, not {type(value).__name__}")
+
+
+def _protocol(name: Any, role: str) -> _Protocol:
+    if not isinstance(name, str):
+        raise TypeError(f"{role} must be a protocol name (str), not {type(name).__name__}")
+    protocol = PROTOCOLS.get(name)
+    if protocol is None:
+        raise ValueError(f"unknown {role} protocol {name!r}; known: {', '.join(PROTOCOLS)}")
+    return protocol
+
+
+def _encoder(name: str, options: dict[str, Any]) -> Any:
+    allowed = ENCODER_OPTIONS[name]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise TypeError(f"the {name} encoder takes no option {unknown[0]!r} (it takes {', '.join(allowed)})")
+    for option, value in options.items():
+        _check_option(option, value, allowed[option])
+    return _protocol(name, "target").encoder(**options)
+
+
+class _Decoding(Driver):
+    """A driver that decodes a source protocol's events into neutral ones and
+    hands them to ``_neutral``."""
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        protocol = _protocol(source, "source")
+        self._event_error = protocol.event_error
+        self._base_error = protocol.base_error
+        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        self.source = source
+        self._source = protocol.decoder()
+
+    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
+        if text.strip(ASCII_WHITESPACE) == "[DONE]":
+            return
+        try:
+            event = loads(text)
+        except JSONValueError:
+            self._fail("is not valid JSON")
+            return
+        self._apply_value(event)
+
+    def _apply_value(self, event: Any) -> None:
+        if not isinstance(event, dict):
+            self._fail(f"is {_json_kind(event)}, not an object")
+            return
+        for neutral in self._source.decode(event):
+            self._neutral(neutral)
+
+    def _finish(self) -> None:
+        for neutral in self._source.finish():
+            self._neutral(neutral)
+
+    def _neutral(self, event: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class Decoder(_Decoding):
+    """Decodes a protocol's stream into neutral events."""
+
+    def __init__(self, source: str, **options: Any) -> None:
+        super().__init__(source, **options)
+        self._pending: list[dict[str, Any]] = []
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:  # type: ignore[override]
+        """Decodes a chunk of the raw SSE stream; returns the neutral events it completed."""
+        self._feed(data, None)
+        return self._take()
+
+    def feed_event(self, event: dict[str, Any]) -> list[dict[str, Any]]:  # type: ignore[override]
+        """Decodes one event that is already decoded from JSON."""
+        super().feed_event(event)
+        return self._take()
+
+    def close(self) -> list[dict[str, Any]]:
+        self._close()
+        return self._take()
+
+    def _neutral(self, event: dict[str, Any]) -> None:
+        self._pending.append(event)
+
+    def _take(self) -> list[dict[str, Any]]:
+        events, self._pending = self._pending, []
+        return [render(event) for event in events]
+
+
+class Encoder:
+    """Encodes neutral events into a protocol's events and SSE bytes."""
+
+    def __init__(self, target: str, **options: Any) -> None:
+        protocol = _protocol(target, "target")
+        self.target = target
+        self._encoder = _encoder(target, options)
+        self._frame = protocol.frame
+
+    def encode(self, event: dict[str, Any]) -> bytes:
+        """The SSE bytes of what one neutral event becomes."""
+        return b"".join(self._frame(item) for item in self.encode_events(event))
+
+    def encode_events(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """What one neutral event becomes, as the target's events."""
+        try:
+            copied = copy_value(event)
+        except JSONValueError as exc:
+            raise TypeError(f"a neutral event must be JSON-compatible: {exc}") from None
+        if not isinstance(copied, dict):
+            raise TypeError(f"a neutral event is a dict, not {type(event).__name__}")
+        return [render(item) for item in self._encoder.encode(copied)]
+
+    def close(self) -> bytes:
+        return b"".join(self._frame(render(item)) for item in self._encoder.finish())
+
+
+class Transcoder(_Decoding):
+    """Converts a stream of one protocol into another, as it streams."""
+
+    def __init__(
+        self,
+        source: str,
+        target: str,
+        *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        **options: Any,
+    ) -> None:
+        protocol = _protocol(target, "target")
+        super().__init__(
+            source, on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes
+        )
+        self.target = target
+        self._encoder = _encoder(target, options)
+        self._frame = protocol.frame
+        self._out: list[dict[str, Any]] = []
+
+    def feed(self, data: bytes | bytearray | memoryview) -> bytes:  # type: ignore[override]
+        """Converts a chunk of the source's SSE stream; returns the target's
+        SSE bytes for the events it completed. After an error, what was
+        converted before it comes with the next call."""
+        self._feed(data, None)
+        return self._take_bytes()
+
+    def feed_event(self, event: dict[str, Any]) -> list[dict[str, Any]]:  # type: ignore[override]
+        """Converts one source event already decoded from JSON; returns the
+        target's events."""
+        super().feed_event(event)
+        events, self._out = self._out, []
+        return [render(item) for item in events]
+
+    def close(self) -> bytes:
+        self._close()
+        self._out.extend(self._encoder.finish())
+        return self._take_bytes()
+
+    def _neutral(self, event: dict[str, Any]) -> None:
+        self._out.extend(self._encoder.encode(event))
+
+    def _take_bytes(self) -> bytes:
+        events, self._out = self._out, []
+        return b"".join(self._frame(render(item)) for item in events)
+
+
+# --- the neutral view --------------------------------------------------------------------
+
+
+# Block fields a replacement does not touch: the view's own bookkeeping.
+_FIXED = ("type", "message_id", "index", "kind", "status")
+
+
+class Assembler(_Decoding):
+    """Assembles any protocol's stream into one protocol-neutral view: the
+    run's status, usage and error, its messages of blocks (tool calls'
+    arguments parsed once, when they finish), the state, and what passed
+    through."""
+
+    def __init__(self, protocol: str, **options: Any) -> None:
+        super().__init__(protocol, **options)
+        self._run: dict[str, Any] = {
+            "protocol": protocol,
+            "run_id": None,
+            "thread_id": None,
+            "model": None,
+            "status": "in_progress",
+            "error": None,
+            "usage": None,
+            "result": None,
+        }
+        self._messages: dict[str, dict[str, Any]] = {}
+        self._blocks: dict[tuple[str, int], dict[str, Any]] = {}
+        self._state: Any = None
+        self._kept: list[Any] = []
+
+    def feed_event(self, event: dict[str, Any]) -> None:
+        """Assembles one source event already decoded from JSON."""
+        super().feed_event(event)
+
+    def close(self) -> dict[str, Any]:
+        self._close()
+        return self.view
+
+    @property
+    def view(self) -> dict[str, Any]:
+        view: dict[str, Any] = render(self._run)
+        view["messages"] = [render(message) for message in self._messages.values()]
+        view["state"] = render(self._state)
+        view["events"] = render(self._kept)
+        return view
+
+    def _finish(self) -> None:
+        super()._finish()
+        if self._run["status"] == "in_progress":
+            self._run["status"] = "incomplete"
+        for message in self._messages.values():
+            if message["status"] == "in_progress":
+                message["status"] = "incomplete"
+        for block in self._blocks.values():
+            block["status"] = "incomplete"
+
+    def _message(self, message_id: str, role: str = "assistant", kind: Any = None) -> dict[str, Any]:
+        message = self._messages.get(message_id)
+        if message is None:
+            message = self._messages[message_id] = {
+                "id": message_id,
+                "role": role,
+                "kind": kind,
+                "status": "in_progress",
+                "usage": None,
+                "stop_reason": None,
+                "blocks": [],
+            }
+        return message
+
+    def _neutral(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "run_started":
+            for key in ("run_id", "thread_id", "model"):
+                if event.get(key) is not None:
+                    self._run[key] = event[key]
+            self._run.update(status="in_progress", error=None)
+        elif kind == "run_finished":
+            if self._run["status"] != "failed":  # a failed run does not complete after all
+                self._run.update(
+                    status=event.get("status") or "completed",
+                    usage=event.get("usage"),
+                    result=event.get("result"),
+                )
+        elif kind == "run_failed":
+            self._run.update(
+                status="failed", error={"code": event.get("code"), "message": event.get("message")}
+            )
+            if event.get("usage") is not None:
+                self._run["usage"] = event["usage"]
+        elif kind == "message_started":
+            message = self._message(event["message_id"], event.get("role") or "assistant", event.get("kind"))
+            message["status"] = "in_progress"
+        elif kind == "message_finished":
+            message = self._message(event["message_id"])
+            message.update(status="completed", usage=event.get("usage"), stop_reason=event.get("stop_reason"))
+        elif kind == "block_started":
+            message = self._message(event["message_id"])
+            message["status"] = "in_progress"
+            block: dict[str, Any] = {"index": event["index"], "kind": event["kind"], "status": "in_progress"}
+            for name in BLOCK_FIELDS.get(event["kind"], ()):
+                block[name] = event.get(name)
+            field = APPENDED_FIELD.get(event["kind"])
+            if field is not None:
+                block[field] = Pieces()
+            message["blocks"].append(block)
+            self._blocks[(event["message_id"], event["index"])] = block
+        elif kind in ("block_delta", "block_replaced", "block_finished"):
+            found = self._blocks.get((event["message_id"], event["index"]))
+            if found is None:
+                return
+            block = found
+            if kind == "block_delta":
+                field = APPENDED_FIELD.get(block["kind"])
+                if field is not None:
+                    append(block, field, event["delta"])  # after a replacement too
+            elif kind == "block_replaced":
+                for key, value in event.items():
+                    if key not in _FIXED:
+                        block[key] = value
+                if APPENDED_FIELD.get(block["kind"]) in event:
+                    block["replaced"] = True  # corrected: what streamed was not all of it
+            else:
+                block["status"] = "completed"
+                if block["kind"] == "tool_call":
+                    arguments = render(block.get("arguments"))
+                    if arguments is None or arguments == "":
+                        block["input"] = {}
+                    elif not isinstance(arguments, str):
+                        block["input"] = None
+                        block["error"] = "arguments are not text"
+                    else:
+                        try:
+                            block["input"] = loads(arguments)
+                        except JSONValueError:
+                            block["input"] = None
+                            block["error"] = "arguments are not valid JSON"
+                del self._blocks[(event["message_id"], event["index"])]
+        elif kind == "state_snapshot":
+            self._state = event.get("snapshot")
+        elif kind == "state_patch":
+            try:
+                self._state = apply_patch({} if self._state is None else self._state, event.get("patch"))
+            except PatchError as exc:
+                self._fail(f"has a state patch that does not apply: {exc}")
+        else:
+            self._kept.append(event.get("event") if kind == "passthrough" else event)
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, bool):
+        return "a JSON boolean"
+    if value is None:
+        return "JSON null"
+    return "a JSON number"

@@ -1,0 +1,971 @@
+//! AG-UI to and from the neutral vocabulary.
+//! `python/agentcodec/_pure/agui_events.py` mirrors this module rule for
+//! rule (and says what each direction does).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use indexmap::IndexMap;
+
+use crate::events::{
+    as_int, block_delta, block_finished, block_replaced, block_started, frame_sse, get, get_str,
+    message_finished, message_started, nonempty, or_null, passthrough, run_failed, run_finished,
+    run_started, state_patch, state_snapshot, Decode, Encode, Event,
+};
+use crate::json::{Map, Value};
+
+/// AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
+const USAGE_KEYS: [(&str, &str); 5] = [
+    ("input_tokens", "inputTokens"),
+    ("output_tokens", "outputTokens"),
+    ("total_tokens", "totalTokens"),
+    ("reasoning_tokens", "reasoningTokens"),
+    ("cached_input_tokens", "cachedInputTokens"),
+];
+const TEXT_ROLES: [&str; 4] = ["developer", "system", "assistant", "user"];
+/// Events that leave a chunk-opened message or tool call open.
+const CHUNK_PASS_THROUGH: [&str; 4] = [
+    "RAW",
+    "ACTIVITY_SNAPSHOT",
+    "ACTIVITY_DELTA",
+    "REASONING_ENCRYPTED_VALUE",
+];
+/// Every event type AG-UI 1.0 and its legacy THINKING_* define.
+const KNOWN: [&str; 36] = [
+    "TEXT_MESSAGE_START",
+    "TEXT_MESSAGE_CONTENT",
+    "TEXT_MESSAGE_END",
+    "TEXT_MESSAGE_CHUNK",
+    "TOOL_CALL_START",
+    "TOOL_CALL_ARGS",
+    "TOOL_CALL_END",
+    "TOOL_CALL_CHUNK",
+    "TOOL_CALL_RESULT",
+    "STATE_SNAPSHOT",
+    "STATE_DELTA",
+    "MESSAGES_SNAPSHOT",
+    "ACTIVITY_SNAPSHOT",
+    "ACTIVITY_DELTA",
+    "RAW",
+    "CUSTOM",
+    "RUN_STARTED",
+    "RUN_FINISHED",
+    "RUN_ERROR",
+    "STEP_STARTED",
+    "STEP_FINISHED",
+    "REASONING_START",
+    "REASONING_MESSAGE_START",
+    "REASONING_MESSAGE_CONTENT",
+    "REASONING_MESSAGE_END",
+    "REASONING_MESSAGE_CHUNK",
+    "REASONING_END",
+    "REASONING_ENCRYPTED_VALUE",
+    "SUBAGENT_STARTED",
+    "SUBAGENT_FINISHED",
+    "SUBAGENT_ERROR",
+    "THINKING_START",
+    "THINKING_END",
+    "THINKING_TEXT_MESSAGE_START",
+    "THINKING_TEXT_MESSAGE_CONTENT",
+    "THINKING_TEXT_MESSAGE_END",
+];
+
+/// A field in its wire spelling or, when that is absent or null, in snake_case.
+fn field<'e>(event: &'e Event, camel: &str, snake: &str) -> Option<&'e Value> {
+    get(event, camel).or_else(|| get(event, snake))
+}
+
+fn field_str<'e>(event: &'e Event, camel: &str, snake: &str) -> Option<&'e str> {
+    field(event, camel, snake).and_then(Value::as_str)
+}
+
+/// AG-UI's list of token counts as one neutral usage: counts summed.
+fn usage_from_agui(usage: Option<&Value>) -> Value {
+    let Some(Value::Array(entries)) = usage else {
+        return Value::Null;
+    };
+    let mut total = Map::new();
+    for entry in entries {
+        let Value::Object(entry) = entry else {
+            continue;
+        };
+        for (neutral, wire) in USAGE_KEYS {
+            if let Some(count) = as_int(entry.get(wire)) {
+                let sum = total.get(neutral).and_then(Value::as_i64).unwrap_or(0);
+                total.insert(neutral.to_owned(), sum.saturating_add(count).into());
+            }
+        }
+    }
+    if total.is_empty() {
+        Value::Null
+    } else {
+        Value::Object(total)
+    }
+}
+
+fn usage_to_agui(usage: Option<&Value>) -> Option<Value> {
+    let Some(Value::Object(usage)) = usage else {
+        return None;
+    };
+    let mut entry = Map::new();
+    for (neutral, wire) in USAGE_KEYS {
+        if as_int(usage.get(neutral)).is_some() {
+            entry.insert(wire.to_owned(), usage[neutral].clone());
+        }
+    }
+    (!entry.is_empty()).then(|| Value::Array(vec![Value::Object(entry)]))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chunk {
+    Text,
+    Tool,
+    Reasoning,
+}
+
+#[derive(Debug, Clone, Default)]
+struct DecodedMessage {
+    /// The next block's index.
+    blocks: i64,
+    open: HashSet<i64>,
+    /// Created for a tool call without a parent: finished with its last block.
+    synthetic: bool,
+}
+
+/// AG-UI events to neutral events.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    messages: HashMap<String, DecodedMessage>,
+    /// AG-UI message id -> its open text or reasoning block's index.
+    text: HashMap<String, i64>,
+    reasoning: HashMap<String, i64>,
+    /// call id -> (message id, block index, tool name).
+    calls: HashMap<String, (String, i64, Value)>,
+    chunk: Option<(Chunk, String)>,
+    thinking: Option<String>,
+    events: u64,
+}
+
+impl Decode for Decoder {
+    fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        self.events += 1;
+        let kind = get_str(event, "type").unwrap_or("");
+        let chunk = match kind {
+            "TEXT_MESSAGE_CHUNK" => Some(Chunk::Text),
+            "TOOL_CALL_CHUNK" => Some(Chunk::Tool),
+            "REASONING_MESSAGE_CHUNK" => Some(Chunk::Reasoning),
+            _ => None,
+        };
+        if let Some(mode) = chunk {
+            self.expand_chunk(mode, event, out);
+            return;
+        }
+        if KNOWN.contains(&kind) && !CHUNK_PASS_THROUGH.contains(&kind) && self.chunk.is_some() {
+            self.close_chunk(out);
+        }
+        match kind {
+            "RUN_STARTED" => out.push(run_started(
+                or_null(field(event, "runId", "run_id")),
+                or_null(field(event, "threadId", "thread_id")),
+                Value::Null,
+                Value::Null,
+            )),
+            "RUN_FINISHED" => {
+                let outcome = get(event, "outcome")
+                    .and_then(|outcome| outcome.get("type"))
+                    .and_then(Value::as_str);
+                let status = match outcome {
+                    Some("cancelled") => "cancelled",
+                    Some("interrupt") => "interrupted",
+                    _ => "completed",
+                };
+                out.push(run_finished(
+                    status,
+                    usage_from_agui(get(event, "usage")),
+                    or_null(get(event, "result")),
+                ));
+            }
+            "RUN_ERROR" => out.push(run_failed(
+                or_null(get(event, "code")),
+                or_null(get(event, "message")),
+                usage_from_agui(get(event, "usage")),
+            )),
+            "TEXT_MESSAGE_START"
+            | "TEXT_MESSAGE_CONTENT"
+            | "TEXT_MESSAGE_END"
+            | "REASONING_MESSAGE_START"
+            | "REASONING_MESSAGE_CONTENT"
+            | "REASONING_MESSAGE_END" => self.text_event(kind, event, out),
+            "TOOL_CALL_START" | "TOOL_CALL_ARGS" | "TOOL_CALL_END" => {
+                self.tool_event(kind, event, out)
+            }
+            "TOOL_CALL_RESULT" => self.tool_result(event, out),
+            "REASONING_ENCRYPTED_VALUE" => self.encrypted_value(event, out),
+            "STATE_SNAPSHOT" => out.push(state_snapshot(or_null(get(event, "snapshot")))),
+            "STATE_DELTA" => out.push(state_patch(or_null(get(event, "delta")))),
+            "THINKING_TEXT_MESSAGE_START"
+            | "THINKING_TEXT_MESSAGE_CONTENT"
+            | "THINKING_TEXT_MESSAGE_END" => self.thinking(kind, event, out),
+            _ => out.push(passthrough("agui", event)),
+        }
+    }
+}
+
+impl Decoder {
+    fn open_message(&mut self, message_id: &str, role: &str, kind: &str, out: &mut Vec<Event>) {
+        if !self.messages.contains_key(message_id) {
+            self.messages.insert(
+                message_id.to_owned(),
+                DecodedMessage {
+                    synthetic: kind == "tool_call",
+                    ..DecodedMessage::default()
+                },
+            );
+            out.push(message_started(message_id, role, Some(kind)));
+        }
+    }
+
+    fn open_block(
+        &mut self,
+        message_id: &str,
+        kind: &str,
+        fields: &[(&str, Value)],
+        out: &mut Vec<Event>,
+    ) -> i64 {
+        let message = self
+            .messages
+            .get_mut(message_id)
+            .expect("the message was opened");
+        let index = message.blocks;
+        message.blocks += 1;
+        message.open.insert(index);
+        out.push(block_started(message_id, index, kind, fields));
+        index
+    }
+
+    fn close_block(
+        &mut self,
+        message_id: &str,
+        index: i64,
+        finish_message: bool,
+        out: &mut Vec<Event>,
+    ) {
+        let message = self
+            .messages
+            .get_mut(message_id)
+            .expect("the message was opened");
+        if message.open.remove(&index) {
+            out.push(block_finished(message_id, index));
+            if finish_message && message.open.is_empty() {
+                out.push(message_finished(message_id, Value::Null, Value::Null));
+            }
+        }
+    }
+
+    fn blocks(&mut self, reasoning: bool) -> &mut HashMap<String, i64> {
+        if reasoning {
+            &mut self.reasoning
+        } else {
+            &mut self.text
+        }
+    }
+
+    fn open_text(
+        &mut self,
+        message_id: &str,
+        role: Option<&str>,
+        reasoning: bool,
+        out: &mut Vec<Event>,
+    ) {
+        if self.blocks(reasoning).contains_key(message_id) {
+            return; // already open: the client ignores a second start
+        }
+        if reasoning {
+            self.open_message(message_id, "assistant", "reasoning", out);
+        } else {
+            self.open_message(
+                message_id,
+                nonempty(role).unwrap_or("assistant"),
+                "message",
+                out,
+            );
+        }
+        let kind = if reasoning { "reasoning" } else { "text" };
+        let index = self.open_block(message_id, kind, &[], out);
+        self.blocks(reasoning).insert(message_id.to_owned(), index);
+    }
+
+    fn append_text(
+        &mut self,
+        message_id: &str,
+        delta: &str,
+        reasoning: bool,
+        out: &mut Vec<Event>,
+    ) {
+        if !self.blocks(reasoning).contains_key(message_id) {
+            self.open_text(message_id, None, reasoning, out);
+        }
+        if !delta.is_empty() {
+            let index = self.blocks(reasoning)[message_id];
+            out.push(block_delta(message_id, index, delta));
+        }
+    }
+
+    fn close_text(&mut self, message_id: &str, reasoning: bool, out: &mut Vec<Event>) {
+        if let Some(index) = self.blocks(reasoning).remove(message_id) {
+            self.close_block(message_id, index, true, out);
+        }
+    }
+
+    fn open_call(
+        &mut self,
+        call_id: &str,
+        name: Value,
+        parent: Option<&str>,
+        out: &mut Vec<Event>,
+    ) {
+        if let Some((owner, index, held)) = self.calls.get_mut(call_id) {
+            if *held != name {
+                // A replayed start renames the call.
+                *held = name.clone();
+                out.push(block_replaced(owner, *index, vec![("name", name)]));
+            }
+            return;
+        }
+        let owner = parent.unwrap_or(call_id).to_owned();
+        self.open_message(&owner, "assistant", "tool_call", out);
+        let fields = [
+            ("call_id", Value::from(call_id)),
+            ("name", name.clone()),
+            ("tool", "function".into()),
+        ];
+        let index = self.open_block(&owner, "tool_call", &fields, out);
+        self.calls.insert(call_id.to_owned(), (owner, index, name));
+    }
+
+    fn close_call(&mut self, call_id: &str, out: &mut Vec<Event>) {
+        if let Some((owner, index, _)) = self.calls.get(call_id).cloned() {
+            let synthetic = self.messages[&owner].synthetic;
+            self.close_block(&owner, index, synthetic, out);
+        }
+    }
+
+    fn text_event(&mut self, kind: &str, event: &Event, out: &mut Vec<Event>) {
+        let reasoning = kind.starts_with("REASONING");
+        let message_id = field_str(event, "messageId", "message_id");
+        let delta = event.get("delta").and_then(Value::as_str);
+        let content = kind.ends_with("_CONTENT");
+        match message_id {
+            Some(message_id) if !content || delta.is_some() => {
+                if kind.ends_with("_START") {
+                    let role = get_str(event, "role");
+                    self.open_text(message_id, role, reasoning, out);
+                } else if content {
+                    self.append_text(message_id, delta.unwrap_or(""), reasoning, out);
+                } else {
+                    self.close_text(message_id, reasoning, out);
+                }
+            }
+            _ => out.push(passthrough("agui", event)),
+        }
+    }
+
+    fn tool_event(&mut self, kind: &str, event: &Event, out: &mut Vec<Event>) {
+        let call_id = field_str(event, "toolCallId", "tool_call_id");
+        let delta = event.get("delta").and_then(Value::as_str);
+        let Some(call_id) = call_id else {
+            out.push(passthrough("agui", event));
+            return;
+        };
+        match kind {
+            "TOOL_CALL_START" => {
+                let name = or_null(field(event, "toolCallName", "tool_call_name"));
+                let parent = field_str(event, "parentMessageId", "parent_message_id");
+                self.open_call(
+                    call_id,
+                    name,
+                    parent.filter(|parent| !parent.is_empty()),
+                    out,
+                );
+            }
+            "TOOL_CALL_ARGS" => match (self.calls.get(call_id), delta) {
+                (Some((owner, index, _)), Some(delta)) => {
+                    if !delta.is_empty() {
+                        out.push(block_delta(owner, *index, delta));
+                    }
+                }
+                _ => out.push(passthrough("agui", event)),
+            },
+            _ => self.close_call(call_id, out),
+        }
+    }
+
+    fn tool_result(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let message_id = field_str(event, "messageId", "message_id");
+        let call_id = field_str(event, "toolCallId", "tool_call_id");
+        let content = event
+            .get("content")
+            .filter(|content| content.is_string() || content.is_array());
+        let (Some(message_id), Some(call_id), Some(content)) = (message_id, call_id, content)
+        else {
+            out.push(passthrough("agui", event));
+            return;
+        };
+        let name = self
+            .calls
+            .get(call_id)
+            .map_or(Value::Null, |(_, _, name)| name.clone());
+        if !self.messages.contains_key(message_id) {
+            self.messages
+                .insert(message_id.to_owned(), DecodedMessage::default());
+            out.push(message_started(message_id, "tool", Some("tool_result")));
+        }
+        let fields = [("call_id", Value::from(call_id)), ("name", name)];
+        let index = self.open_block(message_id, "tool_result", &fields, out);
+        match content {
+            Value::String(text) => {
+                if !text.is_empty() {
+                    out.push(block_delta(message_id, index, text));
+                }
+            }
+            parts => out.push(block_replaced(
+                message_id,
+                index,
+                vec![("output", parts.clone())],
+            )),
+        }
+        self.close_block(message_id, index, true, out);
+    }
+
+    fn encrypted_value(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let entity = field_str(event, "entityId", "entity_id");
+        let value = or_null(field(event, "encryptedValue", "encrypted_value"));
+        let target = match entity {
+            Some(entity) if get_str(event, "subtype") == Some("tool-call") => self
+                .calls
+                .get(entity)
+                .map(|(owner, index, _)| (owner.clone(), *index)),
+            Some(entity) => self
+                .messages
+                .get(entity)
+                .map(|message| (entity.to_owned(), (message.blocks - 1).max(0))),
+            None => None,
+        };
+        match target {
+            Some((message_id, index)) => out.push(block_replaced(
+                &message_id,
+                index,
+                vec![("encrypted", value)],
+            )),
+            None => out.push(passthrough("agui", event)),
+        }
+    }
+
+    /// `transformChunks`: a chunk continues what the last one opened, or
+    /// closes it and opens its own.
+    fn expand_chunk(&mut self, mode: Chunk, event: &Event, out: &mut Vec<Event>) {
+        let chunk_id = if mode == Chunk::Tool {
+            field_str(event, "toolCallId", "tool_call_id")
+        } else {
+            field_str(event, "messageId", "message_id")
+        };
+        let switches = match mode {
+            Chunk::Reasoning => chunk_id.is_some_and(|id| !id.is_empty()),
+            _ => chunk_id.is_some(),
+        };
+        if let Some((open_mode, open_id)) = &self.chunk {
+            if *open_mode != mode || (switches && chunk_id != Some(open_id.as_str())) {
+                self.close_chunk(out);
+            }
+        }
+        if self.chunk.is_none() {
+            let name = field(event, "toolCallName", "tool_call_name");
+            let Some(chunk_id) = chunk_id.filter(|_| mode != Chunk::Tool || name.is_some()) else {
+                out.push(passthrough("agui", event));
+                return;
+            };
+            if mode == Chunk::Tool {
+                let parent = field_str(event, "parentMessageId", "parent_message_id");
+                self.open_call(
+                    chunk_id,
+                    or_null(name),
+                    parent.filter(|parent| !parent.is_empty()),
+                    out,
+                );
+            } else {
+                let role = get_str(event, "role");
+                self.open_text(chunk_id, role, mode == Chunk::Reasoning, out);
+            }
+            self.chunk = Some((mode, chunk_id.to_owned()));
+        }
+        let Some(delta) = event.get("delta").and_then(Value::as_str) else {
+            return;
+        };
+        let open_id = self
+            .chunk
+            .as_ref()
+            .map(|(_, id)| id.clone())
+            .unwrap_or_default();
+        if mode != Chunk::Tool {
+            self.append_text(&open_id, delta, mode == Chunk::Reasoning, out);
+        } else if !delta.is_empty() {
+            let (owner, index, _) = &self.calls[&open_id];
+            out.push(block_delta(owner, *index, delta));
+        }
+    }
+
+    fn close_chunk(&mut self, out: &mut Vec<Event>) {
+        if let Some((mode, chunk_id)) = self.chunk.take() {
+            if mode == Chunk::Tool {
+                self.close_call(&chunk_id, out);
+            } else {
+                self.close_text(&chunk_id, mode == Chunk::Reasoning, out);
+            }
+        }
+    }
+
+    /// AG-UI before 1.0: THINKING_TEXT_MESSAGE_* are reasoning, with the id
+    /// `thinking-` and the number of the event that opened it.
+    fn thinking(&mut self, kind: &str, event: &Event, out: &mut Vec<Event>) {
+        if kind == "THINKING_TEXT_MESSAGE_START" {
+            let id = format!("thinking-{}", self.events);
+            self.open_text(&id, None, true, out);
+            self.thinking = Some(id);
+            return;
+        }
+        let Some(id) = self.thinking.clone() else {
+            return;
+        };
+        if kind == "THINKING_TEXT_MESSAGE_CONTENT" {
+            if let Some(delta) = event.get("delta").and_then(Value::as_str) {
+                self.append_text(&id, delta, true, out);
+            }
+        } else {
+            self.close_text(&id, true, out);
+            self.thinking = None;
+        }
+    }
+}
+
+// --- encoding --------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    Text,
+    Reasoning,
+    ToolCall,
+    ToolResult,
+}
+
+#[derive(Debug, Clone)]
+struct EncodedBlock {
+    kind: BlockKind,
+    /// The AG-UI message or tool call it writes to.
+    agui_id: String,
+    /// A tool result's call.
+    call_id: String,
+    /// A tool result's text so far, or the content parts that replaced it.
+    text: String,
+    parts: Option<Value>,
+}
+
+/// Neutral events to AG-UI events, in the form ag-ui-protocol serialises.
+#[derive(Debug, Clone, Default)]
+pub struct Encoder {
+    options: (Option<String>, Option<String>),
+    thread_id: Option<String>,
+    run_id: Option<String>,
+    started: bool,
+    ended: bool,
+    /// message id -> (role, kind).
+    messages: HashMap<String, (String, Option<String>)>,
+    blocks: HashMap<(String, i64), EncodedBlock>,
+    open_text: IndexMap<String, u32>,
+    open_reasoning: IndexMap<String, u32>,
+    open_calls: BTreeSet<String>,
+}
+
+fn agui_event(kind: &str, fields: Vec<(&str, Value)>) -> Event {
+    let mut event = Map::with_capacity(fields.len() + 1);
+    event.insert("type".to_owned(), kind.into());
+    for (key, value) in fields {
+        event.insert(key.to_owned(), value);
+    }
+    event
+}
+
+impl Encoder {
+    pub fn new(thread_id: Option<String>, run_id: Option<String>) -> Self {
+        Encoder {
+            options: (thread_id.clone(), run_id.clone()),
+            thread_id,
+            run_id,
+            ..Encoder::default()
+        }
+    }
+
+    fn ensure_started(&mut self, out: &mut Vec<Event>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let thread_id = self
+            .thread_id
+            .take()
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| "thread".to_owned());
+        let run_id = self
+            .run_id
+            .take()
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| "run".to_owned());
+        self.thread_id = Some(thread_id.clone());
+        self.run_id = Some(run_id.clone());
+        out.push(agui_event(
+            "RUN_STARTED",
+            vec![("threadId", thread_id.into()), ("runId", run_id.into())],
+        ));
+    }
+
+    fn close_all(&mut self, out: &mut Vec<Event>) {
+        for message_id in self.open_text.keys() {
+            out.push(agui_event(
+                "TEXT_MESSAGE_END",
+                vec![("messageId", message_id.as_str().into())],
+            ));
+        }
+        for message_id in self.open_reasoning.keys() {
+            out.push(agui_event(
+                "REASONING_MESSAGE_END",
+                vec![("messageId", message_id.as_str().into())],
+            ));
+        }
+        for call_id in &self.open_calls {
+            out.push(agui_event(
+                "TOOL_CALL_END",
+                vec![("toolCallId", call_id.as_str().into())],
+            ));
+        }
+        self.open_text.clear();
+        self.open_reasoning.clear();
+        self.open_calls.clear();
+    }
+
+    fn run_ids(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            (
+                "threadId",
+                self.thread_id.clone().map_or(Value::Null, Value::from),
+            ),
+            (
+                "runId",
+                self.run_id.clone().map_or(Value::Null, Value::from),
+            ),
+        ]
+    }
+
+    fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
+        self.close_all(out);
+        let mut fields = self.run_ids();
+        if let Some(result) = get(event, "result") {
+            fields.push(("result", result.clone()));
+        }
+        if get_str(event, "status") == Some("cancelled") {
+            let mut outcome = Map::new();
+            outcome.insert("type".to_owned(), "cancelled".into());
+            fields.push(("outcome", Value::Object(outcome)));
+        }
+        if let Some(usage) = usage_to_agui(get(event, "usage")) {
+            fields.push(("usage", usage));
+        }
+        out.push(agui_event("RUN_FINISHED", fields));
+        self.ended = true;
+    }
+
+    fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
+        self.close_all(out);
+        let message = get_str(event, "message").unwrap_or("run failed");
+        let mut fields = vec![("message", Value::from(message))];
+        if let Some(code) = get_str(event, "code") {
+            fields.push(("code", code.into()));
+        }
+        if let Some(usage) = usage_to_agui(get(event, "usage")) {
+            fields.push(("usage", usage));
+        }
+        out.push(agui_event("RUN_ERROR", fields));
+        self.ended = true;
+    }
+
+    fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let (Some(message_id), Some(index)) =
+            (get_str(event, "message_id"), as_int(event.get("index")))
+        else {
+            return;
+        };
+        let (role, message_kind) = self
+            .messages
+            .get(message_id)
+            .cloned()
+            .unwrap_or_else(|| ("assistant".to_owned(), None));
+        let new_block = |kind, agui_id: &str| EncodedBlock {
+            kind,
+            agui_id: agui_id.to_owned(),
+            call_id: String::new(),
+            text: String::new(),
+            parts: None,
+        };
+        let block = match get_str(event, "kind") {
+            Some("text" | "refusal") => {
+                if !self.open_text.contains_key(message_id) {
+                    let role = if TEXT_ROLES.contains(&role.as_str()) {
+                        role.as_str()
+                    } else {
+                        "assistant"
+                    };
+                    out.push(agui_event(
+                        "TEXT_MESSAGE_START",
+                        vec![("messageId", message_id.into()), ("role", role.into())],
+                    ));
+                }
+                *self.open_text.entry(message_id.to_owned()).or_insert(0) += 1;
+                new_block(BlockKind::Text, message_id)
+            }
+            Some("reasoning") => {
+                let agui_id = if message_kind.as_deref() == Some("reasoning") {
+                    message_id.to_owned()
+                } else {
+                    format!("{message_id}-reasoning")
+                };
+                if !self.open_reasoning.contains_key(&agui_id) {
+                    out.push(agui_event(
+                        "REASONING_MESSAGE_START",
+                        vec![
+                            ("messageId", agui_id.as_str().into()),
+                            ("role", "reasoning".into()),
+                        ],
+                    ));
+                }
+                *self.open_reasoning.entry(agui_id.clone()).or_insert(0) += 1;
+                new_block(BlockKind::Reasoning, &agui_id)
+            }
+            Some("tool_call") => {
+                let call_id = nonempty(get_str(event, "call_id"))
+                    .map_or_else(|| format!("{message_id}-{index}"), str::to_owned);
+                let name = get_str(event, "name").unwrap_or("");
+                let mut fields = vec![
+                    ("toolCallId", Value::from(call_id.as_str())),
+                    ("toolCallName", name.into()),
+                ];
+                if message_id != call_id {
+                    fields.push(("parentMessageId", message_id.into()));
+                }
+                out.push(agui_event("TOOL_CALL_START", fields));
+                self.open_calls.insert(call_id.clone());
+                new_block(BlockKind::ToolCall, &call_id)
+            }
+            Some("tool_result") => {
+                let mut block = new_block(BlockKind::ToolResult, message_id);
+                block.call_id = get_str(event, "call_id").unwrap_or("").to_owned();
+                block
+            }
+            _ => return, // media and data have no place in AG-UI
+        };
+        self.blocks.insert((message_id.to_owned(), index), block);
+    }
+
+    fn block_key(event: &Event) -> Option<(String, i64)> {
+        Some((
+            get_str(event, "message_id")?.to_owned(),
+            as_int(event.get("index"))?,
+        ))
+    }
+
+    fn block_delta(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(block) = Self::block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
+            return;
+        };
+        let Some(delta) = event
+            .get("delta")
+            .and_then(Value::as_str)
+            .filter(|d| !d.is_empty())
+        else {
+            return;
+        };
+        let (kind, id_key) = match block.kind {
+            BlockKind::Text => ("TEXT_MESSAGE_CONTENT", "messageId"),
+            BlockKind::Reasoning => ("REASONING_MESSAGE_CONTENT", "messageId"),
+            BlockKind::ToolCall => ("TOOL_CALL_ARGS", "toolCallId"),
+            BlockKind::ToolResult => {
+                if block.parts.is_none() {
+                    block.text.push_str(delta);
+                }
+                return;
+            }
+        };
+        out.push(agui_event(
+            kind,
+            vec![
+                (id_key, block.agui_id.as_str().into()),
+                ("delta", delta.into()),
+            ],
+        ));
+    }
+
+    fn block_replaced(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(block) = Self::block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
+            return;
+        };
+        if block.kind == BlockKind::ToolResult {
+            if let Some(output) = event.get("output") {
+                match output {
+                    Value::String(text) => {
+                        block.text = text.clone();
+                        block.parts = None;
+                    }
+                    Value::Null => {
+                        block.text.clear();
+                        block.parts = None;
+                    }
+                    parts => {
+                        block.text.clear();
+                        block.parts = Some(parts.clone());
+                    }
+                }
+            }
+        }
+        if let Some(encrypted) = event.get("encrypted").and_then(Value::as_str) {
+            if block.kind != BlockKind::ToolResult {
+                let subtype = if block.kind == BlockKind::ToolCall {
+                    "tool-call"
+                } else {
+                    "message"
+                };
+                out.push(agui_event(
+                    "REASONING_ENCRYPTED_VALUE",
+                    vec![
+                        ("subtype", subtype.into()),
+                        ("entityId", block.agui_id.as_str().into()),
+                        ("encryptedValue", encrypted.into()),
+                    ],
+                ));
+            }
+        }
+        // Text, reasoning and arguments only grow in AG-UI: a replacement
+        // that is not an extension cannot be carried.
+    }
+
+    fn block_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(block) = Self::block_key(event).and_then(|key| self.blocks.remove(&key)) else {
+            return;
+        };
+        match block.kind {
+            BlockKind::Text => {
+                release(&mut self.open_text, &block.agui_id, "TEXT_MESSAGE_END", out)
+            }
+            BlockKind::Reasoning => release(
+                &mut self.open_reasoning,
+                &block.agui_id,
+                "REASONING_MESSAGE_END",
+                out,
+            ),
+            BlockKind::ToolCall => {
+                if self.open_calls.remove(&block.agui_id) {
+                    out.push(agui_event(
+                        "TOOL_CALL_END",
+                        vec![("toolCallId", block.agui_id.into())],
+                    ));
+                }
+            }
+            BlockKind::ToolResult => {
+                let content = block.parts.unwrap_or(Value::String(block.text));
+                out.push(agui_event(
+                    "TOOL_CALL_RESULT",
+                    vec![
+                        ("messageId", block.agui_id.into()),
+                        ("toolCallId", block.call_id.into()),
+                        ("content", content),
+                        ("role", "tool".into()),
+                    ],
+                ));
+            }
+        }
+    }
+}
+
+fn release(open: &mut IndexMap<String, u32>, agui_id: &str, end: &str, out: &mut Vec<Event>) {
+    let Some(count) = open.get_mut(agui_id) else {
+        return;
+    };
+    *count -= 1;
+    if *count == 0 {
+        open.shift_remove(agui_id);
+        out.push(agui_event(end, vec![("messageId", agui_id.into())]));
+    }
+}
+
+impl Encode for Encoder {
+    fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let kind = get_str(event, "type").unwrap_or("");
+        if kind == "run_started" {
+            if self.started && !self.ended {
+                return;
+            }
+            if self.ended {
+                // A new run on the same stream.
+                self.started = false;
+                self.ended = false;
+                self.thread_id = None;
+                self.run_id = None;
+            }
+            let from_event = |key| nonempty(get_str(event, key)).map(str::to_owned);
+            let given = |value: Option<String>| value.filter(|text| !text.is_empty());
+            self.thread_id = given(self.thread_id.take())
+                .or_else(|| given(self.options.0.clone()))
+                .or_else(|| from_event("thread_id"));
+            self.run_id = given(self.run_id.take())
+                .or_else(|| given(self.options.1.clone()))
+                .or_else(|| from_event("run_id"));
+        } else if self.ended {
+            return; // nothing may follow RUN_FINISHED or RUN_ERROR but a new run
+        }
+        self.ensure_started(out);
+        match kind {
+            "run_finished" => self.run_finished(event, out),
+            "run_failed" => self.run_failed(event, out),
+            "message_started" => {
+                if let Some(message_id) = get_str(event, "message_id") {
+                    let role = nonempty(get_str(event, "role")).unwrap_or("assistant");
+                    let message_kind = get_str(event, "kind").map(str::to_owned);
+                    self.messages
+                        .insert(message_id.to_owned(), (role.to_owned(), message_kind));
+                }
+            }
+            "block_started" => self.block_started(event, out),
+            "block_delta" => self.block_delta(event, out),
+            "block_replaced" => self.block_replaced(event, out),
+            "block_finished" => self.block_finished(event, out),
+            "state_snapshot" => out.push(agui_event(
+                "STATE_SNAPSHOT",
+                vec![("snapshot", or_null(get(event, "snapshot")))],
+            )),
+            "state_patch" => out.push(agui_event(
+                "STATE_DELTA",
+                vec![("delta", or_null(get(event, "patch")))],
+            )),
+            "passthrough" => match (get_str(event, "protocol"), event.get("event")) {
+                (Some("agui"), Some(Value::Object(inner))) => out.push(inner.clone()),
+                (protocol, inner) => {
+                    let mut fields = vec![("event", or_null(inner))];
+                    if let Some(protocol) = protocol {
+                        fields.push(("source", protocol.into()));
+                    }
+                    out.push(agui_event("RAW", fields));
+                }
+            },
+            _ => {}
+        }
+    }
+
+    fn frame(&self, event: &Event, out: &mut Vec<u8>) {
+        frame_sse(out, None, None, event);
+    }
+}

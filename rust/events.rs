@@ -1,0 +1,421 @@
+//! The protocol-neutral event vocabulary. `python/agentcodec/_pure/events.py`
+//! mirrors this module and documents the vocabulary (run, message and block
+//! started/finished, block deltas and replacements, state snapshots and
+//! patches, pass-through).
+//!
+//! A neutral event is a JSON object with a `type`, the same dict the pure
+//! backend builds, key for key and in the same order, so that both backends
+//! hand out, and write, the same events. Each protocol has a decoder (its
+//! events in, neutral events out) and an encoder (neutral events in, its
+//! events out), in its own folder.
+
+use crate::json::{write_object, Map, Value};
+
+/// A neutral event, or a protocol event: a JSON object.
+pub type Event = Map<String, Value>;
+
+/// Indexes and counts: integers of at most 64 bits.
+pub fn as_int(value: Option<&Value>) -> Option<i64> {
+    value.and_then(Value::as_i64)
+}
+
+/// A field that is present and not null.
+pub fn get<'e>(event: &'e Event, key: &str) -> Option<&'e Value> {
+    event.get(key).filter(|value| !value.is_null())
+}
+
+/// A field that is a string.
+pub fn get_str<'e>(event: &'e Event, key: &str) -> Option<&'e str> {
+    event.get(key).and_then(Value::as_str)
+}
+
+/// A string that is not empty: where the pure backend writes `value or
+/// default`, an empty string takes the default too.
+pub fn nonempty(value: Option<&str>) -> Option<&str> {
+    value.filter(|text| !text.is_empty())
+}
+
+/// An optional value: `None` is JSON null.
+pub fn or_null(value: Option<&Value>) -> Value {
+    value.cloned().unwrap_or(Value::Null)
+}
+
+fn event(kind: &str, fields: Vec<(&str, Value)>) -> Event {
+    let mut event = Map::with_capacity(fields.len() + 1);
+    event.insert("type".to_owned(), kind.into());
+    for (key, value) in fields {
+        event.insert(key.to_owned(), value);
+    }
+    event
+}
+
+pub fn run_started(run_id: Value, thread_id: Value, model: Value, created_at: Value) -> Event {
+    event(
+        "run_started",
+        vec![
+            ("run_id", run_id),
+            ("thread_id", thread_id),
+            ("model", model),
+            ("created_at", created_at),
+        ],
+    )
+}
+
+pub fn run_finished(status: &str, usage: Value, result: Value) -> Event {
+    event(
+        "run_finished",
+        vec![
+            ("status", status.into()),
+            ("usage", usage),
+            ("result", result),
+        ],
+    )
+}
+
+pub fn run_failed(code: Value, message: Value, usage: Value) -> Event {
+    event(
+        "run_failed",
+        vec![("code", code), ("message", message), ("usage", usage)],
+    )
+}
+
+pub fn message_started(message_id: &str, role: &str, kind: Option<&str>) -> Event {
+    event(
+        "message_started",
+        vec![
+            ("message_id", message_id.into()),
+            ("role", role.into()),
+            ("kind", kind.map_or(Value::Null, Value::from)),
+        ],
+    )
+}
+
+pub fn message_finished(message_id: &str, usage: Value, stop_reason: Value) -> Event {
+    event(
+        "message_finished",
+        vec![
+            ("message_id", message_id.into()),
+            ("usage", usage),
+            ("stop_reason", stop_reason),
+        ],
+    )
+}
+
+/// The fixed fields of each block kind, in order.
+pub fn block_fields(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "reasoning" => &["summary"],
+        "tool_call" => &["call_id", "name", "tool"],
+        "tool_result" => &["call_id", "name", "tool"],
+        "media" => &["media_type", "mime_type", "url"],
+        "data" => &["value"],
+        _ => &[],
+    }
+}
+
+/// The field a `block_delta` appends to, by block kind.
+pub fn appended_field(kind: &str) -> Option<&'static str> {
+    match kind {
+        "text" | "reasoning" | "refusal" => Some("text"),
+        "tool_call" => Some("arguments"),
+        "tool_result" => Some("output"),
+        "media" => Some("data"),
+        _ => None,
+    }
+}
+
+/// `block_started`: the kind's fixed fields taken from `fields` (null when absent).
+pub fn block_started(message_id: &str, index: i64, kind: &str, fields: &[(&str, Value)]) -> Event {
+    let mut out = event(
+        "block_started",
+        vec![
+            ("message_id", message_id.into()),
+            ("index", index.into()),
+            ("kind", kind.into()),
+        ],
+    );
+    for name in block_fields(kind) {
+        let value = fields
+            .iter()
+            .find(|(key, _)| key == name)
+            .map_or(Value::Null, |(_, value)| value.clone());
+        out.insert((*name).to_owned(), value);
+    }
+    out
+}
+
+pub fn block_delta(message_id: &str, index: i64, delta: &str) -> Event {
+    event(
+        "block_delta",
+        vec![
+            ("message_id", message_id.into()),
+            ("index", index.into()),
+            ("delta", delta.into()),
+        ],
+    )
+}
+
+pub fn block_replaced(message_id: &str, index: i64, fields: Vec<(&str, Value)>) -> Event {
+    let mut out = event(
+        "block_replaced",
+        vec![("message_id", message_id.into()), ("index", index.into())],
+    );
+    for (key, value) in fields {
+        out.insert(key.to_owned(), value);
+    }
+    out
+}
+
+pub fn block_finished(message_id: &str, index: i64) -> Event {
+    event(
+        "block_finished",
+        vec![("message_id", message_id.into()), ("index", index.into())],
+    )
+}
+
+pub fn passthrough(protocol: &str, source: &Event) -> Event {
+    event(
+        "passthrough",
+        vec![
+            ("protocol", protocol.into()),
+            ("event", Value::Object(source.clone())),
+        ],
+    )
+}
+
+pub fn state_snapshot(snapshot: Value) -> Event {
+    event("state_snapshot", vec![("snapshot", snapshot)])
+}
+
+pub fn state_patch(patch: Value) -> Event {
+    event("state_patch", vec![("patch", patch)])
+}
+
+/// What Python's `not value` says: null, false, zero, and empty strings,
+/// arrays and objects are falsy. Where the pure backend writes `a or b` of
+/// two JSON values, both backends take `b` when `a` is falsy.
+pub fn is_falsy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => true,
+        Some(Value::Number(number)) => number.as_f64() == Some(0.0),
+        Some(Value::String(text)) => text.is_empty(),
+        Some(Value::Array(items)) => items.is_empty(),
+        Some(Value::Object(map)) => map.is_empty(),
+        Some(_) => false,
+    }
+}
+
+/// `a or b` of two fields, as Python evaluates it.
+pub fn either(a: Option<&Value>, b: Option<&Value>) -> Value {
+    if is_falsy(a) {
+        or_null(b)
+    } else {
+        or_null(a)
+    }
+}
+
+/// The block an event names: its message id and index.
+pub fn block_key(event: &Event) -> Option<(String, i64)> {
+    Some((
+        get_str(event, "message_id")?.to_owned(),
+        as_int(event.get("index"))?,
+    ))
+}
+
+/// Seconds since the epoch.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+        })
+}
+
+/// A value fit for an SSE field line: a string without CR, LF or NUL.
+pub fn sse_field(value: Option<&Value>) -> Option<&str> {
+    value
+        .and_then(Value::as_str)
+        .filter(|text| !text.contains(['\r', '\n', '\0']))
+}
+
+/// Appends one event as an SSE frame: an `id:` and an `event:` line when
+/// given and fit for a field line, then the event as one `data:` line.
+pub fn frame_sse(out: &mut Vec<u8>, name: Option<&str>, id: Option<&str>, event: &Event) {
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    if let Some(name) = name {
+        out.extend_from_slice(b"event: ");
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"data: ");
+    write_object(out, event);
+    out.extend_from_slice(b"\n\n");
+}
+
+/// What a block has streamed, for turning the snapshots some producers send
+/// (the whole value so far, each time) into deltas. See the pure backend's
+/// `Held` for the rules: a final snapshot adds what extends the text sent or
+/// replaces it; one in progress sends only what it shares with the one
+/// before it, the rest waiting for the next snapshot, a delta, or the end.
+#[derive(Debug, Clone)]
+pub struct Held {
+    message_id: String,
+    index: i64,
+    field: &'static str,
+    /// What the neutral events carried so far.
+    pub sent: String,
+    /// The last snapshot in progress, not all sent.
+    last: Option<String>,
+}
+
+impl Held {
+    pub fn new(message_id: &str, index: i64, field: &'static str) -> Self {
+        Held {
+            message_id: message_id.to_owned(),
+            index,
+            field,
+            sent: String::new(),
+            last: None,
+        }
+    }
+
+    /// A delta: appended, after what a snapshot held back.
+    pub fn append(&mut self, piece: &str, out: &mut Vec<Event>) {
+        self.flush(out);
+        if !piece.is_empty() {
+            self.sent.push_str(piece);
+            out.push(block_delta(&self.message_id, self.index, piece));
+        }
+    }
+
+    pub fn snapshot(&mut self, value: &str, is_final: bool, out: &mut Vec<Event>) {
+        if is_final || !value.starts_with(self.sent.as_str()) {
+            self.last = None;
+            self.extend_to(value, out);
+            return;
+        }
+        if let Some(last) = &self.last {
+            let shared = common_prefix(last, value);
+            if shared > self.sent.len() {
+                let piece = &value[self.sent.len()..shared];
+                out.push(block_delta(&self.message_id, self.index, piece));
+                self.sent.push_str(piece);
+            }
+        }
+        self.last = Some(value.to_owned());
+    }
+
+    /// Sends what a snapshot in progress held back.
+    pub fn flush(&mut self, out: &mut Vec<Event>) {
+        if let Some(last) = self.last.take() {
+            self.extend_to(&last, out);
+        }
+    }
+
+    fn extend_to(&mut self, value: &str, out: &mut Vec<Event>) {
+        if value == self.sent {
+            return;
+        }
+        if let Some(rest) = value.strip_prefix(self.sent.as_str()) {
+            out.push(block_delta(&self.message_id, self.index, rest));
+        } else {
+            out.push(block_replaced(
+                &self.message_id,
+                self.index,
+                vec![(self.field, value.into())],
+            ));
+        }
+        self.sent = value.to_owned();
+    }
+}
+
+/// The length in bytes of the longest common prefix of two strings, in
+/// whole characters.
+pub fn common_prefix(a: &str, b: &str) -> usize {
+    let mut length = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(length) {
+        length -= 1;
+    }
+    length
+}
+
+/// A protocol's events into neutral ones. Lenient: what it cannot place
+/// passes through.
+pub trait Decode {
+    fn decode(&mut self, event: &Event, out: &mut Vec<Event>);
+
+    fn finish(&mut self, _out: &mut Vec<Event>) {}
+}
+
+/// Neutral events into a protocol's events.
+pub trait Encode {
+    fn encode(&mut self, event: &Event, out: &mut Vec<Event>);
+
+    fn finish(&mut self, _out: &mut Vec<Event>) {}
+
+    /// Appends one of this protocol's events as SSE bytes.
+    fn frame(&self, event: &Event, out: &mut Vec<u8>);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deltas(events: &[Event]) -> Vec<String> {
+        events
+            .iter()
+            .map(|event| {
+                format!(
+                    "{}:{}",
+                    event["type"].as_str().unwrap(),
+                    event
+                        .get("delta")
+                        .or(event.get("arguments"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn snapshots_in_progress_send_what_they_share() {
+        let mut held = Held::new("m", 0, "arguments");
+        let mut out = Vec::new();
+        held.snapshot(r#"{"city": "Pa"}"#, false, &mut out);
+        held.snapshot(r#"{"city": "Paris"}"#, false, &mut out);
+        held.snapshot(r#"{"city": "Paris", "unit": "C"}"#, true, &mut out);
+        assert_eq!(
+            deltas(&out),
+            [
+                r#"block_delta:{"city": "Pa"#,
+                r#"block_delta:ris", "unit": "C"}"#
+            ]
+        );
+        assert_eq!(held.sent, r#"{"city": "Paris", "unit": "C"}"#);
+        let mut out = Vec::new();
+        held.snapshot("{}", true, &mut out);
+        assert_eq!(deltas(&out), ["block_replaced:{}"]);
+    }
+
+    #[test]
+    fn a_delta_sends_what_a_snapshot_held_back() {
+        let mut held = Held::new("m", 0, "text");
+        let mut out = Vec::new();
+        held.snapshot("Hel", false, &mut out);
+        held.append("lo", &mut out);
+        assert_eq!(deltas(&out), ["block_delta:Hel", "block_delta:lo"]);
+    }
+
+    #[test]
+    fn common_prefixes_end_on_characters() {
+        assert_eq!(common_prefix("aé", "aè"), 1);
+        assert_eq!(common_prefix("abc", "abd"), 2);
+        assert_eq!(common_prefix("", "x"), 0);
+        assert_eq!(common_prefix("数据", "数据"), 6);
+    }
+}

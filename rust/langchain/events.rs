@@ -1,0 +1,900 @@
+//! The LangChain Agent Streaming Protocol to and from the neutral vocabulary.
+//! `python/agentcodec/_pure/langchain_events.py` mirrors this module rule
+//! for rule (and says what each direction does).
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+
+use crate::events::{
+    appended_field, as_int, block_fields, block_finished, block_key, block_replaced, block_started,
+    either, frame_sse, get, get_str, message_finished, message_started, nonempty, or_null,
+    passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event, Held,
+};
+use crate::json::{parse, to_text, Map, Value};
+
+const PROTOCOL: &str = "langchain";
+const INVALID_JSON: &str = "Failed to parse tool call arguments as JSON";
+/// Block indexes on the wire: what a JavaScript number holds exactly.
+const MAX_INDEX: i64 = 1 << 53;
+
+fn role_in(role: &str) -> &'static str {
+    match role {
+        "human" => "user",
+        "system" => "system",
+        "tool" => "tool",
+        _ => "assistant",
+    }
+}
+
+fn role_out(role: &str) -> &'static str {
+    match role {
+        "user" => "human",
+        "system" => "system",
+        "tool" => "tool",
+        _ => "ai",
+    }
+}
+
+/// Usage keys in either spelling -> the neutral (snake_case) name.
+fn usage_key(key: &str) -> Option<&'static str> {
+    match key {
+        "input_tokens" | "inputTokens" => Some("input_tokens"),
+        "output_tokens" | "outputTokens" => Some("output_tokens"),
+        "total_tokens" | "totalTokens" => Some("total_tokens"),
+        _ => None,
+    }
+}
+
+fn usage(value: Option<&Value>) -> Value {
+    let Some(Value::Object(usage)) = value else {
+        return Value::Null;
+    };
+    let mut out = Map::new();
+    for (key, count) in usage {
+        if let Some(neutral) = usage_key(key) {
+            out.insert(neutral.to_owned(), count.clone());
+        }
+    }
+    if out.is_empty() {
+        Value::Null
+    } else {
+        Value::Object(out)
+    }
+}
+
+/// The first of `keys` that is present and not null.
+fn first<'v>(data: &'v Map<String, Value>, keys: &[&str]) -> Option<&'v Value> {
+    keys.iter().find_map(|key| get(data, key))
+}
+
+/// Whether `text` is the JSON of `value`, compared as written.
+fn same_json(text: &str, value: &Value) -> bool {
+    parse(text).is_ok_and(|parsed| to_text(&parsed) == to_text(value))
+}
+
+#[derive(Debug, Clone)]
+struct DecodedBlock {
+    kind: &'static str,
+    held: Option<Held>,
+    open: bool,
+}
+
+#[derive(Debug, Clone)]
+struct DecodedMessage {
+    id: String,
+    /// A tool message's call: its text blocks are the call's result.
+    call_id: Value,
+    blocks: IndexMap<i64, DecodedBlock>,
+}
+
+/// LangChain protocol messages to neutral events.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    /// (namespace as written, node) -> the message open there.
+    active: HashMap<(String, Option<String>), DecodedMessage>,
+    count: u64,
+    started: bool,
+}
+
+impl Decode for Decoder {
+    fn decode(&mut self, envelope: &Event, out: &mut Vec<Event>) {
+        let params = match envelope.get("params") {
+            Some(Value::Object(params)) => Some(params),
+            _ => None,
+        };
+        let data = match params.and_then(|params| params.get("data")) {
+            Some(Value::Object(data)) => Some(data),
+            _ => None,
+        };
+        let is_event = match envelope.get("type") {
+            None => true,
+            Some(kind) => kind.as_str() == Some("event"),
+        };
+        let (true, Some(params), Some(data)) = (is_event, params, data) else {
+            out.push(passthrough(PROTOCOL, envelope));
+            return;
+        };
+        match get_str(envelope, "method") {
+            Some("messages") => self.messages_event(params, data, envelope, out),
+            Some("lifecycle") => self.lifecycle(data, envelope, out),
+            _ => out.push(passthrough(PROTOCOL, envelope)),
+        }
+    }
+}
+
+impl Decoder {
+    fn lifecycle(&mut self, data: &Map<String, Value>, envelope: &Event, out: &mut Vec<Event>) {
+        match get_str(data, "event") {
+            Some("started") if !self.started => {
+                self.started = true;
+                out.push(run_started(
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                ));
+            }
+            Some(status @ ("completed" | "interrupted")) => {
+                out.push(run_finished(status, Value::Null, Value::Null));
+            }
+            Some("failed") => {
+                let error = data.get("error").filter(|error| error.is_string());
+                out.push(run_failed(Value::Null, or_null(error), Value::Null));
+            }
+            _ => out.push(passthrough(PROTOCOL, envelope)),
+        }
+    }
+
+    fn message(
+        &mut self,
+        key: &(String, Option<String>),
+        data: &Map<String, Value>,
+        out: &mut Vec<Event>,
+    ) {
+        self.count += 1;
+        let name =
+            nonempty(first(data, &["id", "message_id", "messageId"]).and_then(Value::as_str))
+                .map_or_else(|| format!("message-{}", self.count), str::to_owned);
+        let role = role_in(get_str(data, "role").unwrap_or(""));
+        let call_id = if role == "tool" {
+            or_null(first(data, &["tool_call_id", "toolCallId"]))
+        } else {
+            Value::Null
+        };
+        let kind = (role == "tool").then_some("tool_result");
+        out.push(message_started(&name, role, kind));
+        self.active.insert(
+            key.clone(),
+            DecodedMessage {
+                id: name,
+                call_id,
+                blocks: IndexMap::new(),
+            },
+        );
+    }
+
+    fn messages_event(
+        &mut self,
+        params: &Map<String, Value>,
+        data: &Map<String, Value>,
+        envelope: &Event,
+        out: &mut Vec<Event>,
+    ) {
+        let namespace = match params.get("namespace") {
+            Some(namespace @ Value::Array(_)) => to_text(namespace),
+            _ => "[]".to_owned(),
+        };
+        let key = (namespace, get_str(params, "node").map(str::to_owned));
+        let kind = get_str(data, "event").unwrap_or("");
+        if kind == "message-start" {
+            if let Some(mut previous) = self.active.remove(&key) {
+                finish_message(&mut previous, &Map::new(), out);
+            }
+            self.message(&key, data, out);
+            return;
+        }
+        if ![
+            "content-block-start",
+            "content-block-delta",
+            "content-block-finish",
+            "message-finish",
+            "error",
+        ]
+        .contains(&kind)
+        {
+            out.push(passthrough(PROTOCOL, envelope));
+            return;
+        }
+        if !self.active.contains_key(&key) {
+            self.message(&key, &Map::new(), out);
+        }
+        if kind == "message-finish" {
+            let mut message = self.active.remove(&key).expect("the message is active");
+            finish_message(&mut message, data, out);
+            return;
+        }
+        if kind == "error" {
+            self.active.remove(&key);
+            out.push(run_failed(
+                or_null(data.get("code")),
+                or_null(data.get("message")),
+                Value::Null,
+            ));
+            return;
+        }
+        let Some(index) = as_int(data.get("index")).filter(|index| (0..MAX_INDEX).contains(index))
+        else {
+            out.push(passthrough(PROTOCOL, envelope));
+            return;
+        };
+        let message = self.active.get_mut(&key).expect("the message is active");
+        let content = match first(data, &["content", "content_block", "contentBlock"]) {
+            Some(Value::Object(content)) => Some(content),
+            _ => None,
+        };
+        match kind {
+            "content-block-start" => {
+                if let Some(content) = content {
+                    start(message, index, content, out);
+                }
+            }
+            "content-block-finish" => {
+                if let Some(content) = content {
+                    if !message.blocks.contains_key(&index) {
+                        start(message, index, content, out);
+                    }
+                    snapshot(message, index, content, out);
+                    let block = message.blocks.get_mut(&index).expect("the block started");
+                    if block.open {
+                        block.open = false;
+                        if let Some(held) = &mut block.held {
+                            held.flush(out);
+                        }
+                        out.push(block_finished(&message.id, index));
+                    }
+                }
+            }
+            _ => {
+                if !message.blocks.contains_key(&index) {
+                    let mut text = Map::new();
+                    text.insert("type".to_owned(), "text".into());
+                    start(message, index, &text, out);
+                }
+                match (data.get("delta"), content) {
+                    (Some(Value::Object(delta)), _) => apply_delta(message, index, delta, out),
+                    (_, Some(content)) => {
+                        // A legacy block-shaped fragment.
+                        let mut legacy = content.clone();
+                        legacy.insert("type".to_owned(), "legacy".into());
+                        apply_delta(message, index, &legacy, out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+fn start(
+    message: &mut DecodedMessage,
+    index: i64,
+    content: &Map<String, Value>,
+    out: &mut Vec<Event>,
+) {
+    let kind_in = get_str(content, "type").unwrap_or("");
+    let (kind, fields): (&'static str, Vec<(&str, Value)>) = match kind_in {
+        "text" if !message.call_id.is_null() => {
+            ("tool_result", vec![("call_id", message.call_id.clone())])
+        }
+        "text" => ("text", Vec::new()),
+        "reasoning" => ("reasoning", Vec::new()),
+        "tool_call_chunk"
+        | "tool_call"
+        | "server_tool_call_chunk"
+        | "server_tool_call"
+        | "invalid_tool_call" => {
+            let tool = if kind_in.starts_with("server") {
+                "server"
+            } else {
+                "function"
+            };
+            (
+                "tool_call",
+                vec![
+                    ("call_id", or_null(content.get("id"))),
+                    ("name", or_null(content.get("name"))),
+                    ("tool", tool.into()),
+                ],
+            )
+        }
+        "image" | "audio" | "video" | "file" => (
+            "media",
+            vec![
+                ("media_type", kind_in.into()),
+                (
+                    "mime_type",
+                    or_null(first(content, &["mime_type", "mimeType"])),
+                ),
+                ("url", or_null(content.get("url"))),
+            ],
+        ),
+        _ => ("data", vec![("value", Value::Object(content.clone()))]),
+    };
+    let held = appended_field(kind).map(|field| Held::new(&message.id, index, field));
+    message.blocks.insert(
+        index,
+        DecodedBlock {
+            kind,
+            held,
+            open: true,
+        },
+    );
+    out.push(block_started(&message.id, index, kind, &fields));
+    snapshot(message, index, content, out);
+}
+
+/// A block's whole value (at its start or finish), as neutral events.
+fn snapshot(
+    message: &mut DecodedMessage,
+    index: i64,
+    content: &Map<String, Value>,
+    out: &mut Vec<Event>,
+) {
+    let block = message.blocks.get_mut(&index).expect("the block started");
+    let (true, Some(held)) = (block.open, &mut block.held) else {
+        return;
+    };
+    match block.kind {
+        "text" | "reasoning" | "tool_result" => {
+            let key = if block.kind == "tool_result" {
+                "text"
+            } else {
+                block.kind
+            };
+            // An empty finish does not erase what streamed.
+            if let Some(value) = nonempty(get_str(content, key)) {
+                held.snapshot(value, true, out);
+            }
+        }
+        "tool_call" => match content.get("args") {
+            Some(Value::String(args)) => held.snapshot(args, true, out),
+            Some(args @ Value::Object(_)) => {
+                held.flush(out);
+                if !same_json(&held.sent, args) {
+                    held.snapshot(&to_text(args), true, out);
+                }
+            }
+            _ => {}
+        },
+        "media" => {
+            if let Some(data) =
+                nonempty(first(content, &["base64", "data"]).and_then(Value::as_str))
+            {
+                held.snapshot(data, true, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn apply_delta(
+    message: &mut DecodedMessage,
+    index: i64,
+    delta: &Map<String, Value>,
+    out: &mut Vec<Event>,
+) {
+    let block = message.blocks.get_mut(&index).expect("the block started");
+    let tool_args;
+    let piece = match get_str(delta, "type").unwrap_or("") {
+        "text-delta" => delta.get("text"),
+        "reasoning-delta" => delta.get("reasoning"),
+        "tool-call-delta" => {
+            tool_args = either(delta.get("args"), Some(&Value::String(String::new())));
+            Some(&tool_args)
+        }
+        "data-delta" => {
+            let encoding = delta.get("encoding");
+            let base64 = encoding
+                .is_none_or(|encoding| encoding.is_null() || encoding.as_str() == Some("base64"));
+            if base64 {
+                delta.get("data")
+            } else {
+                None
+            }
+        }
+        "legacy" => first(delta, &["text", "reasoning", "args", "data"]),
+        "block-delta" => {
+            if let (Some(Value::Object(fields)), true) = (delta.get("fields"), block.open) {
+                let mut replaced: Map<String, Value> = fields
+                    .iter()
+                    // The fields that name the neutral event itself cannot be replaced.
+                    .filter(|(key, _)| !["type", "message_id", "index"].contains(&key.as_str()))
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect();
+                // Arguments or text in a block-delta are cumulative snapshots.
+                let streamed = match block.kind {
+                    "tool_call" => "args",
+                    "tool_result" => "text",
+                    kind => kind,
+                };
+                if let (Some(held), Some(Value::String(_))) =
+                    (&mut block.held, replaced.get(streamed))
+                {
+                    let Some(Value::String(value)) = replaced.shift_remove(streamed) else {
+                        unreachable!("a string was just seen");
+                    };
+                    held.snapshot(&value, false, out);
+                }
+                if !replaced.is_empty() {
+                    let fields = replaced
+                        .iter()
+                        .map(|(key, value)| (key.as_str(), value.clone()))
+                        .collect();
+                    out.push(block_replaced(&message.id, index, fields));
+                }
+            }
+            return;
+        }
+        _ => None,
+    };
+    if let (Some(Value::String(piece)), true, Some(held)) = (piece, block.open, &mut block.held) {
+        held.append(piece, out);
+    }
+}
+
+fn finish_message(message: &mut DecodedMessage, data: &Map<String, Value>, out: &mut Vec<Event>) {
+    for (&index, block) in &mut message.blocks {
+        if block.open {
+            block.open = false;
+            if let Some(held) = &mut block.held {
+                held.flush(out);
+            }
+            out.push(block_finished(&message.id, index));
+        }
+    }
+    let metadata = first(data, &["metadata", "response_metadata", "responseMetadata"]);
+    let mut reason = first(data, &["reason", "finish_reason"]);
+    if let (None, Some(Value::Object(metadata))) = (reason, metadata) {
+        reason = metadata.get("finish_reason");
+    }
+    let reason = reason.filter(|reason| reason.is_string()).cloned();
+    out.push(message_finished(
+        &message.id,
+        usage(data.get("usage")),
+        reason.unwrap_or(Value::Null),
+    ));
+}
+
+// --- encoding ------------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+struct OpenBlock {
+    kind: String,
+    /// The block's index on the wire.
+    wire: i64,
+    fields: Map<String, Value>,
+    text: String,
+}
+
+/// Neutral events to LangChain protocol envelopes (the messages and
+/// lifecycle channels).
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    namespace: Vec<String>,
+    node: Option<String>,
+    timestamp: Option<Value>,
+    seq: i64,
+    roles: HashMap<String, &'static str>,
+    /// The message open on the wire.
+    current: Option<String>,
+    /// The neutral messages it carries, and whether each has finished.
+    members: HashMap<String, bool>,
+    /// Started, announced with its first block.
+    pending: Option<String>,
+    blocks: IndexMap<(String, i64), OpenBlock>,
+    wire: i64,
+    ended: bool,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
+}
+
+fn object(fields: Vec<(&str, Value)>) -> Value {
+    let mut map = Map::with_capacity(fields.len());
+    for (key, value) in fields {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
+}
+
+fn content(block: &OpenBlock, is_final: bool) -> Value {
+    let text = block.text.as_str();
+    let field = |name: &str| or_null(block.fields.get(name));
+    match block.kind.as_str() {
+        "reasoning" => object(vec![
+            ("type", "reasoning".into()),
+            ("reasoning", text.into()),
+        ]),
+        "tool_call" => {
+            let call = [("id", field("call_id")), ("name", field("name"))];
+            if !is_final {
+                let mut fields = vec![("type", "tool_call_chunk".into())];
+                fields.extend(call);
+                fields.push(("args", text.into()));
+                return object(fields);
+            }
+            let args = if text.is_empty() {
+                Some(Value::Object(Map::new()))
+            } else {
+                parse(text).ok()
+            };
+            match args {
+                Some(args @ Value::Object(_)) => {
+                    let mut fields = vec![("type", "tool_call".into())];
+                    fields.extend(call);
+                    fields.push(("args", args));
+                    object(fields)
+                }
+                _ => {
+                    let mut fields = vec![("type", "invalid_tool_call".into())];
+                    fields.extend(call);
+                    fields.push(("args", text.into()));
+                    fields.push(("error", INVALID_JSON.into()));
+                    object(fields)
+                }
+            }
+        }
+        "media" => {
+            let mut fields = vec![(
+                "type",
+                either(block.fields.get("media_type"), Some(&Value::from("file"))),
+            )];
+            if let Some(mime_type) = get(&block.fields, "mime_type") {
+                fields.push(("mime_type", mime_type.clone()));
+            }
+            if let Some(url) = get(&block.fields, "url") {
+                fields.push(("url", url.clone()));
+            }
+            if is_final && !text.is_empty() {
+                fields.push(("base64", text.into()));
+            }
+            object(fields)
+        }
+        "data" => object(vec![
+            ("type", "non_standard".into()),
+            ("value", field("value")),
+        ]),
+        _ => object(vec![("type", "text".into()), ("text", text.into())]),
+    }
+}
+
+impl Encoder {
+    pub fn new(namespace: Vec<String>, node: Option<String>, timestamp: Option<Value>) -> Self {
+        Encoder {
+            namespace,
+            node,
+            timestamp: timestamp.filter(|value| !value.is_null()),
+            seq: 0,
+            roles: HashMap::new(),
+            current: None,
+            members: HashMap::new(),
+            pending: None,
+            blocks: IndexMap::new(),
+            wire: 0,
+            ended: false,
+        }
+    }
+
+    fn envelope(&mut self, method: &str, data: Value) -> Event {
+        self.seq += 1;
+        let mut params = Map::new();
+        let namespace = self
+            .namespace
+            .iter()
+            .map(|part| part.as_str().into())
+            .collect();
+        params.insert("namespace".to_owned(), Value::Array(namespace));
+        let timestamp = self.timestamp.clone().unwrap_or_else(|| now_ms().into());
+        params.insert("timestamp".to_owned(), timestamp);
+        if let (Some(node), "messages") = (&self.node, method) {
+            params.insert("node".to_owned(), node.as_str().into());
+        }
+        params.insert("data".to_owned(), data);
+        let mut envelope = Map::new();
+        envelope.insert("type".to_owned(), "event".into());
+        envelope.insert("event_id".to_owned(), format!("evt-{}", self.seq).into());
+        envelope.insert("seq".to_owned(), self.seq.into());
+        envelope.insert("method".to_owned(), method.into());
+        envelope.insert("params".to_owned(), Value::Object(params));
+        envelope
+    }
+
+    fn messages(&mut self, data: Value, out: &mut Vec<Event>) {
+        let envelope = self.envelope("messages", data);
+        out.push(envelope);
+    }
+
+    fn lifecycle(&mut self, data: Value, out: &mut Vec<Event>) {
+        let envelope = self.envelope("lifecycle", data);
+        out.push(envelope);
+    }
+
+    /// Writes the message's start, ending the one on the wire before it.
+    /// An assistant message that starts while an assistant message is on the
+    /// wire joins it: one AI message holds its reasoning, text and tool
+    /// calls, however many messages the source split them into.
+    fn announce(&mut self, message_id: &str, call_id: Option<&Value>, out: &mut Vec<Event>) {
+        if self.members.contains_key(message_id) {
+            return;
+        }
+        let role = self.roles.get(message_id).copied().unwrap_or("ai");
+        if let Some(current) = &self.current {
+            if role == "ai" && self.roles.get(current).copied().unwrap_or("ai") == "ai" {
+                self.members.insert(message_id.to_owned(), false);
+                return;
+            }
+            self.end_message(None, out);
+        }
+        let mut start = vec![
+            ("event", "message-start".into()),
+            ("role", role.into()),
+            ("id", message_id.into()),
+        ];
+        if let (true, Some(Value::String(call_id))) = (role == "tool", call_id) {
+            start.push(("tool_call_id", call_id.as_str().into()));
+        }
+        self.messages(object(start), out);
+        self.current = Some(message_id.to_owned());
+        self.members = HashMap::from([(message_id.to_owned(), false)]);
+        self.wire = 0;
+    }
+
+    fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let (Some(message_id), Some(index), Some(kind)) = (
+            get_str(event, "message_id"),
+            as_int(event.get("index")),
+            get_str(event, "kind"),
+        ) else {
+            return;
+        };
+        self.announce(message_id, event.get("call_id"), out);
+        let mut fields = Map::new();
+        for name in block_fields(kind) {
+            fields.insert((*name).to_owned(), or_null(event.get(*name)));
+        }
+        let block = OpenBlock {
+            kind: kind.to_owned(),
+            wire: self.wire,
+            fields,
+            text: String::new(),
+        };
+        self.wire += 1;
+        let start = object(vec![
+            ("event", "content-block-start".into()),
+            ("index", block.wire.into()),
+            ("content", content(&block, false)),
+        ]);
+        self.blocks.insert((message_id.to_owned(), index), block);
+        self.messages(start, out);
+    }
+
+    fn block_delta(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(block) = block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
+            return;
+        };
+        let Some(piece) = event
+            .get("delta")
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty())
+        else {
+            return;
+        };
+        block.text.push_str(piece);
+        let delta = match block.kind.as_str() {
+            "reasoning" => object(vec![
+                ("type", "reasoning-delta".into()),
+                ("reasoning", piece.into()),
+            ]),
+            "tool_call" => object(vec![
+                ("type", "tool-call-delta".into()),
+                ("args", piece.into()),
+            ]),
+            "media" => object(vec![("type", "data-delta".into()), ("data", piece.into())]),
+            _ => object(vec![("type", "text-delta".into()), ("text", piece.into())]),
+        };
+        let data = object(vec![
+            ("event", "content-block-delta".into()),
+            ("index", block.wire.into()),
+            ("delta", delta),
+        ]);
+        self.messages(data, out);
+    }
+
+    fn block_replaced(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(block) = block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
+            return;
+        };
+        let field = appended_field(&block.kind);
+        let kind = content(block, false)
+            .get("type")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mut fields = Map::new();
+        fields.insert("type".to_owned(), kind);
+        for (key, value) in event {
+            let mut key = key.as_str();
+            if ["type", "message_id", "index"].contains(&key) {
+                continue;
+            }
+            if let (true, Value::String(text)) = (Some(key) == field, value) {
+                block.text.clone_from(text);
+                key = match key {
+                    "text" if block.kind == "reasoning" => "reasoning",
+                    "arguments" => "args",
+                    "data" => "base64",
+                    _ => "text",
+                };
+            } else if block.fields.contains_key(key) {
+                block.fields.insert(key.to_owned(), value.clone());
+            }
+            fields.insert(key.to_owned(), value.clone());
+        }
+        let wire = block.wire;
+        let delta = object(vec![
+            ("type", "block-delta".into()),
+            ("fields", Value::Object(fields)),
+        ]);
+        let data = object(vec![
+            ("event", "content-block-delta".into()),
+            ("index", wire.into()),
+            ("delta", delta),
+        ]);
+        self.messages(data, out);
+    }
+
+    fn block_finished(&mut self, key: &(String, i64), out: &mut Vec<Event>) {
+        let Some(block) = self.blocks.shift_remove(key) else {
+            return;
+        };
+        let data = object(vec![
+            ("event", "content-block-finish".into()),
+            ("index", block.wire.into()),
+            ("content", content(&block, true)),
+        ]);
+        self.messages(data, out);
+    }
+
+    fn message_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(message_id) = get_str(event, "message_id") else {
+            return;
+        };
+        if !self.members.contains_key(message_id) {
+            if self.pending.as_deref() != Some(message_id) {
+                return;
+            }
+            self.announce(message_id, None, out); // a message without blocks
+        }
+        self.members.insert(message_id.to_owned(), true);
+        if self.members.values().all(|finished| *finished) {
+            self.end_message(Some(event), out);
+        }
+    }
+
+    fn end_message(&mut self, event: Option<&Event>, out: &mut Vec<Event>) {
+        if self.current.is_none() {
+            return;
+        }
+        let keys: Vec<(String, i64)> = self
+            .blocks
+            .keys()
+            .filter(|key| self.members.contains_key(&key.0))
+            .cloned()
+            .collect();
+        for key in keys {
+            self.block_finished(&key, out);
+        }
+        let mut finish = vec![("event", "message-finish".into())];
+        if let Some(event) = event {
+            if let Some(usage @ Value::Object(_)) = event.get("usage") {
+                finish.push(("usage", usage.clone()));
+            }
+            if let Some(reason @ Value::String(_)) = event.get("stop_reason") {
+                finish.push(("finish_reason", reason.clone()));
+            }
+        }
+        self.messages(object(finish), out);
+        self.current = None;
+        self.members.clear();
+    }
+
+    fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
+        self.end_message(None, out);
+        // The lifecycle has no "cancelled" or "incomplete": a stopped run is
+        // interrupted, a cut answer completed.
+        let status = match get_str(event, "status") {
+            Some("interrupted" | "cancelled") => "interrupted",
+            _ => "completed",
+        };
+        self.lifecycle(object(vec![("event", status.into())]), out);
+        self.ended = true;
+    }
+
+    fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let message = nonempty(get_str(event, "message")).unwrap_or("run failed");
+        if self.current.is_some() {
+            let mut error = vec![("event", "error".into()), ("message", message.into())];
+            if let Some(code) = get_str(event, "code") {
+                error.push(("code", code.into()));
+            }
+            self.messages(object(error), out);
+            self.current = None;
+            self.members.clear();
+            self.blocks.clear();
+        }
+        let failed = object(vec![("event", "failed".into()), ("error", message.into())]);
+        self.lifecycle(failed, out);
+        self.ended = true;
+    }
+}
+
+impl Encode for Encoder {
+    fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        if self.ended {
+            return; // the run has ended
+        }
+        match get_str(event, "type").unwrap_or("") {
+            "run_started" => self.lifecycle(object(vec![("event", "started".into())]), out),
+            "run_finished" => self.run_finished(event, out),
+            "run_failed" => self.run_failed(event, out),
+            "message_started" => {
+                if let Some(message_id) = get_str(event, "message_id") {
+                    let role = role_out(get_str(event, "role").unwrap_or(""));
+                    self.roles.insert(message_id.to_owned(), role);
+                    self.pending = Some(message_id.to_owned());
+                }
+            }
+            "message_finished" => self.message_finished(event, out),
+            "block_started" => self.block_started(event, out),
+            "block_delta" => self.block_delta(event, out),
+            "block_replaced" => self.block_replaced(event, out),
+            "block_finished" => {
+                if let Some(key) = block_key(event) {
+                    self.block_finished(&key, out);
+                }
+            }
+            "passthrough" => {
+                let inner = event.get("event");
+                if let (Some(PROTOCOL), Some(Value::Object(inner))) =
+                    (get_str(event, "protocol"), inner)
+                {
+                    let is_event = match inner.get("type") {
+                        None => true,
+                        Some(kind) => kind.as_str() == Some("event"),
+                    };
+                    if is_event {
+                        self.seq += 1;
+                        let mut copy = inner.clone();
+                        copy.insert("event_id".to_owned(), format!("evt-{}", self.seq).into());
+                        copy.insert("seq".to_owned(), self.seq.into());
+                        out.push(copy);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn frame(&self, event: &Event, out: &mut Vec<u8>) {
+        let seq = event
+            .get("seq")
+            .and_then(Value::as_i64)
+            .map(|seq| seq.to_string());
+        frame_sse(out, sse_field(event.get("method")), seq.as_deref(), event);
+    }
+}

@@ -1,0 +1,1320 @@
+//! OpenAI Responses to and from the neutral vocabulary.
+//! `python/agentcodec/_pure/openai_responses_events.py` mirrors this module
+//! rule for rule (and says what each direction does).
+
+use std::collections::{BTreeMap, HashMap};
+
+use indexmap::IndexMap;
+
+use crate::events::{
+    appended_field, as_int, block_finished, block_key, block_replaced, block_started, either,
+    frame_sse, get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null,
+    passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event, Held,
+};
+use crate::json::{to_text, Map, Value};
+
+const PROTOCOL: &str = "openai-responses";
+
+/// Tool call item type -> the tool it names, and the field holding its input.
+fn tool_item(item_type: &str) -> Option<(&'static str, &'static str)> {
+    match item_type {
+        "function_call" => Some(("function", "arguments")),
+        "custom_tool_call" => Some(("custom", "input")),
+        "mcp_call" => Some(("mcp", "arguments")),
+        _ => None,
+    }
+}
+
+/// Tool -> its item type, the field holding its input, and its events' prefix.
+fn tool_item_type(tool: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    match tool {
+        "function" => Some((
+            "function_call",
+            "arguments",
+            "response.function_call_arguments",
+        )),
+        "custom" => Some((
+            "custom_tool_call",
+            "input",
+            "response.custom_tool_call_input",
+        )),
+        "mcp" => Some(("mcp_call", "arguments", "response.mcp_call_arguments")),
+        _ => None,
+    }
+}
+
+/// A content part's type -> the neutral block kind.
+fn part_kind(part_type: &str) -> Option<&'static str> {
+    match part_type {
+        "output_text" => Some("text"),
+        "refusal" => Some("refusal"),
+        "reasoning_text" | "summary_text" => Some("reasoning"),
+        _ => None,
+    }
+}
+
+/// Where an item's blocks come from: its content parts, its summary parts,
+/// or the item itself (a tool call's input, a tool's output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Where {
+    Content,
+    Summary,
+    Item,
+}
+
+impl Where {
+    fn index_key(self) -> &'static str {
+        match self {
+            Where::Content => "content_index",
+            Where::Summary => "summary_index",
+            Where::Item => "output_index",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Where::Content => "content",
+            Where::Summary => "summary",
+            Where::Item => "item",
+        }
+    }
+}
+
+/// A delta event: where it appends, and the part it opens when its added
+/// event was skipped.
+fn delta_event(kind: &str) -> Option<(Where, Option<&'static str>)> {
+    match kind {
+        "response.output_text.delta" => Some((Where::Content, Some("output_text"))),
+        "response.refusal.delta" => Some((Where::Content, Some("refusal"))),
+        "response.reasoning_text.delta" => Some((Where::Content, Some("reasoning_text"))),
+        "response.reasoning_summary_text.delta" => Some((Where::Summary, Some("summary_text"))),
+        "response.function_call_arguments.delta"
+        | "response.custom_tool_call_input.delta"
+        | "response.mcp_call_arguments.delta" => Some((Where::Item, None)),
+        _ => None,
+    }
+}
+
+/// A done event: where, the key holding the whole value, and the part it
+/// opens when its added event was skipped.
+fn done_event(kind: &str) -> Option<(Where, &'static str, Option<&'static str>)> {
+    match kind {
+        "response.output_text.done" => Some((Where::Content, "text", Some("output_text"))),
+        "response.refusal.done" => Some((Where::Content, "refusal", Some("refusal"))),
+        "response.reasoning_text.done" => Some((Where::Content, "text", Some("reasoning_text"))),
+        "response.reasoning_summary_text.done" => {
+            Some((Where::Summary, "text", Some("summary_text")))
+        }
+        "response.function_call_arguments.done" | "response.mcp_call_arguments.done" => {
+            Some((Where::Item, "arguments", None))
+        }
+        "response.custom_tool_call_input.done" => Some((Where::Item, "input", None)),
+        _ => None,
+    }
+}
+
+// --- decoding ------------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+struct DecodedBlock {
+    index: i64,
+    held: Held,
+    open: bool,
+    annotations: Vec<Value>,
+}
+
+/// An output item being decoded: the neutral message it is.
+#[derive(Debug, Clone)]
+struct DecodedItem {
+    message_id: String,
+    /// The neutral message kind, or None for an item passed through.
+    kind: Option<&'static str>,
+    blocks: HashMap<(Where, i64), DecodedBlock>,
+    next: i64,
+    open: bool,
+    tool_field: &'static str,
+}
+
+impl DecodedItem {
+    fn new(message_id: String, kind: Option<&'static str>) -> Self {
+        DecodedItem {
+            message_id,
+            kind,
+            blocks: HashMap::new(),
+            next: 0,
+            open: true,
+            tool_field: "arguments",
+        }
+    }
+}
+
+/// OpenAI Responses events to neutral events.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    started: bool,
+    items: HashMap<i64, DecodedItem>,
+    by_id: HashMap<String, i64>,
+}
+
+/// A part of an item as the event that adds it: `{"part", "<where>_index"}`.
+fn part_event(part: &Value, place: Where, position: usize) -> Event {
+    let mut event = Map::new();
+    event.insert("part".to_owned(), part.clone());
+    event.insert(place.index_key().to_owned(), position.into());
+    event
+}
+
+impl Decode for Decoder {
+    fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let kind = get_str(event, "type").unwrap_or("");
+        let response = event.get("response");
+        match kind {
+            "response.created" | "response.queued" | "response.in_progress" => {
+                if let (false, Some(Value::Object(response))) = (self.started, response) {
+                    self.started = true;
+                    out.push(run_started(
+                        or_null(response.get("id")),
+                        Value::Null,
+                        or_null(response.get("model")),
+                        or_null(response.get("created_at")),
+                    ));
+                }
+            }
+            "response.completed" | "response.incomplete" | "response.failed" => {
+                let empty = Map::new();
+                let response = match response {
+                    Some(Value::Object(response)) => response,
+                    _ => &empty,
+                };
+                if kind == "response.failed" {
+                    let error = match response.get("error") {
+                        Some(Value::Object(error)) => error,
+                        _ => &empty,
+                    };
+                    out.push(run_failed(
+                        or_null(error.get("code")),
+                        or_null(error.get("message")),
+                        or_null(response.get("usage")),
+                    ));
+                } else {
+                    let status = if get_str(response, "status") == Some("cancelled") {
+                        "cancelled"
+                    } else if kind == "response.completed" {
+                        "completed"
+                    } else {
+                        "incomplete"
+                    };
+                    out.push(run_finished(
+                        status,
+                        or_null(response.get("usage")),
+                        Value::Null,
+                    ));
+                }
+            }
+            "error" => out.push(run_failed(
+                or_null(event.get("code")),
+                or_null(event.get("message")),
+                Value::Null,
+            )),
+            "response.output_item.added" => self.item_added(event, out),
+            "response.output_item.done" => self.item_done(event, out),
+            "response.content_part.added" => self.part(event, Where::Content, false, out, None),
+            "response.reasoning_summary_part.added" => {
+                self.part(event, Where::Summary, false, out, None);
+            }
+            "response.content_part.done" => self.part(event, Where::Content, true, out, None),
+            "response.reasoning_summary_part.done" => {
+                self.part(event, Where::Summary, true, out, None);
+            }
+            "response.output_text.annotation.added" => self.annotation(event, out),
+            _ => {
+                if let Some((place, new_part)) = delta_event(kind) {
+                    self.delta(event, place, new_part, out);
+                } else if let Some((place, key, new_part)) = done_event(kind) {
+                    self.done(event, place, key, new_part, out);
+                } else {
+                    out.push(passthrough(PROTOCOL, event));
+                }
+            }
+        }
+    }
+}
+
+impl Decoder {
+    /// The output index of the item an event addresses.
+    fn item_index(&self, event: &Event) -> Option<i64> {
+        let mut index = as_int(event.get("output_index")).filter(|i| self.items.contains_key(i));
+        if let Some(item_id) = get_str(event, "item_id") {
+            let differs = index.is_none_or(|i| self.items[&i].message_id != item_id);
+            if differs {
+                if let Some(&by_id) = self.by_id.get(item_id) {
+                    index = self.items.contains_key(&by_id).then_some(by_id);
+                }
+            }
+        }
+        index
+    }
+
+    fn item_added(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let (Some(index), Some(Value::Object(item))) =
+            (as_int(event.get("output_index")), event.get("item"))
+        else {
+            out.push(passthrough(PROTOCOL, event));
+            return;
+        };
+        let item_type = get_str(item, "type").unwrap_or("");
+        let message_id = nonempty(get_str(item, "id"))
+            .or_else(|| nonempty(get_str(item, "call_id")))
+            .map_or_else(|| format!("item-{index}"), str::to_owned);
+        let tool = tool_item(item_type);
+        let kind = match item_type {
+            "message" => "message",
+            "reasoning" => "reasoning",
+            "function_call_output" => "tool_result",
+            _ if tool.is_some() => "tool_call",
+            _ => {
+                self.items.insert(index, DecodedItem::new(message_id, None));
+                out.push(passthrough(PROTOCOL, event));
+                return;
+            }
+        };
+        let mut decoded = DecodedItem::new(message_id.clone(), Some(kind));
+        self.by_id.insert(message_id.clone(), index);
+        let role = if kind == "tool_result" {
+            "tool"
+        } else {
+            nonempty(get_str(item, "role")).unwrap_or("assistant")
+        };
+        out.push(message_started(&message_id, role, Some(kind)));
+        let key = (Where::Item, 0);
+        if let Some((tool, field)) = tool {
+            decoded.tool_field = field;
+            let fields = [
+                ("call_id", either(item.get("call_id"), item.get("id"))),
+                ("name", or_null(item.get("name"))),
+                ("tool", tool.into()),
+            ];
+            open(&mut decoded, key, "tool_call", &fields, out);
+            extend(&mut decoded, key, field, item.get(field), out);
+            self.items.insert(index, decoded);
+        } else if kind == "tool_result" {
+            let fields = [("call_id", or_null(item.get("call_id")))];
+            open(&mut decoded, key, "tool_result", &fields, out);
+            extend(&mut decoded, key, "output", item.get("output"), out);
+            self.items.insert(index, decoded);
+        } else {
+            self.items.insert(index, decoded);
+            for place in [Where::Summary, Where::Content] {
+                if let Some(Value::Array(parts)) = item.get(place.name()) {
+                    for (position, part) in parts.iter().enumerate() {
+                        let synthetic = part_event(part, place, position);
+                        self.part(&synthetic, place, false, out, Some(index));
+                    }
+                }
+            }
+        }
+    }
+
+    fn part(
+        &mut self,
+        event: &Event,
+        place: Where,
+        done: bool,
+        out: &mut Vec<Event>,
+        item: Option<i64>,
+    ) {
+        let found = item.or_else(|| self.item_index(event));
+        let position = as_int(event.get(place.index_key()));
+        let item = found.and_then(|i| self.items.get_mut(&i));
+        let (Some(item), Some(position), Some(Value::Object(part))) =
+            (item, position, event.get("part"))
+        else {
+            out.push(passthrough(PROTOCOL, event));
+            return;
+        };
+        if item.kind.is_none() {
+            out.push(passthrough(PROTOCOL, event));
+            return;
+        }
+        let key = (place, position);
+        let kind = part_kind(get_str(part, "type").unwrap_or("")).unwrap_or("text");
+        if !item.blocks.contains_key(&key) {
+            let summary = summary_field(place);
+            open(item, key, kind, &[("summary", summary)], out);
+        }
+        let field = if kind == "refusal" { "refusal" } else { "text" };
+        extend(item, key, "text", part.get(field), out);
+        let message_id = item.message_id.clone();
+        let block = item.blocks.get_mut(&key).expect("the block was opened");
+        if let Some(Value::Array(annotations)) = part.get("annotations") {
+            if !annotations.is_empty()
+                && to_text(&Value::Array(annotations.clone()))
+                    != to_text(&Value::Array(block.annotations.clone()))
+            {
+                block.annotations.clone_from(annotations);
+                out.push(block_replaced(
+                    &message_id,
+                    block.index,
+                    vec![("annotations", Value::Array(annotations.clone()))],
+                ));
+            }
+        }
+        if done && block.open {
+            block.open = false;
+            out.push(block_finished(&message_id, block.index));
+        }
+    }
+
+    /// The item, and the block, a delta or done event addresses; a part whose
+    /// added event the producer skipped opens here.
+    fn block(
+        &mut self,
+        event: &Event,
+        place: Where,
+        new_part: Option<&str>,
+        out: &mut Vec<Event>,
+    ) -> Option<(i64, (Where, i64))> {
+        let index = self.item_index(event)?;
+        let item = self.items.get_mut(&index)?;
+        item.kind?;
+        let position = if place == Where::Item {
+            0
+        } else {
+            as_int(event.get(place.index_key()))?
+        };
+        let key = (place, position);
+        if !item.blocks.contains_key(&key) {
+            let kind = part_kind(new_part?).expect("a part type");
+            open(item, key, kind, &[("summary", summary_field(place))], out);
+        }
+        Some((index, key))
+    }
+
+    fn delta(&mut self, event: &Event, place: Where, new_part: Option<&str>, out: &mut Vec<Event>) {
+        let found = self.block(event, place, new_part, out);
+        let delta = event.get("delta").and_then(Value::as_str);
+        let (Some((index, key)), Some(delta)) = (found, delta) else {
+            out.push(passthrough(PROTOCOL, event));
+            return;
+        };
+        let block = self
+            .items
+            .get_mut(&index)
+            .and_then(|item| item.blocks.get_mut(&key))
+            .expect("the block exists");
+        if block.open {
+            block.held.append(delta, out);
+        }
+    }
+
+    fn done(
+        &mut self,
+        event: &Event,
+        place: Where,
+        key: &str,
+        new_part: Option<&str>,
+        out: &mut Vec<Event>,
+    ) {
+        let Some((index, block_key)) = self.block(event, place, new_part, out) else {
+            out.push(passthrough(PROTOCOL, event));
+            return;
+        };
+        let item = self.items.get_mut(&index).expect("the item exists");
+        let field = if place == Where::Item {
+            item.tool_field
+        } else {
+            "text"
+        };
+        extend(item, block_key, field, event.get(key), out);
+    }
+
+    fn annotation(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some((index, key)) = self.block(event, Where::Content, None, out) else {
+            out.push(passthrough(PROTOCOL, event));
+            return;
+        };
+        let item = self.items.get_mut(&index).expect("the item exists");
+        let block = item.blocks.get_mut(&key).expect("the block exists");
+        block.annotations.push(or_null(event.get("annotation")));
+        out.push(block_replaced(
+            &item.message_id,
+            block.index,
+            vec![("annotations", Value::Array(block.annotations.clone()))],
+        ));
+    }
+
+    fn item_done(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let item_value = event.get("item");
+        let item_id = match item_value {
+            Some(Value::Object(item)) => get_str(item, "id"),
+            _ => None,
+        };
+        let index = item_id
+            .and_then(|id| self.by_id.get(id).copied())
+            .or_else(|| as_int(event.get("output_index")));
+        let found = index.filter(|index| {
+            self.items
+                .get(index)
+                .is_some_and(|item| item.kind.is_some() && item.open)
+        });
+        let (Some(index), Some(Value::Object(item_value))) = (found, item_value) else {
+            out.push(passthrough(PROTOCOL, event));
+            return;
+        };
+        let item = self.items.get_mut(&index).expect("the item exists");
+        // The finished item is a snapshot of all its parts.
+        match item.kind {
+            Some("tool_call" | "tool_result") => {
+                let field = if item.kind == Some("tool_result") {
+                    "output"
+                } else {
+                    item.tool_field
+                };
+                extend(item, (Where::Item, 0), field, item_value.get(field), out);
+            }
+            _ => {
+                for place in [Where::Summary, Where::Content] {
+                    let Some(Value::Array(parts)) = item_value.get(place.name()) else {
+                        continue;
+                    };
+                    for (position, part) in parts.iter().enumerate() {
+                        let Value::Object(fields) = part else {
+                            continue;
+                        };
+                        let known = i64::try_from(position)
+                            .is_ok_and(|p| self.items[&index].blocks.contains_key(&(place, p)));
+                        if known
+                            || !is_falsy(fields.get("text"))
+                            || !is_falsy(fields.get("refusal"))
+                        {
+                            let synthetic = part_event(part, place, position);
+                            self.part(&synthetic, place, false, out, Some(index));
+                        }
+                    }
+                }
+                let item = self.items.get_mut(&index).expect("the item exists");
+                if let Some(encrypted) = get_str(item_value, "encrypted_content") {
+                    if let Some(last) = item.blocks.values().map(|block| block.index).max() {
+                        out.push(block_replaced(
+                            &item.message_id,
+                            last,
+                            vec![("encrypted", encrypted.into())],
+                        ));
+                    }
+                }
+            }
+        }
+        let item = self.items.get_mut(&index).expect("the item exists");
+        let mut blocks: Vec<&mut DecodedBlock> = item.blocks.values_mut().collect();
+        blocks.sort_by_key(|block| block.index);
+        for block in blocks {
+            if block.open {
+                block.open = false;
+                out.push(block_finished(&item.message_id, block.index));
+            }
+        }
+        item.open = false;
+        out.push(message_finished(&item.message_id, Value::Null, Value::Null));
+    }
+}
+
+fn summary_field(place: Where) -> Value {
+    if place == Where::Summary {
+        Value::Bool(true)
+    } else {
+        Value::Null
+    }
+}
+
+fn open(
+    item: &mut DecodedItem,
+    key: (Where, i64),
+    kind: &str,
+    fields: &[(&str, Value)],
+    out: &mut Vec<Event>,
+) {
+    let index = item.next;
+    item.next += 1;
+    let field = appended_field(kind).expect("a block kind that appends");
+    item.blocks.insert(
+        key,
+        DecodedBlock {
+            index,
+            held: Held::new(&item.message_id, index, field),
+            open: true,
+            annotations: Vec::new(),
+        },
+    );
+    out.push(block_started(&item.message_id, index, kind, fields));
+}
+
+/// A whole value, as the deltas it adds or a replacement.
+fn extend(
+    item: &mut DecodedItem,
+    key: (Where, i64),
+    field: &str,
+    value: Option<&Value>,
+    out: &mut Vec<Event>,
+) {
+    let Some(block) = item.blocks.get_mut(&key).filter(|block| block.open) else {
+        return;
+    };
+    match value {
+        Some(Value::String(text)) => block.held.snapshot(text, true, out),
+        Some(value) if !value.is_null() && field == "output" => out.push(block_replaced(
+            &item.message_id,
+            block.index,
+            vec![("output", value.clone())],
+        )),
+        _ => {}
+    }
+}
+
+// --- encoding ------------------------------------------------------------------------------
+
+/// What a part (or a tool block) holds: text as it streamed, or a tool's
+/// output replaced whole by something that is not text.
+#[derive(Debug, Clone)]
+enum PartValue {
+    Text(String),
+    Whole(Value),
+}
+
+#[derive(Debug, Clone)]
+struct Part {
+    /// text, refusal or reasoning; tool_call, tool_result.
+    kind: &'static str,
+    summary: bool,
+    /// Its content or summary index.
+    position: i64,
+    value: PartValue,
+    annotations: Vec<Value>,
+}
+
+impl Part {
+    fn new(kind: &'static str, summary: bool, position: i64) -> Self {
+        Part {
+            kind,
+            summary,
+            position,
+            value: PartValue::Text(String::new()),
+            annotations: Vec::new(),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match &self.value {
+            PartValue::Text(text) => text,
+            PartValue::Whole(_) => "",
+        }
+    }
+
+    fn part(&self) -> Value {
+        let mut part = Map::new();
+        match self.kind {
+            "refusal" => {
+                part.insert("type".to_owned(), "refusal".into());
+                part.insert("refusal".to_owned(), self.text().into());
+            }
+            "reasoning" => {
+                let kind = if self.summary {
+                    "summary_text"
+                } else {
+                    "reasoning_text"
+                };
+                part.insert("type".to_owned(), kind.into());
+                part.insert("text".to_owned(), self.text().into());
+            }
+            _ => {
+                part.insert("type".to_owned(), "output_text".into());
+                part.insert(
+                    "annotations".to_owned(),
+                    Value::Array(self.annotations.clone()),
+                );
+                part.insert("logprobs".to_owned(), Value::Array(Vec::new()));
+                part.insert("text".to_owned(), self.text().into());
+            }
+        }
+        Value::Object(part)
+    }
+}
+
+/// An output item being written.
+#[derive(Debug, Clone)]
+struct OpenItem {
+    index: i64,
+    item_type: &'static str,
+    /// The item's own fields: id, type, status, and a tool's.
+    fields: Map<String, Value>,
+    content: Vec<usize>,
+    summary: Vec<usize>,
+}
+
+impl OpenItem {
+    fn id(&self) -> Value {
+        or_null(self.fields.get("id"))
+    }
+}
+
+/// Neutral events to OpenAI Responses events: the lifecycle strict clients
+/// need, `sequence_number` counting from 0.
+#[derive(Debug, Clone, Default)]
+pub struct Encoder {
+    response_id: Option<String>,
+    model: Option<String>,
+    created_at: Option<Value>,
+    sequence: i64,
+    started: bool,
+    finished: bool,
+    /// Finished items by output index.
+    output: BTreeMap<i64, Value>,
+    next_index: i64,
+    /// Every item and part written: the open ones are named by index.
+    items: Vec<OpenItem>,
+    parts: Vec<Part>,
+    /// Neutral message -> its open message and reasoning items.
+    open: IndexMap<String, IndexMap<&'static str, usize>>,
+    used_ids: HashMap<String, u64>,
+    /// (neutral message, block) -> (item, part).
+    blocks: IndexMap<(String, i64), (usize, usize)>,
+}
+
+fn response_event(kind: &str, sequence: i64, fields: Vec<(&str, Value)>) -> Event {
+    let mut event = Map::with_capacity(fields.len() + 2);
+    event.insert("type".to_owned(), kind.into());
+    event.insert("sequence_number".to_owned(), sequence.into());
+    for (key, value) in fields {
+        event.insert(key.to_owned(), value);
+    }
+    event
+}
+
+impl Encoder {
+    pub fn new(
+        response_id: Option<String>,
+        model: Option<String>,
+        created_at: Option<Value>,
+    ) -> Self {
+        Encoder {
+            response_id,
+            model,
+            created_at: created_at.filter(|value| !value.is_null()),
+            ..Encoder::default()
+        }
+    }
+
+    fn event(&mut self, kind: &str, fields: Vec<(&str, Value)>) -> Event {
+        let event = response_event(kind, self.sequence, fields);
+        self.sequence += 1;
+        event
+    }
+
+    fn response(
+        &self,
+        status: &str,
+        output: bool,
+        error: Value,
+        incomplete_details: Value,
+        usage: Value,
+    ) -> Value {
+        let mut response = Map::new();
+        let mut put = |key: &str, value: Value| {
+            response.insert(key.to_owned(), value);
+        };
+        put(
+            "id",
+            self.response_id.clone().map_or(Value::Null, Value::from),
+        );
+        put("object", "response".into());
+        put("created_at", self.created_at.clone().unwrap_or(Value::Null));
+        put("status", status.into());
+        put("error", error);
+        put("incomplete_details", incomplete_details);
+        put(
+            "model",
+            nonempty(self.model.as_deref()).unwrap_or("").into(),
+        );
+        let items = if output {
+            self.output.values().cloned().collect()
+        } else {
+            Vec::new()
+        };
+        put("output", Value::Array(items));
+        put("parallel_tool_calls", true.into());
+        put("tool_choice", "auto".into());
+        put("tools", Value::Array(Vec::new()));
+        put("usage", usage);
+        Value::Object(response)
+    }
+
+    fn ensure_started(&mut self, out: &mut Vec<Event>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        if self.response_id.as_deref().is_none_or(str::is_empty) {
+            self.response_id = Some("resp".to_owned());
+        }
+        if self.created_at.is_none() {
+            self.created_at = Some(now().into());
+        }
+        for kind in ["response.created", "response.in_progress"] {
+            let response =
+                self.response("in_progress", false, Value::Null, Value::Null, Value::Null);
+            let event = self.event(kind, vec![("response", response)]);
+            out.push(event);
+        }
+    }
+
+    fn item_id(&mut self, message_id: &str) -> String {
+        let uses = self.used_ids.entry(message_id.to_owned()).or_insert(0);
+        let id = if *uses == 0 {
+            message_id.to_owned()
+        } else {
+            format!("{message_id}_{uses}")
+        };
+        *uses += 1;
+        id
+    }
+
+    fn new_item(
+        &mut self,
+        index: i64,
+        item_type: &'static str,
+        fields: Map<String, Value>,
+    ) -> usize {
+        self.items.push(OpenItem {
+            index,
+            item_type,
+            fields,
+            content: Vec::new(),
+            summary: Vec::new(),
+        });
+        self.items.len() - 1
+    }
+
+    fn add_item(
+        &mut self,
+        item_type: &'static str,
+        fields: Map<String, Value>,
+        out: &mut Vec<Event>,
+    ) -> usize {
+        let index = self.next_index;
+        self.next_index += 1;
+        let item = self.new_item(index, item_type, fields);
+        let body = self.item_body(item, false);
+        let event = self.event(
+            "response.output_item.added",
+            vec![("output_index", index.into()), ("item", body)],
+        );
+        out.push(event);
+        item
+    }
+
+    fn item_body(&self, item: usize, done: bool) -> Value {
+        let item = &self.items[item];
+        let mut body = item.fields.clone();
+        if done && body.contains_key("status") {
+            body.insert("status".to_owned(), "completed".into());
+        }
+        let parts = |positions: &[usize]| -> Value {
+            Value::Array(
+                positions
+                    .iter()
+                    .map(|&part| self.parts[part].part())
+                    .collect(),
+            )
+        };
+        if item.item_type == "message" {
+            let content = if done {
+                parts(&item.content)
+            } else {
+                Value::Array(Vec::new())
+            };
+            body.insert("content".to_owned(), content);
+        } else if item.item_type == "reasoning" {
+            let summary = if done {
+                parts(&item.summary)
+            } else {
+                Value::Array(Vec::new())
+            };
+            body.insert("summary".to_owned(), summary);
+            if done && !item.content.is_empty() {
+                body.insert("content".to_owned(), parts(&item.content));
+            }
+        }
+        Value::Object(body)
+    }
+
+    fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let (Some(message_id), Some(index)) =
+            (get_str(event, "message_id"), as_int(event.get("index")))
+        else {
+            return;
+        };
+        let kind = get_str(event, "kind").unwrap_or("");
+        match kind {
+            "text" | "refusal" | "reasoning" => {
+                let item_type = if kind == "reasoning" {
+                    "reasoning"
+                } else {
+                    "message"
+                };
+                let existing = self
+                    .open
+                    .get(message_id)
+                    .and_then(|items| items.get(item_type))
+                    .copied();
+                let item = match existing {
+                    Some(item) => item,
+                    None => {
+                        self.open.entry(message_id.to_owned()).or_default();
+                        let mut fields = Map::new();
+                        fields.insert("id".to_owned(), self.item_id(message_id).into());
+                        fields.insert("type".to_owned(), item_type.into());
+                        if item_type == "message" {
+                            fields.insert("status".to_owned(), "in_progress".into());
+                            fields.insert("role".to_owned(), "assistant".into());
+                        }
+                        let item = self.add_item(item_type, fields, out);
+                        self.open[message_id].insert(item_type, item);
+                        item
+                    }
+                };
+                let summary = kind == "reasoning" && !is_falsy(event.get("summary"));
+                let kind = match kind {
+                    "reasoning" => "reasoning",
+                    "refusal" => "refusal",
+                    _ => "text",
+                };
+                let positions = if summary {
+                    &self.items[item].summary
+                } else {
+                    &self.items[item].content
+                };
+                let position = i64::try_from(positions.len()).unwrap_or(i64::MAX);
+                self.parts.push(Part::new(kind, summary, position));
+                let part = self.parts.len() - 1;
+                if summary {
+                    self.items[item].summary.push(part);
+                } else {
+                    self.items[item].content.push(part);
+                }
+                let (item_id, output_index) = (self.items[item].id(), self.items[item].index);
+                let body = self.parts[part].part();
+                let added = if summary {
+                    self.event(
+                        "response.reasoning_summary_part.added",
+                        vec![
+                            ("item_id", item_id),
+                            ("output_index", output_index.into()),
+                            ("summary_index", position.into()),
+                            ("part", body),
+                        ],
+                    )
+                } else {
+                    self.event(
+                        "response.content_part.added",
+                        vec![
+                            ("item_id", item_id),
+                            ("output_index", output_index.into()),
+                            ("content_index", position.into()),
+                            ("part", body),
+                        ],
+                    )
+                };
+                out.push(added);
+                self.blocks
+                    .insert((message_id.to_owned(), index), (item, part));
+            }
+            "tool_call" => {
+                let tool = get_str(event, "tool").filter(|tool| tool_item_type(tool).is_some());
+                let (item_type, field, _) =
+                    tool_item_type(tool.unwrap_or("function")).expect("a known tool");
+                let call_id = nonempty(get_str(event, "call_id"))
+                    .map_or_else(|| format!("{message_id}-{index}"), str::to_owned);
+                let mut fields = Map::new();
+                fields.insert("id".to_owned(), self.item_id(message_id).into());
+                fields.insert("type".to_owned(), item_type.into());
+                fields.insert("status".to_owned(), "in_progress".into());
+                fields.insert(field.to_owned(), "".into());
+                if item_type != "mcp_call" {
+                    fields.insert("call_id".to_owned(), call_id.into());
+                }
+                let name = if is_falsy(event.get("name")) {
+                    Value::from("")
+                } else {
+                    event["name"].clone()
+                };
+                fields.insert("name".to_owned(), name);
+                let item = self.add_item(item_type, fields, out);
+                self.parts.push(Part::new("tool_call", false, 0));
+                let part = self.parts.len() - 1;
+                self.blocks
+                    .insert((message_id.to_owned(), index), (item, part));
+            }
+            "tool_result" => {
+                let mut fields = Map::new();
+                fields.insert("id".to_owned(), self.item_id(message_id).into());
+                fields.insert("type".to_owned(), "function_call_output".into());
+                let call_id = nonempty(get_str(event, "call_id")).unwrap_or("");
+                fields.insert("call_id".to_owned(), call_id.into());
+                fields.insert("output".to_owned(), "".into());
+                fields.insert("status".to_owned(), "in_progress".into());
+                // Added when it finishes, whole.
+                let item = self.new_item(-1, "function_call_output", fields);
+                self.parts.push(Part::new("tool_result", false, 0));
+                let part = self.parts.len() - 1;
+                self.blocks
+                    .insert((message_id.to_owned(), index), (item, part));
+            }
+            _ => {}
+        }
+    }
+
+    fn block_delta(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(&(item, part)) = block_key(event).and_then(|key| self.blocks.get(&key)) else {
+            return;
+        };
+        let Some(delta) = event
+            .get("delta")
+            .and_then(Value::as_str)
+            .filter(|d| !d.is_empty())
+        else {
+            return;
+        };
+        match &mut self.parts[part].value {
+            PartValue::Text(text) => text.push_str(delta),
+            PartValue::Whole(_) => return, // a tool output replaced by content parts: written whole
+        }
+        let (item_id, output_index) = (self.items[item].id(), self.items[item].index);
+        let part = &self.parts[part];
+        let position = part.position;
+        let emitted = match part.kind {
+            "tool_call" => {
+                let tool = tool_item(self.items[item].item_type)
+                    .expect("a tool item")
+                    .0;
+                let prefix = tool_item_type(tool).expect("a known tool").2;
+                self.event(
+                    &format!("{prefix}.delta"),
+                    vec![
+                        ("item_id", item_id),
+                        ("output_index", output_index.into()),
+                        ("delta", delta.into()),
+                    ],
+                )
+            }
+            "reasoning" if part.summary => self.event(
+                "response.reasoning_summary_text.delta",
+                vec![
+                    ("item_id", item_id),
+                    ("output_index", output_index.into()),
+                    ("summary_index", position.into()),
+                    ("delta", delta.into()),
+                ],
+            ),
+            "text" | "refusal" | "reasoning" => {
+                let kind = match part.kind {
+                    "text" => "response.output_text.delta",
+                    "refusal" => "response.refusal.delta",
+                    _ => "response.reasoning_text.delta",
+                };
+                let mut fields = vec![
+                    ("item_id", item_id),
+                    ("output_index", output_index.into()),
+                    ("content_index", position.into()),
+                    ("delta", delta.into()),
+                ];
+                if part.kind == "text" {
+                    fields.push(("logprobs", Value::Array(Vec::new())));
+                }
+                self.event(kind, fields)
+            }
+            _ => return,
+        };
+        out.push(emitted);
+    }
+
+    fn block_replaced(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(&(item, part)) = block_key(event).and_then(|key| self.blocks.get(&key)) else {
+            return;
+        };
+        let kind = self.parts[part].kind;
+        if let Some(field) = appended_field(kind) {
+            match event.get(field) {
+                Some(Value::String(text)) => self.parts[part].value = PartValue::Text(text.clone()),
+                Some(value) if kind == "tool_result" => {
+                    // Content parts: written whole.
+                    self.parts[part].value = PartValue::Whole(value.clone());
+                }
+                _ => {}
+            }
+        }
+        if let (Some(Value::Array(annotations)), "text") = (get(event, "annotations"), kind) {
+            let (item_id, output_index) = (self.items[item].id(), self.items[item].index);
+            let known = self.parts[part].annotations.len();
+            for annotation in annotations.iter().skip(known) {
+                self.parts[part].annotations.push(annotation.clone());
+                let position = self.parts[part].position;
+                let annotation_index = self.parts[part].annotations.len() - 1;
+                let added = self.event(
+                    "response.output_text.annotation.added",
+                    vec![
+                        ("item_id", item_id.clone()),
+                        ("output_index", output_index.into()),
+                        ("content_index", position.into()),
+                        ("annotation_index", annotation_index.into()),
+                        ("annotation", annotation.clone()),
+                    ],
+                );
+                out.push(added);
+            }
+        }
+        if let Some(encrypted) = get_str(event, "encrypted") {
+            if self.items[item].item_type == "reasoning" {
+                self.items[item]
+                    .fields
+                    .insert("encrypted_content".to_owned(), encrypted.into());
+            }
+        }
+    }
+
+    fn block_finished(&mut self, key: &(String, i64), out: &mut Vec<Event>) {
+        let Some((item, part)) = self.blocks.shift_remove(key) else {
+            return;
+        };
+        let (item_id, output_index) = (self.items[item].id(), self.items[item].index);
+        let part = self.parts[part].clone();
+        let position = part.position;
+        match part.kind {
+            "tool_call" => {
+                let (tool, field) = tool_item(self.items[item].item_type).expect("a tool item");
+                let prefix = tool_item_type(tool).expect("a known tool").2;
+                let value = part.text().to_owned();
+                self.items[item]
+                    .fields
+                    .insert(field.to_owned(), value.as_str().into());
+                let done = self.event(
+                    &format!("{prefix}.done"),
+                    vec![
+                        ("item_id", item_id),
+                        ("output_index", output_index.into()),
+                        (field, value.into()),
+                    ],
+                );
+                out.push(done);
+                self.item_done(item, out);
+            }
+            "tool_result" => {
+                let output = match part.value {
+                    PartValue::Text(text) => Value::String(text),
+                    PartValue::Whole(value) => value,
+                };
+                self.items[item].fields.insert("output".to_owned(), output);
+                let index = self.next_index;
+                self.next_index += 1;
+                self.items[item].index = index;
+                let body = Value::Object(self.items[item].fields.clone());
+                let added = self.event(
+                    "response.output_item.added",
+                    vec![("output_index", index.into()), ("item", body)],
+                );
+                out.push(added);
+                self.item_done(item, out);
+            }
+            "reasoning" if part.summary => {
+                let done = self.event(
+                    "response.reasoning_summary_text.done",
+                    vec![
+                        ("item_id", item_id.clone()),
+                        ("output_index", output_index.into()),
+                        ("summary_index", position.into()),
+                        ("text", part.text().into()),
+                    ],
+                );
+                out.push(done);
+                let done = self.event(
+                    "response.reasoning_summary_part.done",
+                    vec![
+                        ("item_id", item_id),
+                        ("output_index", output_index.into()),
+                        ("summary_index", position.into()),
+                        ("part", part.part()),
+                    ],
+                );
+                out.push(done);
+            }
+            kind => {
+                let mut fields = vec![
+                    ("item_id", item_id.clone()),
+                    ("output_index", output_index.into()),
+                    ("content_index", position.into()),
+                ];
+                let done_kind = match kind {
+                    "refusal" => {
+                        fields.push(("refusal", part.text().into()));
+                        "response.refusal.done"
+                    }
+                    "reasoning" => {
+                        fields.push(("text", part.text().into()));
+                        "response.reasoning_text.done"
+                    }
+                    _ => {
+                        fields.push(("text", part.text().into()));
+                        fields.push(("logprobs", Value::Array(Vec::new())));
+                        "response.output_text.done"
+                    }
+                };
+                let done = self.event(done_kind, fields);
+                out.push(done);
+                let done = self.event(
+                    "response.content_part.done",
+                    vec![
+                        ("item_id", item_id),
+                        ("output_index", output_index.into()),
+                        ("content_index", position.into()),
+                        ("part", part.part()),
+                    ],
+                );
+                out.push(done);
+            }
+        }
+    }
+
+    fn item_done(&mut self, item: usize, out: &mut Vec<Event>) {
+        let body = self.item_body(item, true);
+        let index = self.items[item].index;
+        self.output.insert(index, body.clone());
+        let done = self.event(
+            "response.output_item.done",
+            vec![("output_index", index.into()), ("item", body)],
+        );
+        out.push(done);
+    }
+
+    fn close_message(&mut self, message_id: &str, out: &mut Vec<Event>) {
+        let keys: Vec<(String, i64)> = self
+            .blocks
+            .keys()
+            .filter(|key| key.0 == message_id)
+            .cloned()
+            .collect();
+        for key in keys {
+            self.block_finished(&key, out);
+        }
+        if let Some(items) = self.open.shift_remove(message_id) {
+            for item in items.into_values() {
+                self.item_done(item, out);
+            }
+        }
+    }
+
+    fn close_all(&mut self, out: &mut Vec<Event>) {
+        let mut message_ids: IndexMap<String, ()> = IndexMap::new();
+        for key in self.blocks.keys() {
+            message_ids.entry(key.0.clone()).or_default();
+        }
+        for message_id in self.open.keys() {
+            message_ids.entry(message_id.clone()).or_default();
+        }
+        for message_id in message_ids.keys() {
+            self.close_message(message_id, out);
+        }
+    }
+
+    fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
+        self.close_all(out);
+        let usage = or_null(get(event, "usage"));
+        let status = event.get("status");
+        let stopped = match status {
+            Some(Value::String(status)) => {
+                ["incomplete", "cancelled", "interrupted"].contains(&status.as_str())
+            }
+            _ => false,
+        };
+        let finished = if stopped {
+            let status = get_str(event, "status").expect("a status");
+            let mut details = Map::new();
+            details.insert("reason".to_owned(), status.into());
+            let shown = if status == "cancelled" {
+                "cancelled"
+            } else {
+                "incomplete"
+            };
+            let response = self.response(shown, true, Value::Null, Value::Object(details), usage);
+            self.event("response.incomplete", vec![("response", response)])
+        } else {
+            let response = self.response("completed", true, Value::Null, Value::Null, usage);
+            self.event("response.completed", vec![("response", response)])
+        };
+        out.push(finished);
+        self.finished = true;
+    }
+
+    fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let mut error = Map::new();
+        let code = nonempty(get_str(event, "code")).unwrap_or("server_error");
+        error.insert("code".to_owned(), code.into());
+        let message = get_str(event, "message").unwrap_or("");
+        error.insert("message".to_owned(), message.into());
+        let usage = or_null(get(event, "usage"));
+        let response = self.response("failed", true, Value::Object(error), Value::Null, usage);
+        let failed = self.event("response.failed", vec![("response", response)]);
+        out.push(failed);
+        self.finished = true;
+    }
+}
+
+impl Encode for Encoder {
+    fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        if self.finished {
+            return;
+        }
+        let kind = get_str(event, "type").unwrap_or("");
+        if kind == "run_started" && !self.started {
+            if self.response_id.as_deref().is_none_or(str::is_empty) {
+                self.response_id = get_str(event, "run_id").map(str::to_owned);
+            }
+            if self.model.as_deref().is_none_or(str::is_empty) {
+                self.model = get_str(event, "model").map(str::to_owned);
+            }
+            if self.created_at.is_none() {
+                self.created_at = get(event, "created_at").cloned();
+            }
+        }
+        self.ensure_started(out);
+        match kind {
+            "message_finished" => {
+                if let Some(message_id) = get_str(event, "message_id") {
+                    self.close_message(message_id, out);
+                }
+            }
+            "block_started" => self.block_started(event, out),
+            "block_delta" => self.block_delta(event, out),
+            "block_replaced" => self.block_replaced(event, out),
+            "block_finished" => {
+                if let Some(key) = block_key(event) {
+                    self.block_finished(&key, out);
+                }
+            }
+            "run_finished" => self.run_finished(event, out),
+            "run_failed" => self.run_failed(event, out),
+            "passthrough" => {
+                if let (Some(PROTOCOL), Some(Value::Object(inner))) =
+                    (get_str(event, "protocol"), event.get("event"))
+                {
+                    let mut copy = inner.clone();
+                    copy.insert("sequence_number".to_owned(), self.sequence.into());
+                    self.sequence += 1;
+                    out.push(copy);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn frame(&self, event: &Event, out: &mut Vec<u8>) {
+        frame_sse(out, sse_field(event.get("type")), None, event);
+    }
+}

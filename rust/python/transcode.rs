@@ -1,0 +1,470 @@
+//! `agentcodec._native.Transcoder`, `NeutralDecoder`, `NeutralEncoder` and
+//! `NeutralAssembler`: streams through the neutral vocabulary.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
+
+use super::args::LimitArg;
+use super::assemblers::{self, ToPyErr};
+use super::errors::{
+    agentscope_error, agentscope_event_error, agui_error, agui_event_error, error_records,
+    langchain_error, langchain_event_error, responses_error, responses_event_error, stream_error,
+};
+use super::json::{from_python, to_python};
+use crate::events::Event;
+use crate::json::Value;
+use crate::stream::Assemble;
+use crate::transcode::{self, EncoderOptions, PROTOCOLS};
+
+/// The protocol named by `name`, refused as the pure backend refuses it.
+fn protocol(py: Python<'_>, name: &Bound<'_, PyAny>, role: &str) -> PyResult<String> {
+    let Ok(text) = name.cast::<PyString>() else {
+        let kind = name.get_type().name()?.to_string();
+        return Err(PyTypeError::new_err(format!(
+            "{role} must be a protocol name (str), not {kind}"
+        )));
+    };
+    let text = text.to_str()?.to_owned();
+    if !PROTOCOLS.contains(&text.as_str()) {
+        let repr = PyString::new(py, &text).repr()?.to_string();
+        return Err(PyValueError::new_err(format!(
+            "unknown {role} protocol {repr}; known: {}",
+            PROTOCOLS.join(", ")
+        )));
+    }
+    Ok(text)
+}
+
+/// How a source protocol's errors are raised: its own exception classes.
+fn to_py_err_for(source: &str) -> ToPyErr {
+    fn agentscope(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+        stream_error(py, err, agentscope_error, agentscope_event_error)
+    }
+    fn langchain(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+        stream_error(py, err, langchain_error, langchain_event_error)
+    }
+    fn agui(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+        stream_error(py, err, agui_error, agui_event_error)
+    }
+    fn responses(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+        stream_error(py, err, responses_error, responses_event_error)
+    }
+    match source {
+        "agentscope" => agentscope,
+        "langchain" => langchain,
+        "agui" => agui,
+        _ => responses,
+    }
+}
+
+/// The options each encoder takes, in the order the messages list them.
+fn option_names(target: &str) -> &'static [&'static str] {
+    match target {
+        "agentscope" => &["session_id", "response_id", "created_at"],
+        "langchain" => &["namespace", "node", "timestamp"],
+        "agui" => &["thread_id", "run_id"],
+        _ => &["response_id", "model", "created_at"],
+    }
+}
+
+fn str_option(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    match value.cast::<PyString>() {
+        Ok(text) => Ok(Some(text.to_str()?.to_owned())),
+        Err(_) => Err(type_error(name, "str", value)),
+    }
+}
+
+fn int_option(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    if !value.get_type().is(value.py().get_type::<PyInt>()) {
+        return Err(type_error(name, "int", value));
+    }
+    value
+        .extract::<i64>()
+        .map(Some)
+        .map_err(|_| PyValueError::new_err(format!("{name} does not fit in 64 bits")))
+}
+
+fn list_option(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if value.is_none() {
+        return Ok(Vec::new());
+    }
+    let is_sequence =
+        value.is_instance_of::<PyList>() || value.is_instance_of::<pyo3::types::PyTuple>();
+    let parts: Option<Vec<String>> = if is_sequence {
+        value
+            .try_iter()?
+            .map(|part| {
+                part.ok()
+                    .and_then(|part| part.cast::<PyString>().ok().map(|text| text.to_string()))
+            })
+            .collect()
+    } else {
+        None
+    };
+    parts.ok_or_else(|| type_error(name, "list[str]", value))
+}
+
+fn type_error(name: &str, kind: &str, value: &Bound<'_, PyAny>) -> PyErr {
+    let given = value
+        .get_type()
+        .name()
+        .map(|name| name.to_string())
+        .unwrap_or_default();
+    PyTypeError::new_err(format!("{name} must be {kind} or None, not {given}"))
+}
+
+/// A target's encoder options from keyword arguments, checked as the pure
+/// backend checks them.
+fn encoder_options(
+    py: Python<'_>,
+    target: &str,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<EncoderOptions> {
+    let allowed = option_names(target);
+    let mut given: Vec<(String, Bound<'_, PyAny>)> = Vec::new();
+    if let Some(options) = options {
+        for (key, value) in options.iter() {
+            given.push((key.extract::<String>()?, value));
+        }
+    }
+    let mut unknown: Vec<&str> = given
+        .iter()
+        .map(|(key, _)| key.as_str())
+        .filter(|key| !allowed.contains(key))
+        .collect();
+    unknown.sort_unstable();
+    if let Some(first) = unknown.first() {
+        let repr = PyString::new(py, first).repr()?.to_string();
+        return Err(PyTypeError::new_err(format!(
+            "the {target} encoder takes no option {repr} (it takes {})",
+            allowed.join(", ")
+        )));
+    }
+    let mut options = EncoderOptions::defaults(target).expect("a known protocol");
+    for (key, value) in &given {
+        match (&mut options, key.as_str()) {
+            (EncoderOptions::AgentScope { session_id, .. }, "session_id") => {
+                *session_id = str_option(key, value)?;
+            }
+            (EncoderOptions::AgentScope { response_id, .. }, "response_id") => {
+                *response_id = str_option(key, value)?;
+            }
+            (EncoderOptions::AgentScope { created_at, .. }, "created_at") => {
+                *created_at = int_option(key, value)?;
+            }
+            (EncoderOptions::LangChain { namespace, .. }, "namespace") => {
+                *namespace = list_option(key, value)?;
+            }
+            (EncoderOptions::LangChain { node, .. }, "node") => *node = str_option(key, value)?,
+            (EncoderOptions::LangChain { timestamp, .. }, "timestamp") => {
+                *timestamp = int_option(key, value)?;
+            }
+            (EncoderOptions::Agui { thread_id, .. }, "thread_id") => {
+                *thread_id = str_option(key, value)?;
+            }
+            (EncoderOptions::Agui { run_id, .. }, "run_id") => *run_id = str_option(key, value)?,
+            (EncoderOptions::OpenAIResponses { response_id, .. }, "response_id") => {
+                *response_id = str_option(key, value)?;
+            }
+            (EncoderOptions::OpenAIResponses { model, .. }, "model") => {
+                *model = str_option(key, value)?;
+            }
+            (EncoderOptions::OpenAIResponses { created_at, .. }, "created_at") => {
+                *created_at = int_option(key, value)?;
+            }
+            _ => unreachable!("options were checked against the allowed names"),
+        }
+    }
+    Ok(options)
+}
+
+fn to_events<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for event in events {
+        list.append(to_python(py, &Value::Object(event.clone()))?)?;
+    }
+    Ok(list)
+}
+
+/// Converts a stream of one protocol into another, as it streams.
+#[pyclass(module = "agentcodec", name = "Transcoder")]
+pub struct Transcoder {
+    inner: transcode::Transcoder,
+    to_py_err: ToPyErr,
+    #[pyo3(get)]
+    source: String,
+    #[pyo3(get)]
+    target: String,
+}
+
+#[pymethods]
+impl Transcoder {
+    #[new]
+    #[pyo3(signature = (source, target, *, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, **options))]
+    fn new(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        target: &Bound<'_, PyAny>,
+        on_error: &str,
+        max_line_bytes: LimitArg,
+        max_event_bytes: LimitArg,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let target = protocol(py, target, "target")?;
+        let source = protocol(py, source, "source")?;
+        let on_error = assemblers::on_error(py, on_error)?;
+        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+        let options = encoder_options(py, &target, options)?;
+        let inner = transcode::Transcoder::new(&source, options, limits, on_error)
+            .expect("a known protocol");
+        Ok(Transcoder {
+            inner,
+            to_py_err: to_py_err_for(&source),
+            source,
+            target,
+        })
+    }
+
+    /// Converts a chunk of the source's SSE stream; returns the target's SSE
+    /// bytes for the events it completed. After an error, what was converted
+    /// before it comes with the next call.
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        assemblers::feed(py, &mut self.inner, data, self.to_py_err)?;
+        Ok(PyBytes::new(py, &self.inner.take_bytes()))
+    }
+
+    /// Converts one source event already decoded from JSON; returns the
+    /// target's events.
+    fn feed_event<'py>(
+        &mut self,
+        py: Python<'py>,
+        event: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        assemblers::feed_event(py, &mut self.inner, event, self.to_py_err)?;
+        to_events(py, &self.inner.take_events())
+    }
+
+    /// Ends the source stream; returns the target's last SSE bytes.
+    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        assemblers::close(py, &mut self.inner, self.to_py_err)?;
+        Ok(PyBytes::new(py, &self.inner.take_bytes()))
+    }
+
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        error_records(py, self.inner.errors())
+    }
+
+    #[getter]
+    fn event_count(&self) -> u64 {
+        self.inner.event_count()
+    }
+}
+
+/// Decodes a protocol's stream into neutral events.
+#[pyclass(module = "agentcodec", name = "NeutralDecoder")]
+pub struct NeutralDecoder {
+    inner: transcode::Decoder,
+    to_py_err: ToPyErr,
+    #[pyo3(get)]
+    source: String,
+}
+
+#[pymethods]
+impl NeutralDecoder {
+    #[new]
+    #[pyo3(signature = (source, *, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    fn new(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        on_error: &str,
+        max_line_bytes: LimitArg,
+        max_event_bytes: LimitArg,
+    ) -> PyResult<Self> {
+        let source = protocol(py, source, "source")?;
+        let on_error = assemblers::on_error(py, on_error)?;
+        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+        let inner = transcode::Decoder::new(&source, limits, on_error).expect("a known protocol");
+        Ok(NeutralDecoder {
+            inner,
+            to_py_err: to_py_err_for(&source),
+            source,
+        })
+    }
+
+    /// Decodes a chunk of the raw SSE stream; returns the neutral events it
+    /// completed.
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        assemblers::feed(py, &mut self.inner, data, self.to_py_err)?;
+        to_events(py, &self.inner.take())
+    }
+
+    /// Decodes one event that is already decoded from JSON.
+    fn feed_event<'py>(
+        &mut self,
+        py: Python<'py>,
+        event: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        assemblers::feed_event(py, &mut self.inner, event, self.to_py_err)?;
+        to_events(py, &self.inner.take())
+    }
+
+    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        assemblers::close(py, &mut self.inner, self.to_py_err)?;
+        to_events(py, &self.inner.take())
+    }
+
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        error_records(py, self.inner.errors())
+    }
+
+    #[getter]
+    fn event_count(&self) -> u64 {
+        self.inner.event_count()
+    }
+}
+
+/// Encodes neutral events into a protocol's events and SSE bytes.
+#[pyclass(module = "agentcodec", name = "NeutralEncoder")]
+pub struct NeutralEncoder {
+    inner: transcode::Encoder,
+    #[pyo3(get)]
+    target: String,
+}
+
+/// A neutral event given by Python, refused as the pure backend refuses it.
+fn neutral_event(event: &Bound<'_, PyAny>) -> PyResult<Event> {
+    match from_python(event) {
+        Ok(Value::Object(event)) => Ok(event),
+        Ok(_) => {
+            let kind = event.get_type().name()?.to_string();
+            Err(PyTypeError::new_err(format!(
+                "a neutral event is a dict, not {kind}"
+            )))
+        }
+        Err(not_json) => Err(PyTypeError::new_err(format!(
+            "a neutral event must be JSON-compatible: {}",
+            not_json.0
+        ))),
+    }
+}
+
+#[pymethods]
+impl NeutralEncoder {
+    #[new]
+    #[pyo3(signature = (target, **options))]
+    fn new(
+        py: Python<'_>,
+        target: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let target = protocol(py, target, "target")?;
+        let options = encoder_options(py, &target, options)?;
+        Ok(NeutralEncoder {
+            inner: transcode::Encoder::new(options),
+            target,
+        })
+    }
+
+    /// The SSE bytes of what one neutral event becomes.
+    fn encode<'py>(
+        &mut self,
+        py: Python<'py>,
+        event: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let event = neutral_event(event)?;
+        Ok(PyBytes::new(py, &self.inner.encode(&event)))
+    }
+
+    /// What one neutral event becomes, as the target's events.
+    fn encode_events<'py>(
+        &mut self,
+        py: Python<'py>,
+        event: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let event = neutral_event(event)?;
+        to_events(py, &self.inner.encode_events(&event))
+    }
+
+    fn close<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.close())
+    }
+}
+
+/// Assembles any protocol's stream into one protocol-neutral view.
+#[pyclass(module = "agentcodec", name = "NeutralAssembler")]
+pub struct NeutralAssembler {
+    inner: transcode::Assembler,
+    to_py_err: ToPyErr,
+    #[pyo3(get)]
+    source: String,
+}
+
+#[pymethods]
+impl NeutralAssembler {
+    #[new]
+    #[pyo3(signature = (protocol, *, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    fn new(
+        py: Python<'_>,
+        protocol: &Bound<'_, PyAny>,
+        on_error: &str,
+        max_line_bytes: LimitArg,
+        max_event_bytes: LimitArg,
+    ) -> PyResult<Self> {
+        let name = self::protocol(py, protocol, "source")?;
+        let on_error = assemblers::on_error(py, on_error)?;
+        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+        let inner = transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
+        Ok(NeutralAssembler {
+            inner,
+            to_py_err: to_py_err_for(&name),
+            source: name,
+        })
+    }
+
+    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        assemblers::feed(py, &mut self.inner, data, self.to_py_err)
+    }
+
+    fn feed_event(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
+        assemblers::feed_event(py, &mut self.inner, event, self.to_py_err)
+    }
+
+    /// Ends the stream and returns the view.
+    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        assemblers::close(py, &mut self.inner, self.to_py_err)?;
+        self.view(py)
+    }
+
+    /// The view so far: a new dict on every access.
+    #[getter]
+    fn view<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.inner.view())
+    }
+
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        error_records(py, self.inner.errors())
+    }
+
+    #[getter]
+    fn event_count(&self) -> u64 {
+        self.inner.event_count()
+    }
+}

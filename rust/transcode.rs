@@ -1,0 +1,651 @@
+//! Streams through the neutral vocabulary ([`crate::events`]): decoding any
+//! protocol into it, encoding it into any protocol, converting one protocol
+//! into another as it streams, and the neutral view of a stream.
+//! `python/agentcodec/_pure/transcode.py` mirrors this module.
+//!
+//! All three ride the shared [`Driver`]: SSE framing, limits, the error
+//! policy and the backlog are the assemblers' own. What one source event
+//! becomes is handed to a [`Sink`] as it is decoded; nothing already
+//! emitted is read again.
+
+use indexmap::IndexMap;
+
+use crate::events::{appended_field, block_fields, Decode, Encode, Event};
+use crate::json::{self, Map, Value};
+use crate::json_patch::apply_patch;
+use crate::sse::Limits;
+use crate::stream::{Assemble, Driver, Error, Log, Observer, OnError, Protocol};
+use crate::{agentscope, agui, langchain, openai_responses};
+
+/// Protocol names, as the CLI and the docs spell them.
+pub const PROTOCOLS: [&str; 4] = ["agentscope", "langchain", "agui", "openai-responses"];
+
+const ASCII_WHITESPACE: &[char] = &[' ', '\t', '\n', '\r', '\x0b', '\x0c'];
+
+/// How a protocol's event errors name its events.
+pub fn subject(protocol: &str) -> Option<&'static str> {
+    match protocol {
+        "agentscope" => Some("AgentScope event"),
+        "langchain" => Some("LangChain protocol message"),
+        "agui" => Some("AG-UI event"),
+        "openai-responses" => Some("OpenAI Responses event"),
+        _ => None,
+    }
+}
+
+/// A new decoder for a protocol's events.
+pub fn decoder(protocol: &str) -> Option<Box<dyn Decode + Send + Sync>> {
+    Some(match protocol {
+        "agentscope" => Box::new(agentscope::events::Decoder::default()),
+        "langchain" => Box::new(langchain::events::Decoder::default()),
+        "agui" => Box::new(agui::events::Decoder::default()),
+        "openai-responses" => Box::new(openai_responses::events::Decoder::default()),
+        _ => return None,
+    })
+}
+
+/// What each protocol's encoder takes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EncoderOptions {
+    AgentScope {
+        session_id: Option<String>,
+        response_id: Option<String>,
+        created_at: Option<i64>,
+    },
+    LangChain {
+        namespace: Vec<String>,
+        node: Option<String>,
+        timestamp: Option<i64>,
+    },
+    Agui {
+        thread_id: Option<String>,
+        run_id: Option<String>,
+    },
+    OpenAIResponses {
+        response_id: Option<String>,
+        model: Option<String>,
+        created_at: Option<i64>,
+    },
+}
+
+impl EncoderOptions {
+    /// A protocol's defaults.
+    pub fn defaults(protocol: &str) -> Option<Self> {
+        Some(match protocol {
+            "agentscope" => EncoderOptions::AgentScope {
+                session_id: None,
+                response_id: None,
+                created_at: None,
+            },
+            "langchain" => EncoderOptions::LangChain {
+                namespace: Vec::new(),
+                node: Some("model".to_owned()),
+                timestamp: None,
+            },
+            "agui" => EncoderOptions::Agui {
+                thread_id: None,
+                run_id: None,
+            },
+            "openai-responses" => EncoderOptions::OpenAIResponses {
+                response_id: None,
+                model: None,
+                created_at: None,
+            },
+            _ => return None,
+        })
+    }
+
+    pub fn encoder(self) -> Box<dyn Encode + Send + Sync> {
+        match self {
+            EncoderOptions::AgentScope {
+                session_id,
+                response_id,
+                created_at,
+            } => Box::new(agentscope::events::Encoder::new(
+                session_id,
+                response_id,
+                created_at,
+            )),
+            EncoderOptions::LangChain {
+                namespace,
+                node,
+                timestamp,
+            } => Box::new(langchain::events::Encoder::new(
+                namespace,
+                node,
+                timestamp.map(Value::from),
+            )),
+            EncoderOptions::Agui { thread_id, run_id } => {
+                Box::new(agui::events::Encoder::new(thread_id, run_id))
+            }
+            EncoderOptions::OpenAIResponses {
+                response_id,
+                model,
+                created_at,
+            } => Box::new(openai_responses::events::Encoder::new(
+                response_id,
+                model,
+                created_at.map(Value::from),
+            )),
+        }
+    }
+}
+
+/// Where decoded neutral events go.
+pub trait Sink {
+    /// One neutral event; an error is reported through `log`.
+    fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error>;
+
+    /// The stream has ended.
+    fn finish(&mut self) {}
+}
+
+/// A source protocol's events, decoded into a sink.
+pub struct Decoding<S> {
+    decoder: Box<dyn Decode + Send + Sync>,
+    scratch: Vec<Event>,
+    pub sink: S,
+}
+
+impl<S: Sink> Decoding<S> {
+    fn emit(&mut self, log: &mut Log) -> Result<(), Error> {
+        let events = std::mem::take(&mut self.scratch);
+        for event in events {
+            self.sink.neutral(log, event)?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: Sink> Protocol for Decoding<S> {
+    fn apply_text(
+        &mut self,
+        log: &mut Log,
+        text: &str,
+        _observe: Observer<'_, '_>,
+    ) -> Result<(), Error> {
+        if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
+            return Ok(());
+        }
+        match json::parse(text) {
+            Ok(event) => self.apply_value(log, event),
+            Err(_) => log.fail("is not valid JSON".to_owned()),
+        }
+    }
+
+    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
+        let Value::Object(event) = event else {
+            return log.fail(format!("is {}, not an object", json::kind(&event)));
+        };
+        self.decoder.decode(&event, &mut self.scratch);
+        self.emit(log)
+    }
+
+    fn finish(&mut self) {
+        self.decoder.finish(&mut self.scratch);
+        for event in std::mem::take(&mut self.scratch) {
+            // Decoders end with events that cannot fail (no state patches).
+            let mut log = Log::detached();
+            let _ = self.sink.neutral(&mut log, event);
+        }
+        self.sink.finish();
+    }
+}
+
+fn driver<S: Sink>(
+    source: &str,
+    sink: S,
+    limits: Limits,
+    on_error: OnError,
+) -> Option<Driver<Decoding<S>>> {
+    let decoding = Decoding {
+        decoder: decoder(source)?,
+        scratch: Vec::new(),
+        sink,
+    };
+    Some(Driver::new(decoding, limits, on_error, subject(source)?))
+}
+
+macro_rules! assemble_over_driver {
+    ($name:ident, $sink:ty) => {
+        impl Assemble for $name {
+            type Protocol = Decoding<$sink>;
+
+            fn driver(&self) -> &Driver<Self::Protocol> {
+                &self.driver
+            }
+
+            fn driver_mut(&mut self) -> &mut Driver<Self::Protocol> {
+                &mut self.driver
+            }
+        }
+    };
+}
+
+// --- decoding ------------------------------------------------------------------------------
+
+/// Neutral events, kept until they are taken.
+#[derive(Debug, Default)]
+pub struct Collect(Vec<Event>);
+
+impl Sink for Collect {
+    fn neutral(&mut self, _log: &mut Log, event: Event) -> Result<(), Error> {
+        self.0.push(event);
+        Ok(())
+    }
+}
+
+/// Decodes a protocol's stream into neutral events.
+pub struct Decoder {
+    driver: Driver<Decoding<Collect>>,
+}
+
+assemble_over_driver!(Decoder, Collect);
+
+impl Decoder {
+    /// None for a protocol that is not known.
+    pub fn new(source: &str, limits: Limits, on_error: OnError) -> Option<Self> {
+        let driver = driver(source, Collect::default(), limits, on_error)?;
+        Some(Decoder { driver })
+    }
+
+    /// The neutral events decoded since the last call.
+    pub fn take(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.driver.protocol.sink.0)
+    }
+}
+
+// --- converting ----------------------------------------------------------------------------
+
+/// Neutral events, encoded as a target protocol's events as they come.
+pub struct Convert {
+    encoder: Box<dyn Encode + Send + Sync>,
+    out: Vec<Event>,
+}
+
+impl Sink for Convert {
+    fn neutral(&mut self, _log: &mut Log, event: Event) -> Result<(), Error> {
+        self.encoder.encode(&event, &mut self.out);
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        self.encoder.finish(&mut self.out);
+    }
+}
+
+/// Converts a stream of one protocol into another, as it streams.
+pub struct Transcoder {
+    driver: Driver<Decoding<Convert>>,
+}
+
+assemble_over_driver!(Transcoder, Convert);
+
+impl Transcoder {
+    /// None for a source protocol that is not known.
+    pub fn new(
+        source: &str,
+        target: EncoderOptions,
+        limits: Limits,
+        on_error: OnError,
+    ) -> Option<Self> {
+        let sink = Convert {
+            encoder: target.encoder(),
+            out: Vec::new(),
+        };
+        Some(Transcoder {
+            driver: driver(source, sink, limits, on_error)?,
+        })
+    }
+
+    /// The target's events converted since the last call.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.driver.protocol.sink.out)
+    }
+
+    /// The target's SSE bytes for the events converted since the last call.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        let sink = &mut self.driver.protocol.sink;
+        let mut bytes = Vec::new();
+        for event in sink.out.drain(..) {
+            sink.encoder.frame(&event, &mut bytes);
+        }
+        bytes
+    }
+}
+
+/// Encodes neutral events into a protocol's events and SSE bytes.
+pub struct Encoder {
+    encoder: Box<dyn Encode + Send + Sync>,
+}
+
+impl Encoder {
+    pub fn new(target: EncoderOptions) -> Self {
+        Encoder {
+            encoder: target.encoder(),
+        }
+    }
+
+    /// What one neutral event becomes, as the target's events.
+    pub fn encode_events(&mut self, event: &Event) -> Vec<Event> {
+        let mut out = Vec::new();
+        self.encoder.encode(event, &mut out);
+        out
+    }
+
+    /// The SSE bytes of what one neutral event becomes.
+    pub fn encode(&mut self, event: &Event) -> Vec<u8> {
+        let events = self.encode_events(event);
+        self.frame_all(&events)
+    }
+
+    /// The SSE bytes of what the encoder writes at the end.
+    pub fn close(&mut self) -> Vec<u8> {
+        let mut events = Vec::new();
+        self.encoder.finish(&mut events);
+        self.frame_all(&events)
+    }
+
+    fn frame_all(&self, events: &[Event]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for event in events {
+            self.encoder.frame(event, &mut bytes);
+        }
+        bytes
+    }
+}
+
+// --- the neutral view ----------------------------------------------------------------------
+
+#[derive(Debug, Default)]
+struct MessageView {
+    fields: Map<String, Value>,
+    blocks: Vec<Map<String, Value>>,
+}
+
+/// The neutral view of a stream: the run, its messages of blocks, the
+/// state, and what passed through.
+#[derive(Debug)]
+pub struct View {
+    run: Map<String, Value>,
+    messages: IndexMap<String, MessageView>,
+    /// Open blocks: (message, index) -> the block's position in its message.
+    open: std::collections::HashMap<(String, i64), usize>,
+    state: Value,
+    kept: Vec<Value>,
+}
+
+/// A block: its message's id and its index.
+type BlockKey = (String, i64);
+
+/// Block fields a replacement does not touch: the view's own bookkeeping.
+const FIXED: [&str; 5] = ["type", "message_id", "index", "kind", "status"];
+
+impl View {
+    fn new(protocol: &str) -> Self {
+        let mut run = Map::new();
+        run.insert("protocol".to_owned(), protocol.into());
+        for key in ["run_id", "thread_id", "model"] {
+            run.insert(key.to_owned(), Value::Null);
+        }
+        run.insert("status".to_owned(), "in_progress".into());
+        for key in ["error", "usage", "result"] {
+            run.insert(key.to_owned(), Value::Null);
+        }
+        View {
+            run,
+            messages: IndexMap::new(),
+            open: std::collections::HashMap::new(),
+            state: Value::Null,
+            kept: Vec::new(),
+        }
+    }
+
+    fn message(&mut self, message_id: &str, role: &str, kind: Value) -> &mut MessageView {
+        self.messages
+            .entry(message_id.to_owned())
+            .or_insert_with(|| {
+                let mut fields = Map::new();
+                fields.insert("id".to_owned(), message_id.into());
+                fields.insert("role".to_owned(), role.into());
+                fields.insert("kind".to_owned(), kind);
+                fields.insert("status".to_owned(), "in_progress".into());
+                fields.insert("usage".to_owned(), Value::Null);
+                fields.insert("stop_reason".to_owned(), Value::Null);
+                MessageView {
+                    fields,
+                    blocks: Vec::new(),
+                }
+            })
+    }
+
+    fn block(&mut self, event: &Event) -> Option<(&mut Map<String, Value>, BlockKey)> {
+        let key = (
+            event.get("message_id")?.as_str()?.to_owned(),
+            event.get("index")?.as_i64()?,
+        );
+        let position = *self.open.get(&key)?;
+        let block = &mut self.messages.get_mut(&key.0)?.blocks[position];
+        Some((block, key))
+    }
+
+    /// The view as a JSON object.
+    pub fn to_value(&self) -> Value {
+        let mut view = self.run.clone();
+        let messages = self
+            .messages
+            .values()
+            .map(|message| {
+                let mut fields = message.fields.clone();
+                let blocks = message.blocks.iter().cloned().map(Value::Object).collect();
+                fields.insert("blocks".to_owned(), Value::Array(blocks));
+                Value::Object(fields)
+            })
+            .collect();
+        view.insert("messages".to_owned(), Value::Array(messages));
+        view.insert("state".to_owned(), self.state.clone());
+        view.insert("events".to_owned(), Value::Array(self.kept.clone()));
+        Value::Object(view)
+    }
+}
+
+fn str_field<'e>(event: &'e Event, key: &str) -> &'e str {
+    event.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `event.get(key)`: the value, null when absent.
+fn field(event: &Event, key: &str) -> Value {
+    event.get(key).cloned().unwrap_or(Value::Null)
+}
+
+impl Sink for View {
+    fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error> {
+        match str_field(&event, "type") {
+            "run_started" => {
+                for key in ["run_id", "thread_id", "model"] {
+                    if let Some(value) = event.get(key).filter(|value| !value.is_null()) {
+                        self.run.insert(key.to_owned(), value.clone());
+                    }
+                }
+                self.run.insert("status".to_owned(), "in_progress".into());
+                self.run.insert("error".to_owned(), Value::Null);
+            }
+            "run_finished" => {
+                // A failed run does not complete after all.
+                if self.run["status"] != "failed" {
+                    let status =
+                        crate::events::either(event.get("status"), Some(&"completed".into()));
+                    self.run.insert("status".to_owned(), status);
+                    self.run.insert("usage".to_owned(), field(&event, "usage"));
+                    self.run
+                        .insert("result".to_owned(), field(&event, "result"));
+                }
+            }
+            "run_failed" => {
+                self.run.insert("status".to_owned(), "failed".into());
+                let mut error = Map::new();
+                error.insert("code".to_owned(), field(&event, "code"));
+                error.insert("message".to_owned(), field(&event, "message"));
+                self.run.insert("error".to_owned(), Value::Object(error));
+                if let Some(usage) = event.get("usage").filter(|usage| !usage.is_null()) {
+                    self.run.insert("usage".to_owned(), usage.clone());
+                }
+            }
+            "message_started" => {
+                let role = crate::events::either(event.get("role"), Some(&"assistant".into()));
+                let role = role.as_str().unwrap_or("assistant").to_owned();
+                let message = self.message(
+                    str_field(&event, "message_id"),
+                    &role,
+                    field(&event, "kind"),
+                );
+                message
+                    .fields
+                    .insert("status".to_owned(), "in_progress".into());
+            }
+            "message_finished" => {
+                let message =
+                    self.message(str_field(&event, "message_id"), "assistant", Value::Null);
+                message
+                    .fields
+                    .insert("status".to_owned(), "completed".into());
+                message
+                    .fields
+                    .insert("usage".to_owned(), field(&event, "usage"));
+                message
+                    .fields
+                    .insert("stop_reason".to_owned(), field(&event, "stop_reason"));
+            }
+            "block_started" => {
+                let message_id = str_field(&event, "message_id").to_owned();
+                let index = event.get("index").and_then(Value::as_i64).unwrap_or(0);
+                let kind = str_field(&event, "kind");
+                let mut block = Map::new();
+                block.insert("index".to_owned(), index.into());
+                block.insert("kind".to_owned(), kind.into());
+                block.insert("status".to_owned(), "in_progress".into());
+                for name in block_fields(kind) {
+                    block.insert((*name).to_owned(), field(&event, name));
+                }
+                if let Some(appended) = appended_field(kind) {
+                    block.insert(appended.to_owned(), "".into());
+                }
+                let message = self.message(&message_id, "assistant", Value::Null);
+                message
+                    .fields
+                    .insert("status".to_owned(), "in_progress".into());
+                message.blocks.push(block);
+                let position = message.blocks.len() - 1;
+                self.open.insert((message_id, index), position);
+            }
+            "block_delta" => {
+                if let Some((block, _)) = self.block(&event) {
+                    let kind = block.get("kind").and_then(Value::as_str).unwrap_or("");
+                    if let Some(appended) = appended_field(kind) {
+                        let delta = str_field(&event, "delta");
+                        match block.get_mut(appended) {
+                            Some(Value::String(text)) => text.push_str(delta),
+                            None | Some(Value::Null) => {
+                                block.insert(appended.to_owned(), delta.into());
+                            }
+                            Some(_) => {} // replaced by a value that is not text
+                        }
+                    }
+                }
+            }
+            "block_replaced" => {
+                if let Some((block, _)) = self.block(&event) {
+                    for (key, value) in &event {
+                        if !FIXED.contains(&key.as_str()) {
+                            block.insert(key.clone(), value.clone());
+                        }
+                    }
+                    let kind = block.get("kind").and_then(Value::as_str).unwrap_or("");
+                    if appended_field(kind).is_some_and(|appended| event.contains_key(appended)) {
+                        // Corrected: what streamed was not all of it.
+                        block.insert("replaced".to_owned(), true.into());
+                    }
+                }
+            }
+            "block_finished" => {
+                if let Some((block, key)) = self.block(&event) {
+                    block.insert("status".to_owned(), "completed".into());
+                    if block.get("kind").and_then(Value::as_str) == Some("tool_call") {
+                        let (input, error) = match block.get("arguments") {
+                            Some(Value::String(text)) if text.is_empty() => {
+                                (Some(Value::Object(Map::new())), None)
+                            }
+                            Some(Value::String(text)) => match json::parse(text) {
+                                Ok(input) => (Some(input), None),
+                                Err(_) => (None, Some("arguments are not valid JSON")),
+                            },
+                            None | Some(Value::Null) => (Some(Value::Object(Map::new())), None),
+                            Some(_) => (None, Some("arguments are not text")),
+                        };
+                        block.insert("input".to_owned(), input.unwrap_or(Value::Null));
+                        if let Some(error) = error {
+                            block.insert("error".to_owned(), error.into());
+                        }
+                    }
+                    self.open.remove(&key);
+                }
+            }
+            "state_snapshot" => self.state = field(&event, "snapshot"),
+            "state_patch" => {
+                let was_null = self.state.is_null();
+                let mut document = if was_null {
+                    Value::Object(Map::new())
+                } else {
+                    std::mem::take(&mut self.state)
+                };
+                let result = apply_patch(&mut document, &field(&event, "patch"));
+                if result.is_ok() || !was_null {
+                    self.state = document; // rolled back when it did not apply
+                }
+                if let Err(err) = result {
+                    return log.fail(format!("has a state patch that does not apply: {err}"));
+                }
+            }
+            "passthrough" => self.kept.push(field(&event, "event")),
+            _ => self.kept.push(Value::Object(event)),
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        if self.run["status"] == "in_progress" {
+            self.run.insert("status".to_owned(), "incomplete".into());
+        }
+        for message in self.messages.values_mut() {
+            if message.fields["status"] == "in_progress" {
+                message
+                    .fields
+                    .insert("status".to_owned(), "incomplete".into());
+            }
+        }
+        for (key, position) in &self.open {
+            if let Some(message) = self.messages.get_mut(&key.0) {
+                message.blocks[*position].insert("status".to_owned(), "incomplete".into());
+            }
+        }
+    }
+}
+
+/// Assembles any protocol's stream into the neutral view.
+pub struct Assembler {
+    driver: Driver<Decoding<View>>,
+}
+
+assemble_over_driver!(Assembler, View);
+
+impl Assembler {
+    /// None for a protocol that is not known.
+    pub fn new(protocol: &str, limits: Limits, on_error: OnError) -> Option<Self> {
+        let driver = driver(protocol, View::new(protocol), limits, on_error)?;
+        Some(Assembler { driver })
+    }
+
+    pub fn view(&self) -> Value {
+        self.driver.protocol.sink.to_value()
+    }
+}

@@ -1,0 +1,370 @@
+"""Converting streams between protocols through the neutral vocabulary.
+
+Every recorded stream of every protocol (a real AgentApp's three endpoints,
+agentscope-runtime's builders and runner, streams built with ag-ui-protocol's
+and openai-python's own classes, langchain-core's bridge) is converted into
+every protocol, on both backends, and judged:
+
+- by the target's own SDK: AG-UI output validates with ag-ui-protocol's
+  models and passes the client's verifier; Responses output runs through
+  openai-python's ``ResponseStreamState`` to the Response agentcodec's own
+  assembler gives; every output assembles without an error;
+- by what it carries: the neutral view of the output holds every message,
+  block, text, argument and result of the source that the target can carry
+  (TARGET_LOSSES says what each cannot, and the README's table repeats it);
+- and round trips A -> B -> A keep what B carries.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import warnings
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from agentcodec import AgentCodecError
+from agui_reference import apply_events, verify_events
+from conftest import NATIVE, PURE
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses")
+SOURCES = [
+    *[("agentscope", path) for path in sorted((FIXTURES / "agentscope").glob("*.sse"))],
+    *[("agentscope", path) for path in sorted((FIXTURES / "agentapp").glob("*.process.sse"))],
+    *[("langchain", path) for path in sorted((FIXTURES / "langchain").glob("*.sse"))],
+    *[("agui", path) for path in sorted((FIXTURES / "agentapp").glob("*.agui.sse"))],
+    *[("agui", path) for path in sorted((FIXTURES / "sdk").glob("agui_*.sse"))],
+    *[("openai-responses", path) for path in sorted((FIXTURES / "agentapp").glob("*.responses.sse"))],
+    *[("openai-responses", path) for path in sorted((FIXTURES / "sdk").glob("responses_*.sse"))],
+]
+SOURCE_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in SOURCES]
+# Deterministic output: the options that would otherwise come from the clock.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "agentscope": {"created_at": 1763700000},
+    "langchain": {"timestamp": 1763700000000},
+    "agui": {},
+    "openai-responses": {"created_at": 1763700000},
+}
+# What each target cannot carry (README: "What each protocol carries").
+TARGET_LOSSES: dict[str, set[str]] = {
+    "agentscope": set(),
+    "langchain": {"refusal_kind"},
+    "agui": {"media", "data", "refusal_kind", "corrections"},
+    "openai-responses": {"media", "data"},
+}
+
+
+def backends() -> list[ModuleType]:
+    return [backend for backend in (NATIVE, PURE) if backend is not None]
+
+
+def convert(backend: ModuleType, source: str, target: str, stream: bytes, chunk: int | None = None) -> bytes:
+    transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+    if chunk is None:
+        return transcoder.feed(stream) + transcoder.close()
+    out = b""
+    rng = random.Random(chunk)
+    position = 0
+    while position < len(stream):
+        size = rng.randint(1, chunk)
+        out += transcoder.feed(stream[position : position + size])
+        position += size
+    return out + transcoder.close()
+
+
+def view(backend: ModuleType, protocol: str, stream: bytes) -> dict[str, Any]:
+    assembler = backend.NeutralAssembler(protocol)
+    assembler.feed(stream)
+    neutral = assembler.close()
+    decoder = backend.NeutralDecoder(protocol)
+    events = decoder.feed(stream) + decoder.close()
+    neutral["ended"] = any(event["type"] in ("run_finished", "run_failed") for event in events)
+    return neutral
+
+
+def transcript(
+    neutral: dict[str, Any], losses: set[str] = frozenset(), skip: set[int] = frozenset()
+) -> list[tuple[Any, ...]]:
+    """What a stream says, whatever protocol carried it: its blocks in order,
+    text by kind, tool calls by id, name and parsed arguments, results by
+    call and output, without what the target cannot carry (and without the
+    blocks at the positions in ``skip``)."""
+    lines: list[tuple[Any, ...]] = []
+    blocks = [block for message in neutral["messages"] for block in message["blocks"]]
+    for position, block in enumerate(blocks):
+        kind = block["kind"]
+        if kind in losses or position in skip:
+            continue
+        if kind in ("text", "reasoning", "refusal"):
+            if not block.get("text"):
+                continue
+            shown = "text" if kind == "refusal" and "refusal_kind" in losses else kind
+            lines.append((shown, block["text"]))
+        elif kind == "tool_call":
+            lines.append(("tool_call", block.get("call_id"), block.get("name"), block.get("input")))
+        elif kind == "tool_result":
+            lines.append(("tool_result", block.get("call_id"), block.get("output")))
+        else:
+            lines.append((kind,))
+    # Consecutive text of one kind is one text, however it was split into blocks.
+    merged: list[tuple[Any, ...]] = []
+    for line in lines:
+        if merged and line[0] in ("text", "reasoning") and merged[-1][0] == line[0] and len(line) == 2:
+            merged[-1] = (line[0], merged[-1][1] + line[1])
+        else:
+            merged.append(line)
+    return merged
+
+
+def corrected(neutral: dict[str, Any]) -> set[int]:
+    """The positions of blocks whose streamed text a snapshot corrected: an
+    append-only target (AG-UI) keeps what streamed, not the correction."""
+    blocks = [block for message in neutral["messages"] for block in message["blocks"]]
+    return {position for position, block in enumerate(blocks) if block.get("replaced")}
+
+
+# How each target writes the run statuses it has no word for, as read back.
+STATUS_AS_CARRIED: dict[str, dict[str, str]] = {
+    "agentscope": {"interrupted": "incomplete"},
+    "langchain": {"incomplete": "completed", "cancelled": "interrupted"},
+    "agui": {"incomplete": "completed", "interrupted": "completed"},
+    "openai-responses": {"interrupted": "incomplete"},
+}
+
+
+def run_outcome(neutral: dict[str, Any], target: str | None = None) -> tuple[Any, ...]:
+    """The run's status and error; for a run that ended, its status as the
+    target writes it."""
+    status = neutral["status"]
+    if target is not None and neutral["ended"]:
+        status = STATUS_AS_CARRIED[target].get(status, status)
+    error = (neutral["error"] or {}).get("message") if status == "failed" else None
+    return status, error
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[tuple[str, str, str], bytes]:
+    """Every source converted into every target, by each backend."""
+    results = {}
+    for backend in backends():
+        for (source, path), source_id in zip(SOURCES, SOURCE_IDS, strict=True):
+            stream = path.read_bytes()
+            for target in PROTOCOLS:
+                results[(backend.__name__, source_id, target)] = convert(backend, source, target, stream)
+    return results
+
+
+@pytest.mark.parametrize("target", PROTOCOLS)
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_backends_agree_in_any_chunking(source: str, path: Path, target: str) -> None:
+    stream = path.read_bytes()
+    expected = convert(PURE, source, target, stream)
+    for backend in backends():
+        assert convert(backend, source, target, stream) == expected
+        assert convert(backend, source, target, stream, chunk=500) == expected
+
+
+@pytest.mark.parametrize("target", PROTOCOLS)
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_what_the_target_can_carry_comes_through(source: str, path: Path, target: str) -> None:
+    stream = path.read_bytes()
+    backend = backends()[0]
+    original = view(backend, source, stream)
+    converted = view(backend, target, convert(backend, source, target, stream))
+    losses = TARGET_LOSSES[target]
+    skip = corrected(original) if "corrections" in losses else set()
+    assert transcript(converted, losses, skip) == transcript(original, losses, skip)
+    assert run_outcome(converted) == run_outcome(original, target)
+
+
+@pytest.mark.parametrize("middle", PROTOCOLS)
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_round_trips_keep_what_the_middle_carries(source: str, path: Path, middle: str) -> None:
+    stream = path.read_bytes()
+    backend = backends()[0]
+    there = convert(backend, source, middle, stream)
+    back = convert(backend, middle, source, there)
+    losses = TARGET_LOSSES[middle] | TARGET_LOSSES[source]
+    original = view(backend, source, stream)
+    skip = corrected(original) if "corrections" in losses else set()
+    assert transcript(view(backend, source, back), losses, skip) == transcript(original, losses, skip)
+
+
+# --- judged by the target's SDK ---------------------------------------------------------
+
+
+def data_events(stream: bytes) -> list[dict[str, Any]]:
+    return [
+        json.loads(block.split("data: ", 1)[1])
+        for block in stream.decode().split("\n\n")
+        if "data: " in block
+    ]
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_agui_output_validates_and_the_client_follows_it(source: str, path: Path) -> None:
+    ag_ui = pytest.importorskip("ag_ui.core")
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(ag_ui.Event)
+    for backend in backends():
+        stream = convert(backend, source, "agui", path.read_bytes())
+        events = data_events(stream)
+        for event in events:
+            # What ag-ui-protocol's EventEncoder would write for it, byte for byte.
+            model = adapter.validate_python(event)
+            assert json.loads(model.model_dump_json(by_alias=True)) == event
+        verify_events(events)
+        reference = apply_events(events)
+        assembler = backend.AGUIAssembler()
+        assembler.feed(stream)
+        run = assembler.close()
+        assert run["messages"] == reference["messages"]
+        assert (reference["warnings"] == [] and assembler.errors == []) or run["status"] == "error"
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_responses_output_is_what_openai_python_accumulates(source: str, path: Path) -> None:
+    streaming = pytest.importorskip("openai.lib.streaming.responses._responses")
+    from openai._models import construct_type
+    from openai._types import omit
+    from openai.types.responses import ResponseStreamEvent
+
+    for backend in backends():
+        stream = convert(backend, source, "openai-responses", path.read_bytes())
+        events = data_events(stream)
+        assert [event["sequence_number"] for event in events] == list(range(len(events)))
+        state = streaming.ResponseStreamState(input_tools=omit, text_format=omit)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for event in events:
+                state.handle_event(construct_type(type_=ResponseStreamEvent, value=event))
+            completed = state._completed_response
+            expected = completed.to_dict() if completed is not None else None
+        assembler = backend.OpenAIResponsesAssembler()
+        assembler.feed(stream)
+        response = assembler.close()
+        assert assembler.errors == [] or response["status"] == "failed"
+        if expected is not None:
+            from test_openai_responses import without_sdk_extras
+
+            assert response == without_sdk_extras(expected)
+
+
+@pytest.mark.parametrize("target", ["agentscope", "langchain"])
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_agentscope_and_langchain_output_assembles_cleanly(source: str, path: Path, target: str) -> None:
+    for backend in backends():
+        stream = convert(backend, source, target, path.read_bytes())
+        if target == "agentscope":
+            assembler = backend.AgentScopeAssembler(strict=True)
+        else:
+            assembler = backend.LangChainAssembler()
+        assembler.feed(stream)
+        assembler.close()
+        assert all(error["code"] != "invalid_event" for error in assembler.errors)
+
+
+# --- what the AgentApp's own adapters do, and what they should ---------------------------------
+
+
+def test_agentscope_to_agui_does_what_the_agentapp_does_and_what_it_should() -> None:
+    process = (FIXTURES / "agentapp" / "agent_turn.process.sse").read_bytes()
+    theirs = data_events((FIXTURES / "agentapp" / "agent_turn.agui.sse").read_bytes())
+    for backend in backends():
+        ours = data_events(convert(backend, "agentscope", "agui", process))
+        kinds = [event["type"] for event in ours]
+        # Reasoning is reasoning, not text (agentscope-runtime #504).
+        assert "REASONING_MESSAGE_START" in kinds
+        assert kinds.count("TEXT_MESSAGE_START") == 1
+        assert [event["type"] for event in theirs].count("TEXT_MESSAGE_START") == 2
+        # Tool arguments stream (the AgentApp sends them once, whole).
+        args = [event["delta"] for event in ours if event["type"] == "TOOL_CALL_ARGS"]
+        assert len(args) > 1
+        assert "".join(args) == '{"city": "Paris", "unit": "C"}'
+
+        # The same text, results and run as the AgentApp's, event for event.
+        def texts(events: list[dict[str, Any]], kind: str) -> str:
+            return "".join(event["delta"] for event in events if event["type"] == kind)
+
+        assert (
+            texts(ours, "TEXT_MESSAGE_CONTENT")
+            == json.loads((FIXTURES / "agentapp" / "agent_turn.json").read_text())["answer"]
+        )
+        result = next(event for event in ours if event["type"] == "TOOL_CALL_RESULT")
+        their_result = next(event for event in theirs if event["type"] == "TOOL_CALL_RESULT")
+        assert (result["toolCallId"], result["content"], result["role"]) == (
+            their_result["toolCallId"],
+            their_result["content"],
+            their_result["role"],
+        )
+        assert kinds[0] == "RUN_STARTED"
+        assert kinds[-1] == "RUN_FINISHED"
+
+
+def test_agentscope_to_responses_keeps_tool_calls_and_failed_runs() -> None:
+    for name, status in (("agent_turn", "completed"), ("agent_fails", "failed")):
+        process = (FIXTURES / "agentapp" / f"{name}.process.sse").read_bytes()
+        for backend in backends():
+            assembler = backend.OpenAIResponsesAssembler()
+            assembler.feed(convert(backend, "agentscope", "openai-responses", process))
+            response = assembler.close()
+            assert response["status"] == status
+            types = [item["type"] for item in response["output"]]
+            # The AgentApp drops plugin calls and their results (agentscope-runtime #486).
+            assert "function_call" in types
+            assert "function_call_output" in types
+            assert "reasoning" in types
+            assert assembler.function_calls[0]["arguments"] == {"city": "Paris", "unit": "C"}
+
+
+def test_a_cancelled_run_ends_every_target_properly() -> None:
+    events = [
+        {"object": "response", "id": "r1", "status": "created", "session_id": "s"},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "partial"},
+        {"object": "response", "id": "r1", "status": "canceled"},
+    ]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    for backend in backends():
+        agui = data_events(convert(backend, "agentscope", "agui", stream))
+        assert [event["type"] for event in agui][-3:] == [
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "RUN_FINISHED",
+        ]
+        assert agui[-1]["outcome"] == {"type": "cancelled"}
+        responses = data_events(convert(backend, "agentscope", "openai-responses", stream))
+        assert responses[-1]["type"] == "response.incomplete"
+        assert responses[-1]["response"]["status"] == "cancelled"
+        assert responses[-1]["response"]["output"][0]["content"][0]["text"] == "partial"
+
+
+def test_feed_event_returns_the_targets_events() -> None:
+    for backend in backends():
+        transcoder = backend.Transcoder("agui", "openai-responses", created_at=5)
+        out = transcoder.feed_event({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+        assert [event["type"] for event in out] == ["response.created", "response.in_progress"]
+        out = transcoder.feed_event({"type": "TEXT_MESSAGE_START", "messageId": "m"})
+        out += transcoder.feed_event({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"})
+        assert [event["type"] for event in out] == [
+            "response.output_item.added",
+            "response.content_part.added",
+            "response.output_text.delta",
+        ]
+        assert out[-1]["delta"] == "hi"
+        assert out[-1]["item_id"] == "m"
+
+
+def test_errors_name_the_source_event() -> None:
+    for backend in backends():
+        transcoder = backend.Transcoder("agui", "agentscope", created_at=1)
+        with pytest.raises(AgentCodecError, match=r"AG-UI event 2 is not valid JSON"):
+            transcoder.feed(b'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\ndata: {oops\n\n')
+        with pytest.raises(ValueError, match="unknown source protocol"):
+            backend.Transcoder("nope", "agui")
+        with pytest.raises(TypeError, match="takes no option"):
+            backend.Transcoder("agui", "agui", session_id="x")

@@ -1,0 +1,236 @@
+"""Both backends convert, decode, encode and view every stream alike: real
+streams of every protocol, broken the ways producers break them (events
+dropped, repeated, swapped, fields removed or of the wrong type, text cut),
+and generated neutral streams, including ones that make no sense."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcodec._pure.events import BLOCK_FIELDS, BLOCK_KINDS
+from conftest import NATIVE, PURE
+
+pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native backend with the pure one")
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses")
+OPTIONS: dict[str, dict[str, Any]] = {
+    "agentscope": {"created_at": 1},
+    "langchain": {"timestamp": 1},
+    "agui": {},
+    "openai-responses": {"created_at": 1},
+}
+FIXTURE_GLOBS = {
+    "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse"],
+    "langchain": ["langchain/*.sse"],
+    "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
+    "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
+}
+ODD_VALUES = [None, 0, 1, "", "x", [], {}, True, 1.5, "m1", 2**40]
+
+
+def _events(path: Path) -> list[Any]:
+    blocks = path.read_text(encoding="utf-8").split("\n\n")
+    return [json.loads(block.split("data: ", 1)[1]) for block in blocks if "data: {" in block]
+
+
+STREAMS = {
+    protocol: [_events(path) for pattern in patterns for path in sorted(FIXTURES.glob(pattern))]
+    for protocol, patterns in FIXTURE_GLOBS.items()
+}
+
+
+def _mutate_value(rng: random.Random, value: Any) -> Any:
+    if isinstance(value, dict) and value and rng.random() < 0.7:
+        value = dict(value)
+        key = rng.choice(list(value))
+        roll = rng.random()
+        if roll < 0.3:
+            del value[key]
+        elif roll < 0.6:
+            value[key] = rng.choice(ODD_VALUES)
+        else:
+            value[key] = _mutate_value(rng, value[key])
+        return value
+    if isinstance(value, list) and value and rng.random() < 0.5:
+        value = list(value)
+        position = rng.randrange(len(value))
+        value[position] = _mutate_value(rng, value[position])
+        return value
+    if isinstance(value, str) and rng.random() < 0.5:
+        return value[: rng.randint(0, len(value))]
+    return rng.choice(ODD_VALUES) if rng.random() < 0.3 else value
+
+
+def broken(rng: random.Random, events: list[Any]) -> list[Any]:
+    """A real stream, broken a few times."""
+    events = list(events)
+    for _ in range(rng.randint(0, 4)):
+        if not events:
+            break
+        position = rng.randrange(len(events))
+        roll = rng.random()
+        if roll < 0.3:
+            del events[position]
+        elif roll < 0.5:
+            events.insert(position, events[rng.randrange(len(events))])
+        elif roll < 0.6:
+            other = rng.randrange(len(events))
+            events[position], events[other] = events[other], events[position]
+        else:
+            events[position] = _mutate_value(rng, events[position])
+    return events
+
+
+def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
+    """Neutral events over a few messages and blocks, in any order."""
+    events: list[dict[str, Any]] = [
+        {
+            "type": "run_started",
+            "run_id": rng.choice([None, "r", ""]),
+            "thread_id": rng.choice([None, "t"]),
+            "model": rng.choice([None, "gpt"]),
+            "created_at": rng.choice([None, 5]),
+        }
+    ]
+    for _ in range(rng.randint(1, 25)):
+        message_id, index, roll = rng.choice(["m1", "m2", "m3"]), rng.randint(0, 2), rng.random()
+        if roll < 0.15:
+            events.append(
+                {
+                    "type": "message_started",
+                    "message_id": message_id,
+                    "role": rng.choice(["assistant", "user", "tool", "system", None]),
+                    "kind": rng.choice(["message", "reasoning", "tool_call", "tool_result", None]),
+                }
+            )
+        elif roll < 0.35:
+            kind = rng.choice(BLOCK_KINDS)
+            event = {"type": "block_started", "message_id": message_id, "index": index, "kind": kind}
+            for name in BLOCK_FIELDS[kind]:
+                event[name] = rng.choice([None, "c1", "name", True, "function", "mcp", "custom", "image"])
+            events.append(event)
+        elif roll < 0.6:
+            delta = rng.choice(["ab", '{"a":', "1}", "é", ""])
+            events.append({"type": "block_delta", "message_id": message_id, "index": index, "delta": delta})
+        elif roll < 0.7:
+            fields = rng.choice(
+                [
+                    {"text": "X"},
+                    {"arguments": "{}"},
+                    {"output": [{"type": "text"}]},
+                    {"name": "n2"},
+                    {"annotations": [{"a": 1}]},
+                    {"encrypted": "enc"},
+                    {"output": None},
+                ]
+            )
+            events.append({"type": "block_replaced", "message_id": message_id, "index": index, **fields})
+        elif roll < 0.85:
+            events.append({"type": "block_finished", "message_id": message_id, "index": index})
+        elif roll < 0.92:
+            events.append(
+                {
+                    "type": "message_finished",
+                    "message_id": message_id,
+                    "usage": rng.choice([None, {"input_tokens": 3}]),
+                    "stop_reason": rng.choice([None, "stop"]),
+                }
+            )
+        elif roll < 0.96:
+            events.append(
+                {
+                    "type": rng.choice(["state_snapshot", "state_patch"]),
+                    "snapshot": {"a": 1},
+                    "patch": [{"op": "add", "path": "/b", "value": 2}],
+                }
+            )
+        else:
+            events.append(
+                {"type": "passthrough", "protocol": rng.choice(PROTOCOLS), "event": {"type": "X", "seq": 3}}
+            )
+    roll = rng.random()
+    if roll < 0.5:
+        events.append(
+            {
+                "type": "run_finished",
+                "status": rng.choice(["completed", "incomplete", "cancelled", None]),
+                "usage": rng.choice([None, {"input_tokens": 1}]),
+                "result": rng.choice([None, {"x": 1}]),
+            }
+        )
+    elif roll < 0.7:
+        events.append(
+            {"type": "run_failed", "code": rng.choice([None, "c"]), "message": rng.choice([None, "boom", ""])}
+        )
+    return events
+
+
+def outcome(backend: ModuleType, use: str, source: str, target: str, events: list[Any]) -> Any:
+    """Everything a user sees of one use of the neutral classes."""
+    try:
+        if use == "transcode":
+            transcoder = backend.Transcoder(source, target, on_error="skip", **OPTIONS[target])
+            return [transcoder.feed_event(event) for event in events], transcoder.close(), transcoder.errors
+        if use == "decode":
+            decoder = backend.NeutralDecoder(source, on_error="skip")
+            return [decoder.feed_event(event) for event in events], decoder.close(), decoder.errors
+        if use == "view":
+            assembler = backend.NeutralAssembler(source, on_error="skip")
+            for event in events:
+                assembler.feed_event(event)
+            return assembler.close(), assembler.errors
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        return [encoder.encode(event) for event in events], encoder.close()
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+
+
+@SETTINGS
+@given(
+    rng=st.randoms(use_true_random=False),
+    source=st.sampled_from(PROTOCOLS),
+    target=st.sampled_from(PROTOCOLS),
+    use=st.sampled_from(["transcode", "decode", "view"]),
+)
+def test_backends_agree_on_broken_real_streams(
+    rng: random.Random, source: str, target: str, use: str
+) -> None:
+    events = broken(rng, rng.choice(STREAMS[source]))
+    assert outcome(NATIVE, use, source, target, events) == outcome(PURE, use, source, target, events)
+
+
+@SETTINGS
+@given(rng=st.randoms(use_true_random=False), target=st.sampled_from(PROTOCOLS))
+def test_backends_encode_any_neutral_stream_alike(rng: random.Random, target: str) -> None:
+    events = neutral_stream(rng)
+    assert outcome(NATIVE, "encode", "agui", target, events) == outcome(
+        PURE, "encode", "agui", target, events
+    )
+
+
+@SETTINGS
+@given(
+    rng=st.randoms(use_true_random=False),
+    source=st.sampled_from(PROTOCOLS),
+    target=st.sampled_from(PROTOCOLS),
+    chunk=st.integers(1, 400),
+)
+def test_any_chunking_converts_alike(rng: random.Random, source: str, target: str, chunk: int) -> None:
+    events = broken(rng, rng.choice(STREAMS[source]))
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    whole = PURE.Transcoder(source, target, on_error="skip", **OPTIONS[target])
+    expected = whole.feed(stream) + whole.close()
+    for backend in (NATIVE, PURE):
+        transcoder = backend.Transcoder(source, target, on_error="skip", **OPTIONS[target])
+        pieces = [transcoder.feed(stream[start : start + chunk]) for start in range(0, len(stream), chunk)]
+        assert b"".join(pieces) + transcoder.close() == expected
