@@ -73,12 +73,25 @@ def test_public_names_match_the_backends() -> None:
         "encode_sse_comment",
         "DEFAULT_MAX_LINE_BYTES",
         "DEFAULT_MAX_EVENT_BYTES",
+        "Transcoder",
     ):
         assert getattr(agentcodec, name) is getattr(agentcodec.impl, name)
         assert hasattr(PURE, name)
         if NATIVE is not None:
             assert hasattr(NATIVE, name)
     assert set(agentcodec.__all__) <= set(dir(agentcodec))
+    from agentcodec import events
+
+    for public, name in (
+        ("Assembler", "NeutralAssembler"),
+        ("Decoder", "NeutralDecoder"),
+        ("Encoder", "NeutralEncoder"),
+    ):
+        assert getattr(events, public) is getattr(agentcodec.impl, name)
+        assert hasattr(PURE, name)
+        if NATIVE is not None:
+            assert hasattr(NATIVE, name)
+    assert set(events.__all__) <= set(dir(events))
 
 
 def test_versions_agree() -> None:

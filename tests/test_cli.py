@@ -1,4 +1,4 @@
-"""The command line: ``agentcodec decode``."""
+"""The command line: ``agentcodec decode``, ``assemble`` and ``convert``."""
 
 from __future__ import annotations
 
@@ -120,3 +120,71 @@ def test_assemble_langchain(capsys: pytest.CaptureFixture[str]) -> None:
     (message,) = json.loads(capsys.readouterr().out)
     assert message["status"] == "completed"
     assert [block["type"] for block in message["content"]] == ["text", "tool_call", "tool_call"]
+
+
+AGENTAPP = Path(__file__).resolve().parent / "fixtures" / "agentapp"
+
+
+def test_convert_streams_from_stdin_to_stdout() -> None:
+    process = (AGENTAPP / "agent_turn.process.sse").read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "agentcodec", "convert", "--from", "agentscope", "--to", "agui"],
+        input=process,
+        capture_output=True,
+        check=True,
+        env={**os.environ},
+    )
+    import agentcodec
+
+    transcoder = agentcodec.Transcoder("agentscope", "agui")
+    assert result.stdout == transcoder.feed(process) + transcoder.close()
+    assert result.stdout.startswith(b'data: {"type":"RUN_STARTED"')
+
+
+def test_convert_stops_at_a_bad_event_after_what_came_before(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    capture = tmp_path / "bad.sse"
+    capture.write_bytes(b'data: {"object":"response","id":"r","status":"created"}\n\ndata: nope\n\n')
+    assert (
+        main(
+            [
+                "convert",
+                "--from",
+                "agentscope",
+                "--to",
+                "openai-responses",
+                "--chunk-size",
+                "60",
+                str(capture),
+            ]
+        )
+        == 1
+    )
+    captured = capsysbinary.readouterr()
+    assert b"response.created" in captured.out
+    assert b"AgentScope event 2 is not valid JSON" in captured.err
+    assert (
+        main(["convert", "--from", "agentscope", "--to", "openai-responses", "--skip-errors", str(capture)])
+        == 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("protocol", "name", "key", "kind"),
+    [
+        ("agui", "agent_turn.agui.sse", "messages", "tool_call"),
+        # The AgentApp's Responses endpoint drops the tool calls (agentscope-runtime #486).
+        ("openai-responses", "agent_turn.responses.sse", "output", "text"),
+    ],
+)
+def test_assemble_agentapp_endpoints(
+    protocol: str, name: str, key: str, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["assemble", "--protocol", protocol, str(AGENTAPP / name)]) == 0
+    assert json.loads(capsys.readouterr().out)[key]
+    assert main(["assemble", "--neutral", "--protocol", protocol, str(AGENTAPP / name)]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["protocol"] == protocol
+    assert view["status"] == "completed"
+    assert any(block["kind"] == kind for message in view["messages"] for block in message["blocks"])

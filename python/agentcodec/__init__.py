@@ -2,6 +2,8 @@
 
 It frames Server-Sent Events, decodes their JSON events and assembles the
 deltas they carry, in Rust, with a pure-Python fallback that behaves the same.
+``Transcoder(source, target)`` converts a stream of one protocol into another
+as it streams, through the neutral vocabulary of ``agentcodec.events``.
 ``agentcodec.backend`` says which one is in use.
 """
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         DEFAULT_MAX_LINE_BYTES,
         SSEDecoder,
         SSEEvent,
+        Transcoder,
         encode_sse,
         encode_sse_comment,
     )
@@ -42,6 +45,7 @@ else:
     DEFAULT_MAX_LINE_BYTES = impl.DEFAULT_MAX_LINE_BYTES
     SSEDecoder = impl.SSEDecoder
     SSEEvent = impl.SSEEvent
+    Transcoder = impl.Transcoder
     encode_sse = impl.encode_sse
     encode_sse_comment = impl.encode_sse_comment
 
@@ -62,6 +66,7 @@ __all__ = [
     "SSEError",
     "SSEEvent",
     "SSELimitError",
+    "Transcoder",
     "__version__",
     "backend",
     "encode_sse",

@@ -3,7 +3,9 @@
 ``agentcodec decode [FILE]`` reads a captured ``text/event-stream`` (a file,
 or standard input when FILE is omitted or ``-``) and prints its events as
 JSON lines. ``agentcodec assemble --protocol agentscope [FILE]`` prints the
-final response the stream assembles to.
+final response the stream assembles to (``--neutral``: the protocol-neutral
+view). ``agentcodec convert --from agentscope --to agui [FILE]`` converts a
+stream into another protocol's, writing it as it reads.
 """
 
 from __future__ import annotations
@@ -20,10 +22,14 @@ from . import (
     SSEDecoder,
     SSEEvent,
     SSELimitError,
+    Transcoder,
     __version__,
     agentscope,
+    agui,
     backend,
+    events,
     langchain,
+    openai_responses,
 )
 
 __all__ = ["main"]
@@ -71,12 +77,18 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
     limits = {"max_line_bytes": args.max_line_bytes, "max_event_bytes": args.max_event_bytes}
     on_error: Literal["raise", "skip"] = "skip" if args.skip_errors else "raise"
     assembler: Any
-    if args.protocol == "agentscope":
+    if args.neutral:
+        assembler = events.Assembler(args.protocol, on_error=on_error, **limits)
+    elif args.protocol == "agentscope":
         assembler = agentscope.Assembler(
             data_merge=args.data_merge, on_error=on_error, strict=args.strict, **limits
         )
-    else:
+    elif args.protocol == "langchain":
         assembler = langchain.Assembler(tool_args=args.tool_args, on_error=on_error, **limits)
+    elif args.protocol == "agui":
+        assembler = agui.Assembler(on_error=on_error, **limits)
+    else:
+        assembler = openai_responses.Assembler(on_error=on_error, **limits)
     source, name = _open(args)
     status = 0
     try:
@@ -87,12 +99,50 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         # What was assembled before the error is still printed.
         print(f"agentcodec assemble: {name}: {err}", file=sys.stderr)
         status = 1
-    if args.protocol == "agentscope":
-        result = assembler.close() if status == 0 else assembler.response
+    if status == 0:
+        result = assembler.close()
+    elif args.neutral:
+        result = assembler.view
+    elif args.protocol == "agentscope":
+        result = assembler.response
+    elif args.protocol == "langchain":
+        result = assembler.messages
+    elif args.protocol == "agui":
+        result = assembler.run
     else:
-        result = assembler.close() if status == 0 else assembler.messages
+        result = assembler.response
     out.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     return status
+
+
+def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
+    transcoder = Transcoder(
+        args.source,
+        args.target,
+        on_error="skip" if args.skip_errors else "raise",
+        max_line_bytes=args.max_line_bytes,
+        max_event_bytes=args.max_event_bytes,
+    )
+    sink = out.buffer if hasattr(out, "buffer") else None
+    source, name = _open(args)
+
+    def write(data: bytes) -> None:
+        if sink is not None:
+            sink.write(data)
+            sink.flush()  # the target streams as the source does
+        else:
+            out.write(data.decode("utf-8"))
+
+    try:
+        with source:
+            for chunk in _read_chunks(source, args.chunk_size):
+                write(transcoder.feed(chunk))
+            write(transcoder.close())
+    except AgentCodecError as err:
+        # What was converted before the chunk that failed is written already.
+        print(f"agentcodec convert: {name}: {err}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
@@ -147,16 +197,21 @@ def _parser() -> argparse.ArgumentParser:
         "assemble",
         help="print what an agent stream assembles to, as JSON",
         description="Assemble a captured agent stream and print the result as JSON: the final "
-        "AgentScope response, or the LangChain messages. What was still streaming when the capture "
-        'ended is printed with status "incomplete".',
+        "AgentScope response, the LangChain messages, the AG-UI run or the OpenAI Response (with "
+        "--neutral: the protocol-neutral view of any of them). What was still streaming when the "
+        'capture ended is printed with status "incomplete".',
     )
     assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
     assemble.add_argument(
         "--protocol",
-        choices=["agentscope", "langchain"],
+        choices=events.PROTOCOLS,
         required=True,
-        help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response) or "
-        "langchain (LangChain Agent Streaming Protocol; prints the messages)",
+        help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response), "
+        "langchain (LangChain Agent Streaming Protocol; prints the messages), agui (prints the run) "
+        "or openai-responses (prints the Response)",
+    )
+    assemble.add_argument(
+        "--neutral", action="store_true", help="print the protocol-neutral view (messages of blocks)"
     )
     assemble.add_argument(
         "--data-merge",
@@ -178,6 +233,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_limits(assemble)
     assemble.set_defaults(run=_cmd_assemble)
+
+    convert = commands.add_parser(
+        "convert",
+        help="convert an agent stream into another protocol's, as it streams",
+        description="Convert a captured or live agent stream into another protocol's SSE stream, "
+        "writing each event as soon as the input completes it.",
+    )
+    convert.add_argument("file", nargs="?", help="the stream; standard input when omitted or '-'")
+    convert.add_argument(
+        "--from", dest="source", choices=events.PROTOCOLS, required=True, help="its protocol"
+    )
+    convert.add_argument("--to", dest="target", choices=events.PROTOCOLS, required=True, help="the output's")
+    convert.add_argument(
+        "--skip-errors", action="store_true", help="skip events that cannot be read instead of stopping"
+    )
+    _add_limits(convert)
+    convert.set_defaults(run=_cmd_convert)
     return parser
 
 

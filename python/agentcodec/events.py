@@ -1,0 +1,70 @@
+"""The protocol-neutral event vocabulary, and what reads and writes it.
+
+Every protocol's events say the same few things, and here they have one
+form: a dict with a ``type``.
+
+=====================  ==================================================================
+``run_started``        ``run_id``, ``thread_id``, ``model``, ``created_at``
+``run_finished``       ``status`` (completed, incomplete, cancelled, interrupted), ``usage``,
+                       ``result``
+``run_failed``         ``code``, ``message``, ``usage``
+``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
+                       tool_result, or None)
+``message_finished``   ``message_id``, ``usage``, ``stop_reason``
+``block_started``      ``message_id``, ``index``, ``kind``, and the kind's fixed fields
+``block_delta``        ``message_id``, ``index``, ``delta``: appended to the block's text,
+                       arguments, output or data, as its kind says
+``block_replaced``     ``message_id``, ``index``, and the fields that replace the block's
+``block_finished``     ``message_id``, ``index``
+``state_snapshot``     ``snapshot``
+``state_patch``        ``patch`` (RFC 6902)
+``passthrough``        ``protocol``, ``event``: what has no neutral meaning, kept
+=====================  ==================================================================
+
+Block kinds (``BLOCK_FIELDS`` lists each one's fixed fields, ``APPENDED_FIELD``
+the field its deltas append to): ``text``, ``reasoning`` (``summary``),
+``refusal``, ``tool_call`` (``call_id``, ``name``, ``tool``), ``tool_result``
+(``call_id``, ``name``, ``tool``), ``media`` (``media_type``, ``mime_type``,
+``url``) and ``data`` (``value``).
+
+- ``Decoder(protocol)``: a protocol's stream (SSE bytes in any chunking, or
+  decoded events) into neutral events.
+- ``Encoder(protocol, **options)``: neutral events into the protocol's
+  events and SSE bytes.
+- ``Assembler(protocol)``: any protocol's stream into one neutral view: the
+  run's status, usage and error, its messages of blocks (tool calls'
+  arguments parsed), the state, and the events that passed through.
+- ``agentcodec.Transcoder(source, target)`` is a decoder feeding an encoder.
+
+Protocol names: ``PROTOCOLS``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._backend import impl
+from ._pure.events import APPENDED_FIELD, BLOCK_FIELDS, BLOCK_KINDS, MESSAGE_KINDS
+
+if TYPE_CHECKING:
+    from ._native import NeutralAssembler as Assembler
+    from ._native import NeutralDecoder as Decoder
+    from ._native import NeutralEncoder as Encoder
+else:
+    Assembler = impl.NeutralAssembler
+    Decoder = impl.NeutralDecoder
+    Encoder = impl.NeutralEncoder
+
+#: Protocol names, as ``Transcoder``, the CLI and the docs spell them.
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses")
+
+__all__ = [
+    "APPENDED_FIELD",
+    "BLOCK_FIELDS",
+    "BLOCK_KINDS",
+    "MESSAGE_KINDS",
+    "PROTOCOLS",
+    "Assembler",
+    "Decoder",
+    "Encoder",
+]
