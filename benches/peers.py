@@ -10,6 +10,11 @@ Layers:
 - ``serve_agentscope``: many AgentScope streams at once, their chunks
   interleaved as ``(stream, chunk)``, each into its own assembler.
 - ``build``: a token list to the SSE bytes an AgentScope server writes.
+- ``convert_agui`` / ``convert_responses``: an AgentScope ``/process``
+  stream converted to AG-UI / OpenAI Responses SSE, as an AgentApp serves
+  its other endpoints. agentcodec converts the bytes as they arrive;
+  agentscope-runtime's adapters convert the event objects its agent yields
+  (built once, outside the timing) and serialise them as the AgentApp does.
 """
 
 from __future__ import annotations
@@ -329,6 +334,76 @@ def build_upstream(tokens: list[str]) -> int:
     )
 
 
+# --- converting AgentScope to the AgentApp's other endpoints -----------------------------------
+
+
+def convert_with(module: Any, target: str) -> Impl:
+    def run(chunks: list[bytes]) -> int:
+        transcoder = module.Transcoder("agentscope", target)
+        written = sum(len(transcoder.feed(chunk)) for chunk in chunks)
+        return written + len(transcoder.close())
+
+    return run
+
+
+_RUNTIME_EVENTS: dict[bytes, list[Any]] = {}
+
+
+def _runtime_events(chunks: list[bytes]) -> list[Any]:
+    """The Agent API event objects an agent would yield for this stream,
+    built once per stream (an AgentApp converts objects, not bytes)."""
+    stream = b"".join(chunks)
+    events = _RUNTIME_EVENTS.get(stream)
+    if events is None:
+        from agentscope_runtime.engine.schemas.agent_schemas import AgentContent, AgentResponse, Message
+        from pydantic import TypeAdapter
+
+        content = TypeAdapter(AgentContent)
+        events = []
+        for event in decode_handrolled_orjson([stream]):
+            kind = event.get("object")
+            if kind == "response":
+                events.append(AgentResponse(**event))
+            elif kind == "message":
+                events.append(Message(**event))
+            else:
+                events.append(content.validate_python(event))
+        _RUNTIME_EVENTS.clear()  # one stream at a time: bounded memory
+        _RUNTIME_EVENTS[stream] = events
+    return events
+
+
+def convert_agui_runtime(chunks: list[bytes]) -> int:
+    """AGUIAdapterUtils.convert_agent_event_to_agui_events, then the AG-UI
+    endpoint's framing (model_dump by alias, json.dumps)."""
+    from agentscope_runtime.engine.deployers.adapter.agui.agui_adapter_utils import AGUIAdapterUtils
+
+    adapter = AGUIAdapterUtils(thread_id="t", run_id="r")
+    written = 0
+    for event in _runtime_events(chunks):
+        for agui in adapter.convert_agent_event_to_agui_events(event):
+            data = agui.model_dump(mode="json", exclude_none=True, by_alias=True)
+            written += len(f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+    return written
+
+
+def convert_responses_runtime(chunks: list[bytes]) -> int:
+    """ResponsesAdapter.convert_agent_event_to_responses_event, then the
+    Responses endpoint's framing (model_dump, json.dumps, an event line)."""
+    from agentscope_runtime.engine.deployers.adapter.responses.response_api_adapter_utils import (
+        ResponsesAdapter,
+    )
+
+    adapter = ResponsesAdapter()
+    written = 0
+    for event in _runtime_events(chunks):
+        for converted in adapter.convert_agent_event_to_responses_event(event) or ():
+            data = converted.model_dump(exclude_none=True)
+            text = json.dumps(data, ensure_ascii=False)
+            written += len(f"event: {data.get('type', 'message')}\ndata: {text}\n\n".encode())
+    return written
+
+
 # --- the catalogue --------------------------------------------------------------------------------
 
 LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
@@ -372,6 +447,28 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
             "langchain-core ChatModelStream",
             assemble_langchain_core,
             installed("httpx_sse") and installed("langchain_core"),
+        ),
+    ],
+    "convert_agui": [
+        ("agentcodec native", convert_with(_native, "agui") if _native else None, _native is not None),
+        ("agentcodec pure", convert_with(_pure, "agui"), True),
+        (
+            "agentscope-runtime AGUIAdapterUtils",
+            convert_agui_runtime,
+            installed("orjson") and installed("agentscope_runtime"),
+        ),
+    ],
+    "convert_responses": [
+        (
+            "agentcodec native",
+            convert_with(_native, "openai-responses") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", convert_with(_pure, "openai-responses"), True),
+        (
+            "agentscope-runtime ResponsesAdapter",
+            convert_responses_runtime,
+            installed("orjson") and installed("agentscope_runtime"),
         ),
     ],
     "build": [

@@ -202,6 +202,14 @@ def main(argv: list[str] | None = None) -> int:
         workloads.Stream(f"{streams} x {served.name}", served.data * streams, served.events * streams),
         workloads.interleaved(served, streams),
     )
+    agent = workloads.agentscope_stream("agent", long // 10)
+    for layer, target in (("convert_agui", "AG-UI"), ("convert_responses", "OpenAI Responses")):
+        add(
+            layer,
+            f"convert {agent.name} to {target}, network chunks",
+            agent,
+            workloads.network_chunks(agent.data),
+        )
     if args.full:
         # The 10k-delta stream is timed 100 runs at a time, so that both are
         # best-of samples of the same length: best of hundreds of short runs

@@ -22,6 +22,8 @@ STREAMS = {
     "decode": workloads.agentscope_stream("text", TOKENS),
     "assemble_agentscope": workloads.agentscope_stream("agent", TOKENS),
     "assemble_langchain": workloads.langchain_stream("agent", TOKENS),
+    "convert_agui": workloads.agentscope_stream("agent", TOKENS // 10),
+    "convert_responses": workloads.agentscope_stream("agent", TOKENS // 10),
 }
 CASES = [
     pytest.param(layer, impl, id=f"{layer}-{name}")
