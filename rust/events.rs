@@ -348,6 +348,13 @@ pub fn common_prefix(a: &str, b: &str) -> usize {
 pub trait Decode {
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>);
 
+    /// The hot events (a delta to a block already open), decoded from their
+    /// text without a `Value` tree: what [`Decode::decode`] gives for them.
+    /// Returns false, having changed nothing, for any other text.
+    fn decode_text(&mut self, _text: &str, _out: &mut Vec<Event>) -> bool {
+        false
+    }
+
     fn finish(&mut self, _out: &mut Vec<Event>) {}
 }
 

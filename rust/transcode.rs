@@ -167,6 +167,9 @@ impl<S: Sink> Protocol for Decoding<S> {
         if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
             return Ok(());
         }
+        if self.decoder.decode_text(text, &mut self.scratch) {
+            return self.emit(log);
+        }
         match json::parse(text) {
             Ok(event) => self.apply_value(log, event),
             Err(_) => log.fail("is not valid JSON".to_owned()),

@@ -6,12 +6,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use indexmap::IndexMap;
 
+use super::probe::Probe;
 use crate::events::{
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, frame_sse,
     get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null, passthrough,
     run_failed, run_finished, run_started, Decode, Encode, Event, Held,
 };
 use crate::json::{Map, Value};
+use crate::json_probe::{Scalar, StrField};
 
 /// AgentScope message type -> neutral message kind, and the tool it names.
 fn message_type(name: &str) -> Option<(&'static str, Option<&'static str>)> {
@@ -91,6 +93,11 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
+    fn decode_text(&mut self, text: &str, out: &mut Vec<Event>) -> bool {
+        let mut probe = Probe::default();
+        probe.read(text) && self.append_delta(&probe, out)
+    }
+
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
         match get(event, "object") {
             Some(Value::String(kind)) if kind == "content" => self.content(event, out),
@@ -118,6 +125,40 @@ impl Decode for Decoder {
 }
 
 impl Decoder {
+    /// A text, reasoning or refusal delta to a block that is open, from a
+    /// probe: what [`Decoder::content`] does for it.
+    fn append_delta(&mut self, probe: &Probe<'_>, out: &mut Vec<Event>) -> bool {
+        let is_delta = probe.object.as_ref().and_then(StrField::as_str) == Some("content")
+            && probe.delta == Some(Scalar::Bool(true))
+            && probe.status.as_ref().and_then(Scalar::as_str) != Some("completed");
+        let (true, Some(message_id), Some(index), Some(content_type)) = (
+            is_delta,
+            probe.msg_id.as_ref().and_then(StrField::as_str),
+            probe.index.as_ref().and_then(Scalar::as_i64),
+            probe.kind.as_ref().and_then(StrField::as_str),
+        ) else {
+            return false;
+        };
+        let Some(block) = self
+            .messages
+            .get_mut(message_id)
+            .and_then(|message| message.blocks.get_mut(&index))
+            .filter(|block| block.open && matches!(block.kind, "text" | "reasoning" | "refusal"))
+        else {
+            return false;
+        };
+        let field = if content_type == "refusal" {
+            "refusal"
+        } else {
+            "text"
+        };
+        let (Some(value), Some(held)) = (probe.appended(field), block.held.as_mut()) else {
+            return false;
+        };
+        held.append(value, out);
+        true
+    }
+
     fn response(&mut self, event: &Event, out: &mut Vec<Event>) {
         if !self.started {
             self.started = true;
