@@ -9,6 +9,8 @@
 //! events in, neutral events out) and an encoder (neutral events in, its
 //! events out), in its own folder.
 
+use std::borrow::Cow;
+
 use crate::json::{write_object, Map, Value};
 
 /// A neutral event, or a protocol event: a JSON object.
@@ -283,6 +285,17 @@ impl Held {
         }
     }
 
+    /// A delta that is nothing but itself (no snapshot held back): taken,
+    /// for the caller to pass on as one `block_delta` (or nothing, when it
+    /// is empty). False, having changed nothing, otherwise.
+    pub fn take_delta(&mut self, piece: &str) -> bool {
+        if self.last.is_some() {
+            return false;
+        }
+        self.sent.push_str(piece);
+        true
+    }
+
     /// A delta: appended, after what a snapshot held back.
     pub fn append(&mut self, piece: &str, out: &mut Vec<Event>) {
         self.flush(out);
@@ -343,6 +356,21 @@ pub fn common_prefix(a: &str, b: &str) -> usize {
     length
 }
 
+/// What [`Decode::decode_text`] made of an event's text.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Quick<'t> {
+    /// Not a hot event: nothing changed, the full path decodes it.
+    No,
+    /// Decoded into the events given.
+    Events,
+    /// Decoded into this one `block_delta` (its delta not empty), in parts.
+    Delta {
+        message_id: Cow<'t, str>,
+        index: i64,
+        delta: Cow<'t, str>,
+    },
+}
+
 /// A protocol's events into neutral ones. Lenient: what it cannot place
 /// passes through.
 pub trait Decode {
@@ -350,9 +378,8 @@ pub trait Decode {
 
     /// The hot events (a delta to a block already open), decoded from their
     /// text without a `Value` tree: what [`Decode::decode`] gives for them.
-    /// Returns false, having changed nothing, for any other text.
-    fn decode_text(&mut self, _text: &str, _out: &mut Vec<Event>) -> bool {
-        false
+    fn decode_text<'t>(&mut self, _text: &'t str, _out: &mut Vec<Event>) -> Quick<'t> {
+        Quick::No
     }
 
     fn finish(&mut self, _out: &mut Vec<Event>) {}
@@ -366,6 +393,30 @@ pub trait Encode {
 
     /// Appends one of this protocol's events as SSE bytes.
     fn frame(&self, event: &Event, out: &mut Vec<u8>);
+
+    /// A `block_delta` given in parts, written straight to SSE bytes: what
+    /// [`Encode::encode`] and [`Encode::frame`] give for it. False, having
+    /// changed nothing, when the encoder takes the general path for it.
+    fn write_delta(
+        &mut self,
+        _message_id: &str,
+        _index: i64,
+        _delta: &str,
+        _out: &mut Vec<u8>,
+    ) -> bool {
+        false
+    }
+}
+
+/// A block named by borrowed parts: finds it in a map keyed by
+/// `(String, i64)` without building a key (it hashes as the key does).
+#[derive(Debug, Hash)]
+pub struct BlockRef<'a>(pub &'a str, pub i64);
+
+impl indexmap::Equivalent<(String, i64)> for BlockRef<'_> {
+    fn equivalent(&self, key: &(String, i64)) -> bool {
+        self.0 == key.0 && self.1 == key.1
+    }
 }
 
 #[cfg(test)]

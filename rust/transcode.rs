@@ -10,7 +10,9 @@
 
 use indexmap::IndexMap;
 
-use crate::events::{appended_field, block_fields, Decode, Encode, Event};
+use crate::events::{
+    appended_field, block_delta, block_fields, BlockRef, Decode, Encode, Event, Quick,
+};
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::sse::Limits;
@@ -136,6 +138,17 @@ pub trait Sink {
     /// One neutral event; an error is reported through `log`.
     fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error>;
 
+    /// One `block_delta`, in parts (the hot path, without a map).
+    fn delta(
+        &mut self,
+        log: &mut Log,
+        message_id: &str,
+        index: i64,
+        delta: &str,
+    ) -> Result<(), Error> {
+        self.neutral(log, block_delta(message_id, index, delta))
+    }
+
     /// The stream has ended.
     fn finish(&mut self) {}
 }
@@ -167,8 +180,14 @@ impl<S: Sink> Protocol for Decoding<S> {
         if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
             return Ok(());
         }
-        if self.decoder.decode_text(text, &mut self.scratch) {
-            return self.emit(log);
+        match self.decoder.decode_text(text, &mut self.scratch) {
+            Quick::No => {}
+            Quick::Events => return self.emit(log),
+            Quick::Delta {
+                message_id,
+                index,
+                delta,
+            } => return self.sink.delta(log, &message_id, index, &delta),
         }
         match json::parse(text) {
             Ok(event) => self.apply_value(log, event),
@@ -261,9 +280,20 @@ impl Decoder {
 // --- converting ----------------------------------------------------------------------------
 
 /// Neutral events, encoded as a target protocol's events as they come.
+/// Deltas the encoder writes straight to bytes are kept as bytes; the
+/// events in `out` follow the bytes in `framed`.
 pub struct Convert {
     encoder: Box<dyn Encode + Send + Sync>,
+    framed: Vec<u8>,
     out: Vec<Event>,
+}
+
+impl Convert {
+    fn frame_pending(&mut self) {
+        for event in self.out.drain(..) {
+            self.encoder.frame(&event, &mut self.framed);
+        }
+    }
 }
 
 impl Sink for Convert {
@@ -272,9 +302,39 @@ impl Sink for Convert {
         Ok(())
     }
 
+    fn delta(
+        &mut self,
+        _log: &mut Log,
+        message_id: &str,
+        index: i64,
+        delta: &str,
+    ) -> Result<(), Error> {
+        self.frame_pending();
+        if !self
+            .encoder
+            .write_delta(message_id, index, delta, &mut self.framed)
+        {
+            self.encoder
+                .encode(&block_delta(message_id, index, delta), &mut self.out);
+        }
+        Ok(())
+    }
+
     fn finish(&mut self) {
         self.encoder.finish(&mut self.out);
     }
+}
+
+/// The events of SSE frames this crate wrote: one `data:` line each.
+fn unframe(bytes: &[u8]) -> Vec<Event> {
+    let text = String::from_utf8_lossy(bytes);
+    text.split("\n\n")
+        .filter_map(|frame| frame.lines().find_map(|line| line.strip_prefix("data: ")))
+        .filter_map(|data| match json::parse(data) {
+            Ok(Value::Object(event)) => Some(event),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Converts a stream of one protocol into another, as it streams.
@@ -294,6 +354,7 @@ impl Transcoder {
     ) -> Option<Self> {
         let sink = Convert {
             encoder: target.encoder(),
+            framed: Vec::new(),
             out: Vec::new(),
         };
         Some(Transcoder {
@@ -303,17 +364,18 @@ impl Transcoder {
 
     /// The target's events converted since the last call.
     pub fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.driver.protocol.sink.out)
+        let sink = &mut self.driver.protocol.sink;
+        // Bytes wait here only when `feed` failed before a `feed_event`.
+        let mut events = unframe(&std::mem::take(&mut sink.framed));
+        events.append(&mut sink.out);
+        events
     }
 
     /// The target's SSE bytes for the events converted since the last call.
     pub fn take_bytes(&mut self) -> Vec<u8> {
         let sink = &mut self.driver.protocol.sink;
-        let mut bytes = Vec::new();
-        for event in sink.out.drain(..) {
-            sink.encoder.frame(&event, &mut bytes);
-        }
-        bytes
+        sink.frame_pending();
+        std::mem::take(&mut sink.framed)
     }
 }
 
@@ -373,7 +435,7 @@ pub struct View {
     run: Map<String, Value>,
     messages: IndexMap<String, MessageView>,
     /// Open blocks: (message, index) -> the block's position in its message.
-    open: std::collections::HashMap<(String, i64), usize>,
+    open: IndexMap<(String, i64), usize>,
     state: Value,
     kept: Vec<Value>,
 }
@@ -398,7 +460,7 @@ impl View {
         View {
             run,
             messages: IndexMap::new(),
-            open: std::collections::HashMap::new(),
+            open: IndexMap::new(),
             state: Value::Null,
             kept: Vec::new(),
         }
@@ -461,7 +523,43 @@ fn field(event: &Event, key: &str) -> Value {
     event.get(key).cloned().unwrap_or(Value::Null)
 }
 
+impl View {
+    fn append(&mut self, message_id: &str, index: i64, delta: &str) {
+        let Some(&position) = self.open.get(&BlockRef(message_id, index)) else {
+            return;
+        };
+        let Some(block) = self
+            .messages
+            .get_mut(message_id)
+            .map(|message| &mut message.blocks[position])
+        else {
+            return;
+        };
+        let kind = block.get("kind").and_then(Value::as_str).unwrap_or("");
+        if let Some(appended) = appended_field(kind) {
+            match block.get_mut(appended) {
+                Some(Value::String(text)) => text.push_str(delta),
+                None | Some(Value::Null) => {
+                    block.insert(appended.to_owned(), delta.into());
+                }
+                Some(_) => {} // replaced by a value that is not text
+            }
+        }
+    }
+}
+
 impl Sink for View {
+    fn delta(
+        &mut self,
+        _log: &mut Log,
+        message_id: &str,
+        index: i64,
+        delta: &str,
+    ) -> Result<(), Error> {
+        self.append(message_id, index, delta);
+        Ok(())
+    }
+
     fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error> {
         match str_field(&event, "type") {
             "run_started" => {
@@ -542,18 +640,11 @@ impl Sink for View {
                 self.open.insert((message_id, index), position);
             }
             "block_delta" => {
-                if let Some((block, _)) = self.block(&event) {
-                    let kind = block.get("kind").and_then(Value::as_str).unwrap_or("");
-                    if let Some(appended) = appended_field(kind) {
-                        let delta = str_field(&event, "delta");
-                        match block.get_mut(appended) {
-                            Some(Value::String(text)) => text.push_str(delta),
-                            None | Some(Value::Null) => {
-                                block.insert(appended.to_owned(), delta.into());
-                            }
-                            Some(_) => {} // replaced by a value that is not text
-                        }
-                    }
+                let index = event.get("index").and_then(Value::as_i64);
+                if let (Some(message_id), Some(index)) =
+                    (event.get("message_id").and_then(Value::as_str), index)
+                {
+                    self.append(message_id, index, str_field(&event, "delta"));
                 }
             }
             "block_replaced" => {
@@ -590,7 +681,7 @@ impl Sink for View {
                             block.insert("error".to_owned(), error.into());
                         }
                     }
-                    self.open.remove(&key);
+                    self.open.swap_remove(&key);
                 }
             }
             "state_snapshot" => self.state = field(&event, "snapshot"),

@@ -10,7 +10,7 @@ use super::probe::Probe;
 use crate::events::{
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, frame_sse,
     get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null, passthrough,
-    run_failed, run_finished, run_started, Decode, Encode, Event, Held,
+    run_failed, run_finished, run_started, Decode, Encode, Event, Held, Quick,
 };
 use crate::json::{Map, Value};
 use crate::json_probe::{Scalar, StrField};
@@ -93,9 +93,13 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
-    fn decode_text(&mut self, text: &str, out: &mut Vec<Event>) -> bool {
+    fn decode_text<'t>(&mut self, text: &'t str, out: &mut Vec<Event>) -> Quick<'t> {
         let mut probe = Probe::default();
-        probe.read(text) && self.append_delta(&probe, out)
+        if probe.read(text) {
+            self.append_delta(probe, out)
+        } else {
+            Quick::No
+        }
     }
 
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -127,7 +131,7 @@ impl Decode for Decoder {
 impl Decoder {
     /// A text, reasoning or refusal delta to a block that is open, from a
     /// probe: what [`Decoder::content`] does for it.
-    fn append_delta(&mut self, probe: &Probe<'_>, out: &mut Vec<Event>) -> bool {
+    fn append_delta<'t>(&mut self, mut probe: Probe<'t>, out: &mut Vec<Event>) -> Quick<'t> {
         let is_delta = probe.object.as_ref().and_then(StrField::as_str) == Some("content")
             && probe.delta == Some(Scalar::Bool(true))
             && probe.status.as_ref().and_then(Scalar::as_str) != Some("completed");
@@ -137,7 +141,7 @@ impl Decoder {
             probe.index.as_ref().and_then(Scalar::as_i64),
             probe.kind.as_ref().and_then(StrField::as_str),
         ) else {
-            return false;
+            return Quick::No;
         };
         let Some(block) = self
             .messages
@@ -145,7 +149,7 @@ impl Decoder {
             .and_then(|message| message.blocks.get_mut(&index))
             .filter(|block| block.open && matches!(block.kind, "text" | "reasoning" | "refusal"))
         else {
-            return false;
+            return Quick::No;
         };
         let field = if content_type == "refusal" {
             "refusal"
@@ -153,10 +157,28 @@ impl Decoder {
             "text"
         };
         let (Some(value), Some(held)) = (probe.appended(field), block.held.as_mut()) else {
-            return false;
+            return Quick::No;
         };
-        held.append(value, out);
-        true
+        if !held.take_delta(value) {
+            held.append(value, out);
+            return Quick::Events;
+        }
+        if value.is_empty() {
+            return Quick::Events; // nothing to pass on
+        }
+        let taken = if field == "refusal" {
+            probe.refusal.take()
+        } else {
+            probe.text.take()
+        };
+        match (probe.msg_id.take(), taken) {
+            (Some(StrField::Str(message_id)), Some(StrField::Str(delta))) => Quick::Delta {
+                message_id,
+                index,
+                delta,
+            },
+            _ => unreachable!("both were read as strings"),
+        }
     }
 
     fn response(&mut self, event: &Event, out: &mut Vec<Event>) {

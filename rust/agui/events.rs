@@ -9,9 +9,9 @@ use indexmap::IndexMap;
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, frame_sse, get, get_str,
     message_finished, message_started, nonempty, or_null, passthrough, run_failed, run_finished,
-    run_started, state_patch, state_snapshot, Decode, Encode, Event,
+    run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event,
 };
-use crate::json::{Map, Value};
+use crate::json::{write_string, Map, Value};
 
 /// AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
 const USAGE_KEYS: [(&str, &str); 5] = [
@@ -578,7 +578,7 @@ pub struct Encoder {
     ended: bool,
     /// message id -> (role, kind).
     messages: HashMap<String, (String, Option<String>)>,
-    blocks: HashMap<(String, i64), EncodedBlock>,
+    blocks: IndexMap<(String, i64), EncodedBlock>,
     open_text: IndexMap<String, u32>,
     open_reasoning: IndexMap<String, u32>,
     open_calls: BTreeSet<String>,
@@ -854,7 +854,8 @@ impl Encoder {
     }
 
     fn block_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
-        let Some(block) = Self::block_key(event).and_then(|key| self.blocks.remove(&key)) else {
+        let Some(block) = Self::block_key(event).and_then(|key| self.blocks.swap_remove(&key))
+        else {
             return;
         };
         match block.kind {
@@ -967,5 +968,48 @@ impl Encode for Encoder {
 
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_sse(out, None, None, event);
+    }
+
+    fn write_delta(
+        &mut self,
+        message_id: &str,
+        index: i64,
+        delta: &str,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        if self.ended {
+            return true; // nothing follows the end
+        }
+        if !self.started {
+            return false; // RUN_STARTED comes first
+        }
+        if delta.is_empty() {
+            return true; // an empty delta says nothing
+        }
+        let Some(block) = self.blocks.get_mut(&BlockRef(message_id, index)) else {
+            return true;
+        };
+        let (kind, id_key): (&[u8], &[u8]) = match block.kind {
+            BlockKind::Text => (b"TEXT_MESSAGE_CONTENT", b"messageId"),
+            BlockKind::Reasoning => (b"REASONING_MESSAGE_CONTENT", b"messageId"),
+            BlockKind::ToolCall => (b"TOOL_CALL_ARGS", b"toolCallId"),
+            BlockKind::ToolResult => {
+                if block.parts.is_none() {
+                    block.text.push_str(delta);
+                }
+                return true;
+            }
+        };
+        // What frame() writes for {"type", id_key, "delta"}.
+        out.extend_from_slice(b"data: {\"type\":\"");
+        out.extend_from_slice(kind);
+        out.extend_from_slice(b"\",\"");
+        out.extend_from_slice(id_key);
+        out.extend_from_slice(b"\":");
+        write_string(out, &block.agui_id);
+        out.extend_from_slice(b",\"delta\":");
+        write_string(out, delta);
+        out.extend_from_slice(b"}\n\n");
+        true
     }
 }

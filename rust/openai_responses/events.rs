@@ -9,9 +9,12 @@ use indexmap::IndexMap;
 use crate::events::{
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, either,
     frame_sse, get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null,
-    passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event, Held,
+    passthrough, run_failed, run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event,
+    Held,
 };
-use crate::json::{to_text, Map, Value};
+use std::io::Write;
+
+use crate::json::{to_text, write_string, write_value, Map, Value};
 
 const PROTOCOL: &str = "openai-responses";
 
@@ -1316,5 +1319,68 @@ impl Encode for Encoder {
 
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_sse(out, sse_field(event.get("type")), None, event);
+    }
+
+    fn write_delta(
+        &mut self,
+        message_id: &str,
+        index: i64,
+        delta: &str,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        if self.finished {
+            return true; // nothing follows the end
+        }
+        if !self.started {
+            return false; // response.created comes first
+        }
+        if delta.is_empty() {
+            return true; // an empty delta says nothing
+        }
+        let Some(&(item, part)) = self.blocks.get(&BlockRef(message_id, index)) else {
+            return true;
+        };
+        match &mut self.parts[part].value {
+            PartValue::Text(text) => text.push_str(delta),
+            PartValue::Whole(_) => return true,
+        }
+        let (part, item) = (&self.parts[part], &self.items[item]);
+        let (kind, position_key) = match part.kind {
+            "tool_call" => {
+                let tool = tool_item(item.item_type).expect("a tool item").0;
+                match tool {
+                    "custom" => ("response.custom_tool_call_input.delta", None),
+                    "mcp" => ("response.mcp_call_arguments.delta", None),
+                    _ => ("response.function_call_arguments.delta", None),
+                }
+            }
+            "reasoning" if part.summary => (
+                "response.reasoning_summary_text.delta",
+                Some("summary_index"),
+            ),
+            "reasoning" => ("response.reasoning_text.delta", Some("content_index")),
+            "refusal" => ("response.refusal.delta", Some("content_index")),
+            "text" => ("response.output_text.delta", Some("content_index")),
+            _ => return true, // a tool result is written whole, when it finishes
+        };
+        // What frame() writes for the event block_delta() builds.
+        let _ = write!(
+            out,
+            "event: {kind}\ndata: {{\"type\":\"{kind}\",\"sequence_number\":{},\"item_id\":",
+            self.sequence
+        );
+        write_value(out, item.fields.get("id").unwrap_or(&Value::Null));
+        let _ = write!(out, ",\"output_index\":{}", item.index);
+        if let Some(key) = position_key {
+            let _ = write!(out, ",\"{key}\":{}", part.position);
+        }
+        out.extend_from_slice(b",\"delta\":");
+        write_string(out, delta);
+        if part.kind == "text" {
+            out.extend_from_slice(b",\"logprobs\":[]");
+        }
+        out.extend_from_slice(b"}\n\n");
+        self.sequence += 1;
+        true
     }
 }
