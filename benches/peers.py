@@ -10,6 +10,8 @@ Layers:
 - ``serve_agentscope``: many AgentScope streams at once, their chunks
   interleaved as ``(stream, chunk)``, each into its own assembler.
 - ``build``: a token list to the SSE bytes an AgentScope server writes.
+- ``assemble_agui`` / ``assemble_responses``: bytes to the AG-UI client's
+  messages / the final Response.
 - ``convert_agui`` / ``convert_responses``: an AgentScope ``/process``
   stream converted to AG-UI / OpenAI Responses SSE, as an AgentApp serves
   its other endpoints. agentcodec converts the bytes as they arrive;
@@ -334,6 +336,77 @@ def build_upstream(tokens: list[str]) -> int:
     )
 
 
+# --- assembling AG-UI and OpenAI Responses ------------------------------------------------------
+
+
+def assemble_agui_with(module: Any) -> Impl:
+    def run(chunks: list[bytes]) -> Any:
+        assembler = module.AGUIAssembler()
+        for chunk in chunks:
+            assembler.feed(chunk)
+        return assembler.close()
+
+    return run
+
+
+def assemble_agui_models(chunks: list[bytes]) -> Any:
+    """ag-ui-protocol's event models (each event validated, as its Python
+    client does) with the least accumulating that gets messages right: text
+    and reasoning by message id, arguments by tool call, results."""
+    from ag_ui.core import Event
+    from pydantic import TypeAdapter
+
+    adapter: Any = TypeAdapter(Event)
+    messages: dict[str, dict[str, Any]] = {}
+    calls: dict[str, dict[str, Any]] = {}
+    for event in (adapter.validate_python(data) for data in decode_httpx_sse_json(chunks)):
+        kind = event.type.value if hasattr(event.type, "value") else event.type
+        if kind in ("TEXT_MESSAGE_START", "REASONING_MESSAGE_START"):
+            messages[event.message_id] = {"id": event.message_id, "role": event.role, "content": ""}
+        elif kind in ("TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"):
+            messages[event.message_id]["content"] += event.delta
+        elif kind == "TOOL_CALL_START":
+            calls[event.tool_call_id] = {
+                "id": event.tool_call_id,
+                "name": event.tool_call_name,
+                "arguments": "",
+            }
+        elif kind == "TOOL_CALL_ARGS":
+            calls[event.tool_call_id]["arguments"] += event.delta
+        elif kind == "TOOL_CALL_RESULT":
+            messages[event.message_id] = {"id": event.message_id, "role": "tool", "content": event.content}
+    return messages, calls
+
+
+def assemble_responses_with(module: Any) -> Impl:
+    def run(chunks: list[bytes]) -> Any:
+        assembler = module.OpenAIResponsesAssembler()
+        for chunk in chunks:
+            assembler.feed(chunk)
+        return assembler.close()
+
+    return run
+
+
+def assemble_responses_openai(chunks: list[bytes]) -> Any:
+    """openai-python's own path: its SSEDecoder, json, its event models and
+    ResponseStreamState (what ``client.responses.stream()`` runs)."""
+    import warnings
+
+    from openai._models import construct_type
+    from openai._streaming import SSEDecoder
+    from openai._types import omit
+    from openai.lib.streaming.responses._responses import ResponseStreamState
+    from openai.types.responses import ResponseStreamEvent
+
+    state = ResponseStreamState(input_tools=omit, text_format=omit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for sse in SSEDecoder().iter_bytes(iter(chunks)):
+            state.handle_event(construct_type(type_=ResponseStreamEvent, value=json.loads(sse.data)))
+    return state._completed_response
+
+
 # --- converting AgentScope to the AgentApp's other endpoints -----------------------------------
 
 
@@ -448,6 +521,20 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
             assemble_langchain_core,
             installed("httpx_sse") and installed("langchain_core"),
         ),
+    ],
+    "assemble_agui": [
+        ("agentcodec native", assemble_agui_with(_native) if _native else None, _native is not None),
+        ("agentcodec pure", assemble_agui_with(_pure), True),
+        (
+            "ag-ui-protocol models + accumulator",
+            assemble_agui_models,
+            installed("ag_ui.core") and installed("httpx_sse"),
+        ),
+    ],
+    "assemble_responses": [
+        ("agentcodec native", assemble_responses_with(_native) if _native else None, _native is not None),
+        ("agentcodec pure", assemble_responses_with(_pure), True),
+        ("openai-python ResponseStreamState", assemble_responses_openai, installed("openai")),
     ],
     "convert_agui": [
         ("agentcodec native", convert_with(_native, "agui") if _native else None, _native is not None),

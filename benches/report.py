@@ -202,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         workloads.Stream(f"{streams} x {served.name}", served.data * streams, served.events * streams),
         workloads.interleaved(served, streams),
     )
+    for layer, target in (("assemble_agui", "agui"), ("assemble_responses", "openai-responses")):
+        stream = workloads.converted_stream(target, long // 10)
+        add(layer, f"assemble {stream.name}, network chunks", stream, workloads.network_chunks(stream.data))
     agent = workloads.agentscope_stream("agent", long // 10)
     for layer, target in (("convert_agui", "AG-UI"), ("convert_responses", "OpenAI Responses")):
         add(

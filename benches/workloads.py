@@ -228,3 +228,21 @@ def langchain_stream(kind: str, count: int) -> Stream:
     frames = (_envelope(seq, data, ["agent:1"]) for seq, data in enumerate(_langchain_events(kind, count), 1))
     data, events = _frames(frames)
     return Stream(f"langchain-{kind}-{count}", data, events)
+
+
+# --- AG-UI and OpenAI Responses ---------------------------------------------------------------
+
+
+def converted_stream(target: str, count: int) -> Stream:
+    """The AgentScope agent turn as an AgentApp's other endpoints write it:
+    ``agui`` or ``openai-responses``, converted by agentcodec's pure backend
+    (deterministic: fixed ids and timestamps)."""
+    from agentcodec import _pure
+
+    source = agentscope_stream("agent", count)
+    options = {"agui": {"thread_id": "t", "run_id": "r"}, "openai-responses": {"created_at": 1763700000}}[
+        target
+    ]
+    transcoder = _pure.Transcoder("agentscope", target, **options)
+    data = transcoder.feed(source.data) + transcoder.close()
+    return Stream(f"{target}-agent-{count}", data, data.count(b"\n\n"))
