@@ -92,3 +92,14 @@ def test_arguments_need_a_function_call() -> None:
     builder.start()
     with pytest.raises(ValueError, match="add_function_call"):
         builder.add_arguments_delta("{}")
+
+
+def test_encode_writes_what_the_builder_and_transcoder_write() -> None:
+    _, stream = build()
+    frames = [frame + b"\n\n" for frame in stream.split(b"\n\n") if frame]
+    assert b"".join(openai_responses.encode(event) for event in events_of(stream)) == b"".join(frames)
+    assert openai_responses.encode({"type": "error", "sequence_number": 0, "message": "é"}) == (
+        'event: error\ndata: {"type":"error","sequence_number":0,"message":"é"}\n\n'.encode()
+    )
+    with pytest.raises(ValueError, match="type"):
+        openai_responses.encode({"sequence_number": 0})

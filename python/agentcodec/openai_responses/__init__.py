@@ -5,7 +5,8 @@ and an AgentScope AgentApp's ``/compatible-mode/v1/responses``).
   decoded events, into the final Response, as openai-python's
   ``client.responses.stream(...).get_final_response()`` gives it, and keeps
   what was assembled when the stream fails or is cut.
-- ``ResponseBuilder`` writes a Responses stream on a server from calls like
+- ``encode(event)`` writes one event as the API does (``event: <type>``,
+  then one ``data:`` line); ``ResponseBuilder`` writes a Responses stream on a server from calls like
   ``add_text_delta("Hel")``, numbering ``sequence_number`` and keeping the
   Response a client assembles from it.
 - The protocol types: ``TypedDict`` shapes for the Response, its output
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .._backend import impl
 from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
-from .builder import ResponseBuilder
+from .builder import ResponseBuilder, encode
 from .types import (
     EVENT_TYPES,
     FunctionCall,
@@ -52,4 +53,5 @@ __all__ = [
     "ResponseBuilder",
     "StreamEvent",
     "Usage",
+    "encode",
 ]

@@ -17,7 +17,16 @@ from typing import Any
 from .. import encode_sse, events
 from .._backend import impl
 
-__all__ = ["ResponseBuilder"]
+__all__ = ["ResponseBuilder", "encode"]
+
+
+def encode(event: dict[str, Any]) -> bytes:
+    """One Responses stream event as the API writes it: ``event: <type>``,
+    then the event as one ``data:`` line of compact JSON."""
+    kind = event.get("type")
+    if not isinstance(kind, str):
+        raise ValueError("a Responses stream event needs a type (str)")
+    return encode_sse(event, event=kind)
 
 
 class ResponseBuilder:
@@ -170,5 +179,5 @@ class ResponseBuilder:
         out = []
         for written in self._encoder.encode_events(event):
             self._assembler.feed_event(written)
-            out.append(encode_sse(written, event=written["type"]))
+            out.append(encode(written))
         return b"".join(out)
