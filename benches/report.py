@@ -221,6 +221,16 @@ def main(argv: list[str] | None = None) -> int:
         linearity = (
             ("assemble_agentscope", workloads.agentscope_stream, ("hand-rolled", "httpx", "runtime")),
             ("assemble_langchain", workloads.langchain_stream, ("langchain-core",)),
+            (
+                "assemble_agui",
+                lambda _, count: workloads.converted_stream("agui", count),
+                ("ag-ui-protocol",),
+            ),
+            (
+                "assemble_responses",
+                lambda _, count: workloads.converted_stream("openai-responses", count),
+                ("openai-python",),
+            ),
         )
         for layer, stream_of, peers_skipped in linearity:
             for count, repeat in ((10_000, 100), (1_000_000, 1)):
