@@ -231,13 +231,14 @@ def main(argv: list[str] | None = None) -> int:
                 lambda _, count: workloads.converted_stream("openai-responses", count),
                 ("openai-python",),
             ),
+            ("convert_agui", workloads.agentscope_stream, ("runtime",)),
         )
         for layer, stream_of, peers_skipped in linearity:
             for count, repeat in ((10_000, 100), (1_000_000, 1)):
                 stream = stream_of("text", count)
                 add(
                     layer,
-                    f"assemble {stream.name} (linearity), network chunks",
+                    f"{layer.split('_')[0]} {stream.name} (linearity), network chunks",
                     stream,
                     workloads.network_chunks(stream.data),
                     skip=peers_skipped,

@@ -167,20 +167,34 @@ class Held:
     part it shares with the snapshot before it is sent; the rest waits for
     the next snapshot, a delta, or the end. Memory is the block's text."""
 
-    __slots__ = ("field", "index", "last", "message_id", "sent")
+    __slots__ = ("_pieces", "field", "index", "last", "message_id")
 
     def __init__(self, message_id: str, index: int, field: str) -> None:
         self.message_id = message_id
         self.index = index
         self.field = field
-        self.sent = ""  # what the neutral events carried so far
+        # What the neutral events carried so far, in pieces: appending to a
+        # str attribute copies it every time (CPython only grows locals in
+        # place), which would make a long block quadratic.
+        self._pieces: list[str] = []
         self.last: str | None = None  # the last snapshot in progress, not all sent
+
+    @property
+    def sent(self) -> str:
+        """What the neutral events carried so far."""
+        if len(self._pieces) > 1:
+            self._pieces[:] = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
+
+    @sent.setter
+    def sent(self, value: str) -> None:
+        self._pieces = [value] if value else []
 
     def append(self, piece: str, out: list[dict[str, Any]]) -> None:
         """A delta: appended to the value, after what a snapshot held back."""
         self.flush(out)
         if piece:
-            self.sent += piece
+            self._pieces.append(piece)
             out.append(block_delta(self.message_id, self.index, piece))
 
     def snapshot(self, value: str, final: bool, out: list[dict[str, Any]]) -> None:
