@@ -756,79 +756,19 @@ impl Encoder {
         delta: bool,
         piece: Option<&str>,
     ) -> Event {
+        let (sequence, msg_id) = self.content_header(key, status);
+        content_body(sequence, msg_id, content, status, delta, piece)
+    }
+
+    /// A content event's sequence number (none for the stored copy) and
+    /// message id.
+    fn content_header(&mut self, key: &WrittenKey, status: &str) -> (Value, String) {
         let sequence = if status == "stored" {
             Value::Null
         } else {
             self.next()
         };
-        let msg_id = self.written_mut(key).id.clone();
-        let mut event = Map::new();
-        event.insert("sequence_number".to_owned(), sequence);
-        event.insert("object".to_owned(), "content".into());
-        let status = if status == "stored" {
-            "completed"
-        } else {
-            status
-        };
-        event.insert("status".to_owned(), status.into());
-        event.insert("error".to_owned(), Value::Null);
-        event.insert("type".to_owned(), content.content_type.into());
-        event.insert("index".to_owned(), content.index.into());
-        event.insert("delta".to_owned(), delta.into());
-        event.insert("msg_id".to_owned(), msg_id.into());
-        for field in content_fields(content.content_type) {
-            event.insert((*field).to_owned(), Value::Null);
-        }
-        let full = piece.unwrap_or(&content.text);
-        match content.content_type {
-            "text" => {
-                event.insert("text".to_owned(), full.into());
-            }
-            "refusal" => {
-                event.insert("refusal".to_owned(), full.into());
-            }
-            "data" => {
-                let data = match content.kind.as_str() {
-                    kind @ ("tool_call" | "tool_result") => {
-                        let field = if kind == "tool_call" {
-                            "arguments"
-                        } else {
-                            "output"
-                        };
-                        if delta {
-                            let mut data = Map::new();
-                            data.insert(field.to_owned(), or_str_ref(piece));
-                            Value::Object(data)
-                        } else {
-                            let mut data = content.data.clone();
-                            let value = match (kind, content.data.get(field)) {
-                                ("tool_result", Some(output)) if !output.is_string() => {
-                                    output.clone()
-                                }
-                                _ => full.into(),
-                            };
-                            data.insert(field.to_owned(), value);
-                            Value::Object(data)
-                        }
-                    }
-                    _ => or_null(content.data.get("value")),
-                };
-                event.insert("data".to_owned(), data);
-            }
-            media => {
-                let mut url = or_null(content.data.get("url"));
-                if !content.text.is_empty() {
-                    let mime = nonempty(content.data.get("mime_type").and_then(Value::as_str))
-                        .unwrap_or("application/octet-stream");
-                    url = format!("data:{mime};base64,{full}").into();
-                }
-                event.insert(media_field(media).unwrap_or("file_url").to_owned(), url);
-                if media == "audio" {
-                    event.insert("format".to_owned(), or_null(content.data.get("mime_type")));
-                }
-            }
-        }
-        event
+        (sequence, self.written_mut(key).id.clone())
     }
 
     fn block_delta(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -846,11 +786,21 @@ impl Encoder {
             return;
         };
         content.text.push_str(delta);
-        if content.kind != "media" {
-            let (key, content) = (key.clone(), content.clone());
-            let piece = self.content_event(&key, &content, "in_progress", true, Some(delta));
-            out.push(piece);
+        if content.kind == "media" {
+            return; // media is written whole, when it completes
         }
+        // The content is read in place: a copy would copy its whole text.
+        let key = key.clone();
+        let (sequence, msg_id) = self.content_header(&key, "in_progress");
+        let content = &self.blocks[&block_key].1;
+        out.push(content_body(
+            sequence,
+            msg_id,
+            content,
+            "in_progress",
+            true,
+            Some(delta),
+        ));
     }
 
     fn block_replaced(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -955,6 +905,82 @@ impl Encoder {
         );
         self.ended = true;
     }
+}
+
+/// A content event of `content`: its delta `piece`, or its whole text.
+fn content_body(
+    sequence: Value,
+    msg_id: String,
+    content: &Content,
+    status: &str,
+    delta: bool,
+    piece: Option<&str>,
+) -> Event {
+    let mut event = Map::new();
+    event.insert("sequence_number".to_owned(), sequence);
+    event.insert("object".to_owned(), "content".into());
+    let status = if status == "stored" {
+        "completed"
+    } else {
+        status
+    };
+    event.insert("status".to_owned(), status.into());
+    event.insert("error".to_owned(), Value::Null);
+    event.insert("type".to_owned(), content.content_type.into());
+    event.insert("index".to_owned(), content.index.into());
+    event.insert("delta".to_owned(), delta.into());
+    event.insert("msg_id".to_owned(), msg_id.into());
+    for field in content_fields(content.content_type) {
+        event.insert((*field).to_owned(), Value::Null);
+    }
+    let full = piece.unwrap_or(&content.text);
+    match content.content_type {
+        "text" => {
+            event.insert("text".to_owned(), full.into());
+        }
+        "refusal" => {
+            event.insert("refusal".to_owned(), full.into());
+        }
+        "data" => {
+            let data = match content.kind.as_str() {
+                kind @ ("tool_call" | "tool_result") => {
+                    let field = if kind == "tool_call" {
+                        "arguments"
+                    } else {
+                        "output"
+                    };
+                    if delta {
+                        let mut data = Map::new();
+                        data.insert(field.to_owned(), or_str_ref(piece));
+                        Value::Object(data)
+                    } else {
+                        let mut data = content.data.clone();
+                        let value = match (kind, content.data.get(field)) {
+                            ("tool_result", Some(output)) if !output.is_string() => output.clone(),
+                            _ => full.into(),
+                        };
+                        data.insert(field.to_owned(), value);
+                        Value::Object(data)
+                    }
+                }
+                _ => or_null(content.data.get("value")),
+            };
+            event.insert("data".to_owned(), data);
+        }
+        media => {
+            let mut url = or_null(content.data.get("url"));
+            if !content.text.is_empty() {
+                let mime = nonempty(content.data.get("mime_type").and_then(Value::as_str))
+                    .unwrap_or("application/octet-stream");
+                url = format!("data:{mime};base64,{full}").into();
+            }
+            event.insert(media_field(media).unwrap_or("file_url").to_owned(), url);
+            if media == "audio" {
+                event.insert("format".to_owned(), or_null(content.data.get("mime_type")));
+            }
+        }
+    }
+    event
 }
 
 fn or_str(value: &Option<String>) -> Value {
