@@ -368,3 +368,36 @@ def test_errors_name_the_source_event() -> None:
             backend.Transcoder("nope", "agui")
         with pytest.raises(TypeError, match="takes no option"):
             backend.Transcoder("agui", "agui", session_id="x")
+
+
+def test_what_was_converted_before_an_error_comes_with_the_next_call() -> None:
+    events = [
+        {"object": "response", "id": "r", "status": "created", "session_id": "s"},
+        {"object": "message", "id": "m1", "type": "message", "role": "assistant", "status": "in_progress"},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "Hel"},
+    ]
+    stream = (
+        b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events) + b"data: nope\n\n"
+    )
+    last = {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "lo"}
+    for backend in backends():
+        # By bytes, then by events: the deltas written straight to bytes come back as events.
+        transcoder = backend.Transcoder("agentscope", "agui")
+        with pytest.raises(AgentCodecError, match="AgentScope event 4 is not valid JSON"):
+            transcoder.feed(stream)
+        converted = transcoder.feed_event(last)
+        assert [event["type"] for event in converted] == [
+            "RUN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_CONTENT",
+        ]
+        assert "".join(event["delta"] for event in converted[2:]) == "Hello"
+        # By bytes throughout.
+        transcoder = backend.Transcoder("agentscope", "agui")
+        with pytest.raises(AgentCodecError):
+            transcoder.feed(stream)
+        rest = transcoder.feed(b"data: " + json.dumps(last).encode() + b"\n\n") + transcoder.close()
+        assert rest.count(b"TEXT_MESSAGE_CONTENT") == 2
+        # The source was cut: the target is not ended for it (no RUN_FINISHED made up).
+        assert rest.endswith(b'"messageId":"m1","delta":"lo"}\n\n')
