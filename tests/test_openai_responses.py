@@ -511,3 +511,30 @@ def test_every_event_type_of_the_sdk_is_known() -> None:
         for event in wire_events(load("sdk", name, name)[0])
     }
     assert recorded == sdk_types
+
+
+def test_events_after_the_response_ended_leave_it_final() -> None:
+    # openai-python's get_final_response() is the completed Response, whatever follows it.
+    events = [
+        {"type": "response.created", "sequence_number": 0, "response": {"id": "r1", "status": "in_progress"}},
+        {"type": "response.completed", "sequence_number": 1, "response": {"id": "r1", "status": "completed"}},
+        {
+            "type": "response.output_item.added",
+            "sequence_number": 2,
+            "output_index": 0,
+            "item": {"type": "message", "id": "m", "content": []},
+        },
+    ]
+    for backend in (NATIVE, PURE):
+        if backend is None:
+            continue
+        assembler = backend.OpenAIResponsesAssembler(on_error="skip")
+        stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+        assembler.feed(stream)
+        response = assembler.close()
+        assert response["output"] == []
+        assert response["status"] == "completed"
+        (error,) = assembler.errors
+        assert error["message"] == (
+            "OpenAI Responses event 3 (response.output_item.added) comes after the response ended"
+        )

@@ -199,6 +199,9 @@ pub struct Responses {
     items: BTreeMap<i64, Value>,
     positions: HashMap<Identity, i64>,
     kept: Vec<Value>,
+    /// A terminal event came: the Response is final, as openai-python's
+    /// `get_final_response()` has it.
+    ended: bool,
 }
 
 struct Bad(String);
@@ -244,6 +247,7 @@ impl Assembler {
             items: BTreeMap::new(),
             positions: HashMap::new(),
             kept: Vec::new(),
+            ended: false,
         };
         Assembler {
             driver: Driver::new(
@@ -382,7 +386,8 @@ impl Responses {
     /// path does for it, without a `Value` tree. Returns false, having
     /// changed nothing, for any other event.
     fn append_delta(&mut self, probe: &Probe<'_>) -> bool {
-        let (Some(StrField::Str(kind)), Some(StrField::Str(delta))) = (&probe.kind, &probe.delta)
+        let (false, Some(StrField::Str(kind)), Some(StrField::Str(delta))) =
+            (self.ended, &probe.kind, &probe.delta)
         else {
             return false;
         };
@@ -438,6 +443,9 @@ impl Responses {
     }
 
     fn apply(&mut self, log: &mut Log, kind: &str, event: Map<String, Value>) -> Applied {
+        if self.ended && kind != "error" {
+            return bad("comes after the response ended");
+        }
         if let Some((target, field)) = delta_target(kind) {
             return self.delta(&event, target, field);
         }
@@ -537,6 +545,7 @@ impl Responses {
             None => {}
         }
         if TERMINAL.contains(&kind) {
+            self.ended = true;
             let failed = kind == "response.failed";
             if failed || matches!(error, Some(Value::Object(_))) {
                 let error = error.unwrap_or(Value::Null);

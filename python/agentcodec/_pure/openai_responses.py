@@ -241,6 +241,9 @@ class Assembler(Driver):
         pass
 
     def _apply(self, kind: str, event: dict[str, Any]) -> None:
+        if self._terminal and kind != "error":
+            # The Response is final, as openai-python's get_final_response() has it.
+            raise _EventProblemError("comes after the response ended")
         delta = DELTAS.get(kind)
         if delta is not None:
             self._delta(event, *delta)
