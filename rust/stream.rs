@@ -9,6 +9,12 @@ use std::fmt;
 use crate::json::Value;
 use crate::sse::{Decoder, LimitError, Limits};
 
+/// Whether an event's text is the `[DONE]` sentinel some servers end with
+/// (ASCII white space around it allowed, as in the pure backend).
+pub fn is_done_marker(text: &str) -> bool {
+    text.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']) == "[DONE]"
+}
+
 /// What an event that cannot be used does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnError {

@@ -16,13 +16,11 @@ use crate::events::{
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::sse::Limits;
-use crate::stream::{Assemble, Driver, Error, Log, Observer, OnError, Protocol};
+use crate::stream::{is_done_marker, Assemble, Driver, Error, Log, Observer, OnError, Protocol};
 use crate::{agentscope, agui, langchain, openai_responses};
 
 /// Protocol names, as the CLI and the docs spell them.
 pub const PROTOCOLS: [&str; 4] = ["agentscope", "langchain", "agui", "openai-responses"];
-
-const ASCII_WHITESPACE: &[char] = &[' ', '\t', '\n', '\r', '\x0b', '\x0c'];
 
 /// How a protocol's event errors name its events.
 pub fn subject(protocol: &str) -> Option<&'static str> {
@@ -177,7 +175,7 @@ impl<S: Sink> Protocol for Decoding<S> {
         text: &str,
         _observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
-        if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
+        if is_done_marker(text) {
             return Ok(());
         }
         match self.decoder.decode_text(text, &mut self.scratch) {

@@ -16,7 +16,7 @@ use crate::accumulate::{append, append_at};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
-use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 
 /// Statuses that end a run: the response event carrying one is authoritative.
@@ -33,8 +33,6 @@ const IDENTITY_KEYS: [&str; 5] = [
 /// What strict mode accepts, as upstream's pydantic models do.
 const ROLES: [&str; 4] = ["assistant", "user", "system", "tool"];
 const CONTENT_TYPES: [&str; 7] = ["text", "image", "data", "audio", "file", "refusal", "video"];
-/// What "[DONE]" may be padded with (the same set in both backends).
-const ASCII_WHITESPACE: [char; 6] = [' ', '\t', '\n', '\r', '\x0b', '\x0c'];
 
 /// How a `delta: true` data content merges into its slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,7 +227,7 @@ impl Protocol for AgentScope {
         text: &str,
         observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
-        if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
+        if is_done_marker(text) {
             return Ok(());
         }
         // Most events are deltas to a slot that exists: they take the quick

@@ -16,7 +16,7 @@ use crate::json::{self, quote, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::json_probe::StrField;
 use crate::sse::Limits;
-use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 
 /// Events kept in order for whoever wants them; they change no message or state.
@@ -64,7 +64,6 @@ const KNOWN_EVENTS: [&str; 22] = [
     "THINKING_TEXT_MESSAGE_CONTENT",
     "THINKING_TEXT_MESSAGE_END",
 ];
-const ASCII_WHITESPACE: [char; 6] = [' ', '\t', '\n', '\r', '\x0b', '\x0c'];
 
 /// What a `*_CHUNK` event opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,7 +330,7 @@ impl Protocol for AgUi {
         text: &str,
         observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
-        if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
+        if is_done_marker(text) {
             return Ok(());
         }
         if observe.is_none() {

@@ -15,10 +15,9 @@ use super::probe::Probe;
 use crate::json::{self, quote, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
-use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 
-const ASCII_WHITESPACE: [char; 6] = [' ', '\t', '\n', '\r', '\x0b', '\x0c'];
 const LIFECYCLE: [&str; 3] = [
     "response.created",
     "response.queued",
@@ -342,7 +341,7 @@ impl Protocol for Responses {
         text: &str,
         observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
-        if text.trim_matches(ASCII_WHITESPACE) == "[DONE]" {
+        if is_done_marker(text) {
             return Ok(());
         }
         if observe.is_none() {

@@ -16,9 +16,9 @@ from .accumulate import Pieces as _Pieces
 from .accumulate import append as _append
 from .accumulate import is_text as _is_text
 from .accumulate import render as _render
-from .json_values import JSONValueError, loads
+from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver
+from .stream import Driver, is_done_marker
 
 __all__ = ["Assembler"]
 
@@ -37,7 +37,6 @@ IDENTITY_KEYS = frozenset({"id", "call_id", "name", "server_label", "approval_re
 ROLES = frozenset({"assistant", "user", "system", "tool"})
 CONTENT_TYPES = frozenset({"text", "image", "data", "audio", "file", "refusal", "video"})
 # "[DONE]" may be padded with these (the same set in both backends).
-ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 # A content index is an int that fits in 64 bits; anything else counts as none.
 INDEX_MIN, INDEX_MAX = -(2**63), 2**63 - 1
 
@@ -175,7 +174,7 @@ class Assembler(Driver):
     # --- internals -----------------------------------------------------------
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if text.strip(ASCII_WHITESPACE) == "[DONE]":
+        if is_done_marker(text):
             return
         try:
             event = loads(text)
@@ -183,7 +182,7 @@ class Assembler(Driver):
             self._fail("is not valid JSON")
             return
         if not isinstance(event, dict):
-            self._fail(f"is {_json_kind(event)}, not an object")
+            self._fail(f"is {json_kind(event)}, not an object")
             return
         if observed is not None:
             # The caller's copy: the state goes on changing the original.
@@ -192,7 +191,7 @@ class Assembler(Driver):
 
     def _apply_value(self, event: Any) -> None:
         if not isinstance(event, dict):
-            self._fail(f"is {_json_kind(event)}, not an object")
+            self._fail(f"is {json_kind(event)}, not an object")
             return
         self._apply(event)
 
@@ -347,15 +346,3 @@ def _strict_problem(event: dict[str, Any]) -> str | None:
     elif kind == "content" and _str(event.get("type")) not in CONTENT_TYPES:
         return "has content of an unknown type"
     return None
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a JSON array"
-    if isinstance(value, str):
-        return "a JSON string"
-    if isinstance(value, bool):
-        return "a JSON boolean"
-    if value is None:
-        return "JSON null"
-    return "a JSON number"

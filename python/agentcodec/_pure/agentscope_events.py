@@ -47,11 +47,6 @@ TOOL_TYPES = {
 MEDIA_FIELDS = {"image": "image_url", "video": "video_url", "file": "file_url", "audio": "data"}
 TERMINAL = {"completed": "completed", "canceled": "cancelled", "incomplete": "incomplete"}
 ROLES = frozenset({"assistant", "user", "system", "tool"})
-ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 class _Block:
@@ -99,7 +94,10 @@ class Decoder:
             if isinstance(error, dict):
                 code, message = error.get("code"), error.get("message")
             out.append(
-                ev.run_failed(_str(code) or _str(event.get("error_type")) or "stream_error", _str(message))
+                ev.run_failed(
+                    ev.as_str(code) or ev.as_str(event.get("error_type")) or "stream_error",
+                    ev.as_str(message),
+                )
             )
         else:
             out.append(ev.passthrough("agentscope", event))
@@ -114,7 +112,7 @@ class Decoder:
             out.append(
                 ev.run_started(event.get("id"), event.get("session_id"), None, event.get("created_at"))
             )
-        status = _str(event.get("status"))
+        status = ev.as_str(event.get("status"))
         if status in TERMINAL:
             out.append(ev.run_finished(TERMINAL[status], event.get("usage")))
         elif status in ("failed", "rejected"):
@@ -122,7 +120,7 @@ class Decoder:
             out.append(ev.run_failed(error.get("code"), error.get("message"), event.get("usage")))
 
     def _message(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        message_id = _str(event.get("id"))
+        message_id = ev.as_str(event.get("id"))
         message_type = event.get("type", "message")
         mapped = MESSAGE_TYPES.get(message_type) if isinstance(message_type, str) else None
         if message_id is None or mapped is None:
@@ -160,7 +158,7 @@ class Decoder:
         return item.get("type") == "text" and not item.get("text")
 
     def _content(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        message_id = _str(event.get("msg_id"))
+        message_id = ev.as_str(event.get("msg_id"))
         if message_id is None:
             self._unnamed += 1
             message_id = f"msg-{self._unnamed}"
@@ -202,7 +200,7 @@ class Decoder:
     ) -> None:
         """A content's value into its block: appended, or as a snapshot."""
         block = message.blocks.get(index)
-        content_type = _str(content.get("type"))
+        content_type = ev.as_str(content.get("type"))
         data = content.get("data")
         if block is None:
             block = self._start(message_id, message, index, content, out)
@@ -240,7 +238,7 @@ class Decoder:
         content: dict[str, Any],
         out: list[dict[str, Any]],
     ) -> _Block:
-        content_type = _str(content.get("type"))
+        content_type = ev.as_str(content.get("type"))
         data: dict[str, Any] = content["data"] if isinstance(content.get("data"), dict) else {}
         fields: dict[str, Any] = {}
         if content_type == "text":
@@ -334,12 +332,12 @@ class Encoder:
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        kind = _str(event.get("type"))
+        kind = ev.as_str(event.get("type"))
         if self._ended:
             return out  # the response has ended: one run per stream
         if kind == "run_started" and not self._started:
-            self._session_id = self._session_id or _str(event.get("thread_id")) or None
-            self._response_id = self._response_id or _str(event.get("run_id")) or None
+            self._session_id = self._session_id or ev.as_str(event.get("thread_id")) or None
+            self._response_id = self._response_id or ev.as_str(event.get("run_id")) or None
             created_at = event.get("created_at")
             if self._created_at is None and ev.as_int(created_at) is not None:
                 self._created_at = created_at
@@ -389,7 +387,7 @@ class Encoder:
             self._complete_message(written, None, out)
         self._current.clear()
         status = {"cancelled": "canceled", "incomplete": "incomplete", "interrupted": "incomplete"}.get(
-            _str(event.get("status")) or "",
+            ev.as_str(event.get("status")) or "",
             "completed",
         )
         self._response(status, out, completed_at=self._created_at, usage=event.get("usage"))
@@ -397,8 +395,8 @@ class Encoder:
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         error = {
-            "code": _str(event.get("code")) or "AGENT_UNKNOWN_ERROR",
-            "message": _str(event.get("message")) or "",
+            "code": ev.as_str(event.get("code")) or "AGENT_UNKNOWN_ERROR",
+            "message": ev.as_str(event.get("message")) or "",
         }
         self._response("failed", out, error=error, usage=event.get("usage"))
         self._ended = True
@@ -406,8 +404,8 @@ class Encoder:
     def _message_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
         if isinstance(message_id, str):
-            role = _str(event.get("role")) or "assistant"
-            self._roles[message_id] = (role, _str(event.get("kind")))
+            role = ev.as_str(event.get("role")) or "assistant"
+            self._roles[message_id] = (role, ev.as_str(event.get("kind")))
 
     def _message_type(self, message_id: str, event: dict[str, Any]) -> tuple[str, str]:
         """The AgentScope message type a block goes in, and its content type."""
@@ -417,10 +415,10 @@ class Encoder:
         if kind == "refusal":
             return "message", "refusal"
         if kind in ("tool_call", "tool_result"):
-            tool_type = TOOL_TYPES.get(_str(event.get("tool")) or "function", "function_call")
+            tool_type = TOOL_TYPES.get(ev.as_str(event.get("tool")) or "function", "function_call")
             return (tool_type + "_output" if kind == "tool_result" else tool_type), "data"
         if kind == "media":
-            media = _str(event.get("media_type")) or ""
+            media = ev.as_str(event.get("media_type")) or ""
             return "message", media if media in MEDIA_FIELDS else "file"
         if kind == "data":
             return "message", "data"
@@ -441,7 +439,7 @@ class Encoder:
             written = self._open_message(
                 message_id, message_type, role if role in ROLES else "assistant", out
             )
-        content = _Content(_str(event.get("kind")) or "text", content_type, written.count)
+        content = _Content(ev.as_str(event.get("kind")) or "text", content_type, written.count)
         written.count += 1
         self._blocks[(message_id, index)] = (written, content)
         if content_type == "data":
@@ -515,7 +513,7 @@ class Encoder:
         else:
             url = content.data.get("url")
             if content.text:
-                mime = _str(content.data.get("mime_type")) or "application/octet-stream"
+                mime = ev.as_str(content.data.get("mime_type")) or "application/octet-stream"
                 url = f"data:{mime};base64,{full}"
             event[MEDIA_FIELDS[content.type]] = url
             if content.type == "audio":

@@ -17,9 +17,9 @@ from typing import Any
 from .._errors import AGUIError, AGUIEventError
 from .accumulate import Pieces, render
 from .json_patch import PatchError, apply_patch
-from .json_values import JSONValueError, copy_value, loads, quote
+from .json_values import JSONValueError, copy_value, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver
+from .stream import Driver, is_done_marker
 
 __all__ = ["Assembler"]
 
@@ -49,7 +49,6 @@ CHUNK_MODES = {
     "TOOL_CALL_CHUNK": "tool",
     "REASONING_MESSAGE_CHUNK": "reasoning",
 }
-ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 
 
 class _EventProblemError(Exception):
@@ -188,7 +187,7 @@ class Assembler(Driver):
     # --- internals -----------------------------------------------------------
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if text.strip(ASCII_WHITESPACE) == "[DONE]":
+        if is_done_marker(text):
             return
         try:
             event = loads(text)
@@ -201,7 +200,7 @@ class Assembler(Driver):
 
     def _apply_value(self, event: Any) -> None:
         if not isinstance(event, dict):
-            self._fail(f"is {_json_kind(event)}, not an object")
+            self._fail(f"is {json_kind(event)}, not an object")
             return
         kind = event.get("type")
         if not isinstance(kind, str):
@@ -695,15 +694,3 @@ _HANDLERS = {
     "THINKING_TEXT_MESSAGE_CONTENT": Assembler._thinking,
     "THINKING_TEXT_MESSAGE_END": Assembler._thinking,
 }
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a JSON array"
-    if isinstance(value, str):
-        return "a JSON string"
-    if isinstance(value, bool):
-        return "a JSON boolean"
-    if value is None:
-        return "JSON null"
-    return "a JSON number"

@@ -86,10 +86,6 @@ def _field(event: dict[str, Any], camel: str, snake: str) -> Any:
     return event.get(snake) if value is None else value
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def usage_from_agui(usage: Any) -> dict[str, Any] | None:
     """AG-UI's list of token counts as one neutral usage: counts summed."""
     if not isinstance(usage, list):
@@ -238,12 +234,12 @@ class Decoder:
     def _text_event(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         kind = event["type"]
         reasoning = kind.startswith("REASONING")
-        message_id = _str(_field(event, "messageId", "message_id"))
+        message_id = ev.as_str(_field(event, "messageId", "message_id"))
         delta = event.get("delta")
         if message_id is None or (kind.endswith("_CONTENT") and not isinstance(delta, str)):
             out.append(ev.passthrough("agui", event))
         elif kind.endswith("_START"):
-            self._open_text(message_id, _str(event.get("role")), reasoning, out)
+            self._open_text(message_id, ev.as_str(event.get("role")), reasoning, out)
         elif kind.endswith("_CONTENT"):
             self._append_text(message_id, delta, reasoning, out)  # type: ignore[arg-type]
         else:
@@ -251,14 +247,16 @@ class Decoder:
 
     def _tool_event(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         kind = event["type"]
-        call_id = _str(_field(event, "toolCallId", "tool_call_id"))
+        call_id = ev.as_str(_field(event, "toolCallId", "tool_call_id"))
         delta = event.get("delta")
         known = call_id is not None and call_id in self._calls
         if call_id is None or (kind == "TOOL_CALL_ARGS" and (not known or not isinstance(delta, str))):
             out.append(ev.passthrough("agui", event))
         elif kind == "TOOL_CALL_START":
             name = _field(event, "toolCallName", "tool_call_name")
-            self._open_call(call_id, name, _str(_field(event, "parentMessageId", "parent_message_id")), out)
+            self._open_call(
+                call_id, name, ev.as_str(_field(event, "parentMessageId", "parent_message_id")), out
+            )
         elif kind == "TOOL_CALL_ARGS":
             if delta:
                 found = self._calls[call_id]
@@ -267,8 +265,8 @@ class Decoder:
             self._close_call(call_id, out)
 
     def _tool_result(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        message_id = _str(_field(event, "messageId", "message_id"))
-        call_id = _str(_field(event, "toolCallId", "tool_call_id"))
+        message_id = ev.as_str(_field(event, "messageId", "message_id"))
+        call_id = ev.as_str(_field(event, "toolCallId", "tool_call_id"))
         content = event.get("content")
         if message_id is None or call_id is None or not isinstance(content, (str, list)):
             out.append(ev.passthrough("agui", event))
@@ -288,7 +286,7 @@ class Decoder:
         self._close_block(message_id, index, out, finish_message=True)
 
     def _encrypted_value(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        entity = _str(_field(event, "entityId", "entity_id"))
+        entity = ev.as_str(_field(event, "entityId", "entity_id"))
         value = _field(event, "encryptedValue", "encrypted_value")
         target: tuple[str, int] | None = None
         if entity is not None and event.get("subtype") == "tool-call":
@@ -309,7 +307,7 @@ class Decoder:
 
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         outcome = event.get("outcome")
-        outcome_type = _str(outcome.get("type")) if isinstance(outcome, dict) else None
+        outcome_type = ev.as_str(outcome.get("type")) if isinstance(outcome, dict) else None
         status = {"cancelled": "cancelled", "interrupt": "interrupted"}.get(outcome_type or "", "completed")
         out.append(ev.run_finished(status, usage_from_agui(event.get("usage")), event.get("result")))
 
@@ -330,7 +328,7 @@ class Decoder:
         """``transformChunks``: a chunk continues what the last one opened, or
         closes it and opens its own."""
         key = ("toolCallId", "tool_call_id") if mode == "tool" else ("messageId", "message_id")
-        chunk_id = _str(_field(event, *key))
+        chunk_id = ev.as_str(_field(event, *key))
         switches = bool(chunk_id) if mode == "reasoning" else chunk_id is not None
         if self._chunk is not None and (self._chunk[0] != mode or (switches and chunk_id != self._chunk[1])):
             self._close_chunk(out)
@@ -341,10 +339,10 @@ class Decoder:
                 return
             if mode == "tool":
                 self._open_call(
-                    chunk_id, name, _str(_field(event, "parentMessageId", "parent_message_id")), out
+                    chunk_id, name, ev.as_str(_field(event, "parentMessageId", "parent_message_id")), out
                 )
             else:
-                self._open_text(chunk_id, _str(event.get("role")), mode == "reasoning", out)
+                self._open_text(chunk_id, ev.as_str(event.get("role")), mode == "reasoning", out)
             self._chunk = (mode, chunk_id)
         delta = event.get("delta")
         if isinstance(delta, str):
@@ -435,15 +433,15 @@ class Encoder:
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        kind = _str(event.get("type"))
+        kind = ev.as_str(event.get("type"))
         if kind == "run_started":
             if self._started and not self._ended:
                 return out
             if self._ended:  # a new run on the same stream
                 self._started = self._ended = False
                 self._thread_id = self._run_id = None
-            self._thread_id = self._thread_id or self._options[0] or _str(event.get("thread_id"))
-            self._run_id = self._run_id or self._options[1] or _str(event.get("run_id"))
+            self._thread_id = self._thread_id or self._options[0] or ev.as_str(event.get("thread_id"))
+            self._run_id = self._run_id or self._options[1] or ev.as_str(event.get("run_id"))
         elif self._ended:
             return out  # nothing may follow RUN_FINISHED or RUN_ERROR but a new run
         self._ensure_started(out)
@@ -511,7 +509,10 @@ class Encoder:
     def _message_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
         if isinstance(message_id, str):
-            self._messages[message_id] = (_str(event.get("role")) or "assistant", _str(event.get("kind")))
+            self._messages[message_id] = (
+                ev.as_str(event.get("role")) or "assistant",
+                ev.as_str(event.get("kind")),
+            )
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id, index, kind = event.get("message_id"), ev.as_int(event.get("index")), event.get("kind")
@@ -538,7 +539,7 @@ class Encoder:
                 self._open_reasoning[agui_id] = 0
             self._open_reasoning[agui_id] += 1
         elif kind == "tool_call":
-            call_id = _str(event.get("call_id")) or f"{message_id}-{index}"
+            call_id = ev.as_str(event.get("call_id")) or f"{message_id}-{index}"
             block = _Block("tool_call", call_id)
             name = event.get("name")
             start: dict[str, Any] = {
@@ -551,7 +552,7 @@ class Encoder:
             out.append(start)
             self._open_calls.add(call_id)
         elif kind == "tool_result":
-            block = _Block("tool_result", message_id, _str(event.get("call_id")) or "")
+            block = _Block("tool_result", message_id, ev.as_str(event.get("call_id")) or "")
         else:
             return  # media and data have no place in AG-UI
         self._blocks[(message_id, index)] = block

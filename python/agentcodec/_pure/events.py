@@ -51,6 +51,7 @@ __all__ = [
     "APPENDED_FIELD",
     "Held",
     "as_int",
+    "as_str",
     "block_key",
     "BLOCK_FIELDS",
     "BLOCK_KINDS",
@@ -92,6 +93,11 @@ APPENDED_FIELD = {
 
 # Indexes and counts are integers that fit in 64 bits, in both backends.
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+def as_str(value: Any) -> str | None:
+    """The value if it is a str."""
+    return value if isinstance(value, str) else None
 
 
 def as_int(value: Any) -> int | None:

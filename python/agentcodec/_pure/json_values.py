@@ -152,3 +152,18 @@ def copy_value(value: Any, depth: int = 0) -> Any:
             raise JSONValueError(f"nesting deeper than {MAX_DEPTH}")
         return [copy_value(item, depth + 1) for item in value]
     raise JSONValueError(f"{type(value).__name__} is not a JSON value")
+
+
+def json_kind(value: Any) -> str:
+    """What kind of JSON value this is, for error messages (``json::kind``)."""
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, bool):
+        return "a JSON boolean"
+    if value is None:
+        return "JSON null"
+    return "a JSON number"

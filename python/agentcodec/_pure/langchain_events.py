@@ -41,10 +41,6 @@ USAGE_KEYS = {
 }
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def _usage(usage: Any) -> dict[str, Any] | None:
     if not isinstance(usage, dict):
         return None
@@ -115,7 +111,7 @@ class Decoder:
         return []
 
     def _lifecycle(self, data: dict[str, Any], envelope: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        kind = _str(data.get("event"))
+        kind = ev.as_str(data.get("event"))
         if kind == "started" and not self._started:
             self._started = True
             out.append(ev.run_started())
@@ -131,8 +127,8 @@ class Decoder:
         self, key: tuple[str, str | None], data: dict[str, Any], out: list[dict[str, Any]]
     ) -> _Message:
         self._count += 1
-        name = _str(_first(data, "id", "message_id", "messageId")) or f"message-{self._count}"
-        role = ROLES_IN.get(_str(data.get("role")) or "", "assistant")
+        name = ev.as_str(_first(data, "id", "message_id", "messageId")) or f"message-{self._count}"
+        role = ROLES_IN.get(ev.as_str(data.get("role")) or "", "assistant")
         call_id = _first(data, "tool_call_id", "toolCallId") if role == "tool" else None
         message = self._active[key] = _Message(name, call_id)
         out.append(ev.message_started(name, role, "tool_result" if role == "tool" else None))
@@ -309,7 +305,7 @@ class Decoder:
         reason = _first(data, "reason", "finish_reason")
         if reason is None and isinstance(metadata, dict):
             reason = metadata.get("finish_reason")
-        out.append(ev.message_finished(message.id, _usage(data.get("usage")), _str(reason)))
+        out.append(ev.message_finished(message.id, _usage(data.get("usage")), ev.as_str(reason)))
 
 
 # --- encoding ----------------------------------------------------------------------------
@@ -351,7 +347,7 @@ class Encoder:
         out: list[dict[str, Any]] = []
         if self._ended:
             return out  # the run has ended
-        handler = _ENCODERS.get(_str(event.get("type")) or "")
+        handler = _ENCODERS.get(ev.as_str(event.get("type")) or "")
         if handler is not None:
             handler(self, event, out)
         return out
@@ -386,7 +382,7 @@ class Encoder:
         self._ended = True
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        message = _str(event.get("message")) or "run failed"
+        message = ev.as_str(event.get("message")) or "run failed"
         if self._current is not None:
             error: dict[str, Any] = {"event": "error", "message": message}
             if isinstance(event.get("code"), str):
@@ -401,7 +397,7 @@ class Encoder:
     def _message_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
         if isinstance(message_id, str):
-            self._roles[message_id] = ROLES_OUT.get(_str(event.get("role")) or "", "ai")
+            self._roles[message_id] = ROLES_OUT.get(ev.as_str(event.get("role")) or "", "ai")
             self._pending = message_id
 
     def _announce(self, message_id: str, out: list[dict[str, Any]], call_id: Any = None) -> None:

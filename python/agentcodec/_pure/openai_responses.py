@@ -17,13 +17,12 @@ from typing import Any
 
 from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from .accumulate import Pieces, render
-from .json_values import JSONValueError, loads, quote
+from .json_values import JSONValueError, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver
+from .stream import Driver, is_done_marker
 
 __all__ = ["Assembler"]
 
-ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 LIFECYCLE = frozenset({"response.created", "response.queued", "response.in_progress"})
 TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete"})
 # What a delta appends to: a part of the item's "content" or "summary" (the
@@ -213,7 +212,7 @@ class Assembler(Driver):
     # --- internals -----------------------------------------------------------
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if text.strip(ASCII_WHITESPACE) == "[DONE]":
+        if is_done_marker(text):
             return
         try:
             event = loads(text)
@@ -226,7 +225,7 @@ class Assembler(Driver):
 
     def _apply_value(self, event: Any) -> None:
         if not isinstance(event, dict):
-            self._fail(f"is {_json_kind(event)}, not an object")
+            self._fail(f"is {json_kind(event)}, not an object")
             return
         kind = event.get("type")
         if not isinstance(kind, str):
@@ -456,9 +455,3 @@ class Assembler(Driver):
             annotations[index] = annotation
         else:
             annotations.append(annotation)
-
-
-def _json_kind(value: Any) -> str:
-    return {list: "a JSON array", str: "a JSON string", bool: "a JSON boolean", type(None): "JSON null"}.get(
-        type(value), "a JSON number"
-    )

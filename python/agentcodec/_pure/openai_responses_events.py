@@ -68,10 +68,6 @@ NEW_PART_KIND = {
 }
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 class _Block:
     __slots__ = ("annotations", "held", "index", "open")
 
@@ -108,7 +104,7 @@ class Decoder:
 
     def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        kind = _str(event.get("type"))
+        kind = ev.as_str(event.get("type"))
         response = event.get("response")
         if kind in ("response.created", "response.queued", "response.in_progress"):
             if not self._started and isinstance(response, dict):
@@ -169,8 +165,8 @@ class Decoder:
         if index is None or not isinstance(item, dict):
             out.append(ev.passthrough("openai-responses", event))
             return
-        item_type = _str(item.get("type"))
-        message_id = _str(item.get("id")) or _str(item.get("call_id")) or f"item-{index}"
+        item_type = ev.as_str(item.get("type"))
+        message_id = ev.as_str(item.get("id")) or ev.as_str(item.get("call_id")) or f"item-{index}"
         if item_type == "message":
             kind = "message"
         elif item_type == "reasoning":
@@ -185,7 +181,7 @@ class Decoder:
             return
         decoded = self._items[index] = _Item(message_id, kind)
         self._by_id[message_id] = index
-        role = "tool" if kind == "tool_result" else _str(item.get("role")) or "assistant"
+        role = "tool" if kind == "tool_result" else ev.as_str(item.get("role")) or "assistant"
         out.append(ev.message_started(message_id, role, kind))
         if kind == "tool_call":
             tool, field = TOOL_ITEMS[item_type]
@@ -245,7 +241,7 @@ class Decoder:
             return
         key = (where, index)
         block = item.blocks.get(key)
-        kind = PART_KINDS.get(_str(part.get("type")) or "", "text")
+        kind = PART_KINDS.get(ev.as_str(part.get("type")) or "", "text")
         if block is None:
             summary = True if where == "summary" else None
             block = self._open(item, key, kind, out, summary=summary)
@@ -313,7 +309,7 @@ class Decoder:
 
     def _item_done(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         item_dict = event.get("item")
-        item_id = _str(item_dict.get("id")) if isinstance(item_dict, dict) else None
+        item_id = ev.as_str(item_dict.get("id")) if isinstance(item_dict, dict) else None
         index = self._by_id.get(item_id) if item_id is not None else None
         if index is None:
             index = ev.as_int(event.get("output_index"))
@@ -415,12 +411,12 @@ class Encoder:
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        kind = _str(event.get("type"))
+        kind = ev.as_str(event.get("type"))
         if self._finished:
             return out
         if kind == "run_started" and not self._started:
-            self._response_id = self._response_id or _str(event.get("run_id"))
-            self._model = self._model or _str(event.get("model"))
+            self._response_id = self._response_id or ev.as_str(event.get("run_id"))
+            self._model = self._model or ev.as_str(event.get("model"))
             if self._created_at is None:
                 self._created_at = event.get("created_at")
         self._ensure_started(out)
@@ -525,10 +521,10 @@ class Encoder:
                 )
             self._blocks[(message_id, index)] = (item, part)
         elif kind == "tool_call":
-            tool = _str(event.get("tool"))
+            tool = ev.as_str(event.get("tool"))
             tool = tool if tool in TOOL_ITEM_TYPES else "function"
             item_type, field = TOOL_ITEM_TYPES[tool]
-            call_id = _str(event.get("call_id")) or f"{message_id}-{index}"
+            call_id = ev.as_str(event.get("call_id")) or f"{message_id}-{index}"
             fields = {"id": self._item_id(message_id), "type": item_type, "status": "in_progress", field: ""}
             if item_type != "mcp_call":
                 fields["call_id"] = call_id
@@ -539,7 +535,7 @@ class Encoder:
             fields = {
                 "id": self._item_id(message_id),
                 "type": "function_call_output",
-                "call_id": _str(event.get("call_id")) or "",
+                "call_id": ev.as_str(event.get("call_id")) or "",
                 "output": "",
                 "status": "in_progress",
             }
@@ -744,8 +740,8 @@ class Encoder:
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         error = {
-            "code": _str(event.get("code")) or "server_error",
-            "message": _str(event.get("message")) or "",
+            "code": ev.as_str(event.get("code")) or "server_error",
+            "message": ev.as_str(event.get("message")) or "",
         }
         out.append(
             self._event(

@@ -11,9 +11,15 @@ from ._args import limit_arg
 from .json_values import JSONValueError, copy_value
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 
-__all__ = ["Driver"]
+__all__ = ["Driver", "is_done_marker"]
 
 ON_ERROR_MODES = ("raise", "skip")
+
+
+def is_done_marker(text: str) -> bool:
+    """Whether an event's text is the ``[DONE]`` sentinel some servers end
+    with (ASCII white space around it allowed, as in the Rust core)."""
+    return text.strip(" \t\n\r\x0b\x0c") == "[DONE]"
 
 
 class Driver:

@@ -25,13 +25,11 @@ from . import agentscope_events, agui_events, langchain_events, openai_responses
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
-from .json_values import JSONValueError, copy_value, loads
+from .json_values import JSONValueError, copy_value, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver
+from .stream import Driver, is_done_marker
 
 __all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
-
-ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 
 
 class _Protocol:
@@ -171,7 +169,7 @@ class _Decoding(Driver):
         self._source = protocol.decoder()
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if text.strip(ASCII_WHITESPACE) == "[DONE]":
+        if is_done_marker(text):
             return
         try:
             event = loads(text)
@@ -182,7 +180,7 @@ class _Decoding(Driver):
 
     def _apply_value(self, event: Any) -> None:
         if not isinstance(event, dict):
-            self._fail(f"is {_json_kind(event)}, not an object")
+            self._fail(f"is {json_kind(event)}, not an object")
             return
         for neutral in self._source.decode(event):
             self._neutral(neutral)
@@ -447,15 +445,3 @@ class Assembler(_Decoding):
                 self._fail(f"has a state patch that does not apply: {exc}")
         else:
             self._kept.append(event.get("event") if kind == "passthrough" else event)
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a JSON array"
-    if isinstance(value, str):
-        return "a JSON string"
-    if isinstance(value, bool):
-        return "a JSON boolean"
-    if value is None:
-        return "JSON null"
-    return "a JSON number"
