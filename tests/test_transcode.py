@@ -17,6 +17,7 @@ every protocol, on both backends, and judged:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import warnings
@@ -401,3 +402,49 @@ def test_what_was_converted_before_an_error_comes_with_the_next_call() -> None:
         assert rest.count(b"TEXT_MESSAGE_CONTENT") == 2
         # The source was cut: the target is not ended for it (no RUN_FINISHED made up).
         assert rest.endswith(b'"messageId":"m1","delta":"lo"}\n\n')
+
+
+# --- LangChain output, judged by langchain-core ------------------------------------------
+
+
+JUDGED = sorted((FIXTURES / "langchain_judged").glob("*.json"))
+
+
+def without_index(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # ChatModelStream writes the wire position into a block's "index"; the
+    # assembler leaves blocks as the stream finished them.
+    return [{key: value for key, value in block.items() if key != "index"} for block in blocks]
+
+
+def test_every_other_protocols_stream_is_judged_by_langchain_core() -> None:
+    assert len(JUDGED) == len([source for source, _ in SOURCES if source != "langchain"])
+
+
+@pytest.mark.parametrize("reference", JUDGED, ids=lambda path: path.stem)
+def test_langchain_output_assembles_in_langchain_core_as_here(reference: Path) -> None:
+    """scripts/langchain_judged_fixtures.py recorded what langchain-core's
+    ChatModelStream makes of each AI message of the converted stream."""
+    expected = json.loads(reference.read_text(encoding="utf-8"))
+    source, name = expected["source"].split(":", 1)
+    stream = (FIXTURES / name).read_bytes()
+    for backend in backends():
+        transcoder = backend.Transcoder(source, "langchain", timestamp=1763700000000)
+        converted = transcoder.feed(stream) + transcoder.close()
+        # The bytes langchain-core judged (a converter that writes others: record again).
+        assert hashlib.sha256(converted).hexdigest() == expected["sha256"]
+        assembler = backend.LangChainAssembler()
+        assembler.feed(converted)
+        ours = [message for message in assembler.close() if message["role"] == "ai"]
+        assert [message["id"] for message in ours] == [message["id"] for message in expected["messages"]]
+        for message, theirs in zip(ours, expected["messages"], strict=True):
+            if "error" in theirs:
+                # langchain-core raises for a message that failed or never
+                # finished; agentcodec keeps what came, and says why.
+                assert message["status"] in ("error", "incomplete")
+                if message["status"] == "error":
+                    assert theirs["error"].endswith(message["error"]["message"])
+                continue
+            assert message["status"] == "completed"
+            assert without_index(message["content"]) == without_index(theirs["content"])
+            if theirs["usage"]:
+                assert message["usage"] == theirs["usage"]
