@@ -200,6 +200,8 @@ pub struct Driver<P> {
     /// Event texts decoded but not applied yet, because an earlier one failed.
     backlog: VecDeque<String>,
     closed: bool,
+    /// The SSE framing exceeded a limit: the stream cannot go on.
+    framing_failed: bool,
 }
 
 impl<P: Protocol> Driver<P> {
@@ -215,6 +217,21 @@ impl<P: Protocol> Driver<P> {
             },
             backlog: VecDeque::new(),
             closed: false,
+            framing_failed: false,
+        }
+    }
+
+    /// Whether the SSE framing exceeded a limit (no more input is read).
+    pub fn framing_failed(&self) -> bool {
+        self.framing_failed
+    }
+
+    /// Ends a stream that cannot go on: what was applied stands, and the
+    /// protocol finishes with it.
+    pub fn abandon(&mut self) {
+        if !self.closed {
+            self.closed = true;
+            self.protocol.finish();
         }
     }
 
@@ -246,6 +263,9 @@ impl<P: Protocol> Driver<P> {
                 failure = Some(err);
             }
         });
+        if framing.is_err() {
+            self.framing_failed = true;
+        }
         match (failure, framing) {
             (Some(err), _) => Err(err),
             (None, Err(limit)) => Err(Error::Limit(limit)),

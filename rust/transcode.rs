@@ -238,6 +238,16 @@ macro_rules! assemble_over_driver {
             fn driver_mut(&mut self) -> &mut Driver<Self::Protocol> {
                 &mut self.driver
             }
+
+            /// After the SSE framing exceeded a limit, what was decoded
+            /// before it is all there is: closing hands it on.
+            fn close(&mut self) -> Result<(), Error> {
+                if self.driver.framing_failed() {
+                    self.driver.abandon();
+                    return Ok(());
+                }
+                self.driver.close()
+            }
         }
     };
 }

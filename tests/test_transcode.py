@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from agentcodec import AgentCodecError
+from agentcodec import AgentCodecError, SSELimitError
 from agui_reference import apply_events, verify_events
 from conftest import NATIVE, PURE
 
@@ -448,3 +448,35 @@ def test_langchain_output_assembles_in_langchain_core_as_here(reference: Path) -
             assert without_index(message["content"]) == without_index(theirs["content"])
             if theirs["usage"]:
                 assert message["usage"] == theirs["usage"]
+
+
+def test_after_a_limit_error_closing_hands_on_what_came_before() -> None:
+    events = [
+        {"object": "response", "id": "r", "status": "created", "session_id": "s"},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "Hello"},
+    ]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    stream += b"data: " + b"x" * 500 + b"\n\n"
+    for backend in backends():
+        transcoder = backend.Transcoder("agentscope", "agui", max_line_bytes=200)
+        with pytest.raises(SSELimitError, match="max_line_bytes=200"):
+            transcoder.feed(stream)
+        with pytest.raises(SSELimitError):
+            transcoder.feed(b"data: {}\n\n")  # nothing more is read
+        converted = data_events(transcoder.close())
+        assert [event["type"] for event in converted] == [
+            "RUN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+        ]
+        assert converted[-1]["delta"] == "Hello"
+        decoder = backend.NeutralDecoder("agentscope", max_line_bytes=200)
+        with pytest.raises(SSELimitError):
+            decoder.feed(stream)
+        assert [event["type"] for event in decoder.close()][-1] == "block_delta"
+        assembler = backend.NeutralAssembler("agentscope", max_line_bytes=200)
+        with pytest.raises(SSELimitError):
+            assembler.feed(stream)
+        view = assembler.close()
+        assert view["status"] == "incomplete"
+        assert view["messages"][0]["blocks"][0]["text"] == "Hello"

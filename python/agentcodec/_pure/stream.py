@@ -52,6 +52,7 @@ class Driver:
         self._backlog: list[str] = []
         self._events = 0
         self._closed = False
+        self._framing_failed = False  # the SSE framing exceeded a limit
 
     # --- input ---------------------------------------------------------------
 
@@ -93,6 +94,7 @@ class Driver:
         except SSELimitError as exc:
             # Apply what came before the limit, then raise: those events are
             # in the assembled state, not on the exception.
+            self._framing_failed = True
             before, exc.events = exc.events, []
             self._apply_all(texts + before, observed)
             raise
@@ -107,6 +109,13 @@ class Driver:
         if not self._closed:
             texts = self._take_backlog() + self._decoder.close_texts()
             self._apply_all(texts, None)
+            self._closed = True
+            self._finish()
+
+    def _abandon(self) -> None:
+        """Ends a stream that cannot go on: what was applied stands, and
+        the protocol finishes with it."""
+        if not self._closed:
             self._closed = True
             self._finish()
 

@@ -189,6 +189,14 @@ class _Decoding(Driver):
         for neutral in self._source.finish():
             self._neutral(neutral)
 
+    def _close(self) -> None:
+        if self._framing_failed:
+            # After the SSE framing exceeded a limit, what was decoded
+            # before it is all there is: closing hands it on.
+            self._abandon()
+            return
+        super()._close()
+
     def _neutral(self, event: dict[str, Any]) -> None:
         raise NotImplementedError
 
