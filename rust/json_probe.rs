@@ -181,6 +181,33 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
+    /// An array that holds exactly one object: its entries through
+    /// `T::field` into `slot` (`Obj(Some(..))`). Any other value, an empty
+    /// array, or one with more items or items of another kind is checked and
+    /// skipped (`Obj(None)`): the full path deals with those.
+    pub fn sole_object_into<T: Fields<'a>>(&mut self, slot: &mut Option<Obj<T>>) -> Result<()> {
+        if self.peek_value()? != b'[' {
+            self.skip()?;
+            *slot = Some(Obj(None));
+            return Ok(());
+        }
+        if self.open(b']')? {
+            *slot = Some(Obj(None));
+            return Ok(());
+        }
+        self.object_into(slot)?;
+        if self.after_item(b']')? {
+            return Ok(());
+        }
+        *slot = Some(Obj(None));
+        loop {
+            self.skip()?;
+            if self.after_item(b']')? {
+                return Ok(());
+            }
+        }
+    }
+
     /// An object's entries into `value` (`true`); any other value is checked
     /// and skipped (`false`).
     fn fields_into<T: Fields<'a>>(&mut self, value: &mut T) -> Result<bool> {

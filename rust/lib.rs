@@ -12,6 +12,7 @@ pub mod json;
 pub mod json_patch;
 pub mod json_probe;
 pub mod langchain;
+pub mod openai_chat;
 pub mod openai_responses;
 pub mod recent;
 pub mod sse;

@@ -17,6 +17,8 @@ __all__ = [
     "AgentScopeEventError",
     "LangChainError",
     "LangChainEventError",
+    "OpenAIChatError",
+    "OpenAIChatEventError",
     "OpenAIResponsesError",
     "OpenAIResponsesEventError",
     "ResumeGapError",
@@ -147,6 +149,23 @@ class OpenAIResponsesEventError(_EventError, OpenAIResponsesError):
     """
 
     subject = "OpenAI Responses event"
+
+
+class OpenAIChatError(AgentCodecError, ValueError):
+    """An OpenAI Chat Completions stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class OpenAIChatEventError(_EventError, OpenAIChatError):
+    """One chunk of an OpenAI Chat Completions stream cannot be applied: it
+    is not a JSON object, its choices or delta are not what the API sends,
+    or it follows ``[DONE]``.
+
+    Attributes:
+        event: the chunk's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "OpenAI Chat Completions chunk"
 
 
 class ResumeGapError(LangChainError):

@@ -18,6 +18,7 @@ __all__ = [
     "NeutralAssembler",
     "NeutralDecoder",
     "NeutralEncoder",
+    "OpenAIChatAssembler",
     "OpenAIResponsesAssembler",
     "SSEDecoder",
     "SSEEvent",
@@ -222,6 +223,45 @@ class AGUIAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+
+@final
+class OpenAIChatAssembler:
+    """Assembles an OpenAI Chat Completions stream into its final
+    ChatCompletion. Public as ``agentcodec.openai_chat.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> OpenAIChatAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the chunks the data completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one chunk that is already decoded (a dict)."""
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the ChatCompletion."""
+    @property
+    def completion(self) -> dict[str, Any]:
+        """The ChatCompletion so far: a new dict on every access."""
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call of every choice: ``choice``, ``id``, ``type``,
+        ``name`` and ``arguments`` parsed once; arguments that are not valid
+        JSON stay as they came, with an ``error``."""
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Chunks kept without being assembled: server errors and
+        content-filter annotations, in order."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the server sent or, with ``on_error="skip"``, chunks skipped."""
+    @property
+    def event_count(self) -> int:
+        """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
 
 @final
 class OpenAIResponsesAssembler:

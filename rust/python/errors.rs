@@ -18,6 +18,8 @@ static AGUI_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AGUI_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static RESPONSES_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static RESPONSES_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static CHAT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static CHAT_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Instantiates the named exception class of `agentcodec._errors`.
 fn raise<'py>(
@@ -98,6 +100,21 @@ pub fn responses_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr
         py,
         &RESPONSES_EVENT_ERROR,
         "OpenAIResponsesEventError",
+        (event, problem),
+    )
+}
+
+/// `OpenAIChatError(message)`.
+pub fn chat_error(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, &CHAT_ERROR, "OpenAIChatError", (message,))
+}
+
+/// `OpenAIChatEventError(event, problem)`.
+pub fn chat_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
+    raise(
+        py,
+        &CHAT_EVENT_ERROR,
+        "OpenAIChatEventError",
         (event, problem),
     )
 }

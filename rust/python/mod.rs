@@ -8,6 +8,7 @@ mod bytes;
 mod errors;
 mod json;
 mod langchain;
+mod openai_chat;
 mod openai_responses;
 mod sse;
 mod transcode;
@@ -40,6 +41,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "OpenAIResponsesAssembler",
         m.py()
             .get_type::<openai_responses::OpenAIResponsesAssembler>(),
+    )?;
+    // Exposed to users as agentcodec.openai_chat.Assembler.
+    m.add(
+        "OpenAIChatAssembler",
+        m.py().get_type::<openai_chat::OpenAIChatAssembler>(),
     )?;
     // Exposed to users as agentcodec.Transcoder and the neutral classes.
     m.add_class::<transcode::Transcoder>()?;

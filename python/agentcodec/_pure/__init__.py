@@ -6,6 +6,7 @@ from .._version import __version__
 from .agentscope import Assembler as AgentScopeAssembler
 from .agui import Assembler as AGUIAssembler
 from .langchain import Assembler as LangChainAssembler
+from .openai_chat import Assembler as OpenAIChatAssembler
 from .openai_responses import Assembler as OpenAIResponsesAssembler
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
@@ -23,6 +24,7 @@ __all__ = [
     "NeutralAssembler",
     "NeutralDecoder",
     "NeutralEncoder",
+    "OpenAIChatAssembler",
     "OpenAIResponsesAssembler",
     "SSEDecoder",
     "SSEEvent",

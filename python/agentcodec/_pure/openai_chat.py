@@ -1,0 +1,376 @@
+"""Assembling an OpenAI Chat Completions stream into its ChatCompletion: the
+pure-Python mirror of ``rust/openai_chat/``.
+
+The state is the completion's fields (from the first chunk; ``usage``,
+``system_fingerprint`` and ``moderation`` from the latest chunk that has
+them) and its choices by ``index``, each with its message merged from the
+deltas. The merge is openai-python's ``accumulate_delta`` with its known
+faults fixed: strings append and lists of ``index``ed entries merge by index,
+but ``role``, ``id`` and ``name`` are set once (servers repeat them in every
+chunk, and the SDK concatenates them into "assistantassistant"), and numbers
+replace (the SDK adds them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import OpenAIChatError, OpenAIChatEventError
+from .accumulate import Pieces, render
+from .json_values import JSONValueError, json_kind, loads
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from .stream import Driver, is_done_marker
+
+__all__ = ["Assembler"]
+
+# Fields a server repeats without meaning to append: kept as first given.
+SET_ONCE = frozenset({"role", "id", "name"})
+# Fields that say which entry or variant: replaced, never appended.
+REPLACED = frozenset({"index", "type"})
+INDEX_MIN, INDEX_MAX = -(2**63), 2**63 - 1
+
+
+class _EventProblemError(Exception):
+    """A chunk that cannot be applied; the message says why."""
+
+
+def _int64(value: Any) -> int | None:
+    if type(value) is int and INDEX_MIN <= value <= INDEX_MAX:
+        return value
+    return None
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, (str, Pieces))
+
+
+class Assembler(Driver):
+    """Assembles an OpenAI Chat Completions stream into its final ChatCompletion."""
+
+    _event_error = OpenAIChatEventError
+    _base_error = OpenAIChatError
+
+    def __init__(
+        self,
+        *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        self._header: dict[str, Any] | None = None
+        # index -> (the choice's own fields, its message)
+        self._choices: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self._kept: list[dict[str, Any]] = []
+        self._done = False
+
+    # --- input ---------------------------------------------------------------
+
+    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the chunks the data completed, decoded."""
+        events: list[dict[str, Any]] = []
+        self._feed(data, events)
+        return events
+
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the ChatCompletion."""
+        self._close()
+        return self.completion
+
+    # --- output --------------------------------------------------------------
+
+    @property
+    def completion(self) -> dict[str, Any]:
+        """The ChatCompletion so far: a new dict on every access."""
+        choices = [self._choice(index) for index in sorted(self._choices)]
+        if self._header is None:
+            return {"object": "chat.completion", "choices": choices}
+        return {key: choices if key == "choices" else render(value) for key, value in self._header.items()}
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call of every choice: ``choice``, ``id``, ``type``,
+        ``name`` and ``arguments``, parsed once; arguments that are not valid
+        JSON stay as they came, with an ``error``."""
+        calls = []
+        for index in sorted(self._choices):
+            entries = self._choices[index][1].get("tool_calls")
+            if not isinstance(entries, list):
+                continue
+            for entry in entries:
+                if not isinstance(entry, dict):
+                    continue
+                function = entry.get("function")
+                function = function if isinstance(function, dict) else {}
+                raw = render(function.get("arguments"))
+                call: dict[str, Any] = {
+                    "choice": index,
+                    "id": render(entry.get("id")),
+                    "type": render(entry.get("type")),
+                    "name": render(function.get("name")),
+                }
+                try:
+                    call["arguments"] = loads(raw if isinstance(raw, str) else "")
+                except JSONValueError:
+                    call["arguments"] = raw
+                    call["error"] = "arguments are not valid JSON"
+                calls.append(call)
+        return calls
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Chunks kept without being assembled: server errors and
+        content-filter annotations, in order."""
+        events: list[dict[str, Any]] = render(self._kept)
+        return events
+
+    # --- internals -----------------------------------------------------------
+
+    def _choice(self, index: int) -> dict[str, Any]:
+        fields, message = self._choices[index]
+        choice = {
+            "index": fields.get("index"),
+            "message": render(message),
+            "finish_reason": fields.get("finish_reason"),
+            "logprobs": render(fields.get("logprobs")),
+        }
+        for key, value in fields.items():
+            if key not in choice:
+                choice[key] = render(value)
+        return choice
+
+    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
+        if is_done_marker(text):
+            self._done = True
+            return
+        try:
+            event = loads(text)
+        except JSONValueError:
+            self._fail("is not valid JSON")
+            return
+        if observed is not None and isinstance(event, dict):
+            observed.append(render(event))
+        self._apply_value(event)
+
+    def _apply_value(self, event: Any) -> None:
+        if not isinstance(event, dict):
+            self._fail(f"is {json_kind(event)}, not an object")
+            return
+        try:
+            self._apply(event)
+        except _EventProblemError as exc:
+            self._fail(str(exc))
+
+    def _finish(self) -> None:
+        pass
+
+    def _apply(self, chunk: dict[str, Any]) -> None:
+        error = chunk.get("error")
+        if error:
+            source = error if isinstance(error, dict) else {}
+            code = source.get("code")
+            if not isinstance(code, str):
+                code = source.get("type")
+            said = error if isinstance(error, str) else source.get("message")
+            self._errors.append(
+                {
+                    "event": self._events,
+                    "code": code if isinstance(code, str) else "error",
+                    "message": said if isinstance(said, str) else None,
+                }
+            )
+            self._kept.append(chunk)
+            return
+        if self._done:
+            raise _EventProblemError("comes after [DONE]")
+        if chunk.get("object") == "":
+            # Azure's content-filter annotations: not part of the completion
+            # (openai-python's stream helper drops them).
+            self._kept.append(chunk)
+            return
+        indexes = _checked_choices(chunk)
+        given = chunk.get("choices") if isinstance(chunk.get("choices"), list) else []
+        if self._header is None:
+            header: dict[str, Any] = {}
+            for key, value in chunk.items():
+                if key == "obfuscation":
+                    continue
+                header[key] = None if key == "choices" else "chat.completion" if key == "object" else value
+            for key in ("object", "choices", "system_fingerprint", "usage"):
+                if key not in header:
+                    header[key] = "chat.completion" if key == "object" else None
+            self._header = header
+        else:
+            for key in ("usage", "system_fingerprint", "moderation"):
+                value = chunk.get(key)
+                if value is not None:
+                    self._header[key] = value
+        for index, choice in zip(indexes, given, strict=True):
+            fields = {key: value for key, value in choice.items() if key != "delta"}
+            delta = choice.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
+            held = self._choices.get(index)
+            if held is None:
+                message: dict[str, Any] = {}
+                _merge_into(message, delta)
+                self._choices[index] = (fields, message)
+                continue
+            held_fields, held_message = held
+            _merge_into(held_message, delta)
+            reason = fields.get("finish_reason")
+            if isinstance(reason, str) and reason:
+                held_fields["finish_reason"] = reason
+            logprobs = fields.get("logprobs")
+            if isinstance(logprobs, dict):
+                _extend_logprobs(held_fields, logprobs)
+
+
+def _checked_choices(chunk: dict[str, Any]) -> list[int]:
+    """Checks a chunk's choices before anything is applied, so that a bad
+    chunk changes nothing: their indexes, in order."""
+    choices = chunk.get("choices")
+    if choices is None:
+        return []
+    if not isinstance(choices, list):
+        raise _EventProblemError("has choices that are not a list")
+    indexes = []
+    for position, choice in enumerate(choices):
+        if not isinstance(choice, dict):
+            raise _EventProblemError(f"has a choice (at {position}) that is not an object")
+        index = _int64(choice.get("index"))
+        if index is None:
+            if choice.get("index") is None:
+                raise _EventProblemError(f"has a choice (at {position}) without an index")
+            raise _EventProblemError(f"has a choice (at {position}) whose index is not a 64-bit integer")
+        delta = choice.get("delta")
+        if delta is not None and not isinstance(delta, dict):
+            raise _EventProblemError(f"has a delta (choice {index}) that is not an object")
+        delta = delta or {}
+        for key in ("content", "refusal"):
+            value = delta.get(key)
+            if value is not None and not isinstance(value, str):
+                raise _EventProblemError(f"has a delta (choice {index}) whose {key} is not a string")
+        calls = delta.get("tool_calls")
+        if calls is not None and not (
+            isinstance(calls, list) and all(isinstance(call, dict) for call in calls)
+        ):
+            raise _EventProblemError(
+                f"has a delta (choice {index}) whose tool_calls are not a list of objects"
+            )
+        indexes.append(index)
+    return indexes
+
+
+def _extend_logprobs(fields: dict[str, Any], given: dict[str, Any]) -> None:
+    held = fields.get("logprobs")
+    if not isinstance(held, dict):
+        fields["logprobs"] = given
+        return
+    for key in ("content", "refusal"):
+        items = given.get(key)
+        if not isinstance(items, list) or not items:
+            continue
+        existing = held.get(key)
+        if isinstance(existing, list):
+            existing.extend(items)
+        else:
+            held[key] = list(items)
+
+
+# --- the merge ----------------------------------------------------------------------
+
+
+def _merge_into(held: dict[str, Any], delta: dict[str, Any]) -> None:
+    """Merges a delta into what was assembled (see the module's doc)."""
+    for key, value in delta.items():
+        if held.get(key) is None:
+            held[key] = _fresh(value)
+        else:
+            _merge_value(held, key, value)
+
+
+def _fresh(value: Any) -> Any:
+    """A value given for the first time: a list of indexed entries is merged
+    even within its first delta, which may carry several fragments of one
+    entry."""
+    if isinstance(value, list) and _has_indexed(value):
+        merged: list[Any] = []
+        _merge_indexed(merged, value)
+        return merged
+    return value
+
+
+def _merge_value(held: dict[str, Any], key: str, value: Any) -> None:
+    if value is None or key in SET_ONCE:
+        return
+    slot = held[key]
+    if key in REPLACED:
+        # The same index written another way keeps the first.
+        if key != "index" or _int64(slot) is None or _int64(slot) != _int64(value):
+            held[key] = value
+        return
+    if _is_text(slot) and isinstance(value, str):
+        if isinstance(slot, Pieces):
+            slot.append(value)
+        else:
+            held[key] = Pieces([slot, value])
+    elif isinstance(slot, dict) and isinstance(value, dict):
+        _merge_into(slot, value)
+    elif isinstance(slot, list) and isinstance(value, list):
+        if _has_indexed(value):
+            _merge_indexed(slot, value)
+        else:
+            slot.extend(value)
+    else:
+        held[key] = value
+
+
+def _has_indexed(items: list[Any]) -> bool:
+    return any(isinstance(item, dict) and "index" in item for item in items)
+
+
+def _merge_indexed(entries: list[Any], items: list[Any]) -> None:
+    """Merges entries into a list by their ``index``; an entry without an
+    integer index joins the entry with its ``id``, or is added."""
+    for item in items:
+        if not isinstance(item, dict):
+            entries.append(item)
+            continue
+        index = _int64(item.get("index"))
+        found: int | None = None
+        if index is not None:
+            found = _find_index(entries, index)
+        elif isinstance(item.get("id"), str):
+            for at in range(len(entries) - 1, -1, -1):
+                entry = entries[at]
+                if isinstance(entry, dict) and _same_text(entry.get("id"), item["id"]):
+                    found = at
+                    break
+        if found is not None and isinstance(entries[found], dict):
+            _merge_into(entries[found], item)
+        else:
+            fresh: dict[str, Any] = {}
+            _merge_into(fresh, item)
+            entries.append(fresh)
+
+
+def _same_text(held: Any, text: str) -> bool:
+    if isinstance(held, Pieces):
+        return held.text() == text
+    return held == text if isinstance(held, str) else False
+
+
+def _find_index(entries: list[Any], index: int) -> int | None:
+    """Where the entry with ``index`` stands: at that position when the
+    entries came in order (the usual case), else wherever it is."""
+
+    def has(at: int) -> bool:
+        entry = entries[at]
+        return isinstance(entry, dict) and _int64(entry.get("index")) == index
+
+    if 0 <= index < len(entries) and has(index):
+        return index
+    for at in range(len(entries) - 1, -1, -1):
+        if has(at):
+            return at
+    return None

@@ -1,0 +1,738 @@
+//! Assembling an OpenAI Chat Completions stream into its ChatCompletion.
+//! `python/agentcodec/_pure/openai_chat.py` mirrors this module rule for
+//! rule.
+//!
+//! The state is the completion's fields (from the first chunk; `usage`,
+//! `system_fingerprint` and `moderation` from the latest chunk that has
+//! them) and its choices by `index`, each with its message merged from the
+//! deltas. The merge is openai-python's `accumulate_delta` with its known
+//! faults fixed: strings append and lists of `index`ed entries merge by
+//! index, but `role`, `id` and `name` are set once (servers repeat them in
+//! every chunk, and the SDK concatenates them into "assistantassistant"),
+//! and numbers replace (the SDK adds them).
+
+use std::collections::BTreeMap;
+
+use super::probe::{Chunk, Delta, TEXT_KEYS};
+use crate::json::{self, Map, Value};
+use crate::json_probe::{Obj, Scalar, StrField};
+use crate::sse::Limits;
+use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
+
+/// Fields a server repeats without meaning to append: kept as first given.
+const SET_ONCE: [&str; 3] = ["role", "id", "name"];
+/// Fields that say which entry or variant: replaced, never appended.
+const REPLACED: [&str; 2] = ["index", "type"];
+
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub on_error: OnError,
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            on_error: OnError::Raise,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Assembles an OpenAI Chat Completions stream.
+#[derive(Debug, Clone)]
+pub struct Assembler {
+    driver: Driver<Chat>,
+}
+
+#[derive(Debug, Clone)]
+struct Choice {
+    /// The choice's own fields, from its first chunk, without `delta`.
+    fields: Map<String, Value>,
+    message: Map<String, Value>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Chat {
+    /// The completion's fields; `None` before the first chunk.
+    header: Option<Map<String, Value>>,
+    choices: BTreeMap<i64, Choice>,
+    kept: Vec<Value>,
+    /// `[DONE]` came: the stream is over.
+    done: bool,
+}
+
+struct Bad(String);
+
+fn bad<T>(message: impl Into<String>) -> Result<T, Bad> {
+    Err(Bad(message.into()))
+}
+
+impl Assemble for Assembler {
+    type Protocol = Chat;
+
+    fn driver(&self) -> &Driver<Chat> {
+        &self.driver
+    }
+
+    fn driver_mut(&mut self) -> &mut Driver<Chat> {
+        &mut self.driver
+    }
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Assembler::new(Options::default())
+    }
+}
+
+impl Assembler {
+    pub fn new(options: Options) -> Self {
+        let protocol = Chat {
+            header: None,
+            choices: BTreeMap::new(),
+            kept: Vec::new(),
+            done: false,
+        };
+        Assembler {
+            driver: Driver::new(
+                protocol,
+                options.limits,
+                options.on_error,
+                "OpenAI Chat Completions chunk",
+            ),
+        }
+    }
+
+    /// The ChatCompletion so far: the first chunk's fields with `object`
+    /// `"chat.completion"`, and every choice with its message.
+    pub fn completion(&self) -> Value {
+        let state = &self.driver.protocol;
+        let choices: Vec<Value> = state.choices.values().map(Choice::to_value).collect();
+        let mut completion = Map::new();
+        match &state.header {
+            Some(header) => {
+                for (key, value) in header {
+                    if key == "choices" {
+                        completion.insert(key.clone(), Value::Array(choices.clone()));
+                    } else {
+                        completion.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            None => {
+                completion.insert("object".to_owned(), "chat.completion".into());
+                completion.insert("choices".to_owned(), Value::Array(choices));
+            }
+        }
+        Value::Object(completion)
+    }
+
+    /// Every tool call of every choice: `choice`, `id`, `type`, `name` and
+    /// `arguments`, parsed once; arguments that are not valid JSON stay as
+    /// they came, with an `error`.
+    pub fn tool_calls(&self) -> Vec<Value> {
+        let mut calls = Vec::new();
+        for (index, choice) in &self.driver.protocol.choices {
+            let Some(Value::Array(entries)) = choice.message.get("tool_calls") else {
+                continue;
+            };
+            for entry in entries {
+                let Value::Object(entry) = entry else {
+                    continue;
+                };
+                let function = entry.get("function");
+                let mut call = Map::new();
+                call.insert("choice".to_owned(), (*index).into());
+                call.insert("id".to_owned(), or_null(entry.get("id")));
+                call.insert("type".to_owned(), or_null(entry.get("type")));
+                call.insert(
+                    "name".to_owned(),
+                    or_null(function.and_then(|function| function.get("name"))),
+                );
+                let raw = or_null(function.and_then(|function| function.get("arguments")));
+                match json::parse(raw.as_str().unwrap_or("")) {
+                    Ok(parsed) => {
+                        call.insert("arguments".to_owned(), parsed);
+                    }
+                    Err(_) => {
+                        call.insert("arguments".to_owned(), raw);
+                        call.insert("error".to_owned(), "arguments are not valid JSON".into());
+                    }
+                }
+                calls.push(Value::Object(call));
+            }
+        }
+        calls
+    }
+
+    /// Chunks kept without being assembled: errors the server sent and
+    /// content-filter annotations (`object: ""`).
+    pub fn events(&self) -> &[Value] {
+        &self.driver.protocol.kept
+    }
+}
+
+fn or_null(value: Option<&Value>) -> Value {
+    value.cloned().unwrap_or(Value::Null)
+}
+
+impl Choice {
+    fn to_value(&self) -> Value {
+        let mut choice = Map::new();
+        choice.insert("index".to_owned(), or_null(self.fields.get("index")));
+        choice.insert("message".to_owned(), Value::Object(self.message.clone()));
+        choice.insert(
+            "finish_reason".to_owned(),
+            or_null(self.fields.get("finish_reason")),
+        );
+        choice.insert("logprobs".to_owned(), or_null(self.fields.get("logprobs")));
+        for (key, value) in &self.fields {
+            if !choice.contains_key(key) {
+                choice.insert(key.clone(), value.clone());
+            }
+        }
+        Value::Object(choice)
+    }
+}
+
+impl Protocol for Chat {
+    fn apply_text(
+        &mut self,
+        log: &mut Log,
+        text: &str,
+        observe: Observer<'_, '_>,
+    ) -> Result<(), Error> {
+        if is_done_marker(text) {
+            self.done = true;
+            return Ok(());
+        }
+        if observe.is_none() {
+            if let Some(chunk) = Chunk::parse(text) {
+                if self.append_delta(&chunk) {
+                    return Ok(());
+                }
+            }
+        }
+        match json::parse(text) {
+            Ok(event) => {
+                if let (Some(observe), Value::Object(_)) = (observe, &event) {
+                    observe(&event);
+                }
+                self.apply_value(log, event)
+            }
+            Err(_) => log.fail("is not valid JSON".to_owned()),
+        }
+    }
+
+    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
+        let Value::Object(chunk) = event else {
+            return log.fail(format!("is {}, not an object", json::kind(&event)));
+        };
+        match self.apply(log, chunk) {
+            Ok(()) => Ok(()),
+            Err(Bad(problem)) => log.fail(problem),
+        }
+    }
+
+    fn finish(&mut self) {}
+}
+
+/// What a quick path will append to a message, once every check passed.
+enum Append<'p> {
+    Text(&'static str, &'p str),
+    Arguments(usize, &'p str),
+}
+
+impl Chat {
+    /// A delta that appends text or tool-call arguments to a choice that
+    /// exists, from a probe: what the full path does for it, without a
+    /// `Value` tree. Returns false, having changed nothing, for any other
+    /// chunk.
+    fn append_delta(&mut self, chunk: &Chunk<'_>) -> bool {
+        if self.done || self.header.is_none() {
+            return false;
+        }
+        if matches!(&chunk.object, Some(StrField::Str(object)) if object.is_empty()) {
+            return false;
+        }
+        let absent = |field: &Option<Scalar<'_>>| matches!(field, None | Some(Scalar::Null));
+        if !absent(&chunk.usage) || !absent(&chunk.moderation) || !absent(&chunk.error) {
+            return false;
+        }
+        let fingerprint = match &chunk.system_fingerprint {
+            None | Some(Scalar::Null) => None,
+            Some(Scalar::Str(text)) => Some(text),
+            Some(_) => return false,
+        };
+        let Some(Obj(Some(choice))) = &chunk.choices else {
+            return false;
+        };
+        if !absent(&choice.finish_reason) || !absent(&choice.logprobs) {
+            return false;
+        }
+        let Some(Obj(Some(delta))) = &choice.delta else {
+            return false;
+        };
+        let Some(index) = choice.index.as_ref().and_then(Scalar::as_i64) else {
+            return false;
+        };
+        let Some(held) = self.choices.get_mut(&index) else {
+            return false;
+        };
+        let mut appends: Vec<Append<'_>> = Vec::new();
+        if !plan(&held.message, delta, &mut appends) {
+            return false;
+        }
+        for append in appends {
+            match append {
+                Append::Text(key, piece) => match held.message.get_mut(key) {
+                    Some(Value::String(text)) => text.push_str(piece),
+                    _ => {
+                        held.message.insert(key.to_owned(), piece.into());
+                    }
+                },
+                Append::Arguments(at, piece) => {
+                    if let Some(Value::Array(calls)) = held.message.get_mut("tool_calls") {
+                        if let Some(Value::Object(function)) = calls[at].get_mut("function") {
+                            match function.get_mut("arguments") {
+                                Some(Value::String(text)) => text.push_str(piece),
+                                _ => {
+                                    function.insert("arguments".to_owned(), piece.into());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let (Some(fingerprint), Some(header)) = (fingerprint, self.header.as_mut()) {
+            if header.get("system_fingerprint").and_then(Value::as_str) != Some(fingerprint) {
+                header.insert("system_fingerprint".to_owned(), fingerprint.as_ref().into());
+            }
+        }
+        true
+    }
+
+    fn apply(&mut self, log: &mut Log, chunk: Map<String, Value>) -> Result<(), Bad> {
+        if !crate::events::is_falsy(chunk.get("error")) {
+            let error = chunk.get("error");
+            let text = |key: &str| {
+                error
+                    .and_then(|error| error.get(key))
+                    .and_then(Value::as_str)
+            };
+            let code = text("code").or_else(|| text("type")).unwrap_or("error");
+            let message = match error {
+                Some(Value::String(message)) => Some(message.clone()),
+                _ => error
+                    .and_then(|error| error.get("message"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            };
+            log.errors.push(ErrorRecord {
+                event: log.events,
+                code: code.to_owned(),
+                message,
+            });
+            self.kept.push(Value::Object(chunk));
+            return Ok(());
+        }
+        if self.done {
+            return bad("comes after [DONE]");
+        }
+        if chunk.get("object").and_then(Value::as_str) == Some("") {
+            // Azure's content-filter annotations: not part of the completion
+            // (openai-python's stream helper drops them).
+            self.kept.push(Value::Object(chunk));
+            return Ok(());
+        }
+        let choices = checked_choices(&chunk)?;
+        let mut chunk = chunk;
+        let given = match chunk.get_mut("choices") {
+            Some(Value::Array(choices)) => std::mem::take(choices),
+            _ => Vec::new(),
+        };
+        match self.header.as_mut() {
+            None => {
+                let mut header = Map::new();
+                for (key, value) in chunk {
+                    match key.as_str() {
+                        "obfuscation" => {}
+                        "choices" => {
+                            header.insert(key, Value::Null);
+                        }
+                        "object" => {
+                            header.insert(key, "chat.completion".into());
+                        }
+                        _ => {
+                            header.insert(key, value);
+                        }
+                    }
+                }
+                for key in ["object", "choices", "system_fingerprint", "usage"] {
+                    if !header.contains_key(key) {
+                        let value = match key {
+                            "object" => "chat.completion".into(),
+                            _ => Value::Null,
+                        };
+                        header.insert(key.to_owned(), value);
+                    }
+                }
+                self.header = Some(header);
+            }
+            Some(header) => {
+                for key in ["usage", "system_fingerprint", "moderation"] {
+                    match chunk.shift_remove(key) {
+                        None | Some(Value::Null) => {}
+                        Some(value) => {
+                            header.insert(key.to_owned(), value);
+                        }
+                    }
+                }
+            }
+        }
+        for (index, choice) in choices.into_iter().zip(given) {
+            let Value::Object(mut choice) = choice else {
+                unreachable!("checked");
+            };
+            let delta = match choice.shift_remove("delta") {
+                Some(Value::Object(delta)) => delta,
+                _ => Map::new(),
+            };
+            match self.choices.get_mut(&index) {
+                None => {
+                    let mut message = Map::new();
+                    merge_into(&mut message, delta);
+                    self.choices.insert(
+                        index,
+                        Choice {
+                            fields: choice,
+                            message,
+                        },
+                    );
+                }
+                Some(held) => {
+                    merge_into(&mut held.message, delta);
+                    match choice.shift_remove("finish_reason") {
+                        Some(Value::String(reason)) if !reason.is_empty() => {
+                            held.fields
+                                .insert("finish_reason".to_owned(), Value::String(reason));
+                        }
+                        _ => {}
+                    }
+                    if let Some(Value::Object(logprobs)) = choice.shift_remove("logprobs") {
+                        extend_logprobs(&mut held.fields, logprobs);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks a chunk's choices before anything is applied, so that a bad chunk
+/// changes nothing: their indexes, in order.
+fn checked_choices(chunk: &Map<String, Value>) -> Result<Vec<i64>, Bad> {
+    let choices = match chunk.get("choices") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(choices)) => choices,
+        Some(_) => return bad("has choices that are not a list"),
+    };
+    let mut indexes = Vec::with_capacity(choices.len());
+    for (position, choice) in choices.iter().enumerate() {
+        let Value::Object(choice) = choice else {
+            return bad(format!(
+                "has a choice (at {position}) that is not an object"
+            ));
+        };
+        let index = match choice.get("index") {
+            Some(Value::Number(number)) if number.as_i64().is_some() => {
+                number.as_i64().unwrap_or_default()
+            }
+            None | Some(Value::Null) => {
+                return bad(format!("has a choice (at {position}) without an index"))
+            }
+            Some(_) => {
+                return bad(format!(
+                    "has a choice (at {position}) whose index is not a 64-bit integer"
+                ))
+            }
+        };
+        let delta = match choice.get("delta") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(delta)) => Some(delta),
+            Some(_) => {
+                return bad(format!(
+                    "has a delta (choice {index}) that is not an object"
+                ))
+            }
+        };
+        for key in ["content", "refusal"] {
+            if let Some(value) = delta.and_then(|delta| delta.get(key)) {
+                if !value.is_null() && !value.is_string() {
+                    return bad(format!(
+                        "has a delta (choice {index}) whose {key} is not a string"
+                    ));
+                }
+            }
+        }
+        match delta.and_then(|delta| delta.get("tool_calls")) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(calls)) if calls.iter().all(Value::is_object) => {}
+            Some(_) => {
+                return bad(format!(
+                    "has a delta (choice {index}) whose tool_calls are not a list of objects"
+                ))
+            }
+        }
+        indexes.push(index);
+    }
+    Ok(indexes)
+}
+
+/// Checks that a probed delta is one the quick path applies as the full
+/// path would, and says what it appends.
+fn plan<'p>(
+    message: &Map<String, Value>,
+    delta: &'p Delta<'_>,
+    appends: &mut Vec<Append<'p>>,
+) -> bool {
+    if delta.other {
+        return false;
+    }
+    let holds = |key: &str| !matches!(message.get(key), None | Some(Value::Null));
+    match &delta.role {
+        None => {}
+        // Set once: a repeat changes nothing.
+        Some(Scalar::Null | Scalar::Str(_)) if holds("role") => {}
+        Some(_) => return false,
+    }
+    for (key, value) in TEXT_KEYS.iter().zip(&delta.texts) {
+        match value {
+            None => {}
+            Some(Scalar::Null) if holds(key) => {}
+            Some(Scalar::Str(piece)) => match message.get(*key) {
+                None | Some(Value::Null | Value::String(_)) => {
+                    appends.push(Append::Text(key, piece));
+                }
+                Some(_) => return false,
+            },
+            Some(_) => return false,
+        }
+    }
+    match &delta.tool_calls {
+        None => {}
+        Some(Obj(None)) => return false,
+        Some(Obj(Some(call))) => {
+            let Some(Obj(Some(function))) = &call.function else {
+                return false;
+            };
+            let (false, false, Some(Scalar::Str(piece))) =
+                (call.other, function.other, &function.arguments)
+            else {
+                return false;
+            };
+            let Some(index) = call.index.as_ref().and_then(Scalar::as_i64) else {
+                return false;
+            };
+            let Some(Value::Array(calls)) = message.get("tool_calls") else {
+                return false;
+            };
+            let Some(at) = usize::try_from(index).ok().filter(|&at| {
+                calls
+                    .get(at)
+                    .and_then(|entry| entry.get("index"))
+                    .and_then(Value::as_i64)
+                    == Some(index)
+            }) else {
+                return false;
+            };
+            match calls[at].get("function") {
+                Some(Value::Object(held)) => match held.get("arguments") {
+                    None | Some(Value::Null | Value::String(_)) => {}
+                    Some(_) => return false,
+                },
+                _ => return false,
+            }
+            appends.push(Append::Arguments(at, piece));
+        }
+    }
+    true
+}
+
+fn extend_logprobs(fields: &mut Map<String, Value>, given: Map<String, Value>) {
+    let Some(Value::Object(held)) = fields.get_mut("logprobs") else {
+        fields.insert("logprobs".to_owned(), Value::Object(given));
+        return;
+    };
+    for key in ["content", "refusal"] {
+        let Some(Value::Array(items)) = given.get(key) else {
+            continue;
+        };
+        if items.is_empty() {
+            continue;
+        }
+        match held.get_mut(key) {
+            Some(Value::Array(list)) => list.extend(items.iter().cloned()),
+            _ => {
+                held.insert(key.to_owned(), Value::Array(items.clone()));
+            }
+        }
+    }
+}
+
+// --- the merge ----------------------------------------------------------------------------
+
+/// Merges a delta into what was assembled (see the module's doc).
+fn merge_into(held: &mut Map<String, Value>, delta: Map<String, Value>) {
+    for (key, value) in delta {
+        match held.get_mut(&key) {
+            Some(slot) if !slot.is_null() => merge_value(&key, slot, value),
+            _ => {
+                held.insert(key, fresh(value));
+            }
+        }
+    }
+}
+
+/// A value given for the first time: a list of indexed entries is merged
+/// even within its first delta, which may carry several fragments of one
+/// entry.
+fn fresh(value: Value) -> Value {
+    match value {
+        Value::Array(items) if has_indexed(&items) => {
+            let mut list = Vec::with_capacity(items.len());
+            merge_indexed(&mut list, items);
+            Value::Array(list)
+        }
+        other => other,
+    }
+}
+
+fn merge_value(key: &str, slot: &mut Value, value: Value) {
+    if value.is_null() || SET_ONCE.contains(&key) {
+        return;
+    }
+    if REPLACED.contains(&key) {
+        // The same index written another way (`-0`, say) keeps the first.
+        if key != "index" || slot.as_i64().is_none() || slot.as_i64() != value.as_i64() {
+            *slot = value;
+        }
+        return;
+    }
+    match (slot, value) {
+        (Value::String(text), Value::String(piece)) => text.push_str(&piece),
+        (Value::Object(held), Value::Object(delta)) => merge_into(held, delta),
+        (Value::Array(list), Value::Array(items)) => {
+            if has_indexed(&items) {
+                merge_indexed(list, items);
+            } else {
+                list.extend(items);
+            }
+        }
+        (slot, value) => *slot = value,
+    }
+}
+
+fn has_indexed(items: &[Value]) -> bool {
+    items
+        .iter()
+        .any(|item| matches!(item, Value::Object(entry) if entry.contains_key("index")))
+}
+
+/// Merges entries into a list by their `index`; an entry without an integer
+/// index joins the entry with its `id`, or is added.
+fn merge_indexed(list: &mut Vec<Value>, items: Vec<Value>) {
+    for item in items {
+        let Value::Object(entry) = item else {
+            list.push(item);
+            continue;
+        };
+        let found = match entry.get("index").and_then(Value::as_i64) {
+            Some(index) => find_index(list, index),
+            None => match entry.get("id") {
+                Some(Value::String(id)) => list
+                    .iter()
+                    .rposition(|held| held.get("id").and_then(Value::as_str) == Some(id)),
+                _ => None,
+            },
+        };
+        match found.and_then(|at| list.get_mut(at)) {
+            Some(Value::Object(held)) => merge_into(held, entry),
+            _ => list.push(fresh_entry(entry)),
+        }
+    }
+}
+
+fn fresh_entry(entry: Map<String, Value>) -> Value {
+    let mut held = Map::new();
+    merge_into(&mut held, entry);
+    Value::Object(held)
+}
+
+/// Where the entry with `index` stands: at that position when the entries
+/// came in order (the usual case), else wherever it is.
+fn find_index(list: &[Value], index: i64) -> Option<usize> {
+    let has = |at: usize| list[at].get("index").and_then(Value::as_i64) == Some(index);
+    match usize::try_from(index) {
+        Ok(at) if at < list.len() && has(at) => Some(at),
+        _ => (0..list.len()).rev().find(|&at| has(at)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assemble(chunks: &[&str]) -> Value {
+        let mut assembler = Assembler::default();
+        for chunk in chunks {
+            assembler
+                .feed(format!("data: {chunk}\n\n").as_bytes())
+                .unwrap();
+        }
+        assembler.close().unwrap();
+        assembler.completion()
+    }
+
+    #[test]
+    fn repeated_identity_fields_are_kept_once() {
+        let completion = assemble(&[
+            r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"He"}}]}"#,
+            r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"llo"}}]}"#,
+            r#"{"id":"c","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}"#,
+            r#"{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":":1}"}}]},"finish_reason":"tool_calls"}]}"#,
+            "[DONE]",
+        ]);
+        let message = &completion["choices"][0]["message"];
+        assert_eq!(message["role"], "assistant");
+        assert_eq!(message["content"], "Hello");
+        let call = &message["tool_calls"][0];
+        assert_eq!(call["id"], "call_1");
+        assert_eq!(call["function"]["name"], "f");
+        assert_eq!(call["function"]["arguments"], "{\"a\":1}");
+        assert_eq!(completion["choices"][0]["finish_reason"], "tool_calls");
+        assert_eq!(completion["object"], "chat.completion");
+    }
+
+    #[test]
+    fn a_bad_chunk_changes_nothing() {
+        let mut assembler = Assembler::new(Options {
+            on_error: OnError::Skip,
+            limits: Limits::default(),
+        });
+        assembler
+            .feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")
+            .unwrap();
+        assembler
+            .feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"}},{\"index\":1,\"delta\":{\"content\":5}}]}\n\n")
+            .unwrap();
+        assert_eq!(assembler.errors().len(), 1);
+        assert_eq!(
+            assembler.completion()["choices"][0]["message"]["content"],
+            "a"
+        );
+    }
+}

@@ -1,0 +1,515 @@
+"""OpenAI Chat Completions: the assembler gives the ChatCompletion
+openai-python's own ``ChatCompletionStreamState`` gives, on both backends
+and in any chunking, without the SDK's faults.
+
+The judges: streams built with openai-python's own chunk classes
+(scripts/sdk_fixtures.py) and what ``ChatCompletionStreamState``
+accumulates from them; generated streams run through the SDK live.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import warnings
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcodec import AgentCodecError, OpenAIChatError, OpenAIChatEventError
+from conftest import NATIVE, PURE, requires_native
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
+RECORDED = ["chat_every_field", "chat_refusal_audio", "chat_azure", "chat_repeating"]
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def load(name: str) -> tuple[bytes, dict[str, Any]]:
+    stream = (FIXTURES / f"{name}.sse").read_bytes()
+    reference = json.loads((FIXTURES / f"{name}.json").read_text())
+    return stream, reference["final_completion"]
+
+
+def comparable(value: Any) -> Any:
+    """A completion without what only says "nothing": null fields (the SDK's
+    models fill in every field they know with None, agentcodec keeps what
+    was sent) and the SDK's own ``parsed`` and ``parsed_arguments``."""
+    if isinstance(value, dict):
+        return {
+            key: comparable(item)
+            for key, item in value.items()
+            if item is not None and key not in ("parsed", "parsed_arguments")
+        }
+    if isinstance(value, list):
+        return [comparable(item) for item in value]
+    return value
+
+
+def assemble(backend: ModuleType, chunks: list[bytes], **options: Any) -> tuple[Any, dict[str, Any]]:
+    assembler = backend.OpenAIChatAssembler(**options)
+    for chunk in chunks:
+        assembler.feed(chunk)
+    return assembler, assembler.close()
+
+
+def wire_chunks(stream: bytes) -> list[dict[str, Any]]:
+    datas = [block.removeprefix("data: ") for block in stream.decode().split("\n\n") if block]
+    return [json.loads(data) for data in datas if data != "[DONE]"]
+
+
+def sse(chunks: list[dict[str, Any]], done: bool = True) -> bytes:
+    body = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+@pytest.mark.parametrize("name", [name for name in RECORDED if name != "chat_repeating"])
+def test_recorded_streams_give_the_sdks_completion(backend: ModuleType, name: str) -> None:
+    stream, reference = load(name)
+    _, completion = assemble(backend, [stream])
+    assert comparable(completion) == comparable(reference)
+    # What openai-python's own model accepts, field for field.
+    from openai.types.chat import ChatCompletion
+
+    assert comparable(ChatCompletion.model_validate(completion).to_dict()) == comparable(completion)
+
+
+def test_repeated_identity_fields_are_kept_once(backend: ModuleType) -> None:
+    """openai-python concatenates every repeated string: the role becomes
+    "assistantassistant…", the tool call's id "call_1call_1" and its name
+    "ff". agentcodec keeps them once and agrees on everything else."""
+    stream, reference = load("chat_repeating")
+    message = reference["choices"][0]["message"]
+    assert message["role"] == "assistant" * 5
+    assert message["tool_calls"][0]["id"] == "call_1call_1"
+    message["role"] = "assistant"
+    message["tool_calls"][0]["id"] = "call_1"
+    message["tool_calls"][0]["function"]["name"] = "f"
+    _, completion = assemble(backend, [stream])
+    assert comparable(completion) == comparable(reference)
+    assert completion["choices"][0]["message"]["reasoning_content"] == "r1r2"
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_any_chunking(backend: ModuleType, name: str) -> None:
+    stream, _ = load(name)
+    _, whole = assemble(backend, [stream])
+    rng = random.Random(name)
+    chunks, position = [], 0
+    while position < len(stream):
+        size = rng.randint(1, 300)
+        chunks.append(stream[position : position + size])
+        position += size
+    assert assemble(backend, chunks)[1] == whole
+    assert assemble(backend, [stream[i : i + 1] for i in range(len(stream))])[1] == whole
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_decoded_chunks_and_feed_with_events(backend: ModuleType, name: str) -> None:
+    stream, _ = load(name)
+    chunks = wire_chunks(stream)
+    _, whole = assemble(backend, [stream])
+    assembler = backend.OpenAIChatAssembler()
+    for chunk in chunks:
+        assembler.feed_event(chunk)
+    assert assembler.close() == whole
+    assert assembler.event_count == len(chunks)
+    assert backend.OpenAIChatAssembler().feed_with_events(stream) == chunks
+
+
+def test_content_filter_chunks_are_kept_aside(backend: ModuleType) -> None:
+    stream, _ = load("chat_azure")
+    assembler, completion = assemble(backend, [stream])
+    assert completion["id"] == "chatcmpl-1"
+    assert completion["choices"][0]["message"]["content"] == "Hello there"
+    assert [event["object"] for event in assembler.events] == ["", ""]
+    assert "prompt_filter_results" in assembler.events[0]
+
+
+def test_tool_calls_are_parsed_once(backend: ModuleType) -> None:
+    stream, _ = load("chat_every_field")
+    assembler, _ = assemble(backend, [stream])
+    assert assembler.tool_calls == [
+        {
+            "choice": 1,
+            "id": "call_a",
+            "type": "function",
+            "name": "get_weather",
+            "arguments": {"city": "Paris", "note": 'Héllo "w" 🙂'},
+        },
+        {"choice": 1, "id": "call_b", "type": "function", "name": "get_time", "arguments": {"tz": "CET"}},
+    ]
+    bad = [
+        {
+            "choices": [
+                {"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f"}}]}}
+            ]
+        },
+        {
+            "choices": [
+                {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"a":'}}]}}
+            ]
+        },
+    ]
+    assembler, _ = assemble(backend, [sse(bad, done=False)])
+    assert assembler.tool_calls == [
+        {
+            "choice": 0,
+            "id": "c",
+            "type": None,
+            "name": "f",
+            "arguments": '{"a":',
+            "error": "arguments are not valid JSON",
+        }
+    ]
+
+
+def test_a_cut_stream_keeps_what_streamed(backend: ModuleType) -> None:
+    stream, _ = load("chat_every_field")
+    cut = stream[: len(stream) // 2]
+    assembler = backend.OpenAIChatAssembler()
+    assembler.feed(cut)
+    completion = assembler.close()
+    message = completion["choices"][0]["message"]
+    assert message["content"].startswith("Héllo")
+    assert completion["choices"][0]["finish_reason"] is None
+    assert completion["usage"] is None
+
+
+def test_tool_call_fragments_in_one_chunk_merge(backend: ModuleType) -> None:
+    # vLLM with speculative decoding sends two fragments of one call in the
+    # first chunk (openai-python #3201).
+    chunks = [
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "c",
+                                "type": "function",
+                                "function": {"name": "f", "arguments": '{"a'},
+                            },
+                            {"index": 0, "function": {"arguments": '":1}'}},
+                        ]
+                    },
+                }
+            ]
+        },
+        # Gemini's compatible endpoint leaves out the index: whole calls, by id.
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"tool_calls": [{"id": "g", "function": {"name": "h", "arguments": "{}"}}]},
+                }
+            ]
+        },
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"tool_calls": [{"index": None, "id": "g", "function": {"arguments": ""}}]},
+                }
+            ]
+        },
+    ]
+    assembler, completion = assemble(backend, [sse(chunks)])
+    calls = completion["choices"][0]["message"]["tool_calls"]
+    assert calls == [
+        {"index": 0, "id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}},
+        {"id": "g", "function": {"name": "h", "arguments": "{}"}, "index": None},
+    ]
+    assert [call["arguments"] for call in assembler.tool_calls] == [{"a": 1}, {}]
+
+
+def test_usage_and_fingerprint_are_kept_from_the_latest_chunk_that_has_them(backend: ModuleType) -> None:
+    # openai-python replaces them with every chunk, so a chunk without them
+    # after the usage chunk erases it; agentcodec keeps the latest given.
+    chunks = [
+        {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "a"}}]},
+        {"id": "x", "choices": [], "usage": {"total_tokens": 3}, "system_fingerprint": "fp"},
+        {"id": "x", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": None},
+    ]
+    _, completion = assemble(backend, [sse(chunks)])
+    assert completion == {
+        "id": "c",
+        "object": "chat.completion",
+        "choices": [
+            {"index": 0, "message": {"content": "a"}, "finish_reason": "stop", "logprobs": None},
+        ],
+        "system_fingerprint": "fp",
+        "usage": {"total_tokens": 3},
+    }
+
+
+def test_logprobs_of_a_later_choice_are_not_doubled(backend: ModuleType) -> None:
+    # openai-python adds a choice's logprobs twice when the choice first
+    # appears after the stream's first chunk (it builds the choice with
+    # them, then extends them with the same chunk's).
+    logprobs = {
+        "content": [{"token": "t", "logprob": -1.0, "bytes": [116], "top_logprobs": []}],
+        "refusal": None,
+    }
+    chunks = [
+        {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "a"}}]},
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 1, "delta": {"content": "t"}, "logprobs": logprobs}],
+        },
+    ]
+    sdk = sdk_completion(chunks)
+    assert sdk is not None
+    assert len(sdk["choices"][1]["logprobs"]["content"]) == 2
+    _, completion = assemble(backend, [sse(chunks)])
+    assert completion["choices"][1]["logprobs"] == logprobs
+
+
+def test_errors(backend: ModuleType) -> None:
+    good = {"id": "c", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}]}
+    cases = [
+        ("not json", "is not valid JSON"),
+        ("[1]", "is a JSON array, not an object"),
+        ('{"choices": {}}', "has choices that are not a list"),
+        ('{"choices": [1]}', "has a choice (at 0) that is not an object"),
+        ('{"choices": [{"delta": {}}]}', "has a choice (at 0) without an index"),
+        ('{"choices": [{"index": "0"}]}', "has a choice (at 0) whose index is not a 64-bit integer"),
+        ('{"choices": [{"index": 0, "delta": []}]}', "has a delta (choice 0) that is not an object"),
+        (
+            '{"choices": [{"index": 0, "delta": {"content": 1}}]}',
+            "has a delta (choice 0) whose content is not a string",
+        ),
+        (
+            '{"choices": [{"index": 0, "delta": {"tool_calls": {}}}]}',
+            "has a delta (choice 0) whose tool_calls are not a list of objects",
+        ),
+    ]
+    for text, problem in cases:
+        assembler = backend.OpenAIChatAssembler()
+        assembler.feed(sse([good], done=False))
+        with pytest.raises(OpenAIChatEventError) as caught:
+            assembler.feed(f"data: {text}\n\ndata: {json.dumps(good)}\n\n".encode())
+        assert caught.value.event == 2
+        assert caught.value.problem == problem
+        assert str(caught.value) == f"OpenAI Chat Completions chunk 2 {problem}"
+        # What came before stands; the chunk after the bad one is applied next.
+        assert assembler.completion["choices"][0]["message"]["content"] == "Hi"
+        assert assembler.close()["choices"][0]["message"]["content"] == "HiHi"
+    assembler = backend.OpenAIChatAssembler(on_error="skip")
+    assembler.feed(b"data: nope\n\n" + sse([good]) + sse([good]))
+    assert [error["event"] for error in assembler.errors] == [1, 4]
+    assert assembler.errors[1]["message"] == "OpenAI Chat Completions chunk 4 comes after [DONE]"
+    assert assembler.close()["choices"][0]["message"]["content"] == "Hi"
+    with pytest.raises(OpenAIChatError, match="the assembler is closed"):
+        assembler.feed(b"")
+
+
+def test_a_bad_chunk_changes_nothing(backend: ModuleType) -> None:
+    assembler = backend.OpenAIChatAssembler(on_error="skip")
+    assembler.feed(sse([{"choices": [{"index": 0, "delta": {"content": "a"}}]}], done=False))
+    assembler.feed(
+        sse(
+            [{"choices": [{"index": 0, "delta": {"content": "b"}}, {"index": 1, "delta": {"content": 5}}]}],
+            done=False,
+        )
+    )
+    assert len(assembler.errors) == 1
+    assert assembler.completion["choices"] == [
+        {"index": 0, "message": {"content": "a"}, "finish_reason": None, "logprobs": None}
+    ]
+
+
+def test_server_errors_are_recorded(backend: ModuleType) -> None:
+    error = {"error": {"message": "overloaded", "type": "server_error", "code": None}}
+    assembler = backend.OpenAIChatAssembler()
+    assembler.feed(sse([{"choices": [{"index": 0, "delta": {"content": "a"}}]}, error]))
+    assert assembler.errors == [{"event": 2, "code": "server_error", "message": "overloaded"}]
+    assert assembler.events == [error]
+    assert assembler.close()["choices"][0]["message"]["content"] == "a"
+
+
+# --- generated streams -------------------------------------------------------------------
+
+words = st.text(st.characters(blacklist_categories=("Cs",)), max_size=4)
+
+
+@st.composite
+def chat_streams(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Streams as a well-behaved server writes them: identity fields only
+    in the first delta of their choice or tool call, in index order."""
+    chunks: list[dict[str, Any]] = []
+    started: set[int] = set()
+    calls: dict[int, int] = {}
+    for _ in range(draw(st.integers(1, 12))):
+        index = draw(st.integers(0, 2))
+        delta: dict[str, Any] = {}
+        if index not in started:
+            delta["role"] = "assistant"
+        field = draw(st.sampled_from(["content", "refusal", "reasoning_content", "tool", "none"]))
+        if field == "tool":
+            count = calls.get(index, 0)
+            at = draw(st.integers(0, count)) if count else 0
+            call: dict[str, Any] = {"index": at, "function": {"arguments": draw(words)}}
+            if at == count:
+                call.update(id=f"call_{index}_{at}", type="function")
+                call["function"]["name"] = "f"
+                calls[index] = count + 1
+            delta["tool_calls"] = [call]
+        elif field != "none":
+            delta[field] = draw(words)
+        choice: dict[str, Any] = {"index": index, "delta": delta, "finish_reason": None}
+        # (logprobs on a choice's first chunk the SDK doubles: see
+        # test_logprobs_of_a_later_choice_are_not_doubled)
+        if (index in started or not chunks) and draw(st.booleans()):
+            choice["logprobs"] = {
+                "content": [{"token": "t", "logprob": -1.0, "bytes": [116], "top_logprobs": []}]
+            }
+        if draw(st.integers(0, 5)) == 0:
+            choice["finish_reason"] = draw(st.sampled_from(["stop", "length", "tool_calls"]))
+        started.add(index)
+        chunks.append(
+            {
+                "id": "c",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": "m",
+                "system_fingerprint": "fp",
+                "choices": [choice],
+            }
+        )
+    return chunks
+
+
+def sdk_completion(chunks: list[dict[str, Any]]) -> dict[str, Any] | None:
+    from openai._models import construct_type
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state: Any = ChatCompletionStreamState()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for chunk in chunks:
+            state.handle_chunk(construct_type(type_=ChatCompletionChunk, value=json.loads(json.dumps(chunk))))
+        try:
+            completion: dict[str, Any] = state.get_final_completion().to_dict()
+        except Exception:  # finish_reason "length" raises when nothing is parsed
+            completion = state.current_completion_snapshot.to_dict()
+    return completion
+
+
+@SETTINGS
+@given(chunks=chat_streams())
+def test_generated_streams_agree_with_openai_python(chunks: list[dict[str, Any]]) -> None:
+    # The SDK places choices by arrival, agentcodec by index: compare by index.
+    seen = sorted({chunk["choices"][0]["index"] for chunk in chunks})
+    if seen != list(range(len(seen))) or [c["choices"][0]["index"] for c in chunks][: len(seen)] != seen:
+        return
+    expected = comparable(sdk_completion(chunks))
+    for backend in (NATIVE, PURE):
+        if backend is None:
+            continue
+        assembler = backend.OpenAIChatAssembler()
+        assembler.feed(sse(chunks))
+        assert comparable(assembler.close()) == expected
+
+
+index_values = st.one_of(st.integers(-1, 2), st.sampled_from([2**63, "0", 1.0, None, -0.0, True]))
+
+
+@st.composite
+def hostile_chunks(draw: st.DrawFn) -> str:
+    delta: dict[str, Any] = {}
+    for key in draw(
+        st.lists(st.sampled_from(["role", "content", "refusal", "reasoning", "tool_calls", "audio", "x"]))
+    ):
+        if key == "tool_calls":
+            delta[key] = draw(
+                st.lists(
+                    st.fixed_dictionaries(
+                        {"index": index_values},
+                        optional={
+                            "id": st.sampled_from(["a", "b"]),
+                            "type": st.just("function"),
+                            "function": st.fixed_dictionaries(
+                                {}, optional={"name": words, "arguments": words}
+                            ),
+                        },
+                    ),
+                    max_size=2,
+                )
+                | st.sampled_from([{}, None, [1]])
+            )
+        elif key == "audio":
+            delta[key] = {"id": "a", "data": draw(words), "expires_at": draw(st.integers(0, 3))}
+        else:
+            delta[key] = draw(words | st.none() | st.integers(0, 2))
+    choice: dict[str, Any] = {
+        "index": draw(index_values),
+        "delta": draw(st.just(delta) | st.sampled_from([None, []])),
+    }
+    if draw(st.booleans()):
+        choice["finish_reason"] = draw(st.sampled_from(["stop", "", None, 1]))
+    if draw(st.booleans()):
+        choice["logprobs"] = draw(st.sampled_from([None, {"content": [{"token": "t"}]}, {"refusal": []}, 2]))
+    chunk: dict[str, Any] = {"choices": draw(st.just([choice]) | st.sampled_from([[], None, {}]))}
+    for key, values in (
+        ("object", ["chat.completion.chunk", "", 3]),
+        ("usage", [None, {"total_tokens": 1}]),
+        ("system_fingerprint", [None, "fp", "fq", 1]),
+        ("error", [None, {"message": "m", "code": "c"}, "", False]),
+        ("id", ["c", "d"]),
+    ):
+        if draw(st.booleans()):
+            chunk[key] = draw(st.sampled_from(values))
+    return json.dumps(chunk)
+
+
+def observe(backend: ModuleType, chunks: list[bytes], on_error: str) -> list[Any]:
+    assembler = backend.OpenAIChatAssembler(on_error=on_error)
+    seen: list[Any] = []
+    for chunk in [*chunks, None]:
+        try:
+            result = assembler.close() if chunk is None else assembler.feed(chunk)
+        except AgentCodecError as err:
+            result = (type(err).__name__, str(err))
+        seen.append(
+            (
+                result,
+                assembler.completion,
+                assembler.tool_calls,
+                assembler.events,
+                assembler.errors,
+                assembler.event_count,
+            )
+        )
+    return seen
+
+
+frames = st.one_of(
+    hostile_chunks(),
+    st.sampled_from(["[DONE]", "not json", "[1]", "{}", "NaN"]),
+)
+
+
+@requires_native
+@SETTINGS
+@given(
+    texts=st.lists(frames, max_size=20), on_error=st.sampled_from(["raise", "skip"]), cut=st.integers(1, 80)
+)
+def test_native_and_python_agree(texts: list[str], on_error: str, cut: int) -> None:
+    stream = b"".join(b"data: " + text.encode() + b"\n\n" for text in texts)
+    chunks = [stream[i : i + cut] for i in range(0, len(stream), cut)]
+    assert observe(NATIVE, chunks, on_error) == observe(PURE, chunks, on_error)
+
+
+def test_the_public_module() -> None:
+    from agentcodec import openai_chat
+
+    assert openai_chat.Assembler is (NATIVE or PURE).OpenAIChatAssembler
+    assert issubclass(openai_chat.OpenAIChatEventError, openai_chat.OpenAIChatError)
