@@ -189,7 +189,9 @@ class Assembler(Driver):
             self._kept.append(chunk)
             return
         indexes = _checked_choices(chunk)
-        given = chunk.get("choices") if isinstance(chunk.get("choices"), list) else []
+        given = chunk.get("choices")
+        if not isinstance(given, list):
+            given = []
         if self._header is None:
             header: dict[str, Any] = {}
             for key, value in chunk.items():
