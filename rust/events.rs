@@ -382,6 +382,10 @@ pub trait Decode {
         Quick::No
     }
 
+    /// The `[DONE]` sentinel: the end of the run, for a protocol that ends
+    /// its runs so (Chat Completions).
+    fn done(&mut self, _out: &mut Vec<Event>) {}
+
     fn finish(&mut self, _out: &mut Vec<Event>) {}
 }
 
@@ -393,6 +397,9 @@ pub trait Encode {
 
     /// Appends one of this protocol's events as SSE bytes.
     fn frame(&self, event: &Event, out: &mut Vec<u8>);
+
+    /// What follows the last event, once (Chat's `data: [DONE]`).
+    fn trailer(&mut self, _out: &mut Vec<u8>) {}
 
     /// A `block_delta` given in parts, written straight to SSE bytes: what
     /// [`Encode::encode`] and [`Encode::frame`] give for it. False, having

@@ -17,10 +17,16 @@ use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Error, Log, Observer, OnError, Protocol};
-use crate::{agentscope, agui, langchain, openai_responses};
+use crate::{agentscope, agui, langchain, openai_chat, openai_responses};
 
 /// Protocol names, as the CLI and the docs spell them.
-pub const PROTOCOLS: [&str; 4] = ["agentscope", "langchain", "agui", "openai-responses"];
+pub const PROTOCOLS: [&str; 5] = [
+    "agentscope",
+    "langchain",
+    "agui",
+    "openai-responses",
+    "openai-chat",
+];
 
 /// How a protocol's event errors name its events.
 pub fn subject(protocol: &str) -> Option<&'static str> {
@@ -29,6 +35,7 @@ pub fn subject(protocol: &str) -> Option<&'static str> {
         "langchain" => Some("LangChain protocol message"),
         "agui" => Some("AG-UI event"),
         "openai-responses" => Some("OpenAI Responses event"),
+        "openai-chat" => Some("OpenAI Chat Completions chunk"),
         _ => None,
     }
 }
@@ -40,6 +47,7 @@ pub fn decoder(protocol: &str) -> Option<Box<dyn Decode + Send + Sync>> {
         "langchain" => Box::new(langchain::events::Decoder::default()),
         "agui" => Box::new(agui::events::Decoder::default()),
         "openai-responses" => Box::new(openai_responses::events::Decoder::default()),
+        "openai-chat" => Box::new(openai_chat::events::Decoder::default()),
         _ => return None,
     })
 }
@@ -66,6 +74,11 @@ pub enum EncoderOptions {
         model: Option<String>,
         created_at: Option<i64>,
     },
+    OpenAIChat {
+        response_id: Option<String>,
+        model: Option<String>,
+        created_at: Option<i64>,
+    },
 }
 
 impl EncoderOptions {
@@ -87,6 +100,11 @@ impl EncoderOptions {
                 run_id: None,
             },
             "openai-responses" => EncoderOptions::OpenAIResponses {
+                response_id: None,
+                model: None,
+                created_at: None,
+            },
+            "openai-chat" => EncoderOptions::OpenAIChat {
                 response_id: None,
                 model: None,
                 created_at: None,
@@ -123,6 +141,15 @@ impl EncoderOptions {
                 model,
                 created_at,
             } => Box::new(openai_responses::events::Encoder::new(
+                response_id,
+                model,
+                created_at.map(Value::from),
+            )),
+            EncoderOptions::OpenAIChat {
+                response_id,
+                model,
+                created_at,
+            } => Box::new(openai_chat::events::Encoder::new(
                 response_id,
                 model,
                 created_at.map(Value::from),
@@ -176,7 +203,9 @@ impl<S: Sink> Protocol for Decoding<S> {
         _observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
         if is_done_marker(text) {
-            return Ok(());
+            // Chat's end of the run; the other protocols end by an event.
+            self.decoder.done(&mut self.scratch);
+            return self.emit(log);
         }
         match self.decoder.decode_text(text, &mut self.scratch) {
             Quick::No => {}
@@ -330,6 +359,8 @@ impl Sink for Convert {
 
     fn finish(&mut self) {
         self.encoder.finish(&mut self.out);
+        self.frame_pending();
+        self.encoder.trailer(&mut self.framed);
     }
 }
 
@@ -416,7 +447,9 @@ impl Encoder {
     pub fn close(&mut self) -> Vec<u8> {
         let mut events = Vec::new();
         self.encoder.finish(&mut events);
-        self.frame_all(&events)
+        let mut bytes = self.frame_all(&events);
+        self.encoder.trailer(&mut bytes);
+        bytes
     }
 
     fn frame_all(&self, events: &[Event]) -> Vec<u8> {

@@ -38,6 +38,7 @@ SOURCES = {
     "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse"],
     "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
     "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
+    "openai-chat": ["sdk/chat_*.sse"],
 }
 TIMESTAMP = 1763700000000
 

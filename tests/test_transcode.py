@@ -32,7 +32,7 @@ from agui_reference import apply_events, verify_events
 from conftest import NATIVE, PURE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses")
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat")
 SOURCES = [
     *[("agentscope", path) for path in sorted((FIXTURES / "agentscope").glob("*.sse"))],
     *[("agentscope", path) for path in sorted((FIXTURES / "agentapp").glob("*.process.sse"))],
@@ -41,6 +41,7 @@ SOURCES = [
     *[("agui", path) for path in sorted((FIXTURES / "sdk").glob("agui_*.sse"))],
     *[("openai-responses", path) for path in sorted((FIXTURES / "agentapp").glob("*.responses.sse"))],
     *[("openai-responses", path) for path in sorted((FIXTURES / "sdk").glob("responses_*.sse"))],
+    *[("openai-chat", path) for path in sorted((FIXTURES / "sdk").glob("chat_*.sse"))],
 ]
 SOURCE_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in SOURCES]
 # Deterministic output: the options that would otherwise come from the clock.
@@ -49,6 +50,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "langchain": {"timestamp": 1763700000000},
     "agui": {},
     "openai-responses": {"created_at": 1763700000},
+    "openai-chat": {"created_at": 1763700000},
 }
 # What each target cannot carry (README: "What each protocol carries").
 TARGET_LOSSES: dict[str, set[str]] = {
@@ -56,6 +58,8 @@ TARGET_LOSSES: dict[str, set[str]] = {
     "langchain": {"refusal_kind"},
     "agui": {"media", "data", "refusal_kind", "corrections"},
     "openai-responses": {"media", "data"},
+    # (and a block finishes only when its choice does: in a cut stream, no tool call has)
+    "openai-chat": {"media", "data", "tool_result", "corrections", "block_ends"},
 }
 
 
@@ -106,7 +110,8 @@ def transcript(
             shown = "text" if kind == "refusal" and "refusal_kind" in losses else kind
             lines.append((shown, block["text"]))
         elif kind == "tool_call":
-            lines.append(("tool_call", block.get("call_id"), block.get("name"), block.get("input")))
+            parsed = None if "block_ends" in losses and not neutral["ended"] else block.get("input")
+            lines.append(("tool_call", block.get("call_id"), block.get("name"), parsed))
         elif kind == "tool_result":
             lines.append(("tool_result", block.get("call_id"), block.get("output")))
         else:
@@ -134,6 +139,7 @@ STATUS_AS_CARRIED: dict[str, dict[str, str]] = {
     "langchain": {"incomplete": "completed", "cancelled": "interrupted"},
     "agui": {"incomplete": "completed", "interrupted": "completed"},
     "openai-responses": {"interrupted": "incomplete"},
+    "openai-chat": {"cancelled": "completed", "interrupted": "completed"},
 }
 
 
@@ -192,7 +198,25 @@ def test_round_trips_keep_what_the_middle_carries(source: str, path: Path, middl
     losses = TARGET_LOSSES[middle] | TARGET_LOSSES[source]
     original = view(backend, source, stream)
     skip = corrected(original) if "corrections" in losses else set()
-    assert transcript(view(backend, source, back), losses, skip) == transcript(original, losses, skip)
+    returned = transcript(view(backend, source, back), losses, skip)
+    if middle != source and len(original["messages"]) > 1 and source == "openai-chat":
+        # Only Chat carries choices (n > 1): through another protocol they
+        # come back as one, their content interleaved as it streamed.
+        assert contents(returned) == contents(transcript(original, losses, skip))
+    else:
+        assert returned == transcript(original, losses, skip)
+
+
+def contents(lines: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """A transcript's text by kind, joined, and its other lines, sorted."""
+    texts: dict[str, str] = {}
+    others = []
+    for line in lines:
+        if len(line) == 2 and line[0] in ("text", "reasoning", "refusal"):
+            texts[line[0]] = texts.get(line[0], "") + line[1]
+        else:
+            others.append(json.dumps(line, sort_keys=True))
+    return texts, sorted(others)
 
 
 # --- judged by the target's SDK ---------------------------------------------------------
@@ -254,6 +278,38 @@ def test_responses_output_is_what_openai_python_accumulates(source: str, path: P
             from test_openai_responses import without_sdk_extras
 
             assert response == without_sdk_extras(expected)
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_chat_output_is_what_openai_python_accumulates(source: str, path: Path) -> None:
+    pytest.importorskip("openai.lib.streaming.chat")
+    from openai.types.chat import ChatCompletionChunk
+
+    from test_openai_chat import comparable, sdk_completion
+
+    for backend in backends():
+        stream = convert(backend, source, "openai-chat", path.read_bytes())
+        chunks = data_events(stream.replace(b"data: [DONE]\n\n", b""))
+        failed = [chunk for chunk in chunks if "error" in chunk]
+        assert len(failed) <= 1
+        # (Azure's content-filter chunks pass through as they came; the SDK's
+        # stream helper drops them)
+        chunks = [chunk for chunk in chunks if "error" not in chunk and chunk.get("object") != ""]
+        for chunk in chunks:
+            # What openai-python's own model accepts, field for field.
+            assert comparable(ChatCompletionChunk.model_validate(chunk).to_dict()) == comparable(chunk)
+        assembler = backend.OpenAIChatAssembler()
+        assembler.feed(stream)
+        completion = assembler.close()
+        if failed:
+            assert assembler.errors[0]["message"] == failed[0]["error"]["message"]
+        else:
+            assert assembler.errors == []
+        if chunks:
+            assert comparable(completion) == comparable(sdk_completion(chunks))
+            # [DONE] closes every run that finished, and only those.
+            ended = view(backend, source, path.read_bytes())["ended"]
+            assert stream.endswith(b"data: [DONE]\n\n") == (ended and not failed)
 
 
 @pytest.mark.parametrize("target", ["agentscope", "langchain"])

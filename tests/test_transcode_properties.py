@@ -22,18 +22,20 @@ pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native back
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses")
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat")
 OPTIONS: dict[str, dict[str, Any]] = {
     "agentscope": {"created_at": 1},
     "langchain": {"timestamp": 1},
     "agui": {},
     "openai-responses": {"created_at": 1},
+    "openai-chat": {"created_at": 1},
 }
 FIXTURE_GLOBS = {
     "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse"],
     "langchain": ["langchain/*.sse"],
     "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
     "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
+    "openai-chat": ["sdk/chat_*.sse"],
 }
 ODD_VALUES = [None, 0, 1, "", "x", [], {}, True, 1.5, "m1", 2**40]
 
@@ -111,6 +113,7 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
                     "message_id": message_id,
                     "role": rng.choice(["assistant", "user", "tool", "system", None]),
                     "kind": rng.choice(["message", "reasoning", "tool_call", "tool_result", None]),
+                    "choice": rng.choice([None, 0, 1, -1, "1"]),
                 }
             )
         elif roll < 0.35:
@@ -228,6 +231,8 @@ def test_backends_encode_any_neutral_stream_alike(rng: random.Random, target: st
 def test_any_chunking_converts_alike(rng: random.Random, source: str, target: str, chunk: int) -> None:
     events = broken(rng, rng.choice(STREAMS[source]))
     stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    if rng.random() < 0.5:
+        stream += b"data: [DONE]\n\n"  # Chat's end of the run; the others skip it
     whole = PURE.Transcoder(source, target, on_error="skip", **OPTIONS[target])
     expected = whole.feed(stream) + whole.close()
     for backend in (NATIVE, PURE):

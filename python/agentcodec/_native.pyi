@@ -310,7 +310,7 @@ class OpenAIResponsesAssembler:
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
 
-_Protocol: TypeAlias = Literal["agentscope", "langchain", "agui", "openai-responses"]
+_Protocol: TypeAlias = Literal["agentscope", "langchain", "agui", "openai-responses", "openai-chat"]
 
 @final
 class Transcoder:
@@ -319,7 +319,8 @@ class Transcoder:
     target's encoder: ``session_id``, ``response_id``, ``created_at``
     (agentscope); ``namespace``, ``node``, ``timestamp`` (langchain);
     ``thread_id``, ``run_id`` (agui); ``response_id``, ``model``,
-    ``created_at`` (openai-responses). Errors are the source protocol's."""
+    ``created_at`` (openai-responses, openai-chat). Errors are the source
+    protocol's."""
 
     def __new__(
         cls,

@@ -29,6 +29,7 @@ from . import (
     backend,
     events,
     langchain,
+    openai_chat,
     openai_responses,
 )
 
@@ -87,6 +88,8 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         assembler = langchain.Assembler(tool_args=args.tool_args, on_error=on_error, **limits)
     elif args.protocol == "agui":
         assembler = agui.Assembler(on_error=on_error, **limits)
+    elif args.protocol == "openai-chat":
+        assembler = openai_chat.Assembler(on_error=on_error, **limits)
     else:
         assembler = openai_responses.Assembler(on_error=on_error, **limits)
     source, name = _open(args)
@@ -109,6 +112,8 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         result = assembler.messages
     elif args.protocol == "agui":
         result = assembler.run
+    elif args.protocol == "openai-chat":
+        result = assembler.completion
     else:
         result = assembler.response
     out.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -197,9 +202,9 @@ def _parser() -> argparse.ArgumentParser:
         "assemble",
         help="print what an agent stream assembles to, as JSON",
         description="Assemble a captured agent stream and print the result as JSON: the final "
-        "AgentScope response, the LangChain messages, the AG-UI run or the OpenAI Response (with "
-        "--neutral: the protocol-neutral view of any of them). What was still streaming when the "
-        'capture ended is printed with status "incomplete".',
+        "AgentScope response, the LangChain messages, the AG-UI run, the OpenAI Response or "
+        "ChatCompletion (with --neutral: the protocol-neutral view of any of them). What was still "
+        'streaming when the capture ended is printed with status "incomplete".',
     )
     assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
     assemble.add_argument(
@@ -208,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response), "
         "langchain (LangChain Agent Streaming Protocol; prints the messages), agui (prints the run) "
-        "or openai-responses (prints the Response)",
+        "openai-responses (prints the Response) or openai-chat (prints the ChatCompletion)",
     )
     assemble.add_argument(
         "--neutral", action="store_true", help="print the protocol-neutral view (messages of blocks)"

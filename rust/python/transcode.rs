@@ -8,8 +8,9 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 use super::args::LimitArg;
 use super::assemblers::{self, ToPyErr};
 use super::errors::{
-    agentscope_error, agentscope_event_error, agui_error, agui_event_error, error_records,
-    langchain_error, langchain_event_error, responses_error, responses_event_error, stream_error,
+    agentscope_error, agentscope_event_error, agui_error, agui_event_error, chat_error,
+    chat_event_error, error_records, langchain_error, langchain_event_error, responses_error,
+    responses_event_error, stream_error,
 };
 use super::json::{from_python, to_python};
 use crate::events::Event;
@@ -50,10 +51,14 @@ fn to_py_err_for(source: &str) -> ToPyErr {
     fn responses(py: Python<'_>, err: crate::stream::Error) -> PyErr {
         stream_error(py, err, responses_error, responses_event_error)
     }
+    fn chat(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+        stream_error(py, err, chat_error, chat_event_error)
+    }
     match source {
         "agentscope" => agentscope,
         "langchain" => langchain,
         "agui" => agui,
+        "openai-chat" => chat,
         _ => responses,
     }
 }
@@ -170,13 +175,25 @@ fn encoder_options(
                 *thread_id = str_option(key, value)?;
             }
             (EncoderOptions::Agui { run_id, .. }, "run_id") => *run_id = str_option(key, value)?,
-            (EncoderOptions::OpenAIResponses { response_id, .. }, "response_id") => {
+            (
+                EncoderOptions::OpenAIResponses { response_id, .. }
+                | EncoderOptions::OpenAIChat { response_id, .. },
+                "response_id",
+            ) => {
                 *response_id = str_option(key, value)?;
             }
-            (EncoderOptions::OpenAIResponses { model, .. }, "model") => {
+            (
+                EncoderOptions::OpenAIResponses { model, .. }
+                | EncoderOptions::OpenAIChat { model, .. },
+                "model",
+            ) => {
                 *model = str_option(key, value)?;
             }
-            (EncoderOptions::OpenAIResponses { created_at, .. }, "created_at") => {
+            (
+                EncoderOptions::OpenAIResponses { created_at, .. }
+                | EncoderOptions::OpenAIChat { created_at, .. },
+                "created_at",
+            ) => {
                 *created_at = int_option(key, value)?;
             }
             _ => unreachable!("options were checked against the allowed names"),

@@ -17,11 +17,13 @@ from .._errors import (
     AGUIEventError,
     LangChainError,
     LangChainEventError,
+    OpenAIChatError,
+    OpenAIChatEventError,
     OpenAIResponsesError,
     OpenAIResponsesEventError,
     _EventError,
 )
-from . import agentscope_events, agui_events, langchain_events, openai_responses_events
+from . import agentscope_events, agui_events, langchain_events, openai_chat_events, openai_responses_events
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
@@ -105,6 +107,13 @@ PROTOCOLS: dict[str, _Protocol] = {
         OpenAIResponsesError,
         _typed_frame,
     ),
+    "openai-chat": _Protocol(
+        openai_chat_events.Decoder,
+        openai_chat_events.Encoder,
+        OpenAIChatEventError,
+        OpenAIChatError,
+        _data_frame,
+    ),
 }
 # What each encoder takes, besides the protocol, and of what type (or None).
 ENCODER_OPTIONS: dict[str, dict[str, str]] = {
@@ -112,7 +121,14 @@ ENCODER_OPTIONS: dict[str, dict[str, str]] = {
     "langchain": {"namespace": "list[str]", "node": "str", "timestamp": "int"},
     "agui": {"thread_id": "str", "run_id": "str"},
     "openai-responses": {"response_id": "str", "model": "str", "created_at": "int"},
+    "openai-chat": {"response_id": "str", "model": "str", "created_at": "int"},
 }
+
+
+def _trailer(encoder: Any) -> bytes:
+    """What an encoder writes after its last event (Chat's ``data: [DONE]``)."""
+    trailer = getattr(encoder, "trailer", None)
+    return trailer() if trailer is not None else b""
 
 
 def _check_option(name: str, value: Any, kind: str) -> None:
@@ -170,6 +186,10 @@ class _Decoding(Driver):
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if is_done_marker(text):
+            # Chat's end of the run; the other protocols end by an event.
+            done = getattr(self._source, "done", None)
+            for neutral in done() if done is not None else ():
+                self._neutral(neutral)
             return
         try:
             event = loads(text)
@@ -254,7 +274,8 @@ class Encoder:
         return [render(item) for item in self._encoder.encode(copied)]
 
     def close(self) -> bytes:
-        return b"".join(self._frame(render(item)) for item in self._encoder.finish())
+        closing = b"".join(self._frame(render(item)) for item in self._encoder.finish())
+        return closing + _trailer(self._encoder)
 
 
 class Transcoder(_Decoding):
@@ -296,7 +317,7 @@ class Transcoder(_Decoding):
     def close(self) -> bytes:
         self._close()
         self._out.extend(self._encoder.finish())
-        return self._take_bytes()
+        return self._take_bytes() + _trailer(self._encoder)
 
     def _neutral(self, event: dict[str, Any]) -> None:
         self._out.extend(self._encoder.encode(event))

@@ -1,0 +1,494 @@
+"""OpenAI Chat Completions to and from the neutral vocabulary: the
+pure-Python mirror of ``rust/openai_chat/events.rs``.
+
+Decoding: the first chunk starts the run (its id, model and created time);
+each choice is one assistant message (the completion's id for choice 0,
+``<id>-<n>`` for choice n, which ``message_started`` names in ``choice``).
+Chat has no block boundaries, so they are drawn where the content changes:
+reasoning (``reasoning_content``, or OpenRouter's ``reasoning``), text and
+refusal each run in one block until another kind of content comes; each tool
+call (by its ``index``) is one block, open until the choice finishes, since
+fragments of parallel calls interleave; audio is a media block of base64
+data. A choice's ``finish_reason`` finishes its message, ``[DONE]`` the run
+(incomplete when a choice stopped for ``length`` or ``content_filter``), and
+an ``error`` chunk fails it. Logprobs, and Azure's content-filter chunks,
+pass through.
+
+Encoding: the chunks openai-python's ``ChatCompletionStreamState`` and every
+compatible client read: ``role`` once per choice, alone in its first chunk; a tool
+call's ``id``, ``type`` and ``name`` once, in its first fragment, with its
+``index``; ``reasoning_content`` for reasoning; a ``finish_reason`` chunk
+for every choice and a ``usage`` chunk (``choices: []``) when the run
+finishes, then ``data: [DONE]``; an ``error`` chunk when it fails. Tool
+results, media and data blocks, and corrections of what streamed have no
+place in a completion and are left out.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import events as ev
+
+__all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
+
+FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call")
+#: What the encoder writes after the run finished.
+DONE = b"data: [DONE]\n\n"
+# A chunk's own fields, which a chunk kept for its logprobs keeps.
+CHUNK_KEYS = ("id", "object", "created", "model")
+# Delta fields holding text, the block kind each streams into.
+TEXT_FIELDS = (
+    ("reasoning_content", "reasoning"),
+    ("reasoning", "reasoning"),
+    ("content", "text"),
+    ("refusal", "refusal"),
+)
+# Neutral usage keys from Chat's: (neutral, chat key, details key or None).
+USAGE_KEYS = (
+    ("input_tokens", "prompt_tokens", None),
+    ("output_tokens", "completion_tokens", None),
+    ("total_tokens", "total_tokens", None),
+    ("reasoning_tokens", "completion_tokens_details", "reasoning_tokens"),
+    ("cached_input_tokens", "prompt_tokens_details", "cached_tokens"),
+)
+
+
+def usage_from_chat(usage: Any) -> Any:
+    if not isinstance(usage, dict):
+        return None
+    neutral: dict[str, Any] = {}
+    for key, chat_key, detail in USAGE_KEYS:
+        value = usage.get(chat_key)
+        if detail is not None:
+            value = value.get(detail) if isinstance(value, dict) else None
+        if ev.as_int(value) is not None:
+            neutral[key] = value
+    return neutral or None
+
+
+def usage_to_chat(usage: Any) -> Any:
+    if not isinstance(usage, dict):
+        return None
+    chat: dict[str, Any] = {}
+    for key, chat_key, detail in USAGE_KEYS:
+        value = usage.get(key)
+        if ev.as_int(value) is None:
+            continue
+        if detail is None:
+            chat[chat_key] = value
+        else:
+            chat[chat_key] = {detail: value}
+    if not chat:
+        return None
+    if "total_tokens" not in chat and "prompt_tokens" in chat and "completion_tokens" in chat:
+        total = chat["prompt_tokens"] + chat["completion_tokens"]
+        if ev.as_int(total) is not None:
+            chat["total_tokens"] = total
+    return chat
+
+
+class _Choice:
+    __slots__ = ("blocks", "finished", "message_id", "open", "reason", "tools")
+
+    def __init__(self, message_id: str) -> None:
+        self.message_id = message_id
+        self.blocks = 0  # the next block's index
+        # The open text-like block: (kind, index), or None.
+        self.open: tuple[str, int] | None = None
+        # Tool key (its index, or "function_call") -> its block's index.
+        self.tools: dict[Any, int] = {}
+        self.finished = False
+        self.reason: Any = None
+
+
+class Decoder:
+    """OpenAI Chat Completions chunks to neutral events."""
+
+    protocol = "openai-chat"
+
+    def __init__(self) -> None:
+        self._started = False
+        self._ended = False
+        self._run_id: str | None = None
+        self._choices: dict[int, _Choice] = {}
+        self._usage: Any = None
+
+    def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if self._ended:
+            out.append(ev.passthrough("openai-chat", event))
+            return out
+        error = event.get("error")
+        if error:
+            self._close_all(out)
+            source = error if isinstance(error, dict) else {}
+            code = source.get("code") if isinstance(source.get("code"), str) else source.get("type")
+            message = error if isinstance(error, str) else source.get("message")
+            out.append(ev.run_failed(ev.as_str(code), ev.as_str(message), usage_from_chat(self._usage)))
+            self._ended = True
+            return out
+        if event.get("object") == "":
+            out.append(ev.passthrough("openai-chat", event))
+            return out
+        if not self._started:
+            self._started = True
+            self._run_id = ev.as_str(event.get("id")) or None
+            out.append(ev.run_started(self._run_id, None, event.get("model"), event.get("created")))
+        if isinstance(event.get("usage"), dict):
+            self._usage = event["usage"]
+        choices = event.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, dict) or ev.as_int(choice.get("index")) is None:
+                continue
+            state = self._choice(choice["index"], out)
+            if state.finished:
+                continue
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                self._delta(state, delta, out)
+            logprobs = choice.get("logprobs")
+            if isinstance(logprobs, dict) and any(logprobs.get(key) for key in ("content", "refusal")):
+                kept = {key: event[key] for key in CHUNK_KEYS if key in event}
+                kept["choices"] = [
+                    {"index": choice["index"], "delta": {}, "logprobs": logprobs, "finish_reason": None}
+                ]
+                out.append(ev.passthrough("openai-chat", kept))
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str) and reason:
+                self._finish_choice(state, reason, out)
+        return out
+
+    def done(self) -> list[dict[str, Any]]:
+        """``[DONE]``: the run is over."""
+        out: list[dict[str, Any]] = []
+        if self._started and not self._ended:
+            self._end(out)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        # The run ends at [DONE]: without it the stream was cut short, and
+        # what was open stays open, as in the other protocols.
+        return out
+
+    # --- internals -----------------------------------------------------------
+
+    def _choice(self, index: int, out: list[dict[str, Any]]) -> _Choice:
+        state = self._choices.get(index)
+        if state is None:
+            base = self._run_id or "chatcmpl"
+            state = _Choice(base if index == 0 else f"{base}-{index}")
+            self._choices[index] = state
+            started = ev.message_started(state.message_id, "assistant", "message")
+            if index != 0:
+                started["choice"] = index
+            out.append(started)
+        return state
+
+    def _open(self, state: _Choice, kind: str, fields: dict[str, Any], out: list[dict[str, Any]]) -> int:
+        index = state.blocks
+        state.blocks += 1
+        out.append(ev.block_started(state.message_id, index, kind, **fields))
+        return index
+
+    def _close_text(self, state: _Choice, out: list[dict[str, Any]]) -> None:
+        if state.open is not None:
+            out.append(ev.block_finished(state.message_id, state.open[1]))
+            state.open = None
+
+    def _text(self, state: _Choice, kind: str, piece: str, out: list[dict[str, Any]]) -> None:
+        if state.open is None or state.open[0] != kind:
+            self._close_text(state, out)
+            state.open = (kind, self._open(state, kind, {}, out))
+        out.append(ev.block_delta(state.message_id, state.open[1], piece))
+
+    def _tool(
+        self, state: _Choice, key: Any, call: dict[str, Any], tool: str, out: list[dict[str, Any]]
+    ) -> None:
+        function = call.get("function") if tool == "function" else call
+        function = function if isinstance(function, dict) else {}
+        index = state.tools.get(key)
+        if index is None:
+            self._close_text(state, out)
+            call_id = ev.as_str(call.get("id"))
+            if tool == "function_call":
+                # The deprecated function_call has no id; other protocols need one.
+                call_id = f"{state.message_id}-{state.blocks}"
+            fields = {"call_id": call_id, "name": ev.as_str(function.get("name")), "tool": tool}
+            index = state.tools[key] = self._open(state, "tool_call", fields, out)
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and arguments:
+            out.append(ev.block_delta(state.message_id, index, arguments))
+
+    def _delta(self, state: _Choice, delta: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        for field, kind in TEXT_FIELDS:
+            piece = delta.get(field)
+            if isinstance(piece, str) and piece:
+                self._text(state, kind, piece, out)
+        audio = delta.get("audio")
+        if isinstance(audio, dict) and isinstance(audio.get("data"), str) and audio["data"]:
+            if state.open is None or state.open[0] != "media":
+                self._close_text(state, out)
+                fields = {"media_type": "audio", "mime_type": None, "url": None}
+                state.open = ("media", self._open(state, "media", fields, out))
+            out.append(ev.block_delta(state.message_id, state.open[1], audio["data"]))
+        function_call = delta.get("function_call")
+        if isinstance(function_call, dict):
+            self._tool(state, "function_call", function_call, "function_call", out)
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            if not isinstance(call, dict):
+                continue
+            key: Any = ev.as_int(call.get("index"))
+            if key is None:
+                # Gemini's compatible endpoint leaves the index out: whole calls.
+                key = ("id", call.get("id")) if isinstance(call.get("id"), str) else ("at", len(state.tools))
+            self._tool(state, key, call, "function", out)
+
+    def _finish_choice(self, state: _Choice, reason: Any, out: list[dict[str, Any]]) -> None:
+        self._close_text(state, out)
+        for index in sorted(state.tools.values()):
+            out.append(ev.block_finished(state.message_id, index))
+        state.tools = {}
+        state.finished = True
+        state.reason = reason
+        out.append(ev.message_finished(state.message_id, None, reason))
+
+    def _close_all(self, out: list[dict[str, Any]]) -> None:
+        for index in sorted(self._choices):
+            state = self._choices[index]
+            if not state.finished:
+                self._finish_choice(state, None, out)
+
+    def _end(self, out: list[dict[str, Any]]) -> None:
+        self._close_all(out)
+        reasons = [state.reason for state in self._choices.values()]
+        status = (
+            "incomplete" if any(reason in ("length", "content_filter") for reason in reasons) else "completed"
+        )
+        out.append(ev.run_finished(status, usage_from_chat(self._usage)))
+        self._ended = True
+
+
+class _EncodedChoice:
+    __slots__ = ("ended", "last", "reason", "tools")
+
+    def __init__(self) -> None:
+        self.tools = 0  # the next tool call's index
+        self.last: str | None = None  # the kind of the last block started
+        self.reason: str | None = None
+        self.ended = False  # its finish_reason was written
+
+
+class Encoder:
+    """Neutral events to OpenAI Chat Completions chunks."""
+
+    protocol = "openai-chat"
+
+    def __init__(
+        self, response_id: str | None = None, model: str | None = None, created_at: Any = None
+    ) -> None:
+        self._id = response_id
+        self._model = model
+        self._created = created_at
+        self._started = False
+        self._finished = False
+        self._completed = False  # finished, not failed: [DONE] follows
+        self._choices: dict[int, _EncodedChoice] = {}
+        # neutral message -> its choice; None for a message that has no place.
+        self._messages: dict[str, int | None] = {}
+        # Messages started and not finished -> their choice.
+        self._open: dict[str, int] = {}
+        # (neutral message, block) -> (choice, kind, tool index or None).
+        self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
+
+    def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        kind = ev.as_str(event.get("type"))
+        if self._finished:
+            return out
+        if kind == "run_started" and not self._started:
+            self._id = self._id or ev.as_str(event.get("run_id"))
+            self._model = self._model or ev.as_str(event.get("model"))
+            if self._created is None:
+                self._created = event.get("created_at")
+        self._ensure_started()
+        handler = _ENCODERS.get(kind)  # type: ignore[arg-type]
+        if handler is not None:
+            handler(self, event, out)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        """A stream that ends without finishing its run (LangChain's has no
+        run events): each choice whose messages all finished gets its
+        ``finish_reason``, so that a client closes what it holds; no
+        ``[DONE]``, since the run never said it was over."""
+        out: list[dict[str, Any]] = []
+        if not self._finished:
+            busy = set(self._open.values())
+            for choice in sorted(self._choices):
+                if choice not in busy:
+                    self._end_choice(choice, None, out)
+        return out
+
+    def trailer(self) -> bytes:
+        """What follows the last chunk, once: ``data: [DONE]`` after a
+        finished run."""
+        if not self._completed:
+            return b""
+        self._completed = False
+        return DONE
+
+    # --- internals -----------------------------------------------------------
+
+    def _ensure_started(self) -> None:
+        if not self._started:
+            self._started = True
+            self._id = self._id or "chatcmpl"
+            if self._created is None:
+                self._created = int(time.time())
+
+    def _chunk(self, choices: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+        chunk = {
+            "id": self._id,
+            "object": "chat.completion.chunk",
+            "created": self._created,
+            "model": self._model or "",
+            "choices": choices,
+        }
+        chunk.update(fields)
+        return chunk
+
+    def _delta(self, choice: int, delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
+        return self._chunk([{"index": choice, "delta": delta, "logprobs": None, "finish_reason": reason}])
+
+    def _announce(self, choice: int, out: list[dict[str, Any]]) -> _EncodedChoice:
+        state = self._choices.get(choice)
+        if state is None:
+            state = self._choices[choice] = _EncodedChoice()
+            out.append(self._delta(choice, {"role": "assistant"}))
+        return state
+
+    def _message_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id = event.get("message_id")
+        if not isinstance(message_id, str) or message_id in self._messages:
+            return
+        if event.get("role") in ("user", "system", "developer", "tool"):
+            self._messages[message_id] = None
+            return
+        choice = ev.as_int(event.get("choice"))
+        choice = choice if choice is not None and choice >= 0 else 0
+        self._messages[message_id] = choice
+        self._open[message_id] = choice
+        self._announce(choice, out)
+
+    def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id, index, kind = event.get("message_id"), ev.as_int(event.get("index")), event.get("kind")
+        if not isinstance(message_id, str) or index is None:
+            return
+        choice = self._messages.get(message_id, 0)
+        if choice is None or kind not in ("text", "reasoning", "refusal", "tool_call"):
+            return
+        state = self._announce(choice, out)
+        state.last = kind
+        tool: int | None = None
+        if kind == "tool_call":
+            name = ev.as_str(event.get("name")) or ""
+            if event.get("tool") == "function_call":
+                kind = "function_call"
+                out.append(self._delta(choice, {"function_call": {"name": name, "arguments": ""}}))
+            else:
+                tool = state.tools
+                state.tools += 1
+                call = {
+                    "index": tool,
+                    "id": ev.as_str(event.get("call_id")) or f"call_{tool}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": ""},
+                }
+                out.append(self._delta(choice, {"tool_calls": [call]}))
+        self._blocks[(message_id, index)] = (choice, kind, tool)
+
+    def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        delta = event.get("delta")
+        if found is None or not isinstance(delta, str) or not delta:
+            return
+        choice, kind, tool = found
+        if kind == "text":
+            body: dict[str, Any] = {"content": delta}
+        elif kind == "reasoning":
+            body = {"reasoning_content": delta}
+        elif kind == "refusal":
+            body = {"refusal": delta}
+        elif kind == "function_call":
+            body = {"function_call": {"arguments": delta}}
+        else:
+            body = {"tool_calls": [{"index": tool, "function": {"arguments": delta}}]}
+        out.append(self._delta(choice, body))
+
+    def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
+
+    def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._open.pop(event.get("message_id"), None)  # type: ignore[arg-type]
+        choice = self._messages.get(event.get("message_id"))  # type: ignore[arg-type]
+        reason = event.get("stop_reason")
+        if choice is not None and reason in FINISH_REASONS and choice in self._choices:
+            self._choices[choice].reason = reason
+
+    def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        status = event.get("status")
+        if not self._choices:
+            self._announce(0, out)
+        for choice in sorted(self._choices):
+            self._end_choice(choice, status, out)
+        usage = usage_to_chat(event.get("usage"))
+        if usage is not None:
+            out.append(self._chunk([], usage=usage))
+        self._finished = True
+        self._completed = True
+
+    def _end_choice(self, choice: int, status: Any, out: list[dict[str, Any]]) -> None:
+        state = self._choices[choice]
+        if state.ended:
+            return
+        state.ended = True
+        reason = state.reason
+        if reason is None:
+            if status == "incomplete":
+                reason = "length"
+            elif state.last == "tool_call":
+                reason = "tool_calls"
+            else:
+                reason = "stop"
+        out.append(self._delta(choice, {}, reason))
+
+    def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        error = {
+            "message": ev.as_str(event.get("message")) or "",
+            "type": "server_error",
+            "param": None,
+            "code": ev.as_str(event.get("code")),
+        }
+        out.append({"error": error})
+        self._finished = True
+
+    def _passthrough(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        inner = event.get("event")
+        if event.get("protocol") == "openai-chat" and isinstance(inner, dict):
+            out.append(dict(inner))
+
+
+_ENCODERS = {
+    "message_started": Encoder._message_started,
+    "message_finished": Encoder._message_finished,
+    "block_started": Encoder._block_started,
+    "block_delta": Encoder._block_delta,
+    "block_finished": Encoder._block_finished,
+    "run_finished": Encoder._run_finished,
+    "run_failed": Encoder._run_failed,
+    "passthrough": Encoder._passthrough,
+}

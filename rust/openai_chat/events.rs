@@ -1,0 +1,831 @@
+//! OpenAI Chat Completions to and from the neutral vocabulary.
+//! `python/agentcodec/_pure/openai_chat_events.py` mirrors this module rule
+//! for rule (and says what each direction does).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::events::{
+    as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, message_finished,
+    message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
+    Event,
+};
+use crate::json::{Map, Value};
+
+pub const FINISH_REASONS: [&str; 5] = [
+    "stop",
+    "length",
+    "tool_calls",
+    "content_filter",
+    "function_call",
+];
+/// What the encoder writes after the run finished.
+pub const DONE: &[u8] = b"data: [DONE]\n\n";
+/// A chunk's own fields, which a chunk kept for its logprobs keeps.
+const CHUNK_KEYS: [&str; 4] = ["id", "object", "created", "model"];
+/// Delta fields holding text, and the block kind each streams into.
+const TEXT_FIELDS: [(&str, &str); 4] = [
+    ("reasoning_content", "reasoning"),
+    ("reasoning", "reasoning"),
+    ("content", "text"),
+    ("refusal", "refusal"),
+];
+/// Neutral usage keys from Chat's: (neutral, chat key, details key).
+const USAGE_KEYS: [(&str, &str, Option<&str>); 5] = [
+    ("input_tokens", "prompt_tokens", None),
+    ("output_tokens", "completion_tokens", None),
+    ("total_tokens", "total_tokens", None),
+    (
+        "reasoning_tokens",
+        "completion_tokens_details",
+        Some("reasoning_tokens"),
+    ),
+    (
+        "cached_input_tokens",
+        "prompt_tokens_details",
+        Some("cached_tokens"),
+    ),
+];
+
+fn usage_from_chat(usage: Option<&Value>) -> Value {
+    let Some(Value::Object(usage)) = usage else {
+        return Value::Null;
+    };
+    let mut neutral = Map::new();
+    for (key, chat_key, detail) in USAGE_KEYS {
+        let mut value = usage.get(chat_key);
+        if let Some(detail) = detail {
+            value = value.and_then(|details| details.get(detail));
+        }
+        if let Some(value) = value.filter(|value| as_int(Some(value)).is_some()) {
+            neutral.insert(key.to_owned(), value.clone());
+        }
+    }
+    if neutral.is_empty() {
+        Value::Null
+    } else {
+        Value::Object(neutral)
+    }
+}
+
+fn usage_to_chat(usage: Option<&Value>) -> Option<Value> {
+    let Some(Value::Object(usage)) = usage else {
+        return None;
+    };
+    let mut chat = Map::new();
+    for (key, chat_key, detail) in USAGE_KEYS {
+        let Some(value) = usage.get(key).filter(|value| as_int(Some(value)).is_some()) else {
+            continue;
+        };
+        let value = match detail {
+            None => value.clone(),
+            Some(detail) => {
+                let mut details = Map::new();
+                details.insert(detail.to_owned(), value.clone());
+                Value::Object(details)
+            }
+        };
+        chat.insert(chat_key.to_owned(), value);
+    }
+    if chat.is_empty() {
+        return None;
+    }
+    if !chat.contains_key("total_tokens") {
+        let prompt = as_int(chat.get("prompt_tokens"));
+        let completion = as_int(chat.get("completion_tokens"));
+        if let (Some(prompt), Some(completion)) = (prompt, completion) {
+            if let Some(total) = prompt.checked_add(completion) {
+                chat.insert("total_tokens".to_owned(), total.into());
+            }
+        }
+    }
+    Some(Value::Object(chat))
+}
+
+/// How a tool call of a choice is known: its index, its id (when the index
+/// is left out), its position, or the deprecated `function_call`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ToolKey {
+    Index(i64),
+    Id(String),
+    At(usize),
+    FunctionCall,
+}
+
+#[derive(Debug, Clone)]
+struct DecodedChoice {
+    message_id: String,
+    /// The next block's index.
+    blocks: i64,
+    /// The open text-like block: its kind and index.
+    open: Option<(&'static str, i64)>,
+    tools: HashMap<ToolKey, i64>,
+    finished: bool,
+    reason: Value,
+}
+
+/// Chat Completions chunks to neutral events.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    started: bool,
+    ended: bool,
+    run_id: Option<String>,
+    choices: BTreeMap<i64, DecodedChoice>,
+    usage: Value,
+}
+
+impl Decode for Decoder {
+    fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        if self.ended {
+            out.push(passthrough("openai-chat", event));
+            return;
+        }
+        if !crate::events::is_falsy(event.get("error")) {
+            self.close_all(out);
+            let error = event.get("error");
+            let text = |key: &str| {
+                error
+                    .and_then(|error| error.get(key))
+                    .and_then(Value::as_str)
+            };
+            let code = text("code").or_else(|| text("type"));
+            let message = match error {
+                Some(Value::String(message)) => Some(message.as_str()),
+                _ => text("message"),
+            };
+            out.push(run_failed(
+                code.map_or(Value::Null, Value::from),
+                message.map_or(Value::Null, Value::from),
+                usage_from_chat(Some(&self.usage)),
+            ));
+            self.ended = true;
+            return;
+        }
+        if get_str(event, "object") == Some("") {
+            out.push(passthrough("openai-chat", event));
+            return;
+        }
+        if !self.started {
+            self.started = true;
+            self.run_id = get_str(event, "id")
+                .filter(|id| !id.is_empty())
+                .map(str::to_owned);
+            out.push(run_started(
+                self.run_id.as_deref().map_or(Value::Null, Value::from),
+                Value::Null,
+                get(event, "model").cloned().unwrap_or(Value::Null),
+                get(event, "created").cloned().unwrap_or(Value::Null),
+            ));
+        }
+        if let Some(usage @ Value::Object(_)) = event.get("usage") {
+            self.usage = usage.clone();
+        }
+        let Some(Value::Array(choices)) = event.get("choices") else {
+            return;
+        };
+        for choice in choices {
+            let Value::Object(choice) = choice else {
+                continue;
+            };
+            let Some(index) = as_int(choice.get("index")) else {
+                continue;
+            };
+            self.ensure_choice(index, out);
+            let state = self.choices.get_mut(&index).expect("just made");
+            if state.finished {
+                continue;
+            }
+            if let Some(Value::Object(delta)) = choice.get("delta") {
+                decode_delta(state, delta, out);
+            }
+            if let Some(Value::Object(logprobs)) = choice.get("logprobs") {
+                if ["content", "refusal"]
+                    .iter()
+                    .any(|key| !crate::events::is_falsy(logprobs.get(*key)))
+                {
+                    let mut kept = Map::new();
+                    for key in CHUNK_KEYS {
+                        if let Some(value) = event.get(key) {
+                            kept.insert(key.to_owned(), value.clone());
+                        }
+                    }
+                    let mut only = Map::new();
+                    only.insert("index".to_owned(), choice["index"].clone());
+                    only.insert("delta".to_owned(), Value::Object(Map::new()));
+                    only.insert("logprobs".to_owned(), Value::Object(logprobs.clone()));
+                    only.insert("finish_reason".to_owned(), Value::Null);
+                    kept.insert(
+                        "choices".to_owned(),
+                        Value::Array(vec![Value::Object(only)]),
+                    );
+                    out.push(passthrough("openai-chat", &kept));
+                }
+            }
+            if let Some(Value::String(reason)) = choice.get("finish_reason") {
+                if !reason.is_empty() {
+                    finish_choice(state, reason.as_str().into(), out);
+                }
+            }
+        }
+    }
+
+    fn done(&mut self, out: &mut Vec<Event>) {
+        if self.started && !self.ended {
+            self.end(out);
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        // The run ends at [DONE]: without it the stream was cut short, and
+        // what was open stays open, as in the other protocols.
+        let _ = out;
+    }
+}
+
+impl Decoder {
+    fn ensure_choice(&mut self, index: i64, out: &mut Vec<Event>) {
+        if self.choices.contains_key(&index) {
+            return;
+        }
+        let base = self.run_id.as_deref().unwrap_or("chatcmpl");
+        let message_id = if index == 0 {
+            base.to_owned()
+        } else {
+            format!("{base}-{index}")
+        };
+        let mut started = message_started(&message_id, "assistant", Some("message"));
+        if index != 0 {
+            started.insert("choice".to_owned(), index.into());
+        }
+        out.push(started);
+        self.choices.insert(
+            index,
+            DecodedChoice {
+                message_id,
+                blocks: 0,
+                open: None,
+                tools: HashMap::new(),
+                finished: false,
+                reason: Value::Null,
+            },
+        );
+    }
+
+    fn close_all(&mut self, out: &mut Vec<Event>) {
+        for state in self.choices.values_mut() {
+            if !state.finished {
+                finish_choice(state, Value::Null, out);
+            }
+        }
+    }
+
+    fn end(&mut self, out: &mut Vec<Event>) {
+        self.close_all(out);
+        let incomplete = self
+            .choices
+            .values()
+            .any(|state| matches!(state.reason.as_str(), Some("length" | "content_filter")));
+        let status = if incomplete {
+            "incomplete"
+        } else {
+            "completed"
+        };
+        out.push(run_finished(
+            status,
+            usage_from_chat(Some(&self.usage)),
+            Value::Null,
+        ));
+        self.ended = true;
+    }
+}
+
+fn open_block(
+    state: &mut DecodedChoice,
+    kind: &str,
+    fields: &[(&str, Value)],
+    out: &mut Vec<Event>,
+) -> i64 {
+    let index = state.blocks;
+    state.blocks += 1;
+    out.push(block_started(&state.message_id, index, kind, fields));
+    index
+}
+
+fn close_text(state: &mut DecodedChoice, out: &mut Vec<Event>) {
+    if let Some((_, index)) = state.open.take() {
+        out.push(block_finished(&state.message_id, index));
+    }
+}
+
+fn append_text(state: &mut DecodedChoice, kind: &'static str, piece: &str, out: &mut Vec<Event>) {
+    let index = match state.open {
+        Some((open, index)) if open == kind => index,
+        _ => {
+            close_text(state, out);
+            let index = open_block(state, kind, &[], out);
+            state.open = Some((kind, index));
+            index
+        }
+    };
+    out.push(block_delta(&state.message_id, index, piece));
+}
+
+fn append_tool(
+    state: &mut DecodedChoice,
+    key: ToolKey,
+    call: &Map<String, Value>,
+    tool: &str,
+    out: &mut Vec<Event>,
+) {
+    let function = if tool == "function" {
+        match call.get("function") {
+            Some(Value::Object(function)) => Some(function),
+            _ => None,
+        }
+    } else {
+        Some(call)
+    };
+    let text = |value: Option<&Value>| {
+        value
+            .and_then(Value::as_str)
+            .map_or(Value::Null, Value::from)
+    };
+    let index = match state.tools.get(&key) {
+        Some(&index) => index,
+        None => {
+            close_text(state, out);
+            let call_id = if tool == "function_call" {
+                // The deprecated function_call has no id; other protocols need one.
+                Value::from(format!("{}-{}", state.message_id, state.blocks))
+            } else {
+                text(call.get("id"))
+            };
+            let fields = [
+                ("call_id", call_id),
+                (
+                    "name",
+                    text(function.and_then(|function| function.get("name"))),
+                ),
+                ("tool", tool.into()),
+            ];
+            let index = open_block(state, "tool_call", &fields, out);
+            state.tools.insert(key, index);
+            index
+        }
+    };
+    if let Some(Value::String(arguments)) = function.and_then(|function| function.get("arguments"))
+    {
+        if !arguments.is_empty() {
+            out.push(block_delta(&state.message_id, index, arguments));
+        }
+    }
+}
+
+fn decode_delta(state: &mut DecodedChoice, delta: &Map<String, Value>, out: &mut Vec<Event>) {
+    for (field, kind) in TEXT_FIELDS {
+        if let Some(Value::String(piece)) = delta.get(field) {
+            if !piece.is_empty() {
+                append_text(state, kind, piece, out);
+            }
+        }
+    }
+    if let Some(Value::Object(audio)) = delta.get("audio") {
+        if let Some(Value::String(data)) = audio.get("data") {
+            if !data.is_empty() {
+                let index = match state.open {
+                    Some(("media", index)) => index,
+                    _ => {
+                        close_text(state, out);
+                        let fields = [
+                            ("media_type", Value::from("audio")),
+                            ("mime_type", Value::Null),
+                            ("url", Value::Null),
+                        ];
+                        let index = open_block(state, "media", &fields, out);
+                        state.open = Some(("media", index));
+                        index
+                    }
+                };
+                out.push(block_delta(&state.message_id, index, data));
+            }
+        }
+    }
+    if let Some(Value::Object(function_call)) = delta.get("function_call") {
+        append_tool(
+            state,
+            ToolKey::FunctionCall,
+            function_call,
+            "function_call",
+            out,
+        );
+    }
+    if let Some(Value::Array(calls)) = delta.get("tool_calls") {
+        for call in calls {
+            let Value::Object(call) = call else {
+                continue;
+            };
+            let key = match as_int(call.get("index")) {
+                Some(index) => ToolKey::Index(index),
+                // Gemini's compatible endpoint leaves the index out: whole calls.
+                None => match call.get("id") {
+                    Some(Value::String(id)) => ToolKey::Id(id.clone()),
+                    _ => ToolKey::At(state.tools.len()),
+                },
+            };
+            append_tool(state, key, call, "function", out);
+        }
+    }
+}
+
+fn finish_choice(state: &mut DecodedChoice, reason: Value, out: &mut Vec<Event>) {
+    close_text(state, out);
+    let mut tools: Vec<i64> = state.tools.drain().map(|(_, index)| index).collect();
+    tools.sort_unstable();
+    for index in tools {
+        out.push(block_finished(&state.message_id, index));
+    }
+    state.finished = true;
+    state.reason = reason.clone();
+    out.push(message_finished(&state.message_id, Value::Null, reason));
+}
+
+// --- encoding ------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Default)]
+struct EncodedChoice {
+    /// The next tool call's index.
+    tools: i64,
+    /// The kind of the last block started.
+    last: Option<String>,
+    reason: Option<String>,
+    /// Its finish_reason was written.
+    ended: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Streamed {
+    Text,
+    Reasoning,
+    Refusal,
+    FunctionCall,
+    Tool(i64),
+}
+
+/// Neutral events to Chat Completions chunks.
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    id: Option<String>,
+    model: Option<String>,
+    created: Value,
+    started: bool,
+    finished: bool,
+    /// Finished, not failed: `[DONE]` follows.
+    completed: bool,
+    choices: BTreeMap<i64, EncodedChoice>,
+    /// Neutral message -> its choice; `None` for one that has no place.
+    messages: HashMap<String, Option<i64>>,
+    /// Messages started and not finished -> their choice.
+    open: HashMap<String, i64>,
+    blocks: indexmap::IndexMap<(String, i64), (i64, Streamed)>,
+}
+
+impl Encoder {
+    pub fn new(id: Option<String>, model: Option<String>, created: Option<Value>) -> Self {
+        Encoder {
+            id,
+            model,
+            created: created.unwrap_or(Value::Null),
+            started: false,
+            finished: false,
+            completed: false,
+            choices: BTreeMap::new(),
+            messages: HashMap::new(),
+            open: HashMap::new(),
+            blocks: indexmap::IndexMap::new(),
+        }
+    }
+
+    fn ensure_started(&mut self) {
+        if !self.started {
+            self.started = true;
+            if self.id.as_deref().is_none_or(str::is_empty) {
+                self.id = Some("chatcmpl".to_owned());
+            }
+            if self.created.is_null() {
+                self.created = crate::events::now().into();
+            }
+        }
+    }
+
+    fn chunk(&self, choices: Vec<Value>) -> Event {
+        let mut chunk = Map::new();
+        chunk.insert(
+            "id".to_owned(),
+            self.id.as_deref().map_or(Value::Null, Value::from),
+        );
+        chunk.insert("object".to_owned(), "chat.completion.chunk".into());
+        chunk.insert("created".to_owned(), self.created.clone());
+        chunk.insert(
+            "model".to_owned(),
+            self.model.as_deref().unwrap_or("").into(),
+        );
+        chunk.insert("choices".to_owned(), Value::Array(choices));
+        chunk
+    }
+
+    fn delta(&self, choice: i64, delta: Map<String, Value>, reason: Option<&str>) -> Event {
+        let mut entry = Map::new();
+        entry.insert("index".to_owned(), choice.into());
+        entry.insert("delta".to_owned(), Value::Object(delta));
+        entry.insert("logprobs".to_owned(), Value::Null);
+        entry.insert(
+            "finish_reason".to_owned(),
+            reason.map_or(Value::Null, Value::from),
+        );
+        self.chunk(vec![Value::Object(entry)])
+    }
+
+    fn announce(&mut self, choice: i64, out: &mut Vec<Event>) {
+        if let std::collections::btree_map::Entry::Vacant(entry) = self.choices.entry(choice) {
+            entry.insert(EncodedChoice::default());
+            let mut delta = Map::new();
+            delta.insert("role".to_owned(), "assistant".into());
+            out.push(self.delta(choice, delta, None));
+        }
+    }
+
+    fn message_started(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(message_id) = get_str(event, "message_id") else {
+            return;
+        };
+        if self.messages.contains_key(message_id) {
+            return;
+        }
+        if matches!(
+            get_str(event, "role"),
+            Some("user" | "system" | "developer" | "tool")
+        ) {
+            self.messages.insert(message_id.to_owned(), None);
+            return;
+        }
+        let choice = as_int(event.get("choice"))
+            .filter(|&choice| choice >= 0)
+            .unwrap_or(0);
+        self.messages.insert(message_id.to_owned(), Some(choice));
+        self.open.insert(message_id.to_owned(), choice);
+        self.announce(choice, out);
+    }
+
+    fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let (Some(message_id), Some(index)) =
+            (get_str(event, "message_id"), as_int(event.get("index")))
+        else {
+            return;
+        };
+        let kind = get_str(event, "kind").unwrap_or("");
+        let Some(choice) = self.messages.get(message_id).copied().unwrap_or(Some(0)) else {
+            return;
+        };
+        let streamed = match kind {
+            "text" => Streamed::Text,
+            "reasoning" => Streamed::Reasoning,
+            "refusal" => Streamed::Refusal,
+            "tool_call" if get_str(event, "tool") == Some("function_call") => {
+                Streamed::FunctionCall
+            }
+            "tool_call" => Streamed::Tool(0),
+            _ => return,
+        };
+        self.announce(choice, out);
+        let state = self.choices.get_mut(&choice).expect("announced");
+        state.last = Some(kind.to_owned());
+        let name = get_str(event, "name").unwrap_or("");
+        let streamed = match streamed {
+            Streamed::FunctionCall => {
+                let mut function = Map::new();
+                function.insert("name".to_owned(), name.into());
+                function.insert("arguments".to_owned(), "".into());
+                let mut delta = Map::new();
+                delta.insert("function_call".to_owned(), Value::Object(function));
+                let chunk = self.delta(choice, delta, None);
+                out.push(chunk);
+                Streamed::FunctionCall
+            }
+            Streamed::Tool(_) => {
+                let tool = state.tools;
+                state.tools += 1;
+                let mut function = Map::new();
+                function.insert("name".to_owned(), name.into());
+                function.insert("arguments".to_owned(), "".into());
+                let mut call = Map::new();
+                call.insert("index".to_owned(), tool.into());
+                let call_id = get_str(event, "call_id")
+                    .filter(|id| !id.is_empty())
+                    .map_or_else(|| format!("call_{tool}"), str::to_owned);
+                call.insert("id".to_owned(), call_id.into());
+                call.insert("type".to_owned(), "function".into());
+                call.insert("function".to_owned(), Value::Object(function));
+                let mut delta = Map::new();
+                delta.insert(
+                    "tool_calls".to_owned(),
+                    Value::Array(vec![Value::Object(call)]),
+                );
+                let chunk = self.delta(choice, delta, None);
+                out.push(chunk);
+                Streamed::Tool(tool)
+            }
+            other => other,
+        };
+        self.blocks
+            .insert((message_id.to_owned(), index), (choice, streamed));
+    }
+
+    fn block_delta(&mut self, message_id: &str, index: i64, delta: &str, out: &mut Vec<Event>) {
+        let Some(&(choice, streamed)) = self.blocks.get(&BlockRef(message_id, index)) else {
+            return;
+        };
+        if delta.is_empty() {
+            return;
+        }
+        let mut body = Map::new();
+        match streamed {
+            Streamed::Text => {
+                body.insert("content".to_owned(), delta.into());
+            }
+            Streamed::Reasoning => {
+                body.insert("reasoning_content".to_owned(), delta.into());
+            }
+            Streamed::Refusal => {
+                body.insert("refusal".to_owned(), delta.into());
+            }
+            Streamed::FunctionCall => {
+                let mut function = Map::new();
+                function.insert("arguments".to_owned(), delta.into());
+                body.insert("function_call".to_owned(), Value::Object(function));
+            }
+            Streamed::Tool(tool) => {
+                let mut function = Map::new();
+                function.insert("arguments".to_owned(), delta.into());
+                let mut call = Map::new();
+                call.insert("index".to_owned(), tool.into());
+                call.insert("function".to_owned(), Value::Object(function));
+                body.insert(
+                    "tool_calls".to_owned(),
+                    Value::Array(vec![Value::Object(call)]),
+                );
+            }
+        }
+        out.push(self.delta(choice, body, None));
+    }
+
+    fn message_finished(&mut self, event: &Event) {
+        if let Some(message_id) = get_str(event, "message_id") {
+            self.open.remove(message_id);
+        }
+        let Some(Some(choice)) = get_str(event, "message_id")
+            .and_then(|message_id| self.messages.get(message_id))
+            .copied()
+        else {
+            return;
+        };
+        if let Some(reason) = get_str(event, "stop_reason") {
+            if FINISH_REASONS.contains(&reason) {
+                if let Some(state) = self.choices.get_mut(&choice) {
+                    state.reason = Some(reason.to_owned());
+                }
+            }
+        }
+    }
+
+    fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let status = get_str(event, "status");
+        if self.choices.is_empty() {
+            self.announce(0, out);
+        }
+        let choices: Vec<i64> = self.choices.keys().copied().collect();
+        for choice in choices {
+            self.end_choice(choice, status, out);
+        }
+        if let Some(usage) = usage_to_chat(event.get("usage")) {
+            let mut chunk = self.chunk(Vec::new());
+            chunk.insert("usage".to_owned(), usage);
+            out.push(chunk);
+        }
+        self.finished = true;
+        self.completed = true;
+    }
+
+    fn end_choice(&mut self, choice: i64, status: Option<&str>, out: &mut Vec<Event>) {
+        let Some(state) = self.choices.get_mut(&choice) else {
+            return;
+        };
+        if state.ended {
+            return;
+        }
+        state.ended = true;
+        let reason = match &state.reason {
+            Some(reason) => reason.clone(),
+            None if status == Some("incomplete") => "length".to_owned(),
+            None if state.last.as_deref() == Some("tool_call") => "tool_calls".to_owned(),
+            None => "stop".to_owned(),
+        };
+        out.push(self.delta(choice, Map::new(), Some(&reason)));
+    }
+
+    fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let mut error = Map::new();
+        error.insert(
+            "message".to_owned(),
+            get_str(event, "message").unwrap_or("").into(),
+        );
+        error.insert("type".to_owned(), "server_error".into());
+        error.insert("param".to_owned(), Value::Null);
+        error.insert(
+            "code".to_owned(),
+            get_str(event, "code").map_or(Value::Null, Value::from),
+        );
+        let mut chunk = Map::new();
+        chunk.insert("error".to_owned(), Value::Object(error));
+        out.push(chunk);
+        self.finished = true;
+    }
+}
+
+impl Encode for Encoder {
+    fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        if self.finished {
+            return;
+        }
+        let kind = get_str(event, "type").unwrap_or("");
+        if kind == "run_started" && !self.started {
+            if self.id.as_deref().is_none_or(str::is_empty) {
+                self.id = get_str(event, "run_id").map(str::to_owned);
+            }
+            if self.model.as_deref().is_none_or(str::is_empty) {
+                self.model = get_str(event, "model").map(str::to_owned);
+            }
+            if self.created.is_null() {
+                self.created = event.get("created_at").cloned().unwrap_or(Value::Null);
+            }
+        }
+        self.ensure_started();
+        match kind {
+            "message_started" => self.message_started(event, out),
+            "message_finished" => self.message_finished(event),
+            "block_started" => self.block_started(event, out),
+            "block_delta" => {
+                if let (Some(message_id), Some(index), Some(delta)) = (
+                    get_str(event, "message_id"),
+                    as_int(event.get("index")),
+                    get_str(event, "delta"),
+                ) {
+                    self.block_delta(message_id, index, delta, out);
+                }
+            }
+            "block_finished" => {
+                if let (Some(message_id), Some(index)) =
+                    (get_str(event, "message_id"), as_int(event.get("index")))
+                {
+                    self.blocks.shift_remove(&BlockRef(message_id, index));
+                }
+            }
+            "run_finished" => self.run_finished(event, out),
+            "run_failed" => self.run_failed(event, out),
+            "passthrough" => {
+                if let (Some("openai-chat"), Some(Value::Object(inner))) =
+                    (get_str(event, "protocol"), event.get("event"))
+                {
+                    out.push(inner.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A stream that ends without finishing its run (LangChain's has no
+    /// run events): each choice whose messages all finished gets its
+    /// `finish_reason`, so that a client closes what it holds; no `[DONE]`,
+    /// since the run never said it was over.
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        if self.finished {
+            return;
+        }
+        let busy: std::collections::HashSet<i64> = self.open.values().copied().collect();
+        let choices: Vec<i64> = self.choices.keys().copied().collect();
+        for choice in choices {
+            if !busy.contains(&choice) {
+                self.end_choice(choice, None, out);
+            }
+        }
+    }
+
+    fn frame(&self, event: &Event, out: &mut Vec<u8>) {
+        frame_sse(out, None, None, event);
+    }
+
+    fn trailer(&mut self, out: &mut Vec<u8>) {
+        if self.completed {
+            self.completed = false;
+            out.extend_from_slice(DONE);
+        }
+    }
+}
