@@ -12,6 +12,8 @@ Layers:
 - ``build``: a token list to the SSE bytes an AgentScope server writes.
 - ``assemble_agui`` / ``assemble_responses``: bytes to the AG-UI client's
   messages / the final Response.
+- ``assemble_chat``: bytes to openai-python's ``ChatCompletionStreamState``
+  completion, or agentcodec's.
 - ``convert_agui`` / ``convert_responses``: an AgentScope ``/process``
   stream converted to AG-UI / OpenAI Responses SSE, as an AgentApp serves
   its other endpoints. agentcodec converts the bytes as they arrive;
@@ -407,6 +409,33 @@ def assemble_responses_openai(chunks: list[bytes]) -> Any:
     return state._completed_response
 
 
+def assemble_chat_with(module: Any) -> Impl:
+    def run(chunks: list[bytes]) -> Any:
+        assembler = module.OpenAIChatAssembler()
+        for chunk in chunks:
+            assembler.feed(chunk)
+        return assembler.close()
+
+    return run
+
+
+def assemble_chat_openai(chunks: list[bytes]) -> Any:
+    """openai-python's own path: its SSEDecoder, json, its chunk model and
+    ChatCompletionStreamState (what ``client.chat.completions.stream()``
+    runs), ending at ``[DONE]`` as its Stream does."""
+    from openai._models import construct_type
+    from openai._streaming import SSEDecoder
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state: Any = ChatCompletionStreamState()
+    for sse in SSEDecoder().iter_bytes(iter(chunks)):
+        if sse.data.startswith("[DONE]"):
+            break
+        state.handle_chunk(construct_type(type_=ChatCompletionChunk, value=json.loads(sse.data)))
+    return state.get_final_completion()
+
+
 # --- converting AgentScope to the AgentApp's other endpoints -----------------------------------
 
 
@@ -535,6 +564,11 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ("agentcodec native", assemble_responses_with(_native) if _native else None, _native is not None),
         ("agentcodec pure", assemble_responses_with(_pure), True),
         ("openai-python ResponseStreamState", assemble_responses_openai, installed("openai")),
+    ],
+    "assemble_chat": [
+        ("agentcodec native", assemble_chat_with(_native) if _native else None, _native is not None),
+        ("agentcodec pure", assemble_chat_with(_pure), True),
+        ("openai-python ChatCompletionStreamState", assemble_chat_openai, installed("openai")),
     ],
     "convert_agui": [
         ("agentcodec native", convert_with(_native, "agui") if _native else None, _native is not None),

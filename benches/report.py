@@ -130,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="include the 1M-delta stream")
     parser.add_argument("--quick", action="store_true", help="small workloads only (a smoke run)")
     parser.add_argument("--min-time", type=float, default=0.5, help="seconds to spend on each figure")
+    parser.add_argument(
+        "--layer", action="append", help="measure only this layer (repeatable), e.g. assemble_chat"
+    )
     args = parser.parse_args(argv)
     long = 2000 if args.quick else 20000
     rows: list[tuple[str, str, float, float, float]] = []
@@ -138,9 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     # ran up to 2.5x slower than alone (with the older objects frozen out
     # of the GC too), which says nothing about the builders.
     print("measuring building", file=sys.stderr)
-    build = build_rows(long, args.min_time)
+    build = build_rows(long, args.min_time) if not args.layer or "build" in args.layer else []
 
     def add(layer: str, label: str, stream: workloads.Stream, chunks: list[Any], **kw: Any) -> None:
+        if args.layer and layer not in args.layer:
+            return
         print(f"measuring {layer}: {label}", file=sys.stderr)
         rows.extend(measure(layer, label, stream, chunks, min_time=args.min_time, **kw))
 
@@ -205,6 +210,15 @@ def main(argv: list[str] | None = None) -> int:
     for layer, target in (("assemble_agui", "agui"), ("assemble_responses", "openai-responses")):
         stream = workloads.converted_stream(target, long // 10)
         add(layer, f"assemble {stream.name}, network chunks", stream, workloads.network_chunks(stream.data))
+    # Chat at 2k, 20k and 200k deltas (the agent turn's tokens, each a chunk).
+    for count in (200, 2000) if args.quick else (2000, 20000, 200000):
+        stream = workloads.converted_stream("openai-chat", count)
+        add(
+            "assemble_chat",
+            f"assemble {stream.name} ({stream.events:,} chunks), network chunks",
+            stream,
+            workloads.network_chunks(stream.data),
+        )
     agent = workloads.agentscope_stream("agent", long // 10)
     for layer, target in (("convert_agui", "AG-UI"), ("convert_responses", "OpenAI Responses")):
         add(
@@ -229,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
             (
                 "assemble_responses",
                 lambda _, count: workloads.converted_stream("openai-responses", count),
+                ("openai-python",),
+            ),
+            (
+                "assemble_chat",
+                lambda _, count: workloads.converted_stream("openai-chat", count),
                 ("openai-python",),
             ),
             ("convert_agui", workloads.agentscope_stream, ("runtime",)),

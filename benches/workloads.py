@@ -235,14 +235,17 @@ def langchain_stream(kind: str, count: int) -> Stream:
 
 def converted_stream(target: str, count: int) -> Stream:
     """The AgentScope agent turn as an AgentApp's other endpoints write it:
-    ``agui`` or ``openai-responses``, converted by agentcodec's pure backend
+    ``agui`` or ``openai-responses`` (or a Chat Completions server:
+    ``openai-chat``, reasoning as ``reasoning_content``), converted by agentcodec's pure backend
     (deterministic: fixed ids and timestamps)."""
     from agentcodec import _pure
 
     source = agentscope_stream("agent", count)
-    options = {"agui": {"thread_id": "t", "run_id": "r"}, "openai-responses": {"created_at": 1763700000}}[
-        target
-    ]
+    options = {
+        "agui": {"thread_id": "t", "run_id": "r"},
+        "openai-responses": {"created_at": 1763700000},
+        "openai-chat": {"created_at": 1763700000},
+    }[target]
     transcoder = _pure.Transcoder("agentscope", target, **options)
     data = transcoder.feed(source.data) + transcoder.close()
     return Stream(f"{target}-agent-{count}", data, data.count(b"\n\n"))

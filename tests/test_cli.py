@@ -188,3 +188,13 @@ def test_assemble_agentapp_endpoints(
     assert view["protocol"] == protocol
     assert view["status"] == "completed"
     assert any(block["kind"] == kind for message in view["messages"] for block in message["blocks"])
+
+
+def test_assemble_and_convert_chat_completions(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = AGENTAPP.parent / "sdk" / "chat_every_field.sse"
+    assert main(["assemble", "--protocol", "openai-chat", str(capture)]) == 0
+    completion = json.loads(capsys.readouterr().out)
+    assert completion["object"] == "chat.completion"
+    assert [choice["finish_reason"] for choice in completion["choices"]] == ["stop", "tool_calls"]
+    assert main(["convert", "--from", "openai-chat", "--to", "agui", str(capture)]) == 0
+    assert '"type":"TOOL_CALL_ARGS"' in capsys.readouterr().out
