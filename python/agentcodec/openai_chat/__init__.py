@@ -8,6 +8,9 @@
   usage, finish reasons), without its faults: identity fields a server
   repeats (``role``, a tool call's ``id`` and ``name``) are kept once, not
   concatenated, and the cost is linear in the stream.
+- ``ChatCompletionBuilder`` writes a Chat Completions stream on a server
+  from calls like ``add_content_delta("Hel")`` and keeps the ChatCompletion
+  a client assembles from it; ``encode(chunk)`` writes one chunk.
 - The protocol types: ``TypedDict`` shapes for the chunks and the
   completion.
 """
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from .._backend import impl
 from .._errors import OpenAIChatError, OpenAIChatEventError
+from .builder import ChatCompletionBuilder, encode
 from .types import (
     FINISH_REASONS,
     ChatCompletion,
@@ -40,6 +44,7 @@ __all__ = [
     "FINISH_REASONS",
     "Assembler",
     "ChatCompletion",
+    "ChatCompletionBuilder",
     "ChatCompletionChunk",
     "Choice",
     "ChoiceDelta",
@@ -50,4 +55,5 @@ __all__ = [
     "ToolCall",
     "ToolCallDelta",
     "Usage",
+    "encode",
 ]
