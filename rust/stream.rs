@@ -24,6 +24,23 @@ pub enum OnError {
     Skip,
 }
 
+/// What an assembler takes that every protocol shares: the error policy and
+/// the SSE limits. (Protocols with more to say have their own options.)
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub on_error: OnError,
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            on_error: OnError::Raise,
+            limits: Limits::default(),
+        }
+    }
+}
+
 /// One event of the stream could not be used: `event` counts from 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventError {

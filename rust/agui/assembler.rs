@@ -15,9 +15,8 @@ use super::probe::Probe;
 use crate::json::{self, quote, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::json_probe::StrField;
-use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
-pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
+pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 
 /// Events kept in order for whoever wants them; they change no message or state.
 const KEPT_EVENTS: [&str; 11] = [
@@ -79,21 +78,6 @@ fn chunk_mode(kind: &str) -> Option<ChunkMode> {
         "TOOL_CALL_CHUNK" => Some(ChunkMode::Tool),
         "REASONING_MESSAGE_CHUNK" => Some(ChunkMode::Reasoning),
         _ => None,
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct Options {
-    pub on_error: OnError,
-    pub limits: Limits,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            on_error: OnError::Raise,
-            limits: Limits::default(),
-        }
     }
 }
 

@@ -16,29 +16,13 @@ use std::collections::BTreeMap;
 use super::probe::{Chunk, Delta, TEXT_KEYS};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
-use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
-pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
+pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 
 /// Fields a server repeats without meaning to append: kept as first given.
 const SET_ONCE: [&str; 3] = ["role", "id", "name"];
 /// Fields that say which entry or variant: replaced, never appended.
 const REPLACED: [&str; 2] = ["index", "type"];
-
-#[derive(Debug, Clone, Copy)]
-pub struct Options {
-    pub on_error: OnError,
-    pub limits: Limits,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            on_error: OnError::Raise,
-            limits: Limits::default(),
-        }
-    }
-}
 
 /// Assembles an OpenAI Chat Completions stream.
 #[derive(Debug, Clone)]
@@ -721,7 +705,7 @@ mod tests {
     fn a_bad_chunk_changes_nothing() {
         let mut assembler = Assembler::new(Options {
             on_error: OnError::Skip,
-            limits: Limits::default(),
+            ..Options::default()
         });
         assembler
             .feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")

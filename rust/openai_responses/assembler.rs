@@ -14,9 +14,8 @@ use std::collections::{BTreeMap, HashMap};
 use super::probe::Probe;
 use crate::json::{self, quote, Map, Value};
 use crate::json_probe::{Scalar, StrField};
-use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
-pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
+pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 
 const LIFECYCLE: [&str; 3] = [
     "response.created",
@@ -150,21 +149,6 @@ fn new_part(kind: &str) -> Value {
         }
     }
     Value::Object(part)
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct Options {
-    pub on_error: OnError,
-    pub limits: Limits,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            on_error: OnError::Raise,
-            limits: Limits::default(),
-        }
-    }
 }
 
 /// Assembles an OpenAI Responses stream.
