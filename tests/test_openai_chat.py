@@ -462,7 +462,17 @@ def hostile_chunks(draw: st.DrawFn) -> str:
         ("object", ["chat.completion.chunk", "", 3]),
         ("usage", [None, {"total_tokens": 1}]),
         ("system_fingerprint", [None, "fp", "fq", 1]),
-        ("error", [None, {"message": "m", "code": "c"}, "", False]),
+        (
+            "error",
+            [
+                None,
+                {"message": "m", "code": "c"},
+                {"code": "", "type": "t"},
+                {"type": "t", "code": None},
+                "e",
+                "",
+            ],
+        ),
         ("id", ["c", "d"]),
     ):
         if draw(st.booleans()):

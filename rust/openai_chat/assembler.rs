@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use super::probe::{Chunk, Delta, TEXT_KEYS};
+use crate::events::or_null;
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
@@ -93,13 +94,14 @@ impl Assembler {
     /// `"chat.completion"`, and every choice with its message.
     pub fn completion(&self) -> Value {
         let state = &self.driver.protocol;
-        let choices: Vec<Value> = state.choices.values().map(Choice::to_value).collect();
+        let mut choices: Vec<Value> = state.choices.values().map(Choice::to_value).collect();
         let mut completion = Map::new();
         match &state.header {
             Some(header) => {
                 for (key, value) in header {
                     if key == "choices" {
-                        completion.insert(key.clone(), Value::Array(choices.clone()));
+                        let choices = std::mem::take(&mut choices);
+                        completion.insert(key.clone(), Value::Array(choices));
                     } else {
                         completion.insert(key.clone(), value.clone());
                     }
@@ -156,10 +158,6 @@ impl Assembler {
     pub fn events(&self) -> &[Value] {
         &self.driver.protocol.kept
     }
-}
-
-fn or_null(value: Option<&Value>) -> Value {
-    value.cloned().unwrap_or(Value::Null)
 }
 
 impl Choice {
@@ -223,10 +221,12 @@ impl Protocol for Chat {
     fn finish(&mut self) {}
 }
 
-/// What a quick path will append to a message, once every check passed.
-enum Append<'p> {
-    Text(&'static str, &'p str),
-    Arguments(usize, &'p str),
+/// What a quick path will append to a message, once every check passed: to
+/// each of [`TEXT_KEYS`], and to one tool call's arguments (by position).
+#[derive(Default)]
+struct Appends<'p> {
+    texts: [Option<&'p str>; 4],
+    arguments: Option<(usize, &'p str)>,
 }
 
 impl Chat {
@@ -265,27 +265,27 @@ impl Chat {
         let Some(held) = self.choices.get_mut(&index) else {
             return false;
         };
-        let mut appends: Vec<Append<'_>> = Vec::new();
-        if !plan(&held.message, delta, &mut appends) {
+        let Some(appends) = plan(&held.message, delta) else {
             return false;
+        };
+        for (key, piece) in TEXT_KEYS.iter().zip(appends.texts) {
+            let Some(piece) = piece else {
+                continue;
+            };
+            match held.message.get_mut(*key) {
+                Some(Value::String(text)) => text.push_str(piece),
+                _ => {
+                    held.message.insert((*key).to_owned(), piece.into());
+                }
+            }
         }
-        for append in appends {
-            match append {
-                Append::Text(key, piece) => match held.message.get_mut(key) {
-                    Some(Value::String(text)) => text.push_str(piece),
-                    _ => {
-                        held.message.insert(key.to_owned(), piece.into());
-                    }
-                },
-                Append::Arguments(at, piece) => {
-                    if let Some(Value::Array(calls)) = held.message.get_mut("tool_calls") {
-                        if let Some(Value::Object(function)) = calls[at].get_mut("function") {
-                            match function.get_mut("arguments") {
-                                Some(Value::String(text)) => text.push_str(piece),
-                                _ => {
-                                    function.insert("arguments".to_owned(), piece.into());
-                                }
-                            }
+        if let Some((at, piece)) = appends.arguments {
+            if let Some(Value::Array(calls)) = held.message.get_mut("tool_calls") {
+                if let Some(Value::Object(function)) = calls[at].get_mut("function") {
+                    match function.get_mut("arguments") {
+                        Some(Value::String(text)) => text.push_str(piece),
+                        _ => {
+                            function.insert("arguments".to_owned(), piece.into());
                         }
                     }
                 }
@@ -301,24 +301,11 @@ impl Chat {
 
     fn apply(&mut self, log: &mut Log, chunk: Map<String, Value>) -> Result<(), Bad> {
         if !crate::events::is_falsy(chunk.get("error")) {
-            let error = chunk.get("error");
-            let text = |key: &str| {
-                error
-                    .and_then(|error| error.get(key))
-                    .and_then(Value::as_str)
-            };
-            let code = text("code").or_else(|| text("type")).unwrap_or("error");
-            let message = match error {
-                Some(Value::String(message)) => Some(message.clone()),
-                _ => error
-                    .and_then(|error| error.get("message"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-            };
+            let (code, message) = super::error_fields(chunk.get("error"));
             log.errors.push(ErrorRecord {
                 event: log.events,
-                code: code.to_owned(),
-                message,
+                code: code.unwrap_or("error").to_owned(),
+                message: message.map(str::to_owned),
             });
             self.kept.push(Value::Object(chunk));
             return Ok(());
@@ -477,73 +464,64 @@ fn checked_choices(chunk: &Map<String, Value>) -> Result<Vec<i64>, Bad> {
 }
 
 /// Checks that a probed delta is one the quick path applies as the full
-/// path would, and says what it appends.
-fn plan<'p>(
-    message: &Map<String, Value>,
-    delta: &'p Delta<'_>,
-    appends: &mut Vec<Append<'p>>,
-) -> bool {
+/// path would, and says what it appends: `None` when it is not.
+fn plan<'p>(message: &Map<String, Value>, delta: &'p Delta<'_>) -> Option<Appends<'p>> {
     if delta.other {
-        return false;
+        return None;
     }
+    let mut appends = Appends::default();
     let holds = |key: &str| !matches!(message.get(key), None | Some(Value::Null));
     match &delta.role {
         None => {}
         // Set once: a repeat changes nothing.
         Some(Scalar::Null | Scalar::Str(_)) if holds("role") => {}
-        Some(_) => return false,
+        Some(_) => return None,
     }
-    for (key, value) in TEXT_KEYS.iter().zip(&delta.texts) {
+    for ((key, value), slot) in TEXT_KEYS.iter().zip(&delta.texts).zip(&mut appends.texts) {
         match value {
             None => {}
             Some(Scalar::Null) if holds(key) => {}
             Some(Scalar::Str(piece)) => match message.get(*key) {
-                None | Some(Value::Null | Value::String(_)) => {
-                    appends.push(Append::Text(key, piece));
-                }
-                Some(_) => return false,
+                None | Some(Value::Null | Value::String(_)) => *slot = Some(piece),
+                Some(_) => return None,
             },
-            Some(_) => return false,
+            Some(_) => return None,
         }
     }
     match &delta.tool_calls {
         None => {}
-        Some(Obj(None)) => return false,
+        Some(Obj(None)) => return None,
         Some(Obj(Some(call))) => {
             let Some(Obj(Some(function))) = &call.function else {
-                return false;
+                return None;
             };
             let (false, false, Some(Scalar::Str(piece))) =
                 (call.other, function.other, &function.arguments)
             else {
-                return false;
+                return None;
             };
-            let Some(index) = call.index.as_ref().and_then(Scalar::as_i64) else {
-                return false;
-            };
+            let index = call.index.as_ref().and_then(Scalar::as_i64)?;
             let Some(Value::Array(calls)) = message.get("tool_calls") else {
-                return false;
+                return None;
             };
-            let Some(at) = usize::try_from(index).ok().filter(|&at| {
+            let at = usize::try_from(index).ok().filter(|&at| {
                 calls
                     .get(at)
                     .and_then(|entry| entry.get("index"))
                     .and_then(Value::as_i64)
                     == Some(index)
-            }) else {
-                return false;
-            };
+            })?;
             match calls[at].get("function") {
                 Some(Value::Object(held)) => match held.get("arguments") {
                     None | Some(Value::Null | Value::String(_)) => {}
-                    Some(_) => return false,
+                    Some(_) => return None,
                 },
-                _ => return false,
+                _ => return None,
             }
-            appends.push(Append::Arguments(at, piece));
+            appends.arguments = Some((at, piece));
         }
     }
-    true
+    Some(appends)
 }
 
 fn extend_logprobs(fields: &mut Map<String, Value>, given: Map<String, Value>) {

@@ -141,17 +141,7 @@ impl Decode for Decoder {
         }
         if !crate::events::is_falsy(event.get("error")) {
             self.close_all(out);
-            let error = event.get("error");
-            let text = |key: &str| {
-                error
-                    .and_then(|error| error.get(key))
-                    .and_then(Value::as_str)
-            };
-            let code = text("code").or_else(|| text("type"));
-            let message = match error {
-                Some(Value::String(message)) => Some(message.as_str()),
-                _ => text("message"),
-            };
+            let (code, message) = super::error_fields(event.get("error"));
             out.push(run_failed(
                 code.map_or(Value::Null, Value::from),
                 message.map_or(Value::Null, Value::from),

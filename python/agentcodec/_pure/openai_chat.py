@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import OpenAIChatError, OpenAIChatEventError
-from .accumulate import Pieces, render
+from .accumulate import Pieces, append, is_text, render
+from .events import as_int
 from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver, is_done_marker
@@ -27,21 +28,22 @@ __all__ = ["Assembler"]
 SET_ONCE = frozenset({"role", "id", "name"})
 # Fields that say which entry or variant: replaced, never appended.
 REPLACED = frozenset({"index", "type"})
-INDEX_MIN, INDEX_MAX = -(2**63), 2**63 - 1
 
 
 class _EventProblemError(Exception):
     """A chunk that cannot be applied; the message says why."""
 
 
-def _int64(value: Any) -> int | None:
-    if type(value) is int and INDEX_MIN <= value <= INDEX_MAX:
-        return value
-    return None
-
-
-def _is_text(value: Any) -> bool:
-    return isinstance(value, (str, Pieces))
+def error_fields(error: Any) -> tuple[str | None, str | None]:
+    """What a chunk's truthy ``error`` says: its code (``code``, else
+    ``type``) and its message (the error itself when it is a string).
+    Compatible servers send either form."""
+    source = error if isinstance(error, dict) else {}
+    code = source.get("code")
+    if not isinstance(code, str):
+        code = source.get("type")
+    message = error if isinstance(error, str) else source.get("message")
+    return (code if isinstance(code, str) else None, message if isinstance(message, str) else None)
 
 
 class Assembler(Driver):
@@ -167,17 +169,9 @@ class Assembler(Driver):
     def _apply(self, chunk: dict[str, Any]) -> None:
         error = chunk.get("error")
         if error:
-            source = error if isinstance(error, dict) else {}
-            code = source.get("code")
-            if not isinstance(code, str):
-                code = source.get("type")
-            said = error if isinstance(error, str) else source.get("message")
+            code, said = error_fields(error)
             self._errors.append(
-                {
-                    "event": self._events,
-                    "code": code if isinstance(code, str) else "error",
-                    "message": said if isinstance(said, str) else None,
-                }
+                {"event": self._events, "code": "error" if code is None else code, "message": said}
             )
             self._kept.append(chunk)
             return
@@ -239,7 +233,7 @@ def _checked_choices(chunk: dict[str, Any]) -> list[int]:
     for position, choice in enumerate(choices):
         if not isinstance(choice, dict):
             raise _EventProblemError(f"has a choice (at {position}) that is not an object")
-        index = _int64(choice.get("index"))
+        index = as_int(choice.get("index"))
         if index is None:
             if choice.get("index") is None:
                 raise _EventProblemError(f"has a choice (at {position}) without an index")
@@ -308,14 +302,11 @@ def _merge_value(held: dict[str, Any], key: str, value: Any) -> None:
     slot = held[key]
     if key in REPLACED:
         # The same index written another way keeps the first.
-        if key != "index" or _int64(slot) is None or _int64(slot) != _int64(value):
+        if key != "index" or as_int(slot) is None or as_int(slot) != as_int(value):
             held[key] = value
         return
-    if _is_text(slot) and isinstance(value, str):
-        if isinstance(slot, Pieces):
-            slot.append(value)
-        else:
-            held[key] = Pieces([slot, value])
+    if is_text(slot) and isinstance(value, str):
+        append(held, key, value)
     elif isinstance(slot, dict) and isinstance(value, dict):
         _merge_into(slot, value)
     elif isinstance(slot, list) and isinstance(value, list):
@@ -338,7 +329,7 @@ def _merge_indexed(entries: list[Any], items: list[Any]) -> None:
         if not isinstance(item, dict):
             entries.append(item)
             continue
-        index = _int64(item.get("index"))
+        index = as_int(item.get("index"))
         found: int | None = None
         if index is not None:
             found = _find_index(entries, index)
@@ -368,7 +359,7 @@ def _find_index(entries: list[Any], index: int) -> int | None:
 
     def has(at: int) -> bool:
         entry = entries[at]
-        return isinstance(entry, dict) and _int64(entry.get("index")) == index
+        return isinstance(entry, dict) and as_int(entry.get("index")) == index
 
     if 0 <= index < len(entries) and has(index):
         return index

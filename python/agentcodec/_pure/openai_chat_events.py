@@ -30,6 +30,7 @@ import time
 from typing import Any
 
 from . import events as ev
+from .openai_chat import error_fields
 
 __all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
 
@@ -123,10 +124,8 @@ class Decoder:
         error = event.get("error")
         if error:
             self._close_all(out)
-            source = error if isinstance(error, dict) else {}
-            code = source.get("code") if isinstance(source.get("code"), str) else source.get("type")
-            message = error if isinstance(error, str) else source.get("message")
-            out.append(ev.run_failed(ev.as_str(code), ev.as_str(message), usage_from_chat(self._usage)))
+            code, message = error_fields(error)
+            out.append(ev.run_failed(code, message, usage_from_chat(self._usage)))
             self._ended = True
             return out
         if event.get("object") == "":
