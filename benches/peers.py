@@ -174,12 +174,15 @@ def decode_agentscope_native(chunks: list[bytes]) -> list[Any]:
 # --- assembling AgentScope ------------------------------------------------------------------
 
 
-def assemble_agentscope_with(module: Any) -> Impl:
+def assemble_with(module: Any, assembler: str) -> Impl:
+    """Any protocol's assembler in a backend, by its class name there: the
+    bytes fed as they come, then closed."""
+
     def run(chunks: list[bytes]) -> Any:
-        assembler = module.AgentScopeAssembler()
+        instance = getattr(module, assembler)()
         for chunk in chunks:
-            assembler.feed(chunk)
-        return assembler.close()
+            instance.feed(chunk)
+        return instance.close()
 
     return run
 
@@ -295,16 +298,6 @@ def serve_agentscope_httpx_sse(pieces: Interleaved) -> Any:
 # --- assembling LangChain ----------------------------------------------------------------------
 
 
-def assemble_langchain_with(module: Any) -> Impl:
-    def run(chunks: list[bytes]) -> Any:
-        assembler = module.LangChainAssembler()
-        for chunk in chunks:
-            assembler.feed(chunk)
-        return assembler.close()
-
-    return run
-
-
 def assemble_langchain_core(chunks: list[bytes]) -> Any:
     """langchain-core's ChatModelStream, fed by httpx-sse and json."""
     from langchain_core.language_models.chat_model_stream import ChatModelStream
@@ -341,16 +334,6 @@ def build_upstream(tokens: list[str]) -> int:
 # --- assembling AG-UI and OpenAI Responses ------------------------------------------------------
 
 
-def assemble_agui_with(module: Any) -> Impl:
-    def run(chunks: list[bytes]) -> Any:
-        assembler = module.AGUIAssembler()
-        for chunk in chunks:
-            assembler.feed(chunk)
-        return assembler.close()
-
-    return run
-
-
 def assemble_agui_models(chunks: list[bytes]) -> Any:
     """ag-ui-protocol's event models (each event validated, as its Python
     client does) with the least accumulating that gets messages right: text
@@ -380,16 +363,6 @@ def assemble_agui_models(chunks: list[bytes]) -> Any:
     return messages, calls
 
 
-def assemble_responses_with(module: Any) -> Impl:
-    def run(chunks: list[bytes]) -> Any:
-        assembler = module.OpenAIResponsesAssembler()
-        for chunk in chunks:
-            assembler.feed(chunk)
-        return assembler.close()
-
-    return run
-
-
 def assemble_responses_openai(chunks: list[bytes]) -> Any:
     """openai-python's own path: its SSEDecoder, json, its event models and
     ResponseStreamState (what ``client.responses.stream()`` runs)."""
@@ -407,16 +380,6 @@ def assemble_responses_openai(chunks: list[bytes]) -> Any:
         for sse in SSEDecoder().iter_bytes(iter(chunks)):
             state.handle_event(construct_type(type_=ResponseStreamEvent, value=json.loads(sse.data)))
     return state._completed_response
-
-
-def assemble_chat_with(module: Any) -> Impl:
-    def run(chunks: list[bytes]) -> Any:
-        assembler = module.OpenAIChatAssembler()
-        for chunk in chunks:
-            assembler.feed(chunk)
-        return assembler.close()
-
-    return run
 
 
 def assemble_chat_openai(chunks: list[bytes]) -> Any:
@@ -526,8 +489,12 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ("httpx-sse + json", decode_httpx_sse_json, installed("httpx_sse")),
     ],
     "assemble_agentscope": [
-        ("agentcodec native", assemble_agentscope_with(_native) if _native else None, _native is not None),
-        ("agentcodec pure", assemble_agentscope_with(_pure), True),
+        (
+            "agentcodec native",
+            assemble_with(_native, "AgentScopeAssembler") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", assemble_with(_pure, "AgentScopeAssembler"), True),
         ("hand-rolled bytes.find + orjson", assemble_agentscope_handrolled, installed("orjson")),
         ("httpx-sse + json", assemble_agentscope_httpx_sse, installed("httpx_sse")),
         (
@@ -543,8 +510,12 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ("httpx-sse + json", serve_agentscope_httpx_sse, installed("httpx_sse")),
     ],
     "assemble_langchain": [
-        ("agentcodec native", assemble_langchain_with(_native) if _native else None, _native is not None),
-        ("agentcodec pure", assemble_langchain_with(_pure), True),
+        (
+            "agentcodec native",
+            assemble_with(_native, "LangChainAssembler") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", assemble_with(_pure, "LangChainAssembler"), True),
         (
             "langchain-core ChatModelStream",
             assemble_langchain_core,
@@ -552,8 +523,12 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ),
     ],
     "assemble_agui": [
-        ("agentcodec native", assemble_agui_with(_native) if _native else None, _native is not None),
-        ("agentcodec pure", assemble_agui_with(_pure), True),
+        (
+            "agentcodec native",
+            assemble_with(_native, "AGUIAssembler") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", assemble_with(_pure, "AGUIAssembler"), True),
         (
             "ag-ui-protocol models + accumulator",
             assemble_agui_models,
@@ -561,13 +536,21 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ),
     ],
     "assemble_responses": [
-        ("agentcodec native", assemble_responses_with(_native) if _native else None, _native is not None),
-        ("agentcodec pure", assemble_responses_with(_pure), True),
+        (
+            "agentcodec native",
+            assemble_with(_native, "OpenAIResponsesAssembler") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", assemble_with(_pure, "OpenAIResponsesAssembler"), True),
         ("openai-python ResponseStreamState", assemble_responses_openai, installed("openai")),
     ],
     "assemble_chat": [
-        ("agentcodec native", assemble_chat_with(_native) if _native else None, _native is not None),
-        ("agentcodec pure", assemble_chat_with(_pure), True),
+        (
+            "agentcodec native",
+            assemble_with(_native, "OpenAIChatAssembler") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", assemble_with(_pure, "OpenAIChatAssembler"), True),
         ("openai-python ChatCompletionStreamState", assemble_chat_openai, installed("openai")),
     ],
     "convert_agui": [
