@@ -17,15 +17,16 @@ use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Error, Log, Observer, OnError, Protocol};
-use crate::{agentscope, agui, langchain, openai_chat, openai_responses};
+use crate::{agentscope, agui, anthropic, langchain, openai_chat, openai_responses};
 
 /// Protocol names, as the CLI and the docs spell them.
-pub const PROTOCOLS: [&str; 5] = [
+pub const PROTOCOLS: [&str; 6] = [
     "agentscope",
     "langchain",
     "agui",
     "openai-responses",
     "openai-chat",
+    "anthropic",
 ];
 
 /// How a protocol's event errors name its events.
@@ -36,6 +37,7 @@ pub fn subject(protocol: &str) -> Option<&'static str> {
         "agui" => Some("AG-UI event"),
         "openai-responses" => Some("OpenAI Responses event"),
         "openai-chat" => Some("OpenAI Chat Completions chunk"),
+        "anthropic" => Some("Anthropic Messages event"),
         _ => None,
     }
 }
@@ -48,6 +50,7 @@ pub fn decoder(protocol: &str) -> Option<Box<dyn Decode + Send + Sync>> {
         "agui" => Box::new(agui::events::Decoder::default()),
         "openai-responses" => Box::new(openai_responses::events::Decoder::default()),
         "openai-chat" => Box::new(openai_chat::events::Decoder::default()),
+        "anthropic" => Box::new(anthropic::events::Decoder::default()),
         _ => return None,
     })
 }
@@ -79,6 +82,10 @@ pub enum EncoderOptions {
         model: Option<String>,
         created_at: Option<i64>,
     },
+    Anthropic {
+        response_id: Option<String>,
+        model: Option<String>,
+    },
 }
 
 impl EncoderOptions {
@@ -108,6 +115,10 @@ impl EncoderOptions {
                 response_id: None,
                 model: None,
                 created_at: None,
+            },
+            "anthropic" => EncoderOptions::Anthropic {
+                response_id: None,
+                model: None,
             },
             _ => return None,
         })
@@ -154,6 +165,9 @@ impl EncoderOptions {
                 model,
                 created_at.map(Value::from),
             )),
+            EncoderOptions::Anthropic { response_id, model } => {
+                Box::new(anthropic::events::Encoder::new(response_id, model))
+            }
         }
     }
 }

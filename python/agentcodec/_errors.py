@@ -15,6 +15,8 @@ __all__ = [
     "AgentCodecError",
     "AgentScopeError",
     "AgentScopeEventError",
+    "AnthropicError",
+    "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
     "OpenAIChatError",
@@ -166,6 +168,25 @@ class OpenAIChatEventError(_EventError, OpenAIChatError):
     """
 
     subject = "OpenAI Chat Completions chunk"
+
+
+class AnthropicError(AgentCodecError, ValueError):
+    """An Anthropic Messages stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class AnthropicEventError(_EventError, AnthropicError):
+    """One event of an Anthropic Messages stream cannot be applied: it is not
+    a JSON object, comes before ``message_start`` or after ``message_stop``,
+    addresses a content block that never started or has stopped, gives a
+    delta the block cannot take, or ends a tool block whose input is not
+    valid JSON.
+
+    Attributes:
+        event: the event's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "Anthropic Messages event"
 
 
 class ResumeGapError(LangChainError):

@@ -12,6 +12,7 @@ from typing_extensions import Buffer
 __all__ = [
     "AGUIAssembler",
     "AgentScopeAssembler",
+    "AnthropicAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
@@ -264,6 +265,48 @@ class OpenAIChatAssembler:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
 
 @final
+class AnthropicAssembler:
+    """Assembles an Anthropic Messages stream into its final Message. Public
+    as ``agentcodec.anthropic.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> AnthropicAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the data completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the Message."""
+    @property
+    def message(self) -> dict[str, Any]:
+        """The Message so far: a new dict on every access. A tool block's
+        ``input`` is parsed when the block stops; until then it is what
+        ``content_block_start`` gave."""
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool block (``tool_use``, ``server_tool_use``,
+        ``mcp_tool_use``): ``index``, ``id``, ``type``, ``name`` and
+        ``input`` parsed once; input that is not valid JSON stays as it
+        came, with an ``error``."""
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Events kept without being assembled: the server's ``error`` events
+        and events of types this version does not know, in order."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the server sent or, with ``on_error="skip"``, events skipped."""
+    @property
+    def event_count(self) -> int:
+        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+
+@final
 class OpenAIResponsesAssembler:
     """Assembles an OpenAI Responses stream into its final Response. Public
     as ``agentcodec.openai_responses.Assembler``."""
@@ -310,7 +353,9 @@ class OpenAIResponsesAssembler:
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
 
-_Protocol: TypeAlias = Literal["agentscope", "langchain", "agui", "openai-responses", "openai-chat"]
+_Protocol: TypeAlias = Literal[
+    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic"
+]
 
 @final
 class Transcoder:
@@ -319,8 +364,8 @@ class Transcoder:
     target's encoder: ``session_id``, ``response_id``, ``created_at``
     (agentscope); ``namespace``, ``node``, ``timestamp`` (langchain);
     ``thread_id``, ``run_id`` (agui); ``response_id``, ``model``,
-    ``created_at`` (openai-responses, openai-chat). Errors are the source
-    protocol's."""
+    ``created_at`` (openai-responses, openai-chat); ``response_id``,
+    ``model`` (anthropic). Errors are the source protocol's."""
 
     def __new__(
         cls,

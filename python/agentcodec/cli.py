@@ -26,6 +26,7 @@ from . import (
     __version__,
     agentscope,
     agui,
+    anthropic,
     backend,
     events,
     langchain,
@@ -90,6 +91,8 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         assembler = agui.Assembler(on_error=on_error, **limits)
     elif args.protocol == "openai-chat":
         assembler = openai_chat.Assembler(on_error=on_error, **limits)
+    elif args.protocol == "anthropic":
+        assembler = anthropic.Assembler(on_error=on_error, **limits)
     else:
         assembler = openai_responses.Assembler(on_error=on_error, **limits)
     source, name = _open(args)
@@ -114,6 +117,8 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         result = assembler.run
     elif args.protocol == "openai-chat":
         result = assembler.completion
+    elif args.protocol == "anthropic":
+        result = assembler.message
     else:
         result = assembler.response
     out.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
@@ -203,7 +208,8 @@ def _parser() -> argparse.ArgumentParser:
         help="print what an agent stream assembles to, as JSON",
         description="Assemble a captured agent stream and print the result as JSON: the final "
         "AgentScope response, the LangChain messages, the AG-UI run, the OpenAI Response or "
-        "ChatCompletion (with --neutral: the protocol-neutral view of any of them). What was still "
+        "ChatCompletion, or the Anthropic Message (with --neutral: the protocol-neutral view of "
+        "any of them). What was still "
         'streaming when the capture ended is printed with status "incomplete".',
     )
     assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
@@ -213,7 +219,8 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response), "
         "langchain (LangChain Agent Streaming Protocol; prints the messages), agui (prints the run) "
-        "openai-responses (prints the Response) or openai-chat (prints the ChatCompletion)",
+        "openai-responses (prints the Response), openai-chat (prints the ChatCompletion) or "
+        "anthropic (Anthropic Messages; prints the Message)",
     )
     assemble.add_argument(
         "--neutral", action="store_true", help="print the protocol-neutral view (messages of blocks)"

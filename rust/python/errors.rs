@@ -20,6 +20,8 @@ static RESPONSES_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static RESPONSES_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static CHAT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static CHAT_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ANTHROPIC_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ANTHROPIC_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Instantiates the named exception class of `agentcodec._errors`.
 fn raise<'py>(
@@ -115,6 +117,21 @@ pub fn chat_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
         py,
         &CHAT_EVENT_ERROR,
         "OpenAIChatEventError",
+        (event, problem),
+    )
+}
+
+/// `AnthropicError(message)`.
+pub fn anthropic_error(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, &ANTHROPIC_ERROR, "AnthropicError", (message,))
+}
+
+/// `AnthropicEventError(event, problem)`.
+pub fn anthropic_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
+    raise(
+        py,
+        &ANTHROPIC_EVENT_ERROR,
+        "AnthropicEventError",
         (event, problem),
     )
 }

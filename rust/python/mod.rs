@@ -2,6 +2,7 @@
 
 mod agentscope;
 mod agui;
+mod anthropic;
 mod args;
 mod assemblers;
 mod bytes;
@@ -46,6 +47,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "OpenAIChatAssembler",
         m.py().get_type::<openai_chat::OpenAIChatAssembler>(),
+    )?;
+    // Exposed to users as agentcodec.anthropic.Assembler.
+    m.add(
+        "AnthropicAssembler",
+        m.py().get_type::<anthropic::AnthropicAssembler>(),
     )?;
     // Exposed to users as agentcodec.Transcoder and the neutral classes.
     m.add_class::<transcode::Transcoder>()?;

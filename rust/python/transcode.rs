@@ -8,9 +8,9 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 use super::args::LimitArg;
 use super::assemblers::{self, ToPyErr};
 use super::errors::{
-    agentscope_error, agentscope_event_error, agui_error, agui_event_error, chat_error,
-    chat_event_error, error_records, langchain_error, langchain_event_error, responses_error,
-    responses_event_error, stream_error,
+    agentscope_error, agentscope_event_error, agui_error, agui_event_error, anthropic_error,
+    anthropic_event_error, chat_error, chat_event_error, error_records, langchain_error,
+    langchain_event_error, responses_error, responses_event_error, stream_error,
 };
 use super::json::{from_python, to_python};
 use crate::events::Event;
@@ -54,11 +54,15 @@ fn to_py_err_for(source: &str) -> ToPyErr {
     fn chat(py: Python<'_>, err: crate::stream::Error) -> PyErr {
         stream_error(py, err, chat_error, chat_event_error)
     }
+    fn anthropic(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+        stream_error(py, err, anthropic_error, anthropic_event_error)
+    }
     match source {
         "agentscope" => agentscope,
         "langchain" => langchain,
         "agui" => agui,
         "openai-chat" => chat,
+        "anthropic" => anthropic,
         _ => responses,
     }
 }
@@ -69,6 +73,7 @@ fn option_names(target: &str) -> &'static [&'static str] {
         "agentscope" => &["session_id", "response_id", "created_at"],
         "langchain" => &["namespace", "node", "timestamp"],
         "agui" => &["thread_id", "run_id"],
+        "anthropic" => &["response_id", "model"],
         _ => &["response_id", "model", "created_at"],
     }
 }
@@ -177,14 +182,16 @@ fn encoder_options(
             (EncoderOptions::Agui { run_id, .. }, "run_id") => *run_id = str_option(key, value)?,
             (
                 EncoderOptions::OpenAIResponses { response_id, .. }
-                | EncoderOptions::OpenAIChat { response_id, .. },
+                | EncoderOptions::OpenAIChat { response_id, .. }
+                | EncoderOptions::Anthropic { response_id, .. },
                 "response_id",
             ) => {
                 *response_id = str_option(key, value)?;
             }
             (
                 EncoderOptions::OpenAIResponses { model, .. }
-                | EncoderOptions::OpenAIChat { model, .. },
+                | EncoderOptions::OpenAIChat { model, .. }
+                | EncoderOptions::Anthropic { model, .. },
                 "model",
             ) => {
                 *model = str_option(key, value)?;

@@ -5,6 +5,7 @@ for module, used where the native extension is unavailable or when
 from .._version import __version__
 from .agentscope import Assembler as AgentScopeAssembler
 from .agui import Assembler as AGUIAssembler
+from .anthropic import Assembler as AnthropicAssembler
 from .langchain import Assembler as LangChainAssembler
 from .openai_chat import Assembler as OpenAIChatAssembler
 from .openai_responses import Assembler as OpenAIResponsesAssembler
@@ -18,6 +19,7 @@ from .transcode import Transcoder
 __all__ = [
     "AGUIAssembler",
     "AgentScopeAssembler",
+    "AnthropicAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",

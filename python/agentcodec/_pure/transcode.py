@@ -15,6 +15,8 @@ from .._errors import (
     AgentScopeEventError,
     AGUIError,
     AGUIEventError,
+    AnthropicError,
+    AnthropicEventError,
     LangChainError,
     LangChainEventError,
     OpenAIChatError,
@@ -23,7 +25,14 @@ from .._errors import (
     OpenAIResponsesEventError,
     _EventError,
 )
-from . import agentscope_events, agui_events, langchain_events, openai_chat_events, openai_responses_events
+from . import (
+    agentscope_events,
+    agui_events,
+    anthropic_events,
+    langchain_events,
+    openai_chat_events,
+    openai_responses_events,
+)
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
@@ -114,6 +123,13 @@ PROTOCOLS: dict[str, _Protocol] = {
         OpenAIChatError,
         _data_frame,
     ),
+    "anthropic": _Protocol(
+        anthropic_events.Decoder,
+        anthropic_events.Encoder,
+        AnthropicEventError,
+        AnthropicError,
+        _typed_frame,
+    ),
 }
 # What each encoder takes, besides the protocol, and of what type (or None).
 ENCODER_OPTIONS: dict[str, dict[str, str]] = {
@@ -122,6 +138,7 @@ ENCODER_OPTIONS: dict[str, dict[str, str]] = {
     "agui": {"thread_id": "str", "run_id": "str"},
     "openai-responses": {"response_id": "str", "model": "str", "created_at": "int"},
     "openai-chat": {"response_id": "str", "model": "str", "created_at": "int"},
+    "anthropic": {"response_id": "str", "model": "str"},
 }
 
 

@@ -1,0 +1,330 @@
+"""Assembling an Anthropic Messages stream into its Message: the pure-Python
+mirror of ``rust/anthropic/``.
+
+The state is the message of ``message_start`` and its content blocks, each
+addressed by its ``index`` (the SDK addresses them by list position, which
+only agrees while a server numbers them from 0 without gaps). Deltas follow
+anthropic-sdk-python's ``accumulate_event``: text and thinking append,
+``signature_delta`` sets the signature, ``citations_delta`` adds a citation,
+``message_delta`` sets the stop reason and overwrites the cumulative usage.
+A tool block's ``input_json_delta`` fragments are kept and parsed once, when
+the block stops (the SDK re-parses the whole input on every fragment, which
+is quadratic); until then its ``input`` is what ``content_block_start``
+gave. Where the SDK drops a delta silently (a ``text_delta`` to a thinking
+block, a delta to a block that never started), this is an event error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import AnthropicError, AnthropicEventError
+from .accumulate import Pieces, append, render
+from .events import as_int
+from .json_values import JSONValueError, json_kind, loads
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from .stream import Driver
+
+__all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
+
+#: The block types whose input streams as ``input_json_delta``.
+TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+# Delta type -> (its field, the block type it applies to, or None for tool blocks).
+DELTAS: dict[str, tuple[str, str | None]] = {
+    "text_delta": ("text", "text"),
+    "thinking_delta": ("thinking", "thinking"),
+    "signature_delta": ("signature", "thinking"),
+    "citations_delta": ("citation", "text"),
+    "input_json_delta": ("partial_json", None),
+}
+
+
+class _EventProblemError(Exception):
+    """An event that cannot be applied; the message says why."""
+
+
+def error_fields(event: dict[str, Any]) -> tuple[str, str | None]:
+    """What an ``error`` event says: its type (``"error"`` when it has
+    none) and its message."""
+    error = event.get("error")
+    source = error if isinstance(error, dict) else {}
+    code, message = source.get("type"), source.get("message")
+    return (code if isinstance(code, str) else "error", message if isinstance(message, str) else None)
+
+
+class Assembler(Driver):
+    """Assembles an Anthropic Messages stream into its final Message."""
+
+    _event_error = AnthropicEventError
+    _base_error = AnthropicError
+
+    def __init__(
+        self,
+        *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        self._message: dict[str, Any] | None = None
+        self._blocks: list[dict[str, Any]] = []
+        self._indexes: list[int] = []  # each block's index, by position
+        self._at: dict[int, int] = {}  # index -> position
+        self._stopped: set[int] = set()
+        # index -> the input fragments of a tool block, until they parse.
+        self._inputs: dict[int, Pieces] = {}
+        self._kept: list[dict[str, Any]] = []
+        self._done = False  # message_stop came
+
+    # --- input ---------------------------------------------------------------
+
+    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the data completed, decoded."""
+        events: list[dict[str, Any]] = []
+        self._feed(data, events)
+        return events
+
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the Message."""
+        self._close()
+        return self.message
+
+    # --- output --------------------------------------------------------------
+
+    @property
+    def message(self) -> dict[str, Any]:
+        """The Message so far: a new dict on every access."""
+        content = render(self._blocks)
+        if self._message is None:
+            return {"type": "message", "role": "assistant", "content": content}
+        return {key: content if key == "content" else render(value) for key, value in self._message.items()}
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool block (``tool_use``, ``server_tool_use``,
+        ``mcp_tool_use``): ``index``, ``id``, ``type``, ``name`` and
+        ``input``; input whose JSON did not parse stays as it came, with an
+        ``error``."""
+        calls = []
+        for position, block in enumerate(self._blocks):
+            if block.get("type") not in TOOL_BLOCKS:
+                continue
+            index = self._indexes[position]
+            call: dict[str, Any] = {
+                "index": index,
+                "id": block.get("id"),
+                "type": block["type"],
+                "name": block.get("name"),
+                "input": render(block.get("input")),
+            }
+            pending = self._inputs.get(index)
+            if pending is not None:
+                raw = pending.text()
+                try:
+                    call["input"] = loads(raw)
+                except JSONValueError:
+                    call["input"] = raw
+                    call["error"] = "input is not valid JSON"
+            calls.append(call)
+        return calls
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Events kept without being assembled: the server's ``error`` events
+        and events of types this version does not know, in order."""
+        events: list[dict[str, Any]] = render(self._kept)
+        return events
+
+    # --- internals -----------------------------------------------------------
+
+    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
+        try:
+            event = loads(text)
+        except JSONValueError:
+            self._fail("is not valid JSON")
+            return
+        if observed is not None and isinstance(event, dict):
+            observed.append(render(event))
+        self._apply_value(event)
+
+    def _apply_value(self, event: Any) -> None:
+        if not isinstance(event, dict):
+            self._fail(f"is {json_kind(event)}, not an object")
+            return
+        try:
+            self._apply(event)
+        except _EventProblemError as exc:
+            self._fail(str(exc))
+
+    def _finish(self) -> None:
+        # A stream cut short: the input of a tool block that never stopped
+        # stands if it is complete.
+        for index in list(self._inputs):
+            if index in self._stopped:
+                continue
+            try:
+                value = loads(self._inputs[index].text())
+            except JSONValueError:
+                continue
+            self._blocks[self._at[index]]["input"] = value
+            del self._inputs[index]
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            raise _EventProblemError("has no type" if kind is None else "has a type that is not a string")
+        if kind == "ping":
+            return
+        if kind == "error":
+            code, message = error_fields(event)
+            self._errors.append({"event": self._events, "code": code, "message": message})
+            self._kept.append(event)
+            return
+        if self._message is None:
+            if kind != "message_start":
+                raise _EventProblemError("comes before message_start")
+            self._start(event)
+            return
+        if self._done:
+            raise _EventProblemError("comes after message_stop")
+        if kind == "content_block_start":
+            self._block_start(event)
+        elif kind == "content_block_delta":
+            self._block_delta(event)
+        elif kind == "content_block_stop":
+            self._block_stop(event)
+        elif kind == "message_delta":
+            self._message_delta(event)
+        elif kind == "message_stop":
+            self._done = True
+        elif kind == "message_start":
+            raise _EventProblemError("is a second message_start")
+        else:
+            self._kept.append(event)
+
+    def _start(self, event: dict[str, Any]) -> None:
+        message = event.get("message")
+        if not isinstance(message, dict):
+            raise _EventProblemError("has a message that is not an object")
+        content = message.get("content")
+        if content is None:
+            content = []
+        if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
+            raise _EventProblemError("has content that is not a list of objects")
+        self._message = {key: None if key == "content" else value for key, value in message.items()}
+        self._message.setdefault("content", None)
+        for position, block in enumerate(content):
+            self._blocks.append(block)
+            self._indexes.append(position)
+            self._at[position] = position
+            self._stopped.add(position)
+
+    def _block_start(self, event: dict[str, Any]) -> None:
+        index = _index(event)
+        if index in self._at:
+            raise _EventProblemError(f"starts block {index}, which has started already")
+        block = event.get("content_block")
+        if not isinstance(block, dict):
+            raise _EventProblemError(f"has a content_block (block {index}) that is not an object")
+        if not isinstance(block.get("type"), str):
+            raise _EventProblemError(f"has a content_block (block {index}) without a type")
+        self._at[index] = len(self._blocks)
+        self._blocks.append(block)
+        self._indexes.append(index)
+
+    def _block_delta(self, event: dict[str, Any]) -> None:
+        index = _index(event)
+        block = self._open_block(index, "has a delta for")
+        delta = event.get("delta")
+        if not isinstance(delta, dict):
+            raise _EventProblemError(f"has a delta (block {index}) that is not an object")
+        kind = delta.get("type")
+        if not isinstance(kind, str):
+            raise _EventProblemError(f"has a delta (block {index}) without a type")
+        rule = DELTAS.get(kind)
+        if rule is None:
+            return  # a delta this version does not know, as the SDK does
+        field, applies_to = rule
+        value = delta.get(field)
+        if field != "citation" and not isinstance(value, str):
+            raise _EventProblemError(f"has {_a(kind)} (block {index}) whose {field} is not a string")
+        block_type = block["type"]
+        if block_type != applies_to and not (applies_to is None and block_type in TOOL_BLOCKS):
+            raise _EventProblemError(f"has {_a(kind)} for block {index}, {_a(block_type)} block")
+        if kind == "input_json_delta":
+            if value:
+                pieces = self._inputs.get(index)
+                if pieces is None:
+                    self._inputs[index] = Pieces([value])
+                else:
+                    pieces.append(value)
+        elif kind == "signature_delta":
+            block["signature"] = value
+        elif kind == "citations_delta":
+            citations = block.get("citations")
+            if isinstance(citations, list) and citations:
+                citations.append(value)
+            else:
+                block["citations"] = [value]
+        else:
+            append(block, field, value)  # type: ignore[arg-type]  # checked above: a str
+
+    def _block_stop(self, event: dict[str, Any]) -> None:
+        index = _index(event)
+        block = self._open_block(index, "stops")
+        pieces = self._inputs.get(index)
+        if pieces is not None:
+            try:
+                value = loads(pieces.text())
+            except JSONValueError:
+                raise _EventProblemError(f"stops block {index}, whose input is not valid JSON") from None
+            block["input"] = value
+            del self._inputs[index]
+        self._stopped.add(index)
+
+    def _message_delta(self, event: dict[str, Any]) -> None:
+        delta = event.get("delta")
+        usage = event.get("usage")
+        if delta is not None and not isinstance(delta, dict):
+            raise _EventProblemError("has a delta that is not an object")
+        if usage is not None and not isinstance(usage, dict):
+            raise _EventProblemError("has usage that is not an object")
+        message = self._message
+        assert message is not None
+        delta = delta or {}
+        # Set by every message_delta, as the SDK does; the rest only when given.
+        for key in ("stop_reason", "stop_sequence", "stop_details"):
+            message[key] = delta.get(key)
+        for key, value in delta.items():
+            if value is not None and key not in ("stop_reason", "stop_sequence", "stop_details"):
+                message[key] = value
+        if usage:
+            # Cumulative counts: they overwrite; one left out keeps its value.
+            held = message.get("usage")
+            if not isinstance(held, dict):
+                held = message["usage"] = {}
+            for key, value in usage.items():
+                if value is not None:
+                    held[key] = value
+
+    def _open_block(self, index: int, verb: str) -> dict[str, Any]:
+        position = self._at.get(index)
+        if position is None:
+            raise _EventProblemError(f"{verb} block {index}, which has not started")
+        if index in self._stopped:
+            raise _EventProblemError(f"{verb} block {index}, which has stopped")
+        return self._blocks[position]
+
+
+def _a(word: str) -> str:
+    """The word with its indefinite article."""
+    return f"{'an' if word[:1] in ('a', 'e', 'i', 'o', 'u') else 'a'} {word}"
+
+
+def _index(event: dict[str, Any]) -> int:
+    index = as_int(event.get("index"))
+    if index is None:
+        if event.get("index") is None:
+            raise _EventProblemError("has no index")
+        raise _EventProblemError("has an index that is not a 64-bit integer")
+    return index

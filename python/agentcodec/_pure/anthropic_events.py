@@ -1,0 +1,580 @@
+"""Anthropic Messages to and from the neutral vocabulary: the pure-Python
+mirror of ``rust/anthropic/events.rs``.
+
+Decoding: ``message_start`` starts the run and its one assistant message
+(both named by the message's id); each content block is one neutral block
+of the same index: ``text`` a text block (its citations, as they come, the
+block's ``annotations``), ``thinking`` a reasoning block (its signature the
+block's ``encrypted`` value), ``redacted_thinking`` a reasoning block with
+no text whose ``encrypted`` value is its data (and ``redacted`` true),
+``tool_use``, ``server_tool_use`` and ``mcp_tool_use`` tool calls (``tool``
+function, server and mcp), whose input fragments are the deltas. Any other
+block (a server tool's result, a container upload) is a data block whose
+value is the block, whole. ``message_delta`` finishes the message with its
+stop reason and usage, ``message_stop`` the run (incomplete after
+``max_tokens``), an ``error`` event fails it. Usage in neutral terms counts
+every input token in ``input_tokens``, as OpenAI's APIs do (Anthropic's
+``input_tokens`` leaves out those read from or written to the cache, which
+are ``cached_input_tokens`` and ``cache_creation_input_tokens``).
+
+Encoding: the events anthropic-sdk-python's ``accumulate_event`` and every
+Messages client read: ``message_start``, then one content block at a time
+(blocks never interleave: a block that starts while another is being
+written waits, with its deltas, until that one stops), tool calls as
+``tool_use`` with ``input: {}`` and ``input_json_delta`` fragments, a
+signature as ``signature_delta`` before the block stops, then
+``message_delta`` (stop reason, cumulative usage) and ``message_stop``; an
+``error`` event when the run fails. Tool results, media, refusals' kind and
+data that is not an Anthropic block have no place in an assistant message
+and are left out (a refusal's text is text).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _json
+from . import events as ev
+from .anthropic import TOOL_BLOCKS, error_fields
+
+__all__ = ["STOP_REASONS", "Decoder", "Encoder"]
+
+STOP_REASONS = ("end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal")
+# Other protocols' stop reasons, as Anthropic says them.
+FOREIGN_STOP_REASONS = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "refusal",
+}
+# The tool call kind of each tool block type, and back.
+TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "mcp"}
+TOOL_TYPES = {"server": "server_tool_use", "mcp": "mcp_tool_use"}
+# Delta type -> (the field it appends, the neutral block kind it appends to).
+APPENDED = {
+    "text_delta": ("text", "text"),
+    "thinking_delta": ("thinking", "reasoning"),
+    "input_json_delta": ("partial_json", "tool_call"),
+}
+# Anthropic's cache counts, as neutral usage names them.
+CACHE_KEYS = (
+    ("cached_input_tokens", "cache_read_input_tokens"),
+    ("cache_creation_input_tokens", "cache_creation_input_tokens"),
+)
+# Usage fields only Anthropic has, carried as they are.
+OWN_USAGE_KEYS = ("server_tool_use", "service_tier")
+
+
+def usage_from_anthropic(usage: Any) -> Any:
+    if not isinstance(usage, dict):
+        return None
+    neutral: dict[str, Any] = {}
+    total = ev.as_int(usage.get("input_tokens"))
+    for key, anthropic_key in CACHE_KEYS:
+        count = ev.as_int(usage.get(anthropic_key))
+        if count is not None:
+            neutral[key] = count
+            if total is not None:
+                # A total past 64 bits is no count: it is left out.
+                total = ev.as_int(total + count)
+    if total is not None:
+        neutral["input_tokens"] = total
+    output = ev.as_int(usage.get("output_tokens"))
+    if output is not None:
+        neutral["output_tokens"] = output
+    for key in OWN_USAGE_KEYS:
+        if usage.get(key) is not None:
+            neutral[key] = usage[key]
+    return neutral or None
+
+
+def usage_to_anthropic(usage: Any) -> dict[str, Any]:
+    """Cumulative usage for ``message_delta``: ``output_tokens`` always."""
+    usage = usage if isinstance(usage, dict) else {}
+    output = ev.as_int(usage.get("output_tokens"))
+    anthropic: dict[str, Any] = {"output_tokens": 0 if output is None else output}
+    total = ev.as_int(usage.get("input_tokens"))
+    details = usage.get("input_tokens_details")
+    for key, anthropic_key in CACHE_KEYS:
+        count = ev.as_int(usage.get(key))
+        if count is None and key == "cached_input_tokens" and isinstance(details, dict):
+            count = ev.as_int(details.get("cached_tokens"))  # Responses' usage
+        if count is not None:
+            anthropic[anthropic_key] = count
+            if total is not None:
+                total = ev.as_int(total - count)
+    if total is not None and total >= 0:
+        anthropic["input_tokens"] = total
+    for key in OWN_USAGE_KEYS:
+        if usage.get(key) is not None:
+            anthropic[key] = usage[key]
+    return anthropic
+
+
+class _Decoded:
+    __slots__ = ("citations", "kind", "redacted")
+
+    def __init__(self, kind: str, redacted: bool = False) -> None:
+        self.kind = kind
+        self.redacted = redacted
+        self.citations: list[Any] = []
+
+
+class Decoder:
+    """Anthropic Messages events to neutral events."""
+
+    protocol = "anthropic"
+
+    def __init__(self) -> None:
+        self._message_id: str | None = None  # message_start came
+        self._finished = False  # the message finished (message_delta)
+        self._ended = False
+        self._open: dict[int, _Decoded] = {}
+        self._seen: set[int] = set()  # every block index started
+        self._usage: dict[str, Any] = {}
+        self._reason: Any = None
+
+    def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        kind = event.get("type")
+        if self._ended or not isinstance(kind, str):
+            out.append(ev.passthrough("anthropic", event))
+        elif kind == "ping":
+            pass
+        elif kind == "error":
+            if self._message_id is not None:
+                self._finish_message(out)
+            code, message = error_fields(event)
+            out.append(ev.run_failed(code, message, usage_from_anthropic(self._usage)))
+            self._ended = True
+        elif self._message_id is None:
+            if kind == "message_start":
+                self._start(event, out)
+            else:
+                out.append(ev.passthrough("anthropic", event))
+        elif kind == "content_block_start" and not self._finished:
+            self._block_start(event, out)
+        elif kind == "content_block_delta" and not self._finished:
+            self._block_delta(event, out)
+        elif kind == "content_block_stop" and ev.as_int(event.get("index")) in self._open:
+            del self._open[event["index"]]
+            out.append(ev.block_finished(self._message_id, event["index"]))
+        elif kind == "message_delta" and not self._finished:
+            delta = event.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
+            self._reason = delta.get("stop_reason")
+            self._merge_usage(event.get("usage"))
+            self._finish_message(out, delta.get("stop_sequence"))
+        elif kind == "message_stop":
+            self._finish_message(out)
+            status = "incomplete" if self._reason == "max_tokens" else "completed"
+            out.append(ev.run_finished(status, usage_from_anthropic(self._usage)))
+            self._ended = True
+        else:
+            out.append(ev.passthrough("anthropic", event))
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        # The run ends at message_stop: without it the stream was cut short,
+        # and what was open stays open, as in the other protocols.
+        return []
+
+    # --- internals -----------------------------------------------------------
+
+    def _start(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message = event.get("message")
+        message = message if isinstance(message, dict) else {}
+        message_id = ev.as_str(message.get("id")) or "msg"
+        self._message_id = message_id
+        self._merge_usage(message.get("usage"))
+        out.append(ev.run_started(message_id, None, message.get("model"), None))
+        out.append(ev.message_started(message_id, ev.as_str(message.get("role")) or "assistant", "message"))
+        content = message.get("content")
+        for index, block in enumerate(content if isinstance(content, list) else ()):
+            self._block_start({"index": index, "content_block": block}, out)
+            if index in self._open:
+                del self._open[index]
+                out.append(ev.block_finished(message_id, index))
+
+    def _merge_usage(self, usage: Any) -> None:
+        if isinstance(usage, dict):
+            for key, value in usage.items():
+                if value is not None:
+                    self._usage[key] = value
+
+    def _block_start(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        index = ev.as_int(event.get("index"))
+        block = event.get("content_block")
+        if index is None or index in self._seen or not isinstance(block, dict):
+            out.append(ev.passthrough("anthropic", event))
+            return
+        self._seen.add(index)
+        message_id = self._message_id
+        assert message_id is not None
+        block_type = block.get("type")
+        if block_type == "text":
+            self._open[index] = _Decoded("text")
+            out.append(ev.block_started(message_id, index, "text"))
+            self._initial(index, block.get("text"), out)
+            citations = block.get("citations")
+            if isinstance(citations, list) and citations:
+                self._open[index].citations = list(citations)
+                out.append(ev.block_replaced(message_id, index, {"annotations": list(citations)}))
+        elif block_type == "thinking":
+            self._open[index] = _Decoded("reasoning")
+            out.append(ev.block_started(message_id, index, "reasoning"))
+            self._initial(index, block.get("thinking"), out)
+            signature = block.get("signature")
+            if isinstance(signature, str) and signature:
+                out.append(ev.block_replaced(message_id, index, {"encrypted": signature}))
+        elif block_type == "redacted_thinking":
+            self._open[index] = _Decoded("reasoning", redacted=True)
+            out.append(ev.block_started(message_id, index, "reasoning"))
+            data = block.get("data")
+            fields = {"encrypted": data if isinstance(data, str) else "", "redacted": True}
+            out.append(ev.block_replaced(message_id, index, fields))
+        elif block_type in TOOL_BLOCKS:
+            self._open[index] = _Decoded("tool_call")
+            fields = {
+                "call_id": ev.as_str(block.get("id")),
+                "name": ev.as_str(block.get("name")),
+                "tool": TOOL_KINDS[block_type],
+            }
+            out.append(ev.block_started(message_id, index, "tool_call", **fields))
+            given = block.get("input")
+            if isinstance(given, dict) and given:
+                out.append(ev.block_delta(message_id, index, _json.dumps(given)))
+        else:
+            self._open[index] = _Decoded("data")
+            out.append(ev.block_started(message_id, index, "data", value=block))
+
+    def _initial(self, index: int, text: Any, out: list[dict[str, Any]]) -> None:
+        if isinstance(text, str) and text:
+            assert self._message_id is not None
+            out.append(ev.block_delta(self._message_id, index, text))
+
+    def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        index = ev.as_int(event.get("index"))
+        block = self._open.get(index) if index is not None else None
+        delta = event.get("delta")
+        if block is None or not isinstance(delta, dict):
+            out.append(ev.passthrough("anthropic", event))
+            return
+        assert index is not None
+        assert self._message_id is not None
+        kind = ev.as_str(delta.get("type"))
+        field, wanted = APPENDED.get(kind, (None, None)) if kind is not None else (None, None)
+        if field is not None and block.kind == wanted and not block.redacted:
+            piece = delta.get(field)
+            if isinstance(piece, str):
+                if piece:
+                    out.append(ev.block_delta(self._message_id, index, piece))
+                return
+        elif kind == "signature_delta" and block.kind == "reasoning" and not block.redacted:
+            signature = delta.get("signature")
+            if isinstance(signature, str):
+                out.append(ev.block_replaced(self._message_id, index, {"encrypted": signature}))
+                return
+        elif kind == "citations_delta" and block.kind == "text":
+            block.citations.append(delta.get("citation"))
+            out.append(ev.block_replaced(self._message_id, index, {"annotations": list(block.citations)}))
+            return
+        out.append(ev.passthrough("anthropic", event))
+
+    def _finish_message(self, out: list[dict[str, Any]], stop_sequence: Any = None) -> None:
+        if self._finished:
+            return
+        assert self._message_id is not None
+        for index in sorted(self._open):
+            out.append(ev.block_finished(self._message_id, index))
+        self._open = {}
+        self._finished = True
+        finished = ev.message_finished(self._message_id, usage_from_anthropic(self._usage), self._reason)
+        if isinstance(stop_sequence, str):
+            finished["stop_sequence"] = stop_sequence
+        out.append(finished)
+
+
+class _Encoded:
+    """A neutral block on its way out: queued until the blocks before it
+    stop, with what came for it meanwhile."""
+
+    __slots__ = ("anthropic_type", "citations", "fields", "finished", "index", "kind", "ops", "started")
+
+    def __init__(self, kind: str, fields: dict[str, Any]) -> None:
+        self.kind = kind
+        self.fields = fields
+        self.index: int | None = None  # its Anthropic index, once written
+        self.started = False  # its content_block_start was written
+        self.anthropic_type: str | None = None
+        self.finished = False
+        self.citations = 0  # citations written
+        # What came while it waited: ("delta", str) or ("replaced", dict).
+        self.ops: list[tuple[str, Any]] = []
+
+
+class Encoder:
+    """Neutral events to Anthropic Messages events."""
+
+    protocol = "anthropic"
+
+    def __init__(self, response_id: str | None = None, model: str | None = None) -> None:
+        self._id = response_id
+        self._model = model
+        self._started = False
+        self._finished = False
+        self._next = 0  # the next Anthropic block index
+        self._blocks: dict[tuple[str, int], _Encoded] = {}
+        self._current: _Encoded | None = None
+        self._queue: list[_Encoded] = []
+        self._skipped: set[str] = set()  # messages with no place here (user, tool results)
+        self._open: set[str] = set()  # messages started and not finished
+        self._last_kind: str | None = None
+        self._reason: str | None = None
+        self._stop_sequence: str | None = None
+
+    def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        kind = ev.as_str(event.get("type"))
+        if self._finished:
+            return out
+        if kind == "run_started":
+            self._id = self._id or ev.as_str(event.get("run_id"))
+            self._model = self._model or ev.as_str(event.get("model"))
+            self._ensure_started(out)
+        elif kind == "run_failed":
+            code = ev.as_str(event.get("code")) or "api_error"
+            error = {"type": code, "message": ev.as_str(event.get("message")) or ""}
+            out.append({"type": "error", "error": error})
+            self._finished = True
+        elif kind == "passthrough":
+            inner = event.get("event")
+            if event.get("protocol") == "anthropic" and isinstance(inner, dict):
+                out.append(dict(inner))
+        else:
+            handler = _ENCODERS.get(kind)  # type: ignore[arg-type]
+            if handler is not None:
+                handler(self, event, out)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        """A stream that ends without finishing its run (LangChain's has no
+        run events): when every message finished, the message is ended,
+        so that a client closes what it holds."""
+        out: list[dict[str, Any]] = []
+        if self._started and not self._finished and not self._open:
+            self._end(None, None, out)
+        return out
+
+    # --- internals -----------------------------------------------------------
+
+    def _ensure_started(self, out: list[dict[str, Any]]) -> None:
+        if self._started:
+            return
+        self._started = True
+        message: dict[str, Any] = {
+            "id": self._id or "msg",
+            "type": "message",
+            "role": "assistant",
+            "model": self._model or "",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+        out.append({"type": "message_start", "message": message})
+
+    def _message_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id = event.get("message_id")
+        if not isinstance(message_id, str):
+            return
+        if event.get("role") in ("user", "system", "developer", "tool") or event.get("kind") == "tool_result":
+            self._skipped.add(message_id)
+            return
+        self._skipped.discard(message_id)
+        self._open.add(message_id)
+        self._ensure_started(out)
+
+    def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        message_id = event.get("message_id")
+        self._open.discard(message_id)
+        if message_id in self._skipped:
+            return
+        reason = event.get("stop_reason")
+        reason = FOREIGN_STOP_REASONS.get(reason, reason) if isinstance(reason, str) else None
+        if reason in STOP_REASONS:
+            self._reason = reason
+        if isinstance(event.get("stop_sequence"), str):
+            self._stop_sequence = event["stop_sequence"]
+
+    def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        key = ev.block_key(event)
+        kind = event.get("kind")
+        if key is None or key in self._blocks or key[0] in self._skipped:
+            return
+        if kind not in ("text", "refusal", "reasoning", "tool_call", "data"):
+            return
+        fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
+        if kind == "data":
+            value = _anthropic_block(event.get("value"))
+            if value is None:
+                return
+            fields["value"] = value
+        self._ensure_started(out)
+        block = self._blocks[key] = _Encoded(kind, fields)
+        if self._current is None:
+            self._current = block
+        else:
+            self._queue.append(block)
+
+    def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        delta = event.get("delta")
+        if block is None or not isinstance(delta, str) or not delta:
+            return
+        if block is self._current:
+            self._write_delta(block, delta, out)
+        else:
+            block.ops.append(("delta", delta))
+
+    def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        if block is None:
+            return
+        if block is self._current:
+            self._write_replaced(block, event, out)
+        else:
+            block.ops.append(("replaced", event))
+
+    def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        key = ev.block_key(event)
+        block = self._blocks.get(key)  # type: ignore[arg-type]
+        if block is None:
+            return
+        del self._blocks[key]  # type: ignore[arg-type]
+        block.finished = True
+        if block is self._current:
+            self._stop_current(out)
+
+    def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._end(event.get("status"), event.get("usage"), out)
+
+    def _end(self, status: Any, usage: Any, out: list[dict[str, Any]]) -> None:
+        self._ensure_started(out)
+        # Whatever is open stops, in order.
+        while self._current is not None:
+            self._current.finished = True
+            for block in self._queue:
+                block.finished = True
+            self._stop_current(out)
+        self._blocks = {}
+        reason = self._reason
+        if reason is None:
+            if status == "incomplete":
+                reason = "max_tokens"
+            elif self._last_kind == "tool_call":
+                reason = "tool_use"
+            else:
+                reason = "end_turn"
+        delta = {"stop_reason": reason, "stop_sequence": self._stop_sequence}
+        out.append({"type": "message_delta", "delta": delta, "usage": usage_to_anthropic(usage)})
+        out.append({"type": "message_stop"})
+        self._finished = True
+
+    def _stop_current(self, out: list[dict[str, Any]]) -> None:
+        """Stops the block being written, and writes the blocks that waited
+        for it, as far as they have come."""
+        while self._current is not None and self._current.finished:
+            block = self._current
+            self._write_start(block, None, out)
+            if block.index is not None:
+                out.append({"type": "content_block_stop", "index": block.index})
+            self._current = self._queue.pop(0) if self._queue else None
+            if self._current is not None:
+                waiting = self._current
+                ops, waiting.ops = waiting.ops, []
+                for op, value in ops:
+                    if op == "delta":
+                        self._write_delta(waiting, value, out)
+                    else:
+                        self._write_replaced(waiting, value, out)
+
+    def _write_start(
+        self, block: _Encoded, replaced: dict[str, Any] | None, out: list[dict[str, Any]]
+    ) -> None:
+        if block.started:
+            return
+        block.started = True
+        fields = block.fields
+        if block.kind in ("text", "refusal"):
+            content: dict[str, Any] = {"type": "text", "text": ""}
+        elif block.kind == "reasoning":
+            if replaced is not None and replaced.get("redacted") is True:
+                content = {"type": "redacted_thinking", "data": ev.as_str(replaced.get("encrypted")) or ""}
+            else:
+                content = {"type": "thinking", "thinking": "", "signature": ""}
+        elif block.kind == "tool_call":
+            block_type = TOOL_TYPES.get(ev.as_str(fields.get("tool")) or "", "tool_use")
+            content = {
+                "type": block_type,
+                "id": ev.as_str(fields.get("call_id")) or f"toolu_{self._next}",
+                "name": ev.as_str(fields.get("name")) or "",
+                "input": {},
+            }
+        else:
+            content = dict(fields["value"])
+        block.anthropic_type = content["type"]
+        block.index = self._next
+        self._next += 1
+        self._last_kind = block.kind
+        out.append({"type": "content_block_start", "index": block.index, "content_block": content})
+
+    def _write_delta(self, block: _Encoded, delta: str, out: list[dict[str, Any]]) -> None:
+        self._write_start(block, None, out)
+        if block.anthropic_type == "text":
+            body = {"type": "text_delta", "text": delta}
+        elif block.anthropic_type == "thinking":
+            body = {"type": "thinking_delta", "thinking": delta}
+        elif block.anthropic_type in TOOL_BLOCKS:
+            body = {"type": "input_json_delta", "partial_json": delta}
+        else:
+            return
+        out.append({"type": "content_block_delta", "index": block.index, "delta": body})
+
+    def _write_replaced(self, block: _Encoded, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        if not block.started and block.kind == "tool_call" and isinstance(event.get("name"), str):
+            block.fields["name"] = event["name"]
+        self._write_start(block, event, out)
+        encrypted = event.get("encrypted")
+        if block.anthropic_type == "thinking" and isinstance(encrypted, str) and encrypted:
+            delta: dict[str, Any] = {"type": "signature_delta", "signature": encrypted}
+            out.append({"type": "content_block_delta", "index": block.index, "delta": delta})
+        annotations = event.get("annotations")
+        if block.anthropic_type == "text" and isinstance(annotations, list):
+            for citation in annotations[block.citations :]:
+                if isinstance(citation, dict):
+                    delta = {"type": "citations_delta", "citation": citation}
+                    out.append({"type": "content_block_delta", "index": block.index, "delta": delta})
+            block.citations = max(block.citations, len(annotations))
+
+
+def _anthropic_block(value: Any) -> dict[str, Any] | None:
+    """A data block's value as an Anthropic content block: an object with a
+    ``type``, or LangChain's ``non_standard`` wrapper of one."""
+    if isinstance(value, dict) and value.get("type") == "non_standard":
+        value = value.get("value")
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return value
+    return None
+
+
+_ENCODERS = {
+    "message_started": Encoder._message_started,
+    "message_finished": Encoder._message_finished,
+    "block_started": Encoder._block_started,
+    "block_delta": Encoder._block_delta,
+    "block_replaced": Encoder._block_replaced,
+    "block_finished": Encoder._block_finished,
+    "run_finished": Encoder._run_finished,
+}
