@@ -39,6 +39,7 @@ SOURCES = {
     "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
     "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
     "openai-chat": ["sdk/chat_*.sse"],
+    "anthropic": ["sdk/anthropic_*.sse"],
 }
 TIMESTAMP = 1763700000000
 

@@ -198,3 +198,13 @@ def test_assemble_and_convert_chat_completions(capsys: pytest.CaptureFixture[str
     assert [choice["finish_reason"] for choice in completion["choices"]] == ["stop", "tool_calls"]
     assert main(["convert", "--from", "openai-chat", "--to", "agui", str(capture)]) == 0
     assert '"type":"TOOL_CALL_ARGS"' in capsys.readouterr().out
+
+
+def test_assemble_and_convert_anthropic_messages(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = AGENTAPP.parent / "sdk" / "anthropic_every_block.sse"
+    assert main(["assemble", "--protocol", "anthropic", str(capture)]) == 0
+    message = json.loads(capsys.readouterr().out)
+    assert message["stop_reason"] == "tool_use"
+    assert message["content"][-2]["input"]["city"] == "Paris"
+    assert main(["convert", "--from", "anthropic", "--to", "openai-chat", str(capture)]) == 0
+    assert '"reasoning_content":"Let me "' in capsys.readouterr().out

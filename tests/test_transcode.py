@@ -32,7 +32,7 @@ from agui_reference import apply_events, verify_events
 from conftest import NATIVE, PURE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat")
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic")
 SOURCES = [
     *[("agentscope", path) for path in sorted((FIXTURES / "agentscope").glob("*.sse"))],
     *[("agentscope", path) for path in sorted((FIXTURES / "agentapp").glob("*.process.sse"))],
@@ -42,6 +42,7 @@ SOURCES = [
     *[("openai-responses", path) for path in sorted((FIXTURES / "agentapp").glob("*.responses.sse"))],
     *[("openai-responses", path) for path in sorted((FIXTURES / "sdk").glob("responses_*.sse"))],
     *[("openai-chat", path) for path in sorted((FIXTURES / "sdk").glob("chat_*.sse"))],
+    *[("anthropic", path) for path in sorted((FIXTURES / "sdk").glob("anthropic_*.sse"))],
 ]
 SOURCE_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in SOURCES]
 # Deterministic output: the options that would otherwise come from the clock.
@@ -51,6 +52,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "agui": {},
     "openai-responses": {"created_at": 1763700000},
     "openai-chat": {"created_at": 1763700000},
+    "anthropic": {},
 }
 # What each target cannot carry (README: "What each protocol carries").
 TARGET_LOSSES: dict[str, set[str]] = {
@@ -60,6 +62,7 @@ TARGET_LOSSES: dict[str, set[str]] = {
     "openai-responses": {"media", "data"},
     # (and a block finishes only when its choice does: in a cut stream, no tool call has)
     "openai-chat": {"media", "data", "tool_result", "corrections", "block_ends"},
+    "anthropic": {"media", "data", "tool_result", "refusal_kind", "corrections"},
 }
 
 
@@ -140,6 +143,7 @@ STATUS_AS_CARRIED: dict[str, dict[str, str]] = {
     "agui": {"incomplete": "completed", "interrupted": "completed"},
     "openai-responses": {"interrupted": "incomplete"},
     "openai-chat": {"cancelled": "completed", "interrupted": "completed"},
+    "anthropic": {"cancelled": "completed", "interrupted": "completed"},
 }
 
 
@@ -310,6 +314,56 @@ def test_chat_output_is_what_openai_python_accumulates(source: str, path: Path) 
             # [DONE] closes every run that finished, and only those.
             ended = view(backend, source, path.read_bytes())["ended"]
             assert stream.endswith(b"data: [DONE]\n\n") == (ended and not failed)
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_anthropic_output_is_what_anthropic_python_accumulates(source: str, path: Path) -> None:
+    pytest.importorskip("anthropic.lib.streaming._messages")
+    from anthropic.types import RawMessageStreamEvent
+    from pydantic import TypeAdapter
+
+    from test_anthropic import sdk_message
+
+    validator: Any = TypeAdapter(RawMessageStreamEvent)
+    for backend in backends():
+        stream = convert(backend, source, "anthropic", path.read_bytes())
+        events = data_events(stream)
+        failed = [event for event in events if event["type"] == "error"]
+        assert len(failed) <= 1
+        events = [event for event in events if event["type"] != "error"]
+        for event in events:
+            # What anthropic-sdk-python's own models accept, field for field.
+            assert validator.validate_python(event).to_dict() == event
+        # One block at a time, each started before its deltas and stopped once.
+        open_blocks: list[int] = []
+        for event in events:
+            if event["type"] == "content_block_start":
+                assert not open_blocks
+                open_blocks.append(event["index"])
+            elif event["type"] in ("content_block_delta", "content_block_stop"):
+                assert open_blocks == [event["index"]]
+                if event["type"] == "content_block_stop":
+                    open_blocks.pop()
+        # Tool arguments the source streamed as invalid JSON stay so: the
+        # block's stop is an error (as in the SDK, which raises).
+        source_view = view(backend, source, path.read_bytes())
+        invalid = sum(
+            1
+            for message in source_view["messages"]
+            for block in message["blocks"]
+            if block["kind"] == "tool_call" and block.get("error") == "arguments are not valid JSON"
+        )
+        assembler = backend.AnthropicAssembler(on_error="skip")
+        assembler.feed(stream)
+        message = assembler.close()
+        problems = [error for error in assembler.errors if error["code"] == "invalid_event"]
+        said = [error["message"].split(", ")[-1] for error in problems]
+        assert said == ["whose input is not valid JSON"] * invalid
+        if failed:
+            assert assembler.errors[-1]["message"] == failed[0]["error"]["message"]
+        if events and not invalid:
+            assert message == sdk_message(events)
+            assert (events[-1]["type"] == "message_stop") == (source_view["ended"] and not failed)
 
 
 @pytest.mark.parametrize("target", ["agentscope", "langchain"])

@@ -22,13 +22,14 @@ pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native back
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat")
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic")
 OPTIONS: dict[str, dict[str, Any]] = {
     "agentscope": {"created_at": 1},
     "langchain": {"timestamp": 1},
     "agui": {},
     "openai-responses": {"created_at": 1},
     "openai-chat": {"created_at": 1},
+    "anthropic": {},
 }
 FIXTURE_GLOBS = {
     "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse"],
@@ -36,6 +37,7 @@ FIXTURE_GLOBS = {
     "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
     "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
     "openai-chat": ["sdk/chat_*.sse"],
+    "anthropic": ["sdk/anthropic_*.sse"],
 }
 ODD_VALUES = [None, 0, 1, "", "x", [], {}, True, 1.5, "m1", 2**40]
 

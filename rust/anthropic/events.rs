@@ -20,6 +20,15 @@ pub const STOP_REASONS: [&str; 6] = [
     "pause_turn",
     "refusal",
 ];
+/// The citations a text block carries; other protocols' annotations
+/// (Responses' url_citation) have no Anthropic form.
+const CITATION_TYPES: [&str; 5] = [
+    "char_location",
+    "page_location",
+    "content_block_location",
+    "web_search_result_location",
+    "search_result_location",
+];
 /// Anthropic's cache counts, as neutral usage names them.
 const CACHE_KEYS: [(&str, &str); 2] = [
     ("cached_input_tokens", "cache_read_input_tokens"),
@@ -47,10 +56,12 @@ fn tool_kind(block_type: &str) -> &'static str {
     }
 }
 
+/// The block type a tool call kind is written as. (An MCP call is written
+/// as `tool_use`: `mcp_tool_use` is a beta block that needs the server's
+/// name, which no other protocol gives.)
 fn tool_type(kind: Option<&str>) -> &'static str {
     match kind {
         Some("server") => "server_tool_use",
-        Some("mcp") => "mcp_tool_use",
         _ => "tool_use",
     }
 }
@@ -70,6 +81,9 @@ fn usage_from_anthropic(usage: &Map<String, Value>) -> Value {
     }
     if let Some(output) = as_int(usage.get("output_tokens")) {
         neutral.insert("output_tokens".to_owned(), output.into());
+        if let Some(sum) = total.and_then(|total| total.checked_add(output)) {
+            neutral.insert("total_tokens".to_owned(), sum.into());
+        }
     }
     for key in OWN_USAGE_KEYS {
         if let Some(value) = usage.get(key).filter(|value| !value.is_null()) {
@@ -564,15 +578,23 @@ impl Encode for Encoder {
             }
             "run_finished" => {
                 let status = get_str(event, "status").map(str::to_owned);
-                self.end(status.as_deref(), event.get("usage"), out);
+                self.end(status.as_deref(), event.get("usage"), true, out);
             }
             _ => {}
         }
     }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
-        if self.started && !self.finished && self.open.is_empty() {
-            self.end(None, None, out);
+        if self.finished {
+            return;
+        }
+        if let Some(&serial) = self.order.front() {
+            self.write_start(serial, None, out); // what started shows
+        }
+        if self.started && self.open.is_empty() {
+            // The message ends; the run never said it was over: no
+            // message_stop.
+            self.end(None, None, false, out);
         }
     }
 
@@ -693,9 +715,31 @@ impl Encoder {
             },
         );
         self.order.push_back(serial);
+        if self.order.len() == 1 {
+            self.begin(serial, out);
+        }
     }
 
-    fn end(&mut self, status: Option<&str>, usage: Option<&Value>, out: &mut Vec<Event>) {
+    /// A block now being written starts at once, so that a client sees it;
+    /// a reasoning block waits for its first content, which says whether
+    /// it is thinking or redacted.
+    fn begin(&mut self, serial: u64, out: &mut Vec<Event>) {
+        if self
+            .blocks
+            .get(&serial)
+            .is_some_and(|block| block.kind != "reasoning")
+        {
+            self.write_start(serial, None, out);
+        }
+    }
+
+    fn end(
+        &mut self,
+        status: Option<&str>,
+        usage: Option<&Value>,
+        stop: bool,
+        out: &mut Vec<Event>,
+    ) {
         self.ensure_started(out);
         // Whatever is open stops, in order.
         for block in self.blocks.values_mut() {
@@ -724,7 +768,9 @@ impl Encoder {
                 ("usage", usage_to_anthropic(usage)),
             ],
         ));
-        out.push(anthropic_event("message_stop", Vec::new()));
+        if stop {
+            out.push(anthropic_event("message_stop", Vec::new()));
+        }
         self.finished = true;
     }
 
@@ -759,6 +805,7 @@ impl Encoder {
                     Op::Replaced(event) => self.write_replaced(next, &event, out),
                 }
             }
+            self.begin(next, out);
         }
     }
 
@@ -858,7 +905,8 @@ impl Encoder {
         if block.anthropic_type == "text" {
             if let Some(Value::Array(annotations)) = event.get("annotations") {
                 for citation in annotations.iter().skip(block.citations) {
-                    if citation.is_object() {
+                    let kind = citation.get("type").and_then(Value::as_str);
+                    if kind.is_some_and(|kind| CITATION_TYPES.contains(&kind)) {
                         let body = anthropic_event(
                             "citations_delta",
                             vec![("citation", citation.clone())],

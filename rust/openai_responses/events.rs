@@ -934,10 +934,15 @@ impl Encoder {
                 let tool = get_str(event, "tool").filter(|tool| tool_item_type(tool).is_some());
                 let (item_type, field, _) =
                     tool_item_type(tool.unwrap_or("function")).expect("a known tool");
-                let call_id = nonempty(get_str(event, "call_id"))
-                    .map_or_else(|| format!("{message_id}-{index}"), str::to_owned);
+                let given = nonempty(get_str(event, "call_id"));
+                let call_id = given.map_or_else(|| format!("{message_id}-{index}"), str::to_owned);
+                // An MCP call's item id is its call id: it has no other.
+                let id = match given {
+                    Some(given) if item_type == "mcp_call" => self.item_id(given),
+                    _ => self.item_id(message_id),
+                };
                 let mut fields = Map::new();
-                fields.insert("id".to_owned(), self.item_id(message_id).into());
+                fields.insert("id".to_owned(), id.into());
                 fields.insert("type".to_owned(), item_type.into());
                 fields.insert("status".to_owned(), "in_progress".into());
                 fields.insert(field.to_owned(), "".into());

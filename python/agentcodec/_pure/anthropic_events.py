@@ -50,13 +50,24 @@ FOREIGN_STOP_REASONS = {
 }
 # The tool call kind of each tool block type, and back.
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "mcp"}
-TOOL_TYPES = {"server": "server_tool_use", "mcp": "mcp_tool_use"}
+# (An MCP call is written as tool_use: mcp_tool_use is a beta block that
+# needs the server's name, which no other protocol gives.)
+TOOL_TYPES = {"server": "server_tool_use"}
 # Delta type -> (the field it appends, the neutral block kind it appends to).
 APPENDED = {
     "text_delta": ("text", "text"),
     "thinking_delta": ("thinking", "reasoning"),
     "input_json_delta": ("partial_json", "tool_call"),
 }
+# The citations a text block carries; other protocols' annotations (Responses'
+# url_citation) have no Anthropic form.
+CITATION_TYPES = (
+    "char_location",
+    "page_location",
+    "content_block_location",
+    "web_search_result_location",
+    "search_result_location",
+)
 # Anthropic's cache counts, as neutral usage names them.
 CACHE_KEYS = (
     ("cached_input_tokens", "cache_read_input_tokens"),
@@ -83,6 +94,8 @@ def usage_from_anthropic(usage: Any) -> Any:
     output = ev.as_int(usage.get("output_tokens"))
     if output is not None:
         neutral["output_tokens"] = output
+        if total is not None and ev.as_int(total + output) is not None:
+            neutral["total_tokens"] = total + output
     for key in OWN_USAGE_KEYS:
         if usage.get(key) is not None:
             neutral[key] = usage[key]
@@ -360,11 +373,16 @@ class Encoder:
 
     def finish(self) -> list[dict[str, Any]]:
         """A stream that ends without finishing its run (LangChain's has no
-        run events): when every message finished, the message is ended,
-        so that a client closes what it holds."""
+        run events): when every message finished, ``message_delta`` ends
+        the message, so that a client closes what it holds; no
+        ``message_stop``, since the run never said it was over."""
         out: list[dict[str, Any]] = []
-        if self._started and not self._finished and not self._open:
-            self._end(None, None, out)
+        if self._finished:
+            return out
+        if self._current is not None:
+            self._write_start(self._current, None, out)  # what started shows
+        if self._started and not self._open:
+            self._end(None, None, out, stop=False)
         return out
 
     # --- internals -----------------------------------------------------------
@@ -425,6 +443,7 @@ class Encoder:
         block = self._blocks[key] = _Encoded(kind, fields)
         if self._current is None:
             self._current = block
+            self._begin(block, out)
         else:
             self._queue.append(block)
 
@@ -460,7 +479,7 @@ class Encoder:
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         self._end(event.get("status"), event.get("usage"), out)
 
-    def _end(self, status: Any, usage: Any, out: list[dict[str, Any]]) -> None:
+    def _end(self, status: Any, usage: Any, out: list[dict[str, Any]], stop: bool = True) -> None:
         self._ensure_started(out)
         # Whatever is open stops, in order.
         while self._current is not None:
@@ -479,7 +498,8 @@ class Encoder:
                 reason = "end_turn"
         delta = {"stop_reason": reason, "stop_sequence": self._stop_sequence}
         out.append({"type": "message_delta", "delta": delta, "usage": usage_to_anthropic(usage)})
-        out.append({"type": "message_stop"})
+        if stop:
+            out.append({"type": "message_stop"})
         self._finished = True
 
     def _stop_current(self, out: list[dict[str, Any]]) -> None:
@@ -499,6 +519,14 @@ class Encoder:
                         self._write_delta(waiting, value, out)
                     else:
                         self._write_replaced(waiting, value, out)
+                self._begin(waiting, out)
+
+    def _begin(self, block: _Encoded, out: list[dict[str, Any]]) -> None:
+        """A block now being written starts at once, so that a client sees
+        it; a reasoning block waits for its first content, which says
+        whether it is thinking or redacted."""
+        if block.kind != "reasoning":
+            self._write_start(block, None, out)
 
     def _write_start(
         self, block: _Encoded, replaced: dict[str, Any] | None, out: list[dict[str, Any]]
@@ -553,7 +581,7 @@ class Encoder:
         annotations = event.get("annotations")
         if block.anthropic_type == "text" and isinstance(annotations, list):
             for citation in annotations[block.citations :]:
-                if isinstance(citation, dict):
+                if isinstance(citation, dict) and citation.get("type") in CITATION_TYPES:
                     delta = {"type": "citations_delta", "citation": citation}
                     out.append({"type": "content_block_delta", "index": block.index, "delta": delta})
             block.citations = max(block.citations, len(annotations))

@@ -524,8 +524,11 @@ class Encoder:
             tool = ev.as_str(event.get("tool"))
             tool = tool if tool in TOOL_ITEM_TYPES else "function"
             item_type, field = TOOL_ITEM_TYPES[tool]
-            call_id = ev.as_str(event.get("call_id")) or f"{message_id}-{index}"
-            fields = {"id": self._item_id(message_id), "type": item_type, "status": "in_progress", field: ""}
+            given = ev.as_str(event.get("call_id")) or None
+            call_id = given or f"{message_id}-{index}"
+            # An MCP call's item id is its call id: it has no other.
+            item_id = self._item_id(given if given is not None and item_type == "mcp_call" else message_id)
+            fields = {"id": item_id, "type": item_type, "status": "in_progress", field: ""}
             if item_type != "mcp_call":
                 fields["call_id"] = call_id
             fields["name"] = event.get("name") or ""
