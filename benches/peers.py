@@ -12,6 +12,8 @@ Layers:
 - ``build``: a token list to the SSE bytes an AgentScope server writes.
 - ``assemble_agui`` / ``assemble_responses``: bytes to the AG-UI client's
   messages / the final Response.
+- ``assemble_anthropic``: bytes to anthropic-sdk-python's ``accumulate_event``
+  (its SSE decoder, event models and accumulator), against both backends.
 - ``assemble_chat``: bytes to openai-python's ``ChatCompletionStreamState``
   completion, or agentcodec's.
 - ``convert_agui`` / ``convert_responses``: an AgentScope ``/process``
@@ -399,6 +401,26 @@ def assemble_chat_openai(chunks: list[bytes]) -> Any:
     return state.get_final_completion()
 
 
+def assemble_anthropic_sdk(chunks: list[bytes]) -> Any:
+    """anthropic-sdk-python's own path: its SSEDecoder, json, its event
+    models and ``accumulate_event`` (what ``client.messages.stream()``
+    runs, without the derived events it also builds), skipping pings as
+    its Stream does."""
+    from anthropic._models import construct_type
+    from anthropic._streaming import SSEDecoder
+    from anthropic.lib.streaming._messages import accumulate_event
+    from anthropic.types import RawMessageStreamEvent
+
+    snapshot: Any = None
+    buffers: dict[int, bytes] = {}
+    for sse in SSEDecoder().iter_bytes(iter(chunks)):
+        if sse.event == "ping":
+            continue
+        event = construct_type(type_=RawMessageStreamEvent, value=json.loads(sse.data))
+        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
+    return snapshot
+
+
 # --- converting AgentScope to the AgentApp's other endpoints -----------------------------------
 
 
@@ -552,6 +574,15 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ),
         ("agentcodec pure", assemble_with(_pure, "OpenAIChatAssembler"), True),
         ("openai-python ChatCompletionStreamState", assemble_chat_openai, installed("openai")),
+    ],
+    "assemble_anthropic": [
+        (
+            "agentcodec native",
+            assemble_with(_native, "AnthropicAssembler") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", assemble_with(_pure, "AnthropicAssembler"), True),
+        ("anthropic-sdk-python accumulate_event", assemble_anthropic_sdk, installed("anthropic")),
     ],
     "convert_agui": [
         ("agentcodec native", convert_with(_native, "agui") if _native else None, _native is not None),

@@ -65,6 +65,7 @@ def machine() -> str:
     for dist in (
         "httpx-sse",
         "openai",
+        "anthropic",
         "sseclient-py",
         "orjson",
         "agentscope-runtime",
@@ -219,6 +220,15 @@ def main(argv: list[str] | None = None) -> int:
             stream,
             workloads.network_chunks(stream.data),
         )
+    # Anthropic at 2k, 20k and 200k deltas.
+    for count in (200, 2000) if args.quick else (2000, 20000, 200000):
+        stream = workloads.converted_stream("anthropic", count)
+        add(
+            "assemble_anthropic",
+            f"assemble {stream.name} ({stream.events:,} events), network chunks",
+            stream,
+            workloads.network_chunks(stream.data),
+        )
     agent = workloads.agentscope_stream("agent", long // 10)
     for layer, target in (("convert_agui", "AG-UI"), ("convert_responses", "OpenAI Responses")):
         add(
@@ -249,6 +259,11 @@ def main(argv: list[str] | None = None) -> int:
                 "assemble_chat",
                 lambda _, count: workloads.converted_stream("openai-chat", count),
                 ("openai-python",),
+            ),
+            (
+                "assemble_anthropic",
+                lambda _, count: workloads.converted_stream("anthropic", count),
+                ("anthropic-sdk-python",),
             ),
             ("convert_agui", workloads.agentscope_stream, ("runtime",)),
         )

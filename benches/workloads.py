@@ -236,7 +236,8 @@ def langchain_stream(kind: str, count: int) -> Stream:
 def converted_stream(target: str, count: int) -> Stream:
     """The AgentScope agent turn as an AgentApp's other endpoints write it:
     ``agui`` or ``openai-responses`` (or a Chat Completions server:
-    ``openai-chat``, reasoning as ``reasoning_content``), converted by agentcodec's pure backend
+    ``openai-chat``, reasoning as ``reasoning_content``; or the Anthropic
+    Messages API: ``anthropic``), converted by agentcodec's pure backend
     (deterministic: fixed ids and timestamps)."""
     from agentcodec import _pure
 
@@ -245,6 +246,7 @@ def converted_stream(target: str, count: int) -> Stream:
         "agui": {"thread_id": "t", "run_id": "r"},
         "openai-responses": {"created_at": 1763700000},
         "openai-chat": {"created_at": 1763700000},
+        "anthropic": {},
     }[target]
     transcoder = _pure.Transcoder("agentscope", target, **options)
     data = transcoder.feed(source.data) + transcoder.close()

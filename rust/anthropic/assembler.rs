@@ -168,11 +168,10 @@ impl Protocol for Messages {
         observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
         if observe.is_none() {
-            if let Some(event) = probe::Event::parse(text) {
-                if let Some((index, kind, piece)) = event.append() {
-                    if self.append_quickly(index, kind, piece) {
-                        return Ok(());
-                    }
+            let append = probe::Event::parse(text).and_then(probe::Event::into_append);
+            if let Some((index, kind, piece)) = append {
+                if self.append_quickly(index, kind, &piece) {
+                    return Ok(());
                 }
             }
         }

@@ -2,13 +2,14 @@
 //! `python/agentcodec/_pure/anthropic_events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
-use super::TOOL_BLOCKS;
+use super::{probe, TOOL_BLOCKS};
 use crate::events::{
     as_int, block_delta, block_fields, block_finished, block_key, block_replaced, block_started,
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
-    run_finished, run_started, sse_field, Decode, Encode, Event,
+    run_finished, run_started, sse_field, Decode, Encode, Event, Quick,
 };
 use crate::json::{self, Map, Value};
 
@@ -158,6 +159,36 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
+    fn decode_text<'t>(&mut self, text: &'t str, _out: &mut Vec<Event>) -> Quick<'t> {
+        if self.ended || self.finished {
+            return Quick::No;
+        }
+        let Some(message_id) = &self.message_id else {
+            return Quick::No;
+        };
+        let append = probe::Event::parse(text).and_then(probe::Event::into_append);
+        let Some((index, kind, piece)) = append else {
+            return Quick::No;
+        };
+        let wanted = match kind {
+            "text_delta" => "text",
+            "thinking_delta" => "reasoning",
+            _ => "tool_call",
+        };
+        match self.open.get(&index) {
+            Some(block) if block.kind == wanted && !block.redacted => {}
+            _ => return Quick::No,
+        }
+        if piece.is_empty() {
+            return Quick::Events;
+        }
+        Quick::Delta {
+            message_id: Cow::Owned(message_id.clone()),
+            index,
+            delta: piece,
+        }
+    }
+
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
         let kind = match get_str(event, "type") {
             Some(kind) if !self.ended => kind,

@@ -2,7 +2,7 @@
 
 mod assembler;
 pub mod events;
-mod probe;
+pub(crate) mod probe;
 
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
 

@@ -3,6 +3,8 @@
 //! fragment. What it cannot settle goes to the full path (see
 //! `crate::json_probe`).
 
+use std::borrow::Cow;
+
 use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField};
 
 #[derive(Debug, Default)]
@@ -56,22 +58,24 @@ impl<'a> Event<'a> {
 
     /// A `content_block_delta`'s block index, delta type and the string its
     /// type appends; `None` for any other event, or one not plainly so.
-    pub fn append(&self) -> Option<(i64, &str, &str)> {
+    pub fn into_append(self) -> Option<(i64, &'static str, Cow<'a, str>)> {
         if self.kind.as_ref()?.as_str()? != "content_block_delta" {
             return None;
         }
         let index = self.index.as_ref()?.as_i64()?;
-        let Obj(Some(delta)) = self.delta.as_ref()? else {
+        let Obj(Some(delta)) = self.delta? else {
             return None;
         };
-        let kind = delta.kind.as_ref()?.as_str()?;
-        let piece = match kind {
-            "text_delta" => delta.text.as_ref(),
-            "thinking_delta" => delta.thinking.as_ref(),
-            "input_json_delta" => delta.partial_json.as_ref(),
+        let (kind, piece) = match delta.kind.as_ref()?.as_str()? {
+            "text_delta" => ("text_delta", delta.text),
+            "thinking_delta" => ("thinking_delta", delta.thinking),
+            "input_json_delta" => ("input_json_delta", delta.partial_json),
+            _ => return None,
+        };
+        match piece? {
+            Scalar::Str(piece) => Some((index, kind, piece)),
             _ => None,
-        }?;
-        Some((index, kind, piece.as_str()?))
+        }
     }
 }
 
@@ -83,7 +87,8 @@ mod tests {
     fn reads_a_text_delta() {
         let text = r#"{"type":"content_block_delta","index":4,"delta":{"type":"text_delta","text":"Hi \"you\""}}"#;
         let event = Event::parse(text).unwrap();
-        assert_eq!(event.append(), Some((4, "text_delta", "Hi \"you\"")));
+        let (index, kind, piece) = event.into_append().unwrap();
+        assert_eq!((index, kind, &*piece), (4, "text_delta", "Hi \"you\""));
     }
 
     #[test]
@@ -96,7 +101,10 @@ mod tests {
             r#"{"type":"content_block_stop","index":0}"#,
             r#"{"type":"content_block_delta","index":0,"delta":[]}"#,
         ] {
-            assert_eq!(Event::parse(text).unwrap().append(), None, "{text}");
+            assert!(
+                Event::parse(text).unwrap().into_append().is_none(),
+                "{text}"
+            );
         }
         assert!(Event::parse(r#"{"type":"content_block_delta","#).is_none());
     }

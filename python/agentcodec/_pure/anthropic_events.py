@@ -20,13 +20,19 @@ are ``cached_input_tokens`` and ``cache_creation_input_tokens``).
 Encoding: the events anthropic-sdk-python's ``accumulate_event`` and every
 Messages client read: ``message_start``, then one content block at a time
 (blocks never interleave: a block that starts while another is being
-written waits, with its deltas, until that one stops), tool calls as
-``tool_use`` with ``input: {}`` and ``input_json_delta`` fragments, a
-signature as ``signature_delta`` before the block stops, then
-``message_delta`` (stop reason, cumulative usage) and ``message_stop``; an
-``error`` event when the run fails. Tool results, media, refusals' kind and
-data that is not an Anthropic block have no place in an assistant message
-and are left out (a refusal's text is text).
+written waits, with its deltas, until that one stops; a block starts as
+soon as it is being written, a reasoning block at its first content, which
+says whether it is thinking or redacted), tool calls as ``tool_use`` (a
+server's as ``server_tool_use``; MCP calls too are ``tool_use``, since
+``mcp_tool_use`` is a beta block that needs a server name) with
+``input: {}`` and ``input_json_delta`` fragments, a signature as
+``signature_delta`` before the block stops, citations as
+``citations_delta``, then ``message_delta`` (stop reason, cumulative usage)
+and ``message_stop``; an ``error`` event when the run fails. A stream that
+ends without ending its run gets ``message_delta`` but not
+``message_stop``. Tool results, media, refusals' kind, annotations that are
+not Anthropic citations and data that is not an Anthropic block have no
+place in an assistant message and are left out (a refusal's text is text).
 """
 
 from __future__ import annotations
