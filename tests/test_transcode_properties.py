@@ -122,7 +122,13 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
             kind = rng.choice(BLOCK_KINDS)
             event = {"type": "block_started", "message_id": message_id, "index": index, "kind": kind}
             for name in BLOCK_FIELDS[kind]:
-                event[name] = rng.choice([None, "c1", "name", True, "function", "mcp", "custom", "image"])
+                event[name] = rng.choice(
+                    [None, "c1", "name", True, "function", "mcp", "server", "custom", "image"]
+                )
+            if kind == "data" and rng.random() < 0.5:
+                # An Anthropic block, bare or in LangChain's wrapper.
+                block = {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}
+                event["value"] = rng.choice([block, {"type": "non_standard", "value": block}])
             events.append(event)
         elif roll < 0.6:
             delta = rng.choice(["ab", '{"a":', "1}", "é", ""])
@@ -135,7 +141,9 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
                     {"output": [{"type": "text"}]},
                     {"name": "n2"},
                     {"annotations": [{"a": 1}]},
+                    {"annotations": [{"type": "char_location", "cited_text": "c"}]},
                     {"encrypted": "enc"},
+                    {"encrypted": "data", "redacted": True},
                     {"output": None},
                 ]
             )
@@ -177,6 +185,10 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
         events.append(
             {"type": "run_failed", "code": rng.choice([None, "c"]), "message": rng.choice([None, "boom", ""])}
         )
+    # Fields of the wrong type: no encoder may fail on them.
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        position = rng.randrange(len(events))
+        events[position] = _mutate_value(rng, events[position])
     return events
 
 
@@ -241,3 +253,35 @@ def test_any_chunking_converts_alike(rng: random.Random, source: str, target: st
         transcoder = backend.Transcoder(source, target, on_error="skip", **OPTIONS[target])
         pieces = [transcoder.feed(stream[start : start + chunk]) for start in range(0, len(stream), chunk)]
         assert b"".join(pieces) + transcoder.close() == expected
+
+
+EVERY_EVENT: list[dict[str, Any]] = [
+    {"type": "run_started", "run_id": "r", "thread_id": "t", "model": "m", "created_at": 5},
+    {"type": "message_started", "message_id": "m1", "role": "assistant", "kind": "message", "choice": 0},
+    {"type": "block_started", "message_id": "m1", "index": 0, "kind": "reasoning", "summary": None},
+    {"type": "block_replaced", "message_id": "m1", "index": 0, "encrypted": "e", "redacted": True},
+    {"type": "block_started", "message_id": "m1", "index": 1, "kind": "tool_call", "call_id": "c",
+     "name": "f", "tool": "function"},
+    {"type": "block_delta", "message_id": "m1", "index": 1, "delta": "{}"},
+    {"type": "block_replaced", "message_id": "m1", "index": 1, "name": "g", "annotations": [{"type": "x"}]},
+    {"type": "block_finished", "message_id": "m1", "index": 1},
+    {"type": "message_finished", "message_id": "m1", "usage": {"input_tokens": 1}, "stop_reason": "stop",
+     "stop_sequence": "s"},
+    {"type": "state_patch", "patch": []},
+    {"type": "passthrough", "protocol": "anthropic", "event": {"type": "x"}},
+    {"type": "run_finished", "status": "completed", "usage": {"input_tokens": 1}, "result": None},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("target", PROTOCOLS)
+def test_encoders_take_fields_of_any_type(target: str) -> None:
+    """Every field of every neutral event, given a value of another type
+    (a list or an object, which cannot be a key): both backends write the
+    same, and neither fails."""
+    for position, event in enumerate(EVERY_EVENT):
+        for key in event:
+            for odd in ([], {}, 1.5, True, None, -1):
+                events = [*EVERY_EVENT[:position], {**event, key: odd}, *EVERY_EVENT[position + 1 :]]
+                native = outcome(NATIVE, "encode", "agui", target, events)
+                assert native == outcome(PURE, "encode", "agui", target, events), (key, odd)
+                assert not isinstance(native[0], str), native

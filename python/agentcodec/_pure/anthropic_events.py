@@ -421,10 +421,11 @@ class Encoder:
         self._ensure_started(out)
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        message_id = event.get("message_id")
-        self._open.discard(message_id)
-        if message_id in self._skipped:
-            return
+        message_id = ev.as_str(event.get("message_id"))
+        if message_id is not None:
+            self._open.discard(message_id)
+            if message_id in self._skipped:
+                return
         reason = event.get("stop_reason")
         reason = FOREIGN_STOP_REASONS.get(reason, reason) if isinstance(reason, str) else None
         if reason in STOP_REASONS:

@@ -432,8 +432,11 @@ class Encoder:
         self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        self._open.pop(event.get("message_id"), None)  # type: ignore[arg-type]
-        choice = self._messages.get(event.get("message_id"))  # type: ignore[arg-type]
+        message_id = ev.as_str(event.get("message_id"))
+        if message_id is None:
+            return
+        self._open.pop(message_id, None)
+        choice = self._messages.get(message_id)
         reason = event.get("stop_reason")
         if choice is not None and reason in FINISH_REASONS and choice in self._choices:
             self._choices[choice].reason = reason
