@@ -4,14 +4,15 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::io::Write;
 
 use super::{probe, TOOL_BLOCKS};
 use crate::events::{
     as_int, block_delta, block_fields, block_finished, block_key, block_replaced, block_started,
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
-    run_finished, run_started, sse_field, Decode, Encode, Event, Quick,
+    run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event, Quick,
 };
-use crate::json::{self, Map, Value};
+use crate::json::{self, write_string, Map, Value};
 
 pub const STOP_REASONS: [&str; 6] = [
     "end_turn",
@@ -631,6 +632,52 @@ impl Encode for Encoder {
 
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_sse(out, sse_field(event.get("type")), None, event);
+    }
+
+    fn write_delta(
+        &mut self,
+        message_id: &str,
+        index: i64,
+        delta: &str,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        if self.finished || delta.is_empty() {
+            return true; // nothing follows the end; an empty delta says nothing
+        }
+        let Some(&serial) = self.keys.get(&BlockRef(message_id, index)) else {
+            return true;
+        };
+        if self.order.front() != Some(&serial) {
+            if let Some(block) = self.blocks.get_mut(&serial) {
+                block.ops.push(Op::Delta(delta.to_owned()));
+            }
+            return true;
+        }
+        let Some(block) = self.blocks.get(&serial) else {
+            return true;
+        };
+        let Some(at) = block.index else {
+            return false; // its content_block_start comes first
+        };
+        let (kind, field): (&[u8], &[u8]) = match block.anthropic_type.as_str() {
+            "text" => (b"text_delta", b"text"),
+            "thinking" => (b"thinking_delta", b"thinking"),
+            other if TOOL_BLOCKS.contains(&other) => (b"input_json_delta", b"partial_json"),
+            _ => return true,
+        };
+        // What frame() writes for the content_block_delta write_delta() builds.
+        out.extend_from_slice(
+            b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":",
+        );
+        let _ = write!(out, "{at}");
+        out.extend_from_slice(b",\"delta\":{\"type\":\"");
+        out.extend_from_slice(kind);
+        out.extend_from_slice(b"\",\"");
+        out.extend_from_slice(field);
+        out.extend_from_slice(b"\":");
+        write_string(out, delta);
+        out.extend_from_slice(b"}}\n\n");
+        true
     }
 }
 

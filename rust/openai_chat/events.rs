@@ -3,13 +3,14 @@
 //! for rule (and says what each direction does).
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 
 use crate::events::{
     as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, message_finished,
     message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
     Event,
 };
-use crate::json::{Map, Value};
+use crate::json::{write_string, write_value, Map, Value};
 
 pub const FINISH_REASONS: [&str; 5] = [
     "stop",
@@ -810,6 +811,58 @@ impl Encode for Encoder {
 
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_sse(out, None, None, event);
+    }
+
+    fn write_delta(
+        &mut self,
+        message_id: &str,
+        index: i64,
+        delta: &str,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        if self.finished {
+            return true; // nothing follows the end
+        }
+        if !self.started {
+            return false; // the id and the time are settled first
+        }
+        let Some(&(choice, streamed)) = self.blocks.get(&BlockRef(message_id, index)) else {
+            return true;
+        };
+        if delta.is_empty() {
+            return true; // an empty delta says nothing
+        }
+        // What frame() writes for the chunk block_delta() builds.
+        out.extend_from_slice(b"data: {\"id\":");
+        match &self.id {
+            Some(id) => write_string(out, id),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"object\":\"chat.completion.chunk\",\"created\":");
+        write_value(out, &self.created);
+        out.extend_from_slice(b",\"model\":");
+        write_string(out, self.model.as_deref().unwrap_or(""));
+        let _ = write!(out, ",\"choices\":[{{\"index\":{choice},\"delta\":{{");
+        match streamed {
+            Streamed::Text => out.extend_from_slice(b"\"content\":"),
+            Streamed::Reasoning => out.extend_from_slice(b"\"reasoning_content\":"),
+            Streamed::Refusal => out.extend_from_slice(b"\"refusal\":"),
+            Streamed::FunctionCall => out.extend_from_slice(b"\"function_call\":{\"arguments\":"),
+            Streamed::Tool(tool) => {
+                let _ = write!(
+                    out,
+                    "\"tool_calls\":[{{\"index\":{tool},\"function\":{{\"arguments\":"
+                );
+            }
+        }
+        write_string(out, delta);
+        match streamed {
+            Streamed::FunctionCall => out.push(b'}'),
+            Streamed::Tool(_) => out.extend_from_slice(b"}}]"),
+            _ => {}
+        }
+        out.extend_from_slice(b"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
+        true
     }
 
     fn trailer(&mut self, out: &mut Vec<u8>) {
