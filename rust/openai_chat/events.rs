@@ -2,15 +2,19 @@
 //! `python/agentcodec/_pure/openai_chat_events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
+
+use super::probe::{Chunk, TEXT_KEYS};
 
 use crate::events::{
     as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, message_finished,
     message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
-    Event,
+    Event, Quick,
 };
 use crate::json::{write_string, write_value, Map, Value};
+use crate::json_probe::{Obj, Scalar, StrField};
 
 pub const FINISH_REASONS: [&str; 5] = [
     "stop",
@@ -135,6 +139,15 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
+    fn decode_text<'t>(&mut self, text: &'t str, _out: &mut Vec<Event>) -> Quick<'t> {
+        if self.ended || !self.started {
+            return Quick::No;
+        }
+        Chunk::parse(text)
+            .and_then(|chunk| self.quick_delta(chunk))
+            .unwrap_or(Quick::No)
+    }
+
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.ended {
             out.push(passthrough("openai-chat", event));
@@ -233,6 +246,70 @@ impl Decode for Decoder {
 }
 
 impl Decoder {
+    /// A chunk that only appends text, or one tool call's arguments, to the
+    /// block of its choice that is open, from a probe: what
+    /// [`Decoder::decode`] gives for it. `None` for any other chunk.
+    fn quick_delta<'t>(&self, chunk: Chunk<'t>) -> Option<Quick<'t>> {
+        let absent = |field: &Option<Scalar<'_>>| matches!(field, None | Some(Scalar::Null));
+        if !absent(&chunk.error) || !absent(&chunk.usage) {
+            return None;
+        }
+        if matches!(&chunk.object, Some(StrField::Str(object)) if object.is_empty()) {
+            return None;
+        }
+        let Obj(Some(choice)) = chunk.choices? else {
+            return None;
+        };
+        if !absent(&choice.finish_reason) || !absent(&choice.logprobs) {
+            return None;
+        }
+        let state = self.choices.get(&choice.index.as_ref()?.as_i64()?)?;
+        let Obj(Some(delta)) = choice.delta? else {
+            return None;
+        };
+        if state.finished || delta.other {
+            return None;
+        }
+        let mut texts = TEXT_KEYS
+            .iter()
+            .zip(delta.texts)
+            .filter(|(_, text)| !absent(text));
+        let (index, piece) = match (texts.next(), texts.next(), delta.tool_calls) {
+            (Some((key, Some(Scalar::Str(piece)))), None, None) => {
+                let kind = match *key {
+                    "content" => "text",
+                    "refusal" => "refusal",
+                    _ => "reasoning",
+                };
+                match state.open {
+                    Some((open, index)) if open == kind => (index, piece),
+                    _ => return None,
+                }
+            }
+            (None, None, Some(Obj(Some(call)))) => {
+                let Obj(Some(function)) = call.function? else {
+                    return None;
+                };
+                let (false, false, Some(Scalar::Str(piece))) =
+                    (call.other, function.other, function.arguments)
+                else {
+                    return None;
+                };
+                let key = ToolKey::Index(call.index.as_ref()?.as_i64()?);
+                (*state.tools.get(&key)?, piece)
+            }
+            _ => return None,
+        };
+        if piece.is_empty() {
+            return None;
+        }
+        Some(Quick::Delta {
+            message_id: Cow::Owned(state.message_id.clone()),
+            index,
+            delta: piece,
+        })
+    }
+
     fn ensure_choice(&mut self, index: i64, out: &mut Vec<Event>) {
         if self.choices.contains_key(&index) {
             return;
