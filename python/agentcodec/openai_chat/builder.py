@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import encode_sse, events
+from .. import encode_sse
 from .._backend import impl
+from .._message_builder import MessageBuilder
 
 __all__ = ["ChatCompletionBuilder", "encode"]
-
-MESSAGE = "message"
 
 
 def encode(chunk: dict[str, Any]) -> bytes:
@@ -27,21 +26,21 @@ def encode(chunk: dict[str, Any]) -> bytes:
     return encode_sse(chunk)
 
 
-class ChatCompletionBuilder:
+class ChatCompletionBuilder(MessageBuilder):
     """Builds one Chat Completions stream (one choice): content, reasoning,
     refusal and tool calls in any order, then ``finish()`` or ``fail()``."""
 
     def __init__(
         self, *, completion_id: str | None = None, model: str | None = None, created: int | None = None
     ) -> None:
-        self._encoder = events.Encoder(
-            "openai-chat", response_id=completion_id, model=model, created_at=created
+        super().__init__(
+            "openai-chat",
+            impl.OpenAIChatAssembler(),
+            encode,
+            response_id=completion_id,
+            model=model,
+            created_at=created,
         )
-        self._assembler = impl.OpenAIChatAssembler()
-        self._blocks = 0
-        # The block being written: (index, kind), or None.
-        self._current: tuple[int, str] | None = None
-        self._started = False
 
     @property
     def completion(self) -> dict[str, Any]:
@@ -64,81 +63,23 @@ class ChatCompletionBuilder:
     def add_tool_call(self, name: str, arguments: str = "", *, call_id: str | None = None) -> bytes:
         """Starts a tool call (the next ``index``); ``add_arguments_delta``
         streams its arguments."""
-        out = self._start() + self._finish_current()
-        index = self._blocks
-        self._blocks += 1
-        out += self._write(
-            {
-                "type": "block_started",
-                "message_id": MESSAGE,
-                "index": index,
-                "kind": "tool_call",
-                "call_id": call_id or f"call_{index}",
-                "name": name,
-                "tool": "function",
-            }
-        )
-        self._current = (index, "tool_call")
+        call_id = call_id or f"call_{self._blocks}"
+        out = self._open("tool_call", call_id=call_id, name=name, tool="function")
         return (out + self.add_arguments_delta(arguments)) if arguments else out
 
     def add_arguments_delta(self, delta: str) -> bytes:
         """Appends to the arguments of the tool call being written."""
-        if self._current is None or self._current[1] != "tool_call":
-            raise ValueError("add_arguments_delta() needs a tool call: call add_tool_call() first")
-        return self._write(
-            {"type": "block_delta", "message_id": MESSAGE, "index": self._current[0], "delta": delta}
-        )
+        self._require("tool_call", "add_arguments_delta() needs a tool call: call add_tool_call() first")
+        return self._append(delta)
 
     def finish(self, finish_reason: str | None = None, usage: dict[str, Any] | None = None) -> bytes:
         """The ``finish_reason`` chunk (``tool_calls`` after a tool call,
         else ``stop``, unless given), the ``usage`` chunk when ``usage``
         (neutral keys: ``input_tokens``, ``output_tokens``, ``total_tokens``)
         is given, and ``data: [DONE]``."""
-        out = self._start() + self._finish_current()
-        out += self._write({"type": "message_finished", "message_id": MESSAGE, "stop_reason": finish_reason})
         status = "incomplete" if finish_reason == "length" else "completed"
-        out += self._write({"type": "run_finished", "status": status, "usage": usage})
-        tail = self._encoder.close()
-        self._assembler.feed(tail)
-        return out + tail
+        return self._finish(finish_reason, status, usage)
 
     def fail(self, message: str, code: str | None = None) -> bytes:
         """An ``error`` chunk, as the API sends one mid-stream."""
-        return self._write({"type": "run_failed", "code": code, "message": message})
-
-    # --- internals ---------------------------------------------------------------
-
-    def _start(self) -> bytes:
-        if self._started:
-            return b""
-        self._started = True
-        out = self._write({"type": "run_started"})
-        return out + self._write(
-            {"type": "message_started", "message_id": MESSAGE, "role": "assistant", "kind": "message"}
-        )
-
-    def _delta(self, kind: str, text: str) -> bytes:
-        out = self._start()
-        if self._current is None or self._current[1] != kind:
-            out += self._finish_current()
-            index = self._blocks
-            self._blocks += 1
-            out += self._write({"type": "block_started", "message_id": MESSAGE, "index": index, "kind": kind})
-            self._current = (index, kind)
-        return out + self._write(
-            {"type": "block_delta", "message_id": MESSAGE, "index": self._current[0], "delta": text}
-        )
-
-    def _finish_current(self) -> bytes:
-        if self._current is None:
-            return b""
-        index = self._current[0]
-        self._current = None
-        return self._write({"type": "block_finished", "message_id": MESSAGE, "index": index})
-
-    def _write(self, event: dict[str, Any]) -> bytes:
-        out = []
-        for written in self._encoder.encode_events(event):
-            self._assembler.feed_event(written)
-            out.append(encode(written))
-        return b"".join(out)
+        return self._fail(code, message)
