@@ -7,6 +7,7 @@
 pub mod accumulate;
 pub mod agentscope;
 pub mod agui;
+pub mod ai_sdk;
 pub mod anthropic;
 pub mod events;
 pub mod json;

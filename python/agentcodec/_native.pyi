@@ -11,6 +11,7 @@ from typing_extensions import Buffer
 
 __all__ = [
     "AGUIAssembler",
+    "AISDKAssembler",
     "AgentScopeAssembler",
     "AnthropicAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
@@ -305,6 +306,46 @@ class AnthropicAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+
+@final
+class AISDKAssembler:
+    """Assembles a Vercel AI SDK UI message stream into its UIMessage.
+    Public as ``agentcodec.ai_sdk.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+    ) -> AISDKAssembler: ...
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the chunks the data completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one chunk that is already decoded (a dict)."""
+    def close(self) -> dict[str, Any]:
+        """Ends the stream and returns the UIMessage."""
+    @property
+    def message(self) -> dict[str, Any]:
+        """The UIMessage so far: a new dict on every access. A tool part
+        whose input is streaming has no ``input`` until the input is
+        complete (``tool-input-available``, or the stream's end)."""
+    @property
+    def finish_reason(self) -> str | None:
+        """What the ``finish`` chunk said, or None."""
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Chunks kept without being assembled: ``error`` and ``abort``
+        chunks and chunks of types this version does not know, in order."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the server sent (``error`` chunks) or, with
+        ``on_error="skip"``, chunks skipped."""
+    @property
+    def event_count(self) -> int:
+        """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
 
 @final
 class OpenAIResponsesAssembler:

@@ -22,6 +22,8 @@ static CHAT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static CHAT_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ANTHROPIC_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ANTHROPIC_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static AI_SDK_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static AI_SDK_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Instantiates the named exception class of `agentcodec._errors`.
 fn raise<'py>(
@@ -134,6 +136,16 @@ pub fn anthropic_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr
         "AnthropicEventError",
         (event, problem),
     )
+}
+
+/// `AISDKError(message)`.
+pub fn ai_sdk_error(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, &AI_SDK_ERROR, "AISDKError", (message,))
+}
+
+/// `AISDKEventError(event, problem)`.
+pub fn ai_sdk_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
+    raise(py, &AI_SDK_EVENT_ERROR, "AISDKEventError", (event, problem))
 }
 
 /// The exception for an assembler's error: `SSELimitError`, the protocol's

@@ -2,6 +2,7 @@
 
 mod agentscope;
 mod agui;
+mod ai_sdk;
 mod anthropic;
 mod args;
 mod assemblers;
@@ -25,6 +26,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_EVENT_BYTES", DEFAULT_MAX_EVENT_BYTES)?;
     m.add_class::<sse::SSEEvent>()?;
     m.add_class::<sse::SSEDecoder>()?;
+    // Exposed to users as agentcodec.ai_sdk.Assembler.
+    m.add(
+        "AISDKAssembler",
+        m.py().get_type::<ai_sdk::AISDKAssembler>(),
+    )?;
     // Exposed to users as agentcodec.agentscope.Assembler.
     m.add(
         "AgentScopeAssembler",

@@ -5,6 +5,7 @@ for module, used where the native extension is unavailable or when
 from .._version import __version__
 from .agentscope import Assembler as AgentScopeAssembler
 from .agui import Assembler as AGUIAssembler
+from .ai_sdk import Assembler as AISDKAssembler
 from .anthropic import Assembler as AnthropicAssembler
 from .langchain import Assembler as LangChainAssembler
 from .openai_chat import Assembler as OpenAIChatAssembler
@@ -18,6 +19,7 @@ from .transcode import Transcoder
 
 __all__ = [
     "AGUIAssembler",
+    "AISDKAssembler",
     "AgentScopeAssembler",
     "AnthropicAssembler",
     "DEFAULT_MAX_EVENT_BYTES",

@@ -1,0 +1,8 @@
+//! The Vercel AI SDK UI message stream: assembling it into the UIMessage.
+
+mod assembler;
+
+pub use assembler::{merge_metadata, Assembler, Error, ErrorRecord, EventError, OnError, Options};
+
+/// Tool states whose provider metadata is the result's, not the call's.
+pub const OUTPUT_STATES: [&str; 2] = ["output-available", "output-error"];

@@ -1,0 +1,93 @@
+//! `agentcodec._native.AISDKAssembler`.
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use super::args::LimitArg;
+use super::assemblers;
+use super::errors::{ai_sdk_error, ai_sdk_event_error, error_records, stream_error};
+use super::json::to_python;
+use crate::ai_sdk::{Assembler, Error, Options};
+use crate::stream::Assemble;
+
+/// Assembles a Vercel AI SDK UI message stream into its UIMessage.
+#[pyclass(module = "agentcodec.ai_sdk", name = "Assembler")]
+pub struct AISDKAssembler {
+    inner: Assembler,
+}
+
+fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
+    stream_error(py, err, ai_sdk_error, ai_sdk_event_error)
+}
+
+#[pymethods]
+impl AISDKAssembler {
+    #[new]
+    #[pyo3(signature = (*, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    fn new(
+        py: Python<'_>,
+        on_error: &str,
+        max_line_bytes: LimitArg,
+        max_event_bytes: LimitArg,
+    ) -> PyResult<Self> {
+        let on_error = assemblers::on_error(py, on_error)?;
+        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+        Ok(AISDKAssembler {
+            inner: Assembler::new(Options { on_error, limits }),
+        })
+    }
+
+    /// Assembles a chunk of the raw SSE stream (any chunking).
+    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        assemblers::feed(py, &mut self.inner, data, to_py_err)
+    }
+
+    /// Like `feed`, and returns the chunks the data completed, decoded.
+    fn feed_with_events<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        assemblers::feed_with_events(py, &mut self.inner, data, to_py_err)
+    }
+
+    /// Assembles one chunk that is already decoded (a dict).
+    fn feed_event(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
+        assemblers::feed_event(py, &mut self.inner, event, to_py_err)
+    }
+
+    /// Ends the stream and returns the UIMessage.
+    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        assemblers::close(py, &mut self.inner, to_py_err)?;
+        self.message(py)
+    }
+
+    /// The UIMessage so far: a new dict on every access.
+    #[getter]
+    fn message<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.inner.message())
+    }
+
+    /// What the `finish` chunk said, or None.
+    #[getter]
+    fn finish_reason(&self) -> Option<&str> {
+        self.inner.finish_reason()
+    }
+
+    /// Chunks kept without being assembled: `error` and `abort` chunks and
+    /// chunks of types this version does not know.
+    #[getter]
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        assemblers::to_list(py, self.inner.events())
+    }
+
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        error_records(py, self.inner.errors())
+    }
+
+    #[getter]
+    fn event_count(&self) -> u64 {
+        self.inner.event_count()
+    }
+}
