@@ -17,16 +17,17 @@ use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Error, Log, Observer, OnError, Protocol};
-use crate::{agentscope, agui, anthropic, langchain, openai_chat, openai_responses};
+use crate::{agentscope, agui, ai_sdk, anthropic, langchain, openai_chat, openai_responses};
 
 /// Protocol names, as the CLI and the docs spell them.
-pub const PROTOCOLS: [&str; 6] = [
+pub const PROTOCOLS: [&str; 7] = [
     "agentscope",
     "langchain",
     "agui",
     "openai-responses",
     "openai-chat",
     "anthropic",
+    "ai-sdk",
 ];
 
 /// How a protocol's event errors name its events.
@@ -38,6 +39,7 @@ pub fn subject(protocol: &str) -> Option<&'static str> {
         "openai-responses" => Some("OpenAI Responses event"),
         "openai-chat" => Some("OpenAI Chat Completions chunk"),
         "anthropic" => Some("Anthropic Messages event"),
+        "ai-sdk" => Some("AI SDK UI message chunk"),
         _ => None,
     }
 }
@@ -51,6 +53,7 @@ pub fn decoder(protocol: &str) -> Option<Box<dyn Decode + Send + Sync>> {
         "openai-responses" => Box::new(openai_responses::events::Decoder::default()),
         "openai-chat" => Box::new(openai_chat::events::Decoder::default()),
         "anthropic" => Box::new(anthropic::events::Decoder::default()),
+        "ai-sdk" => Box::new(ai_sdk::events::Decoder::default()),
         _ => return None,
     })
 }
@@ -86,6 +89,9 @@ pub enum EncoderOptions {
         response_id: Option<String>,
         model: Option<String>,
     },
+    AISdk {
+        message_id: Option<String>,
+    },
 }
 
 impl EncoderOptions {
@@ -120,6 +126,7 @@ impl EncoderOptions {
                 response_id: None,
                 model: None,
             },
+            "ai-sdk" => EncoderOptions::AISdk { message_id: None },
             _ => return None,
         })
     }
@@ -167,6 +174,9 @@ impl EncoderOptions {
             )),
             EncoderOptions::Anthropic { response_id, model } => {
                 Box::new(anthropic::events::Encoder::new(response_id, model))
+            }
+            EncoderOptions::AISdk { message_id } => {
+                Box::new(ai_sdk::events::Encoder::new(message_id))
             }
         }
     }

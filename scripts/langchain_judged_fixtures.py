@@ -40,6 +40,7 @@ SOURCES = {
     "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
     "openai-chat": ["sdk/chat_*.sse"],
     "anthropic": ["sdk/anthropic_*.sse"],
+    "ai-sdk": ["ai_sdk/*.sse"],
 }
 TIMESTAMP = 1763700000000
 

@@ -208,3 +208,16 @@ def test_assemble_and_convert_anthropic_messages(capsys: pytest.CaptureFixture[s
     assert message["content"][-2]["input"]["city"] == "Paris"
     assert main(["convert", "--from", "anthropic", "--to", "openai-chat", str(capture)]) == 0
     assert '"reasoning_content":"Let me "' in capsys.readouterr().out
+
+
+def test_assemble_and_convert_ai_sdk_streams(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = AGENTAPP.parent / "ai_sdk" / "ai_sdk_tool_turn.sse"
+    assert main(["assemble", "--protocol", "ai-sdk", str(capture)]) == 0
+    message = json.loads(capsys.readouterr().out)
+    assert message["id"] == "msg_1"
+    assert message["parts"][3]["output"] == {"temperature": 21, "unit": "C"}
+    assert (
+        main(["convert", "--from", "agentscope", "--to", "ai-sdk", str(AGENTAPP / "agent_turn.process.sse")])
+        == 0
+    )
+    assert '"type":"tool-input-available"' in capsys.readouterr().out

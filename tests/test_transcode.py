@@ -32,7 +32,7 @@ from agui_reference import apply_events, verify_events
 from conftest import NATIVE, PURE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic")
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
 SOURCES = [
     *[("agentscope", path) for path in sorted((FIXTURES / "agentscope").glob("*.sse"))],
     *[("agentscope", path) for path in sorted((FIXTURES / "agentapp").glob("*.process.sse"))],
@@ -43,6 +43,7 @@ SOURCES = [
     *[("openai-responses", path) for path in sorted((FIXTURES / "sdk").glob("responses_*.sse"))],
     *[("openai-chat", path) for path in sorted((FIXTURES / "sdk").glob("chat_*.sse"))],
     *[("anthropic", path) for path in sorted((FIXTURES / "sdk").glob("anthropic_*.sse"))],
+    *[("ai-sdk", path) for path in sorted((FIXTURES / "ai_sdk").glob("*.sse"))],
 ]
 SOURCE_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in SOURCES]
 # Deterministic output: the options that would otherwise come from the clock.
@@ -53,6 +54,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "openai-responses": {"created_at": 1763700000},
     "openai-chat": {"created_at": 1763700000},
     "anthropic": {},
+    "ai-sdk": {},
 }
 # What each target cannot carry (README: "What each protocol carries").
 TARGET_LOSSES: dict[str, set[str]] = {
@@ -63,6 +65,8 @@ TARGET_LOSSES: dict[str, set[str]] = {
     # (and a block finishes only when its choice does: in a cut stream, no tool call has)
     "openai-chat": {"media", "data", "tool_result", "corrections", "block_ends"},
     "anthropic": {"media", "data", "tool_result", "refusal_kind", "corrections"},
+    # (media is written whole, once complete: streamed media lands after what started meanwhile)
+    "ai-sdk": {"refusal_kind", "corrections", "media_order"},
 }
 
 
@@ -116,9 +120,15 @@ def transcript(
             parsed = None if "block_ends" in losses and not neutral["ended"] else block.get("input")
             lines.append(("tool_call", block.get("call_id"), block.get("name"), parsed))
         elif kind == "tool_result":
-            lines.append(("tool_result", block.get("call_id"), block.get("output")))
+            lines.append(("tool_result", block.get("call_id"), as_json(block.get("output"))))
         else:
             lines.append((kind,))
+    if "media_order" in losses:
+        # Media written whole when complete: where it lands among the blocks
+        # that started meanwhile is not kept, only that it came.
+        lines = [line for line in lines if line != ("media",)] + [
+            line for line in lines if line == ("media",)
+        ]
     # Consecutive text of one kind is one text, however it was split into blocks.
     merged: list[tuple[Any, ...]] = []
     for line in lines:
@@ -129,11 +139,27 @@ def transcript(
     return merged
 
 
+def as_json(output: Any) -> Any:
+    """A tool's output as a value: a protocol whose results are text (AG-UI)
+    carries a structured output as its JSON."""
+    if isinstance(output, str):
+        try:
+            return json.loads(output)
+        except ValueError:
+            return output
+    return output
+
+
 def corrected(neutral: dict[str, Any]) -> set[int]:
     """The positions of blocks whose streamed text a snapshot corrected: an
     append-only target (AG-UI) keeps what streamed, not the correction."""
     blocks = [block for message in neutral["messages"] for block in message["blocks"]]
-    return {position for position, block in enumerate(blocks) if block.get("replaced")}
+    # (A tool's output given whole, not streamed, corrects nothing.)
+    return {
+        position
+        for position, block in enumerate(blocks)
+        if block.get("replaced") and block["kind"] != "tool_result"
+    }
 
 
 # How each target writes the run statuses it has no word for, as read back.
@@ -144,6 +170,7 @@ STATUS_AS_CARRIED: dict[str, dict[str, str]] = {
     "openai-responses": {"interrupted": "incomplete"},
     "openai-chat": {"cancelled": "completed", "interrupted": "completed"},
     "anthropic": {"cancelled": "completed", "interrupted": "completed"},
+    "ai-sdk": {"interrupted": "completed"},
 }
 
 
@@ -512,6 +539,30 @@ def test_what_was_converted_before_an_error_comes_with_the_next_call() -> None:
         assert rest.count(b"TEXT_MESSAGE_CONTENT") == 2
         # The source was cut: the target is not ended for it (no RUN_FINISHED made up).
         assert rest.endswith(b'"messageId":"m1","delta":"lo"}\n\n')
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_ai_sdk_output_is_read_without_error(source: str, path: Path) -> None:
+    """What the AI SDK's client reads: the assembler, judged against its
+    processUIMessageStream (tests/test_ai_sdk.py), takes every chunk without
+    an error (the client throws on a delta for a part that is not
+    streaming, a result for an unknown call); only the run's own failure is
+    an error chunk; [DONE] follows a run that ended; in a run that
+    completed, no tool call is left streaming."""
+    for backend in backends():
+        stream = convert(backend, source, "ai-sdk", path.read_bytes())
+        assembler = backend.AISDKAssembler()
+        assembler.feed(stream)
+        message = assembler.close()
+        chunks = data_events(stream.replace(b"data: [DONE]\n\n", b""))
+        failed = [chunk["errorText"] for chunk in chunks if chunk["type"] == "error"]
+        assert [error["message"] for error in assembler.errors] == failed
+        assert len(failed) <= 1
+        original = view(backend, source, path.read_bytes())
+        assert stream.endswith(b"data: [DONE]\n\n") == original["ended"]
+        if original["status"] == "completed":
+            tools = [part for part in message["parts"] if part["type"].startswith("tool-")]
+            assert all(part["state"] != "input-streaming" for part in tools)
 
 
 # --- LangChain output, judged by langchain-core ------------------------------------------

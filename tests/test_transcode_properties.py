@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native back
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic")
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
 OPTIONS: dict[str, dict[str, Any]] = {
     "agentscope": {"created_at": 1},
     "langchain": {"timestamp": 1},
@@ -30,6 +30,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "openai-responses": {"created_at": 1},
     "openai-chat": {"created_at": 1},
     "anthropic": {},
+    "ai-sdk": {},
 }
 FIXTURE_GLOBS = {
     "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse"],
@@ -38,6 +39,7 @@ FIXTURE_GLOBS = {
     "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
     "openai-chat": ["sdk/chat_*.sse"],
     "anthropic": ["sdk/anthropic_*.sse"],
+    "ai-sdk": ["ai_sdk/*.sse"],
 }
 ODD_VALUES = [None, 0, 1, "", "x", [], {}, True, 1.5, "m1", 2**40]
 

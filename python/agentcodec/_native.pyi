@@ -395,7 +395,7 @@ class OpenAIResponsesAssembler:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
 
 _Protocol: TypeAlias = Literal[
-    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic"
+    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"
 ]
 
 @final
@@ -406,7 +406,8 @@ class Transcoder:
     (agentscope); ``namespace``, ``node``, ``timestamp`` (langchain);
     ``thread_id``, ``run_id`` (agui); ``response_id``, ``model``,
     ``created_at`` (openai-responses, openai-chat); ``response_id``,
-    ``model`` (anthropic). Errors are the source protocol's."""
+    ``model`` (anthropic); ``message_id`` (ai-sdk). Errors are the source
+    protocol's."""
 
     def __new__(
         cls,

@@ -26,6 +26,7 @@ from . import (
     __version__,
     agentscope,
     agui,
+    ai_sdk,
     anthropic,
     backend,
     events,
@@ -93,6 +94,8 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         assembler = openai_chat.Assembler(on_error=on_error, **limits)
     elif args.protocol == "anthropic":
         assembler = anthropic.Assembler(on_error=on_error, **limits)
+    elif args.protocol == "ai-sdk":
+        assembler = ai_sdk.Assembler(on_error=on_error, **limits)
     else:
         assembler = openai_responses.Assembler(on_error=on_error, **limits)
     source, name = _open(args)
@@ -117,7 +120,7 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         result = assembler.run
     elif args.protocol == "openai-chat":
         result = assembler.completion
-    elif args.protocol == "anthropic":
+    elif args.protocol in ("anthropic", "ai-sdk"):
         result = assembler.message
     else:
         result = assembler.response
@@ -208,7 +211,8 @@ def _parser() -> argparse.ArgumentParser:
         help="print what an agent stream assembles to, as JSON",
         description="Assemble a captured agent stream and print the result as JSON: the final "
         "AgentScope response, the LangChain messages, the AG-UI run, the OpenAI Response or "
-        "ChatCompletion, or the Anthropic Message (with --neutral: the protocol-neutral view of "
+        "ChatCompletion, the Anthropic Message, or the AI SDK UIMessage (with --neutral: the "
+        "protocol-neutral view of "
         "any of them). What was still "
         'streaming when the capture ended is printed with status "incomplete".',
     )
@@ -219,8 +223,9 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response), "
         "langchain (LangChain Agent Streaming Protocol; prints the messages), agui (prints the run) "
-        "openai-responses (prints the Response), openai-chat (prints the ChatCompletion) or "
-        "anthropic (Anthropic Messages; prints the Message)",
+        "openai-responses (prints the Response), openai-chat (prints the ChatCompletion), "
+        "anthropic (Anthropic Messages; prints the Message) or ai-sdk (the Vercel AI SDK UI "
+        "message stream; prints the UIMessage)",
     )
     assemble.add_argument(
         "--neutral", action="store_true", help="print the protocol-neutral view (messages of blocks)"

@@ -56,7 +56,7 @@ else:
     Encoder = impl.NeutralEncoder
 
 #: Protocol names, as ``Transcoder``, the CLI and the docs spell them.
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic")
+PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
 
 __all__ = [
     "APPENDED_FIELD",

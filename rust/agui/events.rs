@@ -11,7 +11,7 @@ use crate::events::{
     message_finished, message_started, nonempty, or_null, passthrough, run_failed, run_finished,
     run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event,
 };
-use crate::json::{write_string, Map, Value};
+use crate::json::{self, write_string, Map, Value};
 
 /// AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
 const USAGE_KEYS: [(&str, &str); 5] = [
@@ -825,9 +825,14 @@ impl Encoder {
                         block.text.clear();
                         block.parts = None;
                     }
-                    parts => {
+                    Value::Array(parts) if parts.iter().all(is_content_part) => {
                         block.text.clear();
-                        block.parts = Some(parts.clone());
+                        block.parts = Some(output.clone());
+                    }
+                    // AG-UI's content is a string or parts: any other value as its JSON.
+                    other => {
+                        block.text = json::to_text(other);
+                        block.parts = None;
                     }
                 }
             }
@@ -1012,4 +1017,13 @@ impl Encode for Encoder {
         out.extend_from_slice(b"}\n\n");
         true
     }
+}
+
+/// The content parts a tool result may carry (AG-UI 1.0's InputContent).
+const CONTENT_PART_TYPES: [&str; 5] = ["text", "image", "audio", "video", "document"];
+
+fn is_content_part(part: &Value) -> bool {
+    part.get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| CONTENT_PART_TYPES.contains(&kind))
 }

@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use super::probe::{self, Target};
 use super::OUTPUT_STATES;
 use crate::json::{self, Map, Value};
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
@@ -138,6 +139,14 @@ impl Protocol for UiMessage {
         if is_done_marker(text) {
             self.done = true;
             return Ok(());
+        }
+        if observe.is_none() {
+            let append = probe::Chunk::parse(text).and_then(probe::Chunk::into_append);
+            if let Some((target, id, piece)) = append {
+                if self.append_quickly(target, &id, &piece) {
+                    return Ok(());
+                }
+            }
         }
         match json::parse(text) {
             Ok(event) => {
@@ -656,16 +665,50 @@ impl UiMessage {
         Ok(())
     }
 
+    /// A text, reasoning or tool input delta for a part that takes it, from
+    /// a probe: what the full path does for it. Returns false, having
+    /// changed nothing, for anything else.
+    fn append_quickly(&mut self, target: Target, id: &str, piece: &str) -> bool {
+        if self.done {
+            return false;
+        }
+        let kind = match target {
+            Target::Text => "text",
+            Target::Reasoning => "reasoning",
+            Target::ToolInput => {
+                if !self.partials.contains_key(id) {
+                    return false;
+                }
+                self.append_input(id, piece);
+                return true;
+            }
+        };
+        let Some(&position) = self.active(kind).get(id) else {
+            return false;
+        };
+        if let Some(Value::String(text)) = self.parts[position].get_mut("text") {
+            text.push_str(piece);
+        }
+        true
+    }
+
     fn tool_input_delta(&mut self, chunk: &Chunk<'_>) -> Result<(), Bad> {
         let call_id = chunk.string("toolCallId")?;
         let delta = chunk.string("inputTextDelta")?;
-        let Some(partial) = self.partials.get(call_id) else {
+        if !self.partials.contains_key(call_id) {
             return bad(format!(
                 "is a tool-input-delta for tool call {}, which has not started",
                 json::quote(call_id)
             ));
-        };
-        let dynamic = partial.dynamic;
+        }
+        self.append_input(call_id, delta);
+        Ok(())
+    }
+
+    /// A fragment of a started call's input text: the SDK's update of its
+    /// part, the input left to parse once.
+    fn append_input(&mut self, call_id: &str, delta: &str) {
+        let dynamic = self.partials[call_id].dynamic;
         let position = self.find_tool(dynamic, call_id);
         if let Some(pending) = self.pending_of(call_id) {
             if Some(pending) != position {
@@ -690,7 +733,6 @@ impl UiMessage {
             fields,
         );
         self.pending.insert(position, call_id.to_owned());
-        Ok(())
     }
 
     fn tool_input_available(&mut self, chunk: &Chunk<'_>) -> Result<(), Bad> {

@@ -1,6 +1,8 @@
 //! The Vercel AI SDK UI message stream: assembling it into the UIMessage.
 
 mod assembler;
+pub mod events;
+pub(crate) mod probe;
 
 pub use assembler::{merge_metadata, Assembler, Error, ErrorRecord, EventError, OnError, Options};
 

@@ -1006,7 +1006,15 @@ fn anthropic_block(value: Option<&Value>) -> Option<&Map<String, Value>> {
         value = value.get("value")?;
     }
     let block = value.as_object()?;
-    get_str(block, "type").map(|_| block)
+    // Anthropic's block types are snake_case words; another protocol's parts
+    // are not (an AI SDK `source-url` or `data-weather`), or are the AI
+    // SDK's `custom`, which Anthropic has no block for.
+    let kind = get_str(block, "type")?;
+    let snake = !kind.is_empty()
+        && kind
+            .bytes()
+            .all(|byte| byte.is_ascii_lowercase() || byte == b'_');
+    (snake && kind != "custom").then_some(block)
 }
 
 fn anthropic_event(kind: &str, fields: Vec<(&str, Value)>) -> Event {

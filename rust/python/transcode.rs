@@ -8,9 +8,10 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 use super::args::LimitArg;
 use super::assemblers::{self, ToPyErr};
 use super::errors::{
-    agentscope_error, agentscope_event_error, agui_error, agui_event_error, anthropic_error,
-    anthropic_event_error, chat_error, chat_event_error, error_records, langchain_error,
-    langchain_event_error, responses_error, responses_event_error, stream_error,
+    agentscope_error, agentscope_event_error, agui_error, agui_event_error, ai_sdk_error,
+    ai_sdk_event_error, anthropic_error, anthropic_event_error, chat_error, chat_event_error,
+    error_records, langchain_error, langchain_event_error, responses_error, responses_event_error,
+    stream_error,
 };
 use super::json::{from_python, to_python};
 use crate::events::Event;
@@ -57,8 +58,12 @@ fn to_py_err_for(source: &str) -> ToPyErr {
     fn anthropic(py: Python<'_>, err: crate::stream::Error) -> PyErr {
         stream_error(py, err, anthropic_error, anthropic_event_error)
     }
+    fn ai_sdk(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+        stream_error(py, err, ai_sdk_error, ai_sdk_event_error)
+    }
     match source {
         "agentscope" => agentscope,
+        "ai-sdk" => ai_sdk,
         "langchain" => langchain,
         "agui" => agui,
         "openai-chat" => chat,
@@ -74,6 +79,7 @@ fn option_names(target: &str) -> &'static [&'static str] {
         "langchain" => &["namespace", "node", "timestamp"],
         "agui" => &["thread_id", "run_id"],
         "anthropic" => &["response_id", "model"],
+        "ai-sdk" => &["message_id"],
         _ => &["response_id", "model", "created_at"],
     }
 }
@@ -202,6 +208,9 @@ fn encoder_options(
                 "created_at",
             ) => {
                 *created_at = int_option(key, value)?;
+            }
+            (EncoderOptions::AISdk { message_id }, "message_id") => {
+                *message_id = str_option(key, value)?;
             }
             _ => unreachable!("options were checked against the allowed names"),
         }

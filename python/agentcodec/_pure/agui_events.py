@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _json
 from . import events as ev
 
 __all__ = ["Decoder", "Encoder"]
+
+# The content parts a tool result may carry (AG-UI 1.0's InputContent).
+CONTENT_PART_TYPES = ("text", "image", "audio", "video", "document")
 
 # AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
 USAGE_KEYS = (
@@ -577,7 +581,15 @@ class Encoder:
             return
         if block.kind == "tool_result" and "output" in event:
             output = event["output"]
-            block.text, block.parts = ([output], None) if isinstance(output, str) else ([], output)
+            if isinstance(output, list) and all(
+                isinstance(part, dict) and part.get("type") in CONTENT_PART_TYPES for part in output
+            ):
+                block.text, block.parts = [], output  # content parts
+            elif output is None:
+                block.text, block.parts = [], None
+            else:
+                # AG-UI's content is a string or parts: any other value as its JSON.
+                block.text, block.parts = [output if isinstance(output, str) else _json.dumps(output)], None
         if isinstance(event.get("encrypted"), str) and block.kind in ("reasoning", "tool_call", "text"):
             out.append(
                 {

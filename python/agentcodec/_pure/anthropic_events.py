@@ -595,12 +595,19 @@ class Encoder:
 
 
 def _anthropic_block(value: Any) -> dict[str, Any] | None:
-    """A data block's value as an Anthropic content block: an object with a
-    ``type``, or LangChain's ``non_standard`` wrapper of one."""
+    """A data block's value as an Anthropic content block: an object whose
+    ``type`` is an Anthropic block type, or LangChain's ``non_standard``
+    wrapper of one."""
     if isinstance(value, dict) and value.get("type") == "non_standard":
         value = value.get("value")
-    if isinstance(value, dict) and isinstance(value.get("type"), str):
-        return value
+    kind = value.get("type") if isinstance(value, dict) else None
+    # Anthropic's block types are snake_case words; another protocol's parts
+    # are not (an AI SDK ``source-url`` or ``data-weather``), or are the AI
+    # SDK's ``custom``, which Anthropic has no block for.
+    snake = isinstance(kind, str) and kind != "" and all("a" <= char <= "z" or char == "_" for char in kind)
+    if snake and kind != "custom":
+        block: dict[str, Any] = value
+        return block
     return None
 
 

@@ -15,6 +15,8 @@ from .._errors import (
     AgentScopeEventError,
     AGUIError,
     AGUIEventError,
+    AISDKError,
+    AISDKEventError,
     AnthropicError,
     AnthropicEventError,
     LangChainError,
@@ -28,6 +30,7 @@ from .._errors import (
 from . import (
     agentscope_events,
     agui_events,
+    ai_sdk_events,
     anthropic_events,
     langchain_events,
     openai_chat_events,
@@ -130,6 +133,9 @@ PROTOCOLS: dict[str, _Protocol] = {
         AnthropicError,
         _typed_frame,
     ),
+    "ai-sdk": _Protocol(
+        ai_sdk_events.Decoder, ai_sdk_events.Encoder, AISDKEventError, AISDKError, _data_frame
+    ),
 }
 # What each encoder takes, besides the protocol, and of what type (or None).
 ENCODER_OPTIONS: dict[str, dict[str, str]] = {
@@ -139,6 +145,7 @@ ENCODER_OPTIONS: dict[str, dict[str, str]] = {
     "openai-responses": {"response_id": "str", "model": "str", "created_at": "int"},
     "openai-chat": {"response_id": "str", "model": "str", "created_at": "int"},
     "anthropic": {"response_id": "str", "model": "str"},
+    "ai-sdk": {"message_id": "str"},
 }
 
 
