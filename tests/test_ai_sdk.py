@@ -375,6 +375,63 @@ def test_generated_streams_agree_on_both_backends(seed: int, valid: bool) -> Non
     assert native[0].finish_reason == pure[0].finish_reason
 
 
+# --- the builder ------------------------------------------------------------------------------
+
+
+def test_the_builder_writes_what_the_sdk_assembles() -> None:
+    """The expected message is what the SDK's processUIMessageStream made of
+    these bytes (checked under Node when this test was written); both
+    backends assemble the same, and the builder keeps it."""
+    from agentcodec import ai_sdk
+
+    builder = ai_sdk.UIMessageStreamBuilder(message_id="m1")
+    out = builder.add_reasoning_delta("Think") + builder.add_text_delta("Hel") + builder.add_text_delta("lo")
+    out += builder.add_tool_call("weather", '{"city":', tool_call_id="c1")
+    out += builder.add_tool_input_delta(' "Paris"}')
+    out += builder.add_tool_output("c1", {"t": 21})
+    out += builder.add_data("status", {"s": 1}, id="s") + builder.add_data("status", {"s": 2}, id="s")
+    out += builder.add_data("note", "hi", transient=True)
+    out += builder.add_text_delta("Sunny.") + builder.finish("tool-calls", metadata={"usage": 3})
+    expected = {
+        "id": "m1",
+        "metadata": {"usage": 3},
+        "role": "assistant",
+        "parts": [
+            {"type": "step-start"},
+            {"type": "reasoning", "id": "message-0", "text": "Think", "state": "done"},
+            {"type": "text", "text": "Hello", "state": "done"},
+            {"type": "tool-weather", "toolCallId": "c1", "state": "output-available",
+             "input": {"city": "Paris"}, "output": {"t": 21}},
+            {"type": "data-status", "id": "s", "data": {"s": 2}},
+            {"type": "text", "text": "Sunny.", "state": "done"},
+        ],
+    }  # fmt: skip
+    assert builder.message == expected
+    finish = b'data: {"type":"finish","finishReason":"tool-calls","messageMetadata":{"usage":3}}\n\n'
+    assert out.endswith(finish + b"data: [DONE]\n\n")
+    for backend in (NATIVE, PURE):
+        if backend is None:
+            continue
+        assembler = backend.AISDKAssembler()
+        assembler.feed(out)
+        assert assembler.close() == expected
+        assert assembler.finish_reason == "tool-calls"
+
+
+def test_the_builder_refuses_misuse_and_fails_cleanly() -> None:
+    from agentcodec import ai_sdk
+
+    builder = ai_sdk.UIMessageStreamBuilder()
+    with pytest.raises(ValueError, match="add_tool_call"):
+        builder.add_tool_input_delta("{}")
+    out = builder.add_text_delta("partial") + builder.fail("the model went away")
+    assert out.endswith(b'data: {"type":"error","errorText":"the model went away"}\n\ndata: [DONE]\n\n')
+    assert builder.message["parts"][-1] == {"type": "text", "text": "partial", "state": "done"}
+    assert ai_sdk.encode({"type": "text-delta", "id": "t", "delta": "é"}) == (
+        'data: {"type":"text-delta","id":"t","delta":"é"}\n\n'.encode()
+    )
+
+
 def test_the_public_module() -> None:
     from agentcodec import ai_sdk
     from agentcodec._backend import impl

@@ -1,5 +1,5 @@
 """What the one-message builders share (``openai_chat.ChatCompletionBuilder``,
-``anthropic.MessageStreamBuilder``): a neutral encoder driven by simple
+``anthropic.MessageStreamBuilder``, ``ai_sdk.UIMessageStreamBuilder``): a neutral encoder driven by simple
 calls, one block written at a time, and an assembler fed every event
 written, so that the builder keeps what a client assembles."""
 
@@ -22,7 +22,7 @@ class MessageBuilder:
 
     def __init__(
         self,
-        target: Literal["openai-chat", "anthropic"],
+        target: Literal["openai-chat", "anthropic", "ai-sdk"],
         assembler: Any,
         frame: Callable[[dict[str, Any]], bytes],
         **options: Any,

@@ -10,6 +10,9 @@
   once (the SDK re-parses all of it on every delta), parts are found through
   indexes, and a chunk the SDK throws on is an event error that
   ``on_error="skip"`` steps over.
+- ``UIMessageStreamBuilder`` writes a UI message stream on a server from
+  calls like ``add_text_delta("Hel")`` and keeps the UIMessage a client
+  assembles from it; ``encode(chunk)`` writes one chunk.
 - The protocol types: ``TypedDict`` shapes for the chunks and the UIMessage,
   and ``HEADERS``, the response headers a server sends.
 """
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .._backend import impl
 from .._errors import AISDKError, AISDKEventError
+from .builder import UIMessageStreamBuilder, encode
 from .types import (
     FINISH_REASONS,
     HEADERS,
@@ -82,4 +86,6 @@ __all__ = [
     "UIMessage",
     "UIMessageChunk",
     "UIMessagePart",
+    "UIMessageStreamBuilder",
+    "encode",
 ]
