@@ -16,6 +16,11 @@ Layers:
   (its SSE decoder, event models and accumulator), against both backends.
 - ``assemble_chat``: bytes to openai-python's ``ChatCompletionStreamState``
   completion, or agentcodec's.
+- ``assemble_ai_sdk``: bytes to the AI SDK's UIMessage. The SDK's own
+  ``processUIMessageStream`` runs in Node, outside this process: it is
+  measured when ``AGENTCODEC_AI_SDK_RUNNER`` names a command that reads the
+  stream on stdin, times the SDK over it as many times as its argument
+  says, and prints ``{"ms": <the best time>}`` (see ``NodePeer``).
 - ``convert_agui`` / ``convert_responses``: an AgentScope ``/process``
   stream converted to AG-UI / OpenAI Responses SSE, as an AgentApp serves
   its other endpoints. agentcodec converts the bytes as they arrive;
@@ -28,6 +33,9 @@ from __future__ import annotations
 import codecs
 import importlib
 import json
+import os
+import shlex
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -421,6 +429,30 @@ def assemble_anthropic_sdk(chunks: list[bytes]) -> Any:
     return snapshot
 
 
+class NodePeer:
+    """A peer in another runtime, which times itself: the command reads the
+    stream on stdin and prints the best of ``runs`` times, so that starting
+    Node is not counted against it."""
+
+    reports_time = True
+
+    def __init__(self, command: str) -> None:
+        self.command = shlex.split(command)
+
+    def __call__(self, chunks: list[bytes]) -> float:
+        return self.timed(chunks, runs=1)
+
+    def timed(self, chunks: list[bytes], runs: int) -> float:
+        done = subprocess.run(
+            [*self.command, str(runs)], input=b"".join(chunks), capture_output=True, check=True
+        )
+        seconds: float = json.loads(done.stdout)["ms"] / 1000
+        return seconds
+
+
+AI_SDK_RUNNER = os.environ.get("AGENTCODEC_AI_SDK_RUNNER")
+
+
 # --- converting AgentScope to the AgentApp's other endpoints -----------------------------------
 
 
@@ -583,6 +615,19 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ),
         ("agentcodec pure", assemble_with(_pure, "AnthropicAssembler"), True),
         ("anthropic-sdk-python accumulate_event", assemble_anthropic_sdk, installed("anthropic")),
+    ],
+    "assemble_ai_sdk": [
+        (
+            "agentcodec native",
+            assemble_with(_native, "AISDKAssembler") if _native else None,
+            _native is not None,
+        ),
+        ("agentcodec pure", assemble_with(_pure, "AISDKAssembler"), True),
+        (
+            "AI SDK processUIMessageStream (Node)",
+            NodePeer(AI_SDK_RUNNER) if AI_SDK_RUNNER else None,
+            AI_SDK_RUNNER is not None,
+        ),
     ],
     "convert_agui": [
         ("agentcodec native", convert_with(_native, "agui") if _native else None, _native is not None),

@@ -103,7 +103,14 @@ def measure(
             for _ in range(repeat):
                 impl(chunks)
 
-        elapsed = best_time(run, min_time) / repeat
+        if getattr(impl, "reports_time", False):
+            # It times itself (another runtime): as many runs as one second
+            # of it holds, at least three.
+            once = impl.timed(chunks, runs=1)  # type: ignore[attr-defined]
+            runs = max(3, int(min_time / max(once, 1e-6)))
+            elapsed = impl.timed(chunks, runs=runs)  # type: ignore[attr-defined]
+        else:
+            elapsed = best_time(run, min_time) / repeat
         if name.startswith("agentcodec native") and native_time is None:
             native_time = elapsed
         rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, elapsed))
@@ -229,6 +236,15 @@ def main(argv: list[str] | None = None) -> int:
             stream,
             workloads.network_chunks(stream.data),
         )
+    # The AI SDK at 2k, 20k and 200k deltas.
+    for count in (200, 2000) if args.quick else (2000, 20000, 200000):
+        stream = workloads.converted_stream("ai-sdk", count)
+        add(
+            "assemble_ai_sdk",
+            f"assemble {stream.name} ({stream.events:,} chunks), network chunks",
+            stream,
+            workloads.network_chunks(stream.data),
+        )
     agent = workloads.agentscope_stream("agent", long // 10)
     for layer, target in (("convert_agui", "AG-UI"), ("convert_responses", "OpenAI Responses")):
         add(
@@ -264,6 +280,11 @@ def main(argv: list[str] | None = None) -> int:
                 "assemble_anthropic",
                 lambda _, count: workloads.converted_stream("anthropic", count),
                 ("anthropic-sdk-python",),
+            ),
+            (
+                "assemble_ai_sdk",
+                lambda _, count: workloads.converted_stream("ai-sdk", count),
+                ("Node",),
             ),
             ("convert_agui", workloads.agentscope_stream, ("runtime",)),
         )

@@ -26,6 +26,7 @@ STREAMS = {
     "assemble_responses": workloads.converted_stream("openai-responses", TOKENS // 10),
     "assemble_chat": workloads.converted_stream("openai-chat", TOKENS // 10),
     "assemble_anthropic": workloads.converted_stream("anthropic", TOKENS // 10),
+    "assemble_ai_sdk": workloads.converted_stream("ai-sdk", TOKENS // 10),
     "convert_agui": workloads.agentscope_stream("agent", TOKENS // 10),
     "convert_responses": workloads.agentscope_stream("agent", TOKENS // 10),
 }

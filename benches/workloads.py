@@ -236,8 +236,8 @@ def langchain_stream(kind: str, count: int) -> Stream:
 def converted_stream(target: str, count: int) -> Stream:
     """The AgentScope agent turn as an AgentApp's other endpoints write it:
     ``agui`` or ``openai-responses`` (or a Chat Completions server:
-    ``openai-chat``, reasoning as ``reasoning_content``; or the Anthropic
-    Messages API: ``anthropic``), converted by agentcodec's pure backend
+    ``openai-chat``, reasoning as ``reasoning_content``; the Anthropic
+    Messages API: ``anthropic``; or an AI SDK route: ``ai-sdk``), converted by agentcodec's pure backend
     (deterministic: fixed ids and timestamps)."""
     from agentcodec import _pure
 
@@ -247,6 +247,7 @@ def converted_stream(target: str, count: int) -> Stream:
         "openai-responses": {"created_at": 1763700000},
         "openai-chat": {"created_at": 1763700000},
         "anthropic": {},
+        "ai-sdk": {},
     }[target]
     transcoder = _pure.Transcoder("agentscope", target, **options)
     data = transcoder.feed(source.data) + transcoder.close()
