@@ -178,6 +178,25 @@ def test_many_parts_stay_linear(backend: ModuleType) -> None:
     assert message["parts"][-2]["output"] == 19_999
 
 
+def test_many_tool_steps_convert_in_linear_time(backend: ModuleType) -> None:
+    """Each tool result starts the next assistant message when content
+    follows it: what that checks must not grow with the calls made before
+    (20k calls and results, read into the neutral view)."""
+    chunks: list[dict[str, Any]] = [{"type": "start", "messageId": "m"}]
+    for index in range(20_000):
+        call = f"c{index}"
+        chunks.append({"type": "tool-input-available", "toolCallId": call, "toolName": "f", "input": {}})
+        chunks.append({"type": "tool-output-available", "toolCallId": call, "output": index})
+        chunks.append({"type": "text-start", "id": f"t{index}"})
+        chunks.append({"type": "text-delta", "id": f"t{index}", "delta": "ok"})
+    assembler = backend.NeutralAssembler("ai-sdk")
+    assembler.feed(sse([*chunks, {"type": "finish"}], done=True))
+    view = assembler.close()
+    assert view["status"] == "completed"
+    assert len(view["messages"]) == 40_001  # each step's message, and each tool's result
+    assert view["messages"][-2]["blocks"][0]["output"] == 19_999
+
+
 # --- rules ---------------------------------------------------------------------------------
 
 

@@ -87,6 +87,11 @@ pub struct Decoder {
     texts: HashMap<String, (String, i64)>,
     reasonings: HashMap<String, (String, i64)>,
     calls: HashMap<String, Call>,
+    /// The calls whose input is streaming.
+    open_calls: HashSet<String>,
+    /// Message id -> its blocks still open: whether a message can finish is
+    /// one look, however many blocks came before.
+    open_blocks: HashMap<String, u64>,
     /// Tool result messages.
     results: u64,
 }
@@ -254,14 +259,20 @@ impl Decoder {
     }
 
     fn has_open(&self, message_id: &str) -> bool {
-        self.texts
-            .values()
-            .chain(self.reasonings.values())
-            .any(|block| block.0 == message_id)
-            || self
-                .calls
-                .values()
-                .any(|call| call.open && call.message_id == message_id)
+        self.open_blocks
+            .get(message_id)
+            .is_some_and(|count| *count > 0)
+    }
+
+    fn opened(&mut self, message_id: &str) {
+        *self.open_blocks.entry(message_id.to_owned()).or_default() += 1;
+    }
+
+    fn closed(&mut self, message_id: &str, index: i64, out: &mut Vec<Event>) {
+        if let Some(count) = self.open_blocks.get_mut(message_id) {
+            *count = count.saturating_sub(1);
+        }
+        out.push(block_finished(message_id, index));
     }
 
     fn open(
@@ -283,12 +294,10 @@ impl Decoder {
             .values()
             .chain(self.reasonings.values())
             .cloned()
-            .chain(
-                self.calls
-                    .values()
-                    .filter(|call| call.open)
-                    .map(|call| (call.message_id.clone(), call.index)),
-            )
+            .chain(self.open_calls.iter().map(|call_id| {
+                let call = &self.calls[call_id];
+                (call.message_id.clone(), call.index)
+            }))
             .collect();
         open.sort_by_key(|block| block.1);
         for (message_id, index) in open {
@@ -296,9 +305,12 @@ impl Decoder {
         }
         self.texts.clear();
         self.reasonings.clear();
-        for call in self.calls.values_mut() {
-            call.open = false;
+        for call_id in std::mem::take(&mut self.open_calls) {
+            if let Some(call) = self.calls.get_mut(&call_id) {
+                call.open = false;
+            }
         }
+        self.open_blocks.clear();
         for message_id in std::mem::take(&mut self.unfinished) {
             let reason = match reason {
                 Some(reason) if self.message_id.as_deref() == Some(message_id.as_str()) => {
@@ -324,7 +336,7 @@ impl Decoder {
             return;
         };
         if let Some((message_id, index)) = self.active(kind).remove(part_id) {
-            out.push(block_finished(&message_id, index));
+            self.closed(&message_id, index, out);
         }
         let block_kind = if kind == "text-start" {
             "text"
@@ -335,6 +347,7 @@ impl Decoder {
         if let Some(started) = out.last_mut() {
             started.insert("part_id".to_owned(), part_id.into());
         }
+        self.opened(&block.0);
         self.active(kind).insert(part_id.to_owned(), block);
     }
 
@@ -354,7 +367,7 @@ impl Decoder {
     fn part_end(&mut self, event: &Event, kind: &str, out: &mut Vec<Event>) {
         let part_id = get_str(event, "id").unwrap_or("");
         match self.active(kind).remove(part_id) {
-            Some((message_id, index)) => out.push(block_finished(&message_id, index)),
+            Some((message_id, index)) => self.closed(&message_id, index, out),
             None => out.push(passthrough("ai-sdk", event)),
         }
     }
@@ -376,6 +389,7 @@ impl Decoder {
             ("tool", Value::from(tool)),
         ];
         let (message_id, index) = self.open("tool_call", &fields, out);
+        self.opened(&message_id);
         let call = Call {
             message_id,
             index,
@@ -385,6 +399,7 @@ impl Decoder {
             streamed: false,
         };
         self.calls.insert(call_id.to_owned(), call);
+        self.open_calls.insert(call_id.to_owned());
         Some(call_id.to_owned())
     }
 
@@ -409,14 +424,14 @@ impl Decoder {
         if call_id.is_none() {
             call_id = self.tool_start(event, out);
         }
-        let Some(call) = call_id.and_then(|call_id| self.calls.get_mut(&call_id)) else {
+        let Some(call_id) = call_id else {
             out.push(passthrough("ai-sdk", event));
             return;
         };
-        if !call.open {
+        let Some(call) = self.calls.get_mut(&call_id).filter(|call| call.open) else {
             out.push(passthrough("ai-sdk", event));
             return;
-        }
+        };
         if !call.streamed {
             if let Some(input) = event.get("input") {
                 out.push(block_delta(
@@ -427,7 +442,9 @@ impl Decoder {
             }
         }
         call.open = false;
-        out.push(block_finished(&call.message_id, call.index));
+        let (message_id, index) = (call.message_id.clone(), call.index);
+        self.open_calls.remove(&call_id);
+        self.closed(&message_id, index, out);
     }
 
     fn tool_output(&mut self, event: &Event, kind: &str, out: &mut Vec<Event>) {
@@ -447,16 +464,21 @@ impl Decoder {
         }
         let call_id = call_id.expect("checked");
         self.ensure_started(out);
+        let mut was_open = None;
         let (name, tool) = match self.calls.get_mut(call_id) {
             Some(call) => {
                 if call.open {
                     call.open = false;
-                    out.push(block_finished(&call.message_id, call.index));
+                    was_open = Some((call.message_id.clone(), call.index));
                 }
                 (Value::from(call.name.as_str()), call.tool)
             }
             None => (Value::Null, "function"),
         };
+        if let Some((message_id, index)) = was_open {
+            self.open_calls.remove(call_id);
+            self.closed(&message_id, index, out);
+        }
         self.results += 1;
         let run_id = self.run_id.as_deref().expect("started");
         let result_id = format!("{run_id}-result-{}", self.results);

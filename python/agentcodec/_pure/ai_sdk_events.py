@@ -92,6 +92,10 @@ class Decoder:
         self._texts: dict[str, tuple[str, int]] = {}  # part id -> its block
         self._reasonings: dict[str, tuple[str, int]] = {}
         self._calls: dict[str, _Call] = {}
+        self._open_calls: dict[str, _Call] = {}  # the calls whose input is streaming
+        # Message id -> its blocks still open: whether a message can finish
+        # is one look, however many blocks came before.
+        self._open_blocks: dict[str, int] = {}
         self._results = 0  # tool result messages
 
     def decode(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -177,9 +181,14 @@ class Decoder:
         return self._message_id
 
     def _has_open(self, message_id: str) -> bool:
-        return any(
-            block[0] == message_id for block in (*self._texts.values(), *self._reasonings.values())
-        ) or any(call.open and call.message_id == message_id for call in self._calls.values())
+        return self._open_blocks.get(message_id, 0) > 0
+
+    def _opened(self, message_id: str) -> None:
+        self._open_blocks[message_id] = self._open_blocks.get(message_id, 0) + 1
+
+    def _closed(self, message_id: str, index: int, out: list[dict[str, Any]]) -> None:
+        self._open_blocks[message_id] -= 1
+        out.append(ev.block_finished(message_id, index))
 
     def _open(self, kind: str, out: list[dict[str, Any]], **fields: Any) -> tuple[str, int]:
         message_id = self._assistant(out)
@@ -190,13 +199,15 @@ class Decoder:
 
     def _finish_messages(self, reason: str | None, out: list[dict[str, Any]]) -> None:
         blocks = [*self._texts.values(), *self._reasonings.values()]
-        blocks += [(call.message_id, call.index) for call in self._calls.values() if call.open]
+        blocks += [(call.message_id, call.index) for call in self._open_calls.values()]
         for message_id, index in sorted(blocks, key=lambda block: block[1]):
             out.append(ev.block_finished(message_id, index))
         self._texts.clear()
         self._reasonings.clear()
-        for call in self._calls.values():
+        for call in self._open_calls.values():
             call.open = False
+        self._open_calls.clear()
+        self._open_blocks.clear()
         for message_id in self._unfinished:
             out.append(
                 ev.message_finished(message_id, None, reason if message_id == self._message_id else None)
@@ -212,10 +223,11 @@ class Decoder:
         active = self._texts if kind == "text" else self._reasonings
         old = active.pop(part_id, None)
         if old is not None:
-            out.append(ev.block_finished(*old))
+            self._closed(*old, out)
         block = self._open(kind, out)
         out[-1]["part_id"] = part_id
         active[part_id] = block
+        self._opened(block[0])
 
     def _part_delta(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
         active = self._texts if chunk["type"] == "text-delta" else self._reasonings
@@ -232,7 +244,7 @@ class Decoder:
         if block is None:
             out.append(ev.passthrough("ai-sdk", chunk))
         else:
-            out.append(ev.block_finished(*block))
+            self._closed(*block, out)
 
     def _tool_start(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> _Call | None:
         call_id, name = ev.as_str(chunk.get("toolCallId")), ev.as_str(chunk.get("toolName"))
@@ -240,7 +252,8 @@ class Decoder:
             return None
         tool = "server" if chunk.get("providerExecuted") is True else "function"
         message_id, index = self._open("tool_call", out, call_id=call_id, name=name, tool=tool)
-        call = self._calls[call_id] = _Call(message_id, index, name, tool)
+        call = self._calls[call_id] = self._open_calls[call_id] = _Call(message_id, index, name, tool)
+        self._opened(message_id)
         return call
 
     def _tool_input_start(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -257,7 +270,8 @@ class Decoder:
             out.append(ev.block_delta(call.message_id, call.index, piece))
 
     def _tool_input_available(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        call = self._calls.get(ev.as_str(chunk.get("toolCallId")) or "")
+        call_id = ev.as_str(chunk.get("toolCallId")) or ""
+        call = self._calls.get(call_id)
         if call is None:
             call = self._tool_start(chunk, out)
         if call is None or not call.open:
@@ -266,7 +280,8 @@ class Decoder:
         if not call.streamed and "input" in chunk:
             out.append(ev.block_delta(call.message_id, call.index, _json.dumps(chunk["input"])))
         call.open = False
-        out.append(ev.block_finished(call.message_id, call.index))
+        del self._open_calls[call_id]
+        self._closed(call.message_id, call.index, out)
 
     def _tool_output(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
         call_id = ev.as_str(chunk.get("toolCallId"))
@@ -279,7 +294,8 @@ class Decoder:
         call = self._calls.get(call_id)
         if call is not None and call.open:
             call.open = False
-            out.append(ev.block_finished(call.message_id, call.index))
+            del self._open_calls[call_id]
+            self._closed(call.message_id, call.index, out)
         self._results += 1
         result_id = f"{self._run_id}-result-{self._results}"
         out.append(ev.message_started(result_id, "tool", "tool_result"))
