@@ -342,7 +342,8 @@ impl LangChain {
         let Some(index) = data
             .index
             .as_ref()
-            .and_then(Scalar::as_u64)
+            .and_then(Scalar::as_i64)
+            .and_then(|index| u64::try_from(index).ok())
             .filter(|index| *index < MAX_INDEX)
         else {
             return false;
@@ -464,7 +465,9 @@ impl LangChain {
         }
         let Some(index) = data
             .get("index")
-            .and_then(Value::as_u64)
+            // (as_i64: JSON's -0 is 0, as Python reads it; as_u64 refuses it)
+            .and_then(Value::as_i64)
+            .and_then(|index| u64::try_from(index).ok())
             .filter(|index| *index < MAX_INDEX)
         else {
             return;
