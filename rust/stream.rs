@@ -217,8 +217,14 @@ pub struct Driver<P> {
     /// Event texts decoded but not applied yet, because an earlier one failed.
     backlog: VecDeque<String>,
     closed: bool,
+    /// `close()` was called: the input has ended, even if the close failed
+    /// on an event and must be called again to apply the rest.
+    input_ended: bool,
     /// The SSE framing exceeded a limit: the stream cannot go on.
     framing_failed: bool,
+    /// A limit error not reported yet (an event error was raised instead):
+    /// `close()` reports it.
+    pending_limit: Option<LimitError>,
 }
 
 impl<P: Protocol> Driver<P> {
@@ -234,7 +240,9 @@ impl<P: Protocol> Driver<P> {
             },
             backlog: VecDeque::new(),
             closed: false,
+            input_ended: false,
             framing_failed: false,
+            pending_limit: None,
         }
     }
 
@@ -284,7 +292,11 @@ impl<P: Protocol> Driver<P> {
             self.framing_failed = true;
         }
         match (failure, framing) {
-            (Some(err), _) => Err(err),
+            (Some(err), Err(limit)) => {
+                self.pending_limit = Some(limit);
+                Err(err)
+            }
+            (Some(err), Ok(())) => Err(err),
             (None, Err(limit)) => Err(Error::Limit(limit)),
             (None, Ok(())) => Ok(()),
         }
@@ -314,41 +326,40 @@ impl<P: Protocol> Driver<P> {
         self.log.fail(problem)
     }
 
-    /// Ends the stream: applies what is left, then lets the protocol finish.
+    /// Ends the stream: the input ends at once (an unterminated event is
+    /// discarded, as SSE says), then the events still waiting are applied
+    /// and the protocol finishes. If one of them fails, its error is
+    /// returned and a later `close()` applies the rest; more input is
+    /// refused either way. A limit error that an event error hid is
+    /// returned last.
     pub fn close(&mut self) -> Result<(), Error> {
         if self.closed {
             return Ok(());
         }
-        self.drain_backlog(None)?;
-        let mut failure: Option<Error> = None;
-        let Driver {
-            decoder,
-            protocol,
-            log,
-            backlog,
-            ..
-        } = self;
-        let framing = decoder.close(|event| {
-            if failure.is_some() {
-                backlog.push_back(event.data.to_owned());
-                return;
+        if !self.input_ended {
+            self.input_ended = true;
+            if !self.framing_failed {
+                let Driver {
+                    decoder, backlog, ..
+                } = self;
+                let framing = decoder.close(|event| backlog.push_back(event.data.to_owned()));
+                if let Err(limit) = framing {
+                    self.framing_failed = true;
+                    self.pending_limit = Some(limit);
+                }
             }
-            log.events += 1;
-            if let Err(err) = protocol.apply_text(log, event.data, None) {
-                failure = Some(err);
-            }
-        });
-        if let Some(err) = failure {
-            return Err(err);
         }
-        framing.map_err(Error::Limit)?;
+        self.drain_backlog(None)?;
+        if let Some(limit) = self.pending_limit.take() {
+            return Err(Error::Limit(limit));
+        }
         self.closed = true;
         self.protocol.finish();
         Ok(())
     }
 
     fn check_open(&self) -> Result<(), Error> {
-        if self.closed {
+        if self.closed || self.input_ended {
             Err(Error::Closed)
         } else {
             Ok(())

@@ -52,7 +52,13 @@ class Driver:
         self._backlog: list[str] = []
         self._events = 0
         self._closed = False
+        # close() was called: the input has ended, even if the close failed
+        # on an event and must be called again to apply the rest.
+        self._input_ended = False
         self._framing_failed = False  # the SSE framing exceeded a limit
+        # A limit error not reported yet (an event error was raised
+        # instead): close() reports it.
+        self._pending_limit: SSELimitError | None = None
 
     # --- input ---------------------------------------------------------------
 
@@ -96,7 +102,9 @@ class Driver:
             # in the assembled state, not on the exception.
             self._framing_failed = True
             before, exc.events = exc.events, []
+            self._pending_limit = exc
             self._apply_all(texts + before, observed)
+            self._pending_limit = None
             raise
         texts.extend(events)
         self._apply_all(texts, observed)
@@ -106,11 +114,29 @@ class Driver:
         self._apply_all([*self._take_backlog(), text], None)
 
     def _close(self) -> None:
-        if not self._closed:
-            texts = self._take_backlog() + self._decoder.close_texts()
-            self._apply_all(texts, None)
-            self._closed = True
-            self._finish()
+        """Ends the stream: the input ends at once (an unterminated event is
+        discarded, as SSE says), then the events still waiting are applied
+        and the protocol finishes. If one of them fails, its error is raised
+        and a later ``close()`` applies the rest; more input is refused
+        either way. A limit error that an event error hid is raised last."""
+        if self._closed:
+            return
+        if not self._input_ended:
+            self._input_ended = True
+            if not self._framing_failed:
+                try:
+                    self._backlog += self._decoder.close_texts()
+                except SSELimitError as exc:
+                    self._framing_failed = True
+                    before, exc.events = exc.events, []
+                    self._backlog += before
+                    self._pending_limit = exc
+        self._apply_all(self._take_backlog(), None)
+        if self._pending_limit is not None:
+            limit, self._pending_limit = self._pending_limit, None
+            raise limit
+        self._closed = True
+        self._finish()
 
     def _abandon(self) -> None:
         """Ends a stream that cannot go on: what was applied stands, and
@@ -139,7 +165,7 @@ class Driver:
     # --- internals -----------------------------------------------------------
 
     def _check_open(self) -> None:
-        if self._closed:
+        if self._closed or self._input_ended:
             raise self._base_error("the assembler is closed")
 
     def _take_backlog(self) -> list[str]:
