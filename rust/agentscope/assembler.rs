@@ -7,7 +7,7 @@
 //! strings in place (amortised O(1)); nothing is copied until the state is
 //! read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use indexmap::IndexMap;
 
@@ -73,9 +73,85 @@ struct Message {
     fields: Map<String, Value>,
     /// Content slots by index. Empty: the content is `fields["content"]`.
     slots: BTreeMap<i64, Value>,
+    /// Tool call id -> the indexes of the data slots that carry it: where a
+    /// data delta without an index goes, found without a scan.
+    calls: HashMap<String, BTreeSet<i64>>,
+}
+
+/// The tool call a data slot carries.
+fn slot_call_id(slot: &Value) -> Option<&str> {
+    if slot.get("type").and_then(Value::as_str) != Some("data") {
+        return None;
+    }
+    slot.get("data")
+        .and_then(|data| data.get("call_id"))
+        .and_then(Value::as_str)
+        .filter(|call_id| !call_id.is_empty())
 }
 
 impl Message {
+    /// Puts a slot at an index, replacing what was there.
+    fn set_slot(&mut self, index: i64, slot: Value) {
+        if let Some(old) = self.slots.remove(&index) {
+            self.unlist(index, &old);
+        }
+        if let Some(call_id) = slot_call_id(&slot) {
+            self.calls
+                .entry(call_id.to_owned())
+                .or_default()
+                .insert(index);
+        }
+        self.slots.insert(index, slot);
+    }
+
+    /// A message's content, authoritative: slots by array order.
+    fn set_content(&mut self, items: Vec<Value>) {
+        self.slots.clear();
+        self.calls.clear();
+        for (index, item) in (0..).zip(items) {
+            self.set_slot(index, item);
+        }
+    }
+
+    fn unlist(&mut self, index: i64, slot: &Value) {
+        if let Some(call_id) = slot_call_id(slot) {
+            if let Some(indexes) = self.calls.get_mut(call_id) {
+                indexes.remove(&index);
+                if indexes.is_empty() {
+                    self.calls.remove(call_id);
+                }
+            }
+        }
+    }
+
+    /// Merges a delta into the slot at an index, keeping the call index
+    /// true (a merge may change the call id a data slot carries).
+    fn merge_into(&mut self, index: i64, event: &Map<String, Value>, upstream: bool) {
+        let Some(slot) = self.slots.get(&index) else {
+            return;
+        };
+        let before = slot_call_id(slot).map(str::to_owned);
+        let Some(Value::Object(slot)) = self.slots.get_mut(&index) else {
+            return;
+        };
+        merge_delta(slot, event, upstream);
+        let after = slot_call_id(&self.slots[&index]);
+        if before.as_deref() != after {
+            let after = after.map(str::to_owned);
+            if let Some(call_id) = before {
+                if let Some(indexes) = self.calls.get_mut(&call_id) {
+                    indexes.remove(&index);
+                    if indexes.is_empty() {
+                        self.calls.remove(&call_id);
+                    }
+                }
+            }
+            if let Some(call_id) = after {
+                self.calls.entry(call_id).or_default().insert(index);
+            }
+        }
+    }
+
     /// What upstream's `Message(id=msg_id)` holds, streaming.
     fn new(msg_id: Value) -> Self {
         let mut fields = Map::new();
@@ -98,6 +174,7 @@ impl Message {
         Message {
             fields,
             slots: BTreeMap::new(),
+            calls: HashMap::new(),
         }
     }
 
@@ -410,9 +487,7 @@ impl AgentScope {
         }
         match content {
             // A message's content is authoritative: positioned by array order.
-            Some(Value::Array(items)) if !items.is_empty() => {
-                message.slots = (0..).zip(items).collect();
-            }
+            Some(Value::Array(items)) if !items.is_empty() => message.set_content(items),
             content if message.slots.is_empty() => {
                 message
                     .fields
@@ -430,8 +505,16 @@ impl AgentScope {
         let index = match index {
             Some(index) => index,
             None => {
-                if is_delta && !upstream && merge_by_call_id(&mut message.slots, &event, upstream) {
-                    return;
+                if is_delta && !upstream {
+                    // A data delta without an index joins the first slot of
+                    // its tool call.
+                    if let Some(index) = delta_call_id(&event)
+                        .and_then(|call_id| message.calls.get(call_id))
+                        .and_then(|indexes| indexes.first().copied())
+                    {
+                        message.merge_into(index, &event, upstream);
+                        return;
+                    }
                 }
                 message
                     .slots
@@ -440,13 +523,13 @@ impl AgentScope {
                     .map_or(0, |last| last.saturating_add(1))
             }
         };
-        match message.slots.get_mut(&index) {
-            Some(Value::Object(slot)) if is_delta => merge_delta(slot, &event, upstream),
+        match message.slots.get(&index) {
+            Some(Value::Object(_)) if is_delta => message.merge_into(index, &event, upstream),
             _ => {
                 event.insert("index".to_owned(), index.into());
                 let msg_id = message.fields.get("id").cloned().unwrap_or(Value::Null);
                 event.insert("msg_id".to_owned(), msg_id);
-                message.slots.insert(index, Value::Object(event));
+                message.set_slot(index, Value::Object(event));
             }
         }
     }
@@ -576,39 +659,16 @@ fn appended_field(kind: &str, upstream: bool) -> Option<&'static str> {
     }
 }
 
-/// A data delta without an index joins the slot of its tool call.
-fn merge_by_call_id(
-    slots: &mut BTreeMap<i64, Value>,
-    event: &Map<String, Value>,
-    upstream: bool,
-) -> bool {
+/// The tool call a data delta names, when it is a data delta.
+fn delta_call_id(event: &Map<String, Value>) -> Option<&str> {
     if event.get("type").and_then(Value::as_str) != Some("data") {
-        return false;
+        return None;
     }
-    let Some(call_id) = event
+    event
         .get("data")
         .and_then(|data| data.get("call_id"))
         .and_then(Value::as_str)
         .filter(|id| !id.is_empty())
-    else {
-        return false;
-    };
-    for slot in slots.values_mut() {
-        let Value::Object(slot) = slot else { continue };
-        if slot.get("type").and_then(Value::as_str) != Some("data") {
-            continue;
-        }
-        let matches = slot
-            .get("data")
-            .and_then(|data| data.get("call_id"))
-            .and_then(Value::as_str)
-            == Some(call_id);
-        if matches {
-            merge_delta(slot, event, upstream);
-            return true;
-        }
-    }
-    false
 }
 
 /// Merges a `delta: true` content into its slot, following the slot's type

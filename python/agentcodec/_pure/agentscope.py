@@ -9,6 +9,7 @@ any length assembles in linear time.
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import Any
 
 from .._errors import AgentScopeError, AgentScopeEventError
@@ -82,14 +83,64 @@ def _merge(target: dict[str, Any], delta: dict[str, Any]) -> None:
             target[key] = value
 
 
+def _slot_call_id(slot: Any) -> str | None:
+    """The tool call a data slot carries."""
+    if isinstance(slot, dict) and slot.get("type") == "data":
+        data = slot.get("data")
+        if isinstance(data, dict):
+            call_id = _render(data.get("call_id"))
+            if isinstance(call_id, str) and call_id:
+                return call_id
+    return None
+
+
 class _Message:
-    __slots__ = ("fields", "slots")
+    __slots__ = ("calls", "fields", "slots", "top")
 
     def __init__(self, fields: dict[str, Any]) -> None:
         # Every field but the content, in order; "content" keeps its place.
         self.fields = fields
         # Content slots by index. Empty: the content is fields["content"].
         self.slots: dict[int, Any] = {}
+        self.top: int | None = None  # the highest slot index
+        # Tool call id -> the indexes of the data slots that carry it,
+        # ascending: where a data delta without an index goes, found
+        # without a scan.
+        self.calls: dict[str, list[int]] = {}
+
+    def set_slot(self, index: int, slot: Any) -> None:
+        """Puts a slot at an index, replacing what was there."""
+        old = self.slots.get(index)
+        if old is not None:
+            self._unlist(index, _slot_call_id(old))
+        self.slots[index] = slot
+        self._list(index, _slot_call_id(slot))
+        if self.top is None or index > self.top:
+            self.top = index
+
+    def set_content(self, content: list[Any]) -> None:
+        """A message's content, authoritative: slots by array order."""
+        self.slots, self.calls, self.top = {}, {}, None
+        for index, item in enumerate(content):
+            self.set_slot(index, item)
+
+    def relist(self, index: int, before: str | None) -> None:
+        """After a merge into a slot, which may change the call it carries."""
+        after = _slot_call_id(self.slots[index])
+        if after != before:
+            self._unlist(index, before)
+            self._list(index, after)
+
+    def _list(self, index: int, call_id: str | None) -> None:
+        if call_id is not None:
+            insort(self.calls.setdefault(call_id, []), index)
+
+    def _unlist(self, index: int, call_id: str | None) -> None:
+        if call_id is not None:
+            indexes = self.calls[call_id]
+            indexes.remove(index)
+            if not indexes:
+                del self.calls[call_id]
 
     def render(self) -> dict[str, Any]:
         message: dict[str, Any] = _render(self.fields)
@@ -235,7 +286,7 @@ class Assembler(Driver):
         content = event.get("content")
         if isinstance(content, list) and content:
             # A message's content is authoritative: positioned by array order.
-            message.slots = dict(enumerate(content))
+            message.set_content(content)
         elif not message.slots:
             message.fields["content"] = content
 
@@ -245,30 +296,27 @@ class Assembler(Driver):
         index = event.get("index")
         is_delta = event.get("delta") is True
         if type(index) is not int or not INDEX_MIN <= index <= INDEX_MAX:
-            if is_delta and not self._upstream and self._merge_by_call_id(slots, event):
-                return
-            index = min(max(slots) + 1, INDEX_MAX) if slots else 0
+            if is_delta and not self._upstream:
+                # A data delta without an index joins the first slot of its tool call.
+                data = event.get("data")
+                call_id = data.get("call_id") if isinstance(data, dict) else None
+                if event.get("type") == "data" and isinstance(call_id, str) and call_id in message.calls:
+                    self._merge_into(message, message.calls[call_id][0], event)
+                    return
+            index = min(message.top + 1, INDEX_MAX) if message.top is not None else 0
         slot = slots.get(index)
         if slot is None or not is_delta or not isinstance(slot, dict):
             event["index"] = index
             event["msg_id"] = message.fields.get("id")
-            slots[index] = event
+            message.set_slot(index, event)
             return
-        self._merge_delta(slot, event)
+        self._merge_into(message, index, event)
 
-    def _merge_by_call_id(self, slots: dict[int, Any], event: dict[str, Any]) -> bool:
-        """A data delta without an index joins the slot of its tool call."""
-        data = event.get("data")
-        call_id = data.get("call_id") if isinstance(data, dict) else None
-        if event.get("type") != "data" or not isinstance(call_id, str) or not call_id:
-            return False
-        for slot in slots.values():
-            if isinstance(slot, dict) and slot.get("type") == "data":
-                slot_data = slot.get("data")
-                if isinstance(slot_data, dict) and _render(slot_data.get("call_id")) == call_id:
-                    self._merge_delta(slot, event)
-                    return True
-        return False
+    def _merge_into(self, message: _Message, index: int, event: dict[str, Any]) -> None:
+        slot = message.slots[index]
+        before = _slot_call_id(slot)
+        self._merge_delta(slot, event)
+        message.relist(index, before)
 
     def _merge_delta(self, slot: dict[str, Any], event: dict[str, Any]) -> None:
         # The merge follows the slot's type, as upstream does.
