@@ -206,6 +206,19 @@ pub trait Assemble {
     fn is_closed(&self) -> bool {
         self.driver().is_closed()
     }
+
+    /// A new connection carries the stream on: see [`Driver::reconnect`].
+    fn reconnect(&mut self) -> Result<(), Error> {
+        self.driver_mut().reconnect()
+    }
+
+    fn last_event_id(&self) -> &str {
+        self.driver().last_event_id()
+    }
+
+    fn retry(&self) -> Option<u64> {
+        self.driver().retry()
+    }
 }
 
 /// Feeds a protocol: frames SSE, counts events, keeps the backlog.
@@ -356,6 +369,30 @@ impl<P: Protocol> Driver<P> {
         self.closed = true;
         self.protocol.finish();
         Ok(())
+    }
+
+    /// The connection carrying the stream dropped and another carries it
+    /// on (a client resuming with `Last-Event-ID`): the event the old
+    /// connection left unterminated is discarded, as SSE says, since the
+    /// server sends it again; what was applied, and what waits, stays.
+    pub fn reconnect(&mut self) -> Result<(), Error> {
+        self.check_open()?;
+        let Driver {
+            decoder, backlog, ..
+        } = self;
+        decoder
+            .close(|event| backlog.push_back(event.data.to_owned()))
+            .map_err(Error::Limit)
+    }
+
+    /// The last event ID of the stream, to send as `Last-Event-ID`.
+    pub fn last_event_id(&self) -> &str {
+        self.decoder.last_event_id()
+    }
+
+    /// The reconnection time in milliseconds the stream set, if any.
+    pub fn retry(&self) -> Option<u64> {
+        self.decoder.retry()
     }
 
     fn check_open(&self) -> Result<(), Error> {

@@ -144,6 +144,16 @@ class AgentScopeAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported or, with ``on_error="skip"``, frames skipped."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
@@ -163,6 +173,8 @@ class LangChainAssembler:
     ) -> LangChainAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of a raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the messages the data completed, decoded."""
     def feed_frame(self, frame: str | Buffer) -> None:
         """Assembles one WebSocket text frame (one JSON message)."""
     def feed_event(self, envelope: Mapping[str, Any]) -> None:
@@ -175,6 +187,16 @@ class LangChainAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Messages skipped with ``on_error="skip"``."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int: ...
     @property
@@ -222,6 +244,16 @@ class AGUIAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported (RUN_ERROR) or, with ``on_error="skip"``, events skipped."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
@@ -261,6 +293,16 @@ class OpenAIChatAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the server sent or, with ``on_error="skip"``, chunks skipped."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
@@ -303,6 +345,16 @@ class AnthropicAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the server sent or, with ``on_error="skip"``, events skipped."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
@@ -343,6 +395,16 @@ class AISDKAssembler:
     def errors(self) -> list[dict[str, Any]]:
         """Errors the server sent (``error`` chunks) or, with
         ``on_error="skip"``, chunks skipped."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
@@ -390,6 +452,16 @@ class OpenAIResponsesAssembler:
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported (``error``, ``response.failed``) or,
         with ``on_error="skip"``, events skipped."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
@@ -435,6 +507,16 @@ class Transcoder:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Events skipped with ``on_error="skip"``."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Source events seen so far."""
@@ -462,6 +544,16 @@ class NeutralDecoder:
     def source(self) -> str: ...
     @property
     def errors(self) -> list[dict[str, Any]]: ...
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int: ...
 
@@ -509,5 +601,15 @@ class NeutralAssembler:
     def source(self) -> str: ...
     @property
     def errors(self) -> list[dict[str, Any]]: ...
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int: ...

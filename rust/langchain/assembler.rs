@@ -221,16 +221,24 @@ impl Protocol for LangChain {
         &mut self,
         log: &mut Log,
         text: &str,
-        _observe: Observer<'_, '_>,
+        observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
-        // Most messages are deltas to a block that exists: the quick path.
-        if let Some(envelope) = Envelope::parse(text) {
-            if self.quick_delta(&envelope) {
-                return Ok(());
+        // Most messages are deltas to a block that exists: the quick path,
+        // taken when nobody watches the messages go by.
+        if observe.is_none() {
+            if let Some(envelope) = Envelope::parse(text) {
+                if self.quick_delta(&envelope) {
+                    return Ok(());
+                }
             }
         }
         match json::parse(text) {
-            Ok(envelope) => self.apply_value(log, envelope),
+            Ok(envelope) => {
+                if let (Some(observe), Value::Object(_)) = (observe, &envelope) {
+                    observe(&envelope);
+                }
+                self.apply_value(log, envelope)
+            }
             Err(_) => log.fail("is not valid JSON".to_owned()),
         }
     }

@@ -697,4 +697,25 @@ mod tests {
             "a"
         );
     }
+
+    #[test]
+    fn a_reconnection_drops_the_cut_event_and_keeps_the_rest() {
+        let mut assembler = Assembler::default();
+        assembler
+            .feed(b"retry: 250\nid: 1\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\nid: 2\ndata: {\"choi")
+            .unwrap();
+        assert_eq!(assembler.last_event_id(), "1");
+        assert_eq!(assembler.retry(), Some(250));
+        assembler.reconnect().unwrap();
+        assembler
+            .feed(b"id: 2\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"}}]}\n\n")
+            .unwrap();
+        assert_eq!(assembler.last_event_id(), "2");
+        assembler.close().unwrap();
+        assert_eq!(
+            assembler.completion()["choices"][0]["message"]["content"],
+            "ab"
+        );
+        assert!(matches!(assembler.reconnect(), Err(Error::Closed)));
+    }
 }

@@ -114,6 +114,25 @@ impl AGUIAssembler {
         error_records(py, self.inner.errors())
     }
 
+    /// A new connection carries the stream on (a client resuming with
+    /// `Last-Event-ID`): the event the old one left unterminated is
+    /// discarded, since the server sends it again; nothing assembled is lost.
+    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
+        assemblers::reconnect(py, &mut self.inner, to_py_err)
+    }
+
+    /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
+    #[getter]
+    fn last_event_id(&self) -> &str {
+        self.inner.last_event_id()
+    }
+
+    /// The reconnection time in milliseconds the stream set, if any.
+    #[getter]
+    fn retry(&self) -> Option<u64> {
+        self.inner.retry()
+    }
+
     #[getter]
     fn event_count(&self) -> u64 {
         self.inner.event_count()

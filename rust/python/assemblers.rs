@@ -65,6 +65,12 @@ pub fn feed_event<A: Assemble>(
     result.map_err(|err| to_py_err(py, err))
 }
 
+/// `Assembler.reconnect()`: a new connection carries the stream on; the
+/// event the old one left unterminated is discarded.
+pub fn reconnect<A: Assemble>(py: Python<'_>, inner: &mut A, to_py_err: ToPyErr) -> PyResult<()> {
+    inner.reconnect().map_err(|err| to_py_err(py, err))
+}
+
 /// `Assembler.close()`, before the binding returns what it assembled.
 pub fn close<A: Assemble>(py: Python<'_>, inner: &mut A, to_py_err: ToPyErr) -> PyResult<()> {
     inner.close().map_err(|err| to_py_err(py, err))

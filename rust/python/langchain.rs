@@ -51,6 +51,15 @@ impl LangChainAssembler {
         assemblers::feed(py, &mut self.inner, data, to_py_err)
     }
 
+    /// Like `feed`, and returns the messages the data completed, decoded.
+    fn feed_with_events<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        assemblers::feed_with_events(py, &mut self.inner, data, to_py_err)
+    }
+
     /// Assembles one WebSocket text frame (one JSON message).
     fn feed_frame(&mut self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<()> {
         let text = if let Ok(text) = frame.cast::<PyString>() {
@@ -86,6 +95,25 @@ impl LangChainAssembler {
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         error_records(py, self.inner.errors())
+    }
+
+    /// A new connection carries the stream on (a client resuming with
+    /// `Last-Event-ID`): the event the old one left unterminated is
+    /// discarded, since the server sends it again; nothing assembled is lost.
+    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
+        assemblers::reconnect(py, &mut self.inner, to_py_err)
+    }
+
+    /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
+    #[getter]
+    fn last_event_id(&self) -> &str {
+        self.inner.last_event_id()
+    }
+
+    /// The reconnection time in milliseconds the stream set, if any.
+    #[getter]
+    fn retry(&self) -> Option<u64> {
+        self.inner.retry()
     }
 
     #[getter]

@@ -156,6 +156,12 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
+    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the messages the data completed, decoded."""
+        events: list[dict[str, Any]] = []
+        self._feed(data, events)
+        return events
+
     def feed_frame(self, frame: str | bytes | bytearray) -> None:
         """Assembles one WebSocket text frame (one JSON message)."""
         text = frame if isinstance(frame, str) else bytes(frame).decode("utf-8", "replace")
@@ -188,6 +194,8 @@ class Assembler(Driver):
         except JSONValueError:
             self._fail("is not valid JSON")
             return
+        if observed is not None and isinstance(envelope, dict):
+            observed.append(render(envelope))
         self._apply_envelope(envelope)
 
     def _apply_value(self, event: Any) -> None:

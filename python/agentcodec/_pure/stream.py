@@ -78,6 +78,25 @@ class Driver:
             return
         self._apply_value(copied)
 
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+        self._check_open()
+        # An unterminated event yields nothing; only a stream shorter than a
+        # BOM could, and those bytes cannot end an event.
+        self._backlog += self._decoder.close_texts()
+
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+        return self._decoder.last_event_id
+
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
+        return self._decoder.retry
+
     # --- output --------------------------------------------------------------
 
     @property
