@@ -1,0 +1,261 @@
+"""Reading streams as a client: any source, any chunking, every protocol, and
+a dropped connection resumed without an event lost or applied twice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import agentcodec
+from agentcodec import client
+from agentcodec.events import PROTOCOLS
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+# One recorded stream per protocol.
+STREAMS = {
+    "agentscope": "agentscope/builder_agent_turn.sse",
+    "langchain": "langchain/parallel_tool_calls.sse",
+    "agui": "agentapp/agent_turn.agui.sse",
+    "openai-responses": "agentapp/agent_turn.responses.sse",
+    "openai-chat": "sdk/chat_every_field.sse",
+    "anthropic": "sdk/anthropic_every_block.sse",
+    "ai-sdk": "ai_sdk/ai_sdk_tool_turn.sse",
+}
+
+ASSEMBLERS = {
+    "agentscope": "AgentScopeAssembler",
+    "langchain": "LangChainAssembler",
+    "agui": "AGUIAssembler",
+    "openai-responses": "OpenAIResponsesAssembler",
+    "openai-chat": "OpenAIChatAssembler",
+    "anthropic": "AnthropicAssembler",
+    "ai-sdk": "AISDKAssembler",
+}
+
+
+def _stream(protocol: str) -> bytes:
+    return (FIXTURES / STREAMS[protocol]).read_bytes()
+
+
+def _assemble_at_once(protocol: str) -> Any:
+    assembler = agentcodec._protocols.assembler(protocol)
+    assembler.feed(_stream(protocol))
+    return assembler.close()
+
+
+def _chunks(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def _with_ids(data: bytes) -> bytes:
+    """The stream with an id on every event, as a resumable server writes it."""
+    events = data.replace(b"\r\n", b"\n").split(b"\n\n")
+    return b"".join(
+        b"id: %d\n" % number + event + b"\n\n" for number, event in enumerate(events, 1) if event.strip()
+    )
+
+
+def test_every_protocol_has_a_recorded_stream() -> None:
+    assert set(STREAMS) == set(PROTOCOLS)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("size", [1, 7, 4096])
+def test_a_stream_in_any_chunking_assembles_as_fed_at_once(protocol: str, size: int) -> None:
+    stream = client.EventStream(iter(_chunks(_stream(protocol), size)), protocol)
+    events = list(stream)
+    assert events, "the stream's events are yielded as they arrive"
+    assert all(isinstance(event, dict) for event in events)
+    assert stream.until_done() == _assemble_at_once(protocol)
+    assert stream.until_done() == _assemble_at_once(protocol)  # asked again: the same result
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_async_sources_assemble_alike(protocol: str) -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        for chunk in _chunks(_stream(protocol), 13):
+            yield chunk
+
+    assert asyncio.run(client.aassemble(chunks(), protocol)) == _assemble_at_once(protocol)
+
+
+def test_without_a_protocol_the_events_are_sse_events() -> None:
+    data = b"retry: 5\nid: 1\nevent: a\ndata: x\n\ndata: y"
+    stream = client.EventStream([data[:9], data[9:]])
+    events = list(stream)
+    assert [(e.event, e.data, e.id) for e in events] == [("a", "x", "1")]
+    assert stream.until_done() is None
+    assert stream.last_event_id == "1"
+
+
+def test_a_file_like_source_is_read_in_pieces(tmp_path: Path) -> None:
+    path = tmp_path / "stream.sse"
+    path.write_bytes(_stream("agui"))
+    with path.open("rb") as source:
+        assert client.assemble(source, "agui") == _assemble_at_once("agui")
+
+
+def test_unknown_protocols_and_sources_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown protocol 'sse'"):
+        client.EventStream([], "sse")
+    with pytest.raises(TypeError, match="cannot read a stream from int"):
+        list(client.EventStream(5, "agui"))
+    with pytest.raises(ValueError, match="max_retries"):
+        client.EventStream([], "agui", max_retries=-1)
+
+
+# --- reconnection over plain sources -------------------------------------------
+
+
+class Server:
+    """A stream's bytes served from any event ID, cut after ``cut_at``
+    bytes on each of the first ``cuts`` connections."""
+
+    def __init__(self, data: bytes, cut_at: list[int]) -> None:
+        self.data = _with_ids(data)
+        self.cut_at = list(cut_at)
+        self.requests: list[str] = []
+
+    def connect(self, last_event_id: str = "") -> Iterator[bytes]:
+        self.requests.append(last_event_id)
+        start = 0
+        if last_event_id:
+            marker = b"id: %s\n" % last_event_id.encode()
+            start = self.data.index(b"\n\n", self.data.index(marker)) + 2
+        rest = self.data[start:]
+        cut = self.cut_at.pop(0) if self.cut_at else None
+        return self._serve(rest, cut)
+
+    @staticmethod
+    def _serve(rest: bytes, cut: int | None) -> Iterator[bytes]:
+        yield from _chunks(rest if cut is None else rest[:cut], 50)
+        if cut is not None:
+            raise ConnectionResetError("connection reset by peer")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_dropped_connection_resumes_after_the_last_event(protocol: str) -> None:
+    server = Server(_stream(protocol), cut_at=[333, 1, 201])
+    stream = client.EventStream(server.connect(), protocol, reconnect=server.connect, retry_delay=0)
+    events = list(stream)
+    assert stream.reconnections == 3
+    assert server.requests[0] == ""
+    assert all(server.requests[1:]), "every reconnection sends the last event ID"
+    # Every event once, in order: the same as reading the stream unbroken.
+    unbroken = client.EventStream(iter([_with_ids(_stream(protocol))]), protocol)
+    assert events == list(unbroken)
+    assert stream.until_done() == unbroken.until_done()
+
+
+def test_async_reconnection_awaits_the_reconnect_function() -> None:
+    server = Server(_stream("agui"), cut_at=[120, 450])
+
+    async def connect(last_event_id: str = "") -> AsyncIterator[bytes]:
+        for chunk in server.connect(last_event_id):
+            yield chunk
+
+    async def reconnect(last_event_id: str) -> AsyncIterator[bytes]:
+        await asyncio.sleep(0)
+        return connect(last_event_id)
+
+    async def main() -> Any:
+        stream = client.AsyncEventStream(connect(), "agui", reconnect=reconnect, retry_delay=0)
+        result = await stream.until_done()
+        return result, stream.reconnections
+
+    result, reconnections = asyncio.run(main())
+    assert reconnections == 2
+    assert result == _assemble_at_once("agui")
+
+
+def test_a_stream_without_event_ids_cannot_resume() -> None:
+    def cut() -> Iterator[bytes]:
+        yield _stream("agui")[:200]
+        raise ConnectionResetError("reset")
+
+    stream = client.EventStream(cut(), "agui", reconnect=lambda last: iter([b""]), retry_delay=0)
+    with pytest.raises(ConnectionResetError):
+        list(stream)
+    # What arrived before the drop is assembled.
+    assert stream.assembler.messages or stream.assembler.run["threadId"]
+
+
+def test_reconnecting_gives_up_after_max_retries() -> None:
+    server = Server(_stream("agui"), cut_at=[300])
+
+    def refused(last_event_id: str) -> Iterator[bytes]:
+        server.requests.append(last_event_id)
+        raise ConnectionRefusedError("connection refused")
+
+    stream = client.EventStream(server.connect(), "agui", reconnect=refused, max_retries=2, retry_delay=0)
+    with pytest.raises(ConnectionRefusedError):
+        list(stream)
+    assert len(server.requests) == 3  # the first connection and two attempts
+
+
+def test_the_stream_retry_field_sets_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[float] = []
+    monkeypatch.setattr("agentcodec.client._stream.time.sleep", waits.append)
+    server = Server(b"retry: 250\n\n" + _stream("agui"), cut_at=[400])
+    client.EventStream(server.connect(), "agui", reconnect=server.connect).until_done()
+    assert waits == [0.25]
+
+
+# --- reconnect() on every assembler, both backends ------------------------------
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_reconnect_drops_the_cut_event_and_keeps_everything_else(backend: ModuleType, protocol: str) -> None:
+    data = _with_ids(_stream(protocol))
+    cut = data.index(b"\n\n", len(data) // 2) + 2  # the end of an event in the middle
+    unbroken = getattr(backend, ASSEMBLERS[protocol])()
+    unbroken.feed(data)
+    resumed = getattr(backend, ASSEMBLERS[protocol])()
+    resumed.feed(data[: cut + 9])  # and the first bytes of the next event
+    last = resumed.last_event_id
+    assert last
+    resumed.reconnect()
+    assert resumed.last_event_id == last
+    resumed.feed(data[cut:])
+    assert resumed.close() == unbroken.close()
+    with pytest.raises(agentcodec.AgentCodecError, match="closed"):
+        resumed.reconnect()
+
+
+def test_reconnect_on_the_neutral_readers(backend: ModuleType) -> None:
+    data = _with_ids(_stream("agui"))
+    cut = data.index(b"\n\n", len(data) // 2) + 2
+    for make in (
+        lambda: backend.NeutralAssembler("agui"),
+        lambda: backend.NeutralDecoder("agui"),
+        lambda: backend.Transcoder("agui", "openai-chat"),
+    ):
+        unbroken, resumed = make(), make()
+        whole = [unbroken.feed(data), unbroken.close()]
+        parts = [resumed.feed(data[: cut + 5])]
+        resumed.reconnect()
+        parts += [resumed.feed(data[cut:]), resumed.close()]
+        if isinstance(whole[0], bytes):
+            assert b"".join(parts) == b"".join(whole)
+        elif isinstance(whole[0], list):
+            assert [e for p in parts for e in p] == [e for p in whole for e in p]
+        else:
+            assert parts[-1] == whole[-1]
+        assert resumed.retry is None
+
+
+def test_langchain_feed_with_events_yields_the_envelopes(backend: ModuleType) -> None:
+    data = _stream("langchain")
+    assembler = backend.LangChainAssembler()
+    events = [event for chunk in _chunks(data, 64) for event in assembler.feed_with_events(chunk)]
+    plain = backend.LangChainAssembler()
+    plain.feed(data)
+    assert assembler.close() == plain.close()
+    assert len(events) == assembler.event_count
+    assert all(event.get("method") for event in events)
