@@ -17,6 +17,18 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 step() { printf '\n==> %s\n' "$*"; }
 
+step "Services the tests start: redis-server (Debian's package)"
+if ! command -v redis-server > /dev/null; then
+    if command -v apt-get > /dev/null && [ "$(id -u)" = 0 ]; then
+        apt-get install -y -qq redis-server > /dev/null \
+            || { apt-get update -qq && apt-get install -y -qq redis-server > /dev/null; }
+    else
+        echo "redis-server is missing and cannot be installed here: the Redis tests will fail" >&2
+    fi
+fi
+# The tests start their own redis-server; without one they fail, not skip.
+export AGENTCODEC_REQUIRE_REDIS=1
+
 step "Rust: format, lint, unit tests"
 cargo fmt --all --check
 cargo clippy --all-targets --locked -- -D warnings

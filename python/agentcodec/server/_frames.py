@@ -1,0 +1,92 @@
+"""What a server's producer yields, as SSE bytes: its items written, cut into
+single events where each needs an id of its own, and the event that ends a
+stream whose producer failed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
+from typing import Any
+
+from .. import _protocols
+from .._backend import impl
+
+__all__ = ["EventSplitter", "aiter_items", "error_frame", "item_writer"]
+
+
+def item_writer(protocol: str | None) -> Callable[[Any], bytes]:
+    """Writes one produced item: bytes are SSE already (one or more whole
+    events: a ``Transcoder``'s or builder's output); a mapping is an event
+    of the protocol (a JSON ``data:`` event without one); a string is the
+    data of one event."""
+    encode = _protocols.encoder(protocol) if protocol is not None else impl.encode_sse
+
+    def write(item: Any) -> bytes:
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            return bytes(item)
+        if isinstance(item, Mapping):
+            return bytes(encode(item))
+        if isinstance(item, str):
+            return bytes(impl.encode_sse(item))
+        raise TypeError(f"a stream item must be bytes, a mapping or a str, not {type(item).__name__}")
+
+    return write
+
+
+class EventSplitter:
+    """Cuts SSE bytes into single events, each written again without its
+    ``id`` (the store numbers them): what the producer writes in one
+    piece, a client must be able to resume in the middle of."""
+
+    def __init__(self) -> None:
+        self._decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+
+    def split(self, data: bytes) -> list[bytes]:
+        return [self._frame(event) for event in self._decoder.feed(data)]
+
+    def close(self) -> list[bytes]:
+        return [self._frame(event) for event in self._decoder.close()]
+
+    @staticmethod
+    def _frame(event: Any) -> bytes:
+        kind = None if event.event == "message" else event.event
+        return bytes(impl.encode_sse(event.data, event=kind, retry=event.retry))
+
+
+def error_frame(protocol: str | None, message: str, *, started: bool) -> bytes:
+    """The event that ends a stream whose producer failed: the protocol's
+    own error event (RUN_ERROR, ``error``, ``response.failed``, ...), after
+    the events that open a run when nothing was written yet (and what the
+    protocol writes last, AI SDK's ``[DONE]``); or an ``error`` event."""
+    if protocol is not None:
+        encoder = impl.NeutralEncoder(protocol)
+        events = encoder.encode_events({"type": "run_failed", "code": "internal_error", "message": message})
+        if events:
+            write = _protocols.encoder(protocol)
+            kept = events if not started else events[-1:]
+            return b"".join(bytes(write(event)) for event in kept) + bytes(encoder.close())
+    return bytes(impl.encode_sse({"error": {"code": "internal_error", "message": message}}, event="error"))
+
+
+async def aiter_items(content: Any) -> AsyncGenerator[Any, None]:
+    """The items of an async iterable, or of a synchronous one read in a
+    worker thread (a blocking producer never stalls the event loop)."""
+    if hasattr(content, "__aiter__"):
+        try:
+            async for item in content:
+                yield item
+        finally:
+            # Leaving early closes the producer, so that its own cleanup runs now.
+            aclose = getattr(content, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        return
+    items: Iterator[Any] = iter(content)
+    done = object()
+    try:
+        while (item := await asyncio.to_thread(next, items, done)) is not done:
+            yield item
+    finally:
+        close = getattr(items, "close", None)
+        if callable(close):
+            close()

@@ -1,0 +1,147 @@
+"""A replay store on Redis Streams, shared by every replica of a server: any
+of them can resume a stream another one is still writing.
+
+Each stream is one Redis stream key. Its events are entries with explicit
+ids ``<number>-0`` (so a resuming reader asks for exactly what follows the
+number it has), bounded by ``MAXLEN``; an ``open`` entry (``0-1``) makes an
+empty stream exist, an ``end`` entry (``<last>-2``) ends it; the key expires
+``ttl`` seconds after it was last written. Readers follow with ``XREAD
+BLOCK``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ._replay import ReplayError, ReplayStore, StreamEntry, new_stream_id
+
+__all__ = ["RedisReplayStore"]
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _field(fields: dict[Any, Any], name: str) -> Any:
+    value = fields.get(name.encode())
+    return fields.get(name) if value is None else value
+
+
+class RedisReplayStore(ReplayStore):
+    """Streams kept in Redis (``pip install agentcodec[redis]``): ``redis``
+    is a ``redis.asyncio.Redis`` client or a URL (``redis://host:6379/0``).
+    Each stream keeps its last ``max_events`` events and expires ``ttl``
+    seconds after its last write; keys are ``prefix`` + the stream id."""
+
+    def __init__(
+        self,
+        redis: Any,
+        *,
+        prefix: str = "agentcodec:stream:",
+        max_events: int = 10_000,
+        ttl: float = 600.0,
+        block_seconds: float = 5.0,
+    ) -> None:
+        if isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1:
+            raise ValueError(f"max_events must be a positive int, not {max_events!r}")
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0:
+            raise ValueError(f"ttl must be a positive number of seconds, not {ttl!r}")
+        if isinstance(redis, str):
+            from redis.asyncio import from_url  # noqa: PLC0415 - an optional dependency
+
+            redis, self._owned = from_url(redis), True
+        else:
+            self._owned = False
+        self._redis = redis
+        self._prefix = prefix
+        self._max_events = max_events
+        self._ttl_ms = max(1, int(ttl * 1000))
+        self._block_ms = max(1, int(block_seconds * 1000))
+        # The last number written, per stream this process writes.
+        self._written: dict[str, int] = {}
+
+    @property
+    def redis(self) -> Any:
+        """The Redis client."""
+        return self._redis
+
+    def _key(self, stream_id: str) -> str:
+        return self._prefix + stream_id
+
+    async def _add(
+        self, stream_id: str, entry_id: str, fields: dict[str, bytes], *, trim: bool = True
+    ) -> None:
+        key = self._key(stream_id)
+        maxlen = self._max_events if trim else None
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.xadd(key, fields, id=entry_id, maxlen=maxlen, approximate=False)
+            pipe.pexpire(key, self._ttl_ms)
+            await pipe.execute()
+
+    async def open(self) -> str:
+        stream_id = new_stream_id()
+        await self._add(stream_id, "0-1", {"open": b""})
+        self._written[stream_id] = 0
+        return stream_id
+
+    async def append(self, stream_id: str, event: bytes) -> int:
+        last = self._writer(stream_id)
+        await self._add(stream_id, f"{last + 1}-0", {"e": bytes(event)})
+        self._written[stream_id] = last + 1
+        return last + 1
+
+    async def finish(self, stream_id: str) -> None:
+        last = self._writer(stream_id)
+        # After the open entry (0-1) even when no event came; kept beside
+        # the last max_events events, not trimming one of them.
+        await self._add(stream_id, f"{last}-2", {"end": b""}, trim=False)
+        del self._written[stream_id]
+
+    def _writer(self, stream_id: str) -> int:
+        last = self._written.get(stream_id)
+        if last is None:
+            raise ValueError(f"stream {stream_id!r} is not open for writing in this process")
+        return last
+
+    async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
+        key = self._key(stream_id)
+        first = await self._redis.xrange(key, "-", "+", count=2)
+        if not first:
+            raise ReplayError(stream_id, after, None)
+        for entry_id, fields in first:
+            number, minor = (int(part) for part in _text(entry_id).split("-"))
+            if _field(fields, "open") is not None:
+                continue
+            # The oldest event kept (or, all trimmed, the end after them).
+            oldest = number + (1 if minor else 0)
+            if oldest > after + 1:
+                raise ReplayError(stream_id, after, oldest)
+            break
+        return self._follow(stream_id, key, after)
+
+    async def _follow(self, stream_id: str, key: str, after: int) -> AsyncIterator[StreamEntry]:
+        cursor = f"{after}-0" if after else "0-0"
+        seen = after
+        while True:
+            found = await self._redis.xread({key: cursor}, count=512, block=self._block_ms)
+            if not found:
+                if not await self._redis.exists(key):  # expired while nothing came
+                    raise ReplayError(stream_id, seen, None)
+                continue
+            for entry_id, fields in found[0][1]:
+                cursor = _text(entry_id)
+                if _field(fields, "end") is not None:
+                    return
+                event = _field(fields, "e")
+                if event is None:  # the open entry
+                    continue
+                number = int(cursor.split("-")[0])
+                if number != seen + 1:  # trimmed before this reader got to it
+                    raise ReplayError(stream_id, seen, number)
+                seen = number
+                yield number, event.encode() if isinstance(event, str) else event
+
+    async def aclose(self) -> None:
+        if self._owned:
+            await self._redis.aclose()

@@ -1,0 +1,193 @@
+"""Replay stores: where a server keeps the events of its streams, so that a
+client that reconnects with ``Last-Event-ID`` gets what it missed, from this
+process or, with a shared store, from any replica.
+
+A stream is a sequence of events numbered from 1, written by one producer
+and ended once; readers replay it after a number and follow it live.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import time
+import uuid
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator
+
+__all__ = ["MemoryReplayStore", "ReplayError", "ReplayStore", "StreamEntry"]
+
+#: One stored event: its number and its SSE bytes (without an ``id`` line).
+StreamEntry = tuple[int, bytes]
+
+
+class ReplayError(LookupError):
+    """A stream cannot be replayed after the number asked for: it is not
+    (or no longer) stored, or events after that number were dropped.
+
+    Attributes:
+        stream_id: the stream asked for.
+        after: the number the client has seen.
+        first_available: the oldest number still stored, or None when the
+            stream is not stored at all.
+    """
+
+    def __init__(self, stream_id: str, after: int, first_available: int | None) -> None:
+        self.stream_id = stream_id
+        self.after = after
+        self.first_available = first_available
+        if first_available is None:
+            reason = f"stream {stream_id!r} is not stored (unknown, or expired)"
+        else:
+            reason = (
+                f"stream {stream_id!r} cannot be replayed after event {after}: "
+                f"the oldest event stored is {first_available}"
+            )
+        super().__init__(reason)
+
+
+class ReplayStore(abc.ABC):
+    """Where streams' events are kept for replay. ``open`` a stream,
+    ``append`` its events (numbered from 1 in order), ``finish`` it;
+    ``replay(stream_id, after)`` gives the events after a number, then
+    those appended later, until the stream is finished."""
+
+    @abc.abstractmethod
+    async def open(self) -> str:
+        """A new stream; returns its id (letters, digits, ``-`` and ``_``)."""
+
+    @abc.abstractmethod
+    async def append(self, stream_id: str, event: bytes) -> int:
+        """Stores one event's SSE bytes; returns its number."""
+
+    @abc.abstractmethod
+    async def finish(self, stream_id: str) -> None:
+        """Ends the stream: readers stop after its last event."""
+
+    @abc.abstractmethod
+    async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
+        """The events after ``after``, then the live ones until the stream
+        finishes. Raises ``ReplayError`` at once, before any event, when
+        the stream is not stored or events after ``after`` were dropped,
+        and later if a reader falls so far behind that the next event was
+        dropped before it was read."""
+
+    async def aclose(self) -> None:  # noqa: B027 - most stores hold nothing to release
+        """Releases what the store holds (connections)."""
+
+
+def new_stream_id() -> str:
+    return uuid.uuid4().hex
+
+
+class _MemoryStream:
+    __slots__ = ("dropped", "events", "finished", "finished_at", "first", "last", "wakeup")
+
+    def __init__(self, max_events: int) -> None:
+        self.events: deque[bytes] = deque(maxlen=max_events)
+        self.first = 1  # the number of events[0]
+        self.last = 0
+        self.finished = False
+        self.finished_at = 0.0
+        self.dropped = False  # evicted before it finished
+        self.wakeup = asyncio.Event()
+
+
+class MemoryReplayStore(ReplayStore):
+    """Streams kept in this process: each one's last ``max_events`` events;
+    a finished stream is forgotten ``ttl`` seconds after it ended, and the
+    oldest streams first once more than ``max_streams`` are kept. Memory is
+    bounded by ``max_streams * max_events`` events. Replicas cannot share
+    it: that is what ``RedisReplayStore`` is for."""
+
+    def __init__(self, *, max_events: int = 10_000, max_streams: int = 1_000, ttl: float = 600.0) -> None:
+        for name, value in (("max_events", max_events), ("max_streams", max_streams)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, not {value!r}")
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl < 0:
+            raise ValueError(f"ttl must be a non-negative number of seconds, not {ttl!r}")
+        self._max_events = max_events
+        self._max_streams = max_streams
+        self._ttl = float(ttl)
+        self._streams: OrderedDict[str, _MemoryStream] = OrderedDict()
+
+    def __len__(self) -> int:
+        """How many streams are kept."""
+        return len(self._streams)
+
+    async def open(self) -> str:
+        self._evict()
+        stream_id = new_stream_id()
+        self._streams[stream_id] = _MemoryStream(self._max_events)
+        while len(self._streams) > self._max_streams:
+            self._drop(next(iter(self._streams)))
+        return stream_id
+
+    async def append(self, stream_id: str, event: bytes) -> int:
+        stream = self._writable(stream_id)
+        if len(stream.events) == stream.events.maxlen:
+            stream.first += 1
+        stream.events.append(bytes(event))
+        stream.last += 1
+        self._wake(stream)
+        return stream.last
+
+    async def finish(self, stream_id: str) -> None:
+        stream = self._writable(stream_id)
+        stream.finished = True
+        stream.finished_at = time.monotonic()
+        self._wake(stream)
+
+    async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
+        self._evict()
+        stream = self._streams.get(stream_id)
+        if stream is None:
+            raise ReplayError(stream_id, after, None)
+        if after + 1 < stream.first:
+            raise ReplayError(stream_id, after, stream.first)
+        return self._follow(stream_id, stream, after)
+
+    async def _follow(self, stream_id: str, stream: _MemoryStream, after: int) -> AsyncIterator[StreamEntry]:
+        seen = after
+        while True:
+            if seen + 1 < stream.first:  # this reader fell behind the ring
+                raise ReplayError(stream_id, seen, stream.first)
+            while seen < stream.last:
+                seen += 1
+                yield seen, stream.events[seen - stream.first]
+                if seen + 1 < stream.first:
+                    raise ReplayError(stream_id, seen, stream.first)
+            if stream.finished:
+                return
+            if stream.dropped:
+                raise ReplayError(stream_id, seen, None)
+            await stream.wakeup.wait()
+
+    def _writable(self, stream_id: str) -> _MemoryStream:
+        stream = self._streams.get(stream_id)
+        if stream is None:
+            raise ReplayError(stream_id, 0, None)
+        if stream.finished:
+            raise ValueError(f"stream {stream_id!r} is finished")
+        return stream
+
+    @staticmethod
+    def _wake(stream: _MemoryStream) -> None:
+        # Everyone waiting wakes; the next wait is on a new event.
+        stream.wakeup.set()
+        stream.wakeup = asyncio.Event()
+
+    def _evict(self) -> None:
+        deadline = time.monotonic() - self._ttl
+        expired = [
+            key for key, stream in self._streams.items() if stream.finished and stream.finished_at <= deadline
+        ]
+        for key in expired:
+            self._drop(key)
+
+    def _drop(self, stream_id: str) -> None:
+        stream = self._streams.pop(stream_id)
+        # Readers following a stream dropped before it finished learn that
+        # the rest is lost, instead of waiting forever.
+        stream.dropped = not stream.finished
+        self._wake(stream)

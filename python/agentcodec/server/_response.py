@@ -1,0 +1,262 @@
+"""An ASGI response that writes a producer's events as Server-Sent Events:
+the headers, keep-alive comments while the producer is quiet, a producer
+stopped when its client leaves, a failure ended with the protocol's error
+event, and ``Last-Event-ID`` resume from a replay store."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from typing import Any, Literal
+
+from .. import _protocols
+from .._backend import impl
+from ._frames import EventSplitter, aiter_items, error_frame, item_writer
+from ._replay import ReplayError, ReplayStore
+
+try:  # Starlette and FastAPI take the response as one of theirs.
+    from starlette.responses import Response as _ResponseBase
+except ImportError:  # pragma: no cover - any ASGI server runs it all the same
+
+    class _ResponseBase:  # type: ignore[no-redef]
+        pass
+
+
+__all__ = ["EventStreamResponse"]
+
+logger = logging.getLogger("agentcodec.server")
+
+# The ASGI types, as Starlette spells them.
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+_PING = impl.encode_sse_comment("ping")
+
+# Producers that write to a store go on after their client leaves; they are
+# held here so that nothing collects them before they end.
+_running: set[asyncio.Task[None]] = set()
+
+
+def _event_id(stream_id: str, number: int) -> bytes:
+    return f"id: {stream_id}:{number}\n".encode()
+
+
+def _parse_event_id(text: str) -> tuple[str, int]:
+    stream_id, _, number = text.rpartition(":")
+    if not stream_id or not number.isdigit():
+        raise ValueError(f"Last-Event-ID {text!r} is not an id this server wrote")
+    return stream_id, int(number)
+
+
+class EventStreamResponse(_ResponseBase):
+    """Writes ``content`` (an async or plain iterable of events) as a
+    ``text/event-stream`` response, from any ASGI app (Starlette and
+    FastAPI endpoints return it as they return their own responses).
+
+    Items are bytes (SSE already: a ``Transcoder``'s output), mappings
+    (events of ``protocol``, written as its SSE; JSON ``data:`` events
+    without one) or strings (one event's data).
+
+    - A comment is written every ``ping_interval`` seconds the producer
+      yields nothing, so that proxies keep the connection open.
+    - A producer that raises ends the stream with the protocol's error
+      event (the exception is logged, not sent).
+    - With a ``store`` (``MemoryReplayStore``, ``RedisReplayStore``), every
+      event gets an id and is recorded; a request with ``Last-Event-ID``
+      replays what followed it and follows the stream live, from any
+      replica sharing the store, without running ``content``; an id that
+      cannot be resumed is answered ``410 Gone``. The producer then runs to
+      its end even when the client leaves (``on_disconnect="continue"``),
+      so that the client can come back for the rest.
+    - Without a store, the producer is stopped when the client leaves.
+    """
+
+    media_type = "text/event-stream"
+
+    def __init__(
+        self,
+        content: Any,
+        *,
+        protocol: str | None = None,
+        store: ReplayStore | None = None,
+        ping_interval: float | None = 15.0,
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
+        on_disconnect: Literal["cancel", "continue"] | None = None,
+    ) -> None:
+        if protocol is not None:
+            _protocols.check(protocol)
+        if ping_interval is not None and (
+            isinstance(ping_interval, bool)
+            or not isinstance(ping_interval, (int, float))
+            or ping_interval <= 0
+        ):
+            raise ValueError(
+                f"ping_interval must be a positive number of seconds or None, not {ping_interval!r}"
+            )
+        if on_disconnect is None:
+            on_disconnect = "cancel" if store is None else "continue"
+        if on_disconnect not in ("cancel", "continue"):
+            raise ValueError(f"on_disconnect must be 'cancel' or 'continue', not {on_disconnect!r}")
+        self.content = content
+        self.protocol = protocol
+        self.store = store
+        self.ping_interval = ping_interval
+        self.status_code = status_code
+        self.on_disconnect = on_disconnect
+        self.background = None  # what Starlette and FastAPI look for on a response
+        merged = {
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-store",
+            "x-accel-buffering": "no",  # nginx would hold the events back
+            **_protocols.headers(protocol),
+        }
+        merged.update({key.lower(): value for key, value in (headers or {}).items()})
+        self.raw_headers = [(key.encode("latin-1"), value.encode("latin-1")) for key, value in merged.items()]
+        self._write = item_writer(protocol)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"EventStreamResponse serves http, not {scope['type']!r}")
+        producer: asyncio.Task[None] | None = None
+        if self.store is None:
+            frames = self._produce()
+        else:
+            resume_from = _header(scope, b"last-event-id")
+            if resume_from:
+                await self._discard_content()
+                try:
+                    stream_id, after = _parse_event_id(resume_from)
+                    entries = await self.store.replay(stream_id, after)
+                except (ValueError, ReplayError) as exc:
+                    await _send_gone(send, str(exc))
+                    return
+            else:
+                stream_id = await self.store.open()
+                producer = asyncio.get_running_loop().create_task(self._record(self.store, stream_id))
+                _running.add(producer)
+                producer.add_done_callback(_running.discard)
+                entries = await self.store.replay(stream_id, 0)
+            frames = _with_ids(stream_id, entries)
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        finished = await self._stream(frames, receive, send)
+        if not finished and producer is not None and self.on_disconnect == "cancel":
+            producer.cancel()
+        if finished and self.background is not None:
+            await self.background()
+
+    # --- producing -----------------------------------------------------------
+
+    async def _produce(self) -> AsyncGenerator[bytes, None]:
+        """The producer's items as SSE bytes, ended by an error event if it fails."""
+        items = aiter_items(self.content)
+        started = False
+        try:
+            async for item in items:
+                frame = self._write(item)
+                started = started or bool(frame)
+                yield frame
+        except Exception:
+            logger.exception("the producer of an event stream failed")
+            yield error_frame(self.protocol, "the stream failed on the server", started=started)
+        finally:
+            await items.aclose()
+
+    async def _record(self, store: ReplayStore, stream_id: str) -> None:
+        """Runs the producer into the store, one event per entry."""
+        splitter = EventSplitter()
+        try:
+            async for data in self._produce():
+                for event in splitter.split(data):
+                    await store.append(stream_id, event)
+            for event in splitter.close():
+                await store.append(stream_id, event)
+        except Exception:
+            logger.exception("an event stream could not be recorded in the replay store")
+        finally:
+            try:
+                await store.finish(stream_id)
+            except Exception:
+                logger.exception("an event stream could not be finished in the replay store")
+
+    async def _discard_content(self) -> None:
+        """A resumed stream does not run its producer: it is closed unstarted."""
+        close = getattr(self.content, "aclose", None) or getattr(self.content, "close", None)
+        if callable(close):
+            result = close()
+            if asyncio.iscoroutine(result):
+                await result
+
+    # --- writing -------------------------------------------------------------
+
+    async def _stream(self, frames: AsyncGenerator[bytes, None], receive: Receive, send: Send) -> bool:
+        """Writes the frames until they end (True) or the client leaves (False)."""
+        writer = asyncio.ensure_future(self._write_all(frames, send))
+        listener = asyncio.ensure_future(_wait_for_disconnect(receive))
+        try:
+            await asyncio.wait({writer, listener}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (writer, listener):
+                task.cancel()
+            for task in (writer, listener):
+                with contextlib.suppress(asyncio.CancelledError, OSError):
+                    await task
+        return not writer.cancelled() and writer.exception() is None
+
+    async def _write_all(self, frames: AsyncGenerator[bytes, None], send: Send) -> None:
+        pending: asyncio.Future[bytes] | None = None
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(anext(frames))
+                done, _ = await asyncio.wait({pending}, timeout=self.ping_interval)
+                if not done:
+                    await send({"type": "http.response.body", "body": _PING, "more_body": True})
+                    continue
+                try:
+                    frame = pending.result()
+                except StopAsyncIteration:
+                    break
+                finally:
+                    pending = None
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            if pending is not None:
+                pending.cancel()
+                with contextlib.suppress(BaseException):
+                    await pending
+            await frames.aclose()
+
+
+async def _with_ids(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncGenerator[bytes, None]:
+    try:
+        async for number, event in entries:
+            yield _event_id(stream_id, number) + event
+    finally:
+        aclose = getattr(entries, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+async def _wait_for_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1").strip()
+    return ""
+
+
+async def _send_gone(send: Send, message: str) -> None:
+    body = json.dumps({"error": {"code": "stream_gone", "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 410, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -1,0 +1,113 @@
+"""Real servers for the tests: uvicorn on loopback (in a thread, or in a
+process of its own for replicas) and redis-server. Nothing is mocked."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _listening_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    return sock
+
+
+@contextlib.contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Runs ``app`` on uvicorn in a thread; yields its base URL."""
+    import uvicorn
+
+    sock = _listening_socket()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@contextlib.contextmanager
+def serve_process(app: str, env: dict[str, str]) -> Iterator[str]:
+    """Runs ``app`` ("module:attribute" under tests/) on uvicorn in a
+    process of its own; yields its base URL."""
+    sock = _listening_socket()
+    command = [sys.executable, "-m", "uvicorn", app, "--fd", str(sock.fileno()), "--log-level", "warning"]
+    environment = {
+        **os.environ,
+        **env,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]),
+    }
+    process = subprocess.Popen(command, pass_fds=[sock.fileno()], env=environment)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        _wait_until_up(url, process)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+        sock.close()
+
+
+def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server process exited with {process.returncode}")
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.get(url + "/health", timeout=1)
+            return
+        time.sleep(0.05)
+    raise RuntimeError("the server process did not start")
+
+
+@contextlib.contextmanager
+def redis_server(directory: Path) -> Iterator[str]:
+    """A redis-server of its own on a Unix socket; yields its URL. Skips
+    where redis-server is not installed, unless CI requires it."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        message = "redis-server is not installed (scripts/test.sh installs Debian's redis-server package)"
+        if os.environ.get("AGENTCODEC_REQUIRE_REDIS") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    path = directory / "redis.sock"
+    process = subprocess.Popen(
+        [binary, "--port", "0", "--unixsocket", str(path), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not path.exists():
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.01)
+        yield f"unix://{path}"
+    finally:
+        process.terminate()
+        process.wait(10)

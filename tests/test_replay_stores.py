@@ -1,0 +1,175 @@
+"""The replay stores behind one interface: the in-memory ring and Redis
+Streams on a real redis-server, held to the same tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcodec.server import MemoryReplayStore, RedisReplayStore, ReplayError, ReplayStore
+from servers import redis_server
+
+MakeStore = Callable[..., ReplayStore]
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_store(request: pytest.FixtureRequest) -> MakeStore:
+    if request.param == "memory":
+        return MemoryReplayStore
+    url = request.getfixturevalue("redis_url")
+    return lambda **options: RedisReplayStore(url, block_seconds=0.2, **options)
+
+
+def run(make_store: MakeStore, test: Callable[[ReplayStore], Awaitable[Any]], **options: Any) -> Any:
+    async def main() -> Any:
+        store = make_store(**options)
+        try:
+            return await test(store)
+        finally:
+            await store.aclose()
+
+    return asyncio.run(main())
+
+
+async def collect(entries: AsyncIterator[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    return [entry async for entry in entries]
+
+
+def test_a_finished_stream_replays_after_any_number(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        for number in range(1, 6):
+            assert await store.append(stream, b"data: %d\n\n" % number) == number
+        await store.finish(stream)
+        assert await collect(await store.replay(stream, 0)) == [(n, b"data: %d\n\n" % n) for n in range(1, 6)]
+        assert await collect(await store.replay(stream, 3)) == [(4, b"data: 4\n\n"), (5, b"data: 5\n\n")]
+        assert await collect(await store.replay(stream, 5)) == []
+
+    run(make_store, test)
+
+
+def test_readers_follow_a_live_stream(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        await store.append(stream, b"a")
+        readers = [asyncio.ensure_future(collect(await store.replay(stream, after))) for after in (0, 1)]
+
+        async def write() -> None:
+            for piece in (b"b", b"c"):
+                await asyncio.sleep(0.05)
+                await store.append(stream, piece)
+            await store.finish(stream)
+
+        await write()
+        assert await asyncio.wait_for(asyncio.gather(*readers), 10) == [
+            [(1, b"a"), (2, b"b"), (3, b"c")],
+            [(2, b"b"), (3, b"c")],
+        ]
+
+    run(make_store, test)
+
+
+def test_an_open_stream_with_no_events_can_be_followed(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
+        await asyncio.sleep(0.05)
+        await store.finish(stream)
+        assert await asyncio.wait_for(reader, 10) == []
+
+    run(make_store, test)
+
+
+def test_events_dropped_from_the_bound_are_a_gap_not_a_hole(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        for number in range(1, 11):
+            await store.append(stream, b"%d" % number)
+        await store.finish(stream)
+        with pytest.raises(ReplayError, match="oldest event stored is 7") as caught:
+            await store.replay(stream, 5)
+        assert (caught.value.after, caught.value.first_available) == (5, 7)
+        assert [n for n, _ in await collect(await store.replay(stream, 6))] == [7, 8, 9, 10]
+
+    run(make_store, test, max_events=4)
+
+
+def test_a_reader_left_behind_by_the_bound_gets_an_error(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        await store.append(stream, b"1")
+        entries = await store.replay(stream, 0)
+        assert await anext(entries) == (1, b"1")
+        for number in range(2, 8):
+            await store.append(stream, b"%d" % number)
+        await store.finish(stream)
+        with pytest.raises(ReplayError):
+            await collect(entries)
+
+    run(make_store, test, max_events=3)
+
+
+def test_unknown_streams_and_writes_to_finished_ones_are_refused(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        with pytest.raises(ReplayError, match="not stored"):
+            await store.replay("nosuchstream", 0)
+        stream = await store.open()
+        await store.finish(stream)
+        with pytest.raises((ValueError, ReplayError)):
+            await store.append(stream, b"late")
+
+    run(make_store, test)
+
+
+def test_the_memory_store_forgets_old_streams() -> None:
+    async def main() -> None:
+        store = MemoryReplayStore(max_streams=2, ttl=0)
+        first = await store.open()
+        reader = await store.replay(first, 0)
+        await store.open()
+        await store.open()  # the first, unfinished, is dropped to make room
+        assert len(store) == 2
+        with pytest.raises(ReplayError, match="not stored"):
+            await collect(reader)
+        finished = await store.open()
+        await store.finish(finished)
+        await store.open()  # a finished stream past its ttl is forgotten
+        with pytest.raises(ReplayError):
+            await store.replay(finished, 0)
+
+    asyncio.run(main())
+
+
+def test_the_redis_store_expires_streams(redis_url: str) -> None:
+    async def main() -> None:
+        store = RedisReplayStore(redis_url, ttl=0.2)
+        try:
+            stream = await store.open()
+            await store.append(stream, b"x")
+            assert await store.redis.pttl(f"agentcodec:stream:{stream}") > 0
+            await asyncio.sleep(0.4)
+            with pytest.raises(ReplayError, match="not stored"):
+                await store.replay(stream, 0)
+        finally:
+            await store.aclose()
+
+    asyncio.run(main())
+
+
+def test_store_options_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="max_events"):
+        MemoryReplayStore(max_events=0)
+    with pytest.raises(ValueError, match="ttl"):
+        MemoryReplayStore(ttl=-1)
+    with pytest.raises(ValueError, match="max_events"):
+        RedisReplayStore(object(), max_events=True)

@@ -1,0 +1,197 @@
+"""Serving streams for real: uvicorn on loopback, httpx and aiohttp clients,
+replicas in processes of their own sharing one redis-server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agentcodec import agui, client, events
+from agentcodec.server import EventStreamResponse, MemoryReplayStore
+from servers import redis_server, serve, serve_process
+from stream_app import agui_run, make_app
+
+
+def _expected(count: int) -> dict[str, Any]:
+    assembler = agui.Assembler()
+    for event in agui_run(count):
+        assembler.feed(agui.encode(event))
+    return assembler.close()
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with serve(make_app(MemoryReplayStore())) as base:
+        yield base
+
+
+def test_a_stream_is_served_with_sse_headers_and_ids(url: str) -> None:
+    with httpx.Client() as http, http.stream("POST", f"{url}/agui?n=3") as response:
+        body = response.read()
+    assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
+    assert response.headers["cache-control"] == "no-store"
+    frames = [frame for frame in body.split(b"\n\n") if frame]
+    assert len(frames) == len(agui_run(3))
+    assert all(frame.startswith(b"id: ") for frame in frames)
+    numbers = [int(frame.split(b"\n")[0].rsplit(b":", 1)[1]) for frame in frames]
+    assert numbers == list(range(1, len(frames) + 1))
+
+
+def test_httpx_connect_assembles_the_run(url: str) -> None:
+    with httpx.Client() as http, client.connect(http, "POST", f"{url}/agui?n=50", protocol="agui") as stream:
+        kinds = [event["type"] for event in stream]
+        result = stream.until_done()
+    assert kinds[0] == "RUN_STARTED"
+    assert kinds[-1] == "RUN_FINISHED"
+    assert result == _expected(50)
+
+
+def test_async_httpx_and_aiohttp_assemble_alike(url: str) -> None:
+    aiohttp = pytest.importorskip("aiohttp")
+
+    async def main() -> list[Any]:
+        results = []
+        async with (
+            httpx.AsyncClient() as http,
+            client.aconnect(http, "GET", f"{url}/agui?n=40", protocol="agui") as s,
+        ):
+            results.append(await s.until_done())
+        async with (
+            aiohttp.ClientSession() as session,
+            client.aconnect(session, "GET", f"{url}/agui?n=40", protocol="agui") as s,
+        ):
+            results.append(await s.until_done())
+        return results
+
+    assert asyncio.run(main()) == [_expected(40), _expected(40)]
+
+
+def test_many_concurrent_streams(url: str) -> None:
+    async def one(http: httpx.AsyncClient, count: int) -> Any:
+        async with client.aconnect(
+            http, "GET", f"{url}/agui?n={count}&delay=0.001", protocol="agui"
+        ) as stream:
+            return await stream.until_done()
+
+    async def main() -> list[Any]:
+        limits = httpx.Limits(max_connections=100)
+        async with httpx.AsyncClient(limits=limits, timeout=30) as http:
+            return await asyncio.gather(*(one(http, 10 + i) for i in range(60)))
+
+    assert asyncio.run(main()) == [_expected(10 + i) for i in range(60)]
+
+
+def test_pings_arrive_while_the_producer_is_idle(url: str) -> None:
+    with httpx.Client() as http, http.stream("GET", f"{url}/idle?seconds=0.4") as response:
+        body = response.read()
+    assert body.count(b": ping\n") >= 3
+    assert client.assemble([body], "agui")["status"] == "finished"
+
+
+@pytest.mark.parametrize("protocol", events.PROTOCOLS)
+def test_a_failing_producer_ends_with_the_protocol_error(url: str, protocol: str) -> None:
+    with httpx.Client() as http:
+        body = http.get(f"{url}/fail", params={"protocol": protocol}).content
+    assert b"secret" not in body
+    assert b"the stream failed on the server" in body
+    view = client.assemble([body], "agui") if protocol == "agui" else None
+    if view is not None:
+        assert view["status"] == "error"
+    neutral = events.Assembler(protocol)
+    neutral.feed(body)
+    assert neutral.close()["status"] == "failed"
+
+
+def test_a_client_that_leaves_stops_the_producer(url: str) -> None:
+    with httpx.Client() as http:
+        with http.stream("GET", f"{url}/endless") as response:
+            for _ in response.iter_bytes():
+                break
+        deadline = time.monotonic() + 5
+        while "endless" not in http.get(f"{url}/state").text.split("|")[0]:
+            assert time.monotonic() < deadline, "the producer went on after its client left"
+            time.sleep(0.02)
+
+
+def test_a_slow_client_holds_the_producer_back(url: str) -> None:
+    size = 64 * 1024
+    with httpx.Client(timeout=30) as http, http.stream("GET", f"{url}/big?size={size}") as response:
+        chunks = response.iter_bytes()
+        next(chunks)
+        time.sleep(1.0)  # the client reads nothing
+        produced = int(http.get(f"{url}/state").text.split("|")[1])
+    # Without backpressure the producer would have written 100,000 events
+    # (6 GiB) into memory by now; with it, about what the sockets buffer.
+    assert produced * size < 64 * 1024 * 1024, f"{produced} events produced for a client that read one"
+
+
+def test_resuming_with_an_unknown_id_is_gone(url: str) -> None:
+    with httpx.Client() as http:
+        response = http.get(f"{url}/agui", headers={"Last-Event-ID": "nosuchstream:3"})
+        assert response.status_code == 410
+        assert "not stored" in response.json()["error"]["message"]
+        response = http.get(f"{url}/agui", headers={"Last-Event-ID": "garbage"})
+        assert response.status_code == 410
+
+
+def test_a_dropped_stream_resumes_on_the_same_server(tmp_path: Path) -> None:
+    from stream_app import DropFirstConnection
+
+    app = DropFirstConnection(make_app(MemoryReplayStore()), after_bytes=700)
+    with (
+        serve(app) as base,
+        httpx.Client() as http,
+        client.connect(http, "GET", f"{base}/agui?n=30&delay=0.005", protocol="agui", retry_delay=0.01) as s,
+    ):
+        kinds = [event["type"] for event in s]
+        result = s.until_done()
+        assert s.reconnections == 1
+    assert app.dropped == 1
+    assert kinds == [event["type"] for event in agui_run(30)]
+    assert result == _expected(30)
+
+
+def test_a_dropped_stream_resumes_on_another_replica(tmp_path: Path) -> None:
+    """Two server processes share one redis-server: a client cut off from
+    the first (mid-event) resumes on the second, which follows the stream
+    the first is still producing: every event exactly once, in order."""
+    with redis_server(tmp_path) as redis_url:
+        env = {"AGENTCODEC_TEST_REDIS_URL": redis_url, "AGENTCODEC_TEST_DROP_AFTER": "900"}
+        with (
+            serve_process("stream_app:app", env) as first,
+            serve_process("stream_app:app", env) as second,
+            httpx.Client(timeout=30) as http,
+        ):
+
+            def on_second_replica(last_event_id: str) -> httpx.Response:
+                response = http.send(
+                    http.build_request("GET", f"{second}/agui", headers={"Last-Event-ID": last_event_id}),
+                    stream=True,
+                )
+                response.raise_for_status()
+                return response
+
+            source = http.send(http.build_request("GET", f"{first}/agui?n=200&delay=0.002"), stream=True)
+            stream = client.EventStream(source, "agui", reconnect=on_second_replica, retry_delay=0.01)
+            seen = list(stream)
+            result = stream.until_done()
+            assert stream.reconnections == 1
+    assert seen == agui_run(200)
+    assert result == _expected(200)
+
+
+def test_the_response_is_a_starlette_response() -> None:
+    starlette = pytest.importorskip("starlette.responses")
+    response = EventStreamResponse([], protocol="ai-sdk")
+    assert isinstance(response, starlette.Response)
+    assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
+    with pytest.raises(ValueError, match="ping_interval"):
+        EventStreamResponse([], ping_interval=0)
+    with pytest.raises(ValueError, match="unknown protocol"):
+        EventStreamResponse([], protocol="sse")
