@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
@@ -25,3 +26,12 @@ def decode(backend: ModuleType, chunks: Iterable[bytes], **kwargs: Any) -> tuple
 def split_at(data: bytes, cuts: Iterable[int]) -> list[bytes]:
     bounds = [0, *sorted(cuts), len(data)]
     return [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def data_events(stream: bytes) -> list[Any]:
+    """The JSON data of every event in an SSE stream (comments and ids aside)."""
+    from agentcodec import SSEDecoder
+
+    decoder = SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+    events = [*decoder.feed(stream), *decoder.close()]
+    return [json.loads(event.data) for event in events if event.data != "[DONE]"]

@@ -1,0 +1,366 @@
+"""The gateway: one agent upstream (an AgentScope ``/process`` server, or
+the demo agent), served downstream as every protocol an AgentApp serves,
+converted as it streams and resumable from a replay store.
+
+Routes (all ``POST``, JSON bodies):
+
+- ``/process``: the Agent API, passed through as the upstream writes it;
+- ``/ag-ui``: AG-UI (``RunAgentInput`` in, AG-UI events out);
+- ``/compatible-mode/v1/responses`` and ``/v1/responses``: the OpenAI
+  Responses API (``stream: false`` answers the final response as JSON);
+- ``/threads/{thread_id}/commands`` (``run.start``) and
+  ``/threads/{thread_id}/stream/events``: the LangChain Agent Streaming
+  Protocol's SSE transport.
+
+A dropped client resends its request with ``Last-Event-ID`` and gets the
+rest of its stream from the store, from whichever replica it reaches when the
+store is shared (``RedisReplayStore``); the LangChain endpoint resumes with
+the protocol's own ``since``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .. import _protocols
+from .._backend import impl
+from ..langchain.subscriptions import Subscription
+from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
+from ..server._frames import EventSplitter
+from ._demo import DemoAgent
+from ._requests import (
+    RequestError,
+    agent_request_from_agui,
+    agent_request_from_langchain,
+    agent_request_from_process,
+    agent_request_from_responses,
+)
+from ._upstream import ProcessUpstream, Upstream, UpstreamError
+
+__all__ = ["Gateway"]
+
+logger = logging.getLogger("agentcodec.gateway")
+
+# Background runs (LangChain run.start) are held here until they end.
+_running: set[asyncio.Task[None]] = set()
+
+
+def _failed_event(message: str) -> bytes:
+    """The Agent API event that ends a run whose upstream failed midway:
+    each target's encoder then closes what is open in its own terms."""
+    event = {
+        "object": "response",
+        "status": "failed",
+        "error": {"code": "upstream_error", "message": message},
+    }
+    return bytes(impl.encode_sse(event))
+
+
+async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIterator[bytes]:
+    """The upstream's bytes through a Transcoder. A failure midway (the
+    upstream gone, bytes that are no Agent API stream) ends the run as
+    failed in the target protocol, with everything converted before it."""
+    try:
+        try:
+            async for chunk in chunks:
+                out = transcoder.feed(chunk)
+                if out:
+                    yield out
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception as exc:
+            logger.warning("the upstream stream failed midway: %r", exc)
+            transcoder.reconnect()  # whatever event it left unterminated is dropped
+            yield transcoder.feed(_failed_event(f"the agent's stream failed: {exc}"))
+        yield transcoder.close()
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+class _Thread:
+    """A LangChain thread: its latest run, which its subscribers follow."""
+
+    __slots__ = ("run_id", "started")
+
+    def __init__(self) -> None:
+        self.run_id: str | None = None
+        self.started = asyncio.Event()
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+async def _json_body(request: Request) -> Any:
+    body = await request.body()
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise RequestError(f"the request body is not JSON: {exc}") from exc
+
+
+class Gateway:
+    """An ASGI app serving one agent as every protocol an AgentApp serves.
+
+    ``upstream`` is the URL of an AgentScope Agent API server (its
+    ``/process``, or its base URL), an ``Upstream`` object, or None for
+    the built-in demo agent. ``store`` keeps every stream for
+    ``Last-Event-ID`` resume (a ``MemoryReplayStore`` by default; share a
+    ``RedisReplayStore`` between replicas). ``ping_interval`` is how often
+    a quiet stream gets a keep-alive comment. The LangChain endpoint
+    remembers the latest run of its ``max_threads`` most recent threads.
+
+    Run it with any ASGI server (``uvicorn.run(Gateway(url))``), mount it in
+    a Starlette or FastAPI app, or start it with ``agentcodec gateway``.
+    """
+
+    def __init__(
+        self,
+        upstream: Upstream | str | None = None,
+        *,
+        store: ReplayStore | None = None,
+        ping_interval: float | None = 15.0,
+        max_threads: int = 10_000,
+    ) -> None:
+        if isinstance(max_threads, bool) or not isinstance(max_threads, int) or max_threads < 1:
+            raise ValueError(f"max_threads must be a positive int, not {max_threads!r}")
+        if upstream is None:
+            upstream = DemoAgent()
+        elif isinstance(upstream, str):
+            upstream = ProcessUpstream(upstream)
+        self.upstream: Upstream = upstream
+        self.store: ReplayStore = store if store is not None else MemoryReplayStore()
+        self.ping_interval = ping_interval
+        self.max_threads = max_threads
+        self._threads: OrderedDict[str, _Thread] = OrderedDict()
+        routes = [
+            Route("/process", self._process, methods=["POST"]),
+            Route("/ag-ui", self._agui, methods=["POST"]),
+            Route("/compatible-mode/v1/responses", self._responses, methods=["POST"]),
+            Route("/v1/responses", self._responses, methods=["POST"]),
+            Route("/threads/{thread_id}/commands", self._langchain_command, methods=["POST"]),
+            Route("/threads/{thread_id}/stream/events", self._langchain_events, methods=["POST"]),
+            Route("/health", self._health, methods=["GET"]),
+        ]
+        self._app = Starlette(routes=routes, lifespan=self._lifespan)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._app(scope, receive, send)
+
+    async def aclose(self) -> None:
+        """Closes the upstream's connections and the store."""
+        await self.upstream.aclose()
+        await self.store.aclose()
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await self.aclose()
+
+    # --- the AgentApp's three endpoints ----------------------------------------------------
+
+    def _resumed(self, request: Request, protocol: str) -> Response | None:
+        """A request carrying ``Last-Event-ID`` replays its stream from the
+        store; the agent is not run again."""
+        if not request.headers.get("last-event-id"):
+            return None
+        return EventStreamResponse((), protocol=protocol, store=self.store, ping_interval=self.ping_interval)
+
+    async def _run(
+        self, request: Request, agent_request: dict[str, Any], protocol: str, **options: Any
+    ) -> Response:
+        try:
+            chunks = await self.upstream.stream(agent_request, request.headers)
+        except UpstreamError as exc:
+            return _error(exc.status, "upstream_error", exc.message)
+        content: AsyncIterator[bytes] = (
+            chunks
+            if protocol == "agentscope"
+            else _converted(chunks, impl.Transcoder("agentscope", protocol, **options))
+        )
+        return EventStreamResponse(
+            content, protocol=protocol, store=self.store, ping_interval=self.ping_interval
+        )
+
+    async def _process(self, request: Request) -> Response:
+        resumed = self._resumed(request, "agentscope")
+        if resumed is not None:
+            return resumed
+        try:
+            agent_request = agent_request_from_process(await _json_body(request))
+        except RequestError as exc:
+            return _error(400, "invalid_request", str(exc))
+        return await self._run(request, agent_request, "agentscope")
+
+    async def _agui(self, request: Request) -> Response:
+        resumed = self._resumed(request, "agui")
+        if resumed is not None:
+            return resumed
+        try:
+            agent_request, thread_id, run_id = agent_request_from_agui(await _json_body(request))
+        except RequestError as exc:
+            return _error(400, "invalid_request", str(exc))
+        return await self._run(request, agent_request, "agui", thread_id=thread_id, run_id=run_id)
+
+    async def _responses(self, request: Request) -> Response:
+        resumed = self._resumed(request, "openai-responses")
+        if resumed is not None:
+            return resumed
+        try:
+            body = await _json_body(request)
+            agent_request = agent_request_from_responses(body)
+        except RequestError as exc:
+            return _error(400, "invalid_request", str(exc))
+        options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
+        if body.get("stream"):
+            return await self._run(request, agent_request, "openai-responses", **options)
+        # Not streamed: the final response, as the Responses API answers it.
+        try:
+            chunks = await self.upstream.stream(agent_request, request.headers)
+        except UpstreamError as exc:
+            return _error(exc.status, "upstream_error", exc.message)
+        assembler = _protocols.assembler("openai-responses")
+        async for data in _converted(chunks, impl.Transcoder("agentscope", "openai-responses", **options)):
+            assembler.feed(data)
+        return JSONResponse(assembler.close())
+
+    async def _health(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    # --- the LangChain protocol's SSE transport --------------------------------------------
+
+    async def _langchain_command(self, request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        command_id = None
+        try:
+            command = await _json_body(request)
+            if not isinstance(command, Mapping):
+                raise RequestError("a command is a JSON object")
+            command_id = command.get("id")
+            method = command.get("method")
+            if method != "run.start":
+                return JSONResponse(
+                    {
+                        "type": "error",
+                        "id": command_id,
+                        "error": "unknown_command" if isinstance(method, str) else "invalid_argument",
+                        "message": f"this gateway runs the agent with run.start, not {method!r}",
+                    },
+                    status_code=400,
+                )
+            agent_request = agent_request_from_langchain(command.get("params"), thread_id)
+        except RequestError as exc:
+            return JSONResponse(
+                {"type": "error", "id": command_id, "error": "invalid_argument", "message": str(exc)},
+                status_code=400,
+            )
+        try:
+            chunks = await self.upstream.stream(agent_request, request.headers)
+        except UpstreamError as exc:
+            return JSONResponse(
+                {"type": "error", "id": command_id, "error": "unknown_error", "message": exc.message},
+                status_code=exc.status,
+            )
+        run_id = await self.store.open()
+        task = asyncio.get_running_loop().create_task(
+            self._record(run_id, _converted(chunks, impl.Transcoder("agentscope", "langchain")))
+        )
+        _running.add(task)
+        task.add_done_callback(_running.discard)
+        thread = self._thread(thread_id)
+        thread.run_id = run_id
+        thread.started.set()
+        return JSONResponse({"type": "success", "id": command_id, "result": {"runId": run_id}})
+
+    async def _record(self, run_id: str, content: AsyncIterator[bytes]) -> None:
+        splitter = EventSplitter()
+        try:
+            async for data in content:
+                for event in splitter.split(data):
+                    await self.store.append(run_id, event)
+            for event in splitter.close():
+                await self.store.append(run_id, event)
+        except Exception:
+            logger.exception("a LangChain run could not be recorded")
+        finally:
+            await self.store.finish(run_id)
+
+    async def _langchain_events(self, request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        try:
+            body = await _json_body(request)
+            if not isinstance(body, Mapping):
+                raise RequestError("an EventStreamRequest is a JSON object")
+            subscription = Subscription.from_request(dict(body))
+            since = body.get("since", 0)
+            last_event_id = request.headers.get("last-event-id", "")
+            if last_event_id.isdigit():
+                since = max(int(since or 0), int(last_event_id))
+            if isinstance(since, bool) or not isinstance(since, int) or since < 0:
+                raise RequestError(f"since must be a non-negative integer, not {since!r}")
+        except (RequestError, ValueError) as exc:
+            return JSONResponse({"error": "invalid_argument", "message": str(exc)}, status_code=400)
+        thread = self._thread(thread_id)
+        if thread.run_id is not None:
+            try:
+                entries = await self.store.replay(thread.run_id, since)
+            except ReplayError as exc:
+                return JSONResponse({"error": "resume_gap", "message": str(exc)}, status_code=410)
+        else:
+            entries = None
+        return EventStreamResponse(
+            self._langchain_follow(thread, entries, since, subscription),
+            protocol="langchain",
+            ping_interval=self.ping_interval,
+        )
+
+    def _thread(self, thread_id: str) -> _Thread:
+        """The thread, made the most recent; the least recent is forgotten
+        past ``max_threads`` (its waiting subscribers end)."""
+        thread = self._threads.pop(thread_id, None) or _Thread()
+        self._threads[thread_id] = thread
+        while len(self._threads) > self.max_threads:
+            _, forgotten = self._threads.popitem(last=False)
+            forgotten.started.set()
+        return thread
+
+    async def _langchain_follow(
+        self,
+        thread: _Thread,
+        entries: AsyncIterator[tuple[int, bytes]] | None,
+        since: int,
+        subscription: Subscription,
+    ) -> AsyncIterator[bytes]:
+        """The thread's run (waiting for one to start), its events after
+        ``since`` that the subscription selects, each with its ``seq`` as id."""
+        if entries is None:
+            await thread.started.wait()
+            if thread.run_id is None:
+                return  # forgotten before a run started
+            entries = await self.store.replay(thread.run_id, since)
+        decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+        try:
+            async for number, frame in entries:
+                for event in decoder.feed(frame):
+                    envelope = json.loads(event.data)
+                    if subscription.matches(envelope):
+                        yield f"id: {number}\n".encode() + frame
+        finally:
+            aclose = getattr(entries, "aclose", None)
+            if aclose is not None:
+                await aclose()

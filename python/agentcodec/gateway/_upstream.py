@@ -1,0 +1,81 @@
+"""Where the gateway's agent runs: an AgentScope ``/process`` server over
+HTTP, or anything else that answers an AgentRequest with the bytes of an
+Agent API stream."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Protocol
+
+import httpx
+
+__all__ = ["ProcessUpstream", "Upstream", "UpstreamError"]
+
+# Request headers a client sends that the agent behind the gateway needs.
+FORWARDED_HEADERS = ("authorization", "cookie", "x-request-id", "traceparent", "tracestate")
+
+
+class UpstreamError(Exception):
+    """The upstream refused a request, or could not be reached, before its
+    stream began: ``status`` is what the gateway answers its client."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Upstream(Protocol):
+    """Runs an agent: ``await upstream.stream(request, headers)`` starts a run
+    of the AgentRequest ``request`` (raising ``UpstreamError`` if it cannot
+    start), then gives the bytes of its Agent API (``/process``) stream."""
+
+    async def stream(self, request: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[bytes]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class ProcessUpstream:
+    """An AgentScope Agent API server: ``url`` is its ``/process`` endpoint
+    (a base URL gets ``/process`` appended). Requests go out on one pooled
+    ``httpx.AsyncClient`` (pass your own to configure it); the client's
+    ``authorization``, ``cookie`` and tracing headers are forwarded."""
+
+    def __init__(self, url: str, *, client: Any = None, timeout: float | None = 300.0) -> None:
+        url = url.rstrip("/")
+        self.url = url if url.endswith("/process") else url + "/process"
+        self._own_client = client is None
+        self._client: httpx.AsyncClient = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, connect=10.0), limits=httpx.Limits(max_connections=None)
+        )
+        self._errors = (httpx.HTTPError, OSError)
+
+    async def stream(self, request: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[bytes]:
+        forwarded = {name: headers[name] for name in FORWARDED_HEADERS if name in headers}
+        forwarded["accept"] = "text/event-stream"
+        try:
+            response = await self._client.send(
+                self._client.build_request("POST", self.url, json=request, headers=forwarded), stream=True
+            )
+        except self._errors as exc:
+            raise UpstreamError(502, f"the agent at {self.url} cannot be reached: {exc!r}") from exc
+        if response.status_code >= 300:
+            try:
+                body = (await response.aread())[:2000].decode("utf-8", "replace")
+            finally:
+                await response.aclose()
+            status = response.status_code if 400 <= response.status_code < 500 else 502
+            raise UpstreamError(status, f"the agent at {self.url} answered {response.status_code}: {body}")
+        return _body(response)
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self._client.aclose()
+
+
+async def _body(response: Any) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in response.aiter_bytes():
+            yield chunk
+    finally:
+        await response.aclose()

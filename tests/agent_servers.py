@@ -1,0 +1,58 @@
+"""Agent API servers the gateway tests put upstream, run on uvicorn like the
+gateway itself: one that answers every ``/process`` request with a stream
+recorded from agentscope-runtime's AgentApp, in small chunks, keeping the
+requests it was sent; one that fails midway or refuses."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+FIXTURES = Path(__file__).parent / "fixtures" / "agentapp"
+
+
+class RecordedAgent:
+    """Serves ``stream`` (bytes of a /process stream) on ``POST /process``,
+    ``chunk`` bytes at a time; ``cut_after`` bytes ends the connection
+    early, as an upstream that dies would; ``status`` other than 200
+    refuses every request with that status."""
+
+    def __init__(
+        self, stream: bytes, *, chunk: int = 97, cut_after: int | None = None, status: int = 200
+    ) -> None:
+        self.stream = stream
+        self.chunk = chunk
+        self.cut_after = cut_after
+        self.status = status
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.app = Starlette(routes=[Route("/process", self._process, methods=["POST"])])
+
+    @classmethod
+    def from_fixture(cls, name: str, **options: Any) -> RecordedAgent:
+        return cls((FIXTURES / f"{name}.process.sse").read_bytes(), **options)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+    async def _process(self, request: Request) -> Response:
+        self.requests.append(await request.json())
+        self.headers.append(dict(request.headers))
+        if self.status != 200:
+            return JSONResponse({"detail": "the agent is not available"}, status_code=self.status)
+        return StreamingResponse(self._chunks(), media_type="text/event-stream")
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        end = len(self.stream) if self.cut_after is None else self.cut_after
+        for start in range(0, end, self.chunk):
+            yield self.stream[start : min(start + self.chunk, end)]
+            await asyncio.sleep(0)
+        if self.cut_after is not None:
+            raise ConnectionResetError("the agent went away")  # uvicorn aborts the response

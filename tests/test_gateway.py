@@ -1,0 +1,654 @@
+"""The gateway on uvicorn, called by real clients (httpx, aiohttp, the openai
+SDK), in front of real upstreams on uvicorn: the demo agent, and an Agent API
+server that answers with the streams agentscope-runtime's AgentApp wrote
+(tests/fixtures/agentapp/). What its endpoints give is judged by each
+protocol's own SDK, and compared with what the AgentApp's own endpoints gave
+for the same agent turn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agent_servers import FIXTURES, RecordedAgent
+from agentcodec import agentscope, agui, client, langchain, openai_responses
+from agentcodec.gateway import (
+    DemoAgent,
+    Gateway,
+    RequestError,
+    agent_request_from_agui,
+    agent_request_from_langchain,
+    agent_request_from_responses,
+)
+from agentcodec.server import MemoryReplayStore
+from agui_reference import apply_events, verify_events
+from servers import redis_server, serve
+from sse_helpers import data_events
+
+QUESTION = "How many words are in this question?"
+AGUI_BODY = {
+    "threadId": "thread_1",
+    "runId": "run_1",
+    "messages": [{"id": "u1", "role": "user", "content": QUESTION}],
+}
+PROCESS_BODY = {
+    "input": [{"role": "user", "content": [{"type": "text", "text": QUESTION}]}],
+    "session_id": "s1",
+}
+REFERENCE = json.loads((FIXTURES / "agent_turn.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[str]:
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def gateway_before(agent: RecordedAgent, **options: Any) -> Iterator[str]:
+    with serve(agent) as upstream, serve(Gateway(upstream, **options)) as url:
+        yield url
+
+
+def agui_events(stream: bytes) -> list[dict[str, Any]]:
+    from ag_ui.core import Event
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(Event)
+    events = data_events(stream)
+    for event in events:
+        # Every event is one ag-ui-protocol's models take, as they would write it.
+        assert json.loads(adapter.validate_python(event).model_dump_json(by_alias=True)) == event
+    verify_events(events)
+    return events
+
+
+def event_numbers(stream: bytes) -> list[int]:
+    return [int(line.rpartition(b":")[2]) for line in stream.split(b"\n") if line.startswith(b"id: ")]
+
+
+# --- the demo agent, on every endpoint ------------------------------------------------------
+
+
+def test_agui_endpoint_streams_what_the_agui_client_reads(demo: str) -> None:
+    response = httpx.post(f"{demo}/ag-ui", json=AGUI_BODY)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
+    events = agui_events(response.content)
+    assert (events[0]["type"], events[0]["threadId"], events[0]["runId"]) == (
+        "RUN_STARTED",
+        "thread_1",
+        "run_1",
+    )
+    assert events[-1]["type"] == "RUN_FINISHED"
+    messages = apply_events(events)["messages"]
+    assert [message["role"] for message in messages] == ["reasoning", "assistant", "tool", "assistant"]
+    call = messages[1]["toolCalls"][0]
+    assert call["function"]["name"] == "word_count"
+    assert json.loads(call["function"]["arguments"]) == {"text": QUESTION}
+    assert json.loads(messages[2]["content"]) == {"words": 7}
+    assert messages[3]["content"] == f'You wrote "{QUESTION}": that is 7 words.'
+    # The AG-UI assembler gives the client's messages.
+    assembler = agui.Assembler()
+    assembler.feed(response.content)
+    assert assembler.close()["messages"] == messages
+
+
+def test_responses_endpoint_serves_the_openai_sdk(demo: str) -> None:
+    openai = pytest.importorskip("openai")
+    sdk = openai.OpenAI(base_url=f"{demo}/compatible-mode/v1", api_key="unused", max_retries=0)
+    with sdk.responses.stream(model="demo", input=QUESTION) as stream:
+        final = stream.get_final_response()
+    assert final.status == "completed"
+    assert final.model == "demo"
+    assert [item.type for item in final.output] == [
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert json.loads(final.output[1].arguments) == {"text": QUESTION}
+    assert final.output_text == f'You wrote "{QUESTION}": that is 7 words.'
+    # Not streamed: the same response as JSON, as the Responses API answers.
+    created = sdk.responses.create(model="demo", input=QUESTION)
+    assert created.output_text == final.output_text
+    assert [item.type for item in created.output] == [item.type for item in final.output]
+
+
+def test_process_endpoint_is_the_agent_api_stream(demo: str) -> None:
+    response = httpx.post(f"{demo}/process", json=PROCESS_BODY)
+    assembler = agentscope.Assembler()
+    assembler.feed(response.content)
+    final = assembler.close()
+    assert final["status"] == "completed"
+    assert [message["type"] for message in final["output"]] == [
+        "reasoning",
+        "plugin_call",
+        "plugin_call_output",
+        "message",
+    ]
+    assert final["session_id"] == "s1"
+    numbers = [event["sequence_number"] for event in data_events(response.content)]
+    assert numbers == list(range(len(numbers)))
+
+
+def test_langchain_thread_runs_and_streams(demo: str) -> None:
+    with httpx.Client(base_url=demo, timeout=30) as http:
+        # The subscriber may come first: it waits for the thread's run.
+        with http.stream(
+            "POST", "/threads/t1/stream/events", json={"channels": ["messages", "lifecycle"]}
+        ) as events:
+            command = {
+                "id": 1,
+                "method": "run.start",
+                "params": {"input": {"messages": [{"role": "user", "content": QUESTION}]}},
+            }
+            answer = http.post("/threads/t1/commands", json=command).json()
+            assert answer["type"] == "success"
+            assert answer["id"] == 1
+            stream = events.read()
+        assembler = langchain.Assembler()
+        assembler.feed(stream)
+        messages = assembler.close()
+        envelopes = data_events(stream)
+        assert [envelope["seq"] for envelope in envelopes] == event_numbers(stream)
+        assert envelopes[0]["method"] == "lifecycle"
+        texts = [
+            block.get("text")
+            for message in messages
+            for block in message["content"]
+            if block["type"] == "text"
+        ]
+        assert f'You wrote "{QUESTION}": that is 7 words.' in texts
+        # `since` resumes after a seq; a channel filter narrows what comes.
+        again = http.post("/threads/t1/stream/events", json={"channels": ["lifecycle"], "since": 1}).content
+        assert [envelope["seq"] for envelope in data_events(again)] == [envelopes[-1]["seq"]]
+        assert data_events(again)[0]["method"] == "lifecycle"
+
+
+def test_langchain_commands_are_checked(demo: str) -> None:
+    unknown = httpx.post(f"{demo}/threads/t2/commands", json={"id": 7, "method": "state.get", "params": {}})
+    assert unknown.status_code == 400
+    assert unknown.json()["error"] == "unknown_command"
+    bad = httpx.post(
+        f"{demo}/threads/t2/commands",
+        json={"id": 8, "method": "run.start", "params": {"input": [{"role": "robot"}]}},
+    )
+    assert bad.json() == {
+        "type": "error",
+        "id": 8,
+        "error": "invalid_argument",
+        "message": "params.input.messages[0].role 'robot' is not a message role this gateway forwards",
+    }
+    channel = httpx.post(f"{demo}/threads/t2/stream/events", json={"channels": ["nope"]})
+    assert channel.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "message"),
+    [
+        ("/ag-ui", {"runId": "r"}, "threadId is required"),
+        (
+            "/ag-ui",
+            {**AGUI_BODY, "messages": [{"id": "1", "role": "user", "content": [{"type": "sticker"}]}]},
+            "messages[0].content[0].type 'sticker' is not an AG-UI content part",
+        ),
+        (
+            "/compatible-mode/v1/responses",
+            {"input": [{"type": "web_search_call"}]},
+            "input[0].type 'web_search_call' is not a Responses input item this gateway forwards",
+        ),
+        ("/process", [1, 2], "the request body must be a JSON object, not list"),
+    ],
+)
+def test_bad_requests_are_answered_400_saying_what_and_where(
+    demo: str, path: str, body: Any, message: str
+) -> None:
+    response = httpx.post(f"{demo}{path}", json=body)
+    assert response.status_code == 400
+    assert response.json() == {"error": {"code": "invalid_request", "message": message}}
+    not_json = httpx.post(f"{demo}{path}", content=b"{nope")
+    assert not_json.status_code == 400
+    assert not_json.json()["error"]["message"].startswith("the request body is not JSON")
+
+
+def test_many_concurrent_streams_with_aiohttp_and_httpx(demo: str) -> None:
+    aiohttp = pytest.importorskip("aiohttp")
+
+    async def with_httpx(http: httpx.AsyncClient, n: int) -> Any:
+        body = {
+            **AGUI_BODY,
+            "runId": f"run_{n}",
+            "messages": [{"id": "u", "role": "user", "content": "word " * n}],
+        }
+        async with client.aconnect(http, "POST", f"{demo}/ag-ui", protocol="agui", json=body) as stream:
+            return await stream.until_done()
+
+    async def with_aiohttp(session: Any, n: int) -> Any:
+        body = {"model": "demo", "input": "word " * n, "stream": True}
+        async with client.aconnect(
+            session, "POST", f"{demo}/v1/responses", protocol="openai-responses", json=body
+        ) as stream:
+            return await stream.until_done()
+
+    async def main() -> tuple[list[Any], list[Any]]:
+        async with httpx.AsyncClient(timeout=60) as http, aiohttp.ClientSession() as session:
+            return await asyncio.gather(
+                asyncio.gather(*(with_httpx(http, n) for n in range(1, 41))),
+                asyncio.gather(*(with_aiohttp(session, n) for n in range(1, 41))),
+            )
+
+    runs, responses = asyncio.run(main())
+    for n, (run, response) in enumerate(zip(runs, responses, strict=True), start=1):
+        plural = "word" if n == 1 else "words"
+        assert run["runId"] == f"run_{n}"
+        assert run["messages"][-1]["content"].endswith(f"that is {n} {plural}.")
+        assert response["output"][-1]["content"][0]["text"].endswith(f"that is {n} {plural}.")
+
+
+def test_a_dropped_client_resumes_with_last_event_id() -> None:
+    with serve(Gateway(DemoAgent(delay=0.002))) as url, httpx.Client(timeout=30) as http:
+        first: list[bytes] = []
+        with http.stream("POST", f"{url}/ag-ui", json=AGUI_BODY) as response:
+            for chunk in response.iter_raw():
+                first.append(chunk)
+                if b"TOOL_CALL_ARGS" in b"".join(first):
+                    break  # the client goes away mid-stream
+        head = b"".join(first)
+        last_id = [line for line in head.split(b"\n") if line.startswith(b"id: ")][-1][4:].decode()
+        rest = http.post(f"{url}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": last_id}).content
+    # Only whole events count from the first connection; the rest follows them.
+    whole = head[: head.rfind(b"\n\n") + 2]
+    numbers = event_numbers(whole) + event_numbers(rest)
+    assert numbers == list(range(1, len(numbers) + 1))
+    messages = apply_events(agui_events(whole + rest))["messages"]
+    assert messages[-1]["content"] == f'You wrote "{QUESTION}": that is 7 words.'
+
+
+def test_an_unknown_last_event_id_is_gone(demo: str) -> None:
+    response = httpx.post(f"{demo}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": "nothing-here:3"})
+    assert response.status_code == 410
+
+
+def test_pings_keep_a_quiet_stream_open() -> None:
+    with serve(Gateway(DemoAgent(delay=0.06), ping_interval=0.02)) as url:
+        stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=30).content
+    assert b"\n: ping\n" in stream
+    assert data_events(stream)[-1]["type"] == "RUN_FINISHED"
+
+
+# --- in front of the AgentApp's /process, against the AgentApp's own endpoints --------------
+
+
+def test_process_passes_the_agentapp_stream_through() -> None:
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with gateway_before(agent) as url:
+        stream = httpx.post(
+            f"{url}/process", json=PROCESS_BODY, headers={"Authorization": "Bearer k"}
+        ).content
+    assert data_events(stream) == data_events(agent.stream)
+    assert agent.requests == [PROCESS_BODY]
+    assert agent.headers[0]["authorization"] == "Bearer k"
+
+
+def test_agui_gives_what_the_agentapp_gives_without_its_losses() -> None:
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with gateway_before(agent) as url:
+        ours = agui_events(httpx.post(f"{url}/ag-ui", json=AGUI_BODY).content)
+    theirs = REFERENCE["agui"]["validated_events"]
+    ours_state, theirs_state = apply_events(ours), apply_events(theirs)
+    # The same answer, tool call and result as the AgentApp's (its message ids
+    # are its own run's)...
+    for state in (ours_state, theirs_state):
+        for message in state["messages"]:
+            message.pop("id")
+    assert ours_state["messages"][-1] == theirs_state["messages"][-1]
+    assert [m for m in ours_state["messages"] if m["role"] == "tool"] == [
+        m for m in theirs_state["messages"] if m["role"] == "tool"
+    ]
+    call = next(m for m in ours_state["messages"] if m.get("toolCalls"))
+    assert call["toolCalls"] == next(m for m in theirs_state["messages"] if m.get("toolCalls"))["toolCalls"]
+    # ...but reasoning stays reasoning (the AgentApp sends it as text), and the
+    # arguments stream as they came (the AgentApp sends them once, whole).
+    assert [m["role"] for m in ours_state["messages"]] == ["reasoning", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in theirs_state["messages"]] == ["assistant", "assistant", "tool", "assistant"]
+    assert len([e for e in ours if e["type"] == "TOOL_CALL_ARGS"]) > 1
+    # The upstream got the AgentRequest the AgentApp builds from the same input.
+    request = agent.requests[0]
+    assert (request["id"], request["session_id"], request["user_id"]) == (
+        "run_1",
+        "thread_1",
+        "default_user_id",
+    )
+    assert request["input"] == [
+        {"role": "user", "type": "message", "content": [{"type": "text", "text": QUESTION}], "id": "u1"}
+    ]
+
+
+def test_responses_give_what_the_agentapp_gives_without_its_losses() -> None:
+    openai = pytest.importorskip("openai")
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with gateway_before(agent) as url:
+        sdk = openai.OpenAI(base_url=f"{url}/compatible-mode/v1", api_key="unused", max_retries=0)
+        with sdk.responses.stream(model="friday", input=QUESTION) as stream:
+            final = stream.get_final_response()
+    theirs = REFERENCE["responses"]["final_response"]
+    assert final.output_text == REFERENCE["responses"]["output_text"] == REFERENCE["answer"]
+    # The AgentApp drops the plugin call and its result; here they arrive.
+    assert [item["type"] for item in theirs["output"]] == ["reasoning", "message"]
+    assert [item.type for item in final.output] == [
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert json.loads(final.output[1].arguments) == {"city": "Paris", "unit": "C"}
+    assert final.output[0].content[0].text == theirs["output"][0]["content"][0]["text"]
+    assert agent.requests[0]["input"] == [
+        {"role": "user", "type": "message", "content": [{"type": "text", "text": QUESTION}]}
+    ]
+    assert agent.requests[0]["model"] == "friday"
+
+
+def test_a_failing_agent_fails_the_run_in_every_protocol() -> None:
+    agent = RecordedAgent.from_fixture("agent_fails")
+    with gateway_before(agent) as url:
+        agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY).content
+        responses_stream = httpx.post(f"{url}/v1/responses", json={"input": QUESTION, "stream": True}).content
+    events = agui_events(agui_stream)
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["code"] == REFERENCE_FAILS["agui"]["validated_events"][-1]["code"]
+    response = openai_responses.Assembler()
+    response.feed(responses_stream)
+    assert response.close()["status"] == "failed"
+
+
+REFERENCE_FAILS = json.loads((FIXTURES / "agent_fails.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("cut_after", [3000, 3001, 9000])
+def test_an_upstream_that_dies_midway_fails_the_run_in_the_target_protocol(cut_after: int) -> None:
+    agent = RecordedAgent.from_fixture("agent_turn", cut_after=cut_after)
+    with gateway_before(agent) as url:
+        agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY).content
+        responses_stream = httpx.post(f"{url}/v1/responses", json={"input": QUESTION, "stream": True}).content
+    events = agui_events(agui_stream)
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["code"] == "upstream_error"
+    responses = data_events(responses_stream)
+    # The failure is the same response's, numbered on from its events.
+    assert responses[-1]["type"] == "response.failed"
+    assert responses[-1]["response"]["id"] == responses[0]["response"]["id"]
+    assert [event["sequence_number"] for event in responses] == list(range(len(responses)))
+
+
+def test_an_upstream_that_refuses_or_is_gone_is_a_bad_gateway() -> None:
+    with gateway_before(RecordedAgent(b"", status=503)) as url:
+        refused = httpx.post(f"{url}/ag-ui", json=AGUI_BODY)
+    assert refused.status_code == 502
+    assert "503" in refused.json()["error"]["message"]
+    with serve(Gateway("http://127.0.0.1:9/process")) as url:
+        gone = httpx.post(f"{url}/process", json=PROCESS_BODY)
+    assert gone.status_code == 502
+    assert gone.json()["error"]["code"] == "upstream_error"
+
+
+# --- requests converted into the AgentRequest ----------------------------------------------
+
+
+def test_agui_input_keeps_what_the_agentapp_drops() -> None:
+    from ag_ui.core import RunAgentInput
+
+    body = {
+        "threadId": "t",
+        "runId": "r",
+        "state": {"step": 1},
+        "tools": [
+            {"name": "lookup", "description": "looks up", "parameters": {"type": "object", "properties": {}}}
+        ],
+        "context": [],
+        "forwardedProps": {"user_id": "ann"},
+        "messages": [
+            {"id": "s", "role": "developer", "content": "Be brief."},
+            {
+                "id": "u",
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Look"},
+                    {"type": "image", "source": {"type": "url", "value": "https://x/y.png"}},
+                ],
+            },
+            {"id": "z", "role": "reasoning", "content": "I should look it up."},
+            {
+                "id": "a",
+                "role": "assistant",
+                "content": "Looking.",
+                "toolCalls": [
+                    {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+                ],
+            },
+            {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "", "error": "timeout"},
+        ],
+    }
+    RunAgentInput.model_validate(body)  # the request is one the AG-UI SDK sends
+    request, thread_id, run_id = agent_request_from_agui(body)
+    assert (thread_id, run_id, request["user_id"], request["state"]) == ("t", "r", "ann", {"step": 1})
+    assert request["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "lookup",
+                "description": "looks up",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        }
+    ]
+    assert [(m["role"], m["type"]) for m in request["input"]] == [
+        ("system", "message"),
+        ("user", "message"),
+        ("assistant", "reasoning"),
+        ("assistant", "message"),  # the text of a message that calls tools: the AgentApp drops it
+        ("assistant", "function_call"),
+        ("tool", "function_call_output"),
+    ]
+    assert request["input"][1]["content"][1] == {"type": "image", "image_url": "https://x/y.png"}
+    assert request["input"][4]["content"][0]["data"] == {"call_id": "c1", "name": "lookup", "arguments": "{}"}
+    assert request["input"][5]["content"][0]["data"] == {"call_id": "c1", "output": "error: timeout"}
+
+
+def test_responses_input_keeps_instructions_developer_and_tool_items() -> None:
+    request = agent_request_from_responses(
+        {
+            "model": "m",
+            "instructions": "Be brief.",
+            "max_output_tokens": 50,
+            "conversation": {"id": "conv_1"},
+            "tools": [
+                {"type": "function", "name": "f", "description": "d", "parameters": {"type": "object"}}
+            ],
+            "input": [
+                {"role": "developer", "content": "Answer in French."},
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [
+                        {"type": "input_text", "text": "Hi"},
+                        {"type": "input_image", "image_url": "data:image/png;base64,AA"},
+                    ],
+                },
+                {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c", "output": "42"},
+            ],
+        }
+    )
+    assert (request["model"], request["max_tokens"], request["session_id"]) == ("m", 50, "conv_1")
+    assert [(m["role"], m["type"]) for m in request["input"]] == [
+        ("system", "message"),
+        ("system", "message"),
+        ("user", "message"),
+        ("assistant", "function_call"),
+        ("tool", "function_call_output"),
+    ]
+    assert request["tools"][0]["function"]["name"] == "f"
+
+
+def test_langchain_input_takes_messages_in_its_shapes() -> None:
+    request = agent_request_from_langchain(
+        {
+            "input": {
+                "messages": [
+                    {"type": "human", "content": "hi"},
+                    {"role": "ai", "content": "", "tool_calls": [{"id": "c", "name": "f", "args": {"x": 1}}]},
+                    {"role": "tool", "tool_call_id": "c", "content": "1"},
+                ]
+            }
+        },
+        "thread",
+    )
+    assert request["session_id"] == "thread"
+    assert [(m["role"], m["type"]) for m in request["input"]] == [
+        ("user", "message"),
+        ("assistant", "function_call"),
+        ("tool", "function_call_output"),
+    ]
+    assert request["input"][1]["content"][0]["data"]["arguments"] == '{"x": 1}'
+    with pytest.raises(RequestError, match=r"params must be a JSON object"):
+        agent_request_from_langchain(None, "t")
+
+
+# --- replicas sharing one Redis, started as the README starts the gateway -------------------
+
+
+@contextlib.contextmanager
+def gateway_process(*arguments: str) -> Iterator[str]:
+    """``agentcodec gateway`` in a process of its own, on a socket it is handed."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    command = [
+        sys.executable,
+        "-m",
+        "agentcodec",
+        "gateway",
+        "--fd",
+        str(sock.fileno()),
+        "--log-level",
+        "warning",
+        *arguments,
+    ]
+    process = subprocess.Popen(
+        command, pass_fds=[sock.fileno()], env=dict(os.environ), stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the gateway exited with {process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("the gateway did not start")
+            time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+        sock.close()
+
+
+def test_a_client_dropped_by_one_replica_resumes_on_another(tmp_path: Path) -> None:
+    """Two gateway processes share one redis-server: a client that leaves
+    the first mid-stream resumes on the second, which follows the run the
+    first is still streaming: every event exactly once, in order."""
+    with redis_server(tmp_path) as redis_url:
+        arguments = ("--redis", redis_url, "--demo-delay", "0.01")
+        with (
+            gateway_process(*arguments) as first,
+            gateway_process(*arguments) as second,
+            httpx.Client(timeout=30) as http,
+        ):
+            assembler = agui.Assembler()
+            head = b""
+            with http.stream("POST", f"{first}/ag-ui", json=AGUI_BODY) as response:
+                for chunk in response.iter_raw():
+                    assembler.feed(chunk)
+                    head += chunk
+                    if b"TOOL_CALL_ARGS" in head:
+                        break  # the client's connection to the first replica is gone
+            assembler.reconnect()
+            resumed = {"Last-Event-ID": assembler.last_event_id}
+            rest = http.post(f"{second}/ag-ui", json=AGUI_BODY, headers=resumed).content
+            assembler.feed(rest)
+            run = assembler.close()
+    whole = head[: head.rfind(b"\n\n") + 2]
+    numbers = event_numbers(whole) + event_numbers(rest)
+    assert numbers == list(range(1, len(numbers) + 1))
+    events = agui_events(whole + rest)
+    assert run["status"] == "finished"
+    assert run["messages"] == apply_events(events)["messages"]
+    assert run["messages"][-1]["content"] == f'You wrote "{QUESTION}": that is 7 words.'
+
+
+def test_the_demo_gateway_serves_from_the_command_line() -> None:
+    with gateway_process("--demo-delay", "0") as url:
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "agentcodec",
+                "stream",
+                f"{url}/ag-ui",
+                "--protocol",
+                "agui",
+                "--assemble",
+                "--data",
+                json.dumps(AGUI_BODY),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
+    lines = out.splitlines()
+    assert json.loads(lines[0])["type"] == "RUN_STARTED"
+    run = json.loads("\n".join(lines[lines.index("{") :]))
+    assert run["messages"][-1]["content"] == f'You wrote "{QUESTION}": that is 7 words.'
+
+
+def test_the_store_is_shared_by_default_streams() -> None:
+    store = MemoryReplayStore()
+    gateway = Gateway(DemoAgent(delay=0), store=store)
+    with serve(gateway) as url:
+        httpx.post(f"{url}/ag-ui", json=AGUI_BODY)
+        httpx.post(f"{url}/process", json=PROCESS_BODY)
+    assert len(store) == 2
+
+
+def test_langchain_threads_are_bounded() -> None:
+    gateway = Gateway(DemoAgent(delay=0), max_threads=2)
+    command = {"id": 1, "method": "run.start", "params": {"input": "hello there"}}
+    with serve(gateway) as url, httpx.Client(base_url=url, timeout=30) as http:
+        for thread in ("a", "b", "c"):
+            assert http.post(f"/threads/{thread}/commands", json=command).json()["type"] == "success"
+        # "a" is forgotten; "c" still streams its run.
+        assert list(gateway._threads) == ["b", "c"]
+        stream = http.post("/threads/c/stream/events", json={"channels": ["messages"]}).content
+    texts = [e["params"]["data"].get("content", {}).get("text") for e in data_events(stream)]
+    assert 'You wrote "hello there": that is 2 words.' in texts
+    with pytest.raises(ValueError, match="max_threads must be a positive int"):
+        Gateway(max_threads=0)
