@@ -6,6 +6,11 @@ JSON lines. ``agentcodec assemble --protocol agentscope [FILE]`` prints the
 final response the stream assembles to (``--neutral``: the protocol-neutral
 view). ``agentcodec convert --from agentscope --to agui [FILE]`` converts a
 stream into another protocol's, writing it as it reads.
+
+``agentcodec gateway [--upstream URL]`` serves one agent (an AgentScope
+``/process`` server, or the built-in demo agent) as every protocol an
+AgentApp serves. ``agentcodec stream URL --protocol agui --data JSON`` posts
+a request and prints the events of the stream it answers with as they come.
 """
 
 from __future__ import annotations
@@ -267,7 +272,120 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_limits(convert)
     convert.set_defaults(run=_cmd_convert)
+
+    gateway = commands.add_parser(
+        "gateway",
+        help="serve one agent as /process, AG-UI, OpenAI Responses and LangChain (needs agentcodec[gateway])",
+        description="Front an AgentScope Agent API server (POST /process) and serve the same agent as "
+        "/process, /ag-ui, /compatible-mode/v1/responses and the LangChain protocol's "
+        "/threads/{id}/stream/events, converting every stream as it arrives; a client that drops "
+        "resumes with Last-Event-ID. Without --upstream, a built-in demo agent answers.",
+    )
+    gateway.add_argument("--upstream", metavar="URL", help="the agent's /process URL (or its base URL)")
+    gateway.add_argument("--host", default="127.0.0.1", help="bind to this host (default: %(default)s)")
+    gateway.add_argument("--port", type=int, default=8000, help="bind to this port (default: %(default)s)")
+    gateway.add_argument("--uds", metavar="PATH", help="bind to this Unix domain socket")
+    gateway.add_argument("--fd", type=int, metavar="N", help="serve on this open socket's file descriptor")
+    gateway.add_argument(
+        "--redis",
+        metavar="URL",
+        help="keep streams in Redis (redis://...), so that replicas resume each other's (default: in memory)",
+    )
+    gateway.add_argument(
+        "--ping-interval",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="keep-alive comment interval on quiet streams (default: %(default)s)",
+    )
+    gateway.add_argument(
+        "--demo-delay",
+        type=float,
+        default=0.03,
+        metavar="SECONDS",
+        help="the demo agent's pause between tokens (default: %(default)s)",
+    )
+    gateway.add_argument("--log-level", default="info", help="uvicorn's log level (default: %(default)s)")
+    gateway.set_defaults(run=_cmd_gateway)
+
+    stream = commands.add_parser(
+        "stream",
+        help="post a request and print the events of the stream it answers with (needs httpx)",
+        description="POST a JSON request to URL and print the events of the stream that answers it as "
+        "JSON lines as they arrive (with --assemble, then what they assemble to); a dropped connection "
+        "is resumed with Last-Event-ID.",
+    )
+    stream.add_argument("url", help="the endpoint, e.g. http://127.0.0.1:8000/ag-ui")
+    stream.add_argument("--protocol", choices=events.PROTOCOLS, required=True, help="the stream's protocol")
+    stream.add_argument("--data", default="{}", metavar="JSON", help="the request body (default: {})")
+    stream.add_argument("--assemble", action="store_true", help="print the assembled result last")
+    stream.set_defaults(run=_cmd_stream)
     return parser
+
+
+def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
+    try:  # the gateway's extra, imported only by the command that needs it
+        import uvicorn  # noqa: PLC0415
+
+        from .gateway import DemoAgent, Gateway  # noqa: PLC0415
+        from .server import RedisReplayStore, ReplayStore  # noqa: PLC0415
+    except ImportError as err:
+        print(
+            f"agentcodec gateway needs its extra: pip install 'agentcodec[gateway]' ({err})", file=sys.stderr
+        )
+        return 1
+    store: ReplayStore | None = RedisReplayStore(args.redis) if args.redis else None
+    upstream = args.upstream or DemoAgent(delay=args.demo_delay)
+    app = Gateway(upstream, store=store, ping_interval=args.ping_interval)
+    where = args.uds or (f"fd {args.fd}" if args.fd is not None else f"http://{args.host}:{args.port}")
+    print(
+        f"agentcodec gateway: serving {args.upstream or 'the demo agent'} on {where}",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        uds=args.uds,
+        fd=args.fd,
+        log_level=args.log_level,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+    )
+    return 0
+
+
+def _cmd_stream(args: argparse.Namespace, out: TextIO) -> int:
+    try:  # httpx is the command's own dependency, not the package's
+        import httpx  # noqa: PLC0415
+
+        from .client import connect  # noqa: PLC0415
+    except ImportError as err:
+        print(f"agentcodec stream needs httpx: pip install httpx ({err})", file=sys.stderr)
+        return 1
+    try:
+        body = json.loads(args.data)
+    except ValueError as err:
+        print(f"agentcodec stream: --data is not JSON: {err}", file=sys.stderr)
+        return 2
+    try:
+        with (
+            httpx.Client(timeout=httpx.Timeout(60.0, connect=10.0)) as client,
+            connect(client, "POST", args.url, protocol=args.protocol, json=body) as stream,
+        ):
+            for event in stream:
+                out.write(json.dumps(event, ensure_ascii=False) + "\n")
+                out.flush()
+            if args.assemble:
+                out.write(json.dumps(stream.until_done(), ensure_ascii=False, indent=1) + "\n")
+    except httpx.HTTPStatusError as err:
+        print(f"agentcodec stream: {err.response.status_code} {err.response.text}", file=sys.stderr)
+        return 1
+    except (httpx.HTTPError, AgentCodecError) as err:
+        print(f"agentcodec stream: {err}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _add_limits(command: argparse.ArgumentParser) -> None:
