@@ -1,0 +1,200 @@
+"""Load on the gateway: N concurrent clients each stream one agent turn from
+an endpoint; prints events per second across them and the server's
+resident memory per open stream, for the gateway and, side by side in the
+same run, for agentscope-runtime's AgentApp serving the same turn.
+
+The agent turn is the one recorded from an AgentApp (tests/fixtures/
+agentapp/agent_turn: reasoning, a tool call, its result and a 300-chunk
+answer, 330 Agent API events). The gateway fronts an Agent API server that
+replays it (so that what is measured is the gateway, not an agent); the
+AgentApp runs the fixture script's handler, which yields the same turn. Every
+server is a uvicorn process of its own on loopback; the clients are httpx.
+
+    python benches/gateway_load.py --streams 1 10 100
+    python benches/gateway_load.py --agentapp-python /tmp/asr/bin/python   # and the AgentApp
+
+The AgentApp needs agentscope-runtime in its own environment (research
+agentscope.md section 13 and scripts/agentapp_fixtures.py say how).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import platform
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTION = "What is the weather in Paris?"
+BODIES = {
+    "/ag-ui": {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": QUESTION}]},
+    "/compatible-mode/v1/responses": {"model": "friday", "input": QUESTION, "stream": True},
+    "/process": {"input": [{"role": "user", "content": [{"type": "text", "text": QUESTION}]}]},
+}
+
+UPSTREAM = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    import uvicorn
+    from agent_servers import RecordedAgent
+    agent = RecordedAgent.from_fixture("agent_turn", chunk=4096)
+    uvicorn.run(agent, fd=int(sys.argv[1]), log_level="warning")
+    """
+)
+
+AGENTAPP = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {scripts!r})
+    import uvicorn
+    from agentapp_fixtures import make_app
+    uvicorn.run(make_app(fail=False), fd=int(sys.argv[1]), log_level="warning")
+    """
+)
+
+
+@contextlib.contextmanager
+def server(command: list[str]) -> Iterator[tuple[str, int]]:
+    """A server process handed a listening socket; yields its URL and pid."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1024)
+    process = subprocess.Popen(
+        [*command, str(sock.fileno())],
+        pass_fds=[sock.fileno()],
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{command[:3]} exited with {process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                httpx.get(url + "/health", timeout=1)
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{command[:3]} did not start")
+            time.sleep(0.1)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        process.wait(10)
+        sock.close()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def one_stream(http: httpx.AsyncClient, url: str, body: dict[str, Any]) -> int:
+    """Reads one stream to its end; returns how many events it carried."""
+    events = 0
+    async with http.stream("POST", url, json=body) as response:
+        response.raise_for_status()
+        tail = b""
+        async for chunk in response.aiter_raw():
+            data = tail + chunk
+            events += data.count(b"\n\n")
+            tail = data[-1:]
+    return events
+
+
+async def load(url: str, body: dict[str, Any], streams: int, pid: int) -> dict[str, float]:
+    baseline = rss_mb(pid)
+    peak = baseline
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, rss_mb(pid))
+            await asyncio.sleep(0.005)
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=streams)
+    async with httpx.AsyncClient(timeout=300, limits=limits) as http:
+        await one_stream(http, url, body)  # warm up: imports, first connection
+        baseline = rss_mb(pid)
+        sampler = asyncio.create_task(sample())
+        start = time.perf_counter()
+        counts = await asyncio.gather(*(one_stream(http, url, body) for _ in range(streams)))
+        elapsed = time.perf_counter() - start
+        done.set()
+        await sampler
+    return {
+        "events": sum(counts),
+        "events_per_s": sum(counts) / elapsed,
+        "seconds": elapsed,
+        "kib_per_stream": max(0.0, peak - baseline) * 1024 / streams,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--streams", type=int, nargs="+", default=[1, 10, 100], help="concurrent streams")
+    parser.add_argument("--endpoints", nargs="+", default=["/ag-ui", "/compatible-mode/v1/responses"])
+    parser.add_argument(
+        "--agentapp-python", help="a Python with agentscope-runtime, to measure the AgentApp too"
+    )
+    args = parser.parse_args()
+
+    python = sys.executable
+    upstream_code = UPSTREAM.format(tests=str(ROOT / "tests"))
+    with server([python, "-c", upstream_code]) as (upstream, _):
+        gateway_cmd = [
+            python,
+            "-m",
+            "agentcodec",
+            "gateway",
+            "--upstream",
+            upstream,
+            "--log-level",
+            "warning",
+            "--fd",
+        ]
+        targets = [("gateway", gateway_cmd)]
+        if args.agentapp_python:
+            targets.append(
+                ("AgentApp", [args.agentapp_python, "-c", AGENTAPP.format(scripts=str(ROOT / "scripts"))])
+            )
+        for name, command in targets:
+            with server(command) as (url, pid):
+                for endpoint in args.endpoints:
+                    for streams in args.streams:
+                        result = asyncio.run(load(url + endpoint, BODIES[endpoint], streams, pid))
+                        rate, memory = result["events_per_s"], result["kib_per_stream"]
+                        print(
+                            f"{name:9} {endpoint:31} {streams:4} streams: {rate:9.0f} events/s"
+                            f"  {memory:7.1f} KiB/stream  ({result['events']} events"
+                            f" in {result['seconds']:.2f} s)",
+                            flush=True,
+                        )
+    import agentcodec
+
+    print(
+        f"\n{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"agentcodec {agentcodec.__version__} ({agentcodec.backend} backend)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
