@@ -652,3 +652,25 @@ def test_langchain_threads_are_bounded() -> None:
     assert 'You wrote "hello there": that is 2 words.' in texts
     with pytest.raises(ValueError, match="max_threads must be a positive int"):
         Gateway(max_threads=0)
+
+
+def test_the_stream_command_reads_its_body_from_a_file(demo: str, tmp_path: Path) -> None:
+    body = tmp_path / "run.json"
+    body.write_text(json.dumps(AGUI_BODY))
+    command = [sys.executable, "-m", "agentcodec", "stream", f"{demo}/ag-ui", "--protocol", "agui"]
+    out = subprocess.run(
+        [*command, "--data", f"@{body}"], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert json.loads(out.stdout.splitlines()[-1])["type"] == "RUN_FINISHED"
+    piped = subprocess.run(
+        [*command, "--data", "@-"],
+        input=json.dumps(AGUI_BODY),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(piped.stdout.splitlines()[-1])["type"] == "RUN_FINISHED"
+    bad = subprocess.run([*command, "--data", "{nope"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "--data is not JSON" in bad.stderr

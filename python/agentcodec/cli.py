@@ -20,6 +20,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
 
 from . import (
@@ -317,7 +318,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     stream.add_argument("url", help="the endpoint, e.g. http://127.0.0.1:8000/ag-ui")
     stream.add_argument("--protocol", choices=events.PROTOCOLS, required=True, help="the stream's protocol")
-    stream.add_argument("--data", default="{}", metavar="JSON", help="the request body (default: {})")
+    stream.add_argument(
+        "--data",
+        default="{}",
+        metavar="JSON",
+        help="the request body (default: {}); @FILE reads it from a file, @- from standard input",
+    )
     stream.add_argument("--assemble", action="store_true", help="print the assembled result last")
     stream.set_defaults(run=_cmd_stream)
     return parser
@@ -365,7 +371,10 @@ def _cmd_stream(args: argparse.Namespace, out: TextIO) -> int:
         print(f"agentcodec stream needs httpx: pip install httpx ({err})", file=sys.stderr)
         return 1
     try:
-        body = json.loads(args.data)
+        text = args.data
+        if text.startswith("@"):
+            text = sys.stdin.read() if text == "@-" else Path(text[1:]).read_text(encoding="utf-8")
+        body = json.loads(text)
     except ValueError as err:
         print(f"agentcodec stream: --data is not JSON: {err}", file=sys.stderr)
         return 2
