@@ -340,7 +340,17 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
             f"agentcodec gateway needs its extra: pip install 'agentcodec[gateway]' ({err})", file=sys.stderr
         )
         return 1
-    store: ReplayStore | None = RedisReplayStore(args.redis) if args.redis else None
+    try:
+        store: ReplayStore | None = RedisReplayStore(args.redis) if args.redis else None
+    except ImportError as err:
+        print(
+            f"agentcodec gateway --redis needs redis: pip install 'agentcodec[redis]' ({err})",
+            file=sys.stderr,
+        )
+        return 1
+    except ValueError as err:  # a URL redis-py cannot read
+        print(f"agentcodec gateway: --redis {args.redis!r}: {err}", file=sys.stderr)
+        return 2
     upstream = args.upstream or DemoAgent(delay=args.demo_delay)
     app = Gateway(upstream, store=store, ping_interval=args.ping_interval)
     where = args.uds or (f"fd {args.fd}" if args.fd is not None else f"http://{args.host}:{args.port}")
