@@ -671,6 +671,8 @@ def test_the_stream_command_reads_its_body_from_a_file(demo: str, tmp_path: Path
         timeout=60,
     )
     assert json.loads(piped.stdout.splitlines()[-1])["type"] == "RUN_FINISHED"
-    bad = subprocess.run([*command, "--data", "{nope"], capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [*command, "--data", "{nope"], check=False, capture_output=True, text=True, timeout=60
+    )
     assert bad.returncode == 2
     assert "--data is not JSON" in bad.stderr

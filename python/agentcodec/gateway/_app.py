@@ -80,9 +80,10 @@ async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIter
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as exc:
+            # Logged, not sent: the client learns the run failed, not the gateway's internals.
             logger.warning("the upstream stream failed midway: %r", exc)
             transcoder.reconnect()  # whatever event it left unterminated is dropped
-            yield transcoder.feed(_failed_event(f"the agent's stream failed: {exc}"))
+            yield transcoder.feed(_failed_event("the agent's stream ended before its run did"))
         yield transcoder.close()
     finally:
         aclose = getattr(chunks, "aclose", None)
