@@ -37,7 +37,7 @@ from .. import _protocols
 from .._backend import impl
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
-from ..server._frames import EventSplitter
+from ..server._frames import record
 from ._demo import DemoAgent
 from ._requests import (
     RequestError,
@@ -279,7 +279,7 @@ class Gateway:
             )
         run_id = await self.store.open()
         task = asyncio.get_running_loop().create_task(
-            self._record(run_id, _converted(chunks, impl.Transcoder("agentscope", "langchain")))
+            record(self.store, run_id, _converted(chunks, impl.Transcoder("agentscope", "langchain")))
         )
         _running.add(task)
         task.add_done_callback(_running.discard)
@@ -287,19 +287,6 @@ class Gateway:
         thread.run_id = run_id
         thread.started.set()
         return JSONResponse({"type": "success", "id": command_id, "result": {"runId": run_id}})
-
-    async def _record(self, run_id: str, content: AsyncIterator[bytes]) -> None:
-        splitter = EventSplitter()
-        try:
-            async for data in content:
-                for event in splitter.split(data):
-                    await self.store.append(run_id, event)
-            for event in splitter.close():
-                await self.store.append(run_id, event)
-        except Exception:
-            logger.exception("a LangChain run could not be recorded")
-        finally:
-            await self.store.finish(run_id)
 
     async def _langchain_events(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]

@@ -5,13 +5,17 @@ stream whose producer failed."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from .. import _protocols
 from .._backend import impl
+from ._replay import ReplayStore
 
-__all__ = ["EventSplitter", "aiter_items", "error_frame", "item_writer"]
+__all__ = ["EventSplitter", "aiter_items", "error_frame", "item_writer", "record"]
+
+logger = logging.getLogger("agentcodec.server")
 
 
 def item_writer(protocol: str | None) -> Callable[[Any], bytes]:
@@ -51,6 +55,25 @@ class EventSplitter:
     def _frame(event: Any) -> bytes:
         kind = None if event.event == "message" else event.event
         return bytes(impl.encode_sse(event.data, event=kind, retry=event.retry))
+
+
+async def record(store: ReplayStore, stream_id: str, frames: AsyncIterator[bytes]) -> None:
+    """Runs SSE bytes into the store, one event per entry, then finishes the
+    stream, whatever happens: its readers must not wait for more forever."""
+    splitter = EventSplitter()
+    try:
+        async for data in frames:
+            for event in splitter.split(data):
+                await store.append(stream_id, event)
+        for event in splitter.close():
+            await store.append(stream_id, event)
+    except Exception:
+        logger.exception("an event stream could not be recorded in the replay store")
+    finally:
+        try:
+            await store.finish(stream_id)
+        except Exception:
+            logger.exception("an event stream could not be finished in the replay store")
 
 
 def error_frame(protocol: str | None, message: str, *, started: bool) -> bytes:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from .. import _protocols
 from .._backend import impl
-from ._frames import EventSplitter, aiter_items, error_frame, item_writer
+from ._frames import aiter_items, error_frame, item_writer, record
 from ._replay import ReplayError, ReplayStore
 
 try:  # Starlette and FastAPI take the response as one of theirs.
@@ -137,7 +137,9 @@ class EventStreamResponse(_ResponseBase):
                     return
             else:
                 stream_id = await self.store.open()
-                producer = asyncio.get_running_loop().create_task(self._record(self.store, stream_id))
+                producer = asyncio.get_running_loop().create_task(
+                    record(self.store, stream_id, self._produce())
+                )
                 _running.add(producer)
                 producer.add_done_callback(_running.discard)
                 entries = await self.store.replay(stream_id, 0)
@@ -165,23 +167,6 @@ class EventStreamResponse(_ResponseBase):
             yield error_frame(self.protocol, "the stream failed on the server", started=started)
         finally:
             await items.aclose()
-
-    async def _record(self, store: ReplayStore, stream_id: str) -> None:
-        """Runs the producer into the store, one event per entry."""
-        splitter = EventSplitter()
-        try:
-            async for data in self._produce():
-                for event in splitter.split(data):
-                    await store.append(stream_id, event)
-            for event in splitter.close():
-                await store.append(stream_id, event)
-        except Exception:
-            logger.exception("an event stream could not be recorded in the replay store")
-        finally:
-            try:
-                await store.finish(stream_id)
-            except Exception:
-                logger.exception("an event stream could not be finished in the replay store")
 
     async def _discard_content(self) -> None:
         """A resumed stream does not run its producer: it is closed unstarted."""
