@@ -54,14 +54,24 @@ def serve(app: Any) -> Iterator[str]:
 def serve_process(app: str, env: dict[str, str]) -> Iterator[str]:
     """Runs ``app`` ("module:attribute" under tests/) on uvicorn in a
     process of its own; yields its base URL."""
+    with serve_command([sys.executable, "-m", "uvicorn", app, "--log-level", "warning"], env) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve_command(command: list[str], env: dict[str, str] | None = None) -> Iterator[str]:
+    """Runs a server command (uvicorn, ``agentcodec gateway``) in a process
+    of its own, handing it a listening socket with ``--fd N``; yields its
+    base URL once it answers ``/health``."""
     sock = _listening_socket()
-    command = [sys.executable, "-m", "uvicorn", app, "--fd", str(sock.fileno()), "--log-level", "warning"]
     environment = {
         **os.environ,
-        **env,
+        **(env or {}),
         "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]),
     }
-    process = subprocess.Popen(command, pass_fds=[sock.fileno()], env=environment)
+    process = subprocess.Popen(
+        [*command, "--fd", str(sock.fileno())], pass_fds=[sock.fileno()], env=environment
+    )
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     try:
         _wait_until_up(url, process)

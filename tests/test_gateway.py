@@ -10,11 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +31,7 @@ from agentcodec.gateway import (
 )
 from agentcodec.server import MemoryReplayStore
 from agui_reference import apply_events, verify_events
-from servers import redis_server, serve
+from servers import redis_server, serve, serve_command
 from sse_helpers import data_events
 
 QUESTION = "How many words are in this question?"
@@ -531,44 +528,11 @@ def test_langchain_input_takes_messages_in_its_shapes() -> None:
 # --- replicas sharing one Redis, started as the README starts the gateway -------------------
 
 
-@contextlib.contextmanager
-def gateway_process(*arguments: str) -> Iterator[str]:
-    """``agentcodec gateway`` in a process of its own, on a socket it is handed."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    command = [
-        sys.executable,
-        "-m",
-        "agentcodec",
-        "gateway",
-        "--fd",
-        str(sock.fileno()),
-        "--log-level",
-        "warning",
-        *arguments,
-    ]
-    process = subprocess.Popen(
-        command, pass_fds=[sock.fileno()], env=dict(os.environ), stderr=subprocess.DEVNULL
+def gateway_process(*arguments: str) -> contextlib.AbstractContextManager[str]:
+    """``agentcodec gateway`` in a process of its own, as the README starts it."""
+    return serve_command(
+        [sys.executable, "-m", "agentcodec", "gateway", "--log-level", "warning", *arguments]
     )
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the gateway exited with {process.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the gateway did not start")
-            time.sleep(0.05)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(10)
-        sock.close()
 
 
 def test_a_client_dropped_by_one_replica_resumes_on_another(tmp_path: Path) -> None:
@@ -676,3 +640,17 @@ def test_the_stream_command_reads_its_body_from_a_file(demo: str, tmp_path: Path
     )
     assert bad.returncode == 2
     assert "--data is not JSON" in bad.stderr
+
+
+def test_an_upstream_writing_what_is_no_agent_event_fails_the_run_keeping_what_came_before() -> None:
+    good = (FIXTURES / "agent_turn.process.sse").read_bytes()
+    events_before = good.split(b"\n\n")[:60]  # the tool's result and some of the answer
+    cut = sum(len(event) + 2 for event in events_before)
+    agent = RecordedAgent(good[:cut] + b"data: {not json\n\n" + good[cut:])
+    with gateway_before(agent) as url:
+        events = agui_events(httpx.post(f"{url}/ag-ui", json=AGUI_BODY).content)
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["message"] == "the agent's stream ended before its run did"
+    # What was converted before the bad event is all there: reasoning, the tool call and result.
+    kinds = {event["type"] for event in events}
+    assert {"REASONING_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT"} <= kinds
