@@ -568,6 +568,43 @@ def test_a_client_dropped_by_one_replica_resumes_on_another(tmp_path: Path) -> N
     assert run["messages"][-1]["content"] == f'You wrote "{QUESTION}": that is 7 words.'
 
 
+def test_a_langchain_thread_is_followed_and_resumed_on_any_replica(tmp_path: Path) -> None:
+    """A LangChain subscriber waiting on one replica sees the run another
+    replica starts; dropped midway, it resumes with ``since`` on the first."""
+    command = {"id": 1, "method": "run.start", "params": {"input": QUESTION}}
+    with redis_server(tmp_path) as redis_url:
+        arguments = ("--redis", redis_url, "--demo-delay", "0.01")
+        with (
+            gateway_process(*arguments) as first,
+            gateway_process(*arguments) as second,
+            httpx.Client(timeout=30) as http,
+        ):
+            body = {"channels": ["messages", "lifecycle"]}
+            head = b""
+            with http.stream("POST", f"{second}/threads/t9/stream/events", json=body) as events:
+                answer = http.post(f"{first}/threads/t9/commands", json=command).json()
+                assert answer["type"] == "success"
+                for chunk in events.iter_raw():
+                    head += chunk
+                    if b"tool" in head:
+                        break  # the subscriber's connection to the second replica is gone
+            head = head[: head.rfind(b"\n\n") + 2]
+            seen = event_numbers(head)[-1]
+            rest = http.post(f"{first}/threads/t9/stream/events", json={**body, "since": seen}).content
+            # Nothing is left when the run is followed after its end.
+            after = http.post(f"{second}/threads/t9/stream/events", json={**body, "since": 10**6}).content
+    numbers = event_numbers(head) + event_numbers(rest)
+    assert numbers == sorted(set(numbers))
+    assert [envelope["seq"] for envelope in data_events(head + rest)] == numbers
+    assert data_events(head)[0]["method"] == "lifecycle"
+    assert data_events(rest)[-1]["method"] == "lifecycle"
+    assert data_events(after) == []
+    assembler = langchain.Assembler()
+    assembler.feed(head + rest)
+    texts = [block.get("text") for message in assembler.close() for block in message["content"]]
+    assert f'You wrote "{QUESTION}": that is 7 words.' in texts
+
+
 def test_the_demo_gateway_serves_from_the_command_line() -> None:
     with gateway_process("--demo-delay", "0") as url:
         out = subprocess.run(
@@ -603,19 +640,20 @@ def test_the_store_is_shared_by_default_streams() -> None:
     assert len(store) == 2
 
 
-def test_langchain_threads_are_bounded() -> None:
-    gateway = Gateway(DemoAgent(delay=0), max_threads=2)
+def test_langchain_threads_are_bounded_by_the_store() -> None:
+    store = MemoryReplayStore(max_streams=2)
     command = {"id": 1, "method": "run.start", "params": {"input": "hello there"}}
-    with serve(gateway) as url, httpx.Client(base_url=url, timeout=30) as http:
+    with (
+        serve(Gateway(DemoAgent(delay=0), store=store)) as url,
+        httpx.Client(base_url=url, timeout=30) as http,
+    ):
         for thread in ("a", "b", "c"):
             assert http.post(f"/threads/{thread}/commands", json=command).json()["type"] == "success"
-        # "a" is forgotten; "c" still streams its run.
-        assert list(gateway._threads) == ["b", "c"]
+        # "a" is forgotten with its run; "c" still streams its run.
+        assert asyncio.run(store.resolve_alias("langchain-thread:a")) is None
         stream = http.post("/threads/c/stream/events", json={"channels": ["messages"]}).content
     texts = [e["params"]["data"].get("content", {}).get("text") for e in data_events(stream)]
     assert 'You wrote "hello there": that is 2 words.' in texts
-    with pytest.raises(ValueError, match="max_threads must be a positive int"):
-        Gateway(max_threads=0)
 
 
 def test_the_stream_command_reads_its_body_from_a_file(demo: str, tmp_path: Path) -> None:

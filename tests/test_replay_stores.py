@@ -54,6 +54,20 @@ def test_a_finished_stream_replays_after_any_number(make_store: MakeStore) -> No
         assert await collect(await store.replay(stream, 0)) == [(n, b"data: %d\n\n" % n) for n in range(1, 6)]
         assert await collect(await store.replay(stream, 3)) == [(4, b"data: 4\n\n"), (5, b"data: 5\n\n")]
         assert await collect(await store.replay(stream, 5)) == []
+        assert await asyncio.wait_for(collect(await store.replay(stream, 9)), 5) == []  # past its end
+
+    run(make_store, test)
+
+
+def test_a_reader_past_the_end_of_a_live_stream_ends_with_it(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        await store.append(stream, b"data: 1\n\n")
+        reader = asyncio.ensure_future(collect(await store.replay(stream, 7)))
+        await store.append(stream, b"data: 2\n\n")
+        await asyncio.sleep(0.05)
+        await store.finish(stream)
+        assert await asyncio.wait_for(reader, 5) == []
 
     run(make_store, test)
 
@@ -129,6 +143,49 @@ def test_unknown_streams_and_writes_to_finished_ones_are_refused(make_store: Mak
             await store.append(stream, b"late")
 
     run(make_store, test)
+
+
+def test_an_alias_names_the_latest_stream_and_can_be_waited_for(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        assert await store.resolve_alias("thread:a") is None
+        assert await store.resolve_alias("thread:a", timeout=0.05) is None
+        first = await store.open()
+        await store.set_alias("thread:a", first)
+        assert await store.resolve_alias("thread:a") == first
+        second = await store.open()
+        await store.set_alias("thread:a", second)
+        assert await store.resolve_alias("thread:a", timeout=None) == second
+        assert await store.resolve_alias("thread:b") is None
+        # Those waiting for an alias wake when it is set, each of them.
+        waiting = [asyncio.ensure_future(store.resolve_alias("thread:b", timeout=None)) for _ in range(3)]
+        await asyncio.sleep(0.05)
+        assert not any(task.done() for task in waiting)
+        third = await store.open()
+        await store.set_alias("thread:b", third)
+        assert await asyncio.wait_for(asyncio.gather(*waiting), 5) == [third] * 3
+
+    run(make_store, test)
+
+
+def test_the_memory_store_forgets_aliases_with_their_streams() -> None:
+    async def main() -> None:
+        store = MemoryReplayStore(max_streams=2)
+        streams = [await store.open() for _ in range(3)]  # the first is dropped
+        with pytest.raises(ReplayError, match="not stored"):
+            await store.set_alias("gone", streams[0])
+        await store.set_alias("a", streams[1])
+        await store.set_alias("b", streams[2])
+        await store.set_alias("c", streams[2])  # past max_streams aliases: "a" goes
+        assert [await store.resolve_alias(name) for name in "abc"] == [None, streams[2], streams[2]]
+        await store.open()
+        await store.open()  # both aliased streams dropped: so are their aliases
+        assert [await store.resolve_alias(name) for name in "bc"] == [None, None]
+        assert not store._aliases
+        # A waiter that gives up leaves nothing behind.
+        assert await store.resolve_alias("nobody", timeout=0.01) is None
+        assert not store._alias_waiters
+
+    asyncio.run(main())
 
 
 def test_the_memory_store_forgets_old_streams() -> None:

@@ -15,7 +15,8 @@ Routes (all ``POST``, JSON bodies):
 A dropped client resends its request with ``Last-Event-ID`` and gets the
 rest of its stream from the store, from whichever replica it reaches when the
 store is shared (``RedisReplayStore``); the LangChain endpoint resumes with
-the protocol's own ``since``.
+the protocol's own ``since``, and finds a thread's latest run through a store
+alias, so its subscriber may reach another replica than its ``run.start``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -91,16 +91,6 @@ async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIter
             await aclose()
 
 
-class _Thread:
-    """A LangChain thread: its latest run, which its subscribers follow."""
-
-    __slots__ = ("run_id", "started")
-
-    def __init__(self) -> None:
-        self.run_id: str | None = None
-        self.started = asyncio.Event()
-
-
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
@@ -121,8 +111,9 @@ class Gateway:
     the built-in demo agent. ``store`` keeps every stream for
     ``Last-Event-ID`` resume (a ``MemoryReplayStore`` by default; share a
     ``RedisReplayStore`` between replicas). ``ping_interval`` is how often
-    a quiet stream gets a keep-alive comment. The LangChain endpoint
-    remembers the latest run of its ``max_threads`` most recent threads.
+    a quiet stream gets a keep-alive comment. The LangChain endpoint keeps
+    each thread's latest run as a store alias (bounded as the store bounds
+    them).
 
     Run it with any ASGI server (``uvicorn.run(Gateway(url))``), mount it in
     a Starlette or FastAPI app, or start it with ``agentcodec gateway``.
@@ -134,10 +125,7 @@ class Gateway:
         *,
         store: ReplayStore | None = None,
         ping_interval: float | None = 15.0,
-        max_threads: int = 10_000,
     ) -> None:
-        if isinstance(max_threads, bool) or not isinstance(max_threads, int) or max_threads < 1:
-            raise ValueError(f"max_threads must be a positive int, not {max_threads!r}")
         if upstream is None:
             upstream = DemoAgent()
         elif isinstance(upstream, str):
@@ -145,8 +133,6 @@ class Gateway:
         self.upstream: Upstream = upstream
         self.store: ReplayStore = store if store is not None else MemoryReplayStore()
         self.ping_interval = ping_interval
-        self.max_threads = max_threads
-        self._threads: OrderedDict[str, _Thread] = OrderedDict()
         routes = [
             Route("/process", self._process, methods=["POST"]),
             Route("/ag-ui", self._agui, methods=["POST"]),
@@ -283,9 +269,7 @@ class Gateway:
         )
         _running.add(task)
         task.add_done_callback(_running.discard)
-        thread = self._thread(thread_id)
-        thread.run_id = run_id
-        thread.started.set()
+        await self.store.set_alias(_thread_alias(thread_id), run_id)
         return JSONResponse({"type": "success", "id": command_id, "result": {"runId": run_id}})
 
     async def _langchain_events(self, request: Request) -> Response:
@@ -303,44 +287,35 @@ class Gateway:
                 raise RequestError(f"since must be a non-negative integer, not {since!r}")
         except (RequestError, ValueError) as exc:
             return JSONResponse({"error": "invalid_argument", "message": str(exc)}, status_code=400)
-        thread = self._thread(thread_id)
-        if thread.run_id is not None:
+        alias = _thread_alias(thread_id)
+        run_id = await self.store.resolve_alias(alias)
+        entries = None
+        if run_id is not None:
             try:
-                entries = await self.store.replay(thread.run_id, since)
+                entries = await self.store.replay(run_id, since)
             except ReplayError as exc:
                 return JSONResponse({"error": "resume_gap", "message": str(exc)}, status_code=410)
-        else:
-            entries = None
         return EventStreamResponse(
-            self._langchain_follow(thread, entries, since, subscription),
+            self._langchain_follow(alias, entries, since, subscription),
             protocol="langchain",
             ping_interval=self.ping_interval,
         )
 
-    def _thread(self, thread_id: str) -> _Thread:
-        """The thread, made the most recent; the least recent is forgotten
-        past ``max_threads`` (its waiting subscribers end)."""
-        thread = self._threads.pop(thread_id, None) or _Thread()
-        self._threads[thread_id] = thread
-        while len(self._threads) > self.max_threads:
-            _, forgotten = self._threads.popitem(last=False)
-            forgotten.started.set()
-        return thread
-
     async def _langchain_follow(
         self,
-        thread: _Thread,
+        alias: str,
         entries: AsyncIterator[tuple[int, bytes]] | None,
         since: int,
         subscription: Subscription,
     ) -> AsyncIterator[bytes]:
-        """The thread's run (waiting for one to start), its events after
-        ``since`` that the subscription selects, each with its ``seq`` as id."""
+        """The thread's run (waiting for one to start, on any replica), its
+        events after ``since`` that the subscription selects, each with its
+        ``seq`` as id."""
         if entries is None:
-            await thread.started.wait()
-            if thread.run_id is None:
-                return  # forgotten before a run started
-            entries = await self.store.replay(thread.run_id, since)
+            run_id = await self.store.resolve_alias(alias, timeout=None)
+            if run_id is None:
+                return
+            entries = await self.store.replay(run_id, since)
         decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
         try:
             async for number, frame in entries:
@@ -352,3 +327,7 @@ class Gateway:
             aclose = getattr(entries, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+
+def _thread_alias(thread_id: str) -> str:
+    return f"langchain-thread:{thread_id}"

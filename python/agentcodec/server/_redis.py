@@ -6,11 +6,13 @@ ids ``<number>-0`` (so a resuming reader asks for exactly what follows the
 number it has), bounded by ``MAXLEN``; an ``open`` entry (``0-1``) makes an
 empty stream exist, an ``end`` entry (``<last>-2``) ends it; the key expires
 ``ttl`` seconds after it was last written. Readers follow with ``XREAD
-BLOCK``.
+BLOCK``. An alias is a Redis stream of one entry (the stream id it points
+at), so that one waiting for it blocks in ``XREAD`` too.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,7 +34,9 @@ class RedisReplayStore(ReplayStore):
     """Streams kept in Redis (``pip install agentcodec[redis]``): ``redis``
     is a ``redis.asyncio.Redis`` client or a URL (``redis://host:6379/0``).
     Each stream keeps its last ``max_events`` events and expires ``ttl``
-    seconds after its last write; keys are ``prefix`` + the stream id."""
+    seconds after its last write, an alias ``ttl`` seconds after it was set;
+    keys are ``prefix`` + the stream id, and ``prefix`` + ``alias:`` + the
+    alias."""
 
     def __init__(
         self,
@@ -104,6 +108,35 @@ class RedisReplayStore(ReplayStore):
             raise ValueError(f"stream {stream_id!r} is not open for writing in this process")
         return last
 
+    async def set_alias(self, alias: str, stream_id: str) -> None:
+        key = self._alias_key(alias)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.xadd(key, {"s": stream_id.encode()}, maxlen=1, approximate=False)
+            pipe.pexpire(key, self._ttl_ms)
+            await pipe.execute()
+
+    async def resolve_alias(self, alias: str, *, timeout: float | None = 0.0) -> str | None:
+        key = self._alias_key(alias)
+        latest = await self._redis.xrevrange(key, "+", "-", count=1)
+        if latest or timeout == 0:
+            return _text(_field(latest[0][1], "s")) if latest else None
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        while True:
+            block = self._block_ms
+            if deadline is not None:
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    return None
+                block = max(1, min(block, int(left * 1000)))
+            # From the start: an entry added since the look above is found at once.
+            found = await self._redis.xread({key: "0-0"}, count=1, block=block)
+            if found:
+                entries = found[0][1]
+                return _text(_field(entries[-1][1], "s"))
+
+    def _alias_key(self, alias: str) -> str:
+        return f"{self._prefix}alias:{alias}"
+
     async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
         key = self._key(stream_id)
         first = await self._redis.xrange(key, "-", "+", count=2)
@@ -118,7 +151,19 @@ class RedisReplayStore(ReplayStore):
             if oldest > after + 1:
                 raise ReplayError(stream_id, after, oldest)
             break
+        if await self._ended_by(key, after):
+            return _nothing()
         return self._follow(stream_id, key, after)
+
+    async def _ended_by(self, key: str, number: int) -> bool | None:
+        """Whether the stream ended at or before event ``number`` (its end
+        entry, ``<last>-2``, comes before a reader's cursor past it, so
+        ``XREAD`` would never give it); None when it is not stored."""
+        last = await self._redis.xrevrange(key, "+", "-", count=1)
+        if not last:
+            return None
+        entry_id, fields = last[0]
+        return _field(fields, "end") is not None and int(_text(entry_id).split("-")[0]) <= number
 
     async def _follow(self, stream_id: str, key: str, after: int) -> AsyncIterator[StreamEntry]:
         cursor = f"{after}-0" if after else "0-0"
@@ -126,8 +171,11 @@ class RedisReplayStore(ReplayStore):
         while True:
             found = await self._redis.xread({key: cursor}, count=512, block=self._block_ms)
             if not found:
-                if not await self._redis.exists(key):  # expired while nothing came
+                ended = await self._ended_by(key, seen)
+                if ended is None:  # expired while nothing came
                     raise ReplayError(stream_id, seen, None)
+                if ended:  # before the number this reader asked to start after
+                    return
                 continue
             for entry_id, fields in found[0][1]:
                 cursor = _text(entry_id)
@@ -145,3 +193,8 @@ class RedisReplayStore(ReplayStore):
     async def aclose(self) -> None:
         if self._owned:
             await self._redis.aclose()
+
+
+async def _nothing() -> AsyncIterator[StreamEntry]:
+    return
+    yield

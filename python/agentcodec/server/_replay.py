@@ -3,13 +3,16 @@ client that reconnects with ``Last-Event-ID`` gets what it missed, from this
 process or, with a shared store, from any replica.
 
 A stream is a sequence of events numbered from 1, written by one producer
-and ended once; readers replay it after a number and follow it live.
+and ended once; readers replay it after a number and follow it live. An alias
+names the latest stream of something that runs again and again (a thread's
+runs), so that any replica finds it, or waits for it to start.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import time
 import uuid
 from collections import OrderedDict, deque
@@ -72,6 +75,17 @@ class ReplayStore(abc.ABC):
         and later if a reader falls so far behind that the next event was
         dropped before it was read."""
 
+    @abc.abstractmethod
+    async def set_alias(self, alias: str, stream_id: str) -> None:
+        """Points ``alias`` at a stream (replacing where it pointed); those
+        waiting in ``resolve_alias`` for it wake."""
+
+    @abc.abstractmethod
+    async def resolve_alias(self, alias: str, *, timeout: float | None = 0.0) -> str | None:
+        """The stream ``alias`` points at. When it points nowhere, waits up
+        to ``timeout`` seconds (None: until it does) for ``set_alias``, then
+        gives None. Each store says how long it keeps aliases."""
+
     async def aclose(self) -> None:  # noqa: B027 - most stores hold nothing to release
         """Releases what the store holds (connections)."""
 
@@ -93,12 +107,22 @@ class _MemoryStream:
         self.wakeup = asyncio.Event()
 
 
+class _AliasWaiters:
+    __slots__ = ("count", "event")
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.count = 0
+
+
 class MemoryReplayStore(ReplayStore):
     """Streams kept in this process: each one's last ``max_events`` events;
     a finished stream is forgotten ``ttl`` seconds after it ended, and the
     oldest streams first once more than ``max_streams`` are kept. Memory is
-    bounded by ``max_streams * max_events`` events. Replicas cannot share
-    it: that is what ``RedisReplayStore`` is for."""
+    bounded by ``max_streams * max_events`` events; an alias is forgotten
+    with its stream, or, past ``max_streams`` aliases, the oldest set first.
+    Replicas cannot share it: that is what ``RedisReplayStore``
+    is for."""
 
     def __init__(self, *, max_events: int = 10_000, max_streams: int = 1_000, ttl: float = 600.0) -> None:
         for name, value in (("max_events", max_events), ("max_streams", max_streams)):
@@ -110,6 +134,8 @@ class MemoryReplayStore(ReplayStore):
         self._max_streams = max_streams
         self._ttl = float(ttl)
         self._streams: OrderedDict[str, _MemoryStream] = OrderedDict()
+        self._aliases: OrderedDict[str, str] = OrderedDict()
+        self._alias_waiters: dict[str, _AliasWaiters] = {}
 
     def __len__(self) -> int:
         """How many streams are kept."""
@@ -162,6 +188,44 @@ class MemoryReplayStore(ReplayStore):
             if stream.dropped:
                 raise ReplayError(stream_id, seen, None)
             await stream.wakeup.wait()
+
+    async def set_alias(self, alias: str, stream_id: str) -> None:
+        if stream_id not in self._streams:
+            raise ReplayError(stream_id, 0, None)
+        self._aliases.pop(alias, None)
+        self._aliases[alias] = stream_id
+        while len(self._aliases) > self._max_streams:
+            self._aliases.popitem(last=False)
+        waiters = self._alias_waiters.pop(alias, None)
+        if waiters is not None:
+            waiters.event.set()
+
+    async def resolve_alias(self, alias: str, *, timeout: float | None = 0.0) -> str | None:
+        found = self._alias(alias)
+        if found is not None or timeout == 0:
+            return found
+        waiters = self._alias_waiters.get(alias)
+        if waiters is None:
+            waiters = self._alias_waiters[alias] = _AliasWaiters()
+        waiters.count += 1
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiters.event.wait(), timeout)
+        finally:
+            waiters.count -= 1
+            # The last one to give up takes its waiters away, so that
+            # aliases nobody sets do not pile up.
+            if not waiters.count and self._alias_waiters.get(alias) is waiters:
+                del self._alias_waiters[alias]
+        return self._alias(alias)
+
+    def _alias(self, alias: str) -> str | None:
+        self._evict()
+        stream_id = self._aliases.get(alias)
+        if stream_id is not None and stream_id not in self._streams:
+            del self._aliases[alias]  # its stream was forgotten
+            return None
+        return stream_id
 
     def _writable(self, stream_id: str) -> _MemoryStream:
         stream = self._streams.get(stream_id)
