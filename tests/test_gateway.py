@@ -364,12 +364,14 @@ def test_a_failing_agent_fails_the_run_in_every_protocol() -> None:
     with gateway_before(agent) as url:
         agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY).content
         responses_stream = httpx.post(f"{url}/v1/responses", json={"input": QUESTION, "stream": True}).content
+        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY).content
     events = agui_events(agui_stream)
     assert events[-1]["type"] == "RUN_ERROR"
     assert events[-1]["code"] == REFERENCE_FAILS["agui"]["validated_events"][-1]["code"]
     response = openai_responses.Assembler()
     response.feed(responses_stream)
     assert response.close()["status"] == "failed"
+    assert data_events(process_stream) == data_events(agent.stream)
 
 
 REFERENCE_FAILS = json.loads((FIXTURES / "agent_fails.json").read_text(encoding="utf-8"))
@@ -381,6 +383,7 @@ def test_an_upstream_that_dies_midway_fails_the_run_in_the_target_protocol(cut_a
     with gateway_before(agent) as url:
         agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY).content
         responses_stream = httpx.post(f"{url}/v1/responses", json={"input": QUESTION, "stream": True}).content
+        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY).content
     events = agui_events(agui_stream)
     assert events[-1]["type"] == "RUN_ERROR"
     assert events[-1]["code"] == "upstream_error"
@@ -389,6 +392,17 @@ def test_an_upstream_that_dies_midway_fails_the_run_in_the_target_protocol(cut_a
     assert responses[-1]["type"] == "response.failed"
     assert responses[-1]["response"]["id"] == responses[0]["response"]["id"]
     assert [event["sequence_number"] for event in responses] == list(range(len(responses)))
+    # Passed through, the Agent API stream ends the same way: whole events, then the
+    # same response failed, numbered on.
+    process = data_events(process_stream)
+    assert process[:-1] == data_events(agent.stream[:cut_after])[: len(process) - 1]
+    assert process[-1]["object"] == "response"
+    assert process[-1]["status"] == "failed"
+    assert process[-1]["id"] == process[0]["id"]
+    assert [event["sequence_number"] for event in process] == list(range(len(process)))
+    assembler = agentscope.Assembler()
+    assembler.feed(process_stream)
+    assert assembler.close()["status"] == "failed"
 
 
 def test_an_upstream_that_refuses_or_is_gone_is_a_bad_gateway() -> None:

@@ -37,7 +37,7 @@ from .. import _protocols
 from .._backend import impl
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
-from ..server._frames import record
+from ..server._frames import frame_event, record
 from ._demo import DemoAgent
 from ._requests import (
     RequestError,
@@ -56,15 +56,63 @@ logger = logging.getLogger("agentcodec.gateway")
 _running: set[asyncio.Task[None]] = set()
 
 
-def _failed_event(message: str) -> bytes:
+def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any = None) -> bytes:
     """The Agent API event that ends a run whose upstream failed midway:
     each target's encoder then closes what is open in its own terms."""
-    event = {
-        "object": "response",
-        "status": "failed",
-        "error": {"code": "upstream_error", "message": message},
-    }
+    event: dict[str, Any] = {}
+    if isinstance(sequence_number, int) and not isinstance(sequence_number, bool):
+        event["sequence_number"] = sequence_number
+    if isinstance(response_id, str):
+        event["id"] = response_id
+    event.update(
+        {"object": "response", "status": "failed", "error": {"code": "upstream_error", "message": message}}
+    )
     return bytes(impl.encode_sse(event))
+
+
+_DIED = "the agent's stream ended before its run did"
+
+
+def _event_json(data: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(data) if data is not None else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+async def _passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The upstream's Agent API events as it writes them, whole events only,
+    so that a failure midway ends the run with the same response's
+    ``failed`` event, numbered on from the last one, as the converted
+    endpoints do (only the first and last events are read as JSON)."""
+    decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+    first: str | None = None
+    last: str | None = None
+    try:
+        try:
+            async for chunk in chunks:
+                events = decoder.feed(chunk)
+                if events:
+                    first = events[0].data if first is None else first
+                    last = events[-1].data
+                    yield b"".join(frame_event(event) for event in events)
+            tail = decoder.close()
+            if tail:
+                yield b"".join(frame_event(event) for event in tail)
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception as exc:
+            logger.warning("the upstream stream failed midway: %r", exc)
+            started = _event_json(first)
+            response_id = started.get("id") if started.get("object") == "response" else None
+            number = _event_json(last).get("sequence_number")
+            following = number + 1 if isinstance(number, int) and not isinstance(number, bool) else None
+            yield _failed_event(_DIED, response_id=response_id, sequence_number=following)
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIterator[bytes]:
@@ -83,7 +131,7 @@ async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIter
             # Logged, not sent: the client learns the run failed, not the gateway's internals.
             logger.warning("the upstream stream failed midway: %r", exc)
             transcoder.reconnect()  # whatever event it left unterminated is dropped
-            yield transcoder.feed(_failed_event("the agent's stream ended before its run did"))
+            yield transcoder.feed(_failed_event(_DIED))
         yield transcoder.close()
     finally:
         aclose = getattr(chunks, "aclose", None)
@@ -176,7 +224,7 @@ class Gateway:
         except UpstreamError as exc:
             return _error(exc.status, "upstream_error", exc.message)
         content: AsyncIterator[bytes] = (
-            chunks
+            _passed_through(chunks)
             if protocol == "agentscope"
             else _converted(chunks, impl.Transcoder("agentscope", protocol, **options))
         )

@@ -13,7 +13,7 @@ from .. import _protocols
 from .._backend import impl
 from ._replay import ReplayStore
 
-__all__ = ["EventSplitter", "aiter_items", "error_frame", "item_writer", "record"]
+__all__ = ["EventSplitter", "aiter_items", "error_frame", "frame_event", "item_writer", "record"]
 
 logger = logging.getLogger("agentcodec.server")
 
@@ -46,15 +46,16 @@ class EventSplitter:
         self._decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
 
     def split(self, data: bytes) -> list[bytes]:
-        return [self._frame(event) for event in self._decoder.feed(data)]
+        return [frame_event(event) for event in self._decoder.feed(data)]
 
     def close(self) -> list[bytes]:
-        return [self._frame(event) for event in self._decoder.close()]
+        return [frame_event(event) for event in self._decoder.close()]
 
-    @staticmethod
-    def _frame(event: Any) -> bytes:
-        kind = None if event.event == "message" else event.event
-        return bytes(impl.encode_sse(event.data, event=kind, retry=event.retry))
+
+def frame_event(event: Any) -> bytes:
+    """A decoded SSE event written again, without its ``id``."""
+    kind = None if event.event == "message" else event.event
+    return bytes(impl.encode_sse(event.data, event=kind, retry=event.retry))
 
 
 async def record(store: ReplayStore, stream_id: str, frames: AsyncIterator[bytes]) -> None:
