@@ -481,6 +481,50 @@ def test_a_cancelled_run_ends_every_target_properly() -> None:
         assert responses[-1]["response"]["output"][0]["content"][0]["text"] == "partial"
 
 
+def test_a_failed_run_keeps_its_unfinished_items_in_the_failed_response() -> None:
+    """A client that reads only ``response.failed`` keeps the text and the
+    arguments streamed before the failure: the open items are in its output,
+    as far as they got, with status ``incomplete``."""
+    events = [
+        {"object": "response", "id": "r1", "status": "created", "session_id": "s"},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "half an "},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "answer"},
+        {
+            "object": "message",
+            "id": "m2",
+            "type": "plugin_call",
+            "role": "assistant",
+            "status": "in_progress",
+        },
+        {
+            "object": "content",
+            "type": "data",
+            "index": 0,
+            "delta": True,
+            "msg_id": "m2",
+            "data": {"call_id": "c1", "name": "weather", "arguments": '{"city": "Par'},
+        },
+        {"object": "response", "id": "r1", "status": "failed", "error": {"code": "boom", "message": "gone"}},
+    ]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    written = {
+        backend.__name__: convert(backend, "agentscope", "openai-responses", stream) for backend in backends()
+    }
+    assert len(set(written.values())) == 1  # byte for byte, on both backends
+    failed = data_events(next(iter(written.values())))[-1]
+    assert failed["type"] == "response.failed"
+    message, call = failed["response"]["output"]
+    assert message["status"] == "incomplete"
+    assert message["content"][0]["text"] == "half an answer"
+    assert (call["type"], call["status"], call["name"]) == ("function_call", "incomplete", "weather")
+    assert call["arguments"] == '{"city": "Par'
+    from openai.types.responses import Response
+
+    Response.model_validate(failed["response"])  # as the openai SDK reads it
+    # Its error code is one the API has: "boom" is none.
+    assert failed["response"]["error"] == {"code": "server_error", "message": "gone"}
+
+
 def test_feed_event_returns_the_targets_events() -> None:
     for backend in backends():
         transcoder = backend.Transcoder("agui", "openai-responses", created_at=5)

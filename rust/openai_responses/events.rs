@@ -19,6 +19,31 @@ use crate::json::{to_text, write_string, write_value, Map, Value};
 const PROTOCOL: &str = "openai-responses";
 
 /// Tool call item type -> the tool it names, and the field holding its input.
+/// The codes a Responses `response.error` may carry (openai-python's `ResponseError`).
+const RESPONSE_ERROR_CODES: &[&str] = &[
+    "server_error",
+    "rate_limit_exceeded",
+    "invalid_prompt",
+    "data_residency_mismatch",
+    "bio_policy",
+    "misalignment_policy_violation",
+    "vector_store_timeout",
+    "invalid_image",
+    "invalid_image_format",
+    "invalid_base64_image",
+    "invalid_image_url",
+    "image_too_large",
+    "image_too_small",
+    "image_parse_error",
+    "image_content_policy_violation",
+    "invalid_image_mode",
+    "image_file_too_large",
+    "unsupported_image_media_type",
+    "empty_image_file",
+    "failed_to_download_image",
+    "image_file_not_found",
+];
+
 fn tool_item(item_type: &str) -> Option<(&'static str, &'static str)> {
     match item_type {
         "function_call" => Some(("function", "arguments")),
@@ -1260,13 +1285,47 @@ impl Encoder {
         self.finished = true;
     }
 
+    /// The items a failed run left open, as far as they got, in its
+    /// output with status `incomplete`: a client reading only the failed
+    /// response keeps the partial text and arguments.
+    fn keep_unfinished(&mut self) {
+        let mut unfinished: Vec<(i64, Value)> = Vec::new();
+        for items in self.open.values() {
+            for &item in items.values() {
+                let mut body = self.item_body(item, true);
+                if let Value::Object(fields) = &mut body {
+                    if fields.contains_key("status") {
+                        fields.insert("status".to_owned(), "incomplete".into());
+                    }
+                }
+                unfinished.push((self.items[item].index, body));
+            }
+        }
+        for &(item, part) in self.blocks.values() {
+            let (item, part) = (&self.items[item], &self.parts[part]);
+            if part.kind != "tool_call" {
+                continue;
+            }
+            let (_, field) = tool_item(item.item_type).expect("a tool item");
+            let mut fields = item.fields.clone();
+            fields.insert(field.to_owned(), part.text().into());
+            fields.insert("status".to_owned(), "incomplete".into());
+            unfinished.push((item.index, Value::Object(fields)));
+        }
+        self.output.extend(unfinished);
+    }
+
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
         let mut error = Map::new();
-        let code = nonempty(get_str(event, "code")).unwrap_or("server_error");
+        // A response's error code is one of the API's own: any other is a server error.
+        let code = get_str(event, "code")
+            .filter(|code| RESPONSE_ERROR_CODES.contains(code))
+            .unwrap_or("server_error");
         error.insert("code".to_owned(), code.into());
         let message = get_str(event, "message").unwrap_or("");
         error.insert("message".to_owned(), message.into());
         let usage = or_null(get(event, "usage"));
+        self.keep_unfinished();
         let response = self.response("failed", true, Value::Object(error), Value::Null, usage);
         let failed = self.event("response.failed", vec![("response", response)]);
         out.push(failed);

@@ -387,6 +387,34 @@ class _OpenItem:
         return self.fields.get("id")
 
 
+# The codes a Responses ``response.error`` may carry (openai-python's ``ResponseError``).
+RESPONSE_ERROR_CODES = frozenset(
+    {
+        "server_error",
+        "rate_limit_exceeded",
+        "invalid_prompt",
+        "data_residency_mismatch",
+        "bio_policy",
+        "misalignment_policy_violation",
+        "vector_store_timeout",
+        "invalid_image",
+        "invalid_image_format",
+        "invalid_base64_image",
+        "invalid_image_url",
+        "image_too_large",
+        "image_too_small",
+        "image_parse_error",
+        "image_content_policy_violation",
+        "invalid_image_mode",
+        "image_file_too_large",
+        "unsupported_image_media_type",
+        "empty_image_file",
+        "failed_to_download_image",
+        "image_file_not_found",
+    }
+)
+
+
 class Encoder:
     """Neutral events to OpenAI Responses events."""
 
@@ -741,11 +769,29 @@ class Encoder:
             out.append(self._event("response.incomplete", response=response))
         self._finished = True
 
+    def _keep_unfinished(self) -> None:
+        """The items a failed run left open, as far as they got, in its
+        output with status ``incomplete``: a client reading only the failed
+        response keeps the partial text and arguments."""
+        for items in self._open.values():
+            for item in items.values():
+                body = self._item(item, done=True)
+                if "status" in body:
+                    body["status"] = "incomplete"
+                self._output[item.index] = body
+        for item, part in self._blocks.values():
+            if part is not None and part.kind == "tool_call":
+                field = TOOL_ITEMS[item.type][1]
+                self._output[item.index] = {**item.fields, field: part.value(), "status": "incomplete"}
+
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        code = event.get("code")
         error = {
-            "code": ev.as_str(event.get("code")) or "server_error",
+            # A response's error code is one of the API's own: any other is a server error.
+            "code": code if code in RESPONSE_ERROR_CODES else "server_error",
             "message": ev.as_str(event.get("message")) or "",
         }
+        self._keep_unfinished()
         out.append(
             self._event(
                 "response.failed",
