@@ -513,6 +513,10 @@ def test_responses_input_keeps_instructions_developer_and_tool_items() -> None:
         ("tool", "function_call_output"),
     ]
     assert request["tools"][0]["function"]["name"] == "f"
+    # Without a conversation, each request is a session of its own: an AgentApp
+    # refuses a second request of a session while the first runs.
+    sessions = {agent_request_from_responses({"input": "Hi"})["session_id"] for _ in range(2)}
+    assert len(sessions) == 2
 
 
 def test_langchain_input_takes_messages_in_its_shapes() -> None:

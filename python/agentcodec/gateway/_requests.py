@@ -10,6 +10,7 @@ messages, a tool result's error and content parts are both carried.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -322,7 +323,8 @@ def _responses_item(item: Any, where: str) -> Json:
 
 
 def agent_request_from_responses(body: Any) -> Json:
-    """A Responses API request (``POST /v1/responses``) as an AgentRequest."""
+    """A Responses API request (``POST /v1/responses``) as an AgentRequest;
+    its ``conversation`` is the session (a new one without it)."""
     body = _object(body, "the request body")
     messages: list[Json] = []
     instructions = body.get("instructions")
@@ -340,8 +342,11 @@ def agent_request_from_responses(body: Any) -> Json:
     conversation = body.get("conversation")
     if isinstance(conversation, Mapping):
         conversation = conversation.get("id")
-    if conversation is not None:
-        request["session_id"] = str(conversation)
+    # Without a conversation, a request is a conversation of its own: an
+    # AgentApp runs one request per session at a time and keeps the
+    # session's memory, so a shared default would refuse concurrent
+    # requests and mix their histories.
+    request["session_id"] = str(conversation) if conversation is not None else f"resp_{uuid.uuid4().hex}"
     tools = []
     for i, given_tool in enumerate(_list(body.get("tools"), "tools")):
         tool = _object(given_tool, f"tools[{i}]")
