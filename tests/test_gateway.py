@@ -24,6 +24,7 @@ from agentcodec import agentscope, agui, client, langchain, openai_responses
 from agentcodec.gateway import (
     DemoAgent,
     Gateway,
+    ProcessUpstream,
     RequestError,
     agent_request_from_agui,
     agent_request_from_langchain,
@@ -417,6 +418,48 @@ def test_an_upstream_that_refuses_or_is_gone_is_a_bad_gateway() -> None:
 
 
 # --- requests converted into the AgentRequest ----------------------------------------------
+
+
+def test_a_request_on_a_connection_the_agent_closed_is_sent_again() -> None:
+    """An agent server that closes a kept-alive connection when the next
+    request arrives on it, unanswered (what a server's idle timeout does
+    under a request racing it): the request goes again on a new connection,
+    once, and the run streams."""
+    stream = b'data: {"object": "response", "status": "completed"}\n\n'
+
+    async def serve_once_per_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for answered in (True, False):
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            )
+            await reader.readexactly(length)
+            if not answered:
+                break  # a second request on this connection: dropped unanswered
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"content-length: %d\r\n\r\n%s" % (len(stream), stream)
+            )
+            await writer.drain()
+        writer.close()
+
+    async def main() -> list[bytes]:
+        server = await asyncio.start_server(serve_once_per_connection, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        upstream = ProcessUpstream(f"http://127.0.0.1:{port}")
+        bodies = []
+        try:
+            for _ in range(3):
+                chunks = await upstream.stream({"input": []}, {})
+                bodies.append(b"".join([chunk async for chunk in chunks]))
+        finally:
+            await upstream.aclose()
+            server.close()
+        return bodies
+
+    assert asyncio.run(main()) == [stream] * 3
 
 
 def test_agui_input_keeps_what_the_agentapp_drops() -> None:

@@ -11,6 +11,9 @@ import httpx
 
 __all__ = ["ProcessUpstream", "Upstream", "UpstreamError"]
 
+# What a server closing a kept-alive connection under a request looks like.
+_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+
 # Request headers a client sends that the agent behind the gateway needs.
 FORWARDED_HEADERS = ("authorization", "cookie", "x-request-id", "traceparent", "tracestate")
 
@@ -39,14 +42,20 @@ class ProcessUpstream:
     """An AgentScope Agent API server: ``url`` is its ``/process`` endpoint
     (a base URL gets ``/process`` appended). Requests go out on one pooled
     ``httpx.AsyncClient`` (pass your own to configure it); the client's
-    ``authorization``, ``cookie`` and tracing headers are forwarded."""
+    ``authorization``, ``cookie`` and tracing headers are forwarded.
+
+    A request the agent's server drops unanswered (a pooled connection it
+    closed while idle: uvicorn closes them after 5 s) is sent once more, on
+    a fresh connection; the pool lets idle connections go after 2 s, before
+    the server would."""
 
     def __init__(self, url: str, *, client: Any = None, timeout: float | None = 300.0) -> None:
         url = url.rstrip("/")
         self.url = url if url.endswith("/process") else url + "/process"
         self._own_client = client is None
         self._client: httpx.AsyncClient = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=10.0), limits=httpx.Limits(max_connections=None)
+            timeout=httpx.Timeout(timeout, connect=10.0),
+            limits=httpx.Limits(max_connections=None, keepalive_expiry=2.0),
         )
         self._errors = (httpx.HTTPError, OSError)
 
@@ -54,9 +63,12 @@ class ProcessUpstream:
         forwarded = {name: headers[name] for name in FORWARDED_HEADERS if name in headers}
         forwarded["accept"] = "text/event-stream"
         try:
-            response = await self._client.send(
-                self._client.build_request("POST", self.url, json=request, headers=forwarded), stream=True
-            )
+            try:
+                response = await self._send(request, forwarded)
+            except _DROPPED:
+                # No answer at all: the server closed the connection before reading the
+                # request (a stale keep-alive), so the agent has not run it.
+                response = await self._send(request, forwarded)
         except self._errors as exc:
             raise UpstreamError(502, f"the agent at {self.url} cannot be reached: {exc!r}") from exc
         if response.status_code >= 300:
@@ -67,6 +79,10 @@ class ProcessUpstream:
             status = response.status_code if 400 <= response.status_code < 500 else 502
             raise UpstreamError(status, f"the agent at {self.url} answered {response.status_code}: {body}")
         return _body(response)
+
+    async def _send(self, request: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        built = self._client.build_request("POST", self.url, json=request, headers=headers)
+        return await self._client.send(built, stream=True)
 
     async def aclose(self) -> None:
         if self._own_client:
