@@ -13,6 +13,10 @@ server is a uvicorn process of its own on loopback; the clients are httpx.
     python benches/gateway_load.py --streams 1 10 100
     python benches/gateway_load.py --agentapp-python /tmp/asr/bin/python   # and the AgentApp
 
+With ``--agentapp-python`` it also measures the gateway in front of the
+AgentApp itself (the AgentApp's ``/process`` as its upstream): the rate of the
+chain, the memory of the gateway.
+
 The AgentApp needs agentscope-runtime in its own environment (research
 agentscope.md section 13 and scripts/agentapp_fixtures.py say how).
 """
@@ -37,11 +41,23 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "What is the weather in Paris?"
-BODIES = {
-    "/ag-ui": {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": QUESTION}]},
-    "/compatible-mode/v1/responses": {"model": "friday", "input": QUESTION, "stream": True},
-    "/process": {"input": [{"role": "user", "content": [{"type": "text", "text": QUESTION}]}]},
-}
+
+
+def body(endpoint: str, stream: int) -> dict[str, Any]:
+    """The request of one stream: each stream is a conversation of its own (an
+    AgentApp runs one request per session at a time)."""
+    if endpoint == "/ag-ui":
+        messages = [{"id": "u", "role": "user", "content": QUESTION}]
+        return {"threadId": f"t{stream}", "runId": f"r{stream}", "messages": messages}
+    if endpoint == "/compatible-mode/v1/responses":
+        return {"model": "friday", "input": QUESTION, "stream": True}
+    if endpoint == "/process":
+        return {
+            "input": [{"role": "user", "content": [{"type": "text", "text": QUESTION}]}],
+            "session_id": f"s{stream}",
+        }
+    raise ValueError(f"no request for {endpoint}")
+
 
 UPSTREAM = textwrap.dedent(
     """
@@ -116,7 +132,7 @@ async def one_stream(http: httpx.AsyncClient, url: str, body: dict[str, Any]) ->
     return events
 
 
-async def load(url: str, body: dict[str, Any], streams: int, pid: int) -> dict[str, float]:
+async def load(url: str, endpoint: str, streams: int, pid: int) -> dict[str, float]:
     baseline = rss_mb(pid)
     peak = baseline
     done = asyncio.Event()
@@ -129,11 +145,15 @@ async def load(url: str, body: dict[str, Any], streams: int, pid: int) -> dict[s
 
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=streams)
     async with httpx.AsyncClient(timeout=300, limits=limits) as http:
-        await one_stream(http, url, body)  # warm up: imports, first connection
+        whole = await one_stream(
+            http, url + endpoint, body(endpoint, -1)
+        )  # warm up: imports, first connection
         baseline = rss_mb(pid)
         sampler = asyncio.create_task(sample())
         start = time.perf_counter()
-        counts = await asyncio.gather(*(one_stream(http, url, body) for _ in range(streams)))
+        counts = await asyncio.gather(
+            *(one_stream(http, url + endpoint, body(endpoint, i)) for i in range(streams))
+        )
         elapsed = time.perf_counter() - start
         done.set()
         await sampler
@@ -142,6 +162,8 @@ async def load(url: str, body: dict[str, Any], streams: int, pid: int) -> dict[s
         "events_per_s": sum(counts) / elapsed,
         "seconds": elapsed,
         "kib_per_stream": max(0.0, peak - baseline) * 1024 / streams,
+        # Streams cut short (a refused or failed run) would flatter the rate.
+        "short": sum(1 for count in counts if count < whole),
     }
 
 
@@ -158,8 +180,9 @@ def main() -> int:
 
     python = sys.executable
     upstream_code = UPSTREAM.format(tests=str(ROOT / "tests"))
-    with server([python, "-c", upstream_code]) as (upstream, _):
-        gateway_cmd = [
+
+    def gateway(upstream: str) -> list[str]:
+        return [
             python,
             "-m",
             "agentcodec",
@@ -170,23 +193,31 @@ def main() -> int:
             "warning",
             "--fd",
         ]
-        targets = [("gateway", gateway_cmd)]
-        if args.agentapp_python:
-            targets.append(
-                ("AgentApp", [args.agentapp_python, "-c", AGENTAPP.format(scripts=str(ROOT / "scripts"))])
-            )
-        for name, command in targets:
-            with server(command) as (url, pid):
-                for endpoint in args.endpoints:
-                    for streams in args.streams:
-                        result = asyncio.run(load(url + endpoint, BODIES[endpoint], streams, pid))
-                        rate, memory = result["events_per_s"], result["kib_per_stream"]
-                        print(
-                            f"{name:9} {endpoint:31} {streams:4} streams: {rate:9.0f} events/s"
-                            f"  {memory:7.1f} KiB/stream  ({result['events']} events"
-                            f" in {result['seconds']:.2f} s)",
-                            flush=True,
-                        )
+
+    def measure(name: str, url: str, pid: int, endpoints: list[str] = args.endpoints) -> None:
+        for endpoint in endpoints:
+            for streams in args.streams:
+                result = asyncio.run(load(url, endpoint, streams, pid))
+                rate, memory = result["events_per_s"], result["kib_per_stream"]
+                print(
+                    f"{name:18} {endpoint:31} {streams:4} streams: {rate:9.0f} events/s"
+                    f"  {memory:7.1f} KiB/stream  ({result['events']} events"
+                    f" in {result['seconds']:.2f} s)"
+                    + (f"  {result['short']} streams cut short!" if result["short"] else ""),
+                    flush=True,
+                )
+
+    with server([python, "-c", upstream_code]) as (upstream, _), server(gateway(upstream)) as (url, pid):
+        measure("gateway", url, pid)
+    if args.agentapp_python:
+        agentapp_code = AGENTAPP.format(scripts=str(ROOT / "scripts"))
+        with server([args.agentapp_python, "-c", agentapp_code]) as (agentapp, agentapp_pid):
+            # Its /process too: the upstream of the chain below, what bounds it.
+            measure("AgentApp", agentapp, agentapp_pid, [*args.endpoints, "/process"])
+            # The gateway in front of the AgentApp itself: what a deployment runs; the
+            # memory is the gateway's, the rate the two processes' together.
+            with server(gateway(agentapp + "/process")) as (url, pid):
+                measure("gateway > AgentApp", url, pid)
     import agentcodec
 
     print(
