@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from agentcodec.server import MemoryReplayStore, RedisReplayStore, ReplayError, ReplayStore
 from servers import redis_server
@@ -217,6 +218,22 @@ def test_the_redis_store_expires_streams(redis_url: str) -> None:
             await asyncio.sleep(0.4)
             with pytest.raises(ReplayError, match="not stored"):
                 await store.replay(stream, 0)
+        finally:
+            await store.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_redis_store_whose_server_went_away_keeps_nothing_for_its_streams(tmp_path: Path) -> None:
+    async def main() -> None:
+        with redis_server(tmp_path) as url:
+            store = RedisReplayStore(url)
+            stream = await store.open()
+        # The server is gone: finishing fails, and leaves nothing behind.
+        try:
+            with pytest.raises(RedisConnectionError):
+                await store.finish(stream)
+            assert not store._written
         finally:
             await store.aclose()
 

@@ -99,8 +99,11 @@ class RedisReplayStore(ReplayStore):
         last = self._writer(stream_id)
         # After the open entry (0-1) even when no event came; kept beside
         # the last max_events events, not trimming one of them.
-        await self._add(stream_id, f"{last}-2", {"end": b""}, trim=False)
-        del self._written[stream_id]
+        try:
+            await self._add(stream_id, f"{last}-2", {"end": b""}, trim=False)
+        finally:
+            # Written or not, this process is done with it: nothing kept per stream.
+            del self._written[stream_id]
 
     def _writer(self, stream_id: str) -> int:
         last = self._written.get(stream_id)
