@@ -194,10 +194,14 @@ def main() -> int:
             "--fd",
         ]
 
+    short = 0
+
     def measure(name: str, url: str, pid: int, endpoints: list[str] = args.endpoints) -> None:
+        nonlocal short
         for endpoint in endpoints:
             for streams in args.streams:
                 result = asyncio.run(load(url, endpoint, streams, pid))
+                short += int(result["short"])
                 rate, memory = result["events_per_s"], result["kib_per_stream"]
                 print(
                     f"{name:18} {endpoint:31} {streams:4} streams: {rate:9.0f} events/s"
@@ -224,7 +228,9 @@ def main() -> int:
         f"\n{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"agentcodec {agentcodec.__version__} ({agentcodec.backend} backend)"
     )
-    return 0
+    if short:
+        print(f"{short} streams were cut short: their rates are not comparable", file=sys.stderr)
+    return 1 if short else 0
 
 
 if __name__ == "__main__":

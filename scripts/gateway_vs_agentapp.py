@@ -17,10 +17,13 @@ and to the gateway's, and each pair is judged by its protocol's own SDK:
   a failed run is ``failed`` on both.
 
 Prints each check; exits non-zero if one fails. Run it where
-agentcodec[gateway] and agentscope-runtime are installed (see
-scripts/agentapp_fixtures.py for the pins):
+agentcodec[gateway] and agentscope-runtime are installed; scripts/test.sh
+does, in an environment made from scripts/agentapp-constraints.txt:
 
-    /tmp/asr/bin/pip install '.[gateway]' jsonpatch
+    python3 -m venv /tmp/asr
+    /tmp/asr/bin/pip install -c scripts/agentapp-constraints.txt agentscope-runtime \
+        agentscope mcp pydantic greenlet tqdm uvicorn httpx openai ag-ui-protocol jsonpatch \
+        '.[gateway]'
     /tmp/asr/bin/python scripts/gateway_vs_agentapp.py
 """
 

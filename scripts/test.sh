@@ -6,6 +6,9 @@
 #      then pytest on both backends.
 #   3. The pure-Python wheel, installed in a fresh virtual environment, and
 #      pytest again there.
+#   4. agentscope-runtime's real AgentApp in an environment of its own
+#      (scripts/agentapp-constraints.txt), the gateway checked against it
+#      live and its load bench run once.
 # Any failure fails the run; pytest collecting no tests is a failure too.
 set -euo pipefail
 
@@ -40,7 +43,10 @@ rm -rf "$work"
 "$python" -m venv "$work/native"
 native="$work/native/bin/python"
 "$native" -m pip install --quiet --upgrade pip
-"$native" -m pip install --quiet ".[test,lint,bench]"
+# Built once as a wheel: the AgentApp's environment below installs it too.
+"$native" -m pip wheel --quiet --no-deps --wheel-dir "$work/native-dist" .
+native_wheel=$(ls "$work/native-dist"/agentcodec-*.whl)
+"$native" -m pip install --quiet "$native_wheel[test,lint,bench]"
 "$native" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "native")' \
     || { echo "the native extension was not built" >&2; exit 1; }
 
@@ -72,5 +78,15 @@ pure="$work/pure/bin/python"
     || { echo "the pure wheel did not select the python backend" >&2; exit 1; }
 # The sources live under python/, so nothing here shadows the installed wheel.
 "$pure" -m pytest -q -p no:cacheprovider
+
+step "The gateway in front of agentscope-runtime's real AgentApp"
+"$python" -m venv "$work/agentapp"
+agentapp="$work/agentapp/bin/python"
+"$agentapp" -m pip install --quiet --upgrade pip
+"$agentapp" -m pip install --quiet -c scripts/agentapp-constraints.txt \
+    agentscope-runtime agentscope mcp pydantic greenlet tqdm uvicorn httpx openai ag-ui-protocol \
+    jsonpatch "$native_wheel[gateway]"
+"$agentapp" scripts/gateway_vs_agentapp.py
+"$native" benches/gateway_load.py --streams 2 --agentapp-python "$agentapp"
 
 step "All checks passed"
