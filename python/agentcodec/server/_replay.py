@@ -209,7 +209,7 @@ class MemoryReplayStore(ReplayStore):
             waiters = self._alias_waiters[alias] = _AliasWaiters()
         waiters.count += 1
         try:
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(asyncio.TimeoutError):  # not TimeoutError before 3.11
                 await asyncio.wait_for(waiters.event.wait(), timeout)
         finally:
             waiters.count -= 1
