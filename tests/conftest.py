@@ -12,6 +12,7 @@ import os
 from types import ModuleType
 
 import pytest
+from hypothesis import settings
 
 
 def _native() -> ModuleType | None:
@@ -39,5 +40,17 @@ def backend(request: pytest.FixtureRequest) -> ModuleType:
     """The backend module under test: ``agentcodec._native`` or ``agentcodec._pure``."""
     return request.param
 
+
+def examples(count: int) -> int:
+    """How many examples a property test tries: ``count``, scaled by
+    ``AGENTCODEC_EXAMPLES`` (a fraction), which scripts/test.sh sets on the
+    Pythons where it repeats the suite after running it whole on one."""
+    scale = float(os.environ.get("AGENTCODEC_EXAMPLES", "1"))
+    return max(10, round(count * scale))
+
+
+# Properties that name no count of their own are scaled too.
+settings.register_profile("agentcodec", max_examples=examples(100))
+settings.load_profile("agentcodec")
 
 requires_native = pytest.mark.skipif(NATIVE is None, reason="native extension not installed")

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 from sse_helpers import split_at
 
 ids = st.sampled_from(["m1", "m2", "m3", None, 7, ["x"]])
@@ -117,7 +117,7 @@ def observe(backend: ModuleType, chunks: list[bytes], opts: dict[str, Any], read
     return seen
 
 
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @requires_native

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, AGUIError, AGUIEventError, agui
 from agui_reference import apply_events
 from agui_strategies import agui_events, agui_streams
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RECORDED = [
@@ -32,7 +32,7 @@ RECORDED = [
     ("sdk", "agui_every_event"),
     ("sdk", "agui_run_error"),
 ]
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def load(folder: str, name: str) -> tuple[bytes, dict[str, Any]]:
@@ -412,7 +412,7 @@ def test_the_encoder_writes_what_ag_ui_writes_for_every_event_type() -> None:
     assert types == set(agui.EVENT_TYPES)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(event=agui_events())
 def test_the_encoder_matches_on_generated_events(event: dict[str, Any]) -> None:
     from pydantic import ValidationError

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, AISDKError, AISDKEventError
 from ai_sdk_streams import chunks_digest, random_stream
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ai_sdk"
 WRITTEN = ["ai_sdk_tool_turn", "ai_sdk_data_parts", "ai_sdk_approvals", "ai_sdk_retried_step"]
 GENERATED = json.loads((FIXTURES / "generated.json").read_text())
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def load(name: str) -> tuple[bytes, dict[str, Any]]:

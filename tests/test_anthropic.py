@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, AnthropicError, AnthropicEventError
 from agentcodec._backend import impl
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
 RECORDED = ["anthropic_every_block", "anthropic_overloaded"]
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 START = {
     "type": "message_start",

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agentcodec import AGUIEventError
 from agentcodec._pure.json_patch import PatchError, apply_patch, json_equal
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 
 jsonpatch = pytest.importorskip("jsonpatch")
 
@@ -108,7 +108,7 @@ def operations(draw: st.DrawFn) -> dict[str, Any]:
     return operation
 
 
-SETTINGS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 FAILED = object()

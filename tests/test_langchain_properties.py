@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 from sse_helpers import split_at
 
 words = st.text(st.characters(blacklist_categories=("Cs",)), max_size=5)
@@ -164,7 +164,7 @@ options = st.fixed_dictionaries(
         "on_error": st.sampled_from(["raise", "skip"]),
     }
 )
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def stream_of(texts: list[str]) -> bytes:

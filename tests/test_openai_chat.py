@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, OpenAIChatError, OpenAIChatEventError
 from agentcodec._backend import impl
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
 RECORDED = ["chat_every_field", "chat_refusal_audio", "chat_azure", "chat_repeating"]
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def load(name: str) -> tuple[bytes, dict[str, Any]]:

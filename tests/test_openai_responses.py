@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, OpenAIResponsesError, OpenAIResponsesEventError
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RECORDED = [
@@ -33,7 +33,7 @@ RECORDED = [
     ("sdk", "responses_failed", "responses_failed"),
     ("sdk", "responses_incomplete", "responses_incomplete"),
 ]
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def load(folder: str, stream_name: str, reference_name: str) -> tuple[bytes, dict[str, Any]]:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcodec import SSEError, SSELimitError
-from conftest import NATIVE, PURE
+from conftest import NATIVE, PURE, examples
 from sse_helpers import as_tuples, decode
 
 
@@ -284,7 +284,7 @@ def test_event_json_is_json_loads(backend: ModuleType, text: str) -> None:
     assert _loads_outcome(event.json) == _loads_outcome(lambda: json.loads(text))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats() | st.text(),

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import NATIVE, PURE
+from conftest import NATIVE, PURE, examples
 from sse_helpers import decode
 
 
@@ -125,7 +125,7 @@ def _frame_outcome(call: Callable[[], bytes]) -> object:
         return (type(error), str(error))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(), st.text(), st.text())
 def test_frame_json_string_is_json_dumps(prefix: str, text: str, suffix: str) -> None:
     """Lone surrogates included: the UTF-8 error is Python's own, on both."""

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcodec import SSELimitError
-from conftest import NATIVE, PURE, requires_native
+from conftest import NATIVE, PURE, examples, requires_native
 from sse_helpers import decode, split_at
 
 # Pieces that exercise every rule, so that random concatenations hit the
@@ -67,7 +67,7 @@ backends = pytest.mark.parametrize(
     [pytest.param(NATIVE, id="native", marks=requires_native), pytest.param(PURE, id="python")],
 )
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def outcome(backend: ModuleType, chunks: list[bytes], **kwargs: object) -> tuple:
@@ -111,7 +111,7 @@ def test_limits_are_chunking_independent(
 
 
 @requires_native
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     stream=streams,
     cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
@@ -127,7 +127,7 @@ def test_native_and_python_agree(stream: bytes, cuts: list[int], start_id: str, 
 
 
 @requires_native
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     field=st.sampled_from([b"data: ", b"id: ", b"event: ", b":", b"x: "]),
     size=st.integers(min_value=0, max_value=300_000),

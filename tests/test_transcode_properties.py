@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcodec._pure.events import BLOCK_FIELDS, BLOCK_KINDS
-from conftest import NATIVE, PURE
+from conftest import NATIVE, PURE, examples
 
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native backend with the pure one")
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
 OPTIONS: dict[str, dict[str, Any]] = {
