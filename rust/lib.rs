@@ -16,6 +16,7 @@ pub mod json_probe;
 pub mod langchain;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod partial_json;
 pub mod recent;
 pub mod sse;
 pub mod stream;

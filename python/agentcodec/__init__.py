@@ -28,6 +28,7 @@ from ._errors import (
     OpenAIChatEventError,
     OpenAIResponsesError,
     OpenAIResponsesEventError,
+    PartialJSONError,
     ResumeGapError,
     SSEError,
     SSELimitError,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from ._native import (
         DEFAULT_MAX_EVENT_BYTES,
         DEFAULT_MAX_LINE_BYTES,
+        PartialJSON,
         SSEDecoder,
         SSEEvent,
         Transcoder,
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 else:
     DEFAULT_MAX_EVENT_BYTES = impl.DEFAULT_MAX_EVENT_BYTES
     DEFAULT_MAX_LINE_BYTES = impl.DEFAULT_MAX_LINE_BYTES
+    PartialJSON = impl.PartialJSON
     SSEDecoder = impl.SSEDecoder
     SSEEvent = impl.SSEEvent
     Transcoder = impl.Transcoder
@@ -73,6 +76,8 @@ __all__ = [
     "OpenAIChatEventError",
     "OpenAIResponsesError",
     "OpenAIResponsesEventError",
+    "PartialJSON",
+    "PartialJSONError",
     "ResumeGapError",
     "SSEDecoder",
     "SSEError",

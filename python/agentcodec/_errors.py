@@ -25,6 +25,7 @@ __all__ = [
     "OpenAIChatEventError",
     "OpenAIResponsesError",
     "OpenAIResponsesEventError",
+    "PartialJSONError",
     "ResumeGapError",
     "SSEError",
     "SSELimitError",
@@ -40,6 +41,23 @@ class SSEError(AgentCodecError, ValueError):
 
 
 _LIMIT_SUBJECT = {"max_line_bytes": "SSE line", "max_event_bytes": "SSE event data"}
+
+
+class PartialJSONError(AgentCodecError, ValueError):
+    """A JSON text fed to ``PartialJSON`` is not JSON.
+
+    Attributes:
+        offset: the byte offset, from the start of the text, where it stops being JSON.
+        reason: what is wrong there.
+    """
+
+    def __init__(self, offset: int, reason: str) -> None:
+        self.offset = offset
+        self.reason = reason
+        super().__init__(f"invalid JSON at byte {offset}: {reason}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.offset, self.reason))
 
 
 class SSELimitError(SSEError):

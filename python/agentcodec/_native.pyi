@@ -22,6 +22,7 @@ __all__ = [
     "NeutralEncoder",
     "OpenAIChatAssembler",
     "OpenAIResponsesAssembler",
+    "PartialJSON",
     "SSEDecoder",
     "SSEEvent",
     "Transcoder",
@@ -469,6 +470,28 @@ class OpenAIResponsesAssembler:
 _Protocol: TypeAlias = Literal[
     "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"
 ]
+
+@final
+class PartialJSON:
+    """Parses a JSON text fed in fragments (``str`` or UTF-8 bytes), each
+    byte once: ``value`` is the value so far (what jiter's
+    ``partial_mode="trailing-strings"`` gives for the prefix; None before
+    any), ``done`` whether the text is complete. Invalid JSON raises
+    ``PartialJSONError`` (byte offset and reason); what was parsed before it
+    stays."""
+
+    def __new__(cls, *, max_depth: int | None = None) -> PartialJSON: ...
+    def feed(self, fragment: str | bytes | bytearray | memoryview) -> None:
+        """Reads the next fragment of the text."""
+    @property
+    def value(self) -> Any:
+        """The value so far: None until one has begun."""
+    @property
+    def done(self) -> bool:
+        """Whether the JSON text is complete."""
+    @property
+    def offset(self) -> int:
+        """How many bytes of JSON text were read."""
 
 @final
 class Transcoder:

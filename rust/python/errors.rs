@@ -24,6 +24,7 @@ static ANTHROPIC_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ANTHROPIC_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AI_SDK_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AI_SDK_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static PARTIAL_JSON_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Instantiates the named exception class of `agentcodec._errors`.
 fn raise<'py>(
@@ -40,6 +41,16 @@ fn raise<'py>(
         Ok(instance) => PyErr::from_value(instance),
         Err(call_error) => call_error,
     }
+}
+
+/// `PartialJSONError(offset, reason)`.
+pub fn partial_json_error(py: Python<'_>, offset: usize, reason: &str) -> PyErr {
+    raise(
+        py,
+        &PARTIAL_JSON_ERROR,
+        "PartialJSONError",
+        (offset, reason),
+    )
 }
 
 /// `AgentScopeError(message)`.

@@ -12,6 +12,7 @@ mod json;
 mod langchain;
 mod openai_chat;
 mod openai_responses;
+mod partial_json;
 mod sse;
 mod transcode;
 
@@ -64,6 +65,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<transcode::NeutralDecoder>()?;
     m.add_class::<transcode::NeutralEncoder>()?;
     m.add_class::<transcode::NeutralAssembler>()?;
+    m.add_class::<partial_json::PartialJSON>()?;
     m.add_function(wrap_pyfunction!(sse::encode_sse, m)?)?;
     m.add_function(wrap_pyfunction!(sse::encode_sse_comment, m)?)?;
     m.add_function(wrap_pyfunction!(sse::frame_json_string, m)?)?;

@@ -10,6 +10,7 @@ from .anthropic import Assembler as AnthropicAssembler
 from .langchain import Assembler as LangChainAssembler
 from .openai_chat import Assembler as OpenAIChatAssembler
 from .openai_responses import Assembler as OpenAIResponsesAssembler
+from .partial_json import PartialJSON
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
 from .transcode import Assembler as NeutralAssembler
@@ -30,6 +31,7 @@ __all__ = [
     "NeutralEncoder",
     "OpenAIChatAssembler",
     "OpenAIResponsesAssembler",
+    "PartialJSON",
     "SSEDecoder",
     "SSEEvent",
     "Transcoder",

@@ -1,0 +1,279 @@
+//! `agentcodec.PartialJSON`: the core's incremental parser building one
+//! live Python tree, so that reading the value after every fragment costs
+//! the fragment and the leaf being written.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyFloat, PyList, PyString};
+
+use super::bytes::with_bytes;
+use super::errors::partial_json_error;
+use crate::partial_json::{Builder, PartialJson as Parser, Pending, Scalar, DEFAULT_MAX_DEPTH};
+
+static INT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The value so far: the top-level value, the open containers and the key
+/// each open object's next value goes under.
+#[derive(Default)]
+struct Tree {
+    root: Option<Py<PyAny>>,
+    stack: Vec<Py<PyAny>>,
+    keys: Vec<Option<Py<PyString>>>,
+    /// Whether the leaf being written is shown in the next slot.
+    placed: bool,
+}
+
+struct PyBuilder<'a, 'py> {
+    py: Python<'py>,
+    tree: &'a mut Tree,
+}
+
+fn number<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    if text.bytes().any(|byte| matches!(byte, b'.' | b'e' | b'E')) {
+        let value: f64 = text
+            .parse()
+            .map_err(|_| PyValueError::new_err(format!("invalid number {text:?}")))?;
+        return Ok(PyFloat::new(py, value).into_any());
+    }
+    if let Ok(value) = text.parse::<i64>() {
+        return Ok(value.into_pyobject(py)?.into_any());
+    }
+    // Past 64 bits: Python's int decides, its digit limit included.
+    INT.import(py, "builtins", "int")?.call1((text,))
+}
+
+impl Tree {
+    /// Puts `value` in the next slot, in place of the leaf shown there.
+    fn put(&mut self, py: Python<'_>, value: Bound<'_, PyAny>) -> PyResult<()> {
+        let placed = std::mem::take(&mut self.placed);
+        let Some(top) = self.stack.last() else {
+            self.root = Some(value.unbind());
+            return Ok(());
+        };
+        let top = top.bind(py);
+        if let Ok(dict) = top.cast::<PyDict>() {
+            let key = self
+                .keys
+                .last()
+                .and_then(Option::as_ref)
+                .map(|key| key.clone_ref(py))
+                .expect("a key before its value");
+            return dict.set_item(key, value);
+        }
+        let list = top.cast::<PyList>()?;
+        if placed {
+            list.set_item(list.len() - 1, value)
+        } else {
+            list.append(value)
+        }
+    }
+
+    /// Shows the leaf being written in the next slot, or takes back what
+    /// was shown there when nothing shows now.
+    fn show(&mut self, py: Python<'_>, pending: Option<Pending<'_>>) -> PyResult<()> {
+        let leaf = match pending {
+            Some(Pending::String(text)) => PyString::new(py, text).into_any(),
+            Some(Pending::Number(text)) => match number(py, text) {
+                Ok(value) => value,
+                Err(_) => return self.take_back(py),
+            },
+            None => return self.take_back(py),
+        };
+        self.put(py, leaf)?;
+        self.placed = true;
+        Ok(())
+    }
+
+    fn take_back(&mut self, py: Python<'_>) -> PyResult<()> {
+        if !std::mem::take(&mut self.placed) {
+            return Ok(());
+        }
+        let Some(top) = self.stack.last() else {
+            self.root = None;
+            return Ok(());
+        };
+        let top = top.bind(py);
+        if let Ok(dict) = top.cast::<PyDict>() {
+            if let Some(key) = self
+                .keys
+                .last()
+                .and_then(Option::as_ref)
+                .map(|key| key.clone_ref(py))
+            {
+                if dict.contains(&key)? {
+                    dict.del_item(key)?;
+                }
+            }
+            return Ok(());
+        }
+        let list = top.cast::<PyList>()?;
+        list.del_item(list.len() - 1)
+    }
+}
+
+impl Builder for PyBuilder<'_, '_> {
+    fn open(&mut self, object: bool) -> Result<(), String> {
+        let container = if object {
+            PyDict::new(self.py).into_any()
+        } else {
+            PyList::empty(self.py).into_any()
+        };
+        self.tree
+            .put(self.py, container.clone())
+            .map_err(|error| error.to_string())?;
+        self.tree.stack.push(container.unbind());
+        self.tree.keys.push(None);
+        Ok(())
+    }
+
+    fn close(&mut self) {
+        self.tree.stack.pop();
+        self.tree.keys.pop();
+    }
+
+    fn key(&mut self, key: &str) -> Result<(), String> {
+        if let Some(slot) = self.tree.keys.last_mut() {
+            *slot = Some(PyString::new(self.py, key).unbind());
+        }
+        Ok(())
+    }
+
+    fn scalar(&mut self, value: Scalar<'_>) -> Result<(), String> {
+        let py = self.py;
+        let value = match value {
+            Scalar::Null => py.None().into_bound(py),
+            Scalar::Bool(flag) => pyo3::types::PyBool::new(py, flag).to_owned().into_any(),
+            Scalar::Number(text) => number(py, text).map_err(|error| {
+                error
+                    .value(py)
+                    .str()
+                    .map(|text| text.to_string())
+                    .unwrap_or_default()
+            })?,
+            Scalar::String(text) => PyString::new(py, text).into_any(),
+        };
+        self.tree.put(py, value).map_err(|error| error.to_string())
+    }
+}
+
+/// Parses a JSON text fed in fragments (`str` or UTF-8 bytes); `value` is
+/// the value so far (None before any), `done` whether the text is complete.
+#[pyclass(module = "agentcodec", name = "PartialJSON")]
+pub struct PartialJSON {
+    parser: Parser,
+    tree: Tree,
+}
+
+#[pymethods]
+impl PartialJSON {
+    #[new]
+    #[pyo3(signature = (*, max_depth = None))]
+    fn new(max_depth: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let Some(max_depth) = max_depth else {
+            return Ok(PartialJSON {
+                parser: Parser::new(DEFAULT_MAX_DEPTH),
+                tree: Tree::default(),
+            });
+        };
+        let depth = if max_depth.is_instance_of::<pyo3::types::PyBool>() {
+            None
+        } else {
+            max_depth.extract::<i64>().ok().filter(|depth| *depth >= 1)
+        };
+        let Some(depth) = depth else {
+            return Err(PyValueError::new_err(format!(
+                "max_depth must be a positive int, not {}",
+                max_depth.repr()?
+            )));
+        };
+        Ok(PartialJSON {
+            parser: Parser::new(usize::try_from(depth).unwrap_or(usize::MAX)),
+            tree: Tree::default(),
+        })
+    }
+
+    /// Reads the next fragment of the text.
+    fn feed(&mut self, py: Python<'_>, fragment: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Some(error) = self.parser.error() {
+            return Err(partial_json_error(py, error.offset, &error.reason));
+        }
+        if let Ok(text) = fragment.cast::<PyString>() {
+            let text = match text.to_str() {
+                Ok(text) => text,
+                Err(_) => return Err(self.lone_surrogate(py, text)),
+            };
+            return self.feed_bytes(py, text.as_bytes());
+        }
+        if !fragment.is_instance_of::<pyo3::types::PyBytes>()
+            && !fragment.is_instance_of::<pyo3::types::PyByteArray>()
+            && !fragment.is_instance_of::<pyo3::types::PyMemoryView>()
+        {
+            return Err(PyTypeError::new_err(format!(
+                "feed() takes str or bytes, not {}",
+                fragment.get_type().name()?
+            )));
+        }
+        with_bytes(fragment, "feed()", |bytes| self.feed_bytes(py, bytes))?
+    }
+
+    /// The value so far: None until one has begun.
+    #[getter]
+    fn value(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.tree.show(py, self.parser.pending())?;
+        Ok(self
+            .tree
+            .root
+            .as_ref()
+            .map_or_else(|| py.None(), |root| root.clone_ref(py)))
+    }
+
+    /// Whether the JSON text is complete (a top-level number is complete
+    /// once something follows it).
+    #[getter]
+    fn done(&self) -> bool {
+        self.parser.done()
+    }
+
+    /// How many bytes of JSON text were read.
+    #[getter]
+    fn offset(&self) -> usize {
+        self.parser.offset()
+    }
+
+    fn __repr__(&self) -> String {
+        let done = if self.parser.done() { "True" } else { "False" };
+        format!("PartialJSON(offset={}, done={done})", self.parser.offset())
+    }
+}
+
+impl PartialJSON {
+    fn feed_bytes(&mut self, py: Python<'_>, bytes: &[u8]) -> PyResult<()> {
+        let mut builder = PyBuilder {
+            py,
+            tree: &mut self.tree,
+        };
+        self.parser
+            .feed(bytes, &mut builder)
+            .map_err(|error| partial_json_error(py, error.offset, &error.reason))
+    }
+
+    /// A `str` fragment holding a lone surrogate is no UTF-8 text: refused
+    /// where the surrogate is, as the pure backend refuses it.
+    fn lone_surrogate(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyErr {
+        let before = (|| -> PyResult<usize> {
+            let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            let bytes: &[u8] = encoded.extract()?;
+            let valid = std::str::from_utf8(bytes)
+                .map_or_else(|error| error.valid_up_to(), |_| bytes.len());
+            Ok(valid)
+        })();
+        match before {
+            Ok(valid) => {
+                let error = self.parser.refuse(valid, "a lone surrogate");
+                partial_json_error(py, error.offset, &error.reason)
+            }
+            Err(error) => error,
+        }
+    }
+}
