@@ -96,6 +96,15 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("the server process did not start")
 
 
+def _accepts(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX) as client:
+        try:
+            client.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
 @contextlib.contextmanager
 def redis_server(directory: Path) -> Iterator[str]:
     """A redis-server of its own on a Unix socket; yields its URL. Skips
@@ -113,7 +122,9 @@ def redis_server(directory: Path) -> Iterator[str]:
     )
     try:
         deadline = time.monotonic() + 10
-        while not path.exists():
+        # The socket file appears when it is bound, a moment before the server
+        # listens on it: ready is when a connection is accepted.
+        while not _accepts(path):
             if time.monotonic() > deadline or process.poll() is not None:
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.01)
