@@ -571,15 +571,10 @@ impl<'a> Cursor<'a> {
     fn escape(&mut self) -> Result<char> {
         let byte = self.byte().ok_or(Invalid)?;
         self.pos += 1;
+        if let Some(decoded) = short_escape(byte) {
+            return Ok(decoded);
+        }
         Ok(match byte {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
             b'u' => {
                 let first = self.hex4()?;
                 match first {
@@ -618,6 +613,22 @@ impl<'a> Cursor<'a> {
         self.pos += 4;
         Ok(code)
     }
+}
+
+/// The character a one-letter escape (`\n`, `\"`, ...) stands for.
+#[inline]
+pub(crate) fn short_escape(byte: u8) -> Option<char> {
+    Some(match byte {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
 }
 
 /// The end of the run of string bytes from `pos` that need no attention:

@@ -12,6 +12,8 @@ use std::fmt;
 
 use memchr::memchr2;
 
+use crate::json_probe::short_escape;
+
 /// How deeply arrays and objects may nest before the text is refused.
 pub const DEFAULT_MAX_DEPTH: usize = 512;
 
@@ -515,19 +517,9 @@ impl PartialJson {
                 self.escape.push('u');
                 return Ok(i + 1);
             }
-            let decoded = match byte {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                _ => {
-                    let reason = format!("invalid escape, found {}", shown(text, i));
-                    return Err(self.fail_at(i, reason));
-                }
+            let Some(decoded) = short_escape(byte) else {
+                let reason = format!("invalid escape, found {}", shown(text, i));
+                return Err(self.fail_at(i, reason));
             };
             if self.high.is_some() {
                 return Err(self.fail_at(i, "a lone surrogate".to_owned()));

@@ -596,10 +596,9 @@ def gateway_process(*arguments: str) -> contextlib.AbstractContextManager[str]:
     )
 
 
-def test_a_client_dropped_by_one_replica_resumes_on_another(tmp_path: Path) -> None:
-    """Two gateway processes share one redis-server: a client that leaves
-    the first mid-stream resumes on the second, which follows the run the
-    first is still streaming: every event exactly once, in order."""
+@contextlib.contextmanager
+def two_replicas(tmp_path: Path) -> Iterator[tuple[str, str, httpx.Client]]:
+    """Two ``agentcodec gateway`` processes sharing one redis-server, and a client."""
     with redis_server(tmp_path) as redis_url:
         arguments = ("--redis", redis_url, "--demo-delay", "0.01")
         with (
@@ -607,19 +606,27 @@ def test_a_client_dropped_by_one_replica_resumes_on_another(tmp_path: Path) -> N
             gateway_process(*arguments) as second,
             httpx.Client(timeout=30) as http,
         ):
-            assembler = agui.Assembler()
-            head = b""
-            with http.stream("POST", f"{first}/ag-ui", json=AGUI_BODY) as response:
-                for chunk in response.iter_raw():
-                    assembler.feed(chunk)
-                    head += chunk
-                    if b"TOOL_CALL_ARGS" in head:
-                        break  # the client's connection to the first replica is gone
-            assembler.reconnect()
-            resumed = {"Last-Event-ID": assembler.last_event_id}
-            rest = http.post(f"{second}/ag-ui", json=AGUI_BODY, headers=resumed).content
-            assembler.feed(rest)
-            run = assembler.close()
+            yield first, second, http
+
+
+def test_a_client_dropped_by_one_replica_resumes_on_another(tmp_path: Path) -> None:
+    """Two gateway processes share one redis-server: a client that leaves
+    the first mid-stream resumes on the second, which follows the run the
+    first is still streaming: every event exactly once, in order."""
+    with two_replicas(tmp_path) as (first, second, http):
+        assembler = agui.Assembler()
+        head = b""
+        with http.stream("POST", f"{first}/ag-ui", json=AGUI_BODY) as response:
+            for chunk in response.iter_raw():
+                assembler.feed(chunk)
+                head += chunk
+                if b"TOOL_CALL_ARGS" in head:
+                    break  # the client's connection to the first replica is gone
+        assembler.reconnect()
+        resumed = {"Last-Event-ID": assembler.last_event_id}
+        rest = http.post(f"{second}/ag-ui", json=AGUI_BODY, headers=resumed).content
+        assembler.feed(rest)
+        run = assembler.close()
     whole = head[: head.rfind(b"\n\n") + 2]
     numbers = event_numbers(whole) + event_numbers(rest)
     assert numbers == list(range(1, len(numbers) + 1))
@@ -633,27 +640,21 @@ def test_a_langchain_thread_is_followed_and_resumed_on_any_replica(tmp_path: Pat
     """A LangChain subscriber waiting on one replica sees the run another
     replica starts; dropped midway, it resumes with ``since`` on the first."""
     command = {"id": 1, "method": "run.start", "params": {"input": QUESTION}}
-    with redis_server(tmp_path) as redis_url:
-        arguments = ("--redis", redis_url, "--demo-delay", "0.01")
-        with (
-            gateway_process(*arguments) as first,
-            gateway_process(*arguments) as second,
-            httpx.Client(timeout=30) as http,
-        ):
-            body = {"channels": ["messages", "lifecycle"]}
-            head = b""
-            with http.stream("POST", f"{second}/threads/t9/stream/events", json=body) as events:
-                answer = http.post(f"{first}/threads/t9/commands", json=command).json()
-                assert answer["type"] == "success"
-                for chunk in events.iter_raw():
-                    head += chunk
-                    if b"tool" in head:
-                        break  # the subscriber's connection to the second replica is gone
-            head = head[: head.rfind(b"\n\n") + 2]
-            seen = event_numbers(head)[-1]
-            rest = http.post(f"{first}/threads/t9/stream/events", json={**body, "since": seen}).content
-            # Nothing is left when the run is followed after its end.
-            after = http.post(f"{second}/threads/t9/stream/events", json={**body, "since": 10**6}).content
+    with two_replicas(tmp_path) as (first, second, http):
+        body = {"channels": ["messages", "lifecycle"]}
+        head = b""
+        with http.stream("POST", f"{second}/threads/t9/stream/events", json=body) as events:
+            answer = http.post(f"{first}/threads/t9/commands", json=command).json()
+            assert answer["type"] == "success"
+            for chunk in events.iter_raw():
+                head += chunk
+                if b"tool" in head:
+                    break  # the subscriber's connection to the second replica is gone
+        head = head[: head.rfind(b"\n\n") + 2]
+        seen = event_numbers(head)[-1]
+        rest = http.post(f"{first}/threads/t9/stream/events", json={**body, "since": seen}).content
+        # Nothing is left when the run is followed after its end.
+        after = http.post(f"{second}/threads/t9/stream/events", json={**body, "since": 10**6}).content
     numbers = event_numbers(head) + event_numbers(rest)
     assert numbers == sorted(set(numbers))
     assert [envelope["seq"] for envelope in data_events(head + rest)] == numbers
