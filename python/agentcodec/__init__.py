@@ -3,7 +3,8 @@
 It frames Server-Sent Events, decodes their JSON events and assembles the
 deltas they carry, in Rust, with a pure-Python fallback that behaves the same.
 ``Transcoder(source, target)`` converts a stream of one protocol into another
-as it streams, through the neutral vocabulary of ``agentcodec.events``.
+as it streams, through the neutral vocabulary of ``agentcodec.events``;
+``PartialJSON`` parses tool arguments as they stream, each byte once.
 ``agentcodec.backend`` says which one is in use.
 """
 
