@@ -20,6 +20,7 @@ pub mod partial_json;
 pub mod recent;
 pub mod sse;
 pub mod stream;
+pub mod tool_calls;
 pub mod transcode;
 
 #[cfg(feature = "python")]

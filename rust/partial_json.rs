@@ -198,6 +198,13 @@ impl PartialJson {
         self.expect == Expect::End && self.token == Token::None
     }
 
+    /// Whether the text is complete if it ends here: done, or a top-level
+    /// number that nothing followed.
+    pub fn complete_at_end(&self) -> bool {
+        self.done()
+            || (self.stack.is_empty() && self.token == Token::Number && is_number(&self.text))
+    }
+
     /// How many bytes of text were read.
     pub fn offset(&self) -> usize {
         self.offset

@@ -13,11 +13,13 @@ use indexmap::IndexMap;
 
 use super::probe::Probe;
 use crate::accumulate::{append, append_at};
+use crate::events::or_null;
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
+use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
 /// Statuses that end a run: the response event carrying one is authoritative.
 const TERMINAL_STATUSES: [&str; 5] = ["completed", "failed", "canceled", "rejected", "incomplete"];
@@ -76,6 +78,14 @@ struct Message {
     /// Tool call id -> the indexes of the data slots that carry it: where a
     /// data delta without an index goes, found without a scan.
     calls: HashMap<String, BTreeSet<i64>>,
+    /// Times a slot's arguments were replaced by more than an append: see
+    /// `tool_calls`.
+    rewrites: u64,
+}
+
+/// A data slot's tool-call arguments.
+fn slot_arguments(slot: &Value) -> Option<&Value> {
+    slot.get("data").and_then(|data| data.get("arguments"))
 }
 
 /// The tool call a data slot carries.
@@ -93,6 +103,9 @@ impl Message {
     /// Puts a slot at an index, replacing what was there.
     fn set_slot(&mut self, index: i64, slot: Value) {
         if let Some(old) = self.slots.remove(&index) {
+            if rewritten(slot_arguments(&old), slot_arguments(&slot)) {
+                self.rewrites += 1;
+            }
             self.unlist(index, &old);
         }
         if let Some(call_id) = slot_call_id(&slot) {
@@ -106,6 +119,9 @@ impl Message {
 
     /// A message's content, authoritative: slots by array order.
     fn set_content(&mut self, items: Vec<Value>) {
+        if !self.slots.is_empty() {
+            self.rewrites += 1;
+        }
         self.slots.clear();
         self.calls.clear();
         for (index, item) in (0..).zip(items) {
@@ -131,6 +147,14 @@ impl Message {
             return;
         };
         let before = slot_call_id(slot).map(str::to_owned);
+        // Arguments that are not text replace the ones held (see `merge`).
+        if event
+            .get("data")
+            .and_then(|data| data.get("arguments"))
+            .is_some_and(|arguments| !arguments.is_string() && !arguments.is_null())
+        {
+            self.rewrites += 1;
+        }
         let Some(Value::Object(slot)) = self.slots.get_mut(&index) else {
             return;
         };
@@ -175,6 +199,7 @@ impl Message {
             fields,
             slots: BTreeMap::new(),
             calls: HashMap::new(),
+            rewrites: 0,
         }
     }
 
@@ -294,6 +319,60 @@ impl Assembler {
             .values()
             .map(Message::render)
             .collect()
+    }
+
+    /// Every tool call: each data content whose `data` has `arguments`
+    /// (function, plugin, MCP and component calls): `msg_id`, `index`,
+    /// `type` (the message's), `call_id` and `name`, and its `arguments`
+    /// text so far. A call is finished once its content or message is no
+    /// longer in progress or the response ended.
+    pub fn tool_calls(&self) -> ToolCalls<'_> {
+        let state = &self.driver.protocol;
+        let ended = self.is_closed()
+            || state
+                .response
+                .get("status")
+                .and_then(Value::as_str)
+                .is_some_and(is_terminal);
+        let in_progress = |value: Option<&Value>| {
+            matches!(value.and_then(Value::as_str), None | Some("in_progress"))
+        };
+        let mut calls = Vec::new();
+        let mut rewrites = 0;
+        for (position, message) in state.messages.values().enumerate() {
+            rewrites += message.rewrites;
+            let message_open = in_progress(message.fields.get("status"));
+            for (index, slot) in &message.slots {
+                if slot.get("type").and_then(Value::as_str) != Some("data") {
+                    continue;
+                }
+                let Some(data) = slot.get("data").filter(|data| data.is_object()) else {
+                    continue;
+                };
+                let Some(arguments) = data.get("arguments") else {
+                    continue;
+                };
+                let mut fields = Map::new();
+                fields.insert("msg_id".to_owned(), or_null(message.fields.get("id")));
+                fields.insert("index".to_owned(), (*index).into());
+                fields.insert("type".to_owned(), or_null(message.fields.get("type")));
+                fields.insert("call_id".to_owned(), or_null(data.get("call_id")));
+                fields.insert("name".to_owned(), or_null(data.get("name")));
+                let arguments = match arguments {
+                    Value::Null => None,
+                    Value::String(text) => Some(Arguments::Text(text)),
+                    value => Some(Arguments::Value(value)),
+                };
+                calls.push(ToolCall {
+                    key: format!("{position}/{index}").into(),
+                    fields,
+                    field: "arguments",
+                    arguments,
+                    finished: ended || !message_open || !in_progress(slot.get("status")),
+                });
+            }
+        }
+        ToolCalls { calls, rewrites }
     }
 }
 

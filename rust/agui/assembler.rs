@@ -9,14 +9,16 @@
 //! not apply), this assembler reports the event as `on_error` says, and
 //! nothing applied before it is lost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::probe::Probe;
+use crate::events::or_null;
 use crate::json::{self, quote, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::json_probe::StrField;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
+use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
 /// Events kept in order for whoever wants them; they change no message or state.
 const KEPT_EVENTS: [&str; 11] = [
@@ -110,6 +112,10 @@ pub struct AgUi {
     chunk: Option<(ChunkMode, String)>,
     thinking: Option<String>,
     terminal: bool,
+    /// Tool calls TOOL_CALL_END ended.
+    ended_calls: HashSet<String>,
+    /// Times messages were replaced (MESSAGES_SNAPSHOT): see `tool_calls`.
+    rewrites: u64,
 }
 
 impl Assemble for Assembler {
@@ -162,6 +168,8 @@ impl Assembler {
             chunk: None,
             thinking: None,
             terminal: false,
+            ended_calls: HashSet::new(),
+            rewrites: 0,
         };
         protocol.reindex();
         Assembler {
@@ -189,6 +197,50 @@ impl Assembler {
 
     pub fn status(&self) -> &str {
         self.driver.protocol.run["status"].as_str().unwrap_or("")
+    }
+
+    /// Every tool call of every message: `messageId`, `id` and `name`, and
+    /// its `arguments` text so far. A call is finished once TOOL_CALL_END
+    /// ended it or the run ended.
+    pub fn tool_calls(&self) -> ToolCalls<'_> {
+        let state = &self.driver.protocol;
+        let ended = state.terminal || self.is_closed();
+        let mut calls = Vec::new();
+        for (position, message) in state.messages.iter().enumerate() {
+            let Some(Value::Array(entries)) = message.get("toolCalls") else {
+                continue;
+            };
+            for (at, entry) in entries.iter().enumerate() {
+                let function = entry.get("function");
+                let id = entry.get("id");
+                let mut fields = Map::new();
+                fields.insert("messageId".to_owned(), or_null(message.get("id")));
+                fields.insert("id".to_owned(), or_null(id));
+                fields.insert(
+                    "name".to_owned(),
+                    or_null(function.and_then(|function| function.get("name"))),
+                );
+                let arguments = match function.and_then(|function| function.get("arguments")) {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(text)) => Some(Arguments::Text(text)),
+                    Some(value) => Some(Arguments::Value(value)),
+                };
+                let call_ended = id
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| state.ended_calls.contains(id));
+                calls.push(ToolCall {
+                    key: format!("{position}/{at}").into(),
+                    fields,
+                    field: "arguments",
+                    arguments,
+                    finished: ended || call_ended,
+                });
+            }
+        }
+        ToolCalls {
+            calls,
+            rewrites: state.rewrites,
+        }
     }
 }
 
@@ -621,6 +673,9 @@ impl AgUi {
     fn tool_end(&mut self, event: &Map<String, Value>) -> Applied {
         let (message, call) = self.call(event)?;
         let metadata = metadata(event)?;
+        if let Some(call_id) = field(event, "toolCallId", "tool_call_id").and_then(Value::as_str) {
+            self.ended_calls.insert(call_id.to_owned());
+        }
         merge_metadata(&mut self.messages[message]["toolCalls"][call], metadata);
         Ok(())
     }
@@ -736,6 +791,7 @@ impl AgUi {
             .collect();
         kept.extend(added);
         self.messages = kept;
+        self.rewrites += 1;
         self.reindex();
         Ok(())
     }

@@ -18,9 +18,11 @@ use std::collections::HashMap;
 
 use super::probe::{self, Target};
 use super::OUTPUT_STATES;
+use crate::events::or_null;
 use crate::json::{self, Map, Value};
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
+use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
 /// Keys a metadata merge skips, as the SDK's `mergeObjects` does.
 const UNSAFE_KEYS: [&str; 3] = ["__proto__", "constructor", "prototype"];
@@ -65,6 +67,8 @@ pub struct UiMessage {
     kept: Vec<Value>,
     /// `[DONE]` came.
     done: bool,
+    /// Times a part's streamed input text was replaced: see `tool_calls`.
+    rewrites: u64,
 }
 
 struct Bad(String);
@@ -115,6 +119,57 @@ impl Assembler {
         let parts = state.parts.iter().cloned().map(Value::Object).collect();
         message.insert("parts".to_owned(), Value::Array(parts));
         Value::Object(message)
+    }
+
+    /// Every tool part: `toolCallId`, `type`, `toolName` and `state`, and
+    /// its `input`: the text streamed so far while it streams (or when it
+    /// did not parse), else the part's input. A part is finished once it
+    /// left the input-streaming state or the stream ended.
+    pub fn tool_calls(&self) -> ToolCalls<'_> {
+        let state = &self.driver.protocol;
+        let ended = state.done || self.is_closed();
+        let mut calls = Vec::new();
+        for (position, part) in state.parts.iter().enumerate() {
+            if tool_key(part).is_none() {
+                continue;
+            }
+            let kind = part.get("type").and_then(Value::as_str).unwrap_or("");
+            let call_id = part.get("toolCallId").and_then(Value::as_str);
+            let mut fields = Map::new();
+            fields.insert("toolCallId".to_owned(), or_null(part.get("toolCallId")));
+            fields.insert("type".to_owned(), kind.into());
+            let name = match kind.strip_prefix("tool-") {
+                Some(name) => name.into(),
+                None => or_null(part.get("toolName")),
+            };
+            fields.insert("toolName".to_owned(), name);
+            fields.insert("state".to_owned(), or_null(part.get("state")));
+            let streamed = || {
+                call_id
+                    .and_then(|call_id| state.partials.get(call_id))
+                    .map(|partial| Arguments::Text(&partial.text))
+            };
+            let arguments = if state.pending.contains_key(&position) {
+                streamed()
+            } else {
+                match part.get("input") {
+                    Some(input) => Some(Arguments::Value(input)),
+                    None => streamed(),
+                }
+            };
+            let streaming = part.get("state").and_then(Value::as_str) == Some("input-streaming");
+            calls.push(ToolCall {
+                key: position.to_string().into(),
+                fields,
+                field: "input",
+                arguments,
+                finished: ended || !streaming,
+            });
+        }
+        ToolCalls {
+            calls,
+            rewrites: state.rewrites,
+        }
     }
 
     /// What the `finish` chunk said.
@@ -571,6 +626,7 @@ impl UiMessage {
 
     fn reset_step(&mut self) {
         let cut = self.step;
+        self.rewrites += 1;
         let mut earlier: Vec<usize> = self
             .pending
             .keys()
@@ -642,6 +698,7 @@ impl UiMessage {
         let title = chunk.optional_string("title")?;
         if self.partials.contains_key(call_id) {
             self.settle_call(call_id); // that call's text is final
+            self.rewrites += 1; // and a new one begins
         }
         self.partials.insert(
             call_id.to_owned(),

@@ -22,6 +22,7 @@ use crate::events::or_null;
 use crate::json::{self, Map, Value};
 use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
+use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
 /// The message's fields set by every `message_delta`, as the SDK sets them.
 const STOP_FIELDS: [&str; 3] = ["stop_reason", "stop_sequence", "stop_details"];
@@ -120,37 +121,39 @@ impl Assembler {
     }
 
     /// Every tool block (`tool_use`, `server_tool_use`, `mcp_tool_use`):
-    /// `index`, `id`, `type`, `name` and `input`; input whose JSON did not
-    /// parse stays as it came, with an `error`.
-    pub fn tool_calls(&self) -> Vec<Value> {
+    /// `index`, `id`, `type` and `name`, and its `input`: the JSON text of
+    /// its `input_json_delta` fragments, or, before the first and once it
+    /// parsed at the stop, the value. A block is finished once it stopped
+    /// or the stream ended.
+    pub fn tool_calls(&self) -> ToolCalls<'_> {
+        let ended = self.driver.protocol.done || self.is_closed();
         let mut calls = Vec::new();
-        for block in &self.driver.protocol.blocks {
+        for (position, block) in self.driver.protocol.blocks.iter().enumerate() {
             let Some(kind) = block.value.get("type").and_then(Value::as_str) else {
                 continue;
             };
             if !TOOL_BLOCKS.contains(&kind) {
                 continue;
             }
-            let mut call = Map::new();
-            call.insert("index".to_owned(), block.index.into());
-            call.insert("id".to_owned(), or_null(block.value.get("id")));
-            call.insert("type".to_owned(), kind.into());
-            call.insert("name".to_owned(), or_null(block.value.get("name")));
-            call.insert("input".to_owned(), or_null(block.value.get("input")));
-            if let Some(raw) = &block.input {
-                match json::parse(raw) {
-                    Ok(value) => {
-                        call.insert("input".to_owned(), value);
-                    }
-                    Err(_) => {
-                        call.insert("input".to_owned(), raw.as_str().into());
-                        call.insert("error".to_owned(), "input is not valid JSON".into());
-                    }
-                }
-            }
-            calls.push(Value::Object(call));
+            let mut fields = Map::new();
+            fields.insert("index".to_owned(), block.index.into());
+            fields.insert("id".to_owned(), or_null(block.value.get("id")));
+            fields.insert("type".to_owned(), kind.into());
+            fields.insert("name".to_owned(), or_null(block.value.get("name")));
+            let arguments = match (&block.input, block.value.get("input")) {
+                (Some(raw), _) => Some(Arguments::Text(raw)),
+                (None, None) => None,
+                (None, Some(value)) => Some(Arguments::Value(value)),
+            };
+            calls.push(ToolCall {
+                key: position.to_string().into(),
+                fields,
+                field: "input",
+                arguments,
+                finished: ended || block.stopped,
+            });
         }
-        calls
+        ToolCalls { calls, rewrites: 0 }
     }
 
     /// Events kept without being assembled: the server's `error` events and

@@ -14,18 +14,28 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::probe::Envelope;
 use crate::accumulate::{append, append_at};
+use crate::events::or_null;
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::recent::RecentIds;
 use crate::sse::Limits;
 use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
+use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
 /// How many recent event ids are remembered to drop a replayed event: more
 /// than the 10,000 events a server's replay buffer holds.
 const SEEN_EVENT_IDS: usize = 16384;
 /// Wire indexes are JSON-safe unsigned integers.
 const MAX_INDEX: u64 = 1 << 53;
+/// Content blocks that are tool calls, streaming or not.
+const TOOL_CALL_BLOCKS: [&str; 5] = [
+    "tool_call_chunk",
+    "server_tool_call_chunk",
+    "tool_call",
+    "server_tool_call",
+    "invalid_tool_call",
+];
 const INVALID_JSON: &str = "Failed to parse tool call arguments as JSON";
 const NOT_AN_OBJECT: &str = "Tool call arguments are not a JSON object";
 /// Keys of the spec's camelCase spelling that blocks and messages may use.
@@ -91,6 +101,8 @@ struct Message {
     extra: Map<String, Value>,
     blocks: BTreeMap<u64, Map<String, Value>>,
     finished: BTreeSet<u64>,
+    /// Times a block's arguments were replaced by more than an append.
+    rewrites: u64,
 }
 
 impl Message {
@@ -117,6 +129,7 @@ impl Message {
             extra: Map::new(),
             blocks: BTreeMap::new(),
             finished: BTreeSet::new(),
+            rewrites: 0,
         }
     }
 
@@ -213,6 +226,47 @@ impl Assembler {
             .iter()
             .map(Message::render)
             .collect()
+    }
+
+    /// Every tool-call block of every message (`tool_call_chunk`,
+    /// `tool_call`, `invalid_tool_call` and their server kinds):
+    /// `message_id`, `index`, `type`, `id` and `name`, and its `args`: the
+    /// text so far while it streams, the value once the message finished
+    /// it. A block is finished once it or its message finished or the
+    /// stream ended.
+    pub fn tool_calls(&self) -> ToolCalls<'_> {
+        let closed = self.is_closed();
+        let mut calls = Vec::new();
+        let mut rewrites = 0;
+        for (position, message) in self.driver.protocol.messages.iter().enumerate() {
+            rewrites += message.rewrites;
+            let open = message.fields.get("status").and_then(Value::as_str) == Some("in_progress");
+            for (index, block) in &message.blocks {
+                let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+                if !TOOL_CALL_BLOCKS.contains(&kind) {
+                    continue;
+                }
+                let mut fields = Map::new();
+                fields.insert("message_id".to_owned(), or_null(message.fields.get("id")));
+                fields.insert("index".to_owned(), (*index).into());
+                fields.insert("type".to_owned(), kind.into());
+                fields.insert("id".to_owned(), or_null(block.get("id")));
+                fields.insert("name".to_owned(), or_null(block.get("name")));
+                let arguments = match block.get("args") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(text)) => Some(Arguments::Text(text)),
+                    Some(value) => Some(Arguments::Value(value)),
+                };
+                calls.push(ToolCall {
+                    key: format!("{position}/{index}").into(),
+                    fields,
+                    field: "args",
+                    arguments,
+                    finished: closed || !open || message.finished.contains(index),
+                });
+            }
+        }
+        ToolCalls { calls, rewrites }
     }
 }
 
@@ -487,6 +541,7 @@ impl LangChain {
         match kind.as_str() {
             "content-block-start" => {
                 if let Some(block) = content() {
+                    note_replacing(message, index, &block);
                     message.blocks.insert(index, block);
                     message.finished.remove(&index);
                 }
@@ -494,6 +549,7 @@ impl LangChain {
             "content-block-finish" => {
                 if let Some(block) = content() {
                     let block = finished_block(message.blocks.get(&index), block);
+                    note_replacing(message, index, &block);
                     message.blocks.insert(index, block);
                     message.finished.insert(index);
                 }
@@ -615,7 +671,11 @@ fn apply_delta(message: &mut Message, index: u64, delta: &Map<String, Value>, au
                 None => {
                     message.blocks.insert(index, block_keys(fields));
                 }
-                Some(block) => merge_fields(block, &block_keys(fields), auto_args),
+                Some(block) => {
+                    if merge_fields(block, &block_keys(fields), auto_args) {
+                        message.rewrites += 1;
+                    }
+                }
             }
         }
         Some("tool-call-delta") => {
@@ -639,7 +699,12 @@ fn apply_delta(message: &mut Message, index: u64, delta: &Map<String, Value>, au
 /// block-delta: a shallow merge, except that an id or name already known is
 /// not cleared by null, and (in "auto" mode) arguments that do not extend
 /// the ones held are taken as a fragment to append.
-fn merge_fields(block: &mut Map<String, Value>, fields: &Map<String, Value>, auto_args: bool) {
+fn merge_fields(
+    block: &mut Map<String, Value>,
+    fields: &Map<String, Value>,
+    auto_args: bool,
+) -> bool {
+    let mut rewrote = false;
     for (key, value) in fields {
         let held = block.get(key);
         if (key == "id" || key == "name")
@@ -657,8 +722,12 @@ fn merge_fields(block: &mut Map<String, Value>, fields: &Map<String, Value>, aut
                 }
             }
         }
+        if key == "args" {
+            rewrote |= rewritten(held, Some(value));
+        }
         block.insert(key.clone(), value.clone());
     }
+    rewrote
 }
 
 /// A legacy delta: a block-shaped fragment under `content`.
@@ -691,8 +760,21 @@ fn apply_fragment(
         }
         _ => match fragment.get("data") {
             Some(Value::String(piece)) => append(block, "data", piece),
-            _ => merge_fields(block, &fragment, auto_args),
+            _ => {
+                if merge_fields(block, &fragment, auto_args) {
+                    message.rewrites += 1;
+                }
+            }
         },
+    }
+}
+
+/// Counts a rewrite when the block at `index` is replaced by one whose
+/// arguments do not continue its own.
+fn note_replacing(message: &mut Message, index: u64, block: &Map<String, Value>) {
+    let old = message.blocks.get(&index).and_then(|old| old.get("args"));
+    if rewritten(old, block.get("args")) {
+        message.rewrites += 1;
     }
 }
 
@@ -822,6 +904,7 @@ fn finish_message(message: &mut Message, data: &Map<String, Value>) {
         .collect();
     for index in open_chunks {
         let last = finalize_tool_chunk(&message.blocks[&index]);
+        note_replacing(message, index, &last);
         message.blocks.insert(index, last);
         message.finished.insert(index);
     }

@@ -19,6 +19,7 @@ use crate::json::{self, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
+use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
 /// Fields a server repeats without meaning to append: kept as first given.
 const SET_ONCE: [&str; 3] = ["role", "id", "name"];
@@ -115,42 +116,46 @@ impl Assembler {
         Value::Object(completion)
     }
 
-    /// Every tool call of every choice: `choice`, `id`, `type`, `name` and
-    /// `arguments`, parsed once; arguments that are not valid JSON stay as
-    /// they came, with an `error`.
-    pub fn tool_calls(&self) -> Vec<Value> {
+    /// Every tool call of every choice: `choice`, `id`, `type` and `name`,
+    /// and its `arguments` text so far. A call is finished once its choice
+    /// has a finish reason or the stream ended.
+    pub fn tool_calls(&self) -> ToolCalls<'_> {
+        let ended = self.driver.protocol.done || self.is_closed();
         let mut calls = Vec::new();
         for (index, choice) in &self.driver.protocol.choices {
             let Some(Value::Array(entries)) = choice.message.get("tool_calls") else {
                 continue;
             };
-            for entry in entries {
+            let finished =
+                ended || !matches!(choice.fields.get("finish_reason"), None | Some(Value::Null));
+            for (position, entry) in entries.iter().enumerate() {
                 let Value::Object(entry) = entry else {
                     continue;
                 };
                 let function = entry.get("function");
-                let mut call = Map::new();
-                call.insert("choice".to_owned(), (*index).into());
-                call.insert("id".to_owned(), or_null(entry.get("id")));
-                call.insert("type".to_owned(), or_null(entry.get("type")));
-                call.insert(
+                let mut fields = Map::new();
+                fields.insert("choice".to_owned(), (*index).into());
+                fields.insert("id".to_owned(), or_null(entry.get("id")));
+                fields.insert("type".to_owned(), or_null(entry.get("type")));
+                fields.insert(
                     "name".to_owned(),
                     or_null(function.and_then(|function| function.get("name"))),
                 );
-                let raw = or_null(function.and_then(|function| function.get("arguments")));
-                match json::parse(raw.as_str().unwrap_or("")) {
-                    Ok(parsed) => {
-                        call.insert("arguments".to_owned(), parsed);
-                    }
-                    Err(_) => {
-                        call.insert("arguments".to_owned(), raw);
-                        call.insert("error".to_owned(), "arguments are not valid JSON".into());
-                    }
-                }
-                calls.push(Value::Object(call));
+                let arguments = match function.and_then(|function| function.get("arguments")) {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(text)) => Some(Arguments::Text(text)),
+                    Some(value) => Some(Arguments::Value(value)),
+                };
+                calls.push(ToolCall {
+                    key: format!("{index}/{position}").into(),
+                    fields,
+                    field: "arguments",
+                    arguments,
+                    finished,
+                });
             }
         }
-        calls
+        ToolCalls { calls, rewrites: 0 }
     }
 
     /// Chunks kept without being assembled: errors the server sent and

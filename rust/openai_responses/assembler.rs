@@ -12,10 +12,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::probe::Probe;
+use crate::events::or_null;
 use crate::json::{self, quote, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
+use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
 const LIFECYCLE: [&str; 3] = [
     "response.created",
@@ -185,6 +187,8 @@ pub struct Responses {
     /// A terminal event came: the Response is final, as openai-python's
     /// `get_final_response()` has it.
     ended: bool,
+    /// Times an item's arguments were replaced by more than an append.
+    rewrites: u64,
 }
 
 struct Bad(String);
@@ -231,6 +235,7 @@ impl Assembler {
             positions: HashMap::new(),
             kept: Vec::new(),
             ended: false,
+            rewrites: 0,
         };
         Assembler {
             driver: Driver::new(
@@ -273,35 +278,39 @@ impl Assembler {
         text
     }
 
-    /// Every function call: `id`, `call_id`, `name` and `arguments`, parsed
-    /// once; arguments that are not valid JSON stay as they came, with an
-    /// `error`.
-    pub fn function_calls(&self) -> Vec<Value> {
+    /// Every function call: `id`, `call_id` and `name`, and its `arguments`
+    /// text so far. A call is finished once its item is no longer
+    /// `in_progress` or the Response ended.
+    pub fn function_calls(&self) -> ToolCalls<'_> {
+        let state = &self.driver.protocol;
+        let ended = state.ended || self.is_closed();
         let mut calls = Vec::new();
-        for item in self.driver.protocol.items.values() {
+        for (index, item) in &state.items {
             if item.get("type").and_then(Value::as_str) != Some("function_call") {
                 continue;
             }
-            let mut call = Map::new();
+            let mut fields = Map::new();
             for key in ["id", "call_id", "name"] {
-                call.insert(
-                    key.to_owned(),
-                    item.get(key).cloned().unwrap_or(Value::Null),
-                );
+                fields.insert(key.to_owned(), or_null(item.get(key)));
             }
-            let raw = item.get("arguments").cloned().unwrap_or(Value::Null);
-            match json::parse(raw.as_str().unwrap_or("")) {
-                Ok(parsed) => {
-                    call.insert("arguments".to_owned(), parsed);
-                }
-                Err(_) => {
-                    call.insert("arguments".to_owned(), raw);
-                    call.insert("error".to_owned(), "arguments are not valid JSON".into());
-                }
-            }
-            calls.push(Value::Object(call));
+            let arguments = match item.get("arguments") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(text)) => Some(Arguments::Text(text)),
+                Some(value) => Some(Arguments::Value(value)),
+            };
+            let status = item.get("status").and_then(Value::as_str);
+            calls.push(ToolCall {
+                key: index.to_string().into(),
+                fields,
+                field: "arguments",
+                arguments,
+                finished: ended || !matches!(status, None | Some("in_progress")),
+            });
         }
-        calls
+        ToolCalls {
+            calls,
+            rewrites: state.rewrites,
+        }
     }
 
     /// Events kept without being assembled: `error` events and unknown types.
@@ -517,6 +526,7 @@ impl Responses {
         match output {
             Some(output) if kind == "response.completed" => {
                 // The final output, as the server has it.
+                self.rewrites += 1;
                 self.items = (0..).zip(output).collect();
                 self.reindex();
             }
@@ -549,6 +559,15 @@ impl Responses {
         Ok(())
     }
 
+    /// Counts a rewrite when the item at `at` is replaced by one whose
+    /// arguments do not begin with its own.
+    fn note_replacing(&mut self, at: i64, item: &Value) {
+        let old = self.items.get(&at).and_then(|old| old.get("arguments"));
+        if rewritten(old, item.get("arguments")) {
+            self.rewrites += 1;
+        }
+    }
+
     fn reindex(&mut self) {
         self.positions.clear();
         for (&index, item) in &self.items {
@@ -575,6 +594,7 @@ impl Responses {
                 .next_back()
                 .map_or(0, |last| last.saturating_add(1)),
         });
+        self.note_replacing(at, &item);
         self.items.insert(at, item);
         if identity != Identity::None {
             self.positions.insert(identity, at);
@@ -596,6 +616,7 @@ impl Responses {
             }
         }
         let identity = identity(&item);
+        self.note_replacing(index, &item);
         self.items.insert(index, item);
         if identity != Identity::None {
             self.positions.insert(identity, index);
@@ -715,9 +736,14 @@ impl Responses {
             Some(_) => return bad(format!("has a {key} that is not a string")),
         };
         let slot = self.slot(event, target, true)?;
-        slot.insert(field.to_owned(), Value::String(value));
+        let value = Value::String(value);
+        let replaced = rewritten(slot.get(field), Some(&value));
+        slot.insert(field.to_owned(), value);
         if let Some(logprobs @ Value::Array(_)) = event.get("logprobs") {
             slot.insert("logprobs".to_owned(), logprobs.clone());
+        }
+        if replaced {
+            self.rewrites += 1;
         }
         Ok(())
     }

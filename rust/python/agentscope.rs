@@ -8,6 +8,7 @@ use super::args::LimitArg;
 use super::assemblers;
 use super::errors::{agentscope_error, agentscope_event_error, error_records, stream_error};
 use super::json::to_python;
+use super::tool_calls::ToolCallReader;
 use crate::agentscope::{Assembler, DataMerge, Error, Options};
 use crate::stream::Assemble;
 
@@ -15,6 +16,7 @@ use crate::stream::Assemble;
 #[pyclass(module = "agentcodec.agentscope", name = "Assembler")]
 pub struct AgentScopeAssembler {
     inner: Assembler,
+    reader: ToolCallReader,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -52,6 +54,7 @@ impl AgentScopeAssembler {
                 strict,
                 limits,
             }),
+            reader: ToolCallReader::default(),
         })
     }
 
@@ -90,6 +93,12 @@ impl AgentScopeAssembler {
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         assemblers::to_list(py, &self.inner.messages())
+    }
+
+    /// Every tool call, its arguments parsed as they stream.
+    #[getter]
+    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.tool_calls())
     }
 
     /// Errors the stream reported or, with `on_error="skip"`, frames skipped.

@@ -8,6 +8,7 @@ use super::args::LimitArg;
 use super::assemblers;
 use super::errors::{agui_error, agui_event_error, error_records, stream_error};
 use super::json::{from_python, to_python};
+use super::tool_calls::ToolCallReader;
 use crate::agui::{Assembler, Error, Options};
 use crate::json::{Map, Value};
 use crate::stream::Assemble;
@@ -16,6 +17,7 @@ use crate::stream::Assemble;
 #[pyclass(module = "agentcodec.agui", name = "Assembler")]
 pub struct AGUIAssembler {
     inner: Assembler,
+    reader: ToolCallReader,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -57,6 +59,7 @@ impl AGUIAssembler {
         let state = json(state, Value::Object(Map::new()))?;
         Ok(AGUIAssembler {
             inner: Assembler::with_history(Options { on_error, limits }, messages, state),
+            reader: ToolCallReader::default(),
         })
     }
 
@@ -95,6 +98,12 @@ impl AGUIAssembler {
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         assemblers::to_list(py, self.inner.messages())
+    }
+
+    /// Every tool call of every message, its arguments parsed as they stream.
+    #[getter]
+    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.tool_calls())
     }
 
     #[getter]

@@ -7,6 +7,7 @@ use super::args::LimitArg;
 use super::assemblers;
 use super::errors::{ai_sdk_error, ai_sdk_event_error, error_records, stream_error};
 use super::json::to_python;
+use super::tool_calls::ToolCallReader;
 use crate::ai_sdk::{Assembler, Error, Options};
 use crate::stream::Assemble;
 
@@ -14,6 +15,7 @@ use crate::stream::Assemble;
 #[pyclass(module = "agentcodec.ai_sdk", name = "Assembler")]
 pub struct AISDKAssembler {
     inner: Assembler,
+    reader: ToolCallReader,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -34,6 +36,7 @@ impl AISDKAssembler {
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(AISDKAssembler {
             inner: Assembler::new(Options { on_error, limits }),
+            reader: ToolCallReader::default(),
         })
     }
 
@@ -66,6 +69,12 @@ impl AISDKAssembler {
     #[getter]
     fn message<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_python(py, &self.inner.message())
+    }
+
+    /// Every tool part, its input parsed as it streams.
+    #[getter]
+    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.tool_calls())
     }
 
     /// What the `finish` chunk said, or None.

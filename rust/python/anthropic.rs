@@ -7,6 +7,7 @@ use super::args::LimitArg;
 use super::assemblers;
 use super::errors::{anthropic_error, anthropic_event_error, error_records, stream_error};
 use super::json::to_python;
+use super::tool_calls::ToolCallReader;
 use crate::anthropic::{Assembler, Error, Options};
 use crate::stream::Assemble;
 
@@ -14,6 +15,7 @@ use crate::stream::Assemble;
 #[pyclass(module = "agentcodec.anthropic", name = "Assembler")]
 pub struct AnthropicAssembler {
     inner: Assembler,
+    reader: ToolCallReader,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -34,6 +36,7 @@ impl AnthropicAssembler {
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(AnthropicAssembler {
             inner: Assembler::new(Options { on_error, limits }),
+            reader: ToolCallReader::default(),
         })
     }
 
@@ -68,10 +71,10 @@ impl AnthropicAssembler {
         to_python(py, &self.inner.message())
     }
 
-    /// Every tool block, its input parsed once.
+    /// Every tool block, its input parsed as it streams.
     #[getter]
-    fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        assemblers::to_list(py, &self.inner.tool_calls())
+    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.tool_calls())
     }
 
     /// Events kept without being assembled: the server's `error` events and

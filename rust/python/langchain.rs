@@ -7,6 +7,7 @@ use super::args::LimitArg;
 use super::assemblers;
 use super::bytes::with_bytes;
 use super::errors::{error_records, langchain_error, langchain_event_error, stream_error};
+use super::tool_calls::ToolCallReader;
 use crate::langchain::{Assembler, Error, Options, ToolArgs};
 use crate::stream::Assemble;
 
@@ -14,6 +15,7 @@ use crate::stream::Assemble;
 #[pyclass(module = "agentcodec.langchain", name = "Assembler")]
 pub struct LangChainAssembler {
     inner: Assembler,
+    reader: ToolCallReader,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -43,6 +45,7 @@ impl LangChainAssembler {
                 on_error,
                 limits,
             }),
+            reader: ToolCallReader::default(),
         })
     }
 
@@ -89,6 +92,12 @@ impl LangChainAssembler {
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         assemblers::to_list(py, &self.inner.messages())
+    }
+
+    /// Every tool-call block of every message, its args parsed as they stream.
+    #[getter]
+    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.tool_calls())
     }
 
     /// Messages skipped with `on_error="skip"`.

@@ -14,6 +14,7 @@ mod openai_chat;
 mod openai_responses;
 mod partial_json;
 mod sse;
+mod tool_calls;
 mod transcode;
 
 use pyo3::prelude::*;

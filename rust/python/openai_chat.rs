@@ -7,6 +7,7 @@ use super::args::LimitArg;
 use super::assemblers;
 use super::errors::{chat_error, chat_event_error, error_records, stream_error};
 use super::json::to_python;
+use super::tool_calls::ToolCallReader;
 use crate::openai_chat::{Assembler, Error, Options};
 use crate::stream::Assemble;
 
@@ -14,6 +15,7 @@ use crate::stream::Assemble;
 #[pyclass(module = "agentcodec.openai_chat", name = "Assembler")]
 pub struct OpenAIChatAssembler {
     inner: Assembler,
+    reader: ToolCallReader,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -34,6 +36,7 @@ impl OpenAIChatAssembler {
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(OpenAIChatAssembler {
             inner: Assembler::new(Options { on_error, limits }),
+            reader: ToolCallReader::default(),
         })
     }
 
@@ -68,10 +71,10 @@ impl OpenAIChatAssembler {
         to_python(py, &self.inner.completion())
     }
 
-    /// Every tool call of every choice, its arguments parsed once.
+    /// Every tool call of every choice, its arguments parsed so far.
     #[getter]
-    fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        assemblers::to_list(py, &self.inner.tool_calls())
+    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.tool_calls())
     }
 
     /// Chunks kept without being assembled: server errors and content-filter

@@ -7,6 +7,7 @@ use super::args::LimitArg;
 use super::assemblers;
 use super::errors::{error_records, responses_error, responses_event_error, stream_error};
 use super::json::to_python;
+use super::tool_calls::ToolCallReader;
 use crate::openai_responses::{Assembler, Error, Options};
 use crate::stream::Assemble;
 
@@ -14,6 +15,7 @@ use crate::stream::Assemble;
 #[pyclass(module = "agentcodec.openai_responses", name = "Assembler")]
 pub struct OpenAIResponsesAssembler {
     inner: Assembler,
+    reader: ToolCallReader,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -34,6 +36,7 @@ impl OpenAIResponsesAssembler {
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(OpenAIResponsesAssembler {
             inner: Assembler::new(Options { on_error, limits }),
+            reader: ToolCallReader::default(),
         })
     }
 
@@ -74,10 +77,10 @@ impl OpenAIResponsesAssembler {
         self.inner.output_text()
     }
 
-    /// Every function call, its arguments parsed once.
+    /// Every function call, its arguments parsed as they stream.
     #[getter]
-    fn function_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        assemblers::to_list(py, &self.inner.function_calls())
+    fn function_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.function_calls())
     }
 
     /// Events kept without being assembled: `error` events and unknown types.

@@ -9,7 +9,9 @@ use pyo3::types::{PyDict, PyFloat, PyList, PyString};
 
 use super::bytes::with_bytes;
 use super::errors::partial_json_error;
-use crate::partial_json::{Builder, PartialJson as Parser, Pending, Scalar, DEFAULT_MAX_DEPTH};
+use crate::partial_json::{
+    Builder, PartialJson as Parser, PartialJsonError, Pending, Scalar, DEFAULT_MAX_DEPTH,
+};
 
 static INT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -157,12 +159,51 @@ impl Builder for PyBuilder<'_, '_> {
     }
 }
 
+/// The parser and the live Python tree it builds: `PartialJSON`, and each
+/// tool call an assembler's `tool_calls` reads.
+pub struct LiveJson {
+    parser: Parser,
+    tree: Tree,
+}
+
+impl LiveJson {
+    pub fn new(max_depth: usize) -> Self {
+        LiveJson {
+            parser: Parser::new(max_depth),
+            tree: Tree::default(),
+        }
+    }
+
+    /// Reads the next fragment into the tree.
+    pub fn feed(&mut self, py: Python<'_>, bytes: &[u8]) -> Result<(), PartialJsonError> {
+        let mut builder = PyBuilder {
+            py,
+            tree: &mut self.tree,
+        };
+        self.parser.feed(bytes, &mut builder)
+    }
+
+    /// The value so far, the leaf being written shown: None until one has
+    /// begun.
+    pub fn value(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.tree.show(py, self.parser.pending())?;
+        Ok(self
+            .tree
+            .root
+            .as_ref()
+            .map_or_else(|| py.None(), |root| root.clone_ref(py)))
+    }
+
+    pub fn parser(&self) -> &Parser {
+        &self.parser
+    }
+}
+
 /// Parses a JSON text fed in fragments (`str` or UTF-8 bytes); `value` is
 /// the value so far (None before any), `done` whether the text is complete.
 #[pyclass(module = "agentcodec", name = "PartialJSON")]
 pub struct PartialJSON {
-    parser: Parser,
-    tree: Tree,
+    live: LiveJson,
 }
 
 #[pymethods]
@@ -172,8 +213,7 @@ impl PartialJSON {
     fn new(max_depth: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let Some(max_depth) = max_depth else {
             return Ok(PartialJSON {
-                parser: Parser::new(DEFAULT_MAX_DEPTH),
-                tree: Tree::default(),
+                live: LiveJson::new(DEFAULT_MAX_DEPTH),
             });
         };
         let depth = if max_depth.is_instance_of::<pyo3::types::PyBool>() {
@@ -188,14 +228,13 @@ impl PartialJSON {
             )));
         };
         Ok(PartialJSON {
-            parser: Parser::new(usize::try_from(depth).unwrap_or(usize::MAX)),
-            tree: Tree::default(),
+            live: LiveJson::new(usize::try_from(depth).unwrap_or(usize::MAX)),
         })
     }
 
     /// Reads the next fragment of the text.
     fn feed(&mut self, py: Python<'_>, fragment: &Bound<'_, PyAny>) -> PyResult<()> {
-        if let Some(error) = self.parser.error() {
+        if let Some(error) = self.live.parser.error() {
             return Err(partial_json_error(py, error.offset, &error.reason));
         }
         if let Ok(text) = fragment.cast::<PyString>() {
@@ -220,41 +259,39 @@ impl PartialJSON {
     /// The value so far: None until one has begun.
     #[getter]
     fn value(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.tree.show(py, self.parser.pending())?;
-        Ok(self
-            .tree
-            .root
-            .as_ref()
-            .map_or_else(|| py.None(), |root| root.clone_ref(py)))
+        self.live.value(py)
     }
 
     /// Whether the JSON text is complete (a top-level number is complete
     /// once something follows it).
     #[getter]
     fn done(&self) -> bool {
-        self.parser.done()
+        self.live.parser.done()
     }
 
     /// How many bytes of JSON text were read.
     #[getter]
     fn offset(&self) -> usize {
-        self.parser.offset()
+        self.live.parser.offset()
     }
 
     fn __repr__(&self) -> String {
-        let done = if self.parser.done() { "True" } else { "False" };
-        format!("PartialJSON(offset={}, done={done})", self.parser.offset())
+        let done = if self.live.parser.done() {
+            "True"
+        } else {
+            "False"
+        };
+        format!(
+            "PartialJSON(offset={}, done={done})",
+            self.live.parser.offset()
+        )
     }
 }
 
 impl PartialJSON {
     fn feed_bytes(&mut self, py: Python<'_>, bytes: &[u8]) -> PyResult<()> {
-        let mut builder = PyBuilder {
-            py,
-            tree: &mut self.tree,
-        };
-        self.parser
-            .feed(bytes, &mut builder)
+        self.live
+            .feed(py, bytes)
             .map_err(|error| partial_json_error(py, error.offset, &error.reason))
     }
 
@@ -270,7 +307,7 @@ impl PartialJSON {
         })();
         match before {
             Ok(valid) => {
-                let error = self.parser.refuse(valid, "a lone surrogate");
+                let error = self.live.parser.refuse(valid, "a lone surrogate");
                 partial_json_error(py, error.offset, &error.reason)
             }
             Err(error) => error,
