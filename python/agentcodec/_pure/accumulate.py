@@ -10,14 +10,17 @@ __all__ = ["Pieces", "append", "is_text", "render"]
 
 
 class Pieces(list[str]):
-    """A string being appended to."""
+    """A string being appended to. ``joins`` counts the times its pieces
+    were joined into one, so that a reader that went through them piece by
+    piece knows where it stands."""
 
-    __slots__ = ()
+    __slots__ = ("joins",)
 
     def text(self) -> str:
         if len(self) > 1:
             joined = "".join(self)
             self[:] = [joined]
+            self.joins = getattr(self, "joins", 0) + 1
         return self[0] if self else ""
 
 

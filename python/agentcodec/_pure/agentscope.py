@@ -20,6 +20,7 @@ from .accumulate import render as _render
 from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver, is_done_marker
+from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 
@@ -221,6 +222,43 @@ class Assembler(Driver):
     def messages(self) -> list[dict[str, Any]]:
         """Every message assembled, in order of first appearance."""
         return [message.render() for message in self._messages.values()]
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call: each data content whose ``data`` has
+        ``arguments`` (function, plugin, MCP and component calls):
+        ``msg_id``, ``index``, ``type`` (the message's), ``call_id``,
+        ``name``, ``arguments`` parsed so far (read after every delta, each
+        byte is parsed once), and ``done``; arguments that are not valid JSON
+        stay as they came, with an ``error``."""
+        ended = self._closed or _str(self._response.get("status")) in TERMINAL_STATUSES
+        calls = []
+        for position, message in enumerate(self._messages.values()):
+            message_open = _str(message.fields.get("status")) in (None, "in_progress")
+            for index in sorted(message.slots):
+                slot = message.slots[index]
+                if not isinstance(slot, dict) or slot.get("type") != "data":
+                    continue
+                data = slot.get("data")
+                if not isinstance(data, dict) or "arguments" not in data:
+                    continue
+                arguments = data["arguments"]
+                calls.append(
+                    ToolCall(
+                        f"{position}/{index}",
+                        {
+                            "msg_id": message.fields.get("id"),
+                            "index": index,
+                            "type": message.fields.get("type"),
+                            "call_id": data.get("call_id"),
+                            "name": data.get("name"),
+                        },
+                        "arguments",
+                        NO_ARGUMENTS if arguments is None else arguments,
+                        ended or not message_open or _str(slot.get("status")) not in (None, "in_progress"),
+                    )
+                )
+        return self._tool_call_reader.read(calls)
 
     # --- internals -----------------------------------------------------------
 

@@ -20,6 +20,7 @@ from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver, is_done_marker
+from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 
@@ -141,6 +142,7 @@ class Assembler(Driver):
         self._chunk_id: str | None = None
         self._thinking_id: str | None = None
         self._terminal = False
+        self._ended_calls: set[str] = set()  # tool calls TOOL_CALL_END ended
 
     # --- input ---------------------------------------------------------------
 
@@ -176,6 +178,35 @@ class Assembler(Driver):
     @property
     def state(self) -> Any:
         return render(self._state)
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call of every message: ``messageId``, ``id``, ``name``,
+        ``arguments`` parsed so far (read after every delta, each byte is
+        parsed once), and ``done``; arguments that are not valid JSON stay as
+        they came, with an ``error``."""
+        ended = self._terminal or self._closed
+        calls = []
+        for position, message in enumerate(self._messages):
+            entries = message.get("toolCalls")
+            if not isinstance(entries, list):
+                continue
+            for at, given in enumerate(entries):
+                entry = given if isinstance(given, dict) else {}
+                function = entry.get("function")
+                function = function if isinstance(function, dict) else {}
+                arguments = function.get("arguments")
+                call_id = entry.get("id")
+                calls.append(
+                    ToolCall(
+                        f"{position}/{at}",
+                        {"messageId": message.get("id"), "id": call_id, "name": function.get("name")},
+                        "arguments",
+                        NO_ARGUMENTS if arguments is None else arguments,
+                        ended or (isinstance(call_id, str) and call_id in self._ended_calls),
+                    )
+                )
+        return self._tool_call_reader.read(calls)
 
     @property
     def status(self) -> str:
@@ -384,6 +415,9 @@ class Assembler(Driver):
 
     def _tool_end(self, event: dict[str, Any]) -> None:
         call = self._call(event)
+        call_id = _field(event, "toolCallId", "tool_call_id")
+        if isinstance(call_id, str):
+            self._ended_calls.add(call_id)
         self._merge_metadata(call, self._metadata(event))
 
     def _tool_result(self, event: dict[str, Any]) -> None:

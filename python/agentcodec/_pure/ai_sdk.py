@@ -38,6 +38,7 @@ from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver, is_done_marker
+from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
 
@@ -137,6 +138,40 @@ class Assembler(Driver):
         message["role"] = "assistant"
         message["parts"] = render(self._parts)
         return message
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool part: ``toolCallId``, ``type``, ``toolName``, ``state``,
+        ``input`` parsed so far while it streams (read after every delta, each
+        byte is parsed once), and ``done``; input that is not valid JSON stays
+        as it came, with an ``error``."""
+        ended = self._done or self._closed
+        calls = []
+        for position, part in enumerate(self._parts):
+            if _tool_key(part) is None:
+                continue
+            kind = part["type"]
+            call_id = part.get("toolCallId")
+            partial = self._partials.get(call_id) if isinstance(call_id, str) else None
+            streamed = NO_ARGUMENTS if partial is None else partial.text
+            arguments = streamed if position in self._pending else part.get("input", streamed)
+            calls.append(
+                ToolCall(
+                    str(position),
+                    {
+                        "toolCallId": call_id,
+                        "type": kind,
+                        "toolName": kind[len("tool-") :]
+                        if kind.startswith("tool-")
+                        else part.get("toolName"),
+                        "state": part.get("state"),
+                    },
+                    "input",
+                    arguments,
+                    ended or part.get("state") != "input-streaming",
+                )
+            )
+        return self._tool_call_reader.read(calls)
 
     @property
     def finish_reason(self) -> str | None:

@@ -24,6 +24,7 @@ from .events import as_int
 from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver
+from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
 
@@ -102,31 +103,28 @@ class Assembler(Driver):
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
         """Every tool block (``tool_use``, ``server_tool_use``,
-        ``mcp_tool_use``): ``index``, ``id``, ``type``, ``name`` and
-        ``input``; input whose JSON did not parse stays as it came, with an
+        ``mcp_tool_use``): ``index``, ``id``, ``type``, ``name``, ``input``
+        parsed so far (read after every delta, each byte is parsed once), and
+        ``done``; input that is not valid JSON stays as it came, with an
         ``error``."""
+        ended = self._done or self._closed
         calls = []
         for position, block in enumerate(self._blocks):
             if block.get("type") not in TOOL_BLOCKS:
                 continue
             index = self._indexes[position]
-            call: dict[str, Any] = {
-                "index": index,
-                "id": block.get("id"),
-                "type": block["type"],
-                "name": block.get("name"),
-                "input": render(block.get("input")),
-            }
-            pending = self._inputs.get(index)
-            if pending is not None:
-                raw = pending.text()
-                try:
-                    call["input"] = loads(raw)
-                except JSONValueError:
-                    call["input"] = raw
-                    call["error"] = "input is not valid JSON"
-            calls.append(call)
-        return calls
+            raw = self._inputs.get(index)
+            arguments = raw if raw is not None else block.get("input", NO_ARGUMENTS)
+            calls.append(
+                ToolCall(
+                    str(position),
+                    {"index": index, "id": block.get("id"), "type": block["type"], "name": block.get("name")},
+                    "input",
+                    arguments,
+                    ended or index in self._stopped,
+                )
+            )
+        return self._tool_call_reader.read(calls)
 
     @property
     def events(self) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from .accumulate import append, is_text, render
 from .json_values import JSONValueError, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver
+from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 
@@ -72,6 +73,12 @@ def _first(data: dict[str, Any], *keys: str) -> Any:
         if key in data:
             return data[key]
     return None
+
+
+# Content blocks that are tool calls, streaming or not.
+TOOL_CALL_BLOCKS = frozenset(
+    {"tool_call_chunk", "server_tool_call_chunk", "tool_call", "server_tool_call", "invalid_tool_call"}
+)
 
 
 class _Message:
@@ -180,6 +187,40 @@ class Assembler(Driver):
         """Every message so far, in the order they started: a new list of new
         dicts on every access."""
         return [message.render() for message in self._messages]
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool-call block of every message (``tool_call_chunk``,
+        ``tool_call``, ``invalid_tool_call`` and their server kinds):
+        ``message_id``, ``index``, ``type``, ``id``, ``name``, ``args``
+        parsed so far while they stream (read after every delta, each byte is
+        parsed once), and ``done``; args that are not valid JSON stay as they
+        came, with an ``error``."""
+        calls = []
+        for position, message in enumerate(self._messages):
+            still_open = message.fields.get("status") == "in_progress"
+            for index in sorted(message.blocks):
+                block = message.blocks[index]
+                kind = block.get("type")
+                if kind not in TOOL_CALL_BLOCKS:
+                    continue
+                arguments = block.get("args")
+                calls.append(
+                    ToolCall(
+                        f"{position}/{index}",
+                        {
+                            "message_id": message.fields.get("id"),
+                            "index": index,
+                            "type": kind,
+                            "id": block.get("id"),
+                            "name": block.get("name"),
+                        },
+                        "args",
+                        NO_ARGUMENTS if arguments is None else arguments,
+                        self._closed or not still_open or index in message.finished,
+                    )
+                )
+        return self._tool_call_reader.read(calls)
 
     @property
     def duplicate_count(self) -> int:

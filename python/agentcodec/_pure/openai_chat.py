@@ -21,6 +21,7 @@ from .events import as_int
 from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver, is_done_marker
+from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 
@@ -92,32 +93,38 @@ class Assembler(Driver):
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
         """Every tool call of every choice: ``choice``, ``id``, ``type``,
-        ``name`` and ``arguments``, parsed once; arguments that are not valid
-        JSON stay as they came, with an ``error``."""
+        ``name``, ``arguments`` parsed so far (read after every delta, each
+        byte is parsed once), and ``done``; arguments that are not valid JSON
+        stay as they came, with an ``error``."""
+        ended = self._done or self._closed
         calls = []
         for index in sorted(self._choices):
-            entries = self._choices[index][1].get("tool_calls")
+            fields, message = self._choices[index]
+            entries = message.get("tool_calls")
             if not isinstance(entries, list):
                 continue
-            for entry in entries:
+            finished = ended or fields.get("finish_reason") is not None
+            for position, entry in enumerate(entries):
                 if not isinstance(entry, dict):
                     continue
                 function = entry.get("function")
                 function = function if isinstance(function, dict) else {}
-                raw = render(function.get("arguments"))
-                call: dict[str, Any] = {
-                    "choice": index,
-                    "id": render(entry.get("id")),
-                    "type": render(entry.get("type")),
-                    "name": render(function.get("name")),
-                }
-                try:
-                    call["arguments"] = loads(raw if isinstance(raw, str) else "")
-                except JSONValueError:
-                    call["arguments"] = raw
-                    call["error"] = "arguments are not valid JSON"
-                calls.append(call)
-        return calls
+                arguments = function.get("arguments")
+                calls.append(
+                    ToolCall(
+                        f"{index}/{position}",
+                        {
+                            "choice": index,
+                            "id": entry.get("id"),
+                            "type": entry.get("type"),
+                            "name": function.get("name"),
+                        },
+                        "arguments",
+                        NO_ARGUMENTS if arguments is None else arguments,
+                        finished,
+                    )
+                )
+        return self._tool_call_reader.read(calls)
 
     @property
     def events(self) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver, is_done_marker
+from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 
@@ -88,6 +89,11 @@ NEW_PARTS: dict[str, Callable[[], dict[str, Any]]] = {
 _OUTPUT = object()  # where "output" stands among the Response's keys
 # Indexes are integers that fit in 64 bits.
 INDEX_MIN, INDEX_MAX = -(2**63), 2**63 - 1
+
+
+def _status(item: dict[str, Any]) -> str | None:
+    status = item.get("status")
+    return status if isinstance(status, str) else None
 
 
 class _EventProblemError(Exception):
@@ -174,27 +180,27 @@ class Assembler(Driver):
 
     @property
     def function_calls(self) -> list[dict[str, Any]]:
-        """Every function call, its arguments parsed once: ``call_id``,
-        ``name``, ``arguments`` (the parsed JSON) and, when they are not
-        valid JSON, the raw text in ``arguments`` and the reason in ``error``."""
+        """Every function call: ``id``, ``call_id``, ``name``, ``arguments``
+        parsed so far (read after every delta, each byte is parsed once), and
+        ``done``; arguments that are not valid JSON stay as they came, with
+        an ``error``."""
+        ended = self._terminal or self._closed
         calls = []
         for index in sorted(self._items):
             item = self._items[index]
             if item.get("type") != "function_call":
                 continue
-            raw = render(item.get("arguments"))
-            call: dict[str, Any] = {
-                "id": item.get("id"),
-                "call_id": item.get("call_id"),
-                "name": item.get("name"),
-            }
-            try:
-                call["arguments"] = loads(raw if isinstance(raw, str) else "")
-            except JSONValueError:
-                call["arguments"] = raw
-                call["error"] = "arguments are not valid JSON"
-            calls.append(call)
-        return calls
+            arguments = item.get("arguments")
+            calls.append(
+                ToolCall(
+                    str(index),
+                    {"id": item.get("id"), "call_id": item.get("call_id"), "name": item.get("name")},
+                    "arguments",
+                    NO_ARGUMENTS if arguments is None else arguments,
+                    ended or _status(item) not in (None, "in_progress"),
+                )
+            )
+        return self._tool_call_reader.read(calls)
 
     @property
     def events(self) -> list[dict[str, Any]]:

@@ -131,6 +131,17 @@ class PartialJSON:
         """How many bytes of JSON text were read."""
         return self._offset
 
+    def _complete_at_end(self) -> bool:
+        """Whether the text is complete if it ends here: done, or a
+        top-level number that nothing followed."""
+        if self.done:
+            return True
+        return (
+            not self._stack
+            and self._token == _NUMBER_TOKEN
+            and _NUMBER.fullmatch("".join(self._text)) is not None
+        )
+
     def feed(self, fragment: str | bytes | bytearray | memoryview) -> None:
         """Reads the next fragment of the text."""
         if self._error is not None:

@@ -10,6 +10,7 @@ from .._errors import AgentCodecError, SSELimitError, _EventError
 from ._args import limit_arg
 from .json_values import JSONValueError, copy_value
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
+from .tool_calls import ToolCallReader
 
 __all__ = ["Driver", "is_done_marker"]
 
@@ -59,6 +60,8 @@ class Driver:
         # A limit error not reported yet (an event error was raised
         # instead): close() reports it.
         self._pending_limit: SSELimitError | None = None
+        # Parses tool calls' arguments as they stream, for ``tool_calls``.
+        self._tool_call_reader = ToolCallReader()
 
     # --- input ---------------------------------------------------------------
 
