@@ -130,7 +130,7 @@ def test_content_filter_chunks_are_kept_aside(backend: ModuleType) -> None:
     assert "prompt_filter_results" in assembler.events[0]
 
 
-def test_tool_calls_are_parsed_once(backend: ModuleType) -> None:
+def test_tool_calls_are_parsed(backend: ModuleType) -> None:
     stream, _ = load("chat_every_field")
     assembler, _ = assemble(backend, [stream])
     assert assembler.tool_calls == [
@@ -140,8 +140,16 @@ def test_tool_calls_are_parsed_once(backend: ModuleType) -> None:
             "type": "function",
             "name": "get_weather",
             "arguments": {"city": "Paris", "note": 'Héllo "w" 🙂'},
+            "done": True,
         },
-        {"choice": 1, "id": "call_b", "type": "function", "name": "get_time", "arguments": {"tz": "CET"}},
+        {
+            "choice": 1,
+            "id": "call_b",
+            "type": "function",
+            "name": "get_time",
+            "arguments": {"tz": "CET"},
+            "done": True,
+        },
     ]
     bad = [
         {
@@ -163,7 +171,8 @@ def test_tool_calls_are_parsed_once(backend: ModuleType) -> None:
             "type": None,
             "name": "f",
             "arguments": '{"a":',
-            "error": "arguments are not valid JSON",
+            "done": True,
+            "error": "arguments are not valid JSON: incomplete at byte 5",
         }
     ]
 

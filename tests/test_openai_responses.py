@@ -164,7 +164,13 @@ def test_every_event_type(backend: ModuleType) -> None:
     stream, _ = load("sdk", "responses_every_event", "responses_every_event")
     assembler, response = assemble(backend, [stream])
     assert assembler.function_calls == [
-        {"id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}
+        {
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": {"city": "Paris"},
+            "done": True,
+        }
     ]
     assert assembler.errors == [{"event": 86, "code": "rate_limit", "message": "slow down"}]
     kept = [event["type"] for event in assembler.events]
@@ -327,13 +333,19 @@ def test_invalid_arguments_stay_as_they_came(backend: ModuleType) -> None:
             "item": {"id": "fc", "type": "function_call", "call_id": "c", "name": "f", "arguments": '{"a": '},
         }
     )
+    # Streaming: the arguments so far.
+    assert assembler.function_calls == [
+        {"id": "fc", "call_id": "c", "name": "f", "arguments": {}, "done": False}
+    ]
+    assembler.close()
     assert assembler.function_calls == [
         {
             "id": "fc",
             "call_id": "c",
             "name": "f",
             "arguments": '{"a": ',
-            "error": "arguments are not valid JSON",
+            "done": True,
+            "error": "arguments are not valid JSON: incomplete at byte 6",
         }
     ]
 

@@ -143,6 +143,14 @@ class AgentScopeAssembler:
     def messages(self) -> list[dict[str, Any]]:
         """Every message assembled, in order of first appearance."""
     @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call: each data content whose ``data`` has
+        ``arguments``: ``msg_id``, ``index``, ``type``, ``call_id``,
+        ``name``, ``arguments`` parsed so far while they stream (read after
+        every delta, each byte is parsed once: the same containers come back,
+        grown), and ``done``; arguments that are not valid JSON stay as they
+        came, with an ``error``."""
+    @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported or, with ``on_error="skip"``, frames skipped."""
     def reconnect(self) -> None:
@@ -185,6 +193,13 @@ class LangChainAssembler:
     @property
     def messages(self) -> list[dict[str, Any]]:
         """Every message so far, in the order they started."""
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool-call block of every message: ``message_id``,
+        ``index``, ``type``, ``id``, ``name``, ``args`` parsed so far while
+        they stream (read after every delta, each byte is parsed once: the
+        same containers come back, grown), and ``done``; args that are not
+        valid JSON stay as they came, with an ``error``."""
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Messages skipped with ``on_error="skip"``."""
@@ -239,6 +254,13 @@ class AGUIAssembler:
     def state(self) -> Any:
         """The state after every STATE_SNAPSHOT and STATE_DELTA so far."""
     @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call of every message: ``messageId``, ``id``,
+        ``name``, ``arguments`` parsed so far while they stream (read after
+        every delta, each byte is parsed once: the same containers come back,
+        grown), and ``done``; arguments that are not valid JSON stay as they
+        came, with an ``error``."""
+    @property
     def status(self) -> str:
         """``"running"``, ``"finished"``, ``"error"``, or, once closed without
         either, ``"incomplete"``."""
@@ -285,8 +307,9 @@ class OpenAIChatAssembler:
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
         """Every tool call of every choice: ``choice``, ``id``, ``type``,
-        ``name`` and ``arguments`` parsed once; arguments that are not valid
-        JSON stay as they came, with an ``error``."""
+        ``name``, ``arguments`` parsed so far while they stream (read after
+        every delta, each byte is parsed once), and ``done``; arguments that
+        are not valid JSON stay as they came, with an ``error``."""
     @property
     def events(self) -> list[dict[str, Any]]:
         """Chunks kept without being assembled: server errors and
@@ -336,8 +359,9 @@ class AnthropicAssembler:
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
         """Every tool block (``tool_use``, ``server_tool_use``,
-        ``mcp_tool_use``): ``index``, ``id``, ``type``, ``name`` and
-        ``input`` parsed once; input that is not valid JSON stays as it
+        ``mcp_tool_use``): ``index``, ``id``, ``type``, ``name``, ``input``
+        parsed so far while it streams (read after every delta, each byte is
+        parsed once), and ``done``; input that is not valid JSON stays as it
         came, with an ``error``."""
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -385,6 +409,13 @@ class AISDKAssembler:
         """The UIMessage so far: a new dict on every access. A tool part
         whose input is streaming has no ``input`` until the input is
         complete (``tool-input-available``, or the stream's end)."""
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool part: ``toolCallId``, ``type``, ``toolName``,
+        ``state``, ``input`` parsed so far while it streams (read after every
+        delta, each byte is parsed once: the same containers come back,
+        grown), and ``done``; input that is not valid JSON stays as it came,
+        with an ``error``."""
     @property
     def finish_reason(self) -> str | None:
         """What the ``finish`` chunk said, or None."""
@@ -439,9 +470,10 @@ class OpenAIResponsesAssembler:
         """The text of every ``output_text`` part of every message, joined."""
     @property
     def function_calls(self) -> list[dict[str, Any]]:
-        """Every function call: ``id``, ``call_id``, ``name`` and ``arguments``
-        parsed once; arguments that are not valid JSON stay as they came,
-        with an ``error``."""
+        """Every function call: ``id``, ``call_id``, ``name``, ``arguments``
+        parsed so far while they stream (read after every delta, each byte is
+        parsed once), and ``done``; arguments that are not valid JSON stay as
+        they came, with an ``error``."""
     @property
     def events(self) -> list[dict[str, Any]]:
         """Events kept without being assembled: ``error`` events and types
