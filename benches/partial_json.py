@@ -9,6 +9,12 @@ Two shapes: ``records`` (an array of small objects: what most tool calls
 carry) and ``document`` (one long string: a file's content), where the string
 being written is rebuilt on every read by both.
 
+Then the same through an assembler: an Anthropic Messages stream (SSE bytes)
+whose tool call's input is read after every ``input_json_delta`` from
+``Assembler.tool_calls``, against anthropic-sdk-python's ``accumulate_event``
+(given its event models ready-made, which favours it), whose snapshot holds
+the input re-parsed from the whole buffer on every delta.
+
     python benches/partial_json.py            # jiter up to 100 KB
     python benches/partial_json.py --full     # jiter at 1 MB too (minutes)
 """
@@ -27,6 +33,7 @@ from typing import Any
 import jiter
 
 import agentcodec
+import agentcodec.anthropic
 from agentcodec import _pure
 
 DELTA = 24  # bytes per argument delta: a few tokens
@@ -71,6 +78,66 @@ def with_jiter(pieces: list[str]) -> Any:
     return value
 
 
+def anthropic_stream(text: str) -> tuple[list[dict[str, Any]], list[bytes]]:
+    """The events of a message with one tool call streaming ``text``, and
+    each event as SSE bytes."""
+    message = {
+        "id": "msg",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "m",
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 0},
+    }
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": message},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        },
+    ]
+    events += [
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": piece},
+        }
+        for piece in deltas(text)
+    ]
+    frames = [f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events]
+    return events, frames
+
+
+def with_assembler(make: Callable[[], Any]) -> Callable[[list[bytes]], Any]:
+    def run(frames: list[bytes]) -> Any:
+        assembler = make()
+        value = None
+        for frame in frames:
+            assembler.feed(frame)
+            calls = assembler.tool_calls
+            if calls:
+                value = calls[0]["input"]
+        return value
+
+    return run
+
+
+def with_anthropic_sdk(models: list[Any]) -> Any:
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot = None
+    buffers: dict[int, bytes] = {}
+    value = None
+    for event in models:
+        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
+        if snapshot.content:
+            value = snapshot.content[0].input  # type: ignore[union-attr]
+    return value
+
+
 def timed(run: Callable[[list[str]], Any], pieces: list[str], expected: Any, budget: float) -> float:
     best = float("inf")
     spent = 0.0
@@ -109,6 +176,34 @@ def main() -> int:
                 seconds = timed(run, pieces, expected, args.budget)
                 rate = len(text) / 1e6 / seconds
                 print(f"{shape:9} {len(text) / 1e3:7.0f}KB  {name:36} {seconds:9.4f} {rate:8.1f}", flush=True)
+    print(f"\n{'through an assembler':19}  {'implementation':36} {'seconds':>9} {'MB/s':>8}")
+    assemblers: list[tuple[str, Callable[[Any], Any], bool]] = [
+        (
+            f"agentcodec anthropic ({agentcodec.backend})",
+            with_assembler(agentcodec.anthropic.Assembler),
+            True,
+        ),
+        ("agentcodec anthropic (python)", with_assembler(_pure.AnthropicAssembler), True),
+        ("anthropic-sdk accumulate_event", with_anthropic_sdk, False),
+    ]
+    try:
+        from anthropic.types import RawMessageStreamEvent
+        from pydantic import TypeAdapter
+    except ImportError:
+        assemblers.pop()
+    for size in sizes:
+        text = records(size)
+        events, frames = anthropic_stream(text)
+        expected = json.loads(text)
+        for name, run, takes_bytes in assemblers:
+            if size >= 1_000_000 and not takes_bytes and not args.full:
+                continue
+            given = (
+                frames if takes_bytes else TypeAdapter(list[RawMessageStreamEvent]).validate_python(events)
+            )
+            seconds = timed(run, given, expected, args.budget)
+            rate = len(text) / 1e6 / seconds
+            print(f"records {len(text) / 1e3:9.0f}KB  {name:36} {seconds:9.4f} {rate:8.1f}", flush=True)
     print(
         f"\n{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"agentcodec {agentcodec.__version__}, jiter {jiter.__version__}; {DELTA}-byte deltas, "
