@@ -23,6 +23,17 @@ pub enum Arguments<'a> {
     Value(&'a Value),
 }
 
+impl<'a> Arguments<'a> {
+    /// Arguments as a call holds them: none (absent or null), text, or a value.
+    pub fn of(value: Option<&'a Value>) -> Option<Self> {
+        match value {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(Arguments::Text(text)),
+            Some(value) => Some(Arguments::Value(value)),
+        }
+    }
+}
+
 /// One tool call, as an assembler's `tool_calls` gives it.
 #[derive(Debug, Clone)]
 pub struct ToolCall<'a> {

@@ -358,11 +358,7 @@ impl Assembler {
                 fields.insert("type".to_owned(), or_null(message.fields.get("type")));
                 fields.insert("call_id".to_owned(), or_null(data.get("call_id")));
                 fields.insert("name".to_owned(), or_null(data.get("name")));
-                let arguments = match arguments {
-                    Value::Null => None,
-                    Value::String(text) => Some(Arguments::Text(text)),
-                    value => Some(Arguments::Value(value)),
-                };
+                let arguments = Arguments::of(Some(arguments));
                 calls.push(ToolCall {
                     key: format!("{position}/{index}").into(),
                     fields,

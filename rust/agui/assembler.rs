@@ -220,11 +220,8 @@ impl Assembler {
                     "name".to_owned(),
                     or_null(function.and_then(|function| function.get("name"))),
                 );
-                let arguments = match function.and_then(|function| function.get("arguments")) {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(text)) => Some(Arguments::Text(text)),
-                    Some(value) => Some(Arguments::Value(value)),
-                };
+                let arguments =
+                    Arguments::of(function.and_then(|function| function.get("arguments")));
                 let call_ended = id
                     .and_then(Value::as_str)
                     .is_some_and(|id| state.ended_calls.contains(id));

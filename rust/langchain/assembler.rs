@@ -252,11 +252,7 @@ impl Assembler {
                 fields.insert("type".to_owned(), kind.into());
                 fields.insert("id".to_owned(), or_null(block.get("id")));
                 fields.insert("name".to_owned(), or_null(block.get("name")));
-                let arguments = match block.get("args") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(text)) => Some(Arguments::Text(text)),
-                    Some(value) => Some(Arguments::Value(value)),
-                };
+                let arguments = Arguments::of(block.get("args"));
                 calls.push(ToolCall {
                     key: format!("{position}/{index}").into(),
                     fields,

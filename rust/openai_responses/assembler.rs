@@ -293,11 +293,7 @@ impl Assembler {
             for key in ["id", "call_id", "name"] {
                 fields.insert(key.to_owned(), or_null(item.get(key)));
             }
-            let arguments = match item.get("arguments") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(text)) => Some(Arguments::Text(text)),
-                Some(value) => Some(Arguments::Value(value)),
-            };
+            let arguments = Arguments::of(item.get("arguments"));
             let status = item.get("status").and_then(Value::as_str);
             calls.push(ToolCall {
                 key: index.to_string().into(),
