@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import BACKENDS, NATIVE, PURE, examples
+from conftest import BACKENDS, NATIVE, PURE, examples, requires_native
 from test_partial_json import JSON_VALUES, reference
 
 SETTINGS = settings(max_examples=examples(60), deadline=None)
@@ -277,6 +277,7 @@ def test_arguments_so_far_are_what_jiter_gives_for_the_text_so_far(
     stream_and_read(backend, protocol, text, split(text, cuts), chunking)
 
 
+@requires_native
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda protocol: protocol.name)
 @SETTINGS
 @given(
