@@ -234,7 +234,7 @@ def test_reconnect_on_the_neutral_readers(backend: ModuleType) -> None:
     for make in (
         lambda: backend.NeutralAssembler("agui"),
         lambda: backend.NeutralDecoder("agui"),
-        lambda: backend.Transcoder("agui", "openai-chat"),
+        lambda: backend.Transcoder("agui", "openai-chat", created_at=1),  # not the clock: two runs compared
     ):
         unbroken, resumed = make(), make()
         whole = [unbroken.feed(data), unbroken.close()]
