@@ -468,3 +468,54 @@ def test_many_calls_each_keep_their_own_parser(backend: ModuleType) -> None:
         (0, "h", [1], False),
         (1, "g", {"x": 2}, True),
     ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_tool_input_error_gives_the_raw_input_and_why_it_is_not_json(backend: ModuleType) -> None:
+    """AI SDK: a `tool-input-error` keeps the text that did not parse as the
+    part's `rawInput`; `tool_calls` reads that text and says where it broke."""
+    assembler = backend.AISDKAssembler()
+    error = {"type": "tool-input-error", "toolCallId": "c", "toolName": "f", "errorText": "bad"}
+    for event in [{"type": "start"}, {**error, "input": '{"city": Paris}'}]:
+        assembler.feed(sse(event))
+    assert assembler.tool_calls == [
+        {
+            "toolCallId": "c",
+            "type": "tool-f",
+            "toolName": "f",
+            "state": "output-error",
+            "input": '{"city": Paris}',
+            "done": True,
+            "error": "input is not valid JSON: expected a value, found 'P' at byte 9",
+        }
+    ]
+    # Raw input that is JSON (the tool's schema refused it) reads as its value.
+    assembler.feed(sse({**error, "toolCallId": "d", "input": '{"city": 7}'}))
+    assert assembler.tool_calls[1]["input"] == {"city": 7}
+    assert "error" not in assembler.tool_calls[1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_input_given_as_a_string_value_is_that_string(backend: ModuleType) -> None:
+    """AI SDK: a part's `input` is already a value; a string there is not JSON text."""
+    assembler = backend.AISDKAssembler()
+    available = {"type": "tool-input-available", "toolCallId": "c", "toolName": "f", "input": "Paris"}
+    for event in [{"type": "start"}, available]:
+        assembler.feed(sse(event))
+    assert [(call["input"], call["done"], "error" in call) for call in assembler.tool_calls] == [
+        ("Paris", True, False)
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_that_ended_without_arguments_says_so(backend: ModuleType) -> None:
+    """Chat: a call named and finished with no argument text."""
+    assembler = backend.OpenAIChatAssembler()
+    entry = {"index": 0, "id": "call_1", "function": {"name": "f"}}
+    assembler.feed(sse(chat_choice({"tool_calls": [entry]})))
+    assert assembler.tool_calls[0]["arguments"] is None
+    assert "error" not in assembler.tool_calls[0]
+    assembler.feed(sse(chat_choice({}, "tool_calls")))
+    call = assembler.tool_calls[0]
+    assert (call["arguments"], call["done"]) == (None, True)
+    assert call["error"] == "arguments are missing: the call ended without any"

@@ -415,7 +415,8 @@ class AISDKAssembler:
         ``state``, ``input`` parsed so far while it streams (read after every
         delta, each byte is parsed once: the same containers come back,
         grown), and ``done``; input that is not valid JSON stays as it came,
-        with an ``error``."""
+        with an ``error`` (a ``tool-input-error`` part's ``rawInput`` is read
+        so: the error says where it broke)."""
     @property
     def finish_reason(self) -> str | None:
         """What the ``finish`` chunk said, or None."""

@@ -123,7 +123,7 @@ impl Assembler {
 
     /// Every tool part: `toolCallId`, `type`, `toolName` and `state`, and
     /// its `input`: the text streamed so far while it streams (or when it
-    /// did not parse), else the part's input. A part is finished once it
+    /// did not parse), else the part's input, else its `rawInput`. A part is finished once it
     /// left the input-streaming state or the stream ended.
     pub fn tool_calls(&self) -> ToolCalls<'_> {
         let state = &self.driver.protocol;
@@ -154,7 +154,9 @@ impl Assembler {
             } else {
                 match part.get("input") {
                     Some(input) => Some(Arguments::Value(input)),
-                    None => streamed(),
+                    // A `tool-input-error` keeps the text that did not
+                    // parse as `rawInput`: read, it says why.
+                    None => Arguments::of(part.get("rawInput")).or_else(streamed),
                 }
             };
             let streaming = part.get("state").and_then(Value::as_str) == Some("input-streaming");

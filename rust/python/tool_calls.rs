@@ -85,7 +85,10 @@ impl ToolCallReader {
                     if call.finished {
                         entry.set_item(
                             "error",
-                            format!("{} not valid JSON: there are none", subject(call.field)),
+                            format!(
+                                "{} missing: the call ended without any",
+                                subject(call.field)
+                            ),
                         )?;
                     }
                     list.append(entry)?;

@@ -38,7 +38,7 @@ from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import Driver, is_done_marker
-from .tool_calls import NO_ARGUMENTS, ToolCall
+from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
 
@@ -144,7 +144,8 @@ class Assembler(Driver):
         """Every tool part: ``toolCallId``, ``type``, ``toolName``, ``state``,
         ``input`` parsed so far while it streams (read after every delta, each
         byte is parsed once), and ``done``; input that is not valid JSON stays
-        as it came, with an ``error``."""
+        as it came, with an ``error`` (a ``tool-input-error`` part's
+        ``rawInput`` is read so: the error says where it broke)."""
         ended = self._done or self._closed
         calls = []
         for position, part in enumerate(self._parts):
@@ -154,7 +155,15 @@ class Assembler(Driver):
             call_id = part.get("toolCallId")
             partial = self._partials.get(call_id) if isinstance(call_id, str) else None
             streamed = NO_ARGUMENTS if partial is None else partial.text
-            arguments = streamed if position in self._pending else part.get("input", streamed)
+            if position in self._pending:
+                arguments = streamed
+            elif "input" in part:
+                arguments = ArgumentValue(part["input"])
+            else:
+                # A ``tool-input-error`` keeps the text that did not parse as
+                # ``rawInput``: read, it says why.
+                raw = part.get("rawInput")
+                arguments = streamed if raw is None else raw
             calls.append(
                 ToolCall(
                     str(position),

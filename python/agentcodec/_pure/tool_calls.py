@@ -19,18 +19,25 @@ from .._errors import PartialJSONError
 from .accumulate import Pieces, render
 from .partial_json import PartialJSON
 
-__all__ = ["NO_ARGUMENTS", "ToolCall", "ToolCallReader"]
+__all__ = ["NO_ARGUMENTS", "ArgumentValue", "ToolCall", "ToolCallReader"]
 
 _SUBJECTS = {"input": "input is", "args": "args are"}
 #: A call whose arguments have not begun.
 NO_ARGUMENTS: Any = object()
 
 
+class ArgumentValue(NamedTuple):
+    """Arguments the protocol already gave parsed: a ``str`` here is a
+    string value, not JSON text to read."""
+
+    value: Any
+
+
 class ToolCall(NamedTuple):
     key: Any  # which call this is, stable while the stream goes on
     fields: dict[str, Any]  # its id and name, in the protocol's names
     field: str  # where its arguments go: "arguments", "input" or "args"
-    arguments: Any  # str or Pieces (JSON text), a value, or NO_ARGUMENTS
+    arguments: Any  # str or Pieces (JSON text), a value (ArgumentValue for a str), or NO_ARGUMENTS
     finished: bool  # no more arguments will come
 
 
@@ -111,11 +118,12 @@ class ToolCallReader:
                 entry[call.field] = None
                 entry["done"] = call.finished
                 if call.finished:
-                    entry["error"] = f"{_subject(call.field)} not valid JSON: there are none"
+                    entry["error"] = f"{_subject(call.field)} missing: the call ended without any"
                 entries.append(entry)
                 continue
-            if not isinstance(arguments, (str, Pieces)):
-                entry[call.field] = render(arguments)
+            given = isinstance(arguments, ArgumentValue)
+            if given or not isinstance(arguments, (str, Pieces)):
+                entry[call.field] = render(arguments.value if given else arguments)
                 entry["done"] = call.finished
                 entries.append(entry)
                 continue
