@@ -1,0 +1,246 @@
+"""Every assembler's tool calls on the recorded streams: read after every
+event, the arguments only ever grow toward their final value, and once the
+stream ends they are what the protocol's own SDK assembled from the same
+bytes (its recording beside the stream); both backends give the same reads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from conftest import NATIVE, PURE, requires_native
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+Judge = Callable[[dict[str, Any]], list[Any]]
+
+
+def _loaded(text: str) -> Any:
+    """Argument text as the judge's SDK would give it: parsed, or as it came
+    when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _agui(messages: list[dict[str, Any]]) -> list[Any]:
+    calls = (call for message in messages for call in message.get("toolCalls") or [])
+    return [_loaded(call["function"]["arguments"]) for call in calls]
+
+
+def _responses(response: dict[str, Any]) -> list[Any]:
+    return [_loaded(item["arguments"]) for item in response["output"] if item["type"] == "function_call"]
+
+
+def _last_response(recorded: dict[str, Any]) -> dict[str, Any]:
+    """openai-python's final response, or where the stream did not complete,
+    its last snapshot."""
+    response: dict[str, Any] = recorded["final_response"] or recorded["snapshot"]
+    return response
+
+
+def _agentscope(response: dict[str, Any]) -> list[Any]:
+    messages = response["output"] or []
+    contents = (content for message in messages for content in message.get("content") or [])
+    return [
+        _loaded(content["data"]["arguments"])
+        for content in contents
+        if content["type"] == "data" and "arguments" in (content.get("data") or {})
+    ]
+
+
+def _langchain(message: dict[str, Any]) -> list[Any]:
+    kinds = ("tool_call", "invalid_tool_call")
+    return [block["args"] for block in message["content"] if block["type"] in kinds]
+
+
+def _ai_sdk(message: dict[str, Any]) -> list[Any]:
+    tools = (
+        part
+        for part in message["parts"]
+        if part["type"].startswith("tool-") or part["type"] == "dynamic-tool"
+    )
+    return [part["input"] if "input" in part else _loaded(part["rawInput"]) for part in tools]
+
+
+def _anthropic(message: dict[str, Any]) -> list[Any]:
+    return [
+        block["input"] for block in message["content"] if block["type"] in ("tool_use", "server_tool_use")
+    ]
+
+
+def _chat(completion: dict[str, Any]) -> list[Any]:
+    calls = (call for choice in completion["choices"] for call in choice["message"].get("tool_calls") or [])
+    return [_loaded(call["function"]["arguments"]) for call in calls]
+
+
+# (streams, assembler, its tool-call view, the judge's file for a stream, what the judge assembled)
+KINDS: list[tuple[str, str, str, Callable[[Path], Path], Judge]] = [
+    (
+        "agentapp/*.agui.sse",
+        "AGUIAssembler",
+        "tool_calls",
+        lambda path: path.with_name(path.name.split(".")[0] + ".json"),
+        lambda recorded: _agui(recorded["agui"]["messages"]),
+    ),
+    (
+        "agentapp/*.responses.sse",
+        "OpenAIResponsesAssembler",
+        "function_calls",
+        lambda path: path.with_name(path.name.split(".")[0] + ".json"),
+        lambda recorded: _responses(_last_response(recorded["responses"])),
+    ),
+    (
+        "agentscope/*.sse",
+        "AgentScopeAssembler",
+        "tool_calls",
+        lambda path: path.with_suffix(".json"),
+        lambda recorded: _agentscope(recorded["final"]),
+    ),
+    (
+        "langchain/*.sse",
+        "LangChainAssembler",
+        "tool_calls",
+        lambda path: path.with_suffix(".json"),
+        lambda recorded: _langchain(recorded["message"]),
+    ),
+    (
+        "ai_sdk/*.sse",
+        "AISDKAssembler",
+        "tool_calls",
+        lambda path: path.with_suffix(".json"),
+        lambda recorded: _ai_sdk(recorded["message"]),
+    ),
+    (
+        "sdk/agui_*.sse",
+        "AGUIAssembler",
+        "tool_calls",
+        lambda path: path.with_suffix(".json"),
+        lambda recorded: _agui(recorded["messages"]),
+    ),
+    (
+        "sdk/anthropic_*.sse",
+        "AnthropicAssembler",
+        "tool_calls",
+        lambda path: path.with_suffix(".json"),
+        lambda recorded: _anthropic(recorded["message"]),
+    ),
+    (
+        "sdk/chat_*.sse",
+        "OpenAIChatAssembler",
+        "tool_calls",
+        lambda path: path.with_suffix(".json"),
+        lambda recorded: _chat(recorded["final_completion"]),
+    ),
+    (
+        "sdk/responses_*.sse",
+        "OpenAIResponsesAssembler",
+        "function_calls",
+        lambda path: path.with_suffix(".json"),
+        lambda recorded: _responses(_last_response(recorded)),
+    ),
+]
+
+CASES = [
+    (path, assembler, view, judge_file(path), judge)
+    for pattern, assembler, view, judge_file, judge in KINDS
+    for path in sorted(FIXTURES.glob(pattern))
+]
+STREAMS = [pytest.param(*case, id=str(case[0].relative_to(FIXTURES))) for case in CASES]
+
+
+def _events(data: bytes) -> Iterator[bytes]:
+    for frame in data.replace(b"\r\n", b"\n").split(b"\n\n"):
+        if frame.strip():
+            yield frame + b"\n\n"
+
+
+def _reads(backend: ModuleType, path: Path, assembler: str, view: str) -> list[list[dict[str, Any]]]:
+    """The tool calls read after every event of the stream and after close."""
+    reader = getattr(backend, assembler)(on_error="skip")
+    reads = []
+    for event in _events(path.read_bytes()):
+        reader.feed(event)
+        reads.append(getattr(reader, view))
+    reader.close()
+    reads.append(getattr(reader, view))
+    return reads
+
+
+def _grows_into(partial: Any, final: Any) -> bool:
+    """Whether a value read while streaming is on the way to the final one:
+    its keys and items a prefix of the final's, its last string a prefix,
+    every other scalar already final."""
+    if isinstance(partial, dict):
+        return isinstance(final, dict) and all(
+            key in final and _grows_into(partial[key], final[key]) for key in partial
+        )
+    if isinstance(partial, list):
+        return (
+            isinstance(final, list)
+            and len(partial) <= len(final)
+            and all(_grows_into(item, whole) for item, whole in zip(partial, final, strict=False))
+        )
+    if isinstance(partial, str) and isinstance(final, str):
+        return final.startswith(partial)
+    return bool(partial == final)
+
+
+def _arguments(call: dict[str, Any]) -> Any:
+    return next(call[field] for field in ("arguments", "input", "args") if field in call)
+
+
+#: The fields that say which call an entry is (its state and type may change as it streams).
+IDENTITY = ("id", "call_id", "toolCallId", "index", "choice", "messageId", "message_id", "msg_id")
+
+
+def _same_call(call: dict[str, Any], other: dict[str, Any]) -> bool:
+    return all(call.get(field) == other.get(field) for field in IDENTITY)
+
+
+@pytest.mark.parametrize(("path", "assembler", "view", "judge_file", "judge"), STREAMS)
+def test_tool_calls_end_as_the_sdk_assembled_them(  # noqa: PLR0917 (pytest parameters)
+    backend: ModuleType, path: Path, assembler: str, view: str, judge_file: Path, judge: Judge
+) -> None:
+    reads = _reads(backend, path, assembler, view)
+    final = reads[-1]
+    assert [_arguments(call) for call in final] == judge(json.loads(judge_file.read_text()))
+    for call in final:
+        assert call["done"] is True
+        # An error where, and only where, the text is not JSON.
+        arguments = _arguments(call)
+        assert ("error" in call) == (isinstance(arguments, str) and _loaded(arguments) is arguments)
+    # Calls that end as JSON got there by growing. (Others: a snapshot may
+    # drop a call, and text that breaks keeps what parsed before the break.)
+    ended = [call for call in final if "error" not in call]
+    for read in reads[:-1]:
+        for call in read:
+            if "error" in call or _arguments(call) is None:
+                continue
+            for whole in (done for done in ended if _same_call(call, done)):
+                assert _grows_into(_arguments(call), _arguments(whole)), call
+
+
+def test_the_recordings_hold_tool_calls() -> None:
+    """The judged streams above are not all without calls: the test would pass on nothing."""
+    calls = [
+        arguments
+        for *_, judge_file, judge in CASES
+        for arguments in judge(json.loads(judge_file.read_text()))
+    ]
+    assert len(calls) >= 20
+    assert any(isinstance(arguments, str) for arguments in calls)  # and some that are not JSON
+
+
+@requires_native
+@pytest.mark.parametrize(("path", "assembler", "view", "judge_file", "judge"), STREAMS)
+def test_backends_read_the_same_after_every_event(
+    path: Path, assembler: str, view: str, judge_file: Path, judge: Judge
+) -> None:
+    assert _reads(NATIVE, path, assembler, view) == _reads(PURE, path, assembler, view)
