@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+import agentcodec
 from conftest import NATIVE, PURE, requires_native
+from test_partial_json import reference
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -244,3 +246,42 @@ def test_backends_read_the_same_after_every_event(
     path: Path, assembler: str, view: str, judge_file: Path, judge: Judge
 ) -> None:
     assert _reads(NATIVE, path, assembler, view) == _reads(PURE, path, assembler, view)
+
+
+def _argument_texts(recorded: Any) -> Iterator[str]:
+    """Every call's arguments a recording holds, as JSON text."""
+    if isinstance(recorded, list):
+        for item in recorded:
+            yield from _argument_texts(item)
+    elif isinstance(recorded, dict):
+        for key, value in recorded.items():
+            if key in ("arguments", "args", "input", "rawInput", "partial_json"):
+                if isinstance(value, str) and value:
+                    yield value
+                elif isinstance(value, (dict, list)):
+                    yield json.dumps(value, ensure_ascii=False)
+            yield from _argument_texts(value)
+
+
+ARGUMENT_TEXTS = sorted(
+    {text for path in FIXTURES.glob("*/*.json") for text in _argument_texts(json.loads(path.read_text()))}
+)
+
+
+def test_every_prefix_of_the_recorded_arguments_gives_what_jiter_gives(backend: ModuleType) -> None:
+    """The recorded argument texts fed byte by byte: after each byte the value
+    is jiter's for the prefix, until the first byte that is not JSON."""
+    assert len(ARGUMENT_TEXTS) >= 20
+    for text in ARGUMENT_TEXTS:
+        data = text.encode()
+        parser = backend.PartialJSON()
+        for end in range(1, len(data) + 1):
+            try:
+                parser.feed(data[end - 1 : end])
+            except agentcodec.PartialJSONError:
+                with pytest.raises(json.JSONDecodeError):
+                    json.loads(text)
+                break
+            assert parser.value == reference(data[:end]), data[:end]
+        else:
+            assert parser.value == json.loads(text)
