@@ -79,7 +79,7 @@ def anthropic(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[
     return start, deltas, end
 
 
-def responses(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
+def responses(pieces: list[str], text: str, kind: str = "function") -> tuple[list[Any], list[Any], list[Any]]:
     header = {
         "id": "r",
         "object": "response",
@@ -88,10 +88,11 @@ def responses(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[
         "model": "m",
         "output": [],
     }
+    called = {"call_id": "c"} if kind == "function" else {"server_label": "s"}
     item = {
-        "type": "function_call",
+        "type": f"{kind}_call",
         "id": "fc",
-        "call_id": "c",
+        **called,
         "name": "f",
         "arguments": "",
         "status": "in_progress",
@@ -102,12 +103,12 @@ def responses(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[
         {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": item},
     ]
     deltas = [
-        {"type": "response.function_call_arguments.delta", "output_index": 0, "item_id": "fc", "delta": piece}
+        {"type": f"response.{kind}_call_arguments.delta", "output_index": 0, "item_id": "fc", "delta": piece}
         for piece in pieces
     ]
     end = [
         {
-            "type": "response.function_call_arguments.done",
+            "type": f"response.{kind}_call_arguments.done",
             "output_index": 0,
             "item_id": "fc",
             "arguments": text,
@@ -116,6 +117,10 @@ def responses(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[
         {"type": "response.completed", "response": {**header, "status": "completed", "output": [done]}},
     ]
     return start, deltas, end
+
+
+def responses_mcp(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
+    return responses(pieces, text, "mcp")
 
 
 def agui(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -202,6 +207,7 @@ PROTOCOLS = [
     Protocol("openai-chat", "OpenAIChatAssembler", "tool_calls", "arguments", chat),
     Protocol("anthropic", "AnthropicAssembler", "tool_calls", "input", anthropic, before={}),
     Protocol("openai-responses", "OpenAIResponsesAssembler", "function_calls", "arguments", responses),
+    Protocol("openai-responses-mcp", "OpenAIResponsesAssembler", "tool_calls", "arguments", responses_mcp),
     Protocol("agui", "AGUIAssembler", "tool_calls", "arguments", agui),
     Protocol("ai-sdk", "AISDKAssembler", "tool_calls", "input", ai_sdk),
     Protocol("langchain", "LangChainAssembler", "tool_calls", "args", langchain),
@@ -339,6 +345,7 @@ MAIN_VIEW = {
     "openai-chat": "completion",
     "anthropic": "message",
     "openai-responses": "response",
+    "openai-responses-mcp": "response",
     "agui": "messages",
     "ai-sdk": "message",
     "langchain": "messages",
@@ -519,3 +526,29 @@ def test_a_call_that_ended_without_arguments_says_so(backend: ModuleType) -> Non
     call = assembler.tool_calls[0]
     assert (call["arguments"], call["done"]) == (None, True)
     assert call["error"] == "arguments are missing: the call ended without any"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_responses_tool_calls_and_function_calls_read_in_turn(backend: ModuleType) -> None:
+    """Responses: `tool_calls` lists function and MCP calls, `function_calls`
+    the function calls alone; the two share their parsers."""
+    assembler = backend.OpenAIResponsesAssembler()
+    start, deltas, _ = responses(['{"a": ', "1"], "")
+    mcp_start, mcp_deltas, _ = responses(['{"b": ', "[2"], "", "mcp")
+    mcp_added = {**mcp_start[1], "output_index": 1, "item": {**mcp_start[1]["item"], "id": "mc"}}
+    mcp_deltas = [{**delta, "output_index": 1, "item_id": "mc"} for delta in mcp_deltas]
+    for event in [*start, mcp_added, deltas[0], mcp_deltas[0]]:
+        assembler.feed(sse(event))
+    functions = assembler.function_calls
+    assert functions == [{"id": "fc", "call_id": "c", "name": "f", "arguments": {}, "done": False}]
+    live = functions[0]["arguments"]
+    assembler.feed(sse(deltas[1]))
+    assert [call["arguments"] for call in assembler.tool_calls] == [{"a": 1}, {}]
+    assembler.feed(sse(mcp_deltas[1]))
+    calls = assembler.tool_calls
+    assert [(call["type"], call["arguments"]) for call in calls] == [
+        ("function_call", {"a": 1}),
+        ("mcp_call", {"b": [2]}),
+    ]
+    assert calls[1]["server_label"] == "s"
+    assert assembler.function_calls[0]["arguments"] is live  # the same parser went on

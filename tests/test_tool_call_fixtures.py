@@ -37,7 +37,8 @@ def _agui(messages: list[dict[str, Any]]) -> list[Any]:
 
 
 def _responses(response: dict[str, Any]) -> list[Any]:
-    return [_loaded(item["arguments"]) for item in response["output"] if item["type"] == "function_call"]
+    calls = ("function_call", "mcp_call")
+    return [_loaded(item["arguments"]) for item in response["output"] if item["type"] in calls]
 
 
 def _last_response(recorded: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +95,7 @@ KINDS: list[tuple[str, str, str, Callable[[Path], Path], Judge]] = [
     (
         "agentapp/*.responses.sse",
         "OpenAIResponsesAssembler",
-        "function_calls",
+        "tool_calls",
         lambda path: path.with_name(path.name.split(".")[0] + ".json"),
         lambda recorded: _responses(_last_response(recorded["responses"])),
     ),
@@ -143,7 +144,7 @@ KINDS: list[tuple[str, str, str, Callable[[Path], Path], Judge]] = [
     (
         "sdk/responses_*.sse",
         "OpenAIResponsesAssembler",
-        "function_calls",
+        "tool_calls",
         lambda path: path.with_suffix(".json"),
         lambda recorded: _responses(_last_response(recorded)),
     ),

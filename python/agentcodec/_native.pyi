@@ -470,11 +470,18 @@ class OpenAIResponsesAssembler:
     def output_text(self) -> str:
         """The text of every ``output_text`` part of every message, joined."""
     @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every item whose arguments stream (``function_call`` and
+        ``mcp_call``): ``id``, ``type``, ``call_id`` (``server_label`` for an
+        MCP call), ``name``, ``arguments`` parsed so far while they stream
+        (read after every delta, each byte is parsed once), and ``done``;
+        arguments that are not valid JSON stay as they came, with an
+        ``error``."""
+    @property
     def function_calls(self) -> list[dict[str, Any]]:
-        """Every function call: ``id``, ``call_id``, ``name``, ``arguments``
-        parsed so far while they stream (read after every delta, each byte is
-        parsed once), and ``done``; arguments that are not valid JSON stay as
-        they came, with an ``error``."""
+        """The function calls among ``tool_calls``, without their ``type``:
+        ``id``, ``call_id``, ``name``, ``arguments`` and ``done``. Read
+        through the same parsers, so the two views may be read in turn."""
     @property
     def events(self) -> list[dict[str, Any]]:
         """Events kept without being assembled: ``error`` events and types

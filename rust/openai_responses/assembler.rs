@@ -278,19 +278,23 @@ impl Assembler {
         text
     }
 
-    /// Every function call: `id`, `call_id` and `name`, and its `arguments`
-    /// text so far. A call is finished once its item is no longer
-    /// `in_progress` or the Response ended.
-    pub fn function_calls(&self) -> ToolCalls<'_> {
+    /// Every item whose arguments stream (`function_call` and `mcp_call`):
+    /// `id`, `type`, `call_id` (`server_label` for an MCP call) and `name`,
+    /// and its `arguments` text so far. A call is finished once its item is
+    /// no longer `in_progress` or the Response ended.
+    pub fn tool_calls(&self) -> ToolCalls<'_> {
         let state = &self.driver.protocol;
         let ended = state.ended || self.is_closed();
         let mut calls = Vec::new();
         for (index, item) in &state.items {
-            if item.get("type").and_then(Value::as_str) != Some("function_call") {
-                continue;
-            }
+            let kind = item.get("type").and_then(Value::as_str);
+            let by = match kind {
+                Some("function_call") => "call_id",
+                Some("mcp_call") => "server_label",
+                _ => continue,
+            };
             let mut fields = Map::new();
-            for key in ["id", "call_id", "name"] {
+            for key in ["id", "type", by, "name"] {
                 fields.insert(key.to_owned(), or_null(item.get(key)));
             }
             let arguments = Arguments::of(item.get("arguments"));

@@ -1,7 +1,7 @@
 //! `agentcodec._native.OpenAIResponsesAssembler`.
 
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyDict, PyList};
 
 use super::args::LimitArg;
 use super::assemblers;
@@ -77,10 +77,30 @@ impl OpenAIResponsesAssembler {
         self.inner.output_text()
     }
 
-    /// Every function call, its arguments parsed as they stream.
+    /// Every function and MCP call, its arguments parsed as they stream.
+    #[getter]
+    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.reader.read(py, self.inner.tool_calls())
+    }
+
+    /// The function calls among `tool_calls`, without their `type`. Read
+    /// through the same parsers, so the two views may be read in turn.
     #[getter]
     fn function_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.reader.read(py, self.inner.function_calls())
+        let calls = self.reader.read(py, self.inner.tool_calls())?;
+        let functions = PyList::empty(py);
+        for call in calls.iter() {
+            let call = call.cast_into::<PyDict>()?;
+            let is_function = match call.get_item("type")? {
+                Some(kind) => kind.eq("function_call")?,
+                None => false,
+            };
+            if is_function {
+                call.del_item("type")?;
+                functions.append(call)?;
+            }
+        }
+        Ok(functions)
     }
 
     /// Events kept without being assembled: `error` events and unknown types.

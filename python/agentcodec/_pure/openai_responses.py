@@ -96,6 +96,10 @@ def _status(item: dict[str, Any]) -> str | None:
     return status if isinstance(status, str) else None
 
 
+#: The items whose arguments stream, and the field that says whom they call.
+_CALLED_BY = {"function_call": "call_id", "mcp_call": "server_label"}
+
+
 class _EventProblemError(Exception):
     """An event that cannot be applied; the message says why."""
 
@@ -179,28 +183,41 @@ class Assembler(Driver):
         )
 
     @property
-    def function_calls(self) -> list[dict[str, Any]]:
-        """Every function call: ``id``, ``call_id``, ``name``, ``arguments``
-        parsed so far (read after every delta, each byte is parsed once), and
-        ``done``; arguments that are not valid JSON stay as they came, with
-        an ``error``."""
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every item whose arguments stream (``function_call`` and
+        ``mcp_call``): ``id``, ``type``, ``call_id`` (``server_label`` for an
+        MCP call), ``name``, ``arguments`` parsed so far (read after every
+        delta, each byte is parsed once), and ``done``; arguments that are not
+        valid JSON stay as they came, with an ``error``."""
         ended = self._terminal or self._closed
         calls = []
         for index in sorted(self._items):
             item = self._items[index]
-            if item.get("type") != "function_call":
+            kind = item.get("type")
+            by = _CALLED_BY.get(kind) if isinstance(kind, str) else None
+            if by is None:
                 continue
             arguments = item.get("arguments")
             calls.append(
                 ToolCall(
                     str(index),
-                    {"id": item.get("id"), "call_id": item.get("call_id"), "name": item.get("name")},
+                    {"id": item.get("id"), "type": kind, by: item.get(by), "name": item.get("name")},
                     "arguments",
                     NO_ARGUMENTS if arguments is None else arguments,
                     ended or _status(item) not in (None, "in_progress"),
                 )
             )
         return self._tool_call_reader.read(calls)
+
+    @property
+    def function_calls(self) -> list[dict[str, Any]]:
+        """The function calls among ``tool_calls``, without their ``type``.
+        Read through the same parsers, so the two views may be read in turn."""
+        functions = []
+        for call in self.tool_calls:
+            if call.pop("type") == "function_call":
+                functions.append(call)
+        return functions
 
     @property
     def events(self) -> list[dict[str, Any]]:
