@@ -8,9 +8,45 @@ pub use serde_json::{Map, Value};
 /// (it refuses the 128th level).
 pub const MAX_DEPTH: usize = 127;
 
+/// The most digits an integer may have. CPython makes no `int` from longer
+/// text (`sys.int_info.default_max_str_digits`), so a longer one would be
+/// assembled into a value no Python reader could have: it is its event's
+/// error instead, as `json.loads` makes it.
+pub const MAX_INT_DIGITS: usize = 4300;
+
 /// Parses one JSON document.
 pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
-    serde_json::from_str(text)
+    let value = serde_json::from_str(text)?;
+    // An integer over the limit needs as many bytes of text.
+    if text.len() > MAX_INT_DIGITS && has_long_int(&value) {
+        return Err(serde::de::Error::custom(LONG_INT));
+    }
+    Ok(value)
+}
+
+/// Why a value with an integer of more than [`MAX_INT_DIGITS`] digits is
+/// refused; the pure backend says the same.
+pub const LONG_INT: &str = "an integer of more than 4300 digits";
+
+/// Whether an integer's text (digits, maybe a `-`) is over the limit.
+pub fn is_long_int(text: &str) -> bool {
+    text.len() > MAX_INT_DIGITS
+        && !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+        && text.trim_start_matches('-').len() > MAX_INT_DIGITS
+}
+
+/// Whether `value` holds an integer of more than [`MAX_INT_DIGITS`] digits.
+fn has_long_int(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Number(number) if is_long_int(number.as_str()) => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What kind of JSON value this is, for error messages.
@@ -293,6 +329,16 @@ mod tests {
             to_text(&value),
             r#"{"a":0,"b":1.5,"c":100.0,"d":[true,null,"é\n"],"e":123456789012345678901234567890}"#
         );
+    }
+
+    #[test]
+    fn integers_past_the_python_limit_are_refused() {
+        let digits = "7".repeat(MAX_INT_DIGITS);
+        assert!(parse(&format!("[-{digits}]")).is_ok());
+        assert!(parse(&format!("[{digits}.5, 1{digits}e1]")).is_ok()); // floats have no limit
+        let error = parse(&format!(r#"{{"a": [-1{digits}]}}"#)).unwrap_err();
+        assert!(error.to_string().starts_with(LONG_INT));
+        assert!(parse(&format!(r#""1{digits}""#)).is_ok()); // digits in a string
     }
 
     #[test]

@@ -468,16 +468,24 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, as its text.
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, as its text; an
+    /// integer of more than `json::MAX_INT_DIGITS` digits is not taken, as
+    /// `json::parse` does not take it.
     fn number(&mut self) -> Result<&'a str> {
         let start = self.pos;
         if self.byte() == Some(b'-') {
             self.pos += 1;
         }
+        let whole = self.pos;
         match self.byte() {
             Some(b'0') => self.pos += 1,
             Some(b'1'..=b'9') => self.digits(),
             _ => return Err(Invalid),
+        }
+        if self.pos - whole > crate::json::MAX_INT_DIGITS
+            && !matches!(self.byte(), Some(b'.' | b'e' | b'E'))
+        {
+            return Err(Invalid);
         }
         if self.byte() == Some(b'.') {
             self.pos += 1;

@@ -4,11 +4,16 @@ backends, and fails without its fix."""
 
 from __future__ import annotations
 
+import enum
+import json
+import sys
 from types import ModuleType
+from typing import Any
 
 import pytest
 
 from agentcodec import AgentCodecError, AgentScopeError, AgentScopeEventError, SSELimitError
+from conftest import NATIVE, PURE
 
 LANGCHAIN_HEAD = b'data: {"type":"event","method":"messages","params":{"namespace":[],"node":"m","data":'
 
@@ -118,3 +123,190 @@ def test_a_data_delta_without_an_index_joins_the_first_slot_of_its_call(backend:
     assembler = backend.AgentScopeAssembler()
     assembler.feed(stream)
     assert [block["data"]["arguments"] for block in assembler.messages[0]["content"]] == ["two+", "five"]
+
+
+# A text delta for every protocol, after what opens its message; `"x": 0`
+# marks where a long integer goes.
+TEXT_DELTAS: dict[str, tuple[str, str, list[Any], dict[str, Any]]] = {
+    "agentscope": (
+        "AgentScopeAssembler",
+        "response",
+        [{"object": "message", "id": "m", "role": "assistant", "content": []}],
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m", "text": "b", "x": 0},
+    ),
+    "langchain": (
+        "LangChainAssembler",
+        "messages",
+        [
+            {
+                "method": "messages",
+                "params": {"namespace": [], "data": {"event": "message-start", "id": "m"}},
+            },
+        ],
+        {
+            "method": "messages",
+            "params": {
+                "namespace": [],
+                "data": {
+                    "event": "content-block-delta",
+                    "index": 0,
+                    "delta": {"type": "text-delta", "text": "b"},
+                },
+                "x": 0,
+            },
+        },
+    ),
+    "agui": (
+        "AGUIAssembler",
+        "messages",
+        [{"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}],
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "b", "x": 0},
+    ),
+    "openai-responses": (
+        "OpenAIResponsesAssembler",
+        "response",
+        [
+            {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {"type": "message", "id": "m", "role": "assistant", "content": []},
+            },
+            {
+                "type": "response.content_part.added",
+                "output_index": 0,
+                "content_index": 0,
+                "item_id": "m",
+                "part": {"type": "output_text", "text": "", "annotations": []},
+            },
+        ],
+        {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "content_index": 0,
+            "item_id": "m",
+            "delta": "b",
+            "x": 0,
+        },
+    ),
+    "openai-chat": (
+        "OpenAIChatAssembler",
+        "completion",
+        [],
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": {"content": "b"}, "finish_reason": None}],
+            "x": 0,
+        },
+    ),
+    "anthropic": (
+        "AnthropicAssembler",
+        "message",
+        [
+            {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ],
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "b"}, "x": 0},
+    ),
+    "ai-sdk": (
+        "AISDKAssembler",
+        "message",
+        [{"type": "start", "messageId": "m"}, {"type": "text-start", "id": "t"}],
+        {"type": "text-delta", "id": "t", "delta": "b", "x": 0},
+    ),
+}
+
+
+def _with_int(event: dict[str, Any], digits: int) -> bytes:
+    """`event` as an SSE event whose `x` is an integer of `digits` digits
+    (json.dumps cannot write one past the interpreter's limit)."""
+    text = json.dumps(event).replace('"x": 0', '"x": -' + "9" * digits)
+    return b"data: " + text.encode() + b"\n\n"
+
+
+@pytest.mark.parametrize("protocol", list(TEXT_DELTAS))
+def test_an_integer_past_4300_digits_is_its_events_error(backend: ModuleType, protocol: str) -> None:
+    """CPython makes no int from more than 4300 digits, so such an event is
+    not valid JSON on both backends (on the quick paths too) and what was
+    assembled stays readable. The native backend once took it, after which
+    every read raised ValueError."""
+    name, view, opening, delta = TEXT_DELTAS[protocol]
+    head = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in opening)
+    good = b"data: " + json.dumps({**delta, "x": 1}).encode() + b"\n\n"
+    plain = getattr(backend, name)(on_error="skip")
+    plain.feed(head + good)
+    assembler = getattr(backend, name)(on_error="skip")
+    assembler.feed(head + _with_int(delta, 4301) + good)
+    assert [error["event"] for error in assembler.errors] == [len(opening) + 1]
+    assert "not valid JSON" in assembler.errors[0]["message"]
+    assert getattr(assembler, view) == getattr(plain, view)
+    assembler.close()
+    # 4300 digits are an integer like any other.
+    assembler = getattr(backend, name)()
+    assembler.feed(head + _with_int(delta, 4300))
+    json.dumps(getattr(assembler, view))
+
+
+@pytest.mark.parametrize("backend_name", ["native", "python"])
+def test_feed_event_refuses_an_integer_past_4300_digits_alike(backend_name: str) -> None:
+    backend = NATIVE if backend_name == "native" else PURE
+    if backend is None:
+        pytest.skip("native extension not installed")
+    assembler = backend.AgentScopeAssembler()
+    with pytest.raises(
+        AgentScopeEventError, match="not JSON-compatible: an integer of more than 4300 digits"
+    ):
+        assembler.feed_event({"object": "response", "status": "in_progress", "usage": {"n": -(10**4300)}})
+    assembler.feed_event({"object": "response", "status": "in_progress", "usage": {"n": 10**4300 - 1}})
+    assert assembler.response["usage"]["n"] == 10**4300 - 1
+
+
+class Slot(enum.IntEnum):
+    ANSWER = 5
+
+
+def test_an_int_enum_index_is_its_number(backend: ModuleType) -> None:
+    """feed_event takes an IntEnum where JSON has an integer, as json.dumps
+    would write it; the pure backend once took it for no index."""
+    assembler = backend.AgentScopeAssembler()
+    text = {"object": "content", "type": "text", "delta": True, "msg_id": "m"}
+    assembler.feed_event({**text, "index": 0, "text": "a"})
+    assembler.feed_event({**text, "index": Slot.ANSWER, "text": "b"})
+    content = assembler.messages[0]["content"]
+    assert [(part["index"], part["text"]) for part in content] == [(0, "a"), (5, "b")]
+    assert type(content[1]["index"]) is int
+    langchain = backend.LangChainAssembler()
+    for data in (
+        {"event": "message-start", "id": "m"},
+        {"event": "content-block-delta", "index": Slot.ANSWER, "delta": {"type": "text-delta", "text": "hi"}},
+    ):
+        langchain.feed_event({"method": "messages", "params": {"namespace": [], "data": data}})
+    assert langchain.messages[0]["content"] == [{"type": "text", "text": "hi"}]
+
+
+@pytest.mark.skipif(not hasattr(sys, "set_int_max_str_digits"), reason="no int digit limit")
+def test_the_digit_limit_is_4300_whatever_the_interpreter_was_set_to(backend: ModuleType) -> None:
+    """The same integers are taken under a lowered or lifted interpreter
+    limit: 700 digits read under a limit of 640, 4301 refused without one."""
+    event = b'data: {"object":"response","status":"in_progress","usage":{"n":-' + b"7" * 700 + b"}}\n\n"
+    seven_hundred_sevens = -(10**700 - 1) // 9 * 7
+    before = sys.get_int_max_str_digits()
+    try:
+        for limit in (640, 0):
+            sys.set_int_max_str_digits(limit)
+            assembler = backend.AgentScopeAssembler()
+            assembler.feed(event)
+            assert assembler.response["usage"]["n"] == seven_hundred_sevens
+            parser = backend.PartialJSON()
+            parser.feed("[-" + "7" * 700 + ",")
+            assert parser.value == [seven_hundred_sevens]
+            with pytest.raises(AgentCodecError, match="an integer of more than 4300 digits"):
+                backend.PartialJSON().feed("[" + "7" * 4301 + ",")
+            assembler = backend.AgentScopeAssembler(on_error="skip")
+            assembler.feed(event.replace(b"7" * 700, b"7" * 4301))
+            assert [error["event"] for error in assembler.errors] == [1]
+    finally:
+        sys.set_int_max_str_digits(before)

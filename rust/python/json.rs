@@ -28,8 +28,7 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
                         .map_err(|_| PyValueError::new_err("bad JSON number"))?;
                     PyFloat::new(py, float).into_any()
                 } else {
-                    let int_type = PY_INT.get_or_init(py, || py.get_type::<PyInt>().unbind());
-                    int_type.bind(py).call1((text,))?
+                    long_int(py, text)?
                 }
             }
         }
@@ -49,6 +48,37 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
             dict.into_any()
         }
     })
+}
+
+/// An `int` from its digits (at most `MAX_INT_DIGITS`, which parsing
+/// holds). Where the interpreter's own limit was set lower
+/// (`sys.set_int_max_str_digits`), built from pieces under it, so that what
+/// was assembled stays readable.
+pub fn long_int<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let int_type = PY_INT.get_or_init(py, || py.get_type::<PyInt>().unbind());
+    let int_type = int_type.bind(py);
+    if let Ok(int) = int_type.call1((text,)) {
+        return Ok(int);
+    }
+    // Below CPython's smallest limit (640 digits), 18 digits at a time.
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
+    let mut int = 0u8.into_pyobject(py)?.into_any();
+    for piece in digits.as_bytes().chunks(18) {
+        let piece = std::str::from_utf8(piece).expect("ASCII digits");
+        let scale = 10u64.pow(piece.len() as u32);
+        let value: u64 = piece
+            .parse()
+            .map_err(|_| PyValueError::new_err("bad JSON number"))?;
+        int = int.mul(scale)?.add(value)?;
+    }
+    if negative {
+        int.neg()
+    } else {
+        Ok(int)
+    }
 }
 
 /// Why a Python value cannot be taken as JSON; the wording matches the
@@ -79,8 +109,20 @@ fn from_python_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, NotJson
         if let Ok(int) = obj.extract::<i64>() {
             return Ok(Value::from(int));
         }
-        let text = obj.str().map_err(|err| NotJson(err.to_string()))?;
-        return serde_json::from_str(&text.to_string_lossy())
+        // str() refuses past the interpreter's limit: that is past ours too,
+        // unless the limit was raised, which the length then catches.
+        let text = match obj.str() {
+            Ok(text) => text,
+            Err(err) if err.is_instance_of::<PyValueError>(obj.py()) => {
+                return Err(NotJson(crate::json::LONG_INT.to_owned()));
+            }
+            Err(err) => return Err(NotJson(err.to_string())),
+        };
+        let text = text.to_string_lossy();
+        if crate::json::is_long_int(&text) {
+            return Err(NotJson(crate::json::LONG_INT.to_owned()));
+        }
+        return serde_json::from_str(&text)
             .map(Value::Number)
             .map_err(|err| NotJson(err.to_string()));
     }

@@ -4,7 +4,6 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString};
 
 use super::bytes::with_bytes;
@@ -12,8 +11,6 @@ use super::errors::partial_json_error;
 use crate::partial_json::{
     Builder, PartialJson as Parser, PartialJsonError, Pending, Scalar, DEFAULT_MAX_DEPTH,
 };
-
-static INT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The value so far: the top-level value, the open containers and the key
 /// each open object's next value goes under.
@@ -41,8 +38,10 @@ fn number<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     if let Ok(value) = text.parse::<i64>() {
         return Ok(value.into_pyobject(py)?.into_any());
     }
-    // Past 64 bits: Python's int decides, its digit limit included.
-    INT.import(py, "builtins", "int")?.call1((text,))
+    if crate::json::is_long_int(text) {
+        return Err(PyValueError::new_err(crate::json::LONG_INT));
+    }
+    super::json::long_int(py, text)
 }
 
 impl Tree {

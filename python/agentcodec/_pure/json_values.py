@@ -13,13 +13,31 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "JSONValueError", "copy_value", "loads", "quote", "scan_document"]
+__all__ = [
+    "int_from_digits",
+    "LONG_INT",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "JSONValueError",
+    "copy_value",
+    "loads",
+    "quote",
+    "scan_document",
+]
 
 # The Rust core's JSON parser refuses the 128th level of nesting.
 MAX_DEPTH = 127
+# CPython makes no int from text of more digits (its default
+# int_max_str_digits); a longer integer is its event's error on both backends,
+# whatever the interpreter's own limit was set to.
+MAX_INT_DIGITS = 4300
+LONG_INT = f"an integer of more than {MAX_INT_DIGITS} digits"
+_SMALLEST_LONG_INT = 10**MAX_INT_DIGITS
+_get_int_max_str_digits: Callable[[], int] | None = getattr(sys, "get_int_max_str_digits", None)
 
 _SURROGATE_ESCAPE = re.compile(r"\\+u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -65,10 +83,23 @@ def loads(text: str) -> Any:
     except JSONValueError:
         raise
     except (ValueError, RecursionError) as exc:
-        raise JSONValueError(str(exc)) from None
+        if not (isinstance(exc, ValueError) and _int_limit_lowered()):
+            raise JSONValueError(str(exc)) from None
+        # The interpreter's limit was set under ours: read the integers the
+        # native backend reads, from pieces under it.
+        try:
+            value = scan_document(_digits_scan, text)
+        except JSONValueError:
+            raise
+        except (ValueError, RecursionError) as again:
+            raise JSONValueError(str(again)) from None
     # The rare checks the standard library does not make, behind cheap tests.
     if "\\u" in text and _has_lone_surrogate(text):
         raise JSONValueError("lone surrogate in a \\u escape")
+    # json.loads holds the interpreter's digit limit; where it was raised
+    # (or lifted) the value is checked against ours.
+    if len(text) > MAX_INT_DIGITS and _int_limit_raised() and _has_long_int(value):
+        raise JSONValueError(LONG_INT)
     # Nesting deeper than MAX_DEPTH takes at least two characters a level.
     if (
         len(text) > 2 * MAX_DEPTH
@@ -77,6 +108,55 @@ def loads(text: str) -> Any:
     ):
         raise JSONValueError(f"nesting deeper than {MAX_DEPTH}")
     return value
+
+
+def _int_limit() -> int:
+    return MAX_INT_DIGITS if _get_int_max_str_digits is None else _get_int_max_str_digits()
+
+
+def _int_limit_raised() -> bool:
+    limit = _int_limit()
+    return limit == 0 or limit > MAX_INT_DIGITS
+
+
+def _int_limit_lowered() -> bool:
+    return 0 < _int_limit() < MAX_INT_DIGITS
+
+
+def int_from_digits(text: str) -> int:
+    """``int(text)`` for up to ``MAX_INT_DIGITS`` digits, whatever the
+    interpreter's limit (at least 640): 18 digits at a time."""
+    digits = text.lstrip("-")
+    if len(digits) <= 640:  # under any limit the interpreter takes
+        return int(text)
+    if len(digits) > MAX_INT_DIGITS:
+        raise JSONValueError(LONG_INT)
+    value = 0
+    for start in range(0, len(digits), 18):
+        piece = digits[start : start + 18]
+        value = value * 10 ** len(piece) + int(piece)
+    return -value if text.startswith("-") else value
+
+
+_digits_scan = json.JSONDecoder(parse_constant=_no_constants, parse_int=int_from_digits).scan_once  # type: ignore[attr-defined]
+
+
+def _is_long_int(value: int) -> bool:
+    # 4300 digits take at least 14284 bits: most ints are ruled out by that.
+    return value.bit_length() > 14_283 and abs(value) >= _SMALLEST_LONG_INT
+
+
+def _has_long_int(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif type(item) is int and _is_long_int(item):
+            return True
+    return False
 
 
 def _has_lone_surrogate(text: str) -> bool:
@@ -125,7 +205,13 @@ def copy_value(value: Any, depth: int = 0) -> Any:
     """A copy of a JSON-compatible Python value, checked as ``loads`` would
     check its text: dicts with ``str`` keys, lists (or tuples), ``str``,
     ``int``, finite ``float``, ``bool`` and ``None``."""
-    if value is None or isinstance(value, (bool, int)):
+    if value is None or value is True or value is False:
+        return value
+    if isinstance(value, int):
+        if type(value) is not int:
+            value = int(value)  # an IntEnum is its number, as JSON has it
+        if _is_long_int(value):
+            raise JSONValueError(LONG_INT)
         return value
     if isinstance(value, str):
         if not value.isascii():

@@ -18,6 +18,7 @@ import unicodedata
 from typing import Any, NoReturn
 
 from .._errors import PartialJSONError
+from .json_values import int_from_digits
 
 __all__ = ["DEFAULT_MAX_DEPTH", "PartialJSON"]
 
@@ -64,7 +65,7 @@ def _shown(text: str, i: int) -> str:
 def _number(text: str) -> int | float:
     if "." in text or "e" in text or "E" in text:
         return float(text)
-    return int(text)
+    return int_from_digits(text)
 
 
 class PartialJSON:
@@ -287,7 +288,7 @@ class PartialJSON:
             self._fail_at(text, i, f"invalid number {number!r}")
         try:
             value = _number(number)
-        except ValueError as exc:  # an integer past Python's digit limit
+        except ValueError as exc:  # an integer of more than MAX_INT_DIGITS digits
             self._fail_at(text, i, str(exc))
         self._complete(value)
 
