@@ -4,9 +4,12 @@ backends, and fails without its fix."""
 
 from __future__ import annotations
 
+import array
 import enum
 import json
+import re
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -310,3 +313,87 @@ def test_the_digit_limit_is_4300_whatever_the_interpreter_was_set_to(backend: Mo
             assert [error["event"] for error in assembler.errors] == [1]
     finally:
         sys.set_int_max_str_digits(before)
+
+
+def test_a_lone_surrogate_in_a_key_is_not_json_compatible(backend: ModuleType) -> None:
+    """Keys are strings too; the pure backend once checked only values."""
+    assembler = backend.AgentScopeAssembler(on_error="skip")
+    assembler.feed_event({"object": "message", "id": "m", "metadata": {"\ud800": 1}})
+    assert [error["message"] for error in assembler.errors] == [
+        "AgentScope event 1 is not JSON-compatible: lone surrogate in a string"
+    ]
+    assert assembler.messages == []
+
+
+def test_a_frame_with_a_lone_surrogate_reads_as_replaced_bytes(backend: ModuleType) -> None:
+    """A str frame that is no UTF-8 is read as the bytes a lenient encoder
+    makes of it, each bad byte replaced, as a bytes frame would be; the pure
+    backend once kept the surrogate, which then failed to encode."""
+    assembler = backend.LangChainAssembler()
+    message = (
+        '{"method":"messages","params":{"namespace":[],"data":{"event":"message-start","id":"m\ud800"}}}'
+    )
+    assembler.feed_frame(message)
+    assert assembler.messages[0]["id"] == "m\ufffd\ufffd\ufffd"
+
+
+ARGUMENT_ERRORS = [
+    (
+        lambda backend: backend.LangChainAssembler().feed_frame(10**9),
+        TypeError,
+        "Assembler.feed_frame() takes bytes-like data (bytes, bytearray, memoryview), not int",
+    ),
+    (
+        lambda backend: backend.LangChainAssembler().feed_frame([123, 125]),
+        TypeError,
+        "Assembler.feed_frame() takes bytes-like data (bytes, bytearray, memoryview), not list",
+    ),
+    (
+        lambda backend: backend.SSEDecoder().feed(array.array("i", [0x0A0A6161])),
+        TypeError,
+        "SSEDecoder.feed() takes bytes-like data (bytes, bytearray, memoryview), not array",
+    ),
+    (
+        lambda backend: backend.SSEDecoder("\ud800"),
+        UnicodeEncodeError,
+        "'utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed",
+    ),
+    (
+        lambda backend: backend.AgentScopeAssembler().feed("data: {}\n\n"),
+        TypeError,
+        "Assembler.feed() takes bytes-like data, not str: encode it as UTF-8 first",
+    ),
+    (
+        lambda backend: backend.AnthropicAssembler().feed_with_events(memoryview(b"abcd").cast("I")),
+        TypeError,
+        "Assembler.feed_with_events() takes bytes-like data (bytes, bytearray, memoryview), not memoryview",
+    ),
+    (lambda backend: backend.AgentScopeAssembler(data_merge=1), TypeError, "data_merge must be str, not int"),
+    (lambda backend: backend.AGUIAssembler(on_error=None), TypeError, "on_error must be str, not NoneType"),
+    (
+        lambda backend: backend.LangChainAssembler(tool_args=b"auto"),
+        TypeError,
+        "tool_args must be str, not bytes",
+    ),
+    (lambda backend: backend.encode_sse("x", event=5), TypeError, "event must be str or None, not int"),
+    (lambda backend: backend.encode_sse("x", id=5.0), TypeError, "id must be str or None, not float"),
+    (lambda backend: backend.encode_sse_comment(5), TypeError, "text must be str, not int"),
+    (lambda backend: backend.SSEEvent(id=5), TypeError, "SSEEvent id must be str, not int"),
+    (lambda backend: backend.SSEDecoder(5), TypeError, "last_event_id must be str, not int"),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "message"), ARGUMENT_ERRORS)
+def test_bad_arguments_get_the_same_error_on_both_backends(
+    backend: ModuleType, call: Callable[[ModuleType], object], error: type[Exception], message: str
+) -> None:
+    """Each refusal names the argument or method, in the same words on both
+    backends (the native ones once said only "'int' object is not an
+    instance of 'str'"; the pure one took any buffer, and feed_frame(10**9)
+    made a gigabyte of zeros)."""
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        call(backend)
+
+
+def test_limits_past_what_memory_holds_are_no_limit_alike(backend: ModuleType) -> None:
+    assert backend.SSEDecoder(max_line_bytes=2**100).max_line_bytes == 2**64 - 1

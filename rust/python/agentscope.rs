@@ -4,7 +4,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use super::args::LimitArg;
+use super::args::{LimitArg, StrArg};
 use super::assemblers;
 use super::errors::{agentscope_error, agentscope_event_error, error_records, stream_error};
 use super::json::to_python;
@@ -26,16 +26,16 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AgentScopeAssembler {
     #[new]
-    #[pyo3(signature = (*, data_merge = "merge", on_error = "raise", strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=...)")]
     fn new(
         py: Python<'_>,
-        data_merge: &str,
-        on_error: &str,
+        data_merge: StrArg,
+        on_error: StrArg,
         strict: bool,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
-        let data_merge = match data_merge {
+        let data_merge = match data_merge.get(py, "data_merge")?.as_str() {
             "merge" => DataMerge::Merge,
             "upstream" => DataMerge::Upstream,
             other => {
@@ -45,7 +45,7 @@ impl AgentScopeAssembler {
                 )))
             }
         };
-        let on_error = assemblers::on_error(py, on_error)?;
+        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(AgentScopeAssembler {
             inner: Assembler::new(Options {

@@ -4,7 +4,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use super::args::LimitArg;
+use super::args::{LimitArg, StrArg};
 use super::assemblers;
 use super::errors::{agui_error, agui_event_error, error_records, stream_error};
 use super::json::{from_python, to_python};
@@ -27,16 +27,16 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AGUIAssembler {
     #[new]
-    #[pyo3(signature = (*, messages = None, state = None, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (*, messages = None, state = None, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, messages=None, state=None, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
     fn new(
         py: Python<'_>,
         messages: Option<&Bound<'_, PyAny>>,
         state: Option<&Bound<'_, PyAny>>,
-        on_error: &str,
+        on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
-        let on_error = assemblers::on_error(py, on_error)?;
+        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let json = |value: Option<&Bound<'_, PyAny>>, default: Value| match value {
             None => Ok(default),

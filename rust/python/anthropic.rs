@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use super::args::LimitArg;
+use super::args::{LimitArg, StrArg};
 use super::assemblers;
 use super::errors::{anthropic_error, anthropic_event_error, error_records, stream_error};
 use super::json::to_python;
@@ -25,14 +25,14 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AnthropicAssembler {
     #[new]
-    #[pyo3(signature = (*, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
     fn new(
         py: Python<'_>,
-        on_error: &str,
+        on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
-        let on_error = assemblers::on_error(py, on_error)?;
+        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(AnthropicAssembler {
             inner: Assembler::new(Options { on_error, limits }),

@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt};
+use pyo3::types::{PyBool, PyInt, PyString};
 
 use crate::sse::Limits;
 
@@ -68,5 +68,63 @@ impl<'a, 'py> FromPyObject<'a, 'py> for LimitArg {
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         Ok(LimitArg::Given(obj.to_owned().unbind()))
+    }
+}
+
+/// A `str` argument: omitted (its default), or the object given, which is
+/// refused as the pure backend refuses it (`on_error must be str, not int`)
+/// rather than with PyO3's message, which does not name the argument.
+pub enum StrArg {
+    Default(&'static str),
+    Given(Py<PyAny>),
+}
+
+impl StrArg {
+    /// The text given, or the default; `name` is how errors name it.
+    pub fn get(&self, py: Python<'_>, name: &str) -> PyResult<String> {
+        match self {
+            StrArg::Default(text) => Ok((*text).to_owned()),
+            StrArg::Given(value) => text_of(value.bind(py), name, "str"),
+        }
+    }
+
+    /// An optional `str` argument: None is no value.
+    pub fn optional(arg: Option<&StrArg>, py: Python<'_>, name: &str) -> PyResult<Option<String>> {
+        match arg {
+            None => Ok(None),
+            Some(StrArg::Default(text)) => Ok(Some((*text).to_owned())),
+            Some(StrArg::Given(value)) => text_of(value.bind(py), name, "str or None").map(Some),
+        }
+    }
+}
+
+fn text_of(value: &Bound<'_, PyAny>, name: &str, expected: &str) -> PyResult<String> {
+    Ok(str_object(value, name, expected)?.to_str()?.to_owned())
+}
+
+/// `value` as a `str`, or the pure backend's error: `{name} must be
+/// {expected}, not {type}`.
+pub fn str_object<'a, 'py>(
+    value: &'a Bound<'py, PyAny>,
+    name: &str,
+    expected: &str,
+) -> PyResult<&'a Bound<'py, PyString>> {
+    value.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name} must be {expected}, not {}",
+            value
+                .get_type()
+                .name()
+                .map(|name| name.to_string())
+                .unwrap_or_default()
+        ))
+    })
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for StrArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(StrArg::Given(obj.to_owned().unbind()))
     }
 }

@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
-use super::args::LimitArg;
+use super::args::{LimitArg, StrArg};
 use super::assemblers;
 use super::bytes::with_bytes;
 use super::errors::{error_records, langchain_error, langchain_event_error, stream_error};
@@ -25,19 +25,24 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl LangChainAssembler {
     #[new]
-    #[pyo3(signature = (*, tool_args = "strict", on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
     fn new(
         py: Python<'_>,
-        tool_args: &str,
-        on_error: &str,
+        tool_args: StrArg,
+        on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
-        let tool_args = match assemblers::choice(py, "tool_args", tool_args, ["strict", "auto"])? {
+        let tool_args = match assemblers::choice(
+            py,
+            "tool_args",
+            &tool_args.get(py, "tool_args")?,
+            ["strict", "auto"],
+        )? {
             "auto" => ToolArgs::Auto,
             _ => ToolArgs::Strict,
         };
-        let on_error = assemblers::on_error(py, on_error)?;
+        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(LangChainAssembler {
             inner: Assembler::new(Options {

@@ -8,7 +8,7 @@ use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
 
 use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
 
-use super::args::LimitArg;
+use super::args::{str_object, LimitArg, StrArg};
 use super::bytes::with_bytes;
 use super::errors::sse_limit_error;
 use crate::sse::{encode_comment, encode_event, Decoder, Event};
@@ -43,18 +43,19 @@ impl SSEEvent {
     #[pyo3(signature = (event = None, data = None, id = None, retry = None))]
     fn new(
         py: Python<'_>,
-        event: Option<Bound<'_, PyString>>,
-        data: Option<Bound<'_, PyString>>,
-        id: Option<Bound<'_, PyString>>,
+        event: Option<Bound<'_, PyAny>>,
+        data: Option<Bound<'_, PyAny>>,
+        id: Option<Bound<'_, PyAny>>,
         retry: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let or = |value: Option<Bound<'_, PyString>>, default: &str| {
-            value.map_or_else(|| PyString::new(py, default).unbind(), Bound::unbind)
+        let or = |value: Option<Bound<'_, PyAny>>, name: &str, default: &str| match value {
+            Some(value) => Ok(str_object(&value, name, "str")?.clone().unbind()),
+            None => Ok::<_, PyErr>(PyString::new(py, default).unbind()),
         };
         Ok(SSEEvent {
-            event: or(event, "message"),
-            data: or(data, ""),
-            id: or(id, ""),
+            event: or(event, "SSEEvent event", "message")?,
+            data: or(data, "SSEEvent data", "")?,
+            id: or(id, "SSEEvent id", "")?,
             retry: retry_arg(retry.as_ref())?,
         })
     }
@@ -203,16 +204,17 @@ pub struct SSEDecoder {
 #[pymethods]
 impl SSEDecoder {
     #[new]
-    #[pyo3(signature = (last_event_id = "", *, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (last_event_id = StrArg::Default(""), *, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(last_event_id='', *, max_line_bytes=..., max_event_bytes=...)")]
     fn new(
         py: Python<'_>,
-        last_event_id: &str,
+        last_event_id: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
+        let last_event_id = last_event_id.get(py, "last_event_id")?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(SSEDecoder {
-            decoder: Decoder::with_last_event_id(limits, last_event_id),
+            decoder: Decoder::with_last_event_id(limits, &last_event_id),
             last_id: None,
         })
     }
@@ -340,10 +342,13 @@ fn retry_arg(retry: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
 pub fn encode_sse<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    event: Option<&str>,
-    id: Option<&str>,
+    event: Option<StrArg>,
+    id: Option<StrArg>,
     retry: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let event = StrArg::optional(event.as_ref(), py, "event")?;
+    let id = StrArg::optional(id.as_ref(), py, "id")?;
+    let (event, id) = (event.as_deref(), id.as_deref());
     let text = data_text(data)?;
     let retry = retry_arg(retry)?;
     let mut out = Vec::new();
@@ -354,11 +359,11 @@ pub fn encode_sse<'py>(
 
 /// Encodes a comment, which decoders ignore: a keep-alive.
 #[pyfunction]
-#[pyo3(signature = (text = ""))]
-pub fn encode_sse_comment<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyBytes> {
+#[pyo3(signature = (text = StrArg::Default("")), text_signature = "(text='')")]
+pub fn encode_sse_comment<'py>(py: Python<'py>, text: StrArg) -> PyResult<Bound<'py, PyBytes>> {
     let mut out = Vec::new();
-    encode_comment(&mut out, text);
-    PyBytes::new(py, &out)
+    encode_comment(&mut out, &text.get(py, "text")?);
+    Ok(PyBytes::new(py, &out))
 }
 
 /// `prefix`, `text` as a JSON string (as `json.dumps(text,

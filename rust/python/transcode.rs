@@ -5,7 +5,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 
-use super::args::LimitArg;
+use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, ToPyErr};
 use super::errors::{
     agentscope_error, agentscope_event_error, agui_error, agui_event_error, ai_sdk_error,
@@ -240,19 +240,19 @@ pub struct Transcoder {
 #[pymethods]
 impl Transcoder {
     #[new]
-    #[pyo3(signature = (source, target, *, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, **options))]
+    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., **options)")]
     fn new(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
         target: &Bound<'_, PyAny>,
-        on_error: &str,
+        on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let target = protocol(py, target, "target")?;
         let source = protocol(py, source, "source")?;
-        let on_error = assemblers::on_error(py, on_error)?;
+        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let options = encoder_options(py, &target, options)?;
         let inner = transcode::Transcoder::new(&source, options, limits, on_error)
@@ -336,16 +336,16 @@ pub struct NeutralDecoder {
 #[pymethods]
 impl NeutralDecoder {
     #[new]
-    #[pyo3(signature = (source, *, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (source, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(source, *, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
     fn new(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
-        on_error: &str,
+        on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
         let source = protocol(py, source, "source")?;
-        let on_error = assemblers::on_error(py, on_error)?;
+        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let inner = transcode::Decoder::new(&source, limits, on_error).expect("a known protocol");
         Ok(NeutralDecoder {
@@ -490,16 +490,16 @@ pub struct NeutralAssembler {
 #[pymethods]
 impl NeutralAssembler {
     #[new]
-    #[pyo3(signature = (protocol, *, on_error = "raise", max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default))]
+    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
     fn new(
         py: Python<'_>,
         protocol: &Bound<'_, PyAny>,
-        on_error: &str,
+        on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
     ) -> PyResult<Self> {
         let name = self::protocol(py, protocol, "source")?;
-        let on_error = assemblers::on_error(py, on_error)?;
+        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let inner = transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
         Ok(NeutralAssembler {

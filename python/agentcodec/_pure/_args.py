@@ -3,11 +3,16 @@ extension words them."""
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 __all__ = ["as_bytes", "limit_arg", "retry_arg"]
 
 _U64_MAX = 2**64 - 1
+
+
+# The largest size an address can reach (usize::MAX in the Rust core).
+_NO_LIMIT = 2 ** (8 * struct.calcsize("P")) - 1
 
 
 def as_bytes(data: Any, what: str) -> bytes:
@@ -17,11 +22,15 @@ def as_bytes(data: Any, what: str) -> bytes:
     if isinstance(data, str):
         raise TypeError(f"{what} takes bytes-like data, not str: encode it as UTF-8 first")
     try:
-        return memoryview(data).tobytes()
+        view = memoryview(data)
     except TypeError:
+        view = None
+    # Bytes, not any buffer: an array of ints is not a byte stream.
+    if view is None or view.format not in ("B", "c"):
         raise TypeError(
             f"{what} takes bytes-like data (bytes, bytearray, memoryview), not {type(data).__name__}"
-        ) from None
+        )
+    return view.tobytes()
 
 
 def limit_arg(name: str, value: Any) -> int | None:
@@ -32,7 +41,8 @@ def limit_arg(name: str, value: Any) -> int | None:
         raise TypeError(f"{name} must be an int or None")
     if value < 0:
         raise ValueError(f"{name} must not be negative, got {value}")
-    return value
+    limit: int = min(value, _NO_LIMIT)  # more than memory can hold is the same as no limit
+    return limit
 
 
 def retry_arg(retry: Any) -> int | None:

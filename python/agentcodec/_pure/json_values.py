@@ -231,6 +231,8 @@ def copy_value(value: Any, depth: int = 0) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise JSONValueError(f"JSON object keys must be str, not {type(key).__name__}")
+            if not key.isascii():
+                copy_value(key)  # checked as any string is
             copied[key] = copy_value(item, depth + 1)
         return copied
     if isinstance(value, (list, tuple)):

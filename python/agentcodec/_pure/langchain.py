@@ -16,6 +16,7 @@ from collections import deque
 from typing import Any
 
 from .._errors import LangChainError, LangChainEventError
+from ._args import as_bytes
 from .accumulate import append, is_text, render
 from .json_values import JSONValueError, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
@@ -171,7 +172,16 @@ class Assembler(Driver):
 
     def feed_frame(self, frame: str | bytes | bytearray) -> None:
         """Assembles one WebSocket text frame (one JSON message)."""
-        text = frame if isinstance(frame, str) else bytes(frame).decode("utf-8", "replace")
+        if isinstance(frame, str):
+            # A lone surrogate is no UTF-8: read as the bytes a lenient
+            # encoder makes of it, each one replaced (as the native backend).
+            text = (
+                frame
+                if frame.isascii()
+                else frame.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            )
+        else:
+            text = as_bytes(frame, "Assembler.feed_frame()").decode("utf-8", "replace")
         self._feed_text(text)
 
     def close(self) -> list[dict[str, Any]]:

@@ -184,6 +184,8 @@ class SSEDecoder:
     ) -> None:
         if not isinstance(last_event_id, str):
             raise TypeError(f"last_event_id must be str, not {type(last_event_id).__name__}")
+        if not last_event_id.isascii():
+            last_event_id.encode("utf-8")  # a lone surrogate is no text to send back
         self._max_line = limit_arg("max_line_bytes", max_line_bytes)
         self._max_event = limit_arg("max_event_bytes", max_event_bytes)
         self._last_event_id = last_event_id

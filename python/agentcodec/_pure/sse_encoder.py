@@ -30,9 +30,9 @@ def _data_text(data: Any) -> str:
     return _json.dumps(data)
 
 
-def _check_str(name: str, value: Any) -> None:
+def _check_str(name: str, value: Any, expected: str = "str or None") -> None:
     if not isinstance(value, str):
-        raise TypeError(f"argument '{name}': expected str or None, not {type(value).__name__}")
+        raise TypeError(f"{name} must be {expected}, not {type(value).__name__}")
 
 
 def encode_sse(
@@ -69,7 +69,7 @@ def encode_sse(
 def encode_sse_comment(text: str = "") -> bytes:
     """Encodes a comment, which decoders ignore: a keep-alive. Each line of
     ``text`` becomes its own comment line."""
-    _check_str("text", text)
+    _check_str("text", text, "str")
     return "".join(f": {line}\n" if line else ":\n" for line in _lines(text)).encode("utf-8")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import AgentCodecError, SSELimitError, _EventError
-from ._args import limit_arg
+from ._args import as_bytes, limit_arg
 from .json_values import JSONValueError, copy_value
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 from .tool_calls import ToolCallReader
@@ -116,6 +116,7 @@ class Driver:
 
     def _feed(self, data: bytes | bytearray | memoryview, observed: list[Any] | None) -> None:
         self._check_open()
+        data = as_bytes(data, "Assembler.feed()" if observed is None else "Assembler.feed_with_events()")
         texts = self._take_backlog()
         try:
             events = self._decoder.feed_texts(data)
