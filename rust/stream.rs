@@ -86,12 +86,21 @@ pub struct ErrorRecord {
     pub message: Option<String>,
 }
 
+/// How many error records an assembler keeps unless told otherwise: a
+/// stream of junk skipped with [`OnError::Skip`] must not grow memory
+/// without bound. Every error is still counted.
+pub const DEFAULT_MAX_ERRORS: usize = 1000;
+
 /// The bookkeeping a protocol reads and writes while it applies events.
 #[derive(Debug, Clone)]
 pub struct Log {
     /// Events seen so far; the one being applied is number `events`.
     pub events: u64,
-    pub errors: Vec<ErrorRecord>,
+    /// The first `max_errors` errors recorded.
+    errors: Vec<ErrorRecord>,
+    /// Every error recorded, kept or not.
+    error_count: u64,
+    max_errors: Option<usize>,
     on_error: OnError,
     subject: &'static str,
 }
@@ -100,11 +109,43 @@ impl Log {
     /// A log for work that follows the stream's end, where no event is
     /// being applied: what it is told is dropped.
     pub fn detached() -> Self {
+        Log::new(OnError::Skip, "")
+    }
+
+    fn new(on_error: OnError, subject: &'static str) -> Self {
         Log {
             events: 0,
             errors: Vec::new(),
-            on_error: OnError::Skip,
-            subject: "",
+            error_count: 0,
+            max_errors: Some(DEFAULT_MAX_ERRORS),
+            on_error,
+            subject,
+        }
+    }
+
+    /// Records an error: counted, and kept while fewer than `max_errors` are.
+    pub fn record(&mut self, record: ErrorRecord) {
+        self.error_count += 1;
+        if self.max_errors.is_none_or(|max| self.errors.len() < max) {
+            self.errors.push(record);
+        }
+    }
+
+    /// The errors kept: the first `max_errors` recorded.
+    pub fn errors(&self) -> &[ErrorRecord] {
+        &self.errors
+    }
+
+    /// Every error recorded, kept or not.
+    pub fn error_count(&self) -> u64 {
+        self.error_count
+    }
+
+    /// How many error records to keep (`None`: all of them).
+    pub fn set_max_errors(&mut self, max_errors: Option<usize>) {
+        self.max_errors = max_errors;
+        if let Some(max) = max_errors {
+            self.errors.truncate(max);
         }
     }
 
@@ -119,7 +160,7 @@ impl Log {
         match self.on_error {
             OnError::Raise => Err(Error::Event(error)),
             OnError::Skip => {
-                self.errors.push(ErrorRecord {
+                self.record(ErrorRecord {
                     event: error.event,
                     code: "invalid_event".to_owned(),
                     message: Some(error.to_string()),
@@ -200,7 +241,17 @@ pub trait Assemble {
 
     /// Errors the stream reported or, with [`OnError::Skip`], events skipped.
     fn errors(&self) -> &[ErrorRecord] {
-        &self.driver().log.errors
+        self.driver().log.errors()
+    }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    fn error_count(&self) -> u64 {
+        self.driver().log.error_count()
+    }
+
+    /// How many error records to keep (`None`: all of them).
+    fn set_max_errors(&mut self, max_errors: Option<usize>) {
+        self.driver_mut().log.set_max_errors(max_errors);
     }
 
     fn is_closed(&self) -> bool {
@@ -245,12 +296,7 @@ impl<P: Protocol> Driver<P> {
         Driver {
             decoder: Decoder::new(limits),
             protocol,
-            log: Log {
-                events: 0,
-                errors: Vec::new(),
-                on_error,
-                subject,
-            },
+            log: Log::new(on_error, subject),
             backlog: VecDeque::new(),
             closed: false,
             input_ended: false,

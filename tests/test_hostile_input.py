@@ -397,3 +397,34 @@ def test_bad_arguments_get_the_same_error_on_both_backends(
 
 def test_limits_past_what_memory_holds_are_no_limit_alike(backend: ModuleType) -> None:
     assert backend.SSEDecoder(max_line_bytes=2**100).max_line_bytes == 2**64 - 1
+
+
+@pytest.mark.parametrize("protocol", list(TEXT_DELTAS))
+def test_skipped_events_keep_a_bounded_sample_and_a_count(backend: ModuleType, protocol: str) -> None:
+    """2,500 junk events skipped: the first `max_errors` (1,000 unless told)
+    are kept, all are counted. Both backends once kept every record (2M junk
+    events held 320 MiB native, 630 MiB pure)."""
+    name, view, opening, delta = TEXT_DELTAS[protocol]
+    head = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in opening)
+    good = b"data: " + json.dumps({**delta, "x": 1}).encode() + b"\n\n"
+    junk = b"data: {not json\n\n" * 2500
+    for options, kept in (
+        ({}, 1000),
+        ({"max_errors": 3}, 3),
+        ({"max_errors": 0}, 0),
+        ({"max_errors": None}, 2500),
+    ):
+        assembler = getattr(backend, name)(on_error="skip", **options)
+        assembler.feed(head + junk + good)
+        assert assembler.error_count == 2500
+        assert [error["event"] for error in assembler.errors] == list(
+            range(len(opening) + 1, len(opening) + 1 + kept)
+        )
+        reference = getattr(backend, name)()
+        reference.feed(head + good)
+        assert getattr(assembler, view) == getattr(reference, view)
+    transcoder = backend.Transcoder(protocol, "agui", on_error="skip", max_errors=2)
+    transcoder.feed(head + junk)
+    assert (len(transcoder.errors), transcoder.error_count) == (2, 2500)
+    with pytest.raises(ValueError, match=r"^max_errors must not be negative, got -1$"):
+        getattr(backend, name)(max_errors=-1)

@@ -127,6 +127,7 @@ class AgentScopeAssembler:
         strict: bool = False,
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> AgentScopeAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -166,6 +167,9 @@ class AgentScopeAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
 class LangChainAssembler:
@@ -179,6 +183,7 @@ class LangChainAssembler:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> LangChainAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of a raw SSE stream (any chunking)."""
@@ -216,6 +221,9 @@ class LangChainAssembler:
     @property
     def event_count(self) -> int: ...
     @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
+    @property
     def duplicate_count(self) -> int: ...
 
 @final
@@ -232,6 +240,7 @@ class AGUIAssembler:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> AGUIAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -280,6 +289,9 @@ class AGUIAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
 class OpenAIChatAssembler:
@@ -292,6 +304,7 @@ class OpenAIChatAssembler:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> OpenAIChatAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -330,6 +343,9 @@ class OpenAIChatAssembler:
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
 class AnthropicAssembler:
@@ -342,6 +358,7 @@ class AnthropicAssembler:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> AnthropicAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -383,6 +400,9 @@ class AnthropicAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
 class AISDKAssembler:
@@ -395,6 +415,7 @@ class AISDKAssembler:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> AISDKAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -441,6 +462,9 @@ class AISDKAssembler:
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
 class OpenAIResponsesAssembler:
@@ -453,6 +477,7 @@ class OpenAIResponsesAssembler:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> OpenAIResponsesAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -506,6 +531,9 @@ class OpenAIResponsesAssembler:
     @property
     def event_count(self) -> int:
         """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 _Protocol: TypeAlias = Literal[
     "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"
@@ -552,6 +580,7 @@ class Transcoder:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
         **options: Any,
     ) -> Transcoder: ...
     def feed(self, data: Buffer) -> bytes:
@@ -583,6 +612,9 @@ class Transcoder:
     @property
     def event_count(self) -> int:
         """Source events seen so far."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
 class NeutralDecoder:
@@ -596,6 +628,7 @@ class NeutralDecoder:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> NeutralDecoder: ...
     def feed(self, data: Buffer) -> list[dict[str, Any]]:
         """Decodes a chunk of the raw SSE stream; returns the neutral events it completed."""
@@ -619,6 +652,9 @@ class NeutralDecoder:
         """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int: ...
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
 class NeutralEncoder:
@@ -648,6 +684,7 @@ class NeutralAssembler:
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
     ) -> NeutralAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -676,3 +713,6 @@ class NeutralAssembler:
         """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int: ...
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""

@@ -659,7 +659,7 @@ impl AgentScope {
                     .map(str::to_owned)
             })
             .unwrap_or_else(|| "stream_error".to_owned());
-        log.errors.push(ErrorRecord {
+        log.record(ErrorRecord {
             event: log.events,
             code: code.clone(),
             message: message.clone(),

@@ -992,7 +992,7 @@ impl AgUi {
             self.run.insert("usage".to_owned(), usage.clone());
         }
         self.terminal = true;
-        log.errors.push(ErrorRecord {
+        log.record(ErrorRecord {
             event: log.events,
             code: code
                 .filter(|code| !code.is_empty())

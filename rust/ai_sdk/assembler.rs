@@ -511,7 +511,7 @@ impl UiMessage {
             }
             "error" => {
                 let message = chunk.string("errorText")?.to_owned();
-                log.errors.push(ErrorRecord {
+                log.record(ErrorRecord {
                     event: log.events,
                     code: "error".to_owned(),
                     message: Some(message),

@@ -318,7 +318,7 @@ impl Messages {
             "ping" => return Ok(()),
             "error" => {
                 let (code, message) = super::error_fields(&event);
-                log.errors.push(ErrorRecord {
+                log.record(ErrorRecord {
                     event: log.events,
                     code: code.to_owned(),
                     message: message.map(str::to_owned),

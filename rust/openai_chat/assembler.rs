@@ -304,7 +304,7 @@ impl Chat {
     fn apply(&mut self, log: &mut Log, chunk: Map<String, Value>) -> Result<(), Bad> {
         if !crate::events::is_falsy(chunk.get("error")) {
             let (code, message) = super::error_fields(chunk.get("error"));
-            log.errors.push(ErrorRecord {
+            log.record(ErrorRecord {
                 event: log.events,
                 code: code.unwrap_or("error").to_owned(),
                 message: message.map(str::to_owned),

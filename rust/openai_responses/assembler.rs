@@ -455,7 +455,7 @@ impl Responses {
             "response.output_item.done" => self.item_done(event),
             "response.output_text.annotation.added" => self.annotation(event),
             "error" => {
-                log.errors.push(ErrorRecord {
+                log.record(ErrorRecord {
                     event: log.events,
                     code: event
                         .get("code")
@@ -542,7 +542,7 @@ impl Responses {
             let failed = kind == "response.failed";
             if failed || matches!(error, Some(Value::Object(_))) {
                 let error = error.unwrap_or(Value::Null);
-                log.errors.push(ErrorRecord {
+                log.record(ErrorRecord {
                     event: log.events,
                     code: error
                         .get("code")

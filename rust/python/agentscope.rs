@@ -26,7 +26,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AgentScopeAssembler {
     #[new]
-    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=...)")]
+    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
     fn new(
         py: Python<'_>,
         data_merge: StrArg,
@@ -34,6 +34,7 @@ impl AgentScopeAssembler {
         strict: bool,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
+        max_errors: LimitArg,
     ) -> PyResult<Self> {
         let data_merge = match data_merge.get(py, "data_merge")?.as_str() {
             "merge" => DataMerge::Merge,
@@ -47,7 +48,7 @@ impl AgentScopeAssembler {
         };
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        Ok(AgentScopeAssembler {
+        let mut this = AgentScopeAssembler {
             inner: Assembler::new(Options {
                 data_merge,
                 on_error,
@@ -55,7 +56,9 @@ impl AgentScopeAssembler {
                 limits,
             }),
             reader: ToolCallReader::default(),
-        })
+        };
+        this.inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(this)
     }
 
     /// Assembles a chunk of the raw SSE stream (any chunking).
@@ -107,7 +110,6 @@ impl AgentScopeAssembler {
         error_records(py, self.inner.errors())
     }
 
-    /// Events seen so far (SSE events, and events passed to `feed_event`).
     /// A new connection carries the stream on (a client resuming with
     /// `Last-Event-ID`): the event the old one left unterminated is
     /// discarded, since the server sends it again; nothing assembled is lost.
@@ -127,9 +129,16 @@ impl AgentScopeAssembler {
         self.inner.retry()
     }
 
+    /// Events seen so far (SSE events, and events passed to `feed_event`).
     #[getter]
     fn event_count(&self) -> u64 {
         self.inner.event_count()
+    }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    #[getter]
+    fn error_count(&self) -> u64 {
+        self.inner.error_count()
     }
 }
 

@@ -27,7 +27,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AGUIAssembler {
     #[new]
-    #[pyo3(signature = (*, messages = None, state = None, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, messages=None, state=None, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
+    #[pyo3(signature = (*, messages = None, state = None, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(*, messages=None, state=None, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
     fn new(
         py: Python<'_>,
         messages: Option<&Bound<'_, PyAny>>,
@@ -35,6 +35,7 @@ impl AGUIAssembler {
         on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
+        max_errors: LimitArg,
     ) -> PyResult<Self> {
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
@@ -57,10 +58,12 @@ impl AGUIAssembler {
             }
         };
         let state = json(state, Value::Object(Map::new()))?;
-        Ok(AGUIAssembler {
+        let mut this = AGUIAssembler {
             inner: Assembler::with_history(Options { on_error, limits }, messages, state),
             reader: ToolCallReader::default(),
-        })
+        };
+        this.inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(this)
     }
 
     /// Assembles a chunk of the raw SSE stream (any chunking).
@@ -145,5 +148,11 @@ impl AGUIAssembler {
     #[getter]
     fn event_count(&self) -> u64 {
         self.inner.event_count()
+    }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    #[getter]
+    fn error_count(&self) -> u64 {
+        self.inner.error_count()
     }
 }

@@ -25,19 +25,22 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AnthropicAssembler {
     #[new]
-    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
+    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
     fn new(
         py: Python<'_>,
         on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
+        max_errors: LimitArg,
     ) -> PyResult<Self> {
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        Ok(AnthropicAssembler {
+        let mut this = AnthropicAssembler {
             inner: Assembler::new(Options { on_error, limits }),
             reader: ToolCallReader::default(),
-        })
+        };
+        this.inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(this)
     }
 
     /// Assembles a chunk of the raw SSE stream (any chunking).
@@ -111,5 +114,11 @@ impl AnthropicAssembler {
     #[getter]
     fn event_count(&self) -> u64 {
         self.inner.event_count()
+    }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    #[getter]
+    fn error_count(&self) -> u64 {
+        self.inner.error_count()
     }
 }

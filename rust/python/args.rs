@@ -35,6 +35,11 @@ impl LimitArg {
         })
     }
 
+    /// The `max_errors` argument: how many error records to keep.
+    pub fn max_errors(&self, py: Python<'_>) -> PyResult<Option<usize>> {
+        self.resolve(py, "max_errors", Some(crate::stream::DEFAULT_MAX_ERRORS))
+    }
+
     fn resolve(
         &self,
         py: Python<'_>,

@@ -25,13 +25,14 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl LangChainAssembler {
     #[new]
-    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
+    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
     fn new(
         py: Python<'_>,
         tool_args: StrArg,
         on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
+        max_errors: LimitArg,
     ) -> PyResult<Self> {
         let tool_args = match assemblers::choice(
             py,
@@ -44,14 +45,16 @@ impl LangChainAssembler {
         };
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        Ok(LangChainAssembler {
+        let mut this = LangChainAssembler {
             inner: Assembler::new(Options {
                 tool_args,
                 on_error,
                 limits,
             }),
             reader: ToolCallReader::default(),
-        })
+        };
+        this.inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(this)
     }
 
     /// Assembles a chunk of a raw SSE stream (any chunking).
@@ -133,6 +136,12 @@ impl LangChainAssembler {
     #[getter]
     fn event_count(&self) -> u64 {
         self.inner.event_count()
+    }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    #[getter]
+    fn error_count(&self) -> u64 {
+        self.inner.error_count()
     }
 
     #[getter]

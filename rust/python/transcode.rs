@@ -240,7 +240,8 @@ pub struct Transcoder {
 #[pymethods]
 impl Transcoder {
     #[new]
-    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., **options)")]
+    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, **options)")]
+    #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
@@ -248,6 +249,7 @@ impl Transcoder {
         on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
+        max_errors: LimitArg,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let target = protocol(py, target, "target")?;
@@ -257,12 +259,14 @@ impl Transcoder {
         let options = encoder_options(py, &target, options)?;
         let inner = transcode::Transcoder::new(&source, options, limits, on_error)
             .expect("a known protocol");
-        Ok(Transcoder {
+        let mut this = Transcoder {
             inner,
             to_py_err: to_py_err_for(&source),
             source,
             target,
-        })
+        };
+        this.inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(this)
     }
 
     /// Converts a chunk of the source's SSE stream; returns the target's SSE
@@ -322,6 +326,12 @@ impl Transcoder {
     fn event_count(&self) -> u64 {
         self.inner.event_count()
     }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    #[getter]
+    fn error_count(&self) -> u64 {
+        self.inner.error_count()
+    }
 }
 
 /// Decodes a protocol's stream into neutral events.
@@ -336,23 +346,26 @@ pub struct NeutralDecoder {
 #[pymethods]
 impl NeutralDecoder {
     #[new]
-    #[pyo3(signature = (source, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(source, *, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
+    #[pyo3(signature = (source, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(source, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
     fn new(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
         on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
+        max_errors: LimitArg,
     ) -> PyResult<Self> {
         let source = protocol(py, source, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let inner = transcode::Decoder::new(&source, limits, on_error).expect("a known protocol");
-        Ok(NeutralDecoder {
+        let mut this = NeutralDecoder {
             inner,
             to_py_err: to_py_err_for(&source),
             source,
-        })
+        };
+        this.inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(this)
     }
 
     /// Decodes a chunk of the raw SSE stream; returns the neutral events it
@@ -408,6 +421,12 @@ impl NeutralDecoder {
     #[getter]
     fn event_count(&self) -> u64 {
         self.inner.event_count()
+    }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    #[getter]
+    fn error_count(&self) -> u64 {
+        self.inner.error_count()
     }
 }
 
@@ -490,23 +509,26 @@ pub struct NeutralAssembler {
 #[pymethods]
 impl NeutralAssembler {
     #[new]
-    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=...)")]
+    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
     fn new(
         py: Python<'_>,
         protocol: &Bound<'_, PyAny>,
         on_error: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
+        max_errors: LimitArg,
     ) -> PyResult<Self> {
         let name = self::protocol(py, protocol, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let inner = transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
-        Ok(NeutralAssembler {
+        let mut this = NeutralAssembler {
             inner,
             to_py_err: to_py_err_for(&name),
             source: name,
-        })
+        };
+        this.inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(this)
     }
 
     fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -556,5 +578,11 @@ impl NeutralAssembler {
     #[getter]
     fn event_count(&self) -> u64 {
         self.inner.event_count()
+    }
+
+    /// Every error recorded, including those past `max_errors` not kept.
+    #[getter]
+    fn error_count(&self) -> u64 {
+        self.inner.error_count()
     }
 }

@@ -19,7 +19,7 @@ from .accumulate import is_text as _is_text
 from .accumulate import render as _render
 from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -173,6 +173,7 @@ class Assembler(Driver):
         strict: bool = False,
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
         if not isinstance(data_merge, str):
             raise TypeError(f"data_merge must be str, not {type(data_merge).__name__}")
@@ -180,7 +181,12 @@ class Assembler(Driver):
             raise TypeError(f"strict must be bool, not {type(strict).__name__}")
         if data_merge not in DATA_MERGE_MODES:
             raise ValueError(f"data_merge must be 'merge' or 'upstream', not {data_merge!r}")
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._upstream = data_merge == "upstream"
         self._strict = strict
         self._response: dict[str, Any] = {"object": "response", "status": "in_progress", "output": None}
@@ -410,7 +416,7 @@ class Assembler(Driver):
             code = "stream_error"
         if not isinstance(message, str):
             message = None
-        self._errors.append({"event": self._events, "code": code, "message": message})
+        self._record({"event": self._events, "code": code, "message": message})
         self._response["status"] = "failed"
         self._response["error"] = {"code": code, "message": message}
         # No response says what completed: nothing did.

@@ -19,7 +19,7 @@ from .accumulate import Pieces, render
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -107,8 +107,14 @@ class Assembler(Driver):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         try:
             initial_messages = copy_value([] if messages is None else messages)
             initial_state = copy_value({} if state is None else state)
@@ -628,7 +634,7 @@ class Assembler(Driver):
         if event.get("usage") is not None:
             self._run["usage"] = event["usage"]
         self._terminal = True
-        self._errors.append({"event": self._events, "code": code or "run_error", "message": message})
+        self._record({"event": self._events, "code": code or "run_error", "message": message})
 
     # --- shorthands and legacy events ---------------------------------------------------
 

@@ -37,7 +37,7 @@ from .._errors import AISDKError, AISDKEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
@@ -95,8 +95,14 @@ class Assembler(Driver):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._id = ""
         self._metadata: Any = None
         self._parts: list[dict[str, Any]] = []
@@ -235,7 +241,7 @@ class Assembler(Driver):
             self._data_part(kind, chunk)
         elif kind == "error":
             message = _required(chunk, "errorText", str, "a string")
-            self._errors.append({"event": self._events, "code": "error", "message": message})
+            self._record({"event": self._events, "code": "error", "message": message})
             self._kept.append(chunk)
         else:
             self._kept.append(chunk)  # abort, and types this version does not know

@@ -23,7 +23,7 @@ from .accumulate import Pieces, append, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver
+from .stream import DEFAULT_MAX_ERRORS, Driver
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
@@ -65,8 +65,14 @@ class Assembler(Driver):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._message: dict[str, Any] | None = None
         self._blocks: list[dict[str, Any]] = []
         self._indexes: list[int] = []  # each block's index, by position
@@ -175,7 +181,7 @@ class Assembler(Driver):
             return
         if kind == "error":
             code, message = error_fields(event)
-            self._errors.append({"event": self._events, "code": code, "message": message})
+            self._record({"event": self._events, "code": code, "message": message})
             self._kept.append(event)
             return
         if self._message is None:

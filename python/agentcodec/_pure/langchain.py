@@ -20,7 +20,7 @@ from ._args import as_bytes
 from .accumulate import append, is_text, render
 from .json_values import JSONValueError, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver
+from .stream import DEFAULT_MAX_ERRORS, Driver
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -148,12 +148,18 @@ class Assembler(Driver):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
         if not isinstance(tool_args, str):
             raise TypeError(f"tool_args must be str, not {type(tool_args).__name__}")
         if tool_args not in TOOL_ARGS_MODES:
             raise ValueError(f"tool_args must be 'strict' or 'auto', not {tool_args!r}")
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._auto_args = tool_args == "auto"
         self._messages: list[_Message] = []
         # The message being streamed for each (namespace, node).

@@ -20,7 +20,7 @@ from .accumulate import Pieces, append, is_text, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -59,8 +59,14 @@ class Assembler(Driver):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._header: dict[str, Any] | None = None
         # index -> (the choice's own fields, its message)
         self._choices: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -177,9 +183,7 @@ class Assembler(Driver):
         error = chunk.get("error")
         if error:
             code, said = error_fields(error)
-            self._errors.append(
-                {"event": self._events, "code": "error" if code is None else code, "message": said}
-            )
+            self._record({"event": self._events, "code": "error" if code is None else code, "message": said})
             self._kept.append(chunk)
             return
         if self._done:

@@ -19,7 +19,7 @@ from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -134,8 +134,14 @@ class Assembler(Driver):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._header: dict[str, Any] = {}
         self._items: dict[int, dict[str, Any]] = {}
         # Identity (see _identity) -> output index.
@@ -286,7 +292,7 @@ class Assembler(Driver):
             self._annotation(event)
         elif kind == "error":
             code, message = event.get("code"), event.get("message")
-            self._errors.append(
+            self._record(
                 {
                     "event": self._events,
                     "code": code if isinstance(code, str) else "error",
@@ -333,7 +339,7 @@ class Assembler(Driver):
             if kind == "response.failed" or isinstance(error, dict):
                 error = error if isinstance(error, dict) else {}
                 code, message = error.get("code"), error.get("message")
-                self._errors.append(
+                self._record(
                     {
                         "event": self._events,
                         "code": code if isinstance(code, str) else "response_failed",

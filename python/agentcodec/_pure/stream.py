@@ -12,6 +12,10 @@ from .json_values import JSONValueError, copy_value
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 from .tool_calls import ToolCallReader
 
+#: How many error records an assembler keeps unless told otherwise (every
+#: error is still counted): ``stream::DEFAULT_MAX_ERRORS`` in the Rust core.
+DEFAULT_MAX_ERRORS = 1000
+
 __all__ = ["Driver", "is_done_marker"]
 
 ON_ERROR_MODES = ("raise", "skip")
@@ -38,6 +42,7 @@ class Driver:
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
         if not isinstance(on_error, str):
             raise TypeError(f"on_error must be str, not {type(on_error).__name__}")
@@ -48,7 +53,11 @@ class Driver:
             max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
             max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
         )
+        # The first max_errors errors recorded, and how many there were: a
+        # stream of junk skipped must not grow memory without bound.
         self._errors: list[dict[str, Any]] = []
+        self._error_count = 0
+        self._max_errors = limit_arg("max_errors", max_errors)
         # Event texts decoded but not applied yet, because an earlier one failed.
         self._backlog: list[str] = []
         self._events = 0
@@ -112,6 +121,18 @@ class Driver:
         """Events seen so far."""
         return self._events
 
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
+        return self._error_count
+
+    def _record(self, error: dict[str, Any]) -> None:
+        """Records an error: counted, and kept while fewer than
+        ``max_errors`` are."""
+        self._error_count += 1
+        if self._max_errors is None or len(self._errors) < self._max_errors:
+            self._errors.append(error)
+
     # --- for the protocols -------------------------------------------------------
 
     def _feed(self, data: bytes | bytearray | memoryview, observed: list[Any] | None) -> None:
@@ -174,7 +195,7 @@ class Driver:
         error = self._event_error(self._events, problem)
         if not self._skip_errors:
             raise error
-        self._errors.append({"event": self._events, "code": "invalid_event", "message": str(error)})
+        self._record({"event": self._events, "code": "invalid_event", "message": str(error)})
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         raise NotImplementedError

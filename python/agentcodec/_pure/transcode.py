@@ -41,7 +41,7 @@ from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 
 __all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
 
@@ -200,11 +200,17 @@ class _Decoding(Driver):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
         protocol = _protocol(source, "source")
         self._event_error = protocol.event_error
         self._base_error = protocol.base_error
-        super().__init__(on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self.source = source
         self._source = protocol.decoder()
 
@@ -313,11 +319,16 @@ class Transcoder(_Decoding):
         on_error: str = "raise",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
         **options: Any,
     ) -> None:
         protocol = _protocol(target, "target")
         super().__init__(
-            source, on_error=on_error, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes
+            source,
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
         )
         self.target = target
         self._encoder = _encoder(target, options)
