@@ -24,6 +24,44 @@ pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+/// Why `text` is not JSON as [`parse`] reads it, for its event's error:
+/// what is wrong and the byte offset where, as `PartialJSON` says it on
+/// both backends (`is not valid JSON: expected a value, found 'N' at byte
+/// 6`). Only called once parsing failed, so its cost is the error's.
+pub fn why_not_json(text: &str) -> String {
+    use crate::partial_json::{Builder, PartialJson, Scalar};
+
+    /// Builds nothing; refuses what `parse` refuses beyond the grammar.
+    struct Check;
+    impl Builder for Check {
+        fn open(&mut self, _object: bool) -> Result<(), String> {
+            Ok(())
+        }
+        fn close(&mut self) {}
+        fn key(&mut self, _key: &str) -> Result<(), String> {
+            Ok(())
+        }
+        fn scalar(&mut self, value: Scalar<'_>) -> Result<(), String> {
+            match value {
+                Scalar::Number(text) if is_long_int(text) => Err(LONG_INT.to_owned()),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    let mut parser = PartialJson::new(MAX_DEPTH);
+    match parser.feed(text.as_bytes(), &mut Check) {
+        Err(error) => format!("is not valid JSON: {} at byte {}", error.reason, error.offset),
+        Ok(()) if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() => {
+            "is not valid JSON: there is no value".to_owned()
+        }
+        Ok(()) if !parser.complete_at_end() => {
+            format!("is not valid JSON: incomplete at byte {}", text.len())
+        }
+        Ok(()) => "is not valid JSON".to_owned(),
+    }
+}
+
 /// Why a value with an integer of more than [`MAX_INT_DIGITS`] digits is
 /// refused; the pure backend says the same.
 pub const LONG_INT: &str = "an integer of more than 4300 digits";

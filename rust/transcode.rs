@@ -242,7 +242,7 @@ impl<S: Sink> Protocol for Decoding<S> {
         }
         match json::parse(text) {
             Ok(event) => self.apply_value(log, event),
-            Err(_) => log.fail("is not valid JSON".to_owned()),
+            Err(_) => log.fail(json::why_not_json(text)),
         }
     }
 

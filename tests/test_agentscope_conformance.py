@@ -409,14 +409,16 @@ def test_25_unknown_keys_survive(backend: ModuleType) -> None:
 @pytest.mark.parametrize(
     ("frame", "problem"),
     [
-        ("not json", "is not valid JSON"),
+        ("not json", "is not valid JSON: invalid literal, expected 'null' at byte 1"),
         ("[1, 2]", "is a JSON array, not an object"),
         ('"text"', "is a JSON string, not an object"),
         ("42", "is a JSON number, not an object"),
         ("null", "is JSON null, not an object"),
-        ('{"a": NaN}', "is not valid JSON"),
-        ('{"a": "\\ud800"}', "is not valid JSON"),
-        ("[" * 200 + "]" * 200, "is not valid JSON"),
+        ('{"a": NaN}', "is not valid JSON: expected a value, found 'N' at byte 6"),
+        ('{"a": "\\ud800"}', "is not valid JSON: a lone surrogate at byte 13"),
+        ("[" * 200 + "]" * 200, "is not valid JSON: nesting deeper than max_depth=127 at byte 127"),
+        ('{"a": 1', "is not valid JSON: incomplete at byte 7"),
+        ('{"a": 1} x', "is not valid JSON: unexpected 'x' after the JSON value at byte 9"),
     ],
 )
 def test_bad_frame_raises_naming_the_event_and_keeps_the_rest(
@@ -440,7 +442,11 @@ def test_bad_frames_skipped_and_recorded(backend: ModuleType) -> None:
     assembler.feed(sse(text("Hel"), "{oops", "[]", text("lo")))
     assert contents(assembler)[0]["text"] == "Hello"
     assert assembler.errors == [
-        {"event": 2, "code": "invalid_event", "message": "AgentScope event 2 is not valid JSON"},
+        {
+            "event": 2,
+            "code": "invalid_event",
+            "message": "AgentScope event 2 is not valid JSON: expected a string key, found 'o' at byte 1",
+        },
         {"event": 3, "code": "invalid_event", "message": "AgentScope event 3 is a JSON array, not an object"},
     ]
     assert assembler.event_count == 4

@@ -285,12 +285,15 @@ def test_event_errors(backend: ModuleType) -> None:
     with pytest.raises(AISDKEventError) as caught:
         assembler.feed(stream)
     assert caught.value.event == 1
-    assert str(caught.value) == "AI SDK UI message chunk 1 is not valid JSON"
+    assert (
+        str(caught.value)
+        == "AI SDK UI message chunk 1 is not valid JSON: invalid literal, expected 'null' at byte 1"
+    )
     assembler = backend.AISDKAssembler(on_error="skip")
     assembler.feed(stream)
     message = assembler.close()
     assert [error["message"] for error in assembler.errors] == [
-        "AI SDK UI message chunk 1 is not valid JSON",
+        "AI SDK UI message chunk 1 is not valid JSON: invalid literal, expected 'null' at byte 1",
         "AI SDK UI message chunk 2 is a JSON array, not an object",
         "AI SDK UI message chunk 3 has no type",
         'AI SDK UI message chunk 4 is a text-delta for text part "t", which is not streaming',

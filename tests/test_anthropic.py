@@ -261,7 +261,7 @@ def test_errors(backend: ModuleType) -> None:
     head = [START, text_block(0)[0], good]
     text = {"type": "text"}
     cases = [
-        ("not json", "is not valid JSON"),
+        ("not json", "is not valid JSON: invalid literal, expected 'null' at byte 1"),
         ("[1]", "is a JSON array, not an object"),
         ("{}", "has no type"),
         ('{"type": 1}', "has a type that is not a string"),

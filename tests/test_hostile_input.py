@@ -14,9 +14,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, AgentScopeError, AgentScopeEventError, SSELimitError
-from conftest import NATIVE, PURE
+from conftest import NATIVE, PURE, examples, requires_native
 
 LANGCHAIN_HEAD = b'data: {"type":"event","method":"messages","params":{"namespace":[],"node":"m","data":'
 
@@ -428,3 +430,20 @@ def test_skipped_events_keep_a_bounded_sample_and_a_count(backend: ModuleType, p
     assert (len(transcoder.errors), transcoder.error_count) == (2, 2500)
     with pytest.raises(ValueError, match=r"^max_errors must not be negative, got -1$"):
         getattr(backend, name)(max_errors=-1)
+
+
+@requires_native
+@settings(max_examples=examples(300), deadline=None)
+@given(text=st.text(alphabet='{}[]":,0123456789.eE+-tfnrulas \\u\té😀\ud800', max_size=40))
+def test_why_an_event_is_not_json_is_said_alike(text: str) -> None:
+    """Each backend says what is wrong with an event's JSON and at which byte,
+    in the same words (the reason once was only "is not valid JSON")."""
+    data = b"data: " + text.encode("utf-8", "surrogatepass") + b"\n\n"
+    errors = []
+    for backend in (NATIVE, PURE):
+        assembler = backend.AgentScopeAssembler(on_error="skip")
+        assembler.feed(data)
+        errors.append(assembler.errors)
+    assert errors[0] == errors[1]
+    if errors[0] and "not valid JSON" in errors[0][0]["message"]:
+        assert " at byte " in errors[0][0]["message"] or errors[0][0]["message"].endswith("there is no value")

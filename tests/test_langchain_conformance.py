@@ -473,7 +473,10 @@ def test_bad_messages_raise_naming_them_and_keep_the_rest() -> None:
     assembler = Assembler()
     with pytest.raises(LangChainEventError) as info:
         assembler.feed(stream.encode())
-    assert (info.value.event, str(info.value)) == (2, "LangChain protocol message 2 is not valid JSON")
+    assert (info.value.event, str(info.value)) == (
+        2,
+        "LangChain protocol message 2 is not valid JSON: expected a string key, found 'b' at byte 1",
+    )
     assert isinstance(info.value, ValueError)
     with pytest.raises(LangChainEventError, match="message 3 is not a JSON object"):
         assembler.feed(b"")

@@ -284,7 +284,7 @@ def test_logprobs_of_a_later_choice_are_not_doubled(backend: ModuleType) -> None
 def test_errors(backend: ModuleType) -> None:
     good = {"id": "c", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}]}
     cases = [
-        ("not json", "is not valid JSON"),
+        ("not json", "is not valid JSON: invalid literal, expected 'null' at byte 1"),
         ("[1]", "is a JSON array, not an object"),
         ('{"choices": {}}', "has choices that are not a list"),
         ('{"choices": [1]}', "has a choice (at 0) that is not an object"),

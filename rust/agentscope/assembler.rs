@@ -398,7 +398,7 @@ impl Protocol for AgentScope {
                 self.apply_value(log, event)
             }
             Ok(other) => log.fail(format!("is {}, not an object", json::kind(&other))),
-            Err(_) => log.fail("is not valid JSON".to_owned()),
+            Err(_) => log.fail(json::why_not_json(text)),
         }
     }
 

@@ -185,7 +185,7 @@ impl Protocol for Messages {
                 }
                 self.apply_value(log, event)
             }
-            Err(_) => log.fail("is not valid JSON".to_owned()),
+            Err(_) => log.fail(json::why_not_json(text)),
         }
     }
 

@@ -289,7 +289,7 @@ impl Protocol for LangChain {
                 }
                 self.apply_value(log, envelope)
             }
-            Err(_) => log.fail("is not valid JSON".to_owned()),
+            Err(_) => log.fail(json::why_not_json(text)),
         }
     }
 

@@ -351,7 +351,7 @@ impl Protocol for Responses {
                 }
                 self.apply_value(log, event)
             }
-            Err(_) => log.fail("is not valid JSON".to_owned()),
+            Err(_) => log.fail(json::why_not_json(text)),
         }
     }
 

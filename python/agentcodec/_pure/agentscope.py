@@ -17,7 +17,7 @@ from .accumulate import Pieces as _Pieces
 from .accumulate import append as _append
 from .accumulate import is_text as _is_text
 from .accumulate import render as _render
-from .json_values import JSONValueError, json_kind, loads
+from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
@@ -274,7 +274,7 @@ class Assembler(Driver):
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail("is not valid JSON")
+            self._fail(why_not_json(text))
             return
         if not isinstance(event, dict):
             self._fail(f"is {json_kind(event)}, not an object")

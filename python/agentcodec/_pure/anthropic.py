@@ -21,7 +21,7 @@ from typing import Any
 from .._errors import AnthropicError, AnthropicEventError
 from .accumulate import Pieces, append, render
 from .events import as_int
-from .json_values import JSONValueError, json_kind, loads
+from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import DEFAULT_MAX_ERRORS, Driver
 from .tool_calls import NO_ARGUMENTS, ToolCall
@@ -145,7 +145,7 @@ class Assembler(Driver):
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail("is not valid JSON")
+            self._fail(why_not_json(text))
             return
         if observed is not None and isinstance(event, dict):
             observed.append(render(event))

@@ -18,7 +18,7 @@ from typing import Any
 from .._errors import LangChainError, LangChainEventError
 from ._args import as_bytes
 from .accumulate import append, is_text, render
-from .json_values import JSONValueError, loads
+from .json_values import JSONValueError, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import DEFAULT_MAX_ERRORS, Driver
 from .tool_calls import NO_ARGUMENTS, ToolCall
@@ -249,7 +249,7 @@ class Assembler(Driver):
         try:
             envelope = loads(text)
         except JSONValueError:
-            self._fail("is not valid JSON")
+            self._fail(why_not_json(text))
             return
         if observed is not None and isinstance(envelope, dict):
             observed.append(render(envelope))

@@ -18,7 +18,7 @@ from typing import Any
 from .._errors import OpenAIChatError, OpenAIChatEventError
 from .accumulate import Pieces, append, is_text, render
 from .events import as_int
-from .json_values import JSONValueError, json_kind, loads
+from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
@@ -161,7 +161,7 @@ class Assembler(Driver):
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail("is not valid JSON")
+            self._fail(why_not_json(text))
             return
         if observed is not None and isinstance(event, dict):
             observed.append(render(event))

@@ -17,7 +17,7 @@ from typing import Any
 
 from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from .accumulate import Pieces, render
-from .json_values import JSONValueError, json_kind, loads, quote
+from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
@@ -246,7 +246,7 @@ class Assembler(Driver):
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail("is not valid JSON")
+            self._fail(why_not_json(text))
             return
         if observed is not None and isinstance(event, dict):
             observed.append(render(event))

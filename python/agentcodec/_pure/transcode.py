@@ -39,7 +39,7 @@ from . import (
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
-from .json_values import JSONValueError, copy_value, json_kind, loads
+from .json_values import JSONValueError, copy_value, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
 
@@ -224,7 +224,7 @@ class _Decoding(Driver):
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail("is not valid JSON")
+            self._fail(why_not_json(text))
             return
         self._apply_value(event)
 
