@@ -51,7 +51,10 @@ pub fn why_not_json(text: &str) -> String {
 
     let mut parser = PartialJson::new(MAX_DEPTH);
     match parser.feed(text.as_bytes(), &mut Check) {
-        Err(error) => format!("is not valid JSON: {} at byte {}", error.reason, error.offset),
+        Err(error) => format!(
+            "is not valid JSON: {} at byte {}",
+            error.reason, error.offset
+        ),
         Ok(()) if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() => {
             "is not valid JSON: there is no value".to_owned()
         }

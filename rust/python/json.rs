@@ -60,7 +60,7 @@ pub fn long_int<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>>
     if let Ok(int) = int_type.call1((text,)) {
         return Ok(int);
     }
-    // Below CPython's smallest limit (640 digits), 18 digits at a time.
+    // 18 digits at a time: far under the lowest limit CPython takes (640).
     let (negative, digits) = match text.strip_prefix('-') {
         Some(digits) => (true, digits),
         None => (false, text),
