@@ -250,8 +250,16 @@ impl PartialJson {
                 let text = std::str::from_utf8(&bytes[..valid]).expect("valid up to here");
                 (text, &bytes[valid..])
             }
-            // A fragment that is not UTF-8 is refused whole, where it stops being UTF-8.
-            Err(error) => return Err(self.fail_at(error.valid_up_to(), "invalid UTF-8".to_owned())),
+            // Not UTF-8: what comes before the bad byte is read first (an
+            // error there comes first, however the text was cut), then the
+            // bad byte is the error.
+            Err(error) => {
+                let valid = error.valid_up_to();
+                let text = std::str::from_utf8(&bytes[..valid]).expect("valid up to here");
+                self.parse(text, builder)?;
+                self.offset += valid;
+                return Err(self.fail_at(0, "invalid UTF-8".to_owned()));
+            }
         };
         let rest = rest.to_vec();
         self.parse(text, builder)?;

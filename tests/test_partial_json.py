@@ -179,3 +179,27 @@ def test_nothing_yet_is_none_and_arguments_are_checked(backend: ModuleType) -> N
     for bad in (0, -1, True, "2"):
         with pytest.raises(ValueError, match="max_depth must be a positive int"):
             backend.PartialJSON(max_depth=bad)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (b"\x04\x9d", "invalid JSON at byte 0: expected a value, found U+0004"),
+        (b'["\xc3\xa9",\xff', "invalid JSON at byte 6: invalid UTF-8"),
+        ("x\ud800", "invalid JSON at byte 0: expected a value, found 'x'"),
+        ("[1,\ud800", "invalid JSON at byte 3: a lone surrogate"),
+    ],
+)
+def test_the_first_error_wins_however_the_text_is_cut(
+    backend: ModuleType, text: str | bytes, error: str
+) -> None:
+    """A fragment that stops being UTF-8 is read up to that point first, so
+    an error before it is the error, whole or cut anywhere (found by the
+    partial_json fuzz target: fed whole, the bad byte was reported first)."""
+    for cut in range(len(text) + 1):
+        parser = backend.PartialJSON()
+        with pytest.raises(PartialJSONError) as caught:
+            parser.feed(text[:cut])
+            parser.feed(text[cut:])
+        assert str(caught.value) == error, cut

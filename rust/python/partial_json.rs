@@ -297,19 +297,24 @@ impl PartialJSON {
     /// A `str` fragment holding a lone surrogate is no UTF-8 text: refused
     /// where the surrogate is, as the pure backend refuses it.
     fn lone_surrogate(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyErr {
-        let before = (|| -> PyResult<usize> {
+        // The text before the first surrogate, as UTF-8.
+        let before = (|| -> PyResult<Vec<u8>> {
             let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
             let bytes: &[u8] = encoded.extract()?;
             let valid = std::str::from_utf8(bytes)
                 .map_or_else(|error| error.valid_up_to(), |_| bytes.len());
-            Ok(valid)
+            Ok(bytes[..valid].to_vec())
         })();
-        match before {
-            Ok(valid) => {
-                let error = self.live.parser.refuse(valid, "a lone surrogate");
-                partial_json_error(py, error.offset, &error.reason)
-            }
-            Err(error) => error,
+        let before = match before {
+            Ok(before) => before,
+            Err(error) => return error,
+        };
+        // It is read first: an error there comes first, however the text
+        // was cut.
+        if let Err(error) = self.feed_bytes(py, &before) {
+            return error;
         }
+        let error = self.live.parser.refuse(0, "a lone surrogate");
+        partial_json_error(py, error.offset, &error.reason)
     }
 }

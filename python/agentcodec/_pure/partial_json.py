@@ -151,14 +151,14 @@ class PartialJSON:
             try:
                 size = len(fragment.encode("utf-8"))
             except UnicodeEncodeError as exc:
-                before = len(fragment[: exc.start].encode("utf-8", "surrogatepass"))
-                self._fail(self._offset + before, "a lone surrogate")
+                self._fail_after(fragment[: exc.start], "a lone surrogate")
             text = fragment
         elif isinstance(fragment, (bytes, bytearray, memoryview)):
+            pending = self._decoder.getstate()[0]
             try:
                 text = self._decoder.decode(bytes(fragment))
             except UnicodeDecodeError as exc:
-                self._fail(self._offset + exc.start, "invalid UTF-8")
+                self._fail_after((pending + bytes(fragment))[: exc.start].decode("utf-8"), "invalid UTF-8")
             size = len(text.encode("utf-8"))
         else:
             raise TypeError(f"feed() takes str or bytes, not {type(fragment).__name__}")
@@ -173,6 +173,14 @@ class PartialJSON:
     def _fail(self, offset: int, reason: str) -> NoReturn:
         self._error = PartialJSONError(offset, reason)
         raise self._error
+
+    def _fail_after(self, text: str, reason: str) -> NoReturn:
+        """Fails right after ``text``, the valid start of a fragment that is
+        no UTF-8 text, which is read first: an error in it comes first,
+        however the text was cut."""
+        self._parse(text)
+        self._offset += len(text.encode("utf-8"))
+        self._fail(self._offset, reason)
 
     def _fail_at(self, text: str, index: int, reason: str) -> NoReturn:
         self._fail(self._offset + len(text[:index].encode("utf-8")), reason)
