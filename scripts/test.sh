@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a clean checkout, installing what it needs:
-#   1. Rust: rustfmt, clippy, cargo test (the core, without Python).
+#   1. Rust: rustfmt, clippy, cargo test (the core, without Python); every
+#      cargo-fuzz target for 20 s (scripts/fuzz.sh).
 #   2. The release artifacts (scripts/build-release.sh): a native wheel for
 #      each supported CPython on the machine, the pure wheel, the sdist,
 #      twine-checked. Everything below installs and tests those files.
@@ -46,6 +47,12 @@ cargo fmt --all --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo clippy --all-targets --locked --features python -- -D warnings
 cargo test --locked
+
+step "Fuzzing: every cargo-fuzz target for 20 s, seeded from the fixtures (nightly)"
+cargo +nightly fmt --manifest-path fuzz/Cargo.toml --check
+command -v cargo-fuzz > /dev/null || cargo +nightly install cargo-fuzz --locked --quiet
+rm -rf fuzz/artifacts
+./scripts/fuzz.sh 20
 
 step "Release artifacts: a native wheel per CPython, the pure wheel, the sdist"
 rm -rf "$work"

@@ -1,0 +1,117 @@
+//! Every assembler: no panic on any byte stream, errors skipped; fed in
+//! chunks it assembles what it assembles from the whole stream at once.
+#![no_main]
+
+use agentcodec::stream::{Assemble, OnError};
+use agentcodec::{agentscope, agui, ai_sdk, anthropic, langchain, openai_chat, openai_responses};
+use libfuzzer_sys::fuzz_target;
+
+#[path = "chunks.rs"]
+mod chunks;
+
+/// Feeds `pieces`, closes, and says what came of it.
+fn run<A: Assemble>(mut assembler: A, pieces: &[&[u8]], view: impl Fn(&A) -> String) -> String {
+    for piece in pieces {
+        let _ = assembler.feed(piece);
+    }
+    let _ = assembler.close();
+    format!(
+        "{} {:?} {}",
+        assembler.event_count(),
+        assembler.errors(),
+        view(&assembler)
+    )
+}
+
+fn both<A: Assemble>(make: impl Fn() -> A, view: impl Fn(&A) -> String, seed: &[u8], data: &[u8]) {
+    let whole = run(make(), &[data], &view);
+    assert_eq!(run(make(), &chunks::chunks(seed, data), &view), whole);
+}
+
+fuzz_target!(|input: &[u8]| {
+    let (seed, data) = chunks::split(input);
+    let skip = OnError::Skip;
+    let limits = agentcodec::sse::Limits {
+        max_line_bytes: Some(4096),
+        max_event_bytes: Some(8192),
+    };
+    both(
+        || {
+            agentscope::Assembler::new(agentscope::Options {
+                on_error: skip,
+                limits,
+                ..Default::default()
+            })
+        },
+        |a| a.response().to_string(),
+        seed,
+        data,
+    );
+    both(
+        || {
+            langchain::Assembler::new(langchain::Options {
+                on_error: skip,
+                limits,
+                ..Default::default()
+            })
+        },
+        |a| format!("{:?}", a.messages()),
+        seed,
+        data,
+    );
+    both(
+        || {
+            agui::Assembler::new(agui::Options {
+                on_error: skip,
+                limits,
+            })
+        },
+        |a| format!("{:?}", a.messages()),
+        seed,
+        data,
+    );
+    both(
+        || {
+            openai_responses::Assembler::new(openai_responses::Options {
+                on_error: skip,
+                limits,
+            })
+        },
+        |a| a.response().to_string(),
+        seed,
+        data,
+    );
+    both(
+        || {
+            openai_chat::Assembler::new(openai_chat::Options {
+                on_error: skip,
+                limits,
+            })
+        },
+        |a| a.completion().to_string(),
+        seed,
+        data,
+    );
+    both(
+        || {
+            anthropic::Assembler::new(anthropic::Options {
+                on_error: skip,
+                limits,
+            })
+        },
+        |a| a.message().to_string(),
+        seed,
+        data,
+    );
+    both(
+        || {
+            ai_sdk::Assembler::new(ai_sdk::Options {
+                on_error: skip,
+                limits,
+            })
+        },
+        |a| a.message().to_string(),
+        seed,
+        data,
+    );
+});
