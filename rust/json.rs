@@ -24,33 +24,36 @@ pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+/// A `PartialJson` builder that builds nothing and refuses what [`parse`]
+/// refuses beyond the grammar (integers past [`MAX_INT_DIGITS`]): with it,
+/// the partial parser accepts what `parse` accepts.
+pub struct Validate;
+
+impl crate::partial_json::Builder for Validate {
+    fn open(&mut self, _object: bool) -> Result<(), String> {
+        Ok(())
+    }
+    fn close(&mut self) {}
+    fn key(&mut self, _key: &str) -> Result<(), String> {
+        Ok(())
+    }
+    fn scalar(&mut self, value: crate::partial_json::Scalar<'_>) -> Result<(), String> {
+        match value {
+            crate::partial_json::Scalar::Number(text) if is_long_int(text) => {
+                Err(LONG_INT.to_owned())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Why `text` is not JSON as [`parse`] reads it, for its event's error:
 /// what is wrong and the byte offset where, as `PartialJSON` says it on
 /// both backends (`is not valid JSON: expected a value, found 'N' at byte
 /// 6`). Only called once parsing failed, so its cost is the error's.
 pub fn why_not_json(text: &str) -> String {
-    use crate::partial_json::{Builder, PartialJson, Scalar};
-
-    /// Builds nothing; refuses what `parse` refuses beyond the grammar.
-    struct Check;
-    impl Builder for Check {
-        fn open(&mut self, _object: bool) -> Result<(), String> {
-            Ok(())
-        }
-        fn close(&mut self) {}
-        fn key(&mut self, _key: &str) -> Result<(), String> {
-            Ok(())
-        }
-        fn scalar(&mut self, value: Scalar<'_>) -> Result<(), String> {
-            match value {
-                Scalar::Number(text) if is_long_int(text) => Err(LONG_INT.to_owned()),
-                _ => Ok(()),
-            }
-        }
-    }
-
-    let mut parser = PartialJson::new(MAX_DEPTH);
-    match parser.feed(text.as_bytes(), &mut Check) {
+    let mut parser = crate::partial_json::PartialJson::new(MAX_DEPTH);
+    match parser.feed(text.as_bytes(), &mut Validate) {
         Err(error) => format!(
             "is not valid JSON: {} at byte {}",
             error.reason, error.offset
