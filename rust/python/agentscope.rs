@@ -5,18 +5,17 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::args::{LimitArg, StrArg};
-use super::assemblers;
+use super::assemblers::{self, AssemblerState};
 use super::errors::{agentscope_error, agentscope_event_error, error_records, stream_error};
+use super::guard::Guarded;
 use super::json::to_python;
-use super::tool_calls::ToolCallReader;
 use crate::agentscope::{Assembler, DataMerge, Error, Options};
 use crate::stream::Assemble;
 
 /// Assembles an AgentScope Agent API (`/process`) stream into its AgentResponse.
-#[pyclass(module = "agentcodec.agentscope", name = "Assembler")]
+#[pyclass(frozen, module = "agentcodec.agentscope", name = "Assembler")]
 pub struct AgentScopeAssembler {
-    inner: Assembler,
-    reader: ToolCallReader,
+    state: Guarded<AssemblerState<Assembler>>,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -48,97 +47,111 @@ impl AgentScopeAssembler {
         };
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let mut this = AgentScopeAssembler {
-            inner: Assembler::new(Options {
-                data_merge,
-                on_error,
-                strict,
-                limits,
-            }),
-            reader: ToolCallReader::default(),
-        };
-        this.inner.set_max_errors(max_errors.max_errors(py)?);
-        Ok(this)
+        let mut inner = Assembler::new(Options {
+            data_merge,
+            on_error,
+            strict,
+            limits,
+        });
+        inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(AgentScopeAssembler {
+            state: assemblers::guarded(inner),
+        })
     }
 
     /// Assembles a chunk of the raw SSE stream (any chunking).
-    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        assemblers::feed(py, &mut self.inner, data, to_py_err)
+    fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::feed(py, &mut state.inner, data, to_py_err)
+        })
     }
 
     /// Like `feed`, and returns the events the chunk completed, decoded.
     fn feed_with_events<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        assemblers::feed_with_events(py, &mut self.inner, data, to_py_err)
+        self.state.with(py, |state| {
+            assemblers::feed_with_events(py, &mut state.inner, data, to_py_err)
+        })
     }
 
     /// Assembles one event that is already decoded (a dict).
-    fn feed_event(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
-        assemblers::feed_event(py, &mut self.inner, event, to_py_err)
+    fn feed_event(&self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::feed_event(py, &mut state.inner, event, to_py_err)
+        })
     }
 
     /// Ends the stream and returns the final response.
-    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        assemblers::close(py, &mut self.inner, to_py_err)?;
-        self.response(py)
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.state.with(py, |state| {
+            assemblers::close(py, &mut state.inner, to_py_err)?;
+            to_python(py, &state.inner.response())
+        })
     }
 
     /// The AgentResponse assembled so far: a new dict on every access.
     #[getter]
     fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_python(py, &self.inner.response())
+        self.state
+            .with(py, |state| to_python(py, &state.inner.response()))
     }
 
     /// Every message assembled, in order of first appearance.
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        assemblers::to_list(py, &self.inner.messages())
+        self.state
+            .with(py, |state| assemblers::to_list(py, &state.inner.messages()))
     }
 
     /// Every tool call, its arguments parsed as they stream.
     #[getter]
-    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.reader.read(py, self.inner.tool_calls())
+    fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.state
+            .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
     }
 
     /// Errors the stream reported or, with `on_error="skip"`, frames skipped.
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        error_records(py, self.inner.errors())
+        self.state
+            .with(py, |state| error_records(py, state.inner.errors()))
     }
 
     /// A new connection carries the stream on (a client resuming with
     /// `Last-Event-ID`): the event the old one left unterminated is
     /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
-        assemblers::reconnect(py, &mut self.inner, to_py_err)
+    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::reconnect(py, &mut state.inner, to_py_err)
+        })
     }
 
     /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
     #[getter]
-    fn last_event_id(&self) -> &str {
-        self.inner.last_event_id()
+    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+        self.state
+            .with(py, |state| Ok(state.inner.last_event_id().to_owned()))
     }
 
     /// The reconnection time in milliseconds the stream set, if any.
     #[getter]
-    fn retry(&self) -> Option<u64> {
-        self.inner.retry()
+    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        self.state.with(py, |state| Ok(state.inner.retry()))
     }
 
     /// Events seen so far (SSE events, and events passed to `feed_event`).
     #[getter]
-    fn event_count(&self) -> u64 {
-        self.inner.event_count()
+    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.inner.event_count()))
     }
 
     /// Every error recorded, including those past `max_errors` not kept.
     #[getter]
-    fn error_count(&self) -> u64 {
-        self.inner.error_count()
+    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.inner.error_count()))
     }
 }
 

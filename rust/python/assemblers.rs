@@ -5,8 +5,29 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
 use super::bytes::with_bytes;
+use super::guard::Guarded;
 use super::json::{from_python, to_python};
+use super::tool_calls::ToolCallReader;
 use crate::stream::{Assemble, Error, OnError};
+
+/// What an assembler binding holds: the protocol's assembler, and the parsers
+/// of its tool calls' arguments.
+pub struct AssemblerState<A> {
+    pub inner: A,
+    pub reader: ToolCallReader,
+}
+
+/// An assembler's state, used by one call at a time (every protocol's
+/// class is named `Assembler` in Python).
+pub fn guarded<A: Send>(inner: A) -> Guarded<AssemblerState<A>> {
+    Guarded::new(
+        "Assembler",
+        AssemblerState {
+            inner,
+            reader: ToolCallReader::default(),
+        },
+    )
+}
 
 /// Turns an assembler's error into the protocol's exception.
 pub type ToPyErr = fn(Python<'_>, Error) -> PyErr;

@@ -4,18 +4,17 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
 use super::args::{LimitArg, StrArg};
-use super::assemblers;
+use super::assemblers::{self, AssemblerState};
 use super::bytes::with_bytes;
 use super::errors::{error_records, langchain_error, langchain_event_error, stream_error};
-use super::tool_calls::ToolCallReader;
+use super::guard::Guarded;
 use crate::langchain::{Assembler, Error, Options, ToolArgs};
 use crate::stream::Assemble;
 
 /// Assembles the messages of a LangChain Agent Streaming Protocol stream.
-#[pyclass(module = "agentcodec.langchain", name = "Assembler")]
+#[pyclass(frozen, module = "agentcodec.langchain", name = "Assembler")]
 pub struct LangChainAssembler {
-    inner: Assembler,
-    reader: ToolCallReader,
+    state: Guarded<AssemblerState<Assembler>>,
 }
 
 fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
@@ -45,107 +44,124 @@ impl LangChainAssembler {
         };
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let mut this = LangChainAssembler {
-            inner: Assembler::new(Options {
-                tool_args,
-                on_error,
-                limits,
-            }),
-            reader: ToolCallReader::default(),
-        };
-        this.inner.set_max_errors(max_errors.max_errors(py)?);
-        Ok(this)
+        let mut inner = Assembler::new(Options {
+            tool_args,
+            on_error,
+            limits,
+        });
+        inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(LangChainAssembler {
+            state: assemblers::guarded(inner),
+        })
     }
 
     /// Assembles a chunk of a raw SSE stream (any chunking).
-    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        assemblers::feed(py, &mut self.inner, data, to_py_err)
+    fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::feed(py, &mut state.inner, data, to_py_err)
+        })
     }
 
     /// Like `feed`, and returns the messages the data completed, decoded.
     fn feed_with_events<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        assemblers::feed_with_events(py, &mut self.inner, data, to_py_err)
+        self.state.with(py, |state| {
+            assemblers::feed_with_events(py, &mut state.inner, data, to_py_err)
+        })
     }
 
     /// Assembles one WebSocket text frame (one JSON message).
-    fn feed_frame(&mut self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<()> {
-        let text = if let Ok(text) = frame.cast::<PyString>() {
-            text.to_string_lossy().into_owned()
-        } else {
-            with_bytes(frame, "Assembler.feed_frame()", |bytes| {
-                String::from_utf8_lossy(bytes).into_owned()
-            })?
-        };
-        self.inner
-            .feed_frame(&text)
-            .map_err(|err| to_py_err(py, err))
+    fn feed_frame(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            let text = if let Ok(text) = frame.cast::<PyString>() {
+                text.to_string_lossy().into_owned()
+            } else {
+                with_bytes(frame, "Assembler.feed_frame()", |bytes| {
+                    String::from_utf8_lossy(bytes).into_owned()
+                })?
+            };
+            state
+                .inner
+                .feed_frame(&text)
+                .map_err(|err| to_py_err(py, err))
+        })
     }
 
     /// Assembles one message that is already decoded (a dict).
-    fn feed_event(&mut self, py: Python<'_>, envelope: &Bound<'_, PyAny>) -> PyResult<()> {
-        assemblers::feed_event(py, &mut self.inner, envelope, to_py_err)
+    fn feed_event(&self, py: Python<'_>, envelope: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::feed_event(py, &mut state.inner, envelope, to_py_err)
+        })
     }
 
     /// Ends the stream and returns the messages.
-    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        assemblers::close(py, &mut self.inner, to_py_err)?;
-        self.messages(py)
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.state.with(py, |state| {
+            assemblers::close(py, &mut state.inner, to_py_err)?;
+            assemblers::to_list(py, &state.inner.messages())
+        })
     }
 
     /// Every message so far, in the order they started.
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        assemblers::to_list(py, &self.inner.messages())
+        self.state
+            .with(py, |state| assemblers::to_list(py, &state.inner.messages()))
     }
 
     /// Every tool-call block of every message, its args parsed as they stream.
     #[getter]
-    fn tool_calls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.reader.read(py, self.inner.tool_calls())
+    fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.state
+            .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
     }
 
     /// Messages skipped with `on_error="skip"`.
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        error_records(py, self.inner.errors())
+        self.state
+            .with(py, |state| error_records(py, state.inner.errors()))
     }
 
     /// A new connection carries the stream on (a client resuming with
     /// `Last-Event-ID`): the event the old one left unterminated is
     /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
-        assemblers::reconnect(py, &mut self.inner, to_py_err)
+    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::reconnect(py, &mut state.inner, to_py_err)
+        })
     }
 
     /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
     #[getter]
-    fn last_event_id(&self) -> &str {
-        self.inner.last_event_id()
+    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+        self.state
+            .with(py, |state| Ok(state.inner.last_event_id().to_owned()))
     }
 
     /// The reconnection time in milliseconds the stream set, if any.
     #[getter]
-    fn retry(&self) -> Option<u64> {
-        self.inner.retry()
+    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        self.state.with(py, |state| Ok(state.inner.retry()))
     }
 
     #[getter]
-    fn event_count(&self) -> u64 {
-        self.inner.event_count()
+    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.inner.event_count()))
     }
 
     /// Every error recorded, including those past `max_errors` not kept.
     #[getter]
-    fn error_count(&self) -> u64 {
-        self.inner.error_count()
+    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.inner.error_count()))
     }
 
     #[getter]
-    fn duplicate_count(&self) -> u64 {
-        self.inner.duplicate_count()
+    fn duplicate_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state
+            .with(py, |state| Ok(state.inner.duplicate_count()))
     }
 }

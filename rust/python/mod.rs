@@ -8,6 +8,7 @@ mod args;
 mod assemblers;
 mod bytes;
 mod errors;
+mod guard;
 mod json;
 mod langchain;
 mod openai_chat;

@@ -8,6 +8,7 @@ use pyo3::types::{PyDict, PyFloat, PyList, PyString};
 
 use super::bytes::with_bytes;
 use super::errors::partial_json_error;
+use super::guard::Guarded;
 use crate::partial_json::{
     Builder, PartialJson as Parser, PartialJsonError, Pending, Scalar, DEFAULT_MAX_DEPTH,
 };
@@ -200,9 +201,9 @@ impl LiveJson {
 
 /// Parses a JSON text fed in fragments (`str` or UTF-8 bytes); `value` is
 /// the value so far (None before any), `done` whether the text is complete.
-#[pyclass(module = "agentcodec", name = "PartialJSON")]
+#[pyclass(frozen, module = "agentcodec", name = "PartialJSON")]
 pub struct PartialJSON {
-    live: LiveJson,
+    state: Guarded<LiveJson>,
 }
 
 #[pymethods]
@@ -211,9 +212,7 @@ impl PartialJSON {
     #[pyo3(signature = (*, max_depth = None))]
     fn new(max_depth: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let Some(max_depth) = max_depth else {
-            return Ok(PartialJSON {
-                live: LiveJson::new(DEFAULT_MAX_DEPTH),
-            });
+            return Ok(PartialJSON::from(LiveJson::new(DEFAULT_MAX_DEPTH)));
         };
         let depth = if max_depth.is_instance_of::<pyo3::types::PyBool>() {
             None
@@ -226,95 +225,104 @@ impl PartialJSON {
                 max_depth.repr()?
             )));
         };
-        Ok(PartialJSON {
-            live: LiveJson::new(usize::try_from(depth).unwrap_or(usize::MAX)),
-        })
+        Ok(PartialJSON::from(LiveJson::new(
+            usize::try_from(depth).unwrap_or(usize::MAX),
+        )))
     }
 
     /// Reads the next fragment of the text.
-    fn feed(&mut self, py: Python<'_>, fragment: &Bound<'_, PyAny>) -> PyResult<()> {
-        if let Some(error) = self.live.parser.error() {
-            return Err(partial_json_error(py, error.offset, &error.reason));
-        }
-        if let Ok(text) = fragment.cast::<PyString>() {
-            let text = match text.to_str() {
-                Ok(text) => text,
-                Err(_) => return Err(self.lone_surrogate(py, text)),
-            };
-            return self.feed_bytes(py, text.as_bytes());
-        }
-        if !fragment.is_instance_of::<pyo3::types::PyBytes>()
-            && !fragment.is_instance_of::<pyo3::types::PyByteArray>()
-            && !fragment.is_instance_of::<pyo3::types::PyMemoryView>()
-        {
-            return Err(PyTypeError::new_err(format!(
-                "feed() takes str or bytes, not {}",
-                fragment.get_type().name()?
-            )));
-        }
-        with_bytes(fragment, "feed()", |bytes| self.feed_bytes(py, bytes))?
+    fn feed(&self, py: Python<'_>, fragment: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state
+            .with(py, |live| feed_fragment(py, live, fragment))
     }
 
     /// The value so far: None until one has begun.
     #[getter]
-    fn value(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.live.value(py)
+    fn value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.state.with(py, |live| live.value(py))
     }
 
     /// Whether the JSON text is complete (a top-level number is complete
     /// once something follows it).
     #[getter]
-    fn done(&self) -> bool {
-        self.live.parser.done()
+    fn done(&self, py: Python<'_>) -> PyResult<bool> {
+        self.state.with(py, |live| Ok(live.parser.done()))
     }
 
     /// How many bytes of JSON text were read.
     #[getter]
-    fn offset(&self) -> usize {
-        self.live.parser.offset()
+    fn offset(&self, py: Python<'_>) -> PyResult<usize> {
+        self.state.with(py, |live| Ok(live.parser.offset()))
     }
 
-    fn __repr__(&self) -> String {
-        let done = if self.live.parser.done() {
-            "True"
-        } else {
-            "False"
-        };
-        format!(
-            "PartialJSON(offset={}, done={done})",
-            self.live.parser.offset()
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        self.state.with(py, |live| {
+            let done = if live.parser.done() { "True" } else { "False" };
+            Ok(format!(
+                "PartialJSON(offset={}, done={done})",
+                live.parser.offset()
+            ))
+        })
     }
 }
 
-impl PartialJSON {
-    fn feed_bytes(&mut self, py: Python<'_>, bytes: &[u8]) -> PyResult<()> {
-        self.live
-            .feed(py, bytes)
-            .map_err(|error| partial_json_error(py, error.offset, &error.reason))
-    }
-
-    /// A `str` fragment holding a lone surrogate is no UTF-8 text: refused
-    /// where the surrogate is, as the pure backend refuses it.
-    fn lone_surrogate(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyErr {
-        // The text before the first surrogate, as UTF-8.
-        let before = (|| -> PyResult<Vec<u8>> {
-            let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
-            let bytes: &[u8] = encoded.extract()?;
-            let valid = std::str::from_utf8(bytes)
-                .map_or_else(|error| error.valid_up_to(), |_| bytes.len());
-            Ok(bytes[..valid].to_vec())
-        })();
-        let before = match before {
-            Ok(before) => before,
-            Err(error) => return error,
-        };
-        // It is read first: an error there comes first, however the text
-        // was cut.
-        if let Err(error) = self.feed_bytes(py, &before) {
-            return error;
+impl From<LiveJson> for PartialJSON {
+    fn from(live: LiveJson) -> Self {
+        PartialJSON {
+            state: Guarded::new("PartialJSON", live),
         }
-        let error = self.live.parser.refuse(0, "a lone surrogate");
-        partial_json_error(py, error.offset, &error.reason)
     }
+}
+
+/// `PartialJSON.feed(fragment)`: `str` or a bytes-like object of UTF-8.
+fn feed_fragment(py: Python<'_>, live: &mut LiveJson, fragment: &Bound<'_, PyAny>) -> PyResult<()> {
+    if let Some(error) = live.parser.error() {
+        return Err(partial_json_error(py, error.offset, &error.reason));
+    }
+    if let Ok(text) = fragment.cast::<PyString>() {
+        let text = match text.to_str() {
+            Ok(text) => text,
+            Err(_) => return Err(lone_surrogate(py, live, text)),
+        };
+        return feed_bytes(py, live, text.as_bytes());
+    }
+    if !fragment.is_instance_of::<pyo3::types::PyBytes>()
+        && !fragment.is_instance_of::<pyo3::types::PyByteArray>()
+        && !fragment.is_instance_of::<pyo3::types::PyMemoryView>()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "feed() takes str or bytes, not {}",
+            fragment.get_type().name()?
+        )));
+    }
+    with_bytes(fragment, "feed()", |bytes| feed_bytes(py, live, bytes))?
+}
+
+fn feed_bytes(py: Python<'_>, live: &mut LiveJson, bytes: &[u8]) -> PyResult<()> {
+    live.feed(py, bytes)
+        .map_err(|error| partial_json_error(py, error.offset, &error.reason))
+}
+
+/// A `str` fragment holding a lone surrogate is no UTF-8 text: refused
+/// where the surrogate is, as the pure backend refuses it.
+fn lone_surrogate(py: Python<'_>, live: &mut LiveJson, text: &Bound<'_, PyString>) -> PyErr {
+    // The text before the first surrogate, as UTF-8.
+    let before = (|| -> PyResult<Vec<u8>> {
+        let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+        let bytes: &[u8] = encoded.extract()?;
+        let valid =
+            std::str::from_utf8(bytes).map_or_else(|error| error.valid_up_to(), |_| bytes.len());
+        Ok(bytes[..valid].to_vec())
+    })();
+    let before = match before {
+        Ok(before) => before,
+        Err(error) => return error,
+    };
+    // It is read first: an error there comes first, however the text
+    // was cut.
+    if let Err(error) = feed_bytes(py, live, &before) {
+        return error;
+    }
+    let error = live.parser.refuse(0, "a lone surrogate");
+    partial_json_error(py, error.offset, &error.reason)
 }

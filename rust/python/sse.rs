@@ -11,6 +11,7 @@ use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
 use super::args::{str_object, LimitArg, StrArg};
 use super::bytes::with_bytes;
 use super::errors::sse_limit_error;
+use super::guard::Guarded;
 use crate::sse::{encode_comment, encode_event, Decoder, Event};
 
 static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -195,9 +196,15 @@ impl<'py> EventFactory<'py> {
 }
 
 /// Incremental `text/event-stream` decoder (the WHATWG algorithm).
-#[pyclass(module = "agentcodec", name = "SSEDecoder")]
+#[pyclass(frozen, module = "agentcodec", name = "SSEDecoder")]
 pub struct SSEDecoder {
+    state: Guarded<DecoderState>,
+}
+
+struct DecoderState {
     decoder: Decoder,
+    /// The last event ID and the Python string made of it, shared by the
+    /// events that carry it.
     last_id: Option<(String, Py<PyString>)>,
 }
 
@@ -214,21 +221,24 @@ impl SSEDecoder {
         let last_event_id = last_event_id.get(py, "last_event_id")?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         Ok(SSEDecoder {
-            decoder: Decoder::with_last_event_id(limits, &last_event_id),
-            last_id: None,
+            state: Guarded::new(
+                "SSEDecoder",
+                DecoderState {
+                    decoder: Decoder::with_last_event_id(limits, &last_event_id),
+                    last_id: None,
+                },
+            ),
         })
     }
 
     /// Decodes one chunk and returns the events it completed.
-    fn feed<'py>(
-        &mut self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let SSEDecoder { decoder, last_id } = self;
-        run(py, last_id, |on_event| {
-            with_bytes(data, "SSEDecoder.feed()", |bytes| {
-                decoder.feed(bytes, on_event)
+    fn feed<'py>(&self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        self.state.with(py, |state| {
+            let DecoderState { decoder, last_id } = state;
+            run(py, last_id, |on_event| {
+                with_bytes(data, "SSEDecoder.feed()", |bytes| {
+                    decoder.feed(bytes, on_event)
+                })
             })
         })
     }
@@ -236,31 +246,36 @@ impl SSEDecoder {
     /// Ends the stream: an unterminated event is discarded. The decoder may
     /// then be fed a new stream (a reconnection); the last event ID carries
     /// over.
-    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let SSEDecoder { decoder, last_id } = self;
-        run(py, last_id, |on_event| Ok(decoder.close(on_event)))
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.state.with(py, |state| {
+            let DecoderState { decoder, last_id } = state;
+            run(py, last_id, |on_event| Ok(decoder.close(on_event)))
+        })
     }
 
     /// The last event ID: what a client sends as `Last-Event-ID` to resume.
     #[getter]
-    fn last_event_id(&self) -> &str {
-        self.decoder.last_event_id()
+    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+        self.state
+            .with(py, |state| Ok(state.decoder.last_event_id().to_owned()))
     }
 
     /// The reconnection time in milliseconds set by the stream, or None.
     #[getter]
-    fn retry(&self) -> Option<u64> {
-        self.decoder.retry()
+    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        self.state.with(py, |state| Ok(state.decoder.retry()))
     }
 
     #[getter]
-    fn max_line_bytes(&self) -> Option<usize> {
-        self.decoder.limits().max_line_bytes
+    fn max_line_bytes(&self, py: Python<'_>) -> PyResult<Option<usize>> {
+        self.state
+            .with(py, |state| Ok(state.decoder.limits().max_line_bytes))
     }
 
     #[getter]
-    fn max_event_bytes(&self) -> Option<usize> {
-        self.decoder.limits().max_event_bytes
+    fn max_event_bytes(&self, py: Python<'_>) -> PyResult<Option<usize>> {
+        self.state
+            .with(py, |state| Ok(state.decoder.limits().max_event_bytes))
     }
 }
 

@@ -13,6 +13,7 @@ use super::errors::{
     error_records, langchain_error, langchain_event_error, responses_error, responses_event_error,
     stream_error,
 };
+use super::guard::Guarded;
 use super::json::{from_python, to_python};
 use crate::events::Event;
 use crate::json::Value;
@@ -227,9 +228,9 @@ fn to_events<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyLi
 }
 
 /// Converts a stream of one protocol into another, as it streams.
-#[pyclass(module = "agentcodec", name = "Transcoder")]
+#[pyclass(frozen, module = "agentcodec", name = "Transcoder")]
 pub struct Transcoder {
-    inner: transcode::Transcoder,
+    state: Guarded<transcode::Transcoder>,
     to_py_err: ToPyErr,
     #[pyo3(get)]
     source: String,
@@ -257,87 +258,95 @@ impl Transcoder {
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let options = encoder_options(py, &target, options)?;
-        let inner = transcode::Transcoder::new(&source, options, limits, on_error)
+        let mut inner = transcode::Transcoder::new(&source, options, limits, on_error)
             .expect("a known protocol");
-        let mut this = Transcoder {
-            inner,
+        inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(Transcoder {
+            state: Guarded::new("Transcoder", inner),
             to_py_err: to_py_err_for(&source),
             source,
             target,
-        };
-        this.inner.set_max_errors(max_errors.max_errors(py)?);
-        Ok(this)
+        })
     }
 
     /// Converts a chunk of the source's SSE stream; returns the target's SSE
     /// bytes for the events it completed. After an error, what was converted
     /// before it comes with the next call.
     fn feed<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        assemblers::feed(py, &mut self.inner, data, self.to_py_err)?;
-        Ok(PyBytes::new(py, &self.inner.take_bytes()))
+        self.state.with(py, |state| {
+            assemblers::feed(py, state, data, self.to_py_err)?;
+            Ok(PyBytes::new(py, &state.take_bytes()))
+        })
     }
 
     /// Converts one source event already decoded from JSON; returns the
     /// target's events.
     fn feed_event<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         event: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        assemblers::feed_event(py, &mut self.inner, event, self.to_py_err)?;
-        to_events(py, &self.inner.take_events())
+        self.state.with(py, |state| {
+            assemblers::feed_event(py, state, event, self.to_py_err)?;
+            to_events(py, &state.take_events())
+        })
     }
 
     /// Ends the source stream; returns the target's last SSE bytes.
-    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        assemblers::close(py, &mut self.inner, self.to_py_err)?;
-        Ok(PyBytes::new(py, &self.inner.take_bytes()))
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.state.with(py, |state| {
+            assemblers::close(py, state, self.to_py_err)?;
+            Ok(PyBytes::new(py, &state.take_bytes()))
+        })
     }
 
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        error_records(py, self.inner.errors())
+        self.state
+            .with(py, |state| error_records(py, state.errors()))
     }
 
     /// A new connection carries the stream on (a client resuming with
     /// `Last-Event-ID`): the event the old one left unterminated is
     /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
-        assemblers::reconnect(py, &mut self.inner, self.to_py_err)
+    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
+        self.state
+            .with(py, |state| assemblers::reconnect(py, state, self.to_py_err))
     }
 
     /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
     #[getter]
-    fn last_event_id(&self) -> &str {
-        self.inner.last_event_id()
+    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+        self.state
+            .with(py, |state| Ok(state.last_event_id().to_owned()))
     }
 
     /// The reconnection time in milliseconds the stream set, if any.
     #[getter]
-    fn retry(&self) -> Option<u64> {
-        self.inner.retry()
+    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        self.state.with(py, |state| Ok(state.retry()))
     }
 
     #[getter]
-    fn event_count(&self) -> u64 {
-        self.inner.event_count()
+    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.event_count()))
     }
 
     /// Every error recorded, including those past `max_errors` not kept.
     #[getter]
-    fn error_count(&self) -> u64 {
-        self.inner.error_count()
+    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.error_count()))
     }
 }
 
 /// Decodes a protocol's stream into neutral events.
-#[pyclass(module = "agentcodec", name = "NeutralDecoder")]
+#[pyclass(frozen, module = "agentcodec", name = "NeutralDecoder")]
 pub struct NeutralDecoder {
-    inner: transcode::Decoder,
+    state: Guarded<transcode::Decoder>,
     to_py_err: ToPyErr,
     #[pyo3(get)]
     source: String,
@@ -358,82 +367,87 @@ impl NeutralDecoder {
         let source = protocol(py, source, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let inner = transcode::Decoder::new(&source, limits, on_error).expect("a known protocol");
-        let mut this = NeutralDecoder {
-            inner,
+        let mut inner =
+            transcode::Decoder::new(&source, limits, on_error).expect("a known protocol");
+        inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(NeutralDecoder {
+            state: Guarded::new("NeutralDecoder", inner),
             to_py_err: to_py_err_for(&source),
             source,
-        };
-        this.inner.set_max_errors(max_errors.max_errors(py)?);
-        Ok(this)
+        })
     }
 
     /// Decodes a chunk of the raw SSE stream; returns the neutral events it
     /// completed.
-    fn feed<'py>(
-        &mut self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        assemblers::feed(py, &mut self.inner, data, self.to_py_err)?;
-        to_events(py, &self.inner.take())
+    fn feed<'py>(&self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        self.state.with(py, |state| {
+            assemblers::feed(py, state, data, self.to_py_err)?;
+            to_events(py, &state.take())
+        })
     }
 
     /// Decodes one event that is already decoded from JSON.
     fn feed_event<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         event: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        assemblers::feed_event(py, &mut self.inner, event, self.to_py_err)?;
-        to_events(py, &self.inner.take())
+        self.state.with(py, |state| {
+            assemblers::feed_event(py, state, event, self.to_py_err)?;
+            to_events(py, &state.take())
+        })
     }
 
-    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        assemblers::close(py, &mut self.inner, self.to_py_err)?;
-        to_events(py, &self.inner.take())
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.state.with(py, |state| {
+            assemblers::close(py, state, self.to_py_err)?;
+            to_events(py, &state.take())
+        })
     }
 
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        error_records(py, self.inner.errors())
+        self.state
+            .with(py, |state| error_records(py, state.errors()))
     }
 
     /// A new connection carries the stream on (a client resuming with
     /// `Last-Event-ID`): the event the old one left unterminated is
     /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
-        assemblers::reconnect(py, &mut self.inner, self.to_py_err)
+    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
+        self.state
+            .with(py, |state| assemblers::reconnect(py, state, self.to_py_err))
     }
 
     /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
     #[getter]
-    fn last_event_id(&self) -> &str {
-        self.inner.last_event_id()
+    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+        self.state
+            .with(py, |state| Ok(state.last_event_id().to_owned()))
     }
 
     /// The reconnection time in milliseconds the stream set, if any.
     #[getter]
-    fn retry(&self) -> Option<u64> {
-        self.inner.retry()
+    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        self.state.with(py, |state| Ok(state.retry()))
     }
 
     #[getter]
-    fn event_count(&self) -> u64 {
-        self.inner.event_count()
+    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.event_count()))
     }
 
     /// Every error recorded, including those past `max_errors` not kept.
     #[getter]
-    fn error_count(&self) -> u64 {
-        self.inner.error_count()
+    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.error_count()))
     }
 }
 
 /// Encodes neutral events into a protocol's events and SSE bytes.
-#[pyclass(module = "agentcodec", name = "NeutralEncoder")]
+#[pyclass(frozen, module = "agentcodec", name = "NeutralEncoder")]
 pub struct NeutralEncoder {
-    inner: transcode::Encoder,
+    state: Guarded<transcode::Encoder>,
     #[pyo3(get)]
     target: String,
 }
@@ -467,40 +481,45 @@ impl NeutralEncoder {
         let target = protocol(py, target, "target")?;
         let options = encoder_options(py, &target, options)?;
         Ok(NeutralEncoder {
-            inner: transcode::Encoder::new(options),
+            state: Guarded::new("NeutralEncoder", transcode::Encoder::new(options)),
             target,
         })
     }
 
     /// The SSE bytes of what one neutral event becomes.
     fn encode<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         event: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let event = neutral_event(event)?;
-        Ok(PyBytes::new(py, &self.inner.encode(&event)))
+        self.state.with(py, |state| {
+            let event = neutral_event(event)?;
+            Ok(PyBytes::new(py, &state.encode(&event)))
+        })
     }
 
     /// What one neutral event becomes, as the target's events.
     fn encode_events<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         event: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let event = neutral_event(event)?;
-        to_events(py, &self.inner.encode_events(&event))
+        self.state.with(py, |state| {
+            let event = neutral_event(event)?;
+            to_events(py, &state.encode_events(&event))
+        })
     }
 
-    fn close<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.close())
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.state
+            .with(py, |state| Ok(PyBytes::new(py, &state.close())))
     }
 }
 
 /// Assembles any protocol's stream into one protocol-neutral view.
-#[pyclass(module = "agentcodec", name = "NeutralAssembler")]
+#[pyclass(frozen, module = "agentcodec", name = "NeutralAssembler")]
 pub struct NeutralAssembler {
-    inner: transcode::Assembler,
+    state: Guarded<transcode::Assembler>,
     to_py_err: ToPyErr,
     #[pyo3(get)]
     source: String,
@@ -521,68 +540,77 @@ impl NeutralAssembler {
         let name = self::protocol(py, protocol, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let inner = transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
-        let mut this = NeutralAssembler {
-            inner,
+        let mut inner =
+            transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
+        inner.set_max_errors(max_errors.max_errors(py)?);
+        Ok(NeutralAssembler {
+            state: Guarded::new("NeutralAssembler", inner),
             to_py_err: to_py_err_for(&name),
             source: name,
-        };
-        this.inner.set_max_errors(max_errors.max_errors(py)?);
-        Ok(this)
+        })
     }
 
-    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        assemblers::feed(py, &mut self.inner, data, self.to_py_err)
+    fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::feed(py, state, data, self.to_py_err)
+        })
     }
 
-    fn feed_event(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
-        assemblers::feed_event(py, &mut self.inner, event, self.to_py_err)
+    fn feed_event(&self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state.with(py, |state| {
+            assemblers::feed_event(py, state, event, self.to_py_err)
+        })
     }
 
     /// Ends the stream and returns the view.
-    fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        assemblers::close(py, &mut self.inner, self.to_py_err)?;
-        self.view(py)
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.state.with(py, |state| {
+            assemblers::close(py, state, self.to_py_err)?;
+            to_python(py, &state.view())
+        })
     }
 
     /// The view so far: a new dict on every access.
     #[getter]
     fn view<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_python(py, &self.inner.view())
+        self.state.with(py, |state| to_python(py, &state.view()))
     }
 
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        error_records(py, self.inner.errors())
+        self.state
+            .with(py, |state| error_records(py, state.errors()))
     }
 
     /// A new connection carries the stream on (a client resuming with
     /// `Last-Event-ID`): the event the old one left unterminated is
     /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
-        assemblers::reconnect(py, &mut self.inner, self.to_py_err)
+    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
+        self.state
+            .with(py, |state| assemblers::reconnect(py, state, self.to_py_err))
     }
 
     /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
     #[getter]
-    fn last_event_id(&self) -> &str {
-        self.inner.last_event_id()
+    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+        self.state
+            .with(py, |state| Ok(state.last_event_id().to_owned()))
     }
 
     /// The reconnection time in milliseconds the stream set, if any.
     #[getter]
-    fn retry(&self) -> Option<u64> {
-        self.inner.retry()
+    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        self.state.with(py, |state| Ok(state.retry()))
     }
 
     #[getter]
-    fn event_count(&self) -> u64 {
-        self.inner.event_count()
+    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.event_count()))
     }
 
     /// Every error recorded, including those past `max_errors` not kept.
     #[getter]
-    fn error_count(&self) -> u64 {
-        self.inner.error_count()
+    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
+        self.state.with(py, |state| Ok(state.error_count()))
     }
 }

@@ -3,20 +3,37 @@ for module, used where the native extension is unavailable or when
 ``AGENTCODEC_BACKEND=python``."""
 
 from .._version import __version__
-from .agentscope import Assembler as AgentScopeAssembler
-from .agui import Assembler as AGUIAssembler
-from .ai_sdk import Assembler as AISDKAssembler
-from .anthropic import Assembler as AnthropicAssembler
-from .langchain import Assembler as LangChainAssembler
-from .openai_chat import Assembler as OpenAIChatAssembler
-from .openai_responses import Assembler as OpenAIResponsesAssembler
-from .partial_json import PartialJSON
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
+from . import (
+    agentscope,
+    agui,
+    ai_sdk,
+    anthropic,
+    langchain,
+    openai_chat,
+    openai_responses,
+    partial_json,
+    sse_decoder,
+    transcode,
+)
+from ._guard import serialized
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
-from .transcode import Assembler as NeutralAssembler
-from .transcode import Decoder as NeutralDecoder
-from .transcode import Encoder as NeutralEncoder
-from .transcode import Transcoder
+
+# What the package exports is safe to share between threads: one call at a
+# time per object (see _guard). SSEEvent is immutable.
+AgentScopeAssembler = serialized(agentscope.Assembler)
+AGUIAssembler = serialized(agui.Assembler)
+AISDKAssembler = serialized(ai_sdk.Assembler)
+AnthropicAssembler = serialized(anthropic.Assembler)
+LangChainAssembler = serialized(langchain.Assembler)
+OpenAIChatAssembler = serialized(openai_chat.Assembler)
+OpenAIResponsesAssembler = serialized(openai_responses.Assembler)
+PartialJSON = serialized(partial_json.PartialJSON)
+SSEDecoder = serialized(sse_decoder.SSEDecoder)
+NeutralAssembler = serialized(transcode.Assembler, "NeutralAssembler")
+NeutralDecoder = serialized(transcode.Decoder, "NeutralDecoder")
+NeutralEncoder = serialized(transcode.Encoder, "NeutralEncoder")
+Transcoder = serialized(transcode.Transcoder)
 
 __all__ = [
     "AGUIAssembler",

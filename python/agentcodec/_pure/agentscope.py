@@ -210,13 +210,16 @@ class Assembler(Driver):
         without a terminal response event is "incomplete", with everything
         assembled so far."""
         self._close()
-        return self.response
+        return self._render_response()
 
     # --- output --------------------------------------------------------------
 
     @property
     def response(self) -> dict[str, Any]:
         """The AgentResponse assembled so far: a new dict on every access."""
+        return self._render_response()
+
+    def _render_response(self) -> dict[str, Any]:
         response: dict[str, Any] = _render(self._response)
         if self._terminal:
             response["output"] = _render(self._output)

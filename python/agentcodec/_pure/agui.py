@@ -162,7 +162,7 @@ class Assembler(Driver):
         """Ends the stream and returns the run. A stream that ended without
         RUN_FINISHED or RUN_ERROR is "incomplete", with everything assembled."""
         self._close()
-        return self.run
+        return self._render_run()
 
     # --- output --------------------------------------------------------------
 
@@ -170,9 +170,12 @@ class Assembler(Driver):
     def run(self) -> dict[str, Any]:
         """The run so far: ``threadId``, ``runId``, ``status``, ``error``,
         ``result``, ``messages``, ``state`` and the kept ``events``."""
+        return self._render_run()
+
+    def _render_run(self) -> dict[str, Any]:
         run: dict[str, Any] = render(self._run)
-        run["messages"] = self.messages
-        run["state"] = self.state
+        run["messages"] = [render(message) for message in self._messages]
+        run["state"] = render(self._state)
         run["events"] = render(self._kept)
         return run
 

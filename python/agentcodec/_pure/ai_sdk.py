@@ -131,13 +131,16 @@ class Assembler(Driver):
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the UIMessage."""
         self._close()
-        return self.message
+        return self._render_message()
 
     # --- output --------------------------------------------------------------
 
     @property
     def message(self) -> dict[str, Any]:
         """The UIMessage so far: a new dict on every access."""
+        return self._render_message()
+
+    def _render_message(self) -> dict[str, Any]:
         message: dict[str, Any] = {"id": self._id}
         if self._metadata is not None:
             message["metadata"] = render(self._metadata)

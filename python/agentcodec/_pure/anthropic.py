@@ -94,13 +94,16 @@ class Assembler(Driver):
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the Message."""
         self._close()
-        return self.message
+        return self._render_message()
 
     # --- output --------------------------------------------------------------
 
     @property
     def message(self) -> dict[str, Any]:
         """The Message so far: a new dict on every access."""
+        return self._render_message()
+
+    def _render_message(self) -> dict[str, Any]:
         content = render(self._blocks)
         if self._message is None:
             return {"type": "message", "role": "assistant", "content": content}

@@ -194,7 +194,7 @@ class Assembler(Driver):
         """Ends the stream and returns the messages. A message still being
         streamed is "incomplete", with everything assembled so far."""
         self._close()
-        return self.messages
+        return self._render_messages()
 
     # --- output --------------------------------------------------------------
 
@@ -202,6 +202,9 @@ class Assembler(Driver):
     def messages(self) -> list[dict[str, Any]]:
         """Every message so far, in the order they started: a new list of new
         dicts on every access."""
+        return self._render_messages()
+
+    def _render_messages(self) -> list[dict[str, Any]]:
         return [message.render() for message in self._messages]
 
     @property

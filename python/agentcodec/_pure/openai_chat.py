@@ -84,13 +84,16 @@ class Assembler(Driver):
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the ChatCompletion."""
         self._close()
-        return self.completion
+        return self._render_completion()
 
     # --- output --------------------------------------------------------------
 
     @property
     def completion(self) -> dict[str, Any]:
         """The ChatCompletion so far: a new dict on every access."""
+        return self._render_completion()
+
+    def _render_completion(self) -> dict[str, Any]:
         choices = [self._choice(index) for index in sorted(self._choices)]
         if self._header is None:
             return {"object": "chat.completion", "choices": choices}

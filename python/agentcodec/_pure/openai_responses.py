@@ -161,13 +161,16 @@ class Assembler(Driver):
         """Ends the stream and returns the Response: the last one the server
         sent, with every output item as assembled."""
         self._close()
-        return self.response
+        return self._render_response()
 
     # --- output --------------------------------------------------------------
 
     @property
     def response(self) -> dict[str, Any]:
         """The Response so far: a new dict on every access."""
+        return self._render_response()
+
+    def _render_response(self) -> dict[str, Any]:
         output = [render(self._items[index]) for index in sorted(self._items)]
         response: dict[str, Any] = {}
         for key, value in self._header.items():
@@ -195,6 +198,9 @@ class Assembler(Driver):
         MCP call), ``name``, ``arguments`` parsed so far (read after every
         delta, each byte is parsed once), and ``done``; arguments that are not
         valid JSON stay as they came, with an ``error``."""
+        return self._read_tool_calls()
+
+    def _read_tool_calls(self) -> list[dict[str, Any]]:
         ended = self._terminal or self._closed
         calls = []
         for index in sorted(self._items):
@@ -220,7 +226,7 @@ class Assembler(Driver):
         """The function calls among ``tool_calls``, without their ``type``.
         Read through the same parsers, so the two views may be read in turn."""
         functions = []
-        for call in self.tool_calls:
+        for call in self._read_tool_calls():
             if call.pop("type") == "function_call":
                 functions.append(call)
         return functions

@@ -125,6 +125,9 @@ class PartialJSON:
     def done(self) -> bool:
         """Whether the JSON text is complete (a top-level number is complete
         once something follows it)."""
+        return self._is_done()
+
+    def _is_done(self) -> bool:
         return self._expect == _END and self._token == _NO_TOKEN
 
     @property
@@ -135,7 +138,7 @@ class PartialJSON:
     def _complete_at_end(self) -> bool:
         """Whether the text is complete if it ends here: done, or a
         top-level number that nothing followed."""
-        if self.done:
+        if self._is_done():
             return True
         return (
             not self._stack
@@ -166,7 +169,7 @@ class PartialJSON:
         self._offset += size
 
     def __repr__(self) -> str:
-        return f"PartialJSON(offset={self._offset}, done={self.done})"
+        return f"PartialJSON(offset={self._offset}, done={self._is_done()})"
 
     # --- errors ------------------------------------------------------------
 

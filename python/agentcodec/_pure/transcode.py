@@ -291,10 +291,13 @@ class Encoder:
 
     def encode(self, event: dict[str, Any]) -> bytes:
         """The SSE bytes of what one neutral event becomes."""
-        return b"".join(self._frame(item) for item in self.encode_events(event))
+        return b"".join(self._frame(item) for item in self._encode(event))
 
     def encode_events(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         """What one neutral event becomes, as the target's events."""
+        return self._encode(event)
+
+    def _encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         try:
             copied = copy_value(event)
         except JSONValueError as exc:
@@ -398,10 +401,13 @@ class Assembler(_Decoding):
 
     def close(self) -> dict[str, Any]:
         self._close()
-        return self.view
+        return self._render_view()
 
     @property
     def view(self) -> dict[str, Any]:
+        return self._render_view()
+
+    def _render_view(self) -> dict[str, Any]:
         view: dict[str, Any] = render(self._run)
         view["messages"] = [render(message) for message in self._messages.values()]
         view["state"] = render(self._state)
