@@ -4,6 +4,9 @@ chunks, so that only the assembler holds its content. Prints the peak
 resident size above the baseline next to the size of the assembled output.
 
     python benches/memory.py --megabytes 100
+    python benches/memory.py --messages 100000   # many small messages: bytes per message
+
+``AGENTCODEC_BACKEND=python`` measures the pure backend.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -53,27 +57,46 @@ def stream(megabytes: float) -> Iterator[bytes]:
     yield bytes(pending)
 
 
+def small_messages(count: int) -> Iterator[bytes]:
+    """``count`` short assistant messages, each streamed as an agent server
+    writes one: announced, two text deltas, the content completed, the
+    message completed."""
+    for number in range(count):
+        message = {"object": "message", "id": f"msg_{number:08d}", "type": "message", "role": "assistant"}
+        content = {"object": "content", "type": "text", "index": 0, "msg_id": message["id"]}
+        events = [
+            {**message, "status": "in_progress"},
+            {**content, "delta": True, "status": "in_progress", "text": "hello "},
+            {**content, "delta": True, "status": "in_progress", "text": "there"},
+            {**content, "delta": False, "status": "completed", "text": "hello there"},
+            {**message, "status": "completed"},
+        ]
+        yield b"".join(
+            b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n" for event in events
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=float, default=100.0)
+    parser.add_argument("--messages", type=int, help="measure this many small messages instead")
     parser.add_argument("--write", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    size = ["--messages", str(args.messages)] if args.messages else ["--megabytes", str(args.megabytes)]
     if args.write:
         with open(args.write, "wb") as out:
-            for chunk in stream(args.megabytes):
+            for chunk in small_messages(args.messages) if args.messages else stream(args.megabytes):
                 out.write(chunk)
         return 0
     with tempfile.TemporaryDirectory() as directory:
         capture = Path(directory) / "stream.sse"
-        command = [sys.executable, __file__, "--megabytes", str(args.megabytes), "--write", str(capture)]
+        command = [sys.executable, __file__, *size, "--write", str(capture)]
         subprocess.run(command, check=True)
-        return measure(capture)
+        return measure_messages(capture, args.messages) if args.messages else measure(capture)
 
 
-def measure(capture: Path) -> int:
-    gc.collect()
-    baseline = peak_rss_mb()
-    assembler = agentcodec.agentscope.Assembler()
+def feed_file(assembler: Any, capture: Path) -> int:
+    """Feeds the capture in network-sized chunks; returns the bytes fed."""
     fed = 0
     sizes = [len(chunk) for chunk in workloads.network_chunks(b"\0" * 100_000)]
     with open(capture, "rb") as source:
@@ -83,6 +106,30 @@ def measure(capture: Path) -> int:
                 break
             assembler.feed(chunk)
             fed += len(chunk)
+    return fed
+
+
+def measure_messages(capture: Path, count: int) -> int:
+    gc.collect()
+    baseline = peak_rss_mb()
+    assembler = agentcodec.agentscope.Assembler()
+    fed = feed_file(assembler, capture)
+    grown = peak_rss_mb() - baseline
+    messages = assembler.messages
+    assert len(messages) == count
+    assert messages[-1]["content"][0]["text"] == "hello there"
+    print(
+        f"{agentcodec.backend} backend: fed {fed / 1e6:.1f} MB, {count} messages;"
+        f" peak RSS above baseline {grown:.1f} MB, {grown * 1024 * 1024 / count:.0f} bytes per message"
+    )
+    return 0
+
+
+def measure(capture: Path) -> int:
+    gc.collect()
+    baseline = peak_rss_mb()
+    assembler = agentcodec.agentscope.Assembler()
+    fed = feed_file(assembler, capture)
     response = assembler.close()
     # Measured before anything else copies the result.
     grown = peak_rss_mb() - baseline

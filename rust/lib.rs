@@ -10,6 +10,7 @@ pub mod agui;
 pub mod ai_sdk;
 pub mod anthropic;
 pub mod events;
+pub mod frozen;
 pub mod json;
 pub mod json_patch;
 pub mod json_probe;

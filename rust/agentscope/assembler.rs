@@ -14,6 +14,7 @@ use indexmap::IndexMap;
 use super::probe::Probe;
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
+use crate::frozen::FrozenValue;
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
@@ -23,6 +24,9 @@ use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
 /// Statuses that end a run: the response event carrying one is authoritative.
 const TERMINAL_STATUSES: [&str; 5] = ["completed", "failed", "canceled", "rejected", "incomplete"];
+/// The largest message kept frozen, as JSON text: the maps of a larger one
+/// are a small part of it, and its text would cost a parse on every read.
+const FREEZE_MAX_BYTES: usize = 16 * 1024;
 /// Keys of tool-call data that producers repeat in every delta: an equal
 /// repeat is not appended.
 const IDENTITY_KEYS: [&str; 5] = [
@@ -69,8 +73,35 @@ impl Default for Options {
     }
 }
 
+/// A message: live while it may change, frozen once it is done.
 #[derive(Debug, Clone)]
 struct Message {
+    body: Body,
+    /// It was thawed: it stays live from then on, so that a stream that
+    /// keeps changing a done message cannot make it freeze and thaw in turn.
+    thawed: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Body {
+    Live(Box<Live>),
+    /// A message whose status is terminal and that carries no data content
+    /// (tool calls are read live), kept as its JSON text (`FrozenValue`):
+    /// a small message costs its text, not a tree of maps.
+    Frozen(Box<Frozen>),
+}
+
+#[derive(Debug, Clone)]
+struct Frozen {
+    fields: FrozenValue,
+    /// Each slot by index, frozen alone: as one document a message nests
+    /// two levels deeper than any event.
+    slots: Box<[(i64, FrozenValue)]>,
+    rewrites: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Live {
     /// Every field but the content, in order; "content" keeps its place.
     fields: Map<String, Value>,
     /// Content slots by index. Empty: the content is `fields["content"]`.
@@ -100,6 +131,130 @@ fn slot_call_id(slot: &Value) -> Option<&str> {
 }
 
 impl Message {
+    /// What upstream's `Message(id=msg_id)` holds, streaming.
+    fn new(msg_id: Value) -> Self {
+        Message {
+            body: Body::Live(Box::new(Live::new(msg_id))),
+            thawed: false,
+        }
+    }
+
+    /// The message to change, thawed if it was frozen.
+    fn live(&mut self) -> &mut Live {
+        if let Body::Frozen(frozen) = &self.body {
+            let live = frozen.thaw();
+            self.body = Body::Live(Box::new(live));
+            self.thawed = true;
+        }
+        match &mut self.body {
+            Body::Live(live) => live,
+            Body::Frozen(_) => unreachable!("thawed above"),
+        }
+    }
+
+    /// The message, unless it is frozen.
+    fn as_live(&self) -> Option<&Live> {
+        match &self.body {
+            Body::Live(live) => Some(live),
+            Body::Frozen(_) => None,
+        }
+    }
+
+    fn as_live_mut(&mut self) -> Option<&mut Live> {
+        match &mut self.body {
+            Body::Live(live) => Some(live),
+            Body::Frozen(_) => None,
+        }
+    }
+
+    fn rewrites(&self) -> u64 {
+        match &self.body {
+            Body::Live(live) => live.rewrites,
+            Body::Frozen(frozen) => frozen.rewrites,
+        }
+    }
+
+    fn render(&self) -> Value {
+        match &self.body {
+            Body::Live(live) => live.render(),
+            Body::Frozen(frozen) => frozen.render(),
+        }
+    }
+
+    /// Freezes a message that is done: its status is terminal, it carries
+    /// no data content, it was never thawed, and it reads back.
+    fn freeze_if_done(&mut self) {
+        let Body::Live(live) = &self.body else {
+            return;
+        };
+        let done = live
+            .fields
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(is_terminal);
+        if self.thawed
+            || !done
+            || live
+                .slots
+                .values()
+                .any(|slot| slot.get("type").and_then(Value::as_str) == Some("data"))
+        {
+            return;
+        }
+        let Some(fields) = FrozenValue::freeze_map(&live.fields, FREEZE_MAX_BYTES) else {
+            return;
+        };
+        // The text may pass the budget by its escapes: the cap is a rule
+        // of thumb, not a limit.
+        let mut budget = FREEZE_MAX_BYTES.saturating_sub(fields.len());
+        let mut slots = Vec::with_capacity(live.slots.len());
+        for (index, slot) in &live.slots {
+            let Some(slot) = FrozenValue::freeze(slot, budget) else {
+                return;
+            };
+            budget = budget.saturating_sub(slot.len());
+            slots.push((*index, slot));
+        }
+        self.body = Body::Frozen(Box::new(Frozen {
+            fields,
+            slots: slots.into_boxed_slice(),
+            rewrites: live.rewrites,
+        }));
+    }
+}
+
+impl Frozen {
+    fn thaw(&self) -> Live {
+        let mut live = Live {
+            fields: self.fields.thaw_map(),
+            slots: BTreeMap::new(),
+            calls: HashMap::new(),
+            rewrites: self.rewrites,
+        };
+        for (index, slot) in self.slots.iter() {
+            let slot = slot.thaw();
+            if let Some(call_id) = slot_call_id(&slot) {
+                live.calls
+                    .entry(call_id.to_owned())
+                    .or_default()
+                    .insert(*index);
+            }
+            live.slots.insert(*index, slot);
+        }
+        live
+    }
+
+    fn render(&self) -> Value {
+        let mut fields = self.fields.thaw_map();
+        if !self.slots.is_empty() {
+            let content = self.slots.iter().map(|(_, slot)| slot.thaw()).collect();
+            fields.insert("content".to_owned(), Value::Array(content));
+        }
+        Value::Object(fields)
+    }
+}
+
+impl Live {
     /// Puts a slot at an index, replacing what was there.
     fn set_slot(&mut self, index: i64, slot: Value) {
         if let Some(old) = self.slots.remove(&index) {
@@ -176,9 +331,8 @@ impl Message {
         }
     }
 
-    /// What upstream's `Message(id=msg_id)` holds, streaming.
     fn new(msg_id: Value) -> Self {
-        let mut fields = Map::new();
+        let mut fields = Map::with_capacity(12);
         for (key, value) in [
             ("sequence_number", Value::Null),
             ("object", "message".into()),
@@ -195,7 +349,7 @@ impl Message {
         ] {
             fields.insert(key.to_owned(), value);
         }
-        Message {
+        Live {
             fields,
             slots: BTreeMap::new(),
             calls: HashMap::new(),
@@ -340,7 +494,11 @@ impl Assembler {
         let mut calls = Vec::new();
         let mut rewrites = 0;
         for (position, message) in state.messages.values().enumerate() {
-            rewrites += message.rewrites;
+            rewrites += message.rewrites();
+            // A frozen message carries no data content.
+            let Some(message) = message.as_live() else {
+                continue;
+            };
             let message_open = in_progress(message.fields.get("status"));
             for (index, slot) in &message.slots {
                 if slot.get("type").and_then(Value::as_str) != Some("data") {
@@ -451,7 +609,11 @@ impl AgentScope {
         let Some(position) = self.find_message(msg_id) else {
             return false;
         };
-        let Some((_, message)) = self.messages.get_index_mut(position) else {
+        let Some(message) = self
+            .messages
+            .get_index_mut(position)
+            .and_then(|(_, message)| message.as_live_mut())
+        else {
             return false;
         };
         let Some(Value::Object(slot)) = message.slots.get_mut(&index) else {
@@ -557,6 +719,12 @@ impl AgentScope {
         }
         let content = event.shift_remove("content");
         let message = self.message_for(event.get("id"));
+        let live = message.live();
+        Self::update_message(live, event, content);
+        message.freeze_if_done();
+    }
+
+    fn update_message(message: &mut Live, event: Map<String, Value>, content: Option<Value>) {
         for (key, value) in event {
             message.fields.insert(key, value);
         }
@@ -576,7 +744,7 @@ impl AgentScope {
         let upstream = self.options.data_merge == DataMerge::Upstream;
         let is_delta = event.get("delta") == Some(&Value::Bool(true));
         let index = event.get("index").and_then(int_index);
-        let message = self.message_for(event.get("msg_id"));
+        let message = self.message_for(event.get("msg_id")).live();
         let index = match index {
             Some(index) => index,
             None => {
@@ -909,5 +1077,102 @@ mod tests {
             data.to_string(),
             r#"{"call_id":"c1c1","name":"f","arguments":"{\"ci","lst":[1,2]}"#
         );
+    }
+
+    fn frozen_count(assembler: &Assembler) -> usize {
+        assembler
+            .driver
+            .protocol
+            .messages
+            .values()
+            .filter(|message| matches!(message.body, Body::Frozen(_)))
+            .count()
+    }
+
+    fn feed_events(assembler: &mut Assembler, events: &[&str]) {
+        for event in events {
+            assembler.feed_event(json::parse(event).unwrap()).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_done_message_is_frozen_and_reads_the_same() {
+        for (stream, expected) in FIXTURES {
+            let mut assembler = Assembler::default();
+            assembler.feed(stream.as_bytes()).unwrap();
+            assembler.close().unwrap();
+            assert_eq!(assembler.response(), expected_final(expected));
+        }
+        let mut assembler = Assembler::default();
+        feed_events(
+            &mut assembler,
+            &[
+                r#"{"object":"message","id":"m","status":"in_progress","role":"assistant"}"#,
+                r#"{"object":"content","type":"text","index":3,"msg_id":"m","text":"a"}"#,
+                r#"{"object":"content","type":"text","index":3,"delta":true,"msg_id":"m","text":"b"}"#,
+                r#"{"object":"content","type":"image","index":7,"msg_id":"m","image_url":"u"}"#,
+            ],
+        );
+        let live = assembler.messages();
+        feed_events(
+            &mut assembler,
+            &[r#"{"object":"message","id":"m","status":"completed"}"#],
+        );
+        assert_eq!(frozen_count(&assembler), 1);
+        let mut expected = live[0].clone();
+        expected["status"] = "completed".into();
+        assert_eq!(assembler.messages(), vec![expected.clone()]);
+        // A later event thaws it, with its slots where they were.
+        feed_events(
+            &mut assembler,
+            &[
+                r#"{"object":"content","type":"text","index":3,"delta":true,"msg_id":"m","text":"c"}"#,
+            ],
+        );
+        assert_eq!(frozen_count(&assembler), 0);
+        expected["content"][0]["text"] = "abc".into();
+        assert_eq!(assembler.messages(), vec![expected]);
+        // And stays live: completing it again does not freeze it again.
+        feed_events(
+            &mut assembler,
+            &[r#"{"object":"message","id":"m","status":"completed"}"#],
+        );
+        assert_eq!(frozen_count(&assembler), 0);
+    }
+
+    #[test]
+    fn messages_with_tool_calls_or_much_text_stay_live() {
+        let mut assembler = Assembler::default();
+        let long = "x".repeat(FREEZE_MAX_BYTES);
+        let events = [
+            r#"{"object":"content","type":"data","index":0,"msg_id":"call","data":{"call_id":"c","name":"f","arguments":"{}"}}"#.to_owned(),
+            r#"{"object":"message","id":"call","status":"completed"}"#.to_owned(),
+            format!(r#"{{"object":"content","type":"text","index":0,"msg_id":"long","text":"{long}"}}"#),
+            r#"{"object":"message","id":"long","status":"completed"}"#.to_owned(),
+            r#"{"object":"content","type":"text","index":0,"msg_id":"short","text":"hi"}"#.to_owned(),
+            r#"{"object":"message","id":"short","status":"failed"}"#.to_owned(),
+        ];
+        feed_events(
+            &mut assembler,
+            &events.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        assert_eq!(frozen_count(&assembler), 1);
+        let calls = assembler.tool_calls();
+        assert_eq!(calls.calls.len(), 1);
+        assert_eq!(assembler.messages()[2]["content"][0]["text"], "hi");
+    }
+
+    #[test]
+    fn a_frozen_message_keeps_its_rewrite_count() {
+        let mut assembler = Assembler::default();
+        feed_events(
+            &mut assembler,
+            &[
+                r#"{"object":"message","id":"m","status":"in_progress","content":[{"type":"text","text":"a"}]}"#,
+                r#"{"object":"message","id":"m","status":"completed","content":[{"type":"text","text":"b"}]}"#,
+            ],
+        );
+        assert_eq!(frozen_count(&assembler), 1);
+        assert_eq!(assembler.tool_calls().rewrites, 1);
     }
 }
