@@ -11,6 +11,11 @@
 
 use crate::json::{Map, Value, MAX_DEPTH};
 
+/// The largest message an assembler keeps frozen, as JSON text: the maps
+/// of a larger one are a small part of it, and its text would cost a parse
+/// on every read.
+pub const FREEZE_MAX_BYTES: usize = 16 * 1024;
+
 /// A value stored as compact JSON text.
 #[derive(Debug, Clone)]
 pub struct FrozenValue(Box<str>);

@@ -14,7 +14,7 @@ use indexmap::IndexMap;
 use super::probe::Probe;
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
-use crate::frozen::FrozenValue;
+use crate::frozen::{FrozenValue, FREEZE_MAX_BYTES};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
@@ -24,9 +24,6 @@ use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
 /// Statuses that end a run: the response event carrying one is authoritative.
 const TERMINAL_STATUSES: [&str; 5] = ["completed", "failed", "canceled", "rejected", "incomplete"];
-/// The largest message kept frozen, as JSON text: the maps of a larger one
-/// are a small part of it, and its text would cost a parse on every read.
-const FREEZE_MAX_BYTES: usize = 16 * 1024;
 /// Keys of tool-call data that producers repeat in every delta: an equal
 /// repeat is not appended.
 const IDENTITY_KEYS: [&str; 5] = [

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::probe::Envelope;
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
+use crate::frozen::{FrozenValue, FREEZE_MAX_BYTES};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::recent::RecentIds;
@@ -148,6 +149,62 @@ impl Message {
     }
 }
 
+/// A message as the assembler keeps it: live while it is active, and once
+/// it finished with no tool-call block, as its JSON text (`FrozenValue`):
+/// a short message costs its text, not a tree of maps. Only an active
+/// message changes, so a frozen one is never needed live again.
+#[derive(Debug, Clone)]
+enum Stored {
+    Live(Box<Message>),
+    Frozen { text: FrozenValue, rewrites: u64 },
+}
+
+impl Stored {
+    fn render(&self) -> Value {
+        match self {
+            Stored::Live(message) => message.render(),
+            Stored::Frozen { text, .. } => text.thaw(),
+        }
+    }
+
+    fn rewrites(&self) -> u64 {
+        match self {
+            Stored::Live(message) => message.rewrites,
+            Stored::Frozen { rewrites, .. } => *rewrites,
+        }
+    }
+
+    fn live(&mut self) -> Option<&mut Message> {
+        match self {
+            Stored::Live(message) => Some(message),
+            Stored::Frozen { .. } => None,
+        }
+    }
+
+    /// Freezes a message that finished, unless it has a tool call (read
+    /// live by `tool_calls`) or its text is long (its maps are a small
+    /// part of it, and the text would cost a parse on every read).
+    fn freeze(&mut self) {
+        let Stored::Live(message) = self else {
+            return;
+        };
+        if message.blocks.values().any(|block| {
+            block
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|kind| TOOL_CALL_BLOCKS.contains(&kind))
+        }) {
+            return;
+        }
+        if let Some(text) = FrozenValue::freeze(&message.render(), FREEZE_MAX_BYTES) {
+            *self = Stored::Frozen {
+                text,
+                rewrites: message.rewrites,
+            };
+        }
+    }
+}
+
 /// Assembles the messages of a LangChain Agent Streaming Protocol stream.
 #[derive(Debug, Clone)]
 pub struct Assembler {
@@ -158,7 +215,7 @@ pub struct Assembler {
 #[derive(Debug, Clone)]
 pub struct LangChain {
     options: Options,
-    messages: Vec<Message>,
+    messages: Vec<Stored>,
     /// The message being streamed for each (namespace, node).
     active: HashMap<MessageKey, usize>,
     /// The last active message a delta went to.
@@ -224,7 +281,7 @@ impl Assembler {
             .protocol
             .messages
             .iter()
-            .map(Message::render)
+            .map(Stored::render)
             .collect()
     }
 
@@ -239,7 +296,11 @@ impl Assembler {
         let mut calls = Vec::new();
         let mut rewrites = 0;
         for (position, message) in self.driver.protocol.messages.iter().enumerate() {
-            rewrites += message.rewrites;
+            rewrites += message.rewrites();
+            // A frozen message has no tool call.
+            let Stored::Live(message) = message else {
+                continue;
+            };
             let open = message.fields.get("status").and_then(Value::as_str) == Some("in_progress");
             for (index, block) in &message.blocks {
                 let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
@@ -299,7 +360,9 @@ impl Protocol for LangChain {
 
     fn finish(&mut self) {
         for (_, position) in self.active.drain() {
-            self.messages[position].set_status("incomplete");
+            if let Some(message) = self.messages[position].live() {
+                message.set_status("incomplete");
+            }
         }
     }
 }
@@ -413,7 +476,9 @@ impl LangChain {
         let Some(position) = self.find_active(namespace, node) else {
             return false;
         };
-        let message = &mut self.messages[position];
+        let Some(message) = self.messages[position].live() else {
+            return false;
+        };
         if message.finished.contains(&index) {
             return false;
         }
@@ -473,7 +538,7 @@ impl LangChain {
             return position;
         }
         let message = Message::new(&key.0, key.1.as_deref(), Value::Null, Value::Null);
-        self.messages.push(message);
+        self.messages.push(Stored::Live(Box::new(message)));
         let position = self.messages.len() - 1;
         self.active.insert(key.clone(), position);
         position
@@ -498,10 +563,13 @@ impl LangChain {
         }
         let position = self.message_for(&key);
         let auto_args = self.options.tool_args == ToolArgs::Auto;
-        let message = &mut self.messages[position];
+        let Some(message) = self.messages[position].live() else {
+            return; // only an active message changes, and it is live
+        };
         if kind == "message-finish" {
             finish_message(message, &data);
             self.active.remove(&key);
+            self.messages[position].freeze();
             return;
         }
         if kind == "error" {
@@ -519,6 +587,7 @@ impl LangChain {
                 .fields
                 .insert("error".to_owned(), Value::Object(error));
             self.active.remove(&key);
+            self.messages[position].freeze();
             return;
         }
         let Some(index) = data
@@ -565,7 +634,9 @@ impl LangChain {
     fn start_message(&mut self, key: MessageKey, data: &Map<String, Value>) {
         if let Some(&previous) = self.active.get(&key) {
             // A new message on the same namespace and node ends the last one.
-            self.messages[previous].set_status("incomplete");
+            if let Some(message) = self.messages[previous].live() {
+                message.set_status("incomplete");
+            }
         }
         let id = first(data, &["id", "message_id", "messageId"])
             .cloned()
@@ -584,7 +655,7 @@ impl LangChain {
                     .insert(camel_key(name).to_owned(), value.clone());
             }
         }
-        self.messages.push(message);
+        self.messages.push(Stored::Live(Box::new(message)));
         self.active.insert(key, self.messages.len() - 1);
     }
 }
@@ -990,5 +1061,61 @@ mod tests {
             assembler.feed(format!("{frame}\n\n").as_bytes()).unwrap();
         }
         assert_eq!(assembler.duplicate_count(), frames.len() as u64);
+    }
+
+    fn frozen_count(assembler: &Assembler) -> usize {
+        assembler
+            .driver
+            .protocol
+            .messages
+            .iter()
+            .filter(|message| matches!(message, Stored::Frozen { .. }))
+            .count()
+    }
+
+    /// A `messages` channel frame carrying `data` for node `node`.
+    fn frame(node: &str, data: &str) -> String {
+        format!(
+            r#"data: {{"type":"event","method":"messages","params":{{"namespace":[],"node":"{node}","data":{data}}}}}"#
+        ) + "\n\n"
+    }
+
+    #[test]
+    fn a_finished_message_is_frozen_and_reads_the_same() {
+        let mut assembler = Assembler::default();
+        let text = [
+            r#"{"event":"message-start","role":"ai","id":"a"}"#,
+            r#"{"event":"content-block-start","index":2,"content":{"type":"text","text":""}}"#,
+            r#"{"event":"content-block-delta","index":2,"delta":{"type":"text-delta","text":"hé"}}"#,
+        ];
+        for data in text {
+            assembler.feed(frame("n", data).as_bytes()).unwrap();
+        }
+        let mut expected = assembler.messages();
+        assembler
+            .feed(frame("n", r#"{"event":"message-finish","reason":"stop"}"#).as_bytes())
+            .unwrap();
+        assert_eq!(frozen_count(&assembler), 1);
+        expected[0]["status"] = "completed".into();
+        expected[0]["finish_reason"] = "stop".into();
+        expected[0]["content"][0]["text"] = "hé".into();
+        // The block that never finished is named, as langchain-core does.
+        expected[0]["incomplete_blocks"] = Value::Array(vec![2.into()]);
+        assert_eq!(assembler.messages(), expected);
+        // A message with a tool call stays live, for `tool_calls`; one that
+        // failed is frozen too.
+        let call = [
+            r#"{"event":"message-start","role":"ai","id":"b"}"#,
+            r#"{"event":"content-block-start","index":0,"content":{"type":"tool_call_chunk","id":"c","name":"f","args":"{}"}}"#,
+            r#"{"event":"message-finish"}"#,
+            r#"{"event":"message-start","role":"ai","id":"c"}"#,
+            r#"{"event":"error","message":"boom"}"#,
+        ];
+        for data in call {
+            assembler.feed(frame("m", data).as_bytes()).unwrap();
+        }
+        assert_eq!(frozen_count(&assembler), 2);
+        assert_eq!(assembler.tool_calls().calls.len(), 1);
+        assert_eq!(assembler.messages()[2]["status"], "error");
     }
 }
