@@ -6,8 +6,10 @@ interleaved the state silently)."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from types import ModuleType
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 from agentcodec import AgentCodecError, AgentScopeEventError
+from conftest import NATIVE, requires_native
 
 AGENTSCOPE_TEXT = (
     b'data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"t%d","text":"a"}\n\n'
@@ -238,3 +241,37 @@ def test_a_shared_encoder_writes_each_event_whole(backend: ModuleType) -> None:
     for index in range(4):
         for step in range(200):
             assert text.count(f"<{index}:{step}>") == 1
+
+
+@requires_native
+def test_a_long_chunk_is_assembled_with_the_gil_released() -> None:
+    """While the native backend assembles a long chunk of ``bytes``, other
+    threads run Python: a thread that notes the time in a loop sees no gap
+    as long as the feed (holding the GIL, it would see one at least that
+    long)."""
+    assert NATIVE is not None
+    text = b'data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"m","text":"token "}\n\n'
+    chunk = text * 600_000  # about 55 MB: a long feed
+    stop = threading.Event()
+    times: list[float] = []
+
+    def note_the_time() -> None:
+        while not stop.is_set():
+            times.append(time.perf_counter())
+
+    assembler = NATIVE.AgentScopeAssembler()
+    assembler.feed(b'data: {"object":"content","type":"text","index":0,"msg_id":"m","text":""}\n\n')
+    noter = threading.Thread(target=note_the_time)
+    noter.start()
+    while not times:
+        time.sleep(0.001)
+    began = time.perf_counter()
+    assembler.feed(chunk)
+    ended = time.perf_counter()
+    stop.set()
+    noter.join()
+    during = [moment for moment in times if began <= moment <= ended]
+    edges = [began, *during, ended]
+    longest_gap = max(later - earlier for earlier, later in itertools.pairwise(edges))
+    assert longest_gap < (ended - began) / 2
+    assert len(assembler.messages[0]["content"][0]["text"]) == 6 * 600_000

@@ -4,7 +4,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
-use super::bytes::with_bytes;
+use super::bytes::{with_bytes, with_bytes_detached};
 use super::guard::Guarded;
 use super::json::{from_python, to_python};
 use super::tool_calls::ToolCallReader;
@@ -33,13 +33,15 @@ pub fn guarded<A: Send>(inner: A) -> Guarded<AssemblerState<A>> {
 pub type ToPyErr = fn(Python<'_>, Error) -> PyErr;
 
 /// `Assembler.feed(data)`: a chunk of the raw SSE stream, any chunking.
-pub fn feed<A: Assemble>(
+/// A long chunk of `bytes` is assembled with the GIL released (the core
+/// touches no Python object), so that streams on other threads go on.
+pub fn feed<A: Assemble + Send>(
     py: Python<'_>,
     inner: &mut A,
     data: &Bound<'_, PyAny>,
     to_py_err: ToPyErr,
 ) -> PyResult<()> {
-    with_bytes(data, "Assembler.feed()", |bytes| inner.feed(bytes))?
+    with_bytes_detached(data, "Assembler.feed()", |bytes| inner.feed(bytes))?
         .map_err(|err| to_py_err(py, err))
 }
 

@@ -37,3 +37,28 @@ pub fn with_bytes<R>(
         None => Ok(f(&buffer.to_vec(obj.py())?)),
     }
 }
+
+/// Inputs at least this long are worked on with the GIL released: other
+/// threads run Python meanwhile (and assemble their own streams in
+/// parallel). Releasing and taking the GIL back costs under 1% of the work
+/// on 4 KiB and about 3% on 1 KiB (`benches/threads.py`, one thread), where
+/// two threads gain 1.75x and 1.2x.
+pub const DETACH_MIN_BYTES: usize = 4 * 1024;
+
+/// Like [`with_bytes`], but `f` runs with the GIL released when `obj` is
+/// `bytes` of at least [`DETACH_MIN_BYTES`]: `bytes` cannot change while
+/// it is read, where another thread could write to a `bytearray`.
+pub fn with_bytes_detached<R: Send>(
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    f: impl FnOnce(&[u8]) -> R + Send,
+) -> PyResult<R> {
+    if let Ok(bytes) = obj.cast::<PyBytes>() {
+        let bytes = bytes.as_bytes();
+        if bytes.len() >= DETACH_MIN_BYTES {
+            return Ok(obj.py().detach(|| f(bytes)));
+        }
+        return Ok(f(bytes));
+    }
+    with_bytes(obj, what, f)
+}
