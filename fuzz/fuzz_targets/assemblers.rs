@@ -1,5 +1,7 @@
 //! Every assembler: no panic on any byte stream, errors skipped; fed in
-//! chunks it assembles what it assembles from the whole stream at once.
+//! chunks it assembles what it assembles from the whole stream at once, and
+//! its quick paths (deltas applied from a probe, without a `Value` tree)
+//! assemble what the full path does (taken when every event is observed).
 #![no_main]
 
 use agentcodec::stream::{Assemble, OnError};
@@ -9,10 +11,20 @@ use libfuzzer_sys::fuzz_target;
 #[path = "chunks.rs"]
 mod chunks;
 
-/// Feeds `pieces`, closes, and says what came of it.
-fn run<A: Assemble>(mut assembler: A, pieces: &[&[u8]], view: impl Fn(&A) -> String) -> String {
+/// Feeds `pieces` (observing every event when `full`, which keeps events
+/// off the quick paths), closes, and says what came of it.
+fn run<A: Assemble>(
+    mut assembler: A,
+    pieces: &[&[u8]],
+    full: bool,
+    view: impl Fn(&A) -> String,
+) -> String {
     for piece in pieces {
-        let _ = assembler.feed(piece);
+        let _ = if full {
+            assembler.feed_observed(piece, &mut |_| {})
+        } else {
+            assembler.feed(piece)
+        };
     }
     let _ = assembler.close();
     format!(
@@ -24,8 +36,12 @@ fn run<A: Assemble>(mut assembler: A, pieces: &[&[u8]], view: impl Fn(&A) -> Str
 }
 
 fn both<A: Assemble>(make: impl Fn() -> A, view: impl Fn(&A) -> String, seed: &[u8], data: &[u8]) {
-    let whole = run(make(), &[data], &view);
-    assert_eq!(run(make(), &chunks::chunks(seed, data), &view), whole);
+    let whole = run(make(), &[data], false, &view);
+    assert_eq!(
+        run(make(), &chunks::chunks(seed, data), false, &view),
+        whole
+    );
+    assert_eq!(run(make(), &[data], true, &view), whole, "the full path");
 }
 
 fuzz_target!(|input: &[u8]| {
