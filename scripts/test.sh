@@ -6,8 +6,9 @@
 #      each supported CPython on the machine, the pure wheel, the sdist,
 #      twine-checked. Everything below installs and tests those files.
 #   3. On the main Python: its native wheel with the test and lint tools;
-#      ruff, mypy, pytest on both backends, the benchmarks once; then the
-#      pure wheel in a fresh environment, pytest again there.
+#      ruff, mypy, pytest on both backends, the backends fuzzed against each
+#      other for 20 s (atheris), the benchmarks once; then the pure wheel in
+#      a fresh environment, pytest again there.
 #   4. On every other supported CPython: the same suite, native and pure
 #      wheel, property tests at a fifth of their examples.
 #   5. The sdist: builds the extension with a Rust toolchain, installs the
@@ -92,6 +93,11 @@ step "Python $main_version: ruff, mypy, and the native stubs checked against the
 
 step "Python $main_version: tests on both backends (native extension required)"
 AGENTCODEC_REQUIRE_NATIVE=1 "$native" -m pytest -q -p no:cacheprovider
+
+step "Python $main_version: the backends fuzzed against each other (atheris) for 20 s"
+"$native" -m pip install --quiet --only-binary atheris atheris
+rm -rf fuzz/artifacts/backends
+PYTHON="$native" ./scripts/fuzz-backends.sh 20
 
 step "Benchmarks: a smoke run (each once), and the report on small workloads"
 "$native" -m pytest -q -p no:cacheprovider --benchmark-disable benches

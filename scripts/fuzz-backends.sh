@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Fuzzes the two backends against each other through the Python API
+# (fuzz/backends.py, atheris) for SECONDS, seeded with the test fixtures; an
+# input on which they disagree is left under fuzz/artifacts/backends and
+# fails the run. PYTHON needs agentcodec (native) and atheris installed.
+#   scripts/fuzz-backends.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds=${1:-60}
+python=${PYTHON:-python3}
+mkdir -p fuzz/corpus/backends fuzz/artifacts/backends
+echo "fuzzing the backends against each other for ${seconds}s"
+"$python" fuzz/backends.py -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=4096 -timeout=20 \
+    -print_final_stats=1 -artifact_prefix=fuzz/artifacts/backends/ \
+    fuzz/corpus/backends tests/fixtures/sdk tests/fixtures/agentscope tests/fixtures/langchain \
+    tests/fixtures/ai_sdk tests/fixtures/agentapp 2>&1 \
+    | grep -E '^(Done|stat::number_of_executed_units)|Uncaught|the backends disagree|ERROR' || true
+if compgen -G "fuzz/artifacts/backends/*" > /dev/null; then
+    echo "the backends disagreed: see fuzz/artifacts/backends" >&2
+    exit 1
+fi
