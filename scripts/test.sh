@@ -7,8 +7,9 @@
 #      twine-checked. Everything below installs and tests those files.
 #   3. On the main Python: its native wheel with the test and lint tools;
 #      ruff, mypy, pytest on both backends, the backends fuzzed against each
-#      other for 20 s (atheris), the benchmarks once; then the pure wheel in
-#      a fresh environment, pytest again there.
+#      other for 20 s (atheris), the benchmarks once and their instruction
+#      counts against the committed baseline; then the pure wheel in a fresh
+#      environment, pytest again there.
 #   4. On every other supported CPython: the same suite, native and pure
 #      wheel, property tests at a fifth of their examples.
 #   5. The sdist: builds the extension with a Rust toolchain, installs the
@@ -31,7 +32,7 @@ step() { printf '\n==> %s\n' "$*"; }
 # shellcheck source=scripts/pythons.sh
 . "$root/scripts/pythons.sh"
 
-step "Services the tests start: redis-server (Debian's package)"
+step "Services and tools the tests use: redis-server, valgrind (Debian's packages)"
 if ! command -v redis-server > /dev/null; then
     if command -v apt-get > /dev/null && [ "$(id -u)" = 0 ]; then
         apt-get install -y -qq redis-server > /dev/null \
@@ -39,6 +40,11 @@ if ! command -v redis-server > /dev/null; then
     else
         echo "redis-server is missing and cannot be installed here: the Redis tests will fail" >&2
     fi
+fi
+# The instruction counts of the benchmarks are callgrind's.
+if ! command -v valgrind > /dev/null && command -v apt-get > /dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get install -y -qq valgrind > /dev/null \
+        || { apt-get update -qq && apt-get install -y -qq valgrind > /dev/null; }
 fi
 # The tests start their own redis-server; without one they fail, not skip.
 export AGENTCODEC_REQUIRE_REDIS=1
@@ -105,6 +111,8 @@ step "Benchmarks: a smoke run (each once), and the report on small workloads"
 cargo bench --locked --bench sse -- --quick
 cargo bench --locked --bench assemble -- --quick
 "$native" benches/memory.py --megabytes 2
+step "Benchmarks: instructions counted by callgrind against the committed baseline (3% tolerance)"
+"$native" benches/instructions.py
 
 step "Python $main_version: the pure wheel in a fresh environment"
 fresh_env "$work/pure" "$python" "$pure_wheel[test]"
