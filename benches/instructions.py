@@ -6,6 +6,10 @@ fails the test command.
     python benches/instructions.py            # measure, compare, fail on a regression
     python benches/instructions.py --record   # write the baseline from this machine
 
+Record it with the release wheel (scripts/build-release.sh), which the test
+command measures: a `maturin develop` build of the same source differs by up
+to 2%.
+
 Each workload runs in a process of its own under callgrind twice: once
 whole, once doing everything but the work (start-up, reading the stream,
 making the object); the difference is the work's. PYTHONHASHSEED is fixed,
