@@ -633,10 +633,12 @@ impl LangChain {
 
     fn start_message(&mut self, key: MessageKey, data: &Map<String, Value>) {
         if let Some(&previous) = self.active.get(&key) {
-            // A new message on the same namespace and node ends the last one.
+            // A new message on the same namespace and node ends the last
+            // one, which no event reaches again.
             if let Some(message) = self.messages[previous].live() {
                 message.set_status("incomplete");
             }
+            self.messages[previous].freeze();
         }
         let id = first(data, &["id", "message_id", "messageId"])
             .cloned()
@@ -1110,11 +1112,15 @@ mod tests {
             r#"{"event":"message-finish"}"#,
             r#"{"event":"message-start","role":"ai","id":"c"}"#,
             r#"{"event":"error","message":"boom"}"#,
+            // One cut short by the next.
+            r#"{"event":"message-start","role":"ai","id":"d"}"#,
+            r#"{"event":"message-start","role":"ai","id":"e"}"#,
         ];
         for data in call {
             assembler.feed(frame("m", data).as_bytes()).unwrap();
         }
-        assert_eq!(frozen_count(&assembler), 2);
+        assert_eq!(frozen_count(&assembler), 3);
+        assert_eq!(assembler.messages()[3]["status"], "incomplete");
         assert_eq!(assembler.tool_calls().calls.len(), 1);
         assert_eq!(assembler.messages()[2]["status"], "error");
     }
