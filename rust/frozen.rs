@@ -16,6 +16,25 @@ use crate::json::{Map, Value, MAX_DEPTH};
 /// on every read.
 pub const FREEZE_MAX_BYTES: usize = 16 * 1024;
 
+/// A value read from an assembler: built as a value, or kept as the JSON
+/// text of one (a reader may make its own objects from the text straight
+/// away, as the Python binding does, without a `Value` tree between).
+#[derive(Debug)]
+pub enum Rendered<'a> {
+    Value(Value),
+    Json(&'a str),
+}
+
+impl Rendered<'_> {
+    /// The value, parsed if it is text.
+    pub fn into_value(self) -> Value {
+        match self {
+            Rendered::Value(value) => value,
+            Rendered::Json(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        }
+    }
+}
+
 /// A value stored as compact JSON text.
 #[derive(Debug, Clone)]
 pub struct FrozenValue(Box<str>);
@@ -40,6 +59,11 @@ impl FrozenValue {
             return None;
         }
         write(map, max_bytes - budget.bytes)
+    }
+
+    /// The compact JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 
     /// The length of the text.

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::probe::Envelope;
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
-use crate::frozen::{FrozenValue, FREEZE_MAX_BYTES};
+use crate::frozen::{FrozenValue, Rendered, FREEZE_MAX_BYTES};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::recent::RecentIds;
@@ -160,10 +160,10 @@ enum Stored {
 }
 
 impl Stored {
-    fn render(&self) -> Value {
+    fn render(&self) -> Rendered<'_> {
         match self {
-            Stored::Live(message) => message.render(),
-            Stored::Frozen { text, .. } => text.thaw(),
+            Stored::Live(message) => Rendered::Value(message.render()),
+            Stored::Frozen { text, .. } => Rendered::Json(text.as_str()),
         }
     }
 
@@ -277,6 +277,14 @@ impl Assembler {
 
     /// Every message so far, in the order they started.
     pub fn messages(&self) -> Vec<Value> {
+        self.rendered_messages()
+            .into_iter()
+            .map(Rendered::into_value)
+            .collect()
+    }
+
+    /// [`Assembler::messages`], each finished one as its JSON text.
+    pub fn rendered_messages(&self) -> Vec<Rendered<'_>> {
         self.driver
             .protocol
             .messages

@@ -6,9 +6,51 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
+use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
+
+use crate::frozen::Rendered;
 use crate::json::{Map, Value, MAX_DEPTH};
 
 static PY_INT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// Reads JSON text an assembler kept (its own writing of a value) into the
+/// objects `to_python` makes of the value: jiter builds them straight from
+/// the text, several times faster than parsing it into a `Value` first.
+const KEPT_JSON: PythonParse = PythonParse {
+    allow_inf_nan: false,
+    cache_mode: StringCacheMode::Keys,
+    partial_mode: PartialMode::Off,
+    catch_duplicate_keys: false,
+    float_mode: FloatMode::Float,
+};
+
+/// A value an assembler read out, as Python objects.
+pub fn rendered_to_python<'py>(
+    py: Python<'py>,
+    rendered: Rendered<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match rendered {
+        Rendered::Value(value) => to_python(py, &value),
+        Rendered::Json(text) => match KEPT_JSON.python_parse(py, text.as_bytes()) {
+            Ok(value) => Ok(value),
+            // What jiter does not read (an integer past what it holds, say)
+            // takes the general way.
+            Err(_) => to_python(py, &Rendered::Json(text).into_value()),
+        },
+    }
+}
+
+/// A list of values an assembler read out, as Python objects.
+pub fn rendered_list<'py>(
+    py: Python<'py>,
+    values: Vec<Rendered<'_>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for value in values {
+        list.append(rendered_to_python(py, value)?)?;
+    }
+    Ok(list)
+}
 
 /// A Python value for `value`: dicts keep their key order; numbers are `int`
 /// or `float` exactly as `json.loads` makes them from the same text.

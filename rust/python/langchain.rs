@@ -8,6 +8,7 @@ use super::assemblers::{self, AssemblerState};
 use super::bytes::with_bytes;
 use super::errors::{error_records, langchain_error, langchain_event_error, stream_error};
 use super::guard::Guarded;
+use super::json::rendered_list;
 use crate::langchain::{Assembler, Error, Options, ToolArgs};
 use crate::stream::Assemble;
 
@@ -101,15 +102,16 @@ impl LangChainAssembler {
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.state.with(py, |state| {
             assemblers::close(py, &mut state.inner, to_py_err)?;
-            assemblers::to_list(py, &state.inner.messages())
+            rendered_list(py, state.inner.rendered_messages())
         })
     }
 
     /// Every message so far, in the order they started.
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| assemblers::to_list(py, &state.inner.messages()))
+        self.state.with(py, |state| {
+            rendered_list(py, state.inner.rendered_messages())
+        })
     }
 
     /// Every tool-call block of every message, its args parsed as they stream.
