@@ -45,20 +45,31 @@ impl FrozenValue {
     /// [`MAX_DEPTH`] (read back, serde_json would refuse it; such a value
     /// can only come from `feed_event`).
     pub fn freeze(value: &Value, max_bytes: usize) -> Option<Self> {
-        let mut budget = Budget { bytes: max_bytes };
+        let mut budget = Budget::new(max_bytes);
         if !budget.admits(value, MAX_DEPTH) {
             return None;
         }
-        write(value, max_bytes - budget.bytes)
+        FrozenValue::write(value, budget.used())
     }
 
     /// A map's fields as text (see [`FrozenValue::freeze`]).
     pub fn freeze_map(map: &Map<String, Value>, max_bytes: usize) -> Option<Self> {
-        let mut budget = Budget { bytes: max_bytes };
+        let mut budget = Budget::new(max_bytes);
         if !budget.admits_map(map, MAX_DEPTH) {
             return None;
         }
-        write(map, max_bytes - budget.bytes)
+        FrozenValue::write(map, budget.used())
+    }
+
+    /// The text of anything serde writes as JSON, written into a buffer of
+    /// `size` bytes (the least the text can be, from a [`Budget`]; escapes
+    /// alone make it grow): for a value written on the fly, which the
+    /// caller has checked against a budget and the depth limit.
+    pub fn write<T: serde::Serialize + ?Sized>(value: &T, size: usize) -> Option<Self> {
+        let mut text = Vec::with_capacity(size);
+        serde_json::to_writer(&mut text, value).ok()?;
+        let text = String::from_utf8(text).ok()?;
+        Some(FrozenValue(text.into_boxed_str()))
     }
 
     /// The compact JSON text.
@@ -91,25 +102,29 @@ impl FrozenValue {
     }
 }
 
-/// The compact JSON text of `value`, at least `size` bytes long: written
-/// into a buffer of that size, which escapes alone make grow.
-fn write<T: serde::Serialize + ?Sized>(value: &T, size: usize) -> Option<FrozenValue> {
-    let mut text = Vec::with_capacity(size);
-    serde_json::to_writer(&mut text, value).ok()?;
-    let text = String::from_utf8(text).ok()?;
-    Some(FrozenValue(text.into_boxed_str()))
-}
-
 /// What a value's text may still take: counted before it is written, from
 /// the lengths of its strings and numbers (escapes aside, which only add),
 /// so that a value too long to freeze costs no writing.
-struct Budget {
+pub struct Budget {
     bytes: usize,
+    max_bytes: usize,
 }
 
 impl Budget {
+    pub fn new(max_bytes: usize) -> Self {
+        Budget {
+            bytes: max_bytes,
+            max_bytes,
+        }
+    }
+
+    /// How much was taken: the least the text can be.
+    pub fn used(&self) -> usize {
+        self.max_bytes - self.bytes
+    }
+
     /// Takes `bytes` from the budget, if it has them.
-    fn take(&mut self, bytes: usize) -> bool {
+    pub fn take(&mut self, bytes: usize) -> bool {
         match self.bytes.checked_sub(bytes) {
             Some(left) => {
                 self.bytes = left;
@@ -120,7 +135,7 @@ impl Budget {
     }
 
     /// Whether `value` fits, nested at most `depth` arrays and objects deep.
-    fn admits(&mut self, value: &Value, depth: usize) -> bool {
+    pub fn admits(&mut self, value: &Value, depth: usize) -> bool {
         match value {
             Value::Null | Value::Bool(true) => self.take(4),
             Value::Bool(false) => self.take(5),
@@ -135,7 +150,7 @@ impl Budget {
         }
     }
 
-    fn admits_map(&mut self, map: &Map<String, Value>, depth: usize) -> bool {
+    pub fn admits_map(&mut self, map: &Map<String, Value>, depth: usize) -> bool {
         depth > 0
             && self.take(map.len() * 2 + 1)
             && map

@@ -14,8 +14,8 @@ use indexmap::IndexMap;
 use super::probe::Probe;
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
-use crate::frozen::{FrozenValue, FREEZE_MAX_BYTES};
-use crate::json::{self, Map, Value};
+use crate::frozen::{Budget, FrozenValue, Rendered, FREEZE_MAX_BYTES};
+use crate::json::{self, Map, Value, MAX_DEPTH};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
@@ -90,11 +90,43 @@ enum Body {
 
 #[derive(Debug, Clone)]
 struct Frozen {
-    fields: FrozenValue,
-    /// Each slot by index, frozen alone: as one document a message nests
-    /// two levels deeper than any event.
-    slots: Box<[(i64, FrozenValue)]>,
+    /// The message as it reads, its slots as its content.
+    text: FrozenValue,
+    /// The slots' indexes, in order: empty when the content is a field.
+    slots: Box<[i64]>,
     rewrites: u64,
+}
+
+/// A live message as `Live::render` makes it, written without building it.
+struct Rendering<'a>(&'a Live);
+
+impl serde::Serialize for Rendering<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Live { fields, slots, .. } = self.0;
+        let slots_as_content = !slots.is_empty();
+        let appended = slots_as_content && !fields.contains_key("content");
+        let mut map = serializer.serialize_map(Some(fields.len() + usize::from(appended)))?;
+        for (key, value) in fields {
+            if slots_as_content && key == "content" {
+                map.serialize_entry(key, &Slots(slots))?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if appended {
+            map.serialize_entry("content", &Slots(slots))?;
+        }
+        map.end()
+    }
+}
+
+struct Slots<'a>(&'a BTreeMap<i64, Value>);
+
+impl serde::Serialize for Slots<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.values())
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -172,9 +204,14 @@ impl Message {
     }
 
     fn render(&self) -> Value {
+        self.rendered().into_value()
+    }
+
+    /// The message as it reads: built, or its text when it is frozen.
+    fn rendered(&self) -> Rendered<'_> {
         match &self.body {
-            Body::Live(live) => live.render(),
-            Body::Frozen(frozen) => frozen.render(),
+            Body::Live(live) => Rendered::Value(live.render()),
+            Body::Frozen(frozen) => Rendered::Json(frozen.text.as_str()),
         }
     }
 
@@ -198,23 +235,32 @@ impl Message {
         {
             return;
         }
-        let Some(fields) = FrozenValue::freeze_map(&live.fields, FREEZE_MAX_BYTES) else {
+        // What the text will take, known before it is written, and its
+        // depth: a slot is two levels down (content, slot).
+        let mut budget = Budget::new(FREEZE_MAX_BYTES);
+        let mut fits = budget.take(live.fields.len() * 2 + 1);
+        for (key, value) in &live.fields {
+            fits = fits
+                && budget.take(key.len() + 2)
+                && if key == "content" && !live.slots.is_empty() {
+                    budget.take(live.slots.len() + 1)
+                        && live
+                            .slots
+                            .values()
+                            .all(|slot| budget.admits(slot, MAX_DEPTH - 2))
+                } else {
+                    budget.admits(value, MAX_DEPTH - 1)
+                };
+        }
+        if !fits || (!live.slots.is_empty() && !live.fields.contains_key("content")) {
+            return;
+        }
+        let Some(text) = FrozenValue::write(&Rendering(live), budget.used()) else {
             return;
         };
-        // The text may pass the budget by its escapes: the cap is a rule
-        // of thumb, not a limit.
-        let mut budget = FREEZE_MAX_BYTES.saturating_sub(fields.len());
-        let mut slots = Vec::with_capacity(live.slots.len());
-        for (index, slot) in &live.slots {
-            let Some(slot) = FrozenValue::freeze(slot, budget) else {
-                return;
-            };
-            budget = budget.saturating_sub(slot.len());
-            slots.push((*index, slot));
-        }
         self.body = Body::Frozen(Box::new(Frozen {
-            fields,
-            slots: slots.into_boxed_slice(),
+            text,
+            slots: live.slots.keys().copied().collect(),
             rewrites: live.rewrites,
         }));
     }
@@ -223,13 +269,21 @@ impl Message {
 impl Frozen {
     fn thaw(&self) -> Live {
         let mut live = Live {
-            fields: self.fields.thaw_map(),
+            fields: self.text.thaw_map(),
             slots: BTreeMap::new(),
             calls: HashMap::new(),
             rewrites: self.rewrites,
         };
-        for (index, slot) in self.slots.iter() {
-            let slot = slot.thaw();
+        if self.slots.is_empty() {
+            return live;
+        }
+        // The content was the slots: they go back to their indexes, and the
+        // field keeps its place (a live message's slots replace it).
+        let content = live.fields.insert("content".to_owned(), Value::Null);
+        let Some(Value::Array(items)) = content else {
+            return live;
+        };
+        for (index, slot) in self.slots.iter().zip(items) {
             if let Some(call_id) = slot_call_id(&slot) {
                 live.calls
                     .entry(call_id.to_owned())
@@ -239,15 +293,6 @@ impl Frozen {
             live.slots.insert(*index, slot);
         }
         live
-    }
-
-    fn render(&self) -> Value {
-        let mut fields = self.fields.thaw_map();
-        if !self.slots.is_empty() {
-            let content = self.slots.iter().map(|(_, slot)| slot.thaw()).collect();
-            fields.insert("content".to_owned(), Value::Array(content));
-        }
-        Value::Object(fields)
     }
 }
 
@@ -452,14 +497,27 @@ impl Assembler {
 
     /// The AgentResponse assembled so far.
     pub fn response(&self) -> Value {
+        let (mut response, messages) = self.rendered_response();
+        if let (Some(messages), Value::Object(response)) = (messages, &mut response) {
+            let output = messages.into_iter().map(Rendered::into_value).collect();
+            response.insert("output".to_owned(), Value::Array(output));
+        }
+        response
+    }
+
+    /// [`Assembler::response`] in two parts: the response, and the messages
+    /// its `output` is when no terminal response gave one (each frozen one
+    /// as its text); its `output` is then null, in its place, for the
+    /// reader to fill.
+    pub fn rendered_response(&self) -> (Value, Option<Vec<Rendered<'_>>>) {
         let state = &self.driver.protocol;
         let mut response = state.response.clone();
-        let output = match &state.output {
-            Some(output) => output.clone(),
-            None => Value::Array(state.messages.values().map(Message::render).collect()),
+        let (output, messages) = match &state.output {
+            Some(output) => (output.clone(), None),
+            None => (Value::Null, Some(self.rendered_messages())),
         };
         response.insert("output".to_owned(), output);
-        Value::Object(response)
+        (Value::Object(response), messages)
     }
 
     /// Every message assembled, in order of first appearance.
@@ -469,6 +527,16 @@ impl Assembler {
             .messages
             .values()
             .map(Message::render)
+            .collect()
+    }
+
+    /// [`Assembler::messages`], each frozen one as its JSON text.
+    pub fn rendered_messages(&self) -> Vec<Rendered<'_>> {
+        self.driver
+            .protocol
+            .messages
+            .values()
+            .map(Message::rendered)
             .collect()
     }
 

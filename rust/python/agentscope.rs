@@ -8,7 +8,7 @@ use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, AssemblerState};
 use super::errors::{agentscope_error, agentscope_event_error, error_records, stream_error};
 use super::guard::Guarded;
-use super::json::to_python;
+use super::json::{rendered_list, to_python};
 use crate::agentscope::{Assembler, DataMerge, Error, Options};
 use crate::stream::Assemble;
 
@@ -88,22 +88,22 @@ impl AgentScopeAssembler {
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.state.with(py, |state| {
             assemblers::close(py, &mut state.inner, to_py_err)?;
-            to_python(py, &state.inner.response())
+            response(py, &state.inner)
         })
     }
 
     /// The AgentResponse assembled so far: a new dict on every access.
     #[getter]
     fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state
-            .with(py, |state| to_python(py, &state.inner.response()))
+        self.state.with(py, |state| response(py, &state.inner))
     }
 
     /// Every message assembled, in order of first appearance.
     #[getter]
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| assemblers::to_list(py, &state.inner.messages()))
+        self.state.with(py, |state| {
+            rendered_list(py, state.inner.rendered_messages())
+        })
     }
 
     /// Every tool call, its arguments parsed as they stream.
@@ -153,6 +153,17 @@ impl AgentScopeAssembler {
     fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
         self.state.with(py, |state| Ok(state.inner.error_count()))
     }
+}
+
+/// The AgentResponse as a dict, the messages in its output read from their
+/// text where they are kept as text.
+fn response<'py>(py: Python<'py>, inner: &Assembler) -> PyResult<Bound<'py, PyAny>> {
+    let (response, messages) = inner.rendered_response();
+    let response = to_python(py, &response)?;
+    if let Some(messages) = messages {
+        response.set_item("output", rendered_list(py, messages)?)?;
+    }
+    Ok(response)
 }
 
 fn py_repr(py: Python<'_>, text: &str) -> String {
