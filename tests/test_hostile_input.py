@@ -173,6 +173,46 @@ def test_done_messages_kept_compactly_read_and_change_alike() -> None:
     assert messages[6]["content"][0]["text"] == "x" * 40_000 + "y"
 
 
+@requires_native
+def test_values_of_the_wrong_type_where_a_name_goes_are_read_alike() -> None:
+    """A JSON object where a code or a block type (a name from a fixed set)
+    goes: the pure backend looked it up in a set and raised ``TypeError:
+    unhashable type``; it is an unknown name, as on the native backend
+    (found by the neutral-encoding property)."""
+    failed = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "run_failed", "code": {"not": "a code"}, "message": "boom"},
+    ]
+    block = {
+        "type": "event",
+        "method": "messages",
+        "params": {
+            "namespace": [],
+            "node": "m",
+            "data": {"event": "content-block-start", "index": 0, "content": {"type": {"x": 1}}},
+        },
+    }
+    start = {
+        **block,
+        "params": {**block["params"], "data": {"event": "message-start", "role": "ai", "id": "a"}},
+    }
+    seen = []
+    for backend in (NATIVE, PURE):
+        encoder = backend.NeutralEncoder("openai-responses", created_at=1)
+        decoder = backend.NeutralDecoder("langchain")
+        seen.append(
+            (
+                [encoder.encode(event) for event in failed],
+                encoder.close(),
+                decoder.feed_event(start),
+                decoder.feed_event(block),
+                decoder.close(),
+            )
+        )
+    assert seen[0] == seen[1]
+    assert b'"code":"server_error"' in seen[0][0][1]
+
+
 def test_a_data_delta_without_an_index_joins_the_first_slot_of_its_call(backend: ModuleType) -> None:
     """Two slots carry the same call: the delta joins the one first in the
     content (the lower index), whatever order they came in. The pure backend

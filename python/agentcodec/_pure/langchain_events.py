@@ -222,7 +222,7 @@ class Decoder:
                 "name": content.get("name"),
                 "tool": "server" if str(kind_in).startswith("server") else "function",
             }
-        elif kind_in in MEDIA:
+        elif isinstance(kind_in, str) and kind_in in MEDIA:
             kind = "media"
             fields = {
                 "media_type": kind_in,

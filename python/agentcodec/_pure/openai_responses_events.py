@@ -788,7 +788,7 @@ class Encoder:
         code = event.get("code")
         error = {
             # A response's error code is one of the API's own: any other is a server error.
-            "code": code if code in RESPONSE_ERROR_CODES else "server_error",
+            "code": code if isinstance(code, str) and code in RESPONSE_ERROR_CODES else "server_error",
             "message": ev.as_str(event.get("message")) or "",
         }
         self._keep_unfinished()
