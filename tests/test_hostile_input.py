@@ -547,3 +547,40 @@ def test_why_an_event_is_not_json_is_said_alike(text: str) -> None:
     assert errors[0] == errors[1]
     if errors[0] and "not valid JSON" in errors[0][0]["message"]:
         assert " at byte " in errors[0][0]["message"] or errors[0][0]["message"].endswith("there is no value")
+
+
+def test_arguments_replaced_by_a_snapshot_that_goes_on_keep_their_containers(backend: ModuleType) -> None:
+    """A call's arguments streamed as deltas, then replaced by the completed
+    text (AgentScope's `delta: false` snapshot): the value read before is
+    updated in place, on both backends (the pure one started over with new
+    containers, so a dict read earlier stayed as it was; found by fuzzing
+    the backends against each other)."""
+
+    def data(delta: bool, arguments: str, status: str = "in_progress") -> bytes:
+        event = {
+            "object": "content",
+            "type": "data",
+            "index": 0,
+            "delta": delta,
+            "status": status,
+            "msg_id": "m",
+            "data": {"call_id": "c", "name": "f", "arguments": arguments}
+            if not delta
+            else {"arguments": arguments},
+        }
+        return b"data: " + json.dumps(event).encode() + b"\n\n"
+
+    assembler = backend.AgentScopeAssembler()
+    assembler.feed(data(False, "") + data(True, '{"city": '))
+    early = assembler.tool_calls[0]["arguments"]
+    assert early == {}
+    assembler.feed(data(False, '{"city": "Paris"}', "completed"))
+    late = assembler.tool_calls[0]["arguments"]
+    assert late == {"city": "Paris"}
+    assert late is early
+    # A replacement that does not go on from what was read starts over.
+    assembler.feed(data(False, '{"town": "Lyon"}', "completed"))
+    again = assembler.tool_calls[0]["arguments"]
+    assert again == {"town": "Lyon"}
+    assert again is not early
+    assert early == {"city": "Paris"}

@@ -62,7 +62,22 @@ class _Parsed:
             self.source = source
             self.joins = getattr(source, "joins", 0)
             return True
-        return False
+        return self._goes_on(source)
+
+    def _goes_on(self, source: str | Pieces) -> bool:
+        """Whether a text that replaced the one read begins with what was
+        read (a snapshot of the arguments so far): then the parser reads on
+        and the value keeps its containers, as the native reader's does.
+        The check reads the text, as the assembler did when it replaced it."""
+        old = self.source if isinstance(self.source, str) else "".join(self.source)
+        new = source if isinstance(source, str) else source.text()
+        if len(new) < self.consumed or not new.startswith(old[: self.consumed]):
+            return False
+        self.feed(new[self.consumed :])
+        self.source = source
+        self.pieces = 1 if isinstance(source, str) else len(source)
+        self.joins = getattr(source, "joins", 0)
+        return True
 
     def feed(self, text: str) -> None:
         self.consumed += len(text)
