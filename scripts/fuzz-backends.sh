@@ -3,14 +3,24 @@
 # (fuzz/backends.py, atheris) for SECONDS, seeded with the test fixtures; an
 # input on which they disagree is left under fuzz/artifacts/backends and
 # fails the run. PYTHON needs agentcodec (native) and atheris installed.
+# With RUNS set, it runs that many inputs from a fixed seed instead: the
+# same inputs every time on a fresh checkout (what the test command does, so
+# that it catches a regression and never fails on a new find).
 #   scripts/fuzz-backends.sh [SECONDS]
+#   RUNS=2000 scripts/fuzz-backends.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 python=${PYTHON:-python3}
 mkdir -p fuzz/corpus/backends fuzz/artifacts/backends
-echo "fuzzing the backends against each other for ${seconds}s"
-"$python" fuzz/backends.py -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=4096 -timeout=20 \
+if [ -n "${RUNS:-}" ]; then
+    budget=(-runs="$RUNS" -seed=1)
+    echo "fuzzing the backends against each other: $RUNS inputs from seed 1"
+else
+    budget=(-max_total_time="$seconds")
+    echo "fuzzing the backends against each other for ${seconds}s"
+fi
+"$python" fuzz/backends.py "${budget[@]}" -max_len=16384 -rss_limit_mb=4096 -timeout=20 \
     -print_final_stats=1 -artifact_prefix=fuzz/artifacts/backends/ \
     fuzz/corpus/backends tests/fixtures/sdk tests/fixtures/agentscope tests/fixtures/langchain \
     tests/fixtures/ai_sdk tests/fixtures/agentapp 2>&1 \
