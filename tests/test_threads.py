@@ -67,19 +67,21 @@ def test_threads_feeding_one_assembler_lose_nothing(backend: ModuleType) -> None
             b'data: {"object":"content","type":"text","index":0,"delta":false,"msg_id":"t%d","text":""}\n\n'
             % index
         )
-    outcomes: Counter[str] = Counter()
+    # One counter a thread: `counter[key] += 1` reads and then writes, so a
+    # counter shared by the threads would itself lose counts when they switch.
+    outcomes: list[Counter[str]] = [Counter() for _ in range(4)]
 
     def feed(index: int) -> None:
         for step in range(1000):
             try:
                 assembler.feed(b"data: bad\n\n" if step % 2 else AGENTSCOPE_TEXT % index)
             except AgentScopeEventError as exc:
-                outcomes[f"{type(exc).__name__}: {exc}".split(" event ")[0]] += 1
+                outcomes[index][f"{type(exc).__name__}: {exc}".split(" event ")[0]] += 1
             except Exception as exc:
-                outcomes[f"{type(exc).__name__}: {exc}"] += 1
+                outcomes[index][f"{type(exc).__name__}: {exc}"] += 1
 
     run_threads(4, feed)
-    assert outcomes == Counter({"AgentScopeEventError: AgentScope": 2000})
+    assert sum(outcomes, Counter()) == Counter({"AgentScopeEventError: AgentScope": 2000})
     assert [len(message["content"][0]["text"]) for message in assembler.messages] == [500] * 4
     assert assembler.error_count == 0  # raised, not recorded
     assert assembler.event_count == 4 + 4000
