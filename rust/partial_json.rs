@@ -486,13 +486,14 @@ impl PartialJson {
             }
             let stop = memchr2(b'"', b'\\', &bytes[i..]).map_or(bytes.len(), |found| i + found);
             if stop > i {
+                if self.high.is_some() {
+                    // Before anything later in the run (a control character).
+                    return Err(self.fail_at(i, "a lone surrogate".to_owned()));
+                }
                 if let Some(control) = bytes[i..stop].iter().position(|&byte| byte < 0x20) {
                     return Err(
                         self.fail_at(i + control, "a control character in a string".to_owned())
                     );
-                }
-                if self.high.is_some() {
-                    return Err(self.fail_at(i, "a lone surrogate".to_owned()));
                 }
                 self.text.push_str(&text[i..stop]);
             }

@@ -189,6 +189,10 @@ def test_nothing_yet_is_none_and_arguments_are_checked(backend: ModuleType) -> N
         (b'["\xc3\xa9",\xff', "invalid JSON at byte 6: invalid UTF-8"),
         ("x\ud800", "invalid JSON at byte 0: expected a value, found 'x'"),
         ("[1,\ud800", "invalid JSON at byte 3: a lone surrogate"),
+        # A high surrogate's escape, then plain text with a control character
+        # in it: the lone surrogate comes first (found by the partial_json
+        # fuzz target: fed whole, the control character was reported).
+        (b' {"f\\udaeaeead at\x01+', "invalid JSON at byte 10: a lone surrogate"),
     ],
 )
 def test_the_first_error_wins_however_the_text_is_cut(

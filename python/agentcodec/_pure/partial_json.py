@@ -327,11 +327,11 @@ class PartialJSON:
             backslash = text.find("\\", i, quote if quote >= 0 else end)
             stop = backslash if backslash >= 0 else (quote if quote >= 0 else end)
             if stop > i:
+                if self._high is not None:  # before anything later in the run
+                    self._fail_at(text, i, "a lone surrogate")
                 control = _CONTROL.search(text, i, stop)
                 if control is not None:
                     self._fail_at(text, control.start(), "a control character in a string")
-                if self._high is not None:
-                    self._fail_at(text, i, "a lone surrogate")
                 pieces.append(text[i:stop])
             if stop == end:
                 return end
