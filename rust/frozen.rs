@@ -26,7 +26,9 @@ pub enum Rendered<'a> {
 }
 
 impl Rendered<'_> {
-    /// The value, parsed if it is text.
+    /// The value, parsed if it is text. The text is serde_json's own writing
+    /// of a value within its depth limit: it reads back (null is a fallback
+    /// that cannot be taken).
     pub fn into_value(self) -> Value {
         match self {
             Rendered::Value(value) => value,
@@ -88,9 +90,7 @@ impl FrozenValue {
 
     /// The value again, equal to the one frozen.
     pub fn thaw(&self) -> Value {
-        // The text is serde_json's own writing of a value within its depth
-        // limit: it reads back. Null is a fallback that cannot be taken.
-        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+        Rendered::Json(&self.0).into_value()
     }
 
     /// A frozen map's fields again.
