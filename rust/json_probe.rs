@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::MAX_DEPTH;
+use crate::json::{plain_run, MAX_DEPTH};
 
 /// The text is not JSON the full parse accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +117,7 @@ macro_rules! match_key {
 
 /// A field that should be an object: `Obj(Some(..))` when it is one,
 /// `Obj(None)` when it is anything else.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Obj<T>(pub Option<T>);
 
 /// A list of strings (a namespace): `None` when it is anything else.
@@ -278,6 +278,11 @@ impl<'a> Cursor<'a> {
             Err(Invalid) => false,
         };
         closed && self.end().is_ok()
+    }
+
+    /// Whether the next value is an object (white space skipped).
+    pub fn at_object(&mut self) -> Result<bool> {
+        Ok(self.peek_value()? == b'{')
     }
 
     /// A string, or `NotStr` for any other value (checked and skipped).
@@ -637,37 +642,6 @@ pub(crate) fn short_escape(byte: u8) -> Option<char> {
         b't' => '\t',
         _ => return None,
     })
-}
-
-/// The end of the run of string bytes from `pos` that need no attention:
-/// the position of the first quote, backslash or control character (or the
-/// end). Eight bytes at a time, since most strings are plain.
-fn plain_run(bytes: &[u8], mut pos: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    while let Some(word) = bytes.get(pos..pos + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        // A byte is flagged when it is below 0x20, or equals '"' or '\\'
-        // (the classic "has zero byte" test on word ^ pattern); bytes of
-        // 0x80 and above are not flagged, so UTF-8 passes through.
-        let control = word.wrapping_sub(ONES * 0x20) & !word;
-        let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES)
-            & !(word ^ (ONES * u64::from(b'"')));
-        let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES)
-            & !(word ^ (ONES * u64::from(b'\\')));
-        let flagged = (control | quote | backslash) & HIGHS;
-        if flagged != 0 {
-            return pos + (flagged.trailing_zeros() / 8) as usize;
-        }
-        pos += 8;
-    }
-    while let Some(&byte) = bytes.get(pos) {
-        if byte == b'"' || byte == b'\\' || byte < 0x20 {
-            break;
-        }
-        pos += 1;
-    }
-    pos
 }
 
 #[cfg(test)]

@@ -566,6 +566,9 @@ struct EncodedBlock {
     /// A tool result's text so far, or the content parts that replaced it.
     text: String,
     parts: Option<Value>,
+    /// A streamed delta's event as written up to the delta: the same for
+    /// every delta of the block, so written once (empty until the first).
+    framing: Vec<u8>,
 }
 
 /// Neutral events to AG-UI events, in the form ag-ui-protocol serialises.
@@ -712,6 +715,7 @@ impl Encoder {
             call_id: String::new(),
             text: String::new(),
             parts: None,
+            framing: Vec::new(),
         };
         let block = match get_str(event, "kind") {
             Some("text" | "refusal") => {
@@ -1005,14 +1009,20 @@ impl Encode for Encoder {
                 return true;
             }
         };
-        // What frame() writes for {"type", id_key, "delta"}.
-        out.extend_from_slice(b"data: {\"type\":\"");
-        out.extend_from_slice(kind);
-        out.extend_from_slice(b"\",\"");
-        out.extend_from_slice(id_key);
-        out.extend_from_slice(b"\":");
-        write_string(out, &block.agui_id);
-        out.extend_from_slice(b",\"delta\":");
+        // What frame() writes for {"type", id_key, "delta"}: all but the
+        // delta is the block's own framing.
+        if block.framing.is_empty() {
+            let framing = &mut block.framing;
+            framing.extend_from_slice(b"data: {\"type\":\"");
+            framing.extend_from_slice(kind);
+            framing.extend_from_slice(b"\",\"");
+            framing.extend_from_slice(id_key);
+            framing.extend_from_slice(b"\":");
+            write_string(framing, &block.agui_id);
+            framing.extend_from_slice(b",\"delta\":");
+        }
+        out.reserve(block.framing.len() + delta.len() + 5);
+        out.extend_from_slice(&block.framing);
         write_string(out, delta);
         out.extend_from_slice(b"}\n\n");
         true

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::io::Write;
 
 use super::{probe, TOOL_BLOCKS};
 use crate::events::{
@@ -12,7 +11,7 @@ use crate::events::{
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
     run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event, Quick,
 };
-use crate::json::{self, write_string, Map, Value};
+use crate::json::{self, write_int, write_string, Map, Value};
 
 pub const STOP_REASONS: [&str; 6] = [
     "end_turn",
@@ -669,7 +668,7 @@ impl Encode for Encoder {
         out.extend_from_slice(
             b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":",
         );
-        let _ = write!(out, "{at}");
+        write_int(out, at);
         out.extend_from_slice(b",\"delta\":{\"type\":\"");
         out.extend_from_slice(kind);
         out.extend_from_slice(b"\",\"");

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
 
 use super::probe::{Chunk, TEXT_KEYS};
 
@@ -13,7 +12,7 @@ use crate::events::{
     message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
     Event, Quick,
 };
-use crate::json::{write_string, write_value, Map, Value};
+use crate::json::{write_int, write_string, write_value, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
 
 pub const FINISH_REASONS: [&str; 5] = [
@@ -919,17 +918,18 @@ impl Encode for Encoder {
         write_value(out, &self.created);
         out.extend_from_slice(b",\"model\":");
         write_string(out, self.model.as_deref().unwrap_or(""));
-        let _ = write!(out, ",\"choices\":[{{\"index\":{choice},\"delta\":{{");
+        out.extend_from_slice(b",\"choices\":[{\"index\":");
+        write_int(out, choice);
+        out.extend_from_slice(b",\"delta\":{");
         match streamed {
             Streamed::Text => out.extend_from_slice(b"\"content\":"),
             Streamed::Reasoning => out.extend_from_slice(b"\"reasoning_content\":"),
             Streamed::Refusal => out.extend_from_slice(b"\"refusal\":"),
             Streamed::FunctionCall => out.extend_from_slice(b"\"function_call\":{\"arguments\":"),
             Streamed::Tool(tool) => {
-                let _ = write!(
-                    out,
-                    "\"tool_calls\":[{{\"index\":{tool},\"function\":{{\"arguments\":"
-                );
+                out.extend_from_slice(b"\"tool_calls\":[{\"index\":");
+                write_int(out, tool);
+                out.extend_from_slice(b",\"function\":{\"arguments\":");
             }
         }
         write_string(out, delta);

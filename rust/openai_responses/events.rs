@@ -12,9 +12,8 @@ use crate::events::{
     passthrough, run_failed, run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event,
     Held,
 };
-use std::io::Write;
 
-use crate::json::{to_text, write_string, write_value, Map, Value};
+use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
 
 const PROTOCOL: &str = "openai-responses";
 
@@ -617,6 +616,11 @@ struct Part {
     position: i64,
     value: PartValue,
     annotations: Vec<Value>,
+    /// A streamed delta's event as written, but for its sequence number
+    /// (at `framing_split`) and the delta: the same for every delta of
+    /// the part, so written once (empty until the first).
+    framing: Vec<u8>,
+    framing_split: usize,
 }
 
 impl Part {
@@ -627,7 +631,51 @@ impl Part {
             position,
             value: PartValue::Text(String::new()),
             annotations: Vec::new(),
+            framing: Vec::new(),
+            framing_split: 0,
         }
+    }
+
+    /// Writes [`Part::framing`] for a part of `item`: `false` for a part
+    /// whose deltas are not streamed (a tool result, written whole).
+    fn write_framing(&mut self, item: &OpenItem) -> bool {
+        let (kind, position_key) = match self.kind {
+            "tool_call" => {
+                let tool = tool_item(item.item_type).expect("a tool item").0;
+                match tool {
+                    "custom" => ("response.custom_tool_call_input.delta", None),
+                    "mcp" => ("response.mcp_call_arguments.delta", None),
+                    _ => ("response.function_call_arguments.delta", None),
+                }
+            }
+            "reasoning" if self.summary => (
+                "response.reasoning_summary_text.delta",
+                Some("summary_index"),
+            ),
+            "reasoning" => ("response.reasoning_text.delta", Some("content_index")),
+            "refusal" => ("response.refusal.delta", Some("content_index")),
+            "text" => ("response.output_text.delta", Some("content_index")),
+            _ => return false,
+        };
+        let out = &mut self.framing;
+        out.extend_from_slice(b"event: ");
+        out.extend_from_slice(kind.as_bytes());
+        out.extend_from_slice(b"\ndata: {\"type\":\"");
+        out.extend_from_slice(kind.as_bytes());
+        out.extend_from_slice(b"\",\"sequence_number\":");
+        self.framing_split = out.len();
+        out.extend_from_slice(b",\"item_id\":");
+        write_value(out, item.fields.get("id").unwrap_or(&Value::Null));
+        out.extend_from_slice(b",\"output_index\":");
+        write_int(out, item.index);
+        if let Some(key) = position_key {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            write_int(out, self.position);
+        }
+        out.extend_from_slice(b",\"delta\":");
+        true
     }
 
     fn text(&self) -> &str {
@@ -1404,46 +1452,27 @@ impl Encode for Encoder {
         let Some(&(item, part)) = self.blocks.get(&BlockRef(message_id, index)) else {
             return true;
         };
-        match &mut self.parts[part].value {
+        let (part, item) = (&mut self.parts[part], &self.items[item]);
+        match &mut part.value {
             PartValue::Text(text) => text.push_str(delta),
             PartValue::Whole(_) => return true,
         }
-        let (part, item) = (&self.parts[part], &self.items[item]);
-        let (kind, position_key) = match part.kind {
-            "tool_call" => {
-                let tool = tool_item(item.item_type).expect("a tool item").0;
-                match tool {
-                    "custom" => ("response.custom_tool_call_input.delta", None),
-                    "mcp" => ("response.mcp_call_arguments.delta", None),
-                    _ => ("response.function_call_arguments.delta", None),
-                }
-            }
-            "reasoning" if part.summary => (
-                "response.reasoning_summary_text.delta",
-                Some("summary_index"),
-            ),
-            "reasoning" => ("response.reasoning_text.delta", Some("content_index")),
-            "refusal" => ("response.refusal.delta", Some("content_index")),
-            "text" => ("response.output_text.delta", Some("content_index")),
-            _ => return true, // a tool result is written whole, when it finishes
-        };
-        // What frame() writes for the event block_delta() builds.
-        let _ = write!(
-            out,
-            "event: {kind}\ndata: {{\"type\":\"{kind}\",\"sequence_number\":{},\"item_id\":",
-            self.sequence
-        );
-        write_value(out, item.fields.get("id").unwrap_or(&Value::Null));
-        let _ = write!(out, ",\"output_index\":{}", item.index);
-        if let Some(key) = position_key {
-            let _ = write!(out, ",\"{key}\":{}", part.position);
+        if part.framing.is_empty() && !part.write_framing(item) {
+            return true; // a tool result is written whole, when it finishes
         }
-        out.extend_from_slice(b",\"delta\":");
+        // What frame() writes for the event block_delta() builds: the part's
+        // framing around the two values that change.
+        let (head, tail) = part.framing.split_at(part.framing_split);
+        out.reserve(part.framing.len() + delta.len() + 40);
+        out.extend_from_slice(head);
+        write_int(out, self.sequence);
+        out.extend_from_slice(tail);
         write_string(out, delta);
         if part.kind == "text" {
-            out.extend_from_slice(b",\"logprobs\":[]");
+            out.extend_from_slice(b",\"logprobs\":[]}\n\n");
+        } else {
+            out.extend_from_slice(b"}\n\n");
         }
-        out.extend_from_slice(b"}\n\n");
         self.sequence += 1;
         true
     }
