@@ -224,24 +224,33 @@ impl<S: Sink> Protocol for Decoding<S> {
         &mut self,
         log: &mut Log,
         text: &str,
-        _observe: Observer<'_, '_>,
+        observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
         if is_done_marker(text) {
             // Chat's end of the run; the other protocols end by an event.
             self.decoder.done(&mut self.scratch);
             return self.emit(log);
         }
-        match self.decoder.decode_text(text, &mut self.scratch) {
-            Quick::No => {}
-            Quick::Events => return self.emit(log),
-            Quick::Delta {
-                message_id,
-                index,
-                delta,
-            } => return self.sink.delta(log, &message_id, index, &delta),
+        // The quick path, unless the caller wants every event decoded
+        // (which is also how the fuzz targets hold it to the full path).
+        if observe.is_none() {
+            match self.decoder.decode_text(text, &mut self.scratch) {
+                Quick::No => {}
+                Quick::Events => return self.emit(log),
+                Quick::Delta {
+                    message_id,
+                    index,
+                    delta,
+                } => return self.sink.delta(log, &message_id, index, &delta),
+            }
         }
         match json::parse(text) {
-            Ok(event) => self.apply_value(log, event),
+            Ok(event) => {
+                if let Some(observe) = observe {
+                    observe(&event);
+                }
+                self.apply_value(log, event)
+            }
             Err(_) => log.fail(json::why_not_json(text)),
         }
     }
