@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a clean checkout, installing what it needs:
 #   1. Rust: rustfmt, clippy, cargo test (the core, without Python); every
-#      cargo-fuzz target for 20 s (scripts/fuzz.sh).
+#      cargo-fuzz target for 10 s (scripts/fuzz.sh).
 #   2. The release artifacts (scripts/build-release.sh): a native wheel for
 #      each supported CPython on the machine, the pure wheel, the sdist,
 #      twine-checked. Everything below installs and tests those files.
 #   3. On the main Python: its native wheel with the test and lint tools;
 #      ruff, mypy, pytest on both backends, the backends fuzzed against each
-#      other (atheris, 2,000 inputs from a fixed seed), the benchmarks once and their instruction
-#      counts against the committed baseline; then the pure wheel in a fresh
-#      environment, pytest again there.
+#      other (atheris, 2,000 inputs from a fixed seed), the benchmarks once
+#      and their instruction counts against the committed baseline; then the
+#      pure wheel in a fresh environment, pytest again there.
 #   4. On every other supported CPython: the same suite, native and pure
 #      wheel, property tests at a fifth of their examples.
 #   5. The sdist: builds the extension with a Rust toolchain, installs the
@@ -55,11 +55,11 @@ cargo clippy --all-targets --locked -- -D warnings
 cargo clippy --all-targets --locked --features python -- -D warnings
 cargo test --locked
 
-step "Fuzzing: every cargo-fuzz target for 20 s, seeded from the fixtures (nightly)"
+step "Fuzzing: every cargo-fuzz target for 10 s, seeded from the fixtures (nightly)"
 cargo +nightly fmt --manifest-path fuzz/Cargo.toml --check
 command -v cargo-fuzz > /dev/null || cargo +nightly install cargo-fuzz --locked --quiet
 rm -rf fuzz/artifacts
-./scripts/fuzz.sh 20
+./scripts/fuzz.sh 10
 
 step "Release artifacts: a native wheel per CPython, the pure wheel, the sdist"
 rm -rf "$work"

@@ -1,0 +1,134 @@
+//! Conversion between protocols, and every encoder: no panic on any input;
+//! the Transcoder writes the same bytes in any chunking and whether its
+//! decoder takes the quick path or parses every event; and what any
+//! encoder writes is a stream its protocol's decoder reads without an error.
+//! The first byte picks the source, one of the protocols (SSE bytes) or
+//! neutral events (one JSON object a line) given to the encoder directly,
+//! and the target: one pair an input, so that inputs stay fast.
+#![no_main]
+
+use agentcodec::events::Event;
+use agentcodec::json::{self, Value};
+use agentcodec::sse::Limits;
+use agentcodec::stream::{Assemble, OnError};
+use agentcodec::transcode::{self, EncoderOptions, Transcoder, PROTOCOLS};
+use libfuzzer_sys::fuzz_target;
+
+#[path = "chunks.rs"]
+mod chunks;
+
+const LIMITS: Limits = Limits {
+    max_line_bytes: Some(4096),
+    max_event_bytes: Some(8192),
+};
+
+/// A target's encoder, with every id and time fixed so runs compare.
+fn options(target: &str) -> EncoderOptions {
+    let id = || Some("x".to_owned());
+    match target {
+        "agentscope" => EncoderOptions::AgentScope {
+            session_id: id(),
+            response_id: id(),
+            created_at: Some(1),
+        },
+        "langchain" => EncoderOptions::LangChain {
+            namespace: Vec::new(),
+            node: Some("model".to_owned()),
+            timestamp: Some(1),
+        },
+        "agui" => EncoderOptions::Agui {
+            thread_id: id(),
+            run_id: id(),
+        },
+        "openai-responses" => EncoderOptions::OpenAIResponses {
+            response_id: id(),
+            model: id(),
+            created_at: Some(1),
+        },
+        "openai-chat" => EncoderOptions::OpenAIChat {
+            response_id: id(),
+            model: id(),
+            created_at: Some(1),
+        },
+        "anthropic" => EncoderOptions::Anthropic {
+            response_id: id(),
+            model: id(),
+        },
+        _ => EncoderOptions::AISdk { message_id: id() },
+    }
+}
+
+/// What `source` converts to; `full` observes every event, which keeps
+/// the decoder off its quick path.
+fn convert(source: &str, target: &str, pieces: &[&[u8]], full: bool) -> Vec<u8> {
+    let mut transcoder =
+        Transcoder::new(source, options(target), LIMITS, OnError::Skip).expect("a protocol");
+    let mut out = Vec::new();
+    for piece in pieces {
+        let _ = if full {
+            transcoder.feed_observed(piece, &mut |_| {})
+        } else {
+            transcoder.feed(piece)
+        };
+        out.extend(transcoder.take_bytes());
+    }
+    let _ = transcoder.close();
+    out.extend(transcoder.take_bytes());
+    out
+}
+
+fn encode(target: &str, events: &[Event]) -> Vec<u8> {
+    let mut encoder = transcode::Encoder::new(options(target));
+    let mut out = Vec::new();
+    for event in events {
+        out.extend(encoder.encode(event));
+    }
+    out.extend(encoder.close());
+    out
+}
+
+/// What `target`'s decoder makes of `bytes` must be free of errors.
+fn reads_back(target: &str, bytes: &[u8]) {
+    let mut decoder =
+        transcode::Decoder::new(target, Limits::default(), OnError::Skip).expect("a protocol");
+    let _ = decoder.feed(bytes);
+    let _ = decoder.close();
+    assert!(
+        decoder.errors().is_empty(),
+        "{target} reads its encoder's output with errors {:?}: {}",
+        decoder.errors(),
+        String::from_utf8_lossy(bytes)
+    );
+}
+
+fuzz_target!(|input: &[u8]| {
+    let Some((&pick, input)) = input.split_first() else {
+        return;
+    };
+    let (seed, data) = chunks::split(input);
+    let pick = usize::from(pick);
+    let target = PROTOCOLS[pick / (PROTOCOLS.len() + 1) % PROTOCOLS.len()];
+    match PROTOCOLS.get(pick % (PROTOCOLS.len() + 1)) {
+        Some(source) => {
+            let whole = convert(source, target, &[data], false);
+            let pieces = chunks::chunks(seed, data);
+            assert_eq!(convert(source, target, &pieces, false), whole);
+            assert_eq!(
+                convert(source, target, &[data], true),
+                whole,
+                "the full path"
+            );
+            reads_back(target, &whole);
+        }
+        None => {
+            let events: Vec<Event> = data
+                .split(|&byte| byte == b'\n')
+                .filter_map(|line| match json::parse(std::str::from_utf8(line).ok()?) {
+                    Ok(Value::Object(event)) => Some(event),
+                    _ => None,
+                })
+                .collect();
+            reads_back(target, &encode(target, &events));
+        }
+    }
+});
