@@ -97,25 +97,22 @@ struct Frozen {
     rewrites: u64,
 }
 
-/// A live message as `Live::render` makes it, written without building it.
+/// A live message as `Live::render` makes it, written without building it
+/// (every live message has a "content" field, from `Live::new`: its slots,
+/// when it has any, are written there).
 struct Rendering<'a>(&'a Live);
 
 impl serde::Serialize for Rendering<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let Live { fields, slots, .. } = self.0;
-        let slots_as_content = !slots.is_empty();
-        let appended = slots_as_content && !fields.contains_key("content");
-        let mut map = serializer.serialize_map(Some(fields.len() + usize::from(appended)))?;
+        let mut map = serializer.serialize_map(Some(fields.len()))?;
         for (key, value) in fields {
-            if slots_as_content && key == "content" {
+            if !slots.is_empty() && key == "content" {
                 map.serialize_entry(key, &Slots(slots))?;
             } else {
                 map.serialize_entry(key, value)?;
             }
-        }
-        if appended {
-            map.serialize_entry("content", &Slots(slots))?;
         }
         map.end()
     }
@@ -252,7 +249,7 @@ impl Message {
                     budget.admits(value, MAX_DEPTH - 1)
                 };
         }
-        if !fits || (!live.slots.is_empty() && !live.fields.contains_key("content")) {
+        if !fits {
             return;
         }
         let Some(text) = FrozenValue::write(&Rendering(live), budget.used()) else {
@@ -427,7 +424,11 @@ pub struct AgentScope {
     /// one arrives, when the output is the messages assembled so far.
     output: Option<Value>,
     /// Keyed by the message's string id; any other id counts as none.
-    messages: IndexMap<Option<String>, Message>,
+    messages: IndexMap<MessageKey, Message>,
+    /// The anonymous message id-less events go to, until an event of
+    /// another message ends it (the next id-less event starts another).
+    anonymous: Option<u64>,
+    anonymous_count: u64,
     /// Where the last message a delta went to stands in `messages`.
     last_message: Option<usize>,
     /// The slot the last quick delta went to. Only quick deltas run between
@@ -435,11 +436,25 @@ pub struct AgentScope {
     hot: Option<HotSlot>,
 }
 
+/// A message's key: its string id, or, for a message without one (the
+/// Java runtime's stream adapter sends its text deltas with `msg_id: null`),
+/// its number among the anonymous ones. Consecutive id-less events are one
+/// message; an event of any other message ends it, so that text before and
+/// after a tool call are two messages, as they were two turns.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum MessageKey {
+    Id(String),
+    Anonymous(u64),
+}
+
 /// What the quick path knows of the slot it last appended to.
 #[derive(Debug, Clone)]
 struct HotSlot {
     message: usize,
     index: i64,
+    /// A data slot: only arguments alone append quickly (a tool call's
+    /// streamed arguments); other data merges take the full path.
+    data: bool,
     /// The field its type appends to, if any.
     field: Option<&'static str>,
     /// Where that field was in the slot's map last time.
@@ -478,6 +493,8 @@ impl Assembler {
             response_seen: false,
             output: None,
             messages: IndexMap::new(),
+            anonymous: None,
+            anonymous_count: 0,
             last_message: None,
             hot: None,
         };
@@ -513,11 +530,46 @@ impl Assembler {
         let state = &self.driver.protocol;
         let mut response = state.response.clone();
         let (output, messages) = match &state.output {
+            Some(Value::Array(items)) if state.anonymous_count > 0 => {
+                (Value::Null, Some(self.output_with_anonymous(items)))
+            }
             Some(output) => (output.clone(), None),
             None => (Value::Null, Some(self.rendered_messages())),
         };
         response.insert("output".to_owned(), output);
         (Value::Object(response), messages)
+    }
+
+    /// The terminal response's output with the anonymous messages, which a
+    /// server that sends text without message ids leaves out of it (the
+    /// Java runtime lists only its completed messages), each before the
+    /// first item whose message came after it in the stream.
+    fn output_with_anonymous<'a>(&'a self, items: &[Value]) -> Vec<Rendered<'a>> {
+        let messages = &self.driver.protocol.messages;
+        let anonymous: Vec<usize> = messages
+            .keys()
+            .enumerate()
+            .filter(|(_, key)| matches!(key, MessageKey::Anonymous(_)))
+            .map(|(position, _)| position)
+            .collect();
+        let rendered = |position: usize| messages[position].rendered();
+        let mut output = Vec::with_capacity(items.len() + anonymous.len());
+        let mut next = 0;
+        for item in items {
+            let position = item
+                .get("id")
+                .and_then(Value::as_str)
+                .and_then(|id| messages.get_index_of(&MessageKey::Id(id.to_owned())));
+            if let Some(position) = position {
+                while next < anonymous.len() && anonymous[next] < position {
+                    output.push(rendered(anonymous[next]));
+                    next += 1;
+                }
+            }
+            output.push(Rendered::Value(item.clone()));
+        }
+        output.extend(anonymous[next..].iter().map(|&position| rendered(position)));
+        output
     }
 
     /// Every message assembled, in order of first appearance.
@@ -690,12 +742,10 @@ impl AgentScope {
             Some(hot) if hot.message == position && hot.index == index => hot,
             _ => {
                 let kind = slot.get("type").and_then(Value::as_str).unwrap_or("");
-                if kind == "data" {
-                    return false; // data merges need the whole delta
-                }
                 HotSlot {
                     message: position,
                     index,
+                    data: kind == "data",
                     field: appended_field(kind, upstream),
                     field_at: usize::MAX,
                     status: match slot.get("status") {
@@ -704,6 +754,14 @@ impl AgentScope {
                     },
                 }
             }
+        };
+        let arguments = if hot.data {
+            match probe.arguments_alone() {
+                Some(piece) => Some(piece),
+                None => return false,
+            }
+        } else {
+            None
         };
         // The new status, when it changes, settled before anything changes.
         let new_status = match &probe.status {
@@ -714,7 +772,17 @@ impl AgentScope {
             },
             None => None,
         };
-        if let Some(field) = hot.field {
+        if let Some(piece) = arguments {
+            // Onto arguments already held as text; anything else is the
+            // merge's to decide (nothing has changed yet).
+            match slot
+                .get_mut("data")
+                .and_then(|data| data.get_mut("arguments"))
+            {
+                Some(Value::String(text)) => text.push_str(piece),
+                _ => return false,
+            }
+        } else if let Some(field) = hot.field {
             if let Some(piece) = probe.appended(field) {
                 append_at(slot, field, piece, &mut hot.field_at);
             }
@@ -730,6 +798,7 @@ impl AgentScope {
             Some(_) => None,
         };
         self.hot = Some(HotSlot { status, ..hot });
+        self.anonymous = None; // a delta of another message ends it
         true
     }
 
@@ -737,13 +806,15 @@ impl AgentScope {
     /// found: deltas mostly go to the message before them.
     fn find_message(&mut self, msg_id: &str) -> Option<usize> {
         if let Some(position) = self.last_message {
-            if let Some((Some(key), _)) = self.messages.get_index(position) {
+            if let Some((MessageKey::Id(key), _)) = self.messages.get_index(position) {
                 if key == msg_id {
                     return Some(position);
                 }
             }
         }
-        let position = self.messages.get_index_of(&Some(msg_id.to_owned()))?;
+        let position = self
+            .messages
+            .get_index_of(&MessageKey::Id(msg_id.to_owned()))?;
         self.last_message = Some(position);
         Some(position)
     }
@@ -770,8 +841,14 @@ impl AgentScope {
 
     fn message_for(&mut self, msg_id: Option<&Value>) -> &mut Message {
         let key = match msg_id {
-            Some(Value::String(id)) => Some(id.clone()),
-            _ => None,
+            Some(Value::String(id)) => {
+                self.anonymous = None;
+                MessageKey::Id(id.clone())
+            }
+            _ => MessageKey::Anonymous(*self.anonymous.get_or_insert_with(|| {
+                self.anonymous_count += 1;
+                self.anonymous_count
+            })),
         };
         self.messages
             .entry(key)

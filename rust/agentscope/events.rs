@@ -90,6 +90,9 @@ pub struct Decoder {
     started: bool,
     messages: HashMap<String, DecodedMessage>,
     unnamed: u64,
+    /// The message id-less content goes to until an event of another
+    /// message ends it (see the assembler's `MessageKey`).
+    anonymous: Option<String>,
 }
 
 impl Decode for Decoder {
@@ -129,14 +132,16 @@ impl Decode for Decoder {
 }
 
 impl Decoder {
-    /// A text, reasoning or refusal delta to a block that is open, from a
-    /// probe: what [`Decoder::content`] does for it.
+    /// A text, reasoning or refusal delta, or a tool call's arguments or a
+    /// tool result's output streamed as a data delta, to a block that is
+    /// open, from a probe: what [`Decoder::content`] does for it.
     fn append_delta<'t>(&mut self, mut probe: Probe<'t>, out: &mut Vec<Event>) -> Quick<'t> {
         let is_delta = probe.object.as_ref().and_then(StrField::as_str) == Some("content")
             && probe.delta == Some(Scalar::Bool(true))
             && probe.status.as_ref().and_then(Scalar::as_str) != Some("completed");
-        let (true, Some(message_id), Some(index), Some(content_type)) = (
+        let (true, None, Some(message_id), Some(index), Some(content_type)) = (
             is_delta,
+            &self.anonymous, // ending it takes the full path
             probe.msg_id.as_ref().and_then(StrField::as_str),
             probe.index.as_ref().and_then(Scalar::as_i64),
             probe.kind.as_ref().and_then(StrField::as_str),
@@ -147,16 +152,24 @@ impl Decoder {
             .messages
             .get_mut(message_id)
             .and_then(|message| message.blocks.get_mut(&index))
-            .filter(|block| block.open && matches!(block.kind, "text" | "reasoning" | "refusal"))
+            .filter(|block| block.open)
         else {
             return Quick::No;
         };
-        let field = if content_type == "refusal" {
-            "refusal"
-        } else {
-            "text"
+        // Where `apply` takes the appended string from.
+        let (data_key, field) = match block.kind {
+            "tool_call" => (true, "arguments"),
+            "tool_result" => (true, "output"),
+            "text" | "reasoning" | "refusal" if content_type == "refusal" => (false, "refusal"),
+            "text" | "reasoning" | "refusal" => (false, "text"),
+            _ => return Quick::No,
         };
-        let (Some(value), Some(held)) = (probe.appended(field), block.held.as_mut()) else {
+        let value = if data_key {
+            probe.data_string(field)
+        } else {
+            probe.appended(field)
+        };
+        let (Some(value), Some(held)) = (value, block.held.as_mut()) else {
             return Quick::No;
         };
         if !held.take_delta(value) {
@@ -166,13 +179,19 @@ impl Decoder {
         if value.is_empty() {
             return Quick::Events; // nothing to pass on
         }
-        let taken = if field == "refusal" {
-            probe.refusal.take()
-        } else {
-            probe.text.take()
+        let taken = match field {
+            _ if data_key => probe.take_data_string(field),
+            "refusal" => match probe.refusal.take() {
+                Some(StrField::Str(text)) => Some(text),
+                _ => None,
+            },
+            _ => match probe.text.take() {
+                Some(StrField::Str(text)) => Some(text),
+                _ => None,
+            },
         };
         match (probe.msg_id.take(), taken) {
-            (Some(StrField::Str(message_id)), Some(StrField::Str(delta))) => Quick::Delta {
+            (Some(StrField::Str(message_id)), Some(delta)) => Quick::Delta {
                 message_id,
                 index,
                 delta,
@@ -213,8 +232,19 @@ impl Decoder {
 
     fn message(&mut self, event: &Event, out: &mut Vec<Event>) {
         let message_id = get_str(event, "id");
+        if message_id.is_some() && get_str(event, "type") != Some("heartbeat") {
+            self.end_anonymous(out); // as in the assembler, a heartbeat is no message
+        }
         let mapped = match event.get("type") {
             None => message_type("message"),
+            // The Java runtime's stream adapter sends a tool's result as an
+            // approval response with the tool's role (a slip for
+            // mcp_call_output); a real approval response comes from the user.
+            Some(Value::String(name))
+                if name == "mcp_approval_response" && get_str(event, "role") == Some("tool") =>
+            {
+                message_type("mcp_call_output")
+            }
             Some(Value::String(name)) => message_type(name),
             Some(_) => None,
         };
@@ -260,13 +290,36 @@ impl Decoder {
         ));
     }
 
+    /// An event of a message with an id ends the anonymous message: no more
+    /// content can go to it, so it finishes.
+    fn end_anonymous(&mut self, out: &mut Vec<Event>) {
+        let Some(message_id) = self.anonymous.take() else {
+            return;
+        };
+        if let Some(message) = self.messages.get_mut(&message_id).filter(|m| m.open) {
+            for (index, block) in &mut message.blocks {
+                finish_block(&message_id, *index, block, out);
+            }
+            message.open = false;
+            out.push(message_finished(&message_id, Value::Null, Value::Null));
+        }
+    }
+
     fn content(&mut self, event: &Event, out: &mut Vec<Event>) {
         let message_id = match get_str(event, "msg_id") {
-            Some(message_id) => message_id.to_owned(),
-            None => {
-                self.unnamed += 1;
-                format!("msg-{}", self.unnamed)
+            Some(message_id) => {
+                self.end_anonymous(out);
+                message_id.to_owned()
             }
+            None => match &self.anonymous {
+                Some(message_id) => message_id.clone(),
+                None => {
+                    self.unnamed += 1;
+                    let message_id = format!("msg-{}", self.unnamed);
+                    self.anonymous = Some(message_id.clone());
+                    message_id
+                }
+            },
         };
         if !self.messages.contains_key(&message_id) {
             // Content before (or without) its message: the message starts here.

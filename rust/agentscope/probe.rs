@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use crate::json_probe::{Cursor, Fields, Result, Scalar, StrField};
+use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField};
 
 /// What a content delta needs, from one event.
 #[derive(Debug, Default, PartialEq)]
@@ -26,6 +26,8 @@ pub struct Probe<'a> {
     pub image_url: Option<StrField<'a>>,
     pub refusal: Option<StrField<'a>>,
     pub data: Option<StrField<'a>>,
+    /// `data` when it is an object: a tool call's or result's delta.
+    pub data_object: Option<Obj<DataProbe<'a>>>,
     pub video_url: Option<StrField<'a>>,
     pub file_data: Option<StrField<'a>>,
 }
@@ -103,6 +105,15 @@ impl<'a> Probe<'a> {
             self.msg_id = Some(cursor.str_field().ok()?);
             if cursor.expect(br#","text":"#).is_some() {
                 self.text = Some(cursor.str_field().ok()?);
+            } else if cursor.expect(br#","data":{"arguments":"#).is_some() {
+                // A tool call's arguments streaming: the object holds them alone.
+                let arguments = cursor.str_field().ok()?;
+                cursor.expect(b"}")?;
+                self.data = Some(StrField::NotStr);
+                self.data_object = Some(Obj(Some(DataProbe {
+                    arguments: Some(arguments),
+                    ..DataProbe::default()
+                })));
             }
             Some(())
         };
@@ -123,10 +134,85 @@ impl<'a> Fields<'a> for Probe<'a> {
             b"text" => self.text = Some(cursor.str_field()?),
             b"image_url" => self.image_url = Some(cursor.str_field()?),
             b"refusal" => self.refusal = Some(cursor.str_field()?),
-            b"data" => self.data = Some(cursor.str_field()?),
+            b"data" => {
+                if cursor.at_object()? {
+                    self.data = Some(StrField::NotStr);
+                    cursor.object_into(&mut self.data_object)?;
+                } else {
+                    self.data = Some(cursor.str_field()?);
+                    self.data_object = None;
+                }
+            },
             b"video_url" => self.video_url = Some(cursor.str_field()?),
             b"file_data" => self.file_data = Some(cursor.str_field()?),
             _ => cursor.skip()?,
+        });
+        Ok(())
+    }
+}
+
+/// What a tool call's or tool result's `data` delta appends.
+#[derive(Debug, Default, PartialEq)]
+pub struct DataProbe<'a> {
+    pub arguments: Option<StrField<'a>>,
+    pub output: Option<StrField<'a>>,
+    /// Whether it has any other key.
+    pub others: bool,
+}
+
+impl<'a> Probe<'a> {
+    /// The string a tool call's (`arguments`) or tool result's (`output`)
+    /// data delta carries, when `data` is an object with it as a string.
+    pub fn data_string(&self, key: &str) -> Option<&str> {
+        let Some(Obj(Some(data))) = &self.data_object else {
+            return None;
+        };
+        let value = if key == "arguments" {
+            &data.arguments
+        } else {
+            &data.output
+        };
+        value.as_ref().and_then(StrField::as_str)
+    }
+
+    /// The arguments a data delta appends when they are all it carries
+    /// (`data` is `{"arguments": "..."}`): the one data merge that is an
+    /// append whatever the merge rules.
+    pub fn arguments_alone(&self) -> Option<&str> {
+        match &self.data_object {
+            Some(Obj(Some(data))) if !data.others && data.output.is_none() => {
+                data.arguments.as_ref().and_then(StrField::as_str)
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Probe::data_string`], taken out of the probe.
+    pub fn take_data_string(&mut self, key: &str) -> Option<Cow<'a, str>> {
+        let Some(Obj(Some(data))) = &mut self.data_object else {
+            return None;
+        };
+        let value = if key == "arguments" {
+            data.arguments.take()
+        } else {
+            data.output.take()
+        };
+        match value {
+            Some(StrField::Str(text)) => Some(text),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Fields<'a> for DataProbe<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        crate::match_key!(key, {
+            b"arguments" => self.arguments = Some(cursor.str_field()?),
+            b"output" => self.output = Some(cursor.str_field()?),
+            _ => {
+                self.others = true;
+                cursor.skip()?
+            },
         });
         Ok(())
     }
@@ -171,8 +257,13 @@ mod tests {
 
     const CANONICAL: &str = r#"{"sequence_number":7,"object":"content","status":"in_progress","error":null,"type":"text","index":0,"delta":true,"msg_id":"msg_1","text":" the \"agent\""}"#;
 
+    const CANONICAL_DATA: &str = r#"{"sequence_number":8,"object":"content","status":"in_progress","error":null,"type":"data","index":0,"delta":true,"msg_id":"msg_2","data":{"arguments":"{\"city\": \"Pa"}}"#;
+
     #[test]
     fn the_layout_reading_is_the_general_one() {
+        let probe = read(CANONICAL_DATA).unwrap();
+        assert_eq!(probe.arguments_alone(), Some(r#"{"city": "Pa"#));
+        assert_eq!(Some(probe), Probe::parse(CANONICAL_DATA));
         let probe = read(CANONICAL).unwrap();
         assert_eq!(probe.appended("text"), Some(r#" the "agent""#));
         assert_eq!(probe.index, Some(Scalar::Number("0")));
@@ -197,8 +288,11 @@ mod tests {
     #[test]
     fn the_layout_reading_agrees_on_mutations() {
         let specials = ["\"", "\\", "{", "}", ",", ":", " ", "0", "-", "n", "t", "x"];
-        for position in 0..=CANONICAL.len() {
-            let (head, tail) = CANONICAL.split_at(position);
+        for (canonical, position) in [CANONICAL, CANONICAL_DATA]
+            .into_iter()
+            .flat_map(|text| (0..=text.len()).map(move |position| (text, position)))
+        {
+            let (head, tail) = canonical.split_at(position);
             let mut variants = vec![format!("{head}{}", tail.get(1..).unwrap_or(""))];
             for special in specials {
                 variants.push(format!("{head}{special}{tail}"));

@@ -196,6 +196,9 @@ class Assembler(Driver):
         self._terminal = False
         self._output: Any = None
         self._messages: dict[Any, _Message] = {}
+        # The anonymous message id-less events go to: (None, its number).
+        self._anonymous: tuple[None, int] | None = None
+        self._anonymous_count = 0
 
     # --- input ---------------------------------------------------------------
 
@@ -222,10 +225,40 @@ class Assembler(Driver):
     def _render_response(self) -> dict[str, Any]:
         response: dict[str, Any] = _render(self._response)
         if self._terminal:
-            response["output"] = _render(self._output)
+            output = _render(self._output)
+            if self._anonymous_count and isinstance(output, list):
+                output = self._with_anonymous(output)
+            response["output"] = output
         else:
             response["output"] = [message.render() for message in self._messages.values()]
         return response
+
+    def _with_anonymous(self, items: list[Any]) -> list[Any]:
+        """The terminal response's output with the anonymous messages, which a
+        server that sends text without message ids leaves out of it (the
+        Java runtime lists only its completed messages), each before the
+        first item whose message came after it in the stream."""
+        positions = {key: position for position, key in enumerate(self._messages)}
+        anonymous = [
+            (position, message)
+            for position, (key, message) in enumerate(self._messages.items())
+            if isinstance(key, tuple)
+        ]
+        output: list[Any] = []
+        pending = iter(anonymous)
+        waiting = next(pending, None)
+        for item in items:
+            message_id = item.get("id") if isinstance(item, dict) else None
+            position = positions.get(message_id) if isinstance(message_id, str) else None
+            if position is not None:
+                while waiting is not None and waiting[0] < position:
+                    output.append(waiting[1].render())
+                    waiting = next(pending, None)
+            output.append(item)
+        while waiting is not None:
+            output.append(waiting[1].render())
+            waiting = next(pending, None)
+        return output
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -316,8 +349,19 @@ class Assembler(Driver):
 
     def _message_for(self, msg_id: Any) -> _Message:
         # Messages are keyed by their string id; any other id (null, a
-        # number...) counts as no id.
-        key = msg_id if isinstance(msg_id, str) else None
+        # number...) counts as no id. Consecutive id-less events form one
+        # anonymous message (the Java runtime's stream adapter sends its text
+        # deltas with msg_id null); an event of any other message ends it,
+        # so that text before and after a tool call are two messages.
+        key: Any
+        if isinstance(msg_id, str):
+            key = msg_id
+            self._anonymous = None
+        else:
+            if self._anonymous is None:
+                self._anonymous_count += 1
+                self._anonymous = (None, self._anonymous_count)
+            key = self._anonymous
         message = self._messages.get(key)
         if message is None:
             message = self._messages[key] = _new_message(msg_id)

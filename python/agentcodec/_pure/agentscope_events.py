@@ -78,6 +78,9 @@ class Decoder:
         self._started = False
         self._messages: dict[str, _Message] = {}
         self._unnamed = 0
+        # The message id-less content goes to until an event of another
+        # message ends it (see the assembler's _message_for).
+        self._anonymous: str | None = None
 
     def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -121,7 +124,14 @@ class Decoder:
 
     def _message(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = ev.as_str(event.get("id"))
+        if message_id is not None and event.get("type") != "heartbeat":
+            self._end_anonymous(out)  # as in the assembler, a heartbeat is no message
         message_type = event.get("type", "message")
+        if message_type == "mcp_approval_response" and event.get("role") == "tool":
+            # The Java runtime's stream adapter sends a tool's result as an
+            # approval response with the tool's role (a slip for
+            # mcp_call_output); a real approval response comes from the user.
+            message_type = "mcp_call_output"
         mapped = MESSAGE_TYPES.get(message_type) if isinstance(message_type, str) else None
         if message_id is None or mapped is None:
             if event.get("type") != "heartbeat":
@@ -157,11 +167,27 @@ class Decoder:
     def _is_empty(item: dict[str, Any]) -> bool:
         return item.get("type") == "text" and not item.get("text")
 
+    def _end_anonymous(self, out: list[dict[str, Any]]) -> None:
+        """An event of a message with an id ends the anonymous message: no
+        more content can go to it, so it finishes."""
+        message_id, self._anonymous = self._anonymous, None
+        message = self._messages.get(message_id) if message_id is not None else None
+        if message_id is None or message is None or not message.open:
+            return
+        for index, block in message.blocks.items():
+            self._finish_block(message_id, index, block, out)
+        message.open = False
+        out.append(ev.message_finished(message_id, None))
+
     def _content(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = ev.as_str(event.get("msg_id"))
-        if message_id is None:
+        if message_id is not None:
+            self._end_anonymous(out)
+        elif self._anonymous is not None:
+            message_id = self._anonymous
+        else:
             self._unnamed += 1
-            message_id = f"msg-{self._unnamed}"
+            message_id = self._anonymous = f"msg-{self._unnamed}"
         message = self._messages.get(message_id)
         if message is None:
             # Content before (or without) its message: the message starts here.
