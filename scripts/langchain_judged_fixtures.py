@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 OUT = FIXTURES / "langchain_judged"
 SOURCES = {
-    "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse"],
+    "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse", "java/*.process.sse"],
     "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
     "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
     "openai-chat": ["sdk/chat_*.sse"],

@@ -217,3 +217,48 @@ def test_delta_with_any_status_appends_once(backend: ModuleType, status: object)
     assembler.feed(stream_of([json.dumps(event) for event in events]))
     [slot] = assembler.close()["output"][0]["content"]
     assert (slot["text"], slot["status"]) == ("abc", status)
+
+
+@requires_native
+@pytest.mark.parametrize("data_merge", ["merge", "upstream"])
+def test_argument_deltas_assemble_alike_in_every_form_they_come(data_merge: str) -> None:
+    """A data delta whose data is its arguments alone takes the native quick
+    path; every other form (other keys, a repeated key, escapes, a value
+    that is not a string, arguments not yet held) takes the full one. Both
+    backends, read after every chunk, tool calls included, must agree."""
+    head = '{"object":"content","status":"in_progress","type":"data","index":0,"delta":true,"msg_id":"c",'
+    lines = [
+        '{"object":"message","id":"c","type":"plugin_call","role":"assistant","status":"in_progress"}',
+        head + '"data":{"call_id":"k1","name":"search"}}',
+        head + '"data":{"arguments":"{\\"q\\": "}}',  # not held yet: the merge decides
+        '{"object":"content","status":"in_progress","type":"data","index":0,"delta":false,"msg_id":"c",'
+        '"data":{"call_id":"k1","name":"search","arguments":"{\\"q\\": "}}',
+        head + '"data":{"arguments":"\\"caf\\u00e9"}}',
+        head + '"data":{"arguments":"lost"},"data":{"arguments":" \\\\n\\""}}',
+        head + '"data":{"arguments":"lost","arguments":", \\"n\\": 1"}}',
+        head + ' "data" : { "arguments" : ", \\"k\\": " } , "status" : "streaming" }',
+        head + '"data":{"arguments":"2","name":"_more"}}',
+        head + '"data":{"arguments":null}}',
+        head + '"data":{"arguments":"}"},"status":["odd"]}',
+        '{"object":"content","status":"completed","type":"data","index":0,"delta":true,"msg_id":"c",'
+        '"data":{"arguments":""}}',
+        head[:-1].replace('"index":0', '"index":1') + ',"data":{"call_id":"k2","arguments":"{}"}}',
+        head.replace('"index":0', '"index":1') + '"data":{"arguments":7}}',
+        head.replace('"index":0', '"index":1') + '"data":{"arguments":"{\\"a\\":1}"}}',
+        '{"object":"message","id":"c","type":"plugin_call","status":"completed"}',
+    ]
+    for line in lines:
+        json.loads(line)
+    stream = stream_of(lines)
+    seen = {}
+    for backend in (NATIVE, PURE):
+        assembler = backend.AgentScopeAssembler(data_merge=data_merge)
+        reads = []
+        for at in range(0, len(stream), 37):
+            assembler.feed(stream[at : at + 37])
+            reads.append((assembler.messages, assembler.tool_calls))
+        assembler.close()
+        seen[backend.__name__] = (reads, assembler.response, assembler.tool_calls)
+    assert seen[NATIVE.__name__] == seen[PURE.__name__]
+    calls = seen[PURE.__name__][2]
+    assert calls[0]["arguments"] == {"q": "café \n", "n": 1, "k": 2}

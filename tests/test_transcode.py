@@ -36,6 +36,7 @@ PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat
 SOURCES = [
     *[("agentscope", path) for path in sorted((FIXTURES / "agentscope").glob("*.sse"))],
     *[("agentscope", path) for path in sorted((FIXTURES / "agentapp").glob("*.process.sse"))],
+    *[("agentscope", path) for path in sorted((FIXTURES / "java").glob("*.process.sse"))],
     *[("langchain", path) for path in sorted((FIXTURES / "langchain").glob("*.sse"))],
     *[("agui", path) for path in sorted((FIXTURES / "agentapp").glob("*.agui.sse"))],
     *[("agui", path) for path in sorted((FIXTURES / "sdk").glob("agui_*.sse"))],
@@ -685,3 +686,52 @@ def test_after_a_limit_error_closing_hands_on_what_came_before() -> None:
         view = assembler.close()
         assert view["status"] == "incomplete"
         assert view["messages"][0]["blocks"][0]["text"] == "Hello"
+
+
+def test_argument_deltas_convert_alike_in_every_form_they_come() -> None:
+    """Data deltas to a tool call or result take the native decoder's quick
+    path when ``data`` is an object with the string it appends; every other
+    form (a repeated key, extra keys, escapes, white space, a string or a
+    number where the text goes) must convert as the full path does."""
+    call = "msg_call"
+    result = "msg_result"
+    head = '{"object":"content","status":"in_progress","type":"data","index":0,"delta":true,"msg_id":'
+    lines = [
+        '{"object":"response","id":"r1","status":"created"}',
+        '{"object":"message","id":"msg_call","type":"plugin_call","role":"assistant","status":"in_progress"}',
+        head + f'"{call}","data":{{"call_id":"c1","name":"search","arguments":""}}}}',
+        head + f'"{call}","data":{{"arguments":"{{\\"q\\": "}}}}',
+        head + f'"{call}","data":{{"arguments":"lost"}},"data":{{"arguments":"\\"caf\\u00e9 \\\\n\\", "}}}}',
+        head + f'"{call}","data":{{"name":"other","arguments":"\\"n\\": 1"}}}}',
+        head + f'"{call}", "data" : {{ "arguments" : ", \\"x\\"" , "arguments" : ", \\"k\\"" }} }}',
+        head + f'"{call}","data":{{"arguments":7}}}}',
+        head + f'"{call}","data":"not an object"}}',
+        head + f'"{call}","data":{{"output":"no"}}}}',
+        head + f'"{call}","data":{{"arguments":": 2}}"}}}}',
+        '{"object":"content","status":"completed","type":"data","index":0,"delta":true,"msg_id":'
+        f'"{call}","data":{{"arguments":""}}}}',
+        '{"object":"message","id":"msg_call","type":"plugin_call","status":"completed"}',
+        '{"object":"message","id":"msg_result","type":"plugin_call_output","role":"tool","status":"in_progress"}',
+        head + f'"{result}","data":{{"call_id":"c1","name":"search","output":""}}}}',
+        head + f'"{result}","data":{{"output":"fo"}}}}',
+        head + f'"{result}","data":{{"arguments":"ignored","output":"und"}}}}',
+        '{"object":"content","status":"completed","type":"data","index":0,"delta":true,"msg_id":'
+        f'"{result}","data":{{"output":""}}}}',
+        '{"object":"message","id":"msg_result","type":"plugin_call_output","status":"completed"}',
+        '{"object":"response","id":"r1","status":"completed"}',
+    ]
+    for line in lines:
+        json.loads(line)  # each is JSON (a repeated key: the last wins)
+    stream = "".join(f"data: {line}\n\n" for line in lines).encode()
+    for target in PROTOCOLS:
+        expected = convert(PURE, "agentscope", target, stream)
+        for backend in backends():
+            assert convert(backend, "agentscope", target, stream) == expected, target
+            assert convert(backend, "agentscope", target, stream, chunk=7) == expected, target
+    for backend in backends():
+        converted = convert(backend, "agentscope", "openai-responses", stream)
+        neutral = view(backend, "openai-responses", converted)
+        blocks = [block for message in neutral["messages"] for block in message["blocks"]]
+        assert blocks[0]["arguments"] == '{"q": "café \\n", "n": 1, "k": 2}'
+        assert blocks[0]["input"] == {"q": "café \n", "n": 1, "k": 2}
+        assert blocks[1]["output"] == "found"
