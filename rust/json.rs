@@ -126,6 +126,42 @@ pub fn depth(value: &Value) -> usize {
     deepest
 }
 
+/// A value's size and nesting depth, walked without recursion (a document
+/// JSON Patch built may be deeper than the parser allows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Measure {
+    /// One byte a value, plus the UTF-8 bytes of its strings and keys: an
+    /// estimate of what it holds, in the unit `max_stream_bytes` counts.
+    pub bytes: u64,
+    /// As [`depth`] gives it.
+    pub depth: usize,
+}
+
+/// Measures a value, as `json_values.measure` does in the pure backend.
+pub fn measure(value: &Value) -> Measure {
+    let mut measure = Measure { bytes: 0, depth: 0 };
+    let mut stack = vec![(value, 0usize)];
+    while let Some((item, depth)) = stack.pop() {
+        measure.bytes += 1;
+        match item {
+            Value::String(text) => measure.bytes += text.len() as u64,
+            Value::Array(items) => {
+                stack.extend(items.iter().map(|child| (child, depth + 1)));
+                measure.depth = measure.depth.max(depth + 1);
+            }
+            Value::Object(map) => {
+                for (key, child) in map {
+                    measure.bytes += key.len() as u64;
+                    stack.push((child, depth + 1));
+                }
+                measure.depth = measure.depth.max(depth + 1);
+            }
+            _ => {}
+        }
+    }
+    measure
+}
+
 /// Appends `text` as a JSON string, quoted and escaped exactly as Python's
 /// `json.dumps(text, ensure_ascii=False)` does: `"`, `\\` and the control
 /// characters escaped (short forms where JSON has them, `\u00xx` otherwise),

@@ -6,10 +6,18 @@
 //! itself; if one fails, the ones before it are undone, so a patch that does
 //! not apply leaves the document exactly as it was (key order included).
 //! Nothing is copied but what `copy` copies.
+//!
+//! Two bounds hold whatever the patches: the document nests at most
+//! [`MAX_DEPTH`] deep, as parsed JSON does (a patch adding under the
+//! deepest member, event after event, would otherwise nest it deeper than
+//! anything can walk); and what `copy` duplicates is taken from the
+//! stream's [`Budget`] (a patch copying the document into itself doubles
+//! it, and thirty small events would ask for a terabyte).
 
 use std::fmt;
 
-use crate::json::{quote, Value};
+use crate::json::{measure, quote, Value, MAX_DEPTH};
+use crate::stream::Budget;
 
 /// A patch that is malformed or does not apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -406,7 +414,28 @@ fn op_name(operation: &Value) -> String {
     }
 }
 
-fn apply_one(document: &mut Document<'_>, operation: &Value, position: usize) -> Result<()> {
+/// A value `depth` deep put at `path` keeps the document within
+/// [`MAX_DEPTH`].
+fn within_depth(path: &[String], depth: usize, pointer: &str) -> Result<()> {
+    let nesting = path.len() + depth;
+    if nesting > MAX_DEPTH {
+        return fail(format!(
+            "{}: the value would nest {nesting} deep, past the limit of {MAX_DEPTH}",
+            quote(pointer)
+        ));
+    }
+    Ok(())
+}
+
+/// Applies one operation; `copied` is what the patch's copies have
+/// duplicated so far, against `budget`.
+fn apply_one(
+    document: &mut Document<'_>,
+    operation: &Value,
+    position: usize,
+    budget: &Budget,
+    copied: &mut u64,
+) -> Result<()> {
     let Value::Object(operation) = operation else {
         return fail(format!("operation {position} is not an object"));
     };
@@ -419,6 +448,9 @@ fn apply_one(document: &mut Document<'_>, operation: &Value, position: usize) ->
     let op = op.as_str();
     if matches!(op, "add" | "replace" | "test") && !operation.contains_key("value") {
         return fail(format!("operation {position} ({op}) has no 'value'"));
+    }
+    if matches!(op, "add" | "replace") {
+        within_depth(&path, measure(&operation["value"]).depth, pointer)?;
     }
     match op {
         "add" => document.add(&path, operation["value"].clone(), pointer),
@@ -438,6 +470,7 @@ fn apply_one(document: &mut Document<'_>, operation: &Value, position: usize) ->
                         quote(source)
                     ));
                 }
+                within_depth(&path, measure(document.get(&from, source)?).depth, pointer)?;
                 let value = document.remove(&from, source, true)?.expect("taken");
                 document
                     .add_or_return(&path, value, pointer)
@@ -452,7 +485,17 @@ fn apply_one(document: &mut Document<'_>, operation: &Value, position: usize) ->
                         err
                     })
             } else {
-                let value = document.get(&from, source)?.clone();
+                let value = document.get(&from, source)?;
+                let size = measure(value);
+                within_depth(&path, size.depth, pointer)?;
+                *copied += size.bytes;
+                if !budget.allows(*copied) {
+                    return fail(format!(
+                        "operation {position} (copy) {}",
+                        budget.refusal("the patch's copies are", *copied)
+                    ));
+                }
+                let value = value.clone();
                 document.add(&path, value, pointer)
             }
         }
@@ -476,7 +519,7 @@ fn apply_one(document: &mut Document<'_>, operation: &Value, position: usize) ->
 /// Applies `patch` to `document` in place; when it does not apply, the
 /// document is left exactly as it was and the error says which operation
 /// failed and why.
-pub fn apply_patch(document: &mut Value, patch: &Value) -> Result<()> {
+pub fn apply_patch(document: &mut Value, patch: &Value, budget: &mut Budget) -> Result<()> {
     let Value::Array(operations) = patch else {
         return fail("the patch is not an array".to_owned());
     };
@@ -484,8 +527,11 @@ pub fn apply_patch(document: &mut Value, patch: &Value) -> Result<()> {
         root: document,
         undo: Vec::new(),
     };
+    let mut copied = 0;
     for (position, operation) in operations.iter().enumerate() {
-        if let Err(PatchError(message)) = apply_one(&mut target, operation, position) {
+        if let Err(PatchError(message)) =
+            apply_one(&mut target, operation, position, budget, &mut copied)
+        {
             target.rollback();
             let message = if message.starts_with("operation") {
                 message
@@ -495,6 +541,7 @@ pub fn apply_patch(document: &mut Value, patch: &Value) -> Result<()> {
             return fail(message);
         }
     }
+    budget.spend(copied);
     Ok(())
 }
 
@@ -515,7 +562,7 @@ mod tests {
     fn apply(doc: &str, patch: &str) -> std::result::Result<String, String> {
         let mut doc = parse(doc).unwrap();
         let before = doc.clone();
-        match apply_patch(&mut doc, &parse(patch).unwrap()) {
+        match apply_patch(&mut doc, &parse(patch).unwrap(), &mut Budget::unlimited()) {
             Ok(()) => Ok(doc.to_string()),
             Err(err) => {
                 assert_eq!(doc.to_string(), before.to_string(), "rolled back exactly");
@@ -672,7 +719,70 @@ mod tests {
         let mut doc = Value::Object(object(r#"{"a":1,"b":2,"c":3}"#));
         let patch =
             parse(r#"[{"op":"remove","path":"/b"},{"op":"test","path":"/a","value":2}]"#).unwrap();
-        assert!(apply_patch(&mut doc, &patch).is_err());
+        assert!(apply_patch(&mut doc, &patch, &mut Budget::unlimited()).is_err());
         assert_eq!(doc.to_string(), r#"{"a":1,"b":2,"c":3}"#);
+    }
+
+    fn nested(depth: usize) -> String {
+        r#"{"a":"#.repeat(depth) + "1" + &"}".repeat(depth)
+    }
+
+    #[test]
+    fn the_document_nests_no_deeper_than_parsed_json() {
+        let doc = nested(MAX_DEPTH - 1);
+        let path = "/a".repeat(MAX_DEPTH - 1);
+        // One more level fits; two do not, by add, copy or move.
+        assert!(apply(
+            &doc,
+            &format!(r#"[{{"op":"add","path":"{path}","value":[]}}]"#)
+        )
+        .is_ok());
+        let err = apply(
+            &doc,
+            &format!(r#"[{{"op":"add","path":"{path}","value":[[]]}}]"#),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                r#"operation 0 (add): "{path}": the value would nest 128 deep, past the limit of 127"#
+            )
+        );
+        let err = apply(
+            r#"{"a":{"b":{}},"c":{}}"#,
+            r#"[{"op":"copy","from":"","path":"/c/d"}]"#,
+        );
+        assert!(err.is_ok(), "{err:?}");
+        let deep = format!(r#"{{"x":{},"y":[]}}"#, nested(MAX_DEPTH - 1));
+        for op in ["copy", "move"] {
+            let err = apply(
+                &deep,
+                &format!(r#"[{{"op":"{op}","from":"/x","path":"/y/0"}}]"#),
+            )
+            .unwrap_err();
+            assert!(err.ends_with("past the limit of 127"), "{err}");
+        }
+    }
+
+    #[test]
+    fn copies_are_taken_from_the_budget() {
+        // {"a":"xxxx"}: 1 + 1 + (1 + 4) = 7; a copy of it, 7 more.
+        let mut budget = Budget {
+            max: Some(20),
+            used: 0,
+        };
+        let mut doc = parse(r#"{"a":"xxxx"}"#).unwrap();
+        let copy = parse(r#"[{"op":"copy","from":"","path":"/b"}]"#).unwrap();
+        apply_patch(&mut doc, &copy, &mut budget).unwrap();
+        assert_eq!(budget.used, 7);
+        let before = doc.clone();
+        let again = parse(r#"[{"op":"copy","from":"","path":"/c"}]"#).unwrap();
+        let err = apply_patch(&mut doc, &again, &mut budget).unwrap_err();
+        assert_eq!(
+            err.0,
+            "operation 0 (copy) exceeds max_stream_bytes=20: the patch's copies are 15 bytes, \
+             after the 7 the stream has brought"
+        );
+        assert_eq!((doc, budget.used), (before, 7), "nothing taken");
     }
 }

@@ -91,6 +91,49 @@ pub struct ErrorRecord {
 /// without bound. Every error is still counted.
 pub const DEFAULT_MAX_ERRORS: usize = 1000;
 
+/// How many bytes one stream may bring an assembler unless told otherwise:
+/// everything it holds comes from them, so this bounds its memory. Ten
+/// times the largest stream the benchmarks assemble.
+pub const DEFAULT_MAX_STREAM_BYTES: u64 = 1 << 30;
+
+/// What a stream has brought, against `max_stream_bytes`: the data of its
+/// events (fed as SSE or text; events given decoded are the caller's own),
+/// and what JSON Patch `copy` operations duplicate (measured by
+/// [`crate::json::measure`]), the one way a small event can make the state
+/// grow by more than its own size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// `None`: no limit.
+    pub max: Option<u64>,
+    pub used: u64,
+}
+
+impl Budget {
+    /// No limit.
+    pub fn unlimited() -> Budget {
+        Budget { max: None, used: 0 }
+    }
+
+    /// Whether `bytes` more stay within the limit.
+    pub fn allows(&self, bytes: u64) -> bool {
+        self.max
+            .is_none_or(|max| self.used.saturating_add(bytes) <= max)
+    }
+
+    pub fn spend(&mut self, bytes: u64) {
+        self.used = self.used.saturating_add(bytes);
+    }
+
+    /// Why `bytes` more are refused.
+    pub fn refusal(&self, what: &str, bytes: u64) -> String {
+        format!(
+            "exceeds max_stream_bytes={}: {what} {bytes} bytes, after the {} the stream has brought",
+            self.max.unwrap_or(u64::MAX),
+            self.used
+        )
+    }
+}
+
 /// The bookkeeping a protocol reads and writes while it applies events.
 #[derive(Debug, Clone)]
 pub struct Log {
@@ -103,6 +146,8 @@ pub struct Log {
     max_errors: Option<usize>,
     on_error: OnError,
     subject: &'static str,
+    /// What the stream has brought, against `max_stream_bytes`.
+    pub budget: Budget,
 }
 
 impl Log {
@@ -120,7 +165,23 @@ impl Log {
             max_errors: Some(DEFAULT_MAX_ERRORS),
             on_error,
             subject,
+            budget: Budget {
+                max: Some(DEFAULT_MAX_STREAM_BYTES),
+                used: 0,
+            },
         }
+    }
+
+    /// Takes an event's data from the budget. `Ok(false)`: it is past
+    /// `max_stream_bytes` and was skipped, as `on_error` says.
+    fn charge(&mut self, bytes: usize) -> Result<bool, Error> {
+        let bytes = bytes as u64;
+        if self.budget.allows(bytes) {
+            self.budget.spend(bytes);
+            return Ok(true);
+        }
+        let problem = self.budget.refusal("its data is", bytes);
+        self.fail(problem).map(|()| false)
     }
 
     /// Records an error: counted, and kept while fewer than `max_errors` are.
@@ -254,6 +315,11 @@ pub trait Assemble {
         self.driver_mut().log.set_max_errors(max_errors);
     }
 
+    /// The most bytes the stream may bring (`None`: no limit); see [`Budget`].
+    fn set_max_stream_bytes(&mut self, max: Option<u64>) {
+        self.driver_mut().log.budget.max = max;
+    }
+
     fn is_closed(&self) -> bool {
         self.driver().is_closed()
     }
@@ -342,8 +408,7 @@ impl<P: Protocol> Driver<P> {
                 backlog.push_back(event.data.to_owned());
                 return;
             }
-            log.events += 1;
-            if let Err(err) = protocol.apply_text(log, event.data, observe.as_deref_mut()) {
+            if let Err(err) = apply_event(protocol, log, event.data, observe.as_deref_mut()) {
                 failure = Some(err);
             }
         });
@@ -451,10 +516,28 @@ impl<P: Protocol> Driver<P> {
 
     fn drain_backlog(&mut self, mut observe: Observer<'_, '_>) -> Result<(), Error> {
         while let Some(text) = self.backlog.pop_front() {
-            self.log.events += 1;
-            self.protocol
-                .apply_text(&mut self.log, &text, observe.as_deref_mut())?;
+            apply_event(
+                &mut self.protocol,
+                &mut self.log,
+                &text,
+                observe.as_deref_mut(),
+            )?;
         }
+        Ok(())
+    }
+}
+
+/// Counts an event and applies its text, if the budget allows it.
+fn apply_event<P: Protocol>(
+    protocol: &mut P,
+    log: &mut Log,
+    text: &str,
+    observe: Observer<'_, '_>,
+) -> Result<(), Error> {
+    log.events += 1;
+    if log.charge(text.len())? {
+        protocol.apply_text(log, text, observe)
+    } else {
         Ok(())
     }
 }

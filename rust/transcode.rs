@@ -16,7 +16,9 @@ use crate::events::{
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::sse::Limits;
-use crate::stream::{is_done_marker, Assemble, Driver, Error, Log, Observer, OnError, Protocol};
+use crate::stream::{
+    is_done_marker, Assemble, Budget, Driver, Error, Log, Observer, OnError, Protocol,
+};
 use crate::{agentscope, agui, ai_sdk, anthropic, langchain, openai_chat, openai_responses};
 
 /// Protocol names, as the CLI and the docs spell them.
@@ -337,7 +339,9 @@ assemble_over_driver!(Decoder, Collect);
 impl Decoder {
     /// None for a protocol that is not known.
     pub fn new(source: &str, limits: Limits, on_error: OnError) -> Option<Self> {
-        let driver = driver(source, Collect::default(), limits, on_error)?;
+        let mut driver = driver(source, Collect::default(), limits, on_error)?;
+        // It holds nothing the stream brings: no budget to keep.
+        driver.log.budget = Budget::unlimited();
         Some(Decoder { driver })
     }
 
@@ -429,9 +433,10 @@ impl Transcoder {
             framed: Vec::new(),
             out: Vec::new(),
         };
-        Some(Transcoder {
-            driver: driver(source, sink, limits, on_error)?,
-        })
+        let mut driver = driver(source, sink, limits, on_error)?;
+        // What it holds is bounded by itself, not by what the stream brings.
+        driver.log.budget = Budget::unlimited();
+        Some(Transcoder { driver })
     }
 
     /// The target's events converted since the last call.
@@ -766,7 +771,7 @@ impl Sink for View {
                 } else {
                     std::mem::take(&mut self.state)
                 };
-                let result = apply_patch(&mut document, &field(&event, "patch"));
+                let result = apply_patch(&mut document, &field(&event, "patch"), &mut log.budget);
                 if result.is_ok() || !was_null {
                     self.state = document; // rolled back when it did not apply
                 }

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from agentcodec import AGUIEventError
 from agentcodec._pure.json_patch import PatchError, apply_patch, json_equal
+from agentcodec._pure.stream import Budget
 from conftest import NATIVE, PURE, examples, requires_native
 
 jsonpatch = pytest.importorskip("jsonpatch")
@@ -76,10 +77,10 @@ def test_rfc_appendix(document: Any, patch: list[Any], expected: Any) -> None:
     before = copy.deepcopy(document)
     if expected is None:
         with pytest.raises(PatchError):
-            apply_patch(document, patch)
+            apply_patch(document, patch, Budget(None))
         assert document == before
     else:
-        assert apply_patch(document, patch) == expected
+        assert apply_patch(document, patch, Budget(None)) == expected
 
 
 keys = st.sampled_from(["a", "b", "c", "~", "/", "0", "1", "-", "é"])
@@ -147,7 +148,7 @@ def test_agrees_with_jsonpatch(document: Any, patch: list[dict[str, Any]]) -> No
     expected = reference(document, patch)
     before = copy.deepcopy(document)
     try:
-        result = apply_patch(copy.deepcopy(document), patch)
+        result = apply_patch(copy.deepcopy(document), patch, Budget(None))
     except PatchError:
         assert expected is FAILED, (document, patch, expected)
         return
@@ -164,7 +165,7 @@ def test_agrees_with_jsonpatch(document: Any, patch: list[dict[str, Any]]) -> No
 def test_a_failed_patch_leaves_the_document_as_it_was(document: Any, patch: list[dict[str, Any]]) -> None:
     working = copy.deepcopy(document)
     try:
-        apply_patch(working, patch)
+        apply_patch(working, patch, Budget(None))
     except PatchError:
         # Equal, and in the same key order.
         assert json.dumps(working) == json.dumps(document)

@@ -128,6 +128,7 @@ class AgentScopeAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> AgentScopeAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -184,6 +185,7 @@ class LangChainAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> LangChainAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of a raw SSE stream (any chunking)."""
@@ -241,6 +243,7 @@ class AGUIAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> AGUIAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -305,6 +308,7 @@ class OpenAIChatAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> OpenAIChatAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -359,6 +363,7 @@ class AnthropicAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> AnthropicAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -416,6 +421,7 @@ class AISDKAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> AISDKAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -478,6 +484,7 @@ class OpenAIResponsesAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> OpenAIResponsesAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -685,6 +692,7 @@ class NeutralAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 1073741824,
     ) -> NeutralAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""

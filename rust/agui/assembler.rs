@@ -16,7 +16,7 @@ use crate::events::or_null;
 use crate::json::{self, quote, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::json_probe::StrField;
-use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{is_done_marker, Assemble, Budget, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -517,10 +517,10 @@ impl AgUi {
             "TOOL_CALL_END" => self.tool_end(&event),
             "TOOL_CALL_RESULT" => self.tool_result(event),
             "STATE_SNAPSHOT" => self.state_snapshot(event),
-            "STATE_DELTA" => self.state_delta(&event),
+            "STATE_DELTA" => self.state_delta(&event, &mut log.budget),
             "MESSAGES_SNAPSHOT" => self.messages_snapshot(event),
             "ACTIVITY_SNAPSHOT" => self.activity_snapshot(&event),
-            "ACTIVITY_DELTA" => self.activity_delta(&event),
+            "ACTIVITY_DELTA" => self.activity_delta(&event, &mut log.budget),
             "REASONING_ENCRYPTED_VALUE" => self.encrypted_value(&event),
             "RUN_STARTED" => self.run_started(event),
             "RUN_FINISHED" => self.run_finished(event),
@@ -725,13 +725,13 @@ impl AgUi {
         }
     }
 
-    fn state_delta(&mut self, event: &Map<String, Value>) -> Applied {
+    fn state_delta(&mut self, event: &Map<String, Value>, budget: &mut Budget) -> Applied {
         let delta = match event.get("delta") {
             Some(delta @ Value::Array(_)) => delta,
             None | Some(Value::Null) => return bad("has no delta"),
             Some(_) => return bad("has a delta that is not a JSON Patch array"),
         };
-        apply_patch(&mut self.state, delta)
+        apply_patch(&mut self.state, delta, budget)
             .map_err(|err| Bad(format!("does not apply to the state: {err}")))
     }
 
@@ -834,7 +834,7 @@ impl AgUi {
         Ok(())
     }
 
-    fn activity_delta(&mut self, event: &Map<String, Value>) -> Applied {
+    fn activity_delta(&mut self, event: &Map<String, Value>, budget: &mut Budget) -> Applied {
         let position = self.message(event)?;
         let activity_type = str_field(event, "activityType", "activity_type")?;
         let patch = match event.get("patch") {
@@ -856,11 +856,13 @@ impl AgUi {
         };
         let failed = |err| Bad(format!("does not apply to the activity's content: {err}"));
         match message_map.get_mut("content") {
-            Some(content) if !content.is_null() => apply_patch(content, patch).map_err(failed)?,
+            Some(content) if !content.is_null() => {
+                apply_patch(content, patch, budget).map_err(failed)?
+            }
             _ => {
                 // No content yet: patched from {}, stored only if it applies.
                 let mut content = Value::Object(Map::new());
-                apply_patch(&mut content, patch).map_err(failed)?;
+                apply_patch(&mut content, patch, budget).map_err(failed)?;
                 message_map.insert("content".to_owned(), content);
             }
         }

@@ -40,6 +40,14 @@ impl LimitArg {
         self.resolve(py, "max_errors", Some(crate::stream::DEFAULT_MAX_ERRORS))
     }
 
+    /// The `max_stream_bytes` argument: how many bytes a stream may bring.
+    pub fn max_stream_bytes(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        let default = Some(crate::stream::DEFAULT_MAX_STREAM_BYTES as usize);
+        Ok(self
+            .resolve(py, "max_stream_bytes", default)?
+            .map(|max| max as u64))
+    }
+
     fn resolve(
         &self,
         py: Python<'_>,

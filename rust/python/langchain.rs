@@ -25,7 +25,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl LangChainAssembler {
     #[new]
-    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
+    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=1073741824)")]
     fn new(
         py: Python<'_>,
         tool_args: StrArg,
@@ -33,6 +33,7 @@ impl LangChainAssembler {
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
+        max_stream_bytes: LimitArg,
     ) -> PyResult<Self> {
         let tool_args = match assemblers::choice(
             py,
@@ -51,6 +52,7 @@ impl LangChainAssembler {
             limits,
         });
         inner.set_max_errors(max_errors.max_errors(py)?);
+        inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
         Ok(LangChainAssembler {
             state: assemblers::guarded(inner),
         })

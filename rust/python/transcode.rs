@@ -528,7 +528,7 @@ pub struct NeutralAssembler {
 #[pymethods]
 impl NeutralAssembler {
     #[new]
-    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
+    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=1073741824)")]
     fn new(
         py: Python<'_>,
         protocol: &Bound<'_, PyAny>,
@@ -536,6 +536,7 @@ impl NeutralAssembler {
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
+        max_stream_bytes: LimitArg,
     ) -> PyResult<Self> {
         let name = self::protocol(py, protocol, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
@@ -543,6 +544,7 @@ impl NeutralAssembler {
         let mut inner =
             transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
         inner.set_max_errors(max_errors.max_errors(py)?);
+        inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
         Ok(NeutralAssembler {
             state: Guarded::new("NeutralAssembler", inner),
             to_py_err: to_py_err_for(&name),

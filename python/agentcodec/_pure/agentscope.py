@@ -19,7 +19,7 @@ from .accumulate import is_text as _is_text
 from .accumulate import render as _render
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -174,6 +174,7 @@ class Assembler(Driver):
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
     ) -> None:
         if not isinstance(data_merge, str):
             raise TypeError(f"data_merge must be str, not {type(data_merge).__name__}")
@@ -186,6 +187,7 @@ class Assembler(Driver):
             max_line_bytes=max_line_bytes,
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
+            max_stream_bytes=max_stream_bytes,
         )
         self._upstream = data_merge == "upstream"
         self._strict = strict

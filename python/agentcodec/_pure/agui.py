@@ -19,7 +19,7 @@ from .accumulate import Pieces, render
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -108,12 +108,14 @@ class Assembler(Driver):
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
     ) -> None:
         super().__init__(
             on_error=on_error,
             max_line_bytes=max_line_bytes,
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
+            max_stream_bytes=max_stream_bytes,
         )
         try:
             initial_messages = copy_value([] if messages is None else messages)
@@ -482,7 +484,7 @@ class Assembler(Driver):
                 "has no delta" if delta is None else "has a delta that is not a JSON Patch array"
             )
         try:
-            self._state = apply_patch(self._state, delta)
+            self._state = apply_patch(self._state, delta, self._budget)
         except PatchError as exc:
             raise _EventProblemError(f"does not apply to the state: {exc}") from None
 
@@ -561,7 +563,7 @@ class Assembler(Driver):
         if isinstance(content, Pieces):
             content = content.text()  # text appended to it: patched as the string it is
         try:
-            message["content"] = apply_patch({} if content is None else content, patch)
+            message["content"] = apply_patch({} if content is None else content, patch, self._budget)
         except PatchError as exc:
             raise _EventProblemError(f"does not apply to the activity's content: {exc}") from None
         message["activityType"] = activity_type

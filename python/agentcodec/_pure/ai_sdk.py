@@ -37,7 +37,7 @@ from .._errors import AISDKError, AISDKEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
@@ -96,12 +96,14 @@ class Assembler(Driver):
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
     ) -> None:
         super().__init__(
             on_error=on_error,
             max_line_bytes=max_line_bytes,
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
+            max_stream_bytes=max_stream_bytes,
         )
         self._id = ""
         self._metadata: Any = None

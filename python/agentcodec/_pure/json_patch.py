@@ -5,13 +5,21 @@ A patch is applied in place, each operation recording how to undo itself;
 if one fails, the ones before it are undone, so a patch that does not apply
 leaves the document exactly as it was (key order included). Nothing is copied
 but what ``copy`` copies and what a failure restores.
+
+Two bounds hold whatever the patches, as in the Rust core: the document nests
+at most ``MAX_DEPTH`` deep, and what ``copy`` duplicates is taken from the
+stream's budget (``max_stream_bytes``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .json_values import MAX_DEPTH, measure
 from .json_values import quote as _quote
+
+if TYPE_CHECKING:
+    from .stream import Budget
 
 __all__ = ["PatchError", "apply_patch", "json_equal"]
 
@@ -192,7 +200,18 @@ def _deep_copy(value: Any) -> Any:
     return value
 
 
-def _apply_one(document: _Document, operation: Any, position: int) -> None:
+def _within_depth(tokens: list[str], depth: int, pointer: str) -> None:
+    """A value ``depth`` deep put at ``tokens`` keeps the document within ``MAX_DEPTH``."""
+    nesting = len(tokens) + depth
+    if nesting > MAX_DEPTH:
+        raise PatchError(
+            f"{_quote(pointer)}: the value would nest {nesting} deep, past the limit of {MAX_DEPTH}"
+        )
+
+
+def _apply_one(document: _Document, operation: Any, position: int, budget: Budget, copied: list[int]) -> None:
+    """Applies one operation; ``copied[0]`` is what the patch's copies have
+    duplicated so far, against ``budget``."""
     if not isinstance(operation, dict):
         raise PatchError(f"operation {position} is not an object")
     op = operation.get("op")
@@ -201,6 +220,8 @@ def _apply_one(document: _Document, operation: Any, position: int) -> None:
     pointer, tokens = _tokens(operation.get("path"), "path")
     if op in ("add", "replace", "test") and "value" not in operation:
         raise PatchError(f"operation {position} ({op}) has no 'value'")
+    if op in ("add", "replace"):
+        _within_depth(tokens, measure(operation["value"])[1], pointer)
     if op == "add":
         document.add(tokens, _deep_copy(operation["value"]), pointer)
     elif op == "remove":
@@ -215,9 +236,17 @@ def _apply_one(document: _Document, operation: Any, position: int) -> None:
                 return
             if from_tokens == tokens[: len(from_tokens)]:
                 raise PatchError(f"operation {position} moves {_quote(source)} into itself")
+            _within_depth(tokens, measure(document.get(from_tokens, source))[1], pointer)
             document.add(tokens, document.remove(from_tokens, source), pointer)
         else:
-            document.add(tokens, _deep_copy(document.get(from_tokens, source)), pointer)
+            value = document.get(from_tokens, source)
+            size, depth = measure(value)
+            _within_depth(tokens, depth, pointer)
+            copied[0] += size
+            if not budget.allows(copied[0]):
+                refusal = budget.refusal("the patch's copies are", copied[0])
+                raise PatchError(f"operation {position} (copy) {refusal}")
+            document.add(tokens, _deep_copy(value), pointer)
     elif op == "test":
         if not json_equal(document.get(tokens, pointer), operation["value"]):
             raise PatchError(f"operation {position} (test) failed: {_quote(pointer)} is not the value tested")
@@ -225,20 +254,23 @@ def _apply_one(document: _Document, operation: Any, position: int) -> None:
         raise PatchError(f"operation {position} has an unknown op {_quote(op)}")
 
 
-def apply_patch(document: Any, patch: Any) -> Any:
+def apply_patch(document: Any, patch: Any, budget: Budget) -> Any:
     """Applies ``patch`` to ``document`` in place and returns the new document
     (a different object only when the root was replaced). Raises
-    ``PatchError`` (with the document as it was) when it does not apply."""
+    ``PatchError`` (with the document as it was, and nothing taken from
+    ``budget``) when it does not apply."""
     if not isinstance(patch, list):
         raise PatchError("the patch is not an array")
     target = _Document(document)
+    copied = [0]
     for position, operation in enumerate(patch):
         try:
-            _apply_one(target, operation, position)
+            _apply_one(target, operation, position, budget, copied)
         except PatchError as exc:
             target.rollback()
             message = str(exc)
             if not message.startswith("operation"):
                 message = f"operation {position} ({operation.get('op')}): {message}"
             raise PatchError(message) from None
+    budget.spend(copied[0])
     return target.root

@@ -221,6 +221,35 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def utf8_size(text: str) -> int:
+    """The length of ``text`` in UTF-8 bytes (``len`` when it is ASCII,
+    which CPython knows without looking)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def measure(value: Any) -> tuple[int, int]:
+    """A value's size and nesting depth, as ``json::measure`` in the Rust
+    core: one byte a value plus the UTF-8 bytes of its strings and keys, and
+    the depth ``_depth`` gives; walked without recursion."""
+    size = 0
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        size += 1
+        if isinstance(item, str):
+            size += utf8_size(item)
+        elif isinstance(item, dict):
+            deepest = max(deepest, depth + 1)
+            for key, child in item.items():
+                size += utf8_size(key)
+                stack.append((child, depth + 1))
+        elif isinstance(item, list):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in item)
+    return size, deepest
+
+
 def copy_value(value: Any, depth: int = 0) -> Any:
     """A copy of a JSON-compatible Python value, checked as ``loads`` would
     check its text: dicts with ``str`` keys, lists (or tuples), ``str``,

@@ -20,7 +20,7 @@ from ._args import as_bytes
 from .accumulate import append, is_text, render
 from .json_values import JSONValueError, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, Driver
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -149,6 +149,7 @@ class Assembler(Driver):
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
     ) -> None:
         if not isinstance(tool_args, str):
             raise TypeError(f"tool_args must be str, not {type(tool_args).__name__}")
@@ -159,6 +160,7 @@ class Assembler(Driver):
             max_line_bytes=max_line_bytes,
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
+            max_stream_bytes=max_stream_bytes,
         )
         self._auto_args = tool_args == "auto"
         self._messages: list[_Message] = []

@@ -19,7 +19,7 @@ from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -135,12 +135,14 @@ class Assembler(Driver):
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
     ) -> None:
         super().__init__(
             on_error=on_error,
             max_line_bytes=max_line_bytes,
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
+            max_stream_bytes=max_stream_bytes,
         )
         self._header: dict[str, Any] = {}
         self._items: dict[int, dict[str, Any]] = {}

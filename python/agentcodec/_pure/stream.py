@@ -16,7 +16,11 @@ from .tool_calls import ToolCallReader
 #: error is still counted): ``stream::DEFAULT_MAX_ERRORS`` in the Rust core.
 DEFAULT_MAX_ERRORS = 1000
 
-__all__ = ["Driver", "is_done_marker"]
+#: How many bytes one stream may bring an assembler unless told otherwise:
+#: ``stream::DEFAULT_MAX_STREAM_BYTES`` in the Rust core.
+DEFAULT_MAX_STREAM_BYTES = 1 << 30
+
+__all__ = ["Budget", "Driver", "is_done_marker"]
 
 ON_ERROR_MODES = ("raise", "skip")
 
@@ -25,6 +29,34 @@ def is_done_marker(text: str) -> bool:
     """Whether an event's text is the ``[DONE]`` sentinel some servers end
     with (ASCII white space around it allowed, as in the Rust core)."""
     return text.strip(" \t\n\r\x0b\x0c") == "[DONE]"
+
+
+class Budget:
+    """What a stream has brought, against ``max_stream_bytes``: the data of
+    its events (fed as SSE or text; events given decoded are the caller's
+    own), and what JSON Patch ``copy`` operations duplicate, the one way a
+    small event can make the state grow by more than its own size. The
+    mirror of ``stream::Budget``."""
+
+    __slots__ = ("max", "used")
+
+    def __init__(self, max_bytes: int | None) -> None:
+        self.max = max_bytes  # None: no limit
+        self.used = 0
+
+    def allows(self, size: int) -> bool:
+        """Whether ``size`` more bytes stay within the limit."""
+        return self.max is None or self.used + size <= self.max
+
+    def spend(self, size: int) -> None:
+        self.used += size
+
+    def refusal(self, what: str, size: int) -> str:
+        """Why ``size`` more bytes are refused."""
+        return (
+            f"exceeds max_stream_bytes={self.max}: {what} {size} bytes,"
+            f" after the {self.used} the stream has brought"
+        )
 
 
 class Driver:
@@ -43,6 +75,7 @@ class Driver:
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
     ) -> None:
         if not isinstance(on_error, str):
             raise TypeError(f"on_error must be str, not {type(on_error).__name__}")
@@ -58,6 +91,7 @@ class Driver:
         self._errors: list[dict[str, Any]] = []
         self._error_count = 0
         self._max_errors = limit_arg("max_errors", max_errors)
+        self._budget = Budget(limit_arg("max_stream_bytes", max_stream_bytes))
         # Event texts decoded but not applied yet, because an earlier one failed.
         self._backlog: list[str] = []
         self._events = 0
@@ -217,9 +251,17 @@ class Driver:
         return texts
 
     def _apply_all(self, texts: list[str], observed: list[Any] | None) -> None:
+        budget = self._budget
         for position, text in enumerate(texts):
             try:
                 self._events += 1
+                if budget.max is not None:
+                    # utf8_size, inlined: this runs for every event.
+                    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+                    if not budget.allows(size):
+                        self._fail(budget.refusal("its data is", size))
+                        continue
+                    budget.spend(size)
                 self._apply_text(text, observed)
             except AgentCodecError:
                 self._backlog = texts[position + 1 :]

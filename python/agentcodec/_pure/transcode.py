@@ -36,12 +36,13 @@ from . import (
     openai_chat_events,
     openai_responses_events,
 )
+from ._args import limit_arg
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 
 __all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
 
@@ -210,6 +211,9 @@ class _Decoding(Driver):
             max_line_bytes=max_line_bytes,
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
+            # A decoder holds nothing the stream brings: no budget to keep
+            # (the neutral assembler sets its own).
+            max_stream_bytes=None,
         )
         self.source = source
         self._source = protocol.decoder()
@@ -378,8 +382,11 @@ class Assembler(_Decoding):
     arguments parsed once, when they finish), the state, and what passed
     through."""
 
-    def __init__(self, protocol: str, **options: Any) -> None:
+    def __init__(
+        self, protocol: str, *, max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES, **options: Any
+    ) -> None:
         super().__init__(protocol, **options)
+        self._budget.max = limit_arg("max_stream_bytes", max_stream_bytes)
         self._run: dict[str, Any] = {
             "protocol": protocol,
             "run_id": None,
@@ -510,7 +517,9 @@ class Assembler(_Decoding):
             self._state = event.get("snapshot")
         elif kind == "state_patch":
             try:
-                self._state = apply_patch({} if self._state is None else self._state, event.get("patch"))
+                self._state = apply_patch(
+                    {} if self._state is None else self._state, event.get("patch"), self._budget
+                )
             except PatchError as exc:
                 self._fail(f"has a state patch that does not apply: {exc}")
         else:
