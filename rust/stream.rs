@@ -56,10 +56,36 @@ impl fmt::Display for EventError {
     }
 }
 
+/// The stream went past one of the assembler's own limits
+/// (`max_stream_bytes`, `max_messages`) at event `event`: the assembler
+/// takes no more input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exceeded {
+    pub subject: &'static str,
+    pub event: u64,
+    /// The setting, as users spell it.
+    pub limit: &'static str,
+    pub maximum: u64,
+    /// How the event went past it.
+    pub detail: String,
+}
+
+impl fmt::Display for Exceeded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} exceeds {}={}: {}; the assembler takes no more input",
+            self.subject, self.event, self.limit, self.maximum, self.detail
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The SSE framing exceeded a size limit.
     Limit(LimitError),
+    /// The stream went past a limit of the assembler's.
+    Exceeded(Exceeded),
     /// An event could not be used.
     Event(EventError),
     /// Input after `close()`.
@@ -70,6 +96,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Limit(err) => err.fmt(f),
+            Error::Exceeded(err) => err.fmt(f),
             Error::Event(err) => err.fmt(f),
             Error::Closed => f.write_str("the assembler is closed"),
         }
@@ -92,9 +119,15 @@ pub struct ErrorRecord {
 pub const DEFAULT_MAX_ERRORS: usize = 1000;
 
 /// How many bytes one stream may bring an assembler unless told otherwise:
-/// everything it holds comes from them, so this bounds its memory. Ten
-/// times the largest stream the benchmarks assemble.
-pub const DEFAULT_MAX_STREAM_BYTES: u64 = 1 << 30;
+/// everything it holds comes from them, so this bounds its memory (at
+/// worst some ten times over, for a stream of tiny content blocks). Twice
+/// the largest stream the benchmarks assemble, five 50 MB images.
+pub const DEFAULT_MAX_STREAM_BYTES: u64 = 1 << 28;
+
+/// How many messages one stream may bring an assembler unless told
+/// otherwise: each costs a few hundred bytes of bookkeeping whatever its
+/// size, so a stream of tiny messages needs a count of its own.
+pub const DEFAULT_MAX_MESSAGES: u64 = 100_000;
 
 /// What a stream has brought, against `max_stream_bytes`: the data of its
 /// events (fed as SSE or text; events given decoded are the caller's own),
@@ -148,6 +181,8 @@ pub struct Log {
     subject: &'static str,
     /// What the stream has brought, against `max_stream_bytes`.
     pub budget: Budget,
+    /// `None`: no limit.
+    max_messages: Option<u64>,
 }
 
 impl Log {
@@ -169,19 +204,51 @@ impl Log {
                 max: Some(DEFAULT_MAX_STREAM_BYTES),
                 used: 0,
             },
+            max_messages: Some(DEFAULT_MAX_MESSAGES),
         }
     }
 
-    /// Takes an event's data from the budget. `Ok(false)`: it is past
-    /// `max_stream_bytes` and was skipped, as `on_error` says.
-    fn charge(&mut self, bytes: usize) -> Result<bool, Error> {
+    fn exceeded(&self, limit: &'static str, maximum: u64, detail: String) -> Error {
+        Error::Exceeded(Exceeded {
+            subject: self.subject,
+            event: self.events,
+            limit,
+            maximum,
+            detail,
+        })
+    }
+
+    /// Takes the data of the event being applied from the budget, or says
+    /// it goes past `max_stream_bytes`.
+    fn charge(&mut self, bytes: usize) -> Result<(), Error> {
         let bytes = bytes as u64;
-        if self.budget.allows(bytes) {
-            self.budget.spend(bytes);
-            return Ok(true);
+        match self.budget.max {
+            Some(max) if !self.budget.allows(bytes) => Err(self.exceeded(
+                "max_stream_bytes",
+                max,
+                format!(
+                    "its data is {bytes} bytes, after the {} the stream has brought",
+                    self.budget.used
+                ),
+            )),
+            _ => {
+                self.budget.spend(bytes);
+                Ok(())
+            }
         }
-        let problem = self.budget.refusal("its data is", bytes);
-        self.fail(problem).map(|()| false)
+    }
+
+    /// Says whether the event just applied took the stream's messages past
+    /// `max_messages`.
+    fn count_messages(&self, messages: usize) -> Result<(), Error> {
+        match self.max_messages {
+            Some(max) if messages as u64 > max => Err(self.exceeded(
+                "max_messages",
+                max,
+                format!("it brings the stream's messages to {messages}"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Records an error: counted, and kept while fewer than `max_errors` are.
@@ -251,6 +318,10 @@ pub trait Protocol {
 
     /// The stream has ended.
     fn finish(&mut self);
+
+    /// How many messages the stream has brought (for `max_messages`); cheap,
+    /// since it is asked after every event.
+    fn message_count(&self) -> usize;
 }
 
 /// What every assembler does with its input, over its [`Driver`]: each
@@ -320,6 +391,11 @@ pub trait Assemble {
         self.driver_mut().log.budget.max = max;
     }
 
+    /// The most messages the stream may bring (`None`: no limit).
+    fn set_max_messages(&mut self, max: Option<u64>) {
+        self.driver_mut().log.max_messages = max;
+    }
+
     fn is_closed(&self) -> bool {
         self.driver().is_closed()
     }
@@ -355,6 +431,9 @@ pub struct Driver<P> {
     /// A limit error not reported yet (an event error was raised instead):
     /// `close()` reports it.
     pending_limit: Option<LimitError>,
+    /// The stream went past a limit of the assembler's: every call that
+    /// brings input says so again, and `close()` finishes what was applied.
+    exceeded: Option<Exceeded>,
 }
 
 impl<P: Protocol> Driver<P> {
@@ -368,6 +447,7 @@ impl<P: Protocol> Driver<P> {
             input_ended: false,
             framing_failed: false,
             pending_limit: None,
+            exceeded: None,
         }
     }
 
@@ -415,7 +495,7 @@ impl<P: Protocol> Driver<P> {
         if framing.is_err() {
             self.framing_failed = true;
         }
-        match (failure, framing) {
+        let result = match (failure, framing) {
             (Some(err), Err(limit)) => {
                 self.pending_limit = Some(limit);
                 Err(err)
@@ -423,29 +503,47 @@ impl<P: Protocol> Driver<P> {
             (Some(err), Ok(())) => Err(err),
             (None, Err(limit)) => Err(Error::Limit(limit)),
             (None, Ok(())) => Ok(()),
+        };
+        self.note(result)
+    }
+
+    /// Remembers a limit of the assembler's that the stream went past: the
+    /// input that waits is dropped, and no more is taken.
+    fn note(&mut self, result: Result<(), Error>) -> Result<(), Error> {
+        if let Err(Error::Exceeded(exceeded)) = &result {
+            self.exceeded = Some(exceeded.clone());
+            self.backlog.clear();
+            self.pending_limit = None;
         }
+        result
     }
 
     /// Feeds one event's text (a WebSocket frame).
     pub fn feed_text(&mut self, text: &str) -> Result<(), Error> {
         self.check_open()?;
         self.backlog.push_back(text.to_owned());
-        self.drain_backlog(None)
+        let result = self.drain_backlog(None);
+        self.note(result)
     }
 
     /// Feeds one event that is already decoded.
     pub fn feed_value(&mut self, event: Value) -> Result<(), Error> {
         self.check_open()?;
-        self.drain_backlog(None)?;
-        self.log.events += 1;
-        self.protocol.apply_value(&mut self.log, event)
+        let result = self.drain_backlog(None).and_then(|()| {
+            // Decoded by the caller: its data is not counted.
+            self.log.events += 1;
+            self.protocol.apply_value(&mut self.log, event)?;
+            self.log.count_messages(self.protocol.message_count())
+        });
+        self.note(result)
     }
 
     /// Counts an event that could not even be taken as JSON (a Python value
     /// of another type, say) and reports it as `on_error` says.
     pub fn feed_invalid(&mut self, problem: String) -> Result<(), Error> {
         self.check_open()?;
-        self.drain_backlog(None)?;
+        let result = self.drain_backlog(None);
+        self.note(result)?;
         self.log.events += 1;
         self.log.fail(problem)
     }
@@ -458,6 +556,11 @@ impl<P: Protocol> Driver<P> {
     /// returned last.
     pub fn close(&mut self) -> Result<(), Error> {
         if self.closed {
+            return Ok(());
+        }
+        if self.exceeded.is_some() {
+            // What was applied before the limit is all there is.
+            self.abandon();
             return Ok(());
         }
         if !self.input_ended {
@@ -473,7 +576,17 @@ impl<P: Protocol> Driver<P> {
                 }
             }
         }
-        self.drain_backlog(None)?;
+        let result = self.drain_backlog(None);
+        if result.is_err() {
+            return match self.note(result) {
+                // Past a limit of the assembler's: that was the stream's end.
+                Err(Error::Exceeded(exceeded)) => {
+                    self.abandon();
+                    Err(Error::Exceeded(exceeded))
+                }
+                other => other,
+            };
+        }
         if let Some(limit) = self.pending_limit.take() {
             return Err(Error::Limit(limit));
         }
@@ -509,6 +622,8 @@ impl<P: Protocol> Driver<P> {
     fn check_open(&self) -> Result<(), Error> {
         if self.closed || self.input_ended {
             Err(Error::Closed)
+        } else if let Some(exceeded) = &self.exceeded {
+            Err(Error::Exceeded(exceeded.clone()))
         } else {
             Ok(())
         }
@@ -527,7 +642,7 @@ impl<P: Protocol> Driver<P> {
     }
 }
 
-/// Counts an event and applies its text, if the budget allows it.
+/// Counts an event and applies its text, within the assembler's limits.
 fn apply_event<P: Protocol>(
     protocol: &mut P,
     log: &mut Log,
@@ -535,9 +650,7 @@ fn apply_event<P: Protocol>(
     observe: Observer<'_, '_>,
 ) -> Result<(), Error> {
     log.events += 1;
-    if log.charge(text.len())? {
-        protocol.apply_text(log, text, observe)
-    } else {
-        Ok(())
-    }
+    log.charge(text.len())?;
+    protocol.apply_text(log, text, observe)?;
+    log.count_messages(protocol.message_count())
 }

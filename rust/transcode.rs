@@ -189,6 +189,11 @@ pub trait Sink {
     /// One neutral event; an error is reported through `log`.
     fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error>;
 
+    /// The messages it holds (a converter holds none).
+    fn message_count(&self) -> usize {
+        0
+    }
+
     /// One `block_delta`, in parts (the hot path, without a map).
     fn delta(
         &mut self,
@@ -263,6 +268,10 @@ impl<S: Sink> Protocol for Decoding<S> {
         };
         self.decoder.decode(&event, &mut self.scratch);
         self.emit(log)
+    }
+
+    fn message_count(&self) -> usize {
+        self.sink.message_count()
     }
 
     fn finish(&mut self) {
@@ -628,6 +637,10 @@ impl View {
 }
 
 impl Sink for View {
+    fn message_count(&self) -> usize {
+        self.messages.len()
+    }
+
     fn delta(
         &mut self,
         _log: &mut Log,

@@ -6,13 +6,14 @@ the same event with the same words, and what came before stays."""
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from agentcodec import AgentCodecError, AGUIEventError
+from agentcodec import AgentCodecError, AGUIEventError, StreamLimitError
 from conftest import NATIVE, PURE, requires_native
 from test_hostile_input import TEXT_DELTAS
 
@@ -40,36 +41,40 @@ def size(event: dict[str, Any]) -> int:
 
 
 @pytest.mark.parametrize("protocol", list(TEXT_DELTAS))
-def test_events_past_max_stream_bytes_are_refused_and_what_came_before_stays(
-    backend: ModuleType, protocol: str
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_a_stream_past_max_stream_bytes_ends_there_and_what_came_before_stays(
+    backend: ModuleType, protocol: str, on_error: str
 ) -> None:
     name, view, opening, delta = TEXT_DELTAS[protocol]
     head = b"".join(frame(event) for event in opening)
     limit = sum(size(event) for event in opening) + 3 * size(delta)
     reference = getattr(backend, name)()
     reference.feed(head + frame(delta) * 3)
+    streaming = getattr(reference, view)
+    reference.close()
 
-    assembler = getattr(backend, name)(max_stream_bytes=limit)
+    assembler = getattr(backend, name)(max_stream_bytes=limit, on_error=on_error)
     assembler.feed(head + frame(delta) * 3)  # exactly the limit: taken
-    assert getattr(assembler, view) == getattr(reference, view)
+    assert getattr(assembler, view) == streaming
     refused = len(opening) + 4
-    with pytest.raises(AgentCodecError) as info:
+    with pytest.raises(StreamLimitError) as info:
         assembler.feed(frame(delta) * 2)
-    assert info.value.event == refused  # type: ignore[attr-defined]
-    assert re.fullmatch(
-        rf".* {refused} exceeds max_stream_bytes={limit}: its data is {size(delta)} bytes,"
-        rf" after the {limit} the stream has brought",
-        str(info.value),
+    error = info.value
+    assert (error.limit, error.maximum, error.event) == ("max_stream_bytes", limit, refused)
+    assert str(error) == (
+        f"{error.subject} {refused} exceeds max_stream_bytes={limit}: its data is {size(delta)} bytes,"
+        f" after the {limit} the stream has brought; the assembler takes no more input"
     )
+    assert isinstance(error, ValueError)
+    assert pickle.loads(pickle.dumps(error)).args == error.args
+    # Whatever on_error says: the stream is over, and says why again.
+    with pytest.raises(StreamLimitError, match=f"^{re.escape(str(error))}$"):
+        assembler.feed(frame(delta))
+    assert assembler.error_count == 0
+    assembler.close()
     assert getattr(assembler, view) == getattr(reference, view)
-    with pytest.raises(AgentCodecError):  # the event that waited is past it too
+    with pytest.raises(AgentCodecError, match=r"closed$"):
         assembler.feed(b"")
-
-    skipping = getattr(backend, name)(on_error="skip", max_stream_bytes=limit)
-    skipping.feed(head + frame(delta) * 5)
-    assert [error["event"] for error in skipping.errors] == [refused, refused + 1]
-    assert {error["code"] for error in skipping.errors} == {"invalid_event"}
-    assert getattr(skipping, view) == getattr(reference, view)
 
 
 def test_the_bytes_counted_are_utf8_on_both_backends(backend: ModuleType) -> None:
@@ -81,12 +86,11 @@ def test_the_bytes_counted_are_utf8_on_both_backends(backend: ModuleType) -> Non
     taken = backend.AgentScopeAssembler(max_stream_bytes=exact)
     taken.feed(frame(opening) + frame(delta))
     assert taken.messages[0]["content"][0]["text"] == "é😀"
-    refused = backend.AgentScopeAssembler(max_stream_bytes=exact - 1, on_error="skip")
-    refused.feed(frame(opening) + frame(delta))
-    assert refused.error_count == 1
-    assert refused.errors[0]["message"].endswith(
-        f"its data is {size(delta)} bytes, after the {size(opening)} the stream has brought"
-    )
+    refused = backend.AgentScopeAssembler(max_stream_bytes=exact - 1)
+    with pytest.raises(
+        StreamLimitError, match=f"its data is {size(delta)} bytes, after the {size(opening)} "
+    ):
+        refused.feed(frame(opening) + frame(delta))
 
 
 def test_events_given_decoded_are_not_counted(backend: ModuleType) -> None:
@@ -103,11 +107,12 @@ def test_no_limit_and_a_bad_limit(backend: ModuleType) -> None:
     for name in [*ASSEMBLERS, "NeutralAssembler"]:
         make = getattr(backend, name)
         args = ("agui",) if name == "NeutralAssembler" else ()
-        with pytest.raises(ValueError, match=r"^max_stream_bytes must not be negative, got -1$"):
-            make(*args, max_stream_bytes=-1)
-        with pytest.raises(TypeError, match=r"^max_stream_bytes must be an int or None$"):
-            make(*args, max_stream_bytes="1")
-        make(*args, max_stream_bytes=2**100)  # more than memory holds: no limit
+        for limit in ("max_stream_bytes", "max_messages"):
+            with pytest.raises(ValueError, match=f"^{limit} must not be negative, got -1$"):
+                make(*args, **{limit: -1})
+            with pytest.raises(TypeError, match=f"^{limit} must be an int or None$"):
+                make(*args, **{limit: "1"})
+            make(*args, **{limit: 2**100})  # more than memory holds: no limit
 
 
 def _doubling(count: int) -> bytes:
@@ -186,10 +191,120 @@ def test_patches_nest_the_state_no_deeper_than_parsed_json(backend: ModuleType) 
     json.dumps(assembler.state)  # readable, and within what json walks
 
 
-def test_converters_hold_no_stream_budget(backend: ModuleType) -> None:
-    """A Transcoder or NeutralDecoder holds nothing the stream brings, so it
-    takes no max_stream_bytes: a long conversion is never cut short."""
+@pytest.mark.parametrize("limit", ["max_stream_bytes", "max_messages"])
+def test_converters_take_no_such_limit(backend: ModuleType, limit: str) -> None:
+    """A Transcoder or NeutralDecoder holds nothing the stream brings, so
+    neither takes these limits: a long conversion is never cut short."""
     with pytest.raises(TypeError):
-        backend.Transcoder("agentscope", "agui", max_stream_bytes=10)
+        backend.Transcoder("agentscope", "agui", **{limit: 10})
     with pytest.raises(TypeError):
-        backend.NeutralDecoder("agentscope", max_stream_bytes=10)
+        backend.NeutralDecoder("agentscope", **{limit: 10})
+
+
+def tiny_messages(count: int) -> bytes:
+    """AgentScope messages of one short text each, as a server streams them."""
+    return b"".join(
+        frame({"object": "message", "id": f"m{index}", "role": "assistant", "status": "in_progress"})
+        + frame(
+            {
+                "object": "content",
+                "type": "text",
+                "index": 0,
+                "delta": True,
+                "msg_id": f"m{index}",
+                "text": "hi",
+            }
+        )
+        for index in range(count)
+    )
+
+
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_a_stream_past_max_messages_ends_there(backend: ModuleType, on_error: str) -> None:
+    """A message costs its assembler a few hundred bytes whatever its size,
+    so a stream of tiny messages is bounded by a count of its own: the event
+    that starts one message too many is the stream's last."""
+    assembler = backend.AgentScopeAssembler(max_messages=1000, on_error=on_error)
+    with pytest.raises(StreamLimitError) as info:
+        assembler.feed(tiny_messages(1500))
+    assert (info.value.limit, info.value.maximum, info.value.event) == ("max_messages", 1000, 2001)
+    assert str(info.value) == (
+        "AgentScope event 2001 exceeds max_messages=1000: it brings the stream's messages to 1001;"
+        " the assembler takes no more input"
+    )
+    with pytest.raises(StreamLimitError):
+        assembler.feed_event({"object": "message", "id": "late", "role": "assistant"})
+    assembler.close()
+    messages = assembler.messages
+    assert len(messages) == 1001
+    assert [message["content"][0]["text"] for message in messages[:1000]] == ["hi"] * 1000
+    assert assembler.response["status"] == "incomplete"
+    assert assembler.event_count == 2001
+
+
+def test_messages_given_decoded_count_too(backend: ModuleType) -> None:
+    assembler = backend.AgentScopeAssembler(max_messages=2)
+    for index in range(2):
+        assembler.feed_event({"object": "message", "id": f"m{index}", "role": "assistant"})
+    with pytest.raises(StreamLimitError, match="it brings the stream's messages to 3;"):
+        assembler.feed_event({"object": "message", "id": "m2", "role": "assistant"})
+
+
+@pytest.mark.parametrize(
+    ("name", "events"),
+    [
+        (
+            "LangChainAssembler",
+            [
+                {
+                    "method": "messages",
+                    "params": {"namespace": [], "data": {"event": "message-start", "id": f"m{i}"}},
+                }
+                for i in range(3)
+            ],
+        ),
+        (
+            "AGUIAssembler",
+            [{"type": "TEXT_MESSAGE_START", "messageId": f"m{i}", "role": "assistant"} for i in range(3)],
+        ),
+        (
+            "OpenAIResponsesAssembler",
+            [{"type": "response.created", "response": {"id": "r", "object": "response", "output": []}}]
+            + [
+                {
+                    "type": "response.output_item.added",
+                    "output_index": i,
+                    "item": {"type": "message", "id": f"m{i}", "role": "assistant", "content": []},
+                }
+                for i in range(3)
+            ],
+        ),
+        (
+            "OpenAIChatAssembler",
+            [
+                {
+                    "id": "c",
+                    "object": "chat.completion.chunk",
+                    "created": 1,
+                    "model": "m",
+                    "choices": [{"index": i, "delta": {"role": "assistant", "content": "x"}}],
+                }
+                for i in range(3)
+            ],
+        ),
+    ],
+)
+def test_every_protocol_counts_its_messages(
+    backend: ModuleType, name: str, events: list[dict[str, Any]]
+) -> None:
+    """Two messages fit; the third ends the stream, in each protocol with more than one."""
+    assembler = getattr(backend, name)(max_messages=2)
+    with pytest.raises(StreamLimitError, match="it brings the stream's messages to 3;") as info:
+        assembler.feed(b"".join(frame(event) for event in events))
+    assert info.value.event == len(events)
+    neutral = backend.NeutralAssembler(
+        {"LangChainAssembler": "langchain", "AGUIAssembler": "agui"}.get(name, "openai-chat"), max_messages=2
+    )
+    if name in ("LangChainAssembler", "AGUIAssembler", "OpenAIChatAssembler"):
+        with pytest.raises(StreamLimitError, match="it brings the stream's messages to 3;"):
+            neutral.feed(b"".join(frame(event) for event in events))

@@ -33,6 +33,7 @@ from ._errors import (
     ResumeGapError,
     SSEError,
     SSELimitError,
+    StreamLimitError,
 )
 from ._version import __version__
 
@@ -84,6 +85,7 @@ __all__ = [
     "SSEError",
     "SSEEvent",
     "SSELimitError",
+    "StreamLimitError",
     "Transcoder",
     "__version__",
     "backend",

@@ -29,6 +29,7 @@ __all__ = [
     "ResumeGapError",
     "SSEError",
     "SSELimitError",
+    "StreamLimitError",
 ]
 
 
@@ -90,6 +91,32 @@ class SSELimitError(SSEError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.limit, self.max_bytes, self.offset, self.events))
+
+
+class StreamLimitError(AgentCodecError, ValueError):
+    """A stream went past one of its assembler's limits: ``max_stream_bytes``
+    (the data its events bring) or ``max_messages``. The assembler takes no
+    more input; what it assembled stays readable and ``close()`` finishes it.
+
+    Attributes:
+        limit: the name of the setting, ``"max_stream_bytes"`` or ``"max_messages"``.
+        maximum: its value.
+        event: the number of the event that went past it, counting from 1.
+        detail: how it went past it.
+    """
+
+    def __init__(self, subject: str, event: int, limit: str, maximum: int, detail: str) -> None:
+        self.subject = subject
+        self.event = event
+        self.limit = limit
+        self.maximum = maximum
+        self.detail = detail
+        super().__init__(
+            f"{subject} {event} exceeds {limit}={maximum}: {detail}; the assembler takes no more input"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.subject, self.event, self.limit, self.maximum, self.detail))
 
 
 class _EventError(AgentCodecError):

@@ -128,7 +128,8 @@ class AgentScopeAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> AgentScopeAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -185,7 +186,8 @@ class LangChainAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> LangChainAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of a raw SSE stream (any chunking)."""
@@ -243,7 +245,8 @@ class AGUIAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> AGUIAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -308,7 +311,8 @@ class OpenAIChatAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> OpenAIChatAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -363,7 +367,8 @@ class AnthropicAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> AnthropicAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -421,7 +426,8 @@ class AISDKAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> AISDKAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -484,7 +490,8 @@ class OpenAIResponsesAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> OpenAIResponsesAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -692,7 +699,8 @@ class NeutralAssembler:
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
-        max_stream_bytes: int | None = 1073741824,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
     ) -> NeutralAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""

@@ -684,6 +684,10 @@ impl Protocol for AgentScope {
         }
     }
 
+    fn message_count(&self) -> usize {
+        self.messages.len()
+    }
+
     fn finish(&mut self) {
         let terminal = self
             .response

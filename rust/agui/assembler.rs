@@ -399,6 +399,10 @@ impl Protocol for AgUi {
         }
     }
 
+    fn message_count(&self) -> usize {
+        self.messages.len()
+    }
+
     fn finish(&mut self) {
         if !self.terminal {
             self.run.insert("status".to_owned(), "incomplete".into());

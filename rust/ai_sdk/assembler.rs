@@ -226,6 +226,11 @@ impl Protocol for UiMessage {
         }
     }
 
+    /// One message a stream.
+    fn message_count(&self) -> usize {
+        1
+    }
+
     fn finish(&mut self) {
         let mut positions: Vec<usize> = self.pending.keys().copied().collect();
         positions.sort_unstable();

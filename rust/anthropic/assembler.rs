@@ -199,6 +199,11 @@ impl Protocol for Messages {
         }
     }
 
+    /// One message a stream.
+    fn message_count(&self) -> usize {
+        1
+    }
+
     fn finish(&mut self) {
         // A stream cut short: the input of a tool block that never stopped
         // stands if it is complete.

@@ -366,6 +366,10 @@ impl Protocol for LangChain {
         self.apply_envelope(log, envelope)
     }
 
+    fn message_count(&self) -> usize {
+        self.messages.len()
+    }
+
     fn finish(&mut self) {
         for (_, position) in self.active.drain() {
             if let Some(message) = self.messages[position].live() {

@@ -220,6 +220,10 @@ impl Protocol for Chat {
         }
     }
 
+    fn message_count(&self) -> usize {
+        self.choices.len()
+    }
+
     fn finish(&mut self) {}
 }
 

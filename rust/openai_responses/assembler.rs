@@ -370,6 +370,10 @@ impl Protocol for Responses {
         }
     }
 
+    fn message_count(&self) -> usize {
+        self.items.len()
+    }
+
     fn finish(&mut self) {}
 }
 

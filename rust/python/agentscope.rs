@@ -25,7 +25,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AgentScopeAssembler {
     #[new]
-    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=1073741824)")]
+    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
@@ -36,6 +36,7 @@ impl AgentScopeAssembler {
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
         max_stream_bytes: LimitArg,
+        max_messages: LimitArg,
     ) -> PyResult<Self> {
         let data_merge = match data_merge.get(py, "data_merge")?.as_str() {
             "merge" => DataMerge::Merge,
@@ -57,6 +58,7 @@ impl AgentScopeAssembler {
         });
         inner.set_max_errors(max_errors.max_errors(py)?);
         inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
+        inner.set_max_messages(max_messages.max_messages(py)?);
         Ok(AgentScopeAssembler {
             state: assemblers::guarded(inner),
         })

@@ -24,7 +24,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl AISDKAssembler {
     #[new]
-    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=1073741824)")]
+    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
     fn new(
         py: Python<'_>,
         on_error: StrArg,
@@ -32,12 +32,14 @@ impl AISDKAssembler {
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
         max_stream_bytes: LimitArg,
+        max_messages: LimitArg,
     ) -> PyResult<Self> {
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let mut inner = Assembler::new(Options { on_error, limits });
         inner.set_max_errors(max_errors.max_errors(py)?);
         inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
+        inner.set_max_messages(max_messages.max_messages(py)?);
         Ok(AISDKAssembler {
             state: assemblers::guarded(inner),
         })

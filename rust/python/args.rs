@@ -48,6 +48,14 @@ impl LimitArg {
             .map(|max| max as u64))
     }
 
+    /// The `max_messages` argument: how many messages a stream may bring.
+    pub fn max_messages(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        let default = Some(crate::stream::DEFAULT_MAX_MESSAGES as usize);
+        Ok(self
+            .resolve(py, "max_messages", default)?
+            .map(|max| max as u64))
+    }
+
     fn resolve(
         &self,
         py: Python<'_>,

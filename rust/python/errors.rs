@@ -7,9 +7,10 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyType};
 
 use crate::sse::LimitError;
-use crate::stream::{Error, ErrorRecord};
+use crate::stream::{Error, ErrorRecord, Exceeded};
 
 static SSE_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static STREAM_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AGENTSCOPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static AGENTSCOPE_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static LANGCHAIN_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -159,8 +160,25 @@ pub fn ai_sdk_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
     raise(py, &AI_SDK_EVENT_ERROR, "AISDKEventError", (event, problem))
 }
 
-/// The exception for an assembler's error: `SSELimitError`, the protocol's
-/// event error, or its base error for a closed assembler.
+/// `StreamLimitError(subject, event, limit, maximum, detail)`.
+fn stream_limit_error(py: Python<'_>, err: &Exceeded) -> PyErr {
+    raise(
+        py,
+        &STREAM_LIMIT_ERROR,
+        "StreamLimitError",
+        (
+            err.subject,
+            err.event,
+            err.limit,
+            err.maximum,
+            err.detail.as_str(),
+        ),
+    )
+}
+
+/// The exception for an assembler's error: `SSELimitError`,
+/// `StreamLimitError`, the protocol's event error, or its base error for a
+/// closed assembler.
 pub fn stream_error(
     py: Python<'_>,
     err: Error,
@@ -169,6 +187,7 @@ pub fn stream_error(
 ) -> PyErr {
     match err {
         Error::Limit(limit) => sse_limit_error(py, &limit, PyList::empty(py)),
+        Error::Exceeded(exceeded) => stream_limit_error(py, &exceeded),
         Error::Event(error) => event(py, error.event, &error.problem),
         Error::Closed => base(py, "the assembler is closed"),
     }

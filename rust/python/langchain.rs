@@ -25,7 +25,8 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 #[pymethods]
 impl LangChainAssembler {
     #[new]
-    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=1073741824)")]
+    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
+    #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
         tool_args: StrArg,
@@ -34,6 +35,7 @@ impl LangChainAssembler {
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
         max_stream_bytes: LimitArg,
+        max_messages: LimitArg,
     ) -> PyResult<Self> {
         let tool_args = match assemblers::choice(
             py,
@@ -53,6 +55,7 @@ impl LangChainAssembler {
         });
         inner.set_max_errors(max_errors.max_errors(py)?);
         inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
+        inner.set_max_messages(max_messages.max_messages(py)?);
         Ok(LangChainAssembler {
             state: assemblers::guarded(inner),
         })

@@ -528,7 +528,8 @@ pub struct NeutralAssembler {
 #[pymethods]
 impl NeutralAssembler {
     #[new]
-    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=1073741824)")]
+    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
+    #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
         protocol: &Bound<'_, PyAny>,
@@ -537,6 +538,7 @@ impl NeutralAssembler {
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
         max_stream_bytes: LimitArg,
+        max_messages: LimitArg,
     ) -> PyResult<Self> {
         let name = self::protocol(py, protocol, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
@@ -545,6 +547,7 @@ impl NeutralAssembler {
             transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
         inner.set_max_errors(max_errors.max_errors(py)?);
         inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
+        inner.set_max_messages(max_messages.max_messages(py)?);
         Ok(NeutralAssembler {
             state: Guarded::new("NeutralAssembler", inner),
             to_py_err: to_py_err_for(&name),

@@ -19,7 +19,7 @@ from .accumulate import is_text as _is_text
 from .accumulate import render as _render
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -175,6 +175,7 @@ class Assembler(Driver):
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         if not isinstance(data_merge, str):
             raise TypeError(f"data_merge must be str, not {type(data_merge).__name__}")
@@ -188,6 +189,7 @@ class Assembler(Driver):
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
         )
         self._upstream = data_merge == "upstream"
         self._strict = strict
@@ -305,6 +307,9 @@ class Assembler(Driver):
         return self._tool_call_reader.read(calls)
 
     # --- internals -----------------------------------------------------------
+
+    def _message_count(self) -> int:
+        return len(self._messages)
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if is_done_marker(text):

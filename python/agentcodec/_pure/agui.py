@@ -19,7 +19,7 @@ from .accumulate import Pieces, render
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -109,6 +109,7 @@ class Assembler(Driver):
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -116,6 +117,7 @@ class Assembler(Driver):
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
         )
         try:
             initial_messages = copy_value([] if messages is None else messages)
@@ -227,6 +229,9 @@ class Assembler(Driver):
         return status
 
     # --- internals -----------------------------------------------------------
+
+    def _message_count(self) -> int:
+        return len(self._messages)
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if is_done_marker(text):

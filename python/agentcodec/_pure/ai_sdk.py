@@ -37,7 +37,7 @@ from .._errors import AISDKError, AISDKEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
@@ -97,6 +97,7 @@ class Assembler(Driver):
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -104,6 +105,7 @@ class Assembler(Driver):
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
         )
         self._id = ""
         self._metadata: Any = None
@@ -206,6 +208,9 @@ class Assembler(Driver):
         return events
 
     # --- internals -----------------------------------------------------------
+
+    def _message_count(self) -> int:
+        return 1  # one message a stream
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if is_done_marker(text):

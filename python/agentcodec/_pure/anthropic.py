@@ -23,7 +23,7 @@ from .accumulate import Pieces, append, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
@@ -67,6 +67,7 @@ class Assembler(Driver):
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -74,6 +75,7 @@ class Assembler(Driver):
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
         )
         self._message: dict[str, Any] | None = None
         self._blocks: list[dict[str, Any]] = []
@@ -145,6 +147,9 @@ class Assembler(Driver):
         return events
 
     # --- internals -----------------------------------------------------------
+
+    def _message_count(self) -> int:
+        return 1  # one message a stream
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         try:

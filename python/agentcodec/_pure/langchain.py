@@ -20,7 +20,7 @@ from ._args import as_bytes
 from .accumulate import append, is_text, render
 from .json_values import JSONValueError, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -150,6 +150,7 @@ class Assembler(Driver):
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         if not isinstance(tool_args, str):
             raise TypeError(f"tool_args must be str, not {type(tool_args).__name__}")
@@ -161,6 +162,7 @@ class Assembler(Driver):
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
         )
         self._auto_args = tool_args == "auto"
         self._messages: list[_Message] = []
@@ -249,6 +251,9 @@ class Assembler(Driver):
         return self._duplicates
 
     # --- internals -----------------------------------------------------------
+
+    def _message_count(self) -> int:
+        return len(self._messages)
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         try:

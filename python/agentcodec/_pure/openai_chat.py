@@ -20,7 +20,7 @@ from .accumulate import Pieces, append, is_text, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -61,6 +61,7 @@ class Assembler(Driver):
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -68,6 +69,7 @@ class Assembler(Driver):
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
         )
         self._header: dict[str, Any] | None = None
         # index -> (the choice's own fields, its message)
@@ -158,6 +160,9 @@ class Assembler(Driver):
             if key not in choice:
                 choice[key] = render(value)
         return choice
+
+    def _message_count(self) -> int:
+        return len(self._choices)
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if is_done_marker(text):

@@ -19,7 +19,7 @@ from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -136,6 +136,7 @@ class Assembler(Driver):
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -143,6 +144,7 @@ class Assembler(Driver):
             max_event_bytes=max_event_bytes,
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
         )
         self._header: dict[str, Any] = {}
         self._items: dict[int, dict[str, Any]] = {}
@@ -247,6 +249,9 @@ class Assembler(Driver):
         return status if isinstance(status, str) else None
 
     # --- internals -----------------------------------------------------------
+
+    def _message_count(self) -> int:
+        return len(self._items)
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if is_done_marker(text):

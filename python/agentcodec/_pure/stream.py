@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import AgentCodecError, SSELimitError, _EventError
+from .._errors import AgentCodecError, SSELimitError, StreamLimitError, _EventError
 from ._args import as_bytes, limit_arg
 from .json_values import JSONValueError, copy_value
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
@@ -18,7 +18,11 @@ DEFAULT_MAX_ERRORS = 1000
 
 #: How many bytes one stream may bring an assembler unless told otherwise:
 #: ``stream::DEFAULT_MAX_STREAM_BYTES`` in the Rust core.
-DEFAULT_MAX_STREAM_BYTES = 1 << 30
+DEFAULT_MAX_STREAM_BYTES = 1 << 28
+
+#: How many messages one stream may bring an assembler unless told
+#: otherwise: ``stream::DEFAULT_MAX_MESSAGES`` in the Rust core.
+DEFAULT_MAX_MESSAGES = 100_000
 
 __all__ = ["Budget", "Driver", "is_done_marker"]
 
@@ -62,8 +66,8 @@ class Budget:
 class Driver:
     """The base of the pure assemblers. Subclasses set ``_event_error`` (raised
     for an event that cannot be used) and ``_base_error`` (raised when the
-    assembler is closed), and define ``_apply_text``, ``_apply_value`` and
-    ``_finish``."""
+    assembler is closed), and define ``_apply_text``, ``_apply_value``,
+    ``_finish`` and ``_message_count``."""
 
     _event_error: type[_EventError]
     _base_error: type[AgentCodecError]
@@ -76,6 +80,7 @@ class Driver:
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
     ) -> None:
         if not isinstance(on_error, str):
             raise TypeError(f"on_error must be str, not {type(on_error).__name__}")
@@ -92,6 +97,10 @@ class Driver:
         self._error_count = 0
         self._max_errors = limit_arg("max_errors", max_errors)
         self._budget = Budget(limit_arg("max_stream_bytes", max_stream_bytes))
+        self._max_messages = limit_arg("max_messages", max_messages)
+        # The arguments of the StreamLimitError the stream went past a limit
+        # with: every call that brings input raises it again.
+        self._exceeded: tuple[str, int, str, int, str] | None = None
         # Event texts decoded but not applied yet, because an earlier one failed.
         self._backlog: list[str] = []
         self._events = 0
@@ -122,7 +131,9 @@ class Driver:
         except JSONValueError as exc:
             self._fail(f"is not JSON-compatible: {exc}")
             return
+        # Decoded by the caller: its data is not counted.
         self._apply_value(copied)
+        self._count_messages()
 
     def reconnect(self) -> None:
         """A new connection carries the stream on (a client resuming with
@@ -199,6 +210,10 @@ class Driver:
         either way. A limit error that an event error hid is raised last."""
         if self._closed:
             return
+        if self._exceeded is not None:
+            # What was applied before the limit is all there is.
+            self._abandon()
+            return
         if not self._input_ended:
             self._input_ended = True
             if not self._framing_failed:
@@ -209,7 +224,11 @@ class Driver:
                     before, exc.events = exc.events, []
                     self._backlog += before
                     self._pending_limit = exc
-        self._apply_all(self._take_backlog(), None)
+        try:
+            self._apply_all(self._take_backlog(), None)
+        except StreamLimitError:
+            self._abandon()  # that was the stream's end
+            raise
         if self._pending_limit is not None:
             limit, self._pending_limit = self._pending_limit, None
             raise limit
@@ -231,6 +250,27 @@ class Driver:
             raise error
         self._record({"event": self._events, "code": "invalid_event", "message": str(error)})
 
+    def _exceed(self, limit: str, maximum: int, detail: str) -> None:
+        """The stream went past a limit of the assembler's: no more input is
+        taken, and what waits is dropped."""
+        self._exceeded = (self._event_error.subject, self._events, limit, maximum, detail)
+        self._backlog = []
+        self._pending_limit = None
+        raise StreamLimitError(*self._exceeded)
+
+    def _count_messages(self) -> None:
+        """Whether the event just applied took the stream's messages past ``max_messages``."""
+        if self._max_messages is not None:
+            count = self._message_count()
+            if count > self._max_messages:
+                self._exceed(
+                    "max_messages", self._max_messages, f"it brings the stream's messages to {count}"
+                )
+
+    def _message_count(self) -> int:
+        """How many messages the stream has brought; cheap, since it is asked after every event."""
+        raise NotImplementedError
+
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         raise NotImplementedError
 
@@ -245,6 +285,8 @@ class Driver:
     def _check_open(self) -> None:
         if self._closed or self._input_ended:
             raise self._base_error("the assembler is closed")
+        if self._exceeded is not None:
+            raise StreamLimitError(*self._exceeded)
 
     def _take_backlog(self) -> list[str]:
         texts, self._backlog = self._backlog, []
@@ -252,6 +294,7 @@ class Driver:
 
     def _apply_all(self, texts: list[str], observed: list[Any] | None) -> None:
         budget = self._budget
+        max_messages = self._max_messages
         for position, text in enumerate(texts):
             try:
                 self._events += 1
@@ -259,10 +302,13 @@ class Driver:
                     # utf8_size, inlined: this runs for every event.
                     size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
                     if not budget.allows(size):
-                        self._fail(budget.refusal("its data is", size))
-                        continue
+                        detail = f"its data is {size} bytes, after the {budget.used} the stream has brought"
+                        self._exceed("max_stream_bytes", budget.max, detail)
                     budget.spend(size)
                 self._apply_text(text, observed)
+                if max_messages is not None and self._message_count() > max_messages:
+                    self._count_messages()
             except AgentCodecError:
-                self._backlog = texts[position + 1 :]
+                if self._exceeded is None:
+                    self._backlog = texts[position + 1 :]
                 raise

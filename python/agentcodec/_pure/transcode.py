@@ -42,7 +42,7 @@ from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 
 __all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
 
@@ -214,6 +214,7 @@ class _Decoding(Driver):
             # A decoder holds nothing the stream brings: no budget to keep
             # (the neutral assembler sets its own).
             max_stream_bytes=None,
+            max_messages=None,
         )
         self.source = source
         self._source = protocol.decoder()
@@ -238,6 +239,9 @@ class _Decoding(Driver):
             return
         for neutral in self._source.decode(event):
             self._neutral(neutral)
+
+    def _message_count(self) -> int:
+        return 0  # a converter holds no messages
 
     def _finish(self) -> None:
         for neutral in self._source.finish():
@@ -383,10 +387,16 @@ class Assembler(_Decoding):
     through."""
 
     def __init__(
-        self, protocol: str, *, max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES, **options: Any
+        self,
+        protocol: str,
+        *,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        **options: Any,
     ) -> None:
         super().__init__(protocol, **options)
         self._budget.max = limit_arg("max_stream_bytes", max_stream_bytes)
+        self._max_messages = limit_arg("max_messages", max_messages)
         self._run: dict[str, Any] = {
             "protocol": protocol,
             "run_id": None,
@@ -420,6 +430,9 @@ class Assembler(_Decoding):
         view["state"] = render(self._state)
         view["events"] = render(self._kept)
         return view
+
+    def _message_count(self) -> int:
+        return len(self._messages)
 
     def _finish(self) -> None:
         super()._finish()
