@@ -767,10 +767,7 @@ mod tests {
     #[test]
     fn copies_are_taken_from_the_budget() {
         // {"a":"xxxx"}: 1 + 1 + (1 + 4) = 7; a copy of it, 7 more.
-        let mut budget = Budget {
-            max: Some(20),
-            used: 0,
-        };
+        let mut budget = Budget::new(Some(20));
         let mut doc = parse(r#"{"a":"xxxx"}"#).unwrap();
         let copy = parse(r#"[{"op":"copy","from":"","path":"/b"}]"#).unwrap();
         apply_patch(&mut doc, &copy, &mut budget).unwrap();

@@ -136,23 +136,40 @@ pub const DEFAULT_MAX_MESSAGES: u64 = 100_000;
 /// grow by more than its own size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
-    /// `None`: no limit.
-    pub max: Option<u64>,
+    /// `u64::MAX`: no limit (one comparison an event either way).
+    max: u64,
     pub used: u64,
 }
 
 impl Budget {
+    pub fn new(max: Option<u64>) -> Budget {
+        Budget {
+            max: max.unwrap_or(u64::MAX),
+            used: 0,
+        }
+    }
+
     /// No limit.
     pub fn unlimited() -> Budget {
-        Budget { max: None, used: 0 }
+        Budget::new(None)
+    }
+
+    /// The limit, `None` for none.
+    pub fn max(&self) -> Option<u64> {
+        (self.max != u64::MAX).then_some(self.max)
+    }
+
+    pub fn set_max(&mut self, max: Option<u64>) {
+        self.max = max.unwrap_or(u64::MAX);
     }
 
     /// Whether `bytes` more stay within the limit.
+    #[inline]
     pub fn allows(&self, bytes: u64) -> bool {
-        self.max
-            .is_none_or(|max| self.used.saturating_add(bytes) <= max)
+        self.used.saturating_add(bytes) <= self.max
     }
 
+    #[inline]
     pub fn spend(&mut self, bytes: u64) {
         self.used = self.used.saturating_add(bytes);
     }
@@ -161,8 +178,7 @@ impl Budget {
     pub fn refusal(&self, what: &str, bytes: u64) -> String {
         format!(
             "exceeds max_stream_bytes={}: {what} {bytes} bytes, after the {} the stream has brought",
-            self.max.unwrap_or(u64::MAX),
-            self.used
+            self.max, self.used
         )
     }
 }
@@ -181,8 +197,8 @@ pub struct Log {
     subject: &'static str,
     /// What the stream has brought, against `max_stream_bytes`.
     pub budget: Budget,
-    /// `None`: no limit.
-    max_messages: Option<u64>,
+    /// `u64::MAX`: no limit.
+    max_messages: u64,
 }
 
 impl Log {
@@ -200,14 +216,12 @@ impl Log {
             max_errors: Some(DEFAULT_MAX_ERRORS),
             on_error,
             subject,
-            budget: Budget {
-                max: Some(DEFAULT_MAX_STREAM_BYTES),
-                used: 0,
-            },
-            max_messages: Some(DEFAULT_MAX_MESSAGES),
+            budget: Budget::new(Some(DEFAULT_MAX_STREAM_BYTES)),
+            max_messages: DEFAULT_MAX_MESSAGES,
         }
     }
 
+    #[cold]
     fn exceeded(&self, limit: &'static str, maximum: u64, detail: String) -> Error {
         Error::Exceeded(Exceeded {
             subject: self.subject,
@@ -220,35 +234,35 @@ impl Log {
 
     /// Takes the data of the event being applied from the budget, or says
     /// it goes past `max_stream_bytes`.
+    #[inline]
     fn charge(&mut self, bytes: usize) -> Result<(), Error> {
         let bytes = bytes as u64;
-        match self.budget.max {
-            Some(max) if !self.budget.allows(bytes) => Err(self.exceeded(
+        if !self.budget.allows(bytes) {
+            return Err(self.exceeded(
                 "max_stream_bytes",
-                max,
+                self.budget.max,
                 format!(
                     "its data is {bytes} bytes, after the {} the stream has brought",
                     self.budget.used
                 ),
-            )),
-            _ => {
-                self.budget.spend(bytes);
-                Ok(())
-            }
+            ));
         }
+        self.budget.spend(bytes);
+        Ok(())
     }
 
     /// Says whether the event just applied took the stream's messages past
     /// `max_messages`.
+    #[inline]
     fn count_messages(&self, messages: usize) -> Result<(), Error> {
-        match self.max_messages {
-            Some(max) if messages as u64 > max => Err(self.exceeded(
+        if messages as u64 > self.max_messages {
+            return Err(self.exceeded(
                 "max_messages",
-                max,
+                self.max_messages,
                 format!("it brings the stream's messages to {messages}"),
-            )),
-            _ => Ok(()),
+            ));
         }
+        Ok(())
     }
 
     /// Records an error: counted, and kept while fewer than `max_errors` are.
@@ -388,12 +402,12 @@ pub trait Assemble {
 
     /// The most bytes the stream may bring (`None`: no limit); see [`Budget`].
     fn set_max_stream_bytes(&mut self, max: Option<u64>) {
-        self.driver_mut().log.budget.max = max;
+        self.driver_mut().log.budget.set_max(max);
     }
 
     /// The most messages the stream may bring (`None`: no limit).
     fn set_max_messages(&mut self, max: Option<u64>) {
-        self.driver_mut().log.max_messages = max;
+        self.driver_mut().log.max_messages = max.unwrap_or(u64::MAX);
     }
 
     fn is_closed(&self) -> bool {
