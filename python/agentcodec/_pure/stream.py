@@ -299,12 +299,12 @@ class Driver:
             try:
                 self._events += 1
                 if budget.max is not None:
-                    # utf8_size, inlined: this runs for every event.
+                    # utf8_size, allows() and spend(), inlined: this runs for every event.
                     size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-                    if not budget.allows(size):
+                    if budget.used + size > budget.max:
                         detail = f"its data is {size} bytes, after the {budget.used} the stream has brought"
                         self._exceed("max_stream_bytes", budget.max, detail)
-                    budget.spend(size)
+                    budget.used += size
                 self._apply_text(text, observed)
                 if max_messages is not None and self._message_count() > max_messages:
                     self._count_messages()
