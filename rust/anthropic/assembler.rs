@@ -20,7 +20,7 @@ use super::probe;
 use super::TOOL_BLOCKS;
 use crate::events::or_null;
 use crate::json::{self, Map, Value};
-use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -185,6 +185,9 @@ impl Protocol for Messages {
                 }
                 self.apply_value(log, event)
             }
+            // The OpenAI-style end some proxies write after any stream:
+            // nothing to apply (the protocol ends by its own events).
+            Err(_) if is_done_marker(text) => Ok(()),
             Err(_) => log.fail(json::why_not_json(text)),
         }
     }

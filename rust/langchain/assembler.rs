@@ -20,7 +20,7 @@ use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::recent::RecentIds;
 use crate::sse::Limits;
-use crate::stream::{Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
@@ -358,6 +358,9 @@ impl Protocol for LangChain {
                 }
                 self.apply_value(log, envelope)
             }
+            // The OpenAI-style end some proxies write after any stream:
+            // nothing to apply (the protocol ends by its own events).
+            Err(_) if is_done_marker(text) => Ok(()),
             Err(_) => log.fail(json::why_not_json(text)),
         }
     }

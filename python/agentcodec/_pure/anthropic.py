@@ -23,7 +23,7 @@ from .accumulate import Pieces, append, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
@@ -155,7 +155,10 @@ class Assembler(Driver):
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail(why_not_json(text))
+            # The OpenAI-style end some proxies write after any stream:
+            # nothing to apply (the protocol ends by its own events).
+            if not is_done_marker(text):
+                self._fail(why_not_json(text))
             return
         if observed is not None and isinstance(event, dict):
             observed.append(render(event))

@@ -20,7 +20,7 @@ from ._args import as_bytes
 from .accumulate import append, is_text, render
 from .json_values import JSONValueError, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver
+from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -259,7 +259,10 @@ class Assembler(Driver):
         try:
             envelope = loads(text)
         except JSONValueError:
-            self._fail(why_not_json(text))
+            # The OpenAI-style end some proxies write after any stream:
+            # nothing to apply (the protocol ends by its own events).
+            if not is_done_marker(text):
+                self._fail(why_not_json(text))
             return
         if observed is not None and isinstance(envelope, dict):
             observed.append(render(envelope))
