@@ -15,6 +15,19 @@ pub fn is_done_marker(text: &str) -> bool {
     text.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']) == "[DONE]"
 }
 
+/// Whether an event's text is empty or white space: a keep-alive some
+/// servers send as `data:` with nothing after it, never a protocol's event.
+#[inline]
+pub fn is_blank(text: &str) -> bool {
+    // One comparison for the events that start with their JSON.
+    text.as_bytes()
+        .first()
+        .is_none_or(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+        && text
+            .trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c'])
+            .is_empty()
+}
+
 /// What an event that cannot be used does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnError {
@@ -665,6 +678,9 @@ fn apply_event<P: Protocol>(
 ) -> Result<(), Error> {
     log.events += 1;
     log.charge(text.len())?;
+    if is_blank(text) {
+        return Ok(()); // a keep-alive: nothing to apply
+    }
     protocol.apply_text(log, text, observe)?;
     log.count_messages(protocol.message_count())
 }

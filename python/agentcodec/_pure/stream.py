@@ -29,6 +29,10 @@ __all__ = ["Budget", "Driver", "is_done_marker"]
 ON_ERROR_MODES = ("raise", "skip")
 
 
+# ASCII white space, as the Rust core trims it.
+_WHITE_SPACE = " \t\n\r\x0b\x0c"
+
+
 def is_done_marker(text: str) -> bool:
     """Whether an event's text is the ``[DONE]`` sentinel some servers end
     with (ASCII white space around it allowed, as in the Rust core)."""
@@ -305,6 +309,8 @@ class Driver:
                         detail = f"its data is {size} bytes, after the {budget.used} the stream has brought"
                         self._exceed("max_stream_bytes", budget.max, detail)
                     budget.used += size
+                if not text or (text[0] in _WHITE_SPACE and not text.strip(_WHITE_SPACE)):
+                    continue  # a keep-alive (`data:` and nothing): nothing to apply
                 self._apply_text(text, observed)
                 if max_messages is not None and self._message_count() > max_messages:
                     self._count_messages()
