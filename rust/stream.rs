@@ -11,21 +11,21 @@ use crate::sse::{Decoder, LimitError, Limits};
 
 /// Whether an event's text is the `[DONE]` sentinel some servers end with
 /// (ASCII white space around it allowed, as in the pure backend).
+#[inline]
 pub fn is_done_marker(text: &str) -> bool {
-    text.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']) == "[DONE]"
+    // An event's JSON object settles it at the first byte: every event
+    // asks, so it must not cost a trim.
+    text.as_bytes().first() != Some(&b'{') && trim_white_space(text) == "[DONE]"
+}
+
+fn trim_white_space(text: &str) -> &str {
+    text.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c'])
 }
 
 /// Whether an event's text is empty or white space: a keep-alive some
 /// servers send as `data:` with nothing after it, never a protocol's event.
-#[inline]
 pub fn is_blank(text: &str) -> bool {
-    // One comparison for the events that start with their JSON.
-    text.as_bytes()
-        .first()
-        .is_none_or(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
-        && text
-            .trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c'])
-            .is_empty()
+    trim_white_space(text).is_empty()
 }
 
 /// What an event that cannot be used does.
@@ -302,6 +302,18 @@ impl Log {
         if let Some(max) = max_errors {
             self.errors.truncate(max);
         }
+    }
+
+    /// Reports that the text of the event being applied is not JSON, unless
+    /// it is blank: a keep-alive (`data:` and nothing), which is nothing to
+    /// apply. (Asked only once the text failed to parse, so that the events
+    /// that are JSON pay nothing for it.)
+    #[cold]
+    pub fn not_json(&mut self, text: &str) -> Result<(), Error> {
+        if is_blank(text) {
+            return Ok(());
+        }
+        self.fail(crate::json::why_not_json(text))
     }
 
     /// Reports that the event being applied cannot be used, as `on_error`
@@ -678,9 +690,6 @@ fn apply_event<P: Protocol>(
 ) -> Result<(), Error> {
     log.events += 1;
     log.charge(text.len())?;
-    if is_blank(text) {
-        return Ok(()); // a keep-alive: nothing to apply
-    }
     protocol.apply_text(log, text, observe)?;
     log.count_messages(protocol.message_count())
 }

@@ -258,7 +258,7 @@ impl<S: Sink> Protocol for Decoding<S> {
                 }
                 self.apply_value(log, event)
             }
-            Err(_) => log.fail(json::why_not_json(text)),
+            Err(_) => log.not_json(text),
         }
     }
 

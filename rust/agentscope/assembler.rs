@@ -673,7 +673,7 @@ impl Protocol for AgentScope {
                 self.apply_value(log, event)
             }
             Ok(other) => log.fail(format!("is {}, not an object", json::kind(&other))),
-            Err(_) => log.fail(json::why_not_json(text)),
+            Err(_) => log.not_json(text),
         }
     }
 

@@ -380,7 +380,7 @@ impl Protocol for AgUi {
                 }
                 self.apply_value(log, event)
             }
-            Err(_) => log.fail(json::why_not_json(text)),
+            Err(_) => log.not_json(text),
         }
     }
 

@@ -212,7 +212,7 @@ impl Protocol for UiMessage {
                 }
                 self.apply_value(log, event)
             }
-            Err(_) => log.fail(json::why_not_json(text)),
+            Err(_) => log.not_json(text),
         }
     }
 

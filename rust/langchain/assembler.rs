@@ -361,7 +361,7 @@ impl Protocol for LangChain {
             // The OpenAI-style end some proxies write after any stream:
             // nothing to apply (the protocol ends by its own events).
             Err(_) if is_done_marker(text) => Ok(()),
-            Err(_) => log.fail(json::why_not_json(text)),
+            Err(_) => log.not_json(text),
         }
     }
 

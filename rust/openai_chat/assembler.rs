@@ -206,7 +206,7 @@ impl Protocol for Chat {
                 }
                 self.apply_value(log, event)
             }
-            Err(_) => log.fail(json::why_not_json(text)),
+            Err(_) => log.not_json(text),
         }
     }
 

@@ -351,7 +351,7 @@ impl Protocol for Responses {
                 }
                 self.apply_value(log, event)
             }
-            Err(_) => log.fail(json::why_not_json(text)),
+            Err(_) => log.not_json(text),
         }
     }
 
