@@ -5,6 +5,7 @@ times faster agentcodec's native backend is.
     python benches/report.py            # the standard workloads
     python benches/report.py --full     # and the 1M-delta stream (minutes)
     python benches/report.py --quick    # small workloads: a smoke run
+    python benches/report.py --chart benches   # and draw it (chart.py, matplotlib)
 
 Peers that are not installed are left out of the table. Each figure is the
 best of several runs of the whole workload (at least --min-time seconds).
@@ -140,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-time", type=float, default=0.5, help="seconds to spend on each figure")
     parser.add_argument(
         "--layer", action="append", help="measure only this layer (repeatable), e.g. assemble_chat"
+    )
+    parser.add_argument(
+        "--chart", type=Path, metavar="DIR", help="also draw the results as PNGs in DIR (chart.py)"
     )
     args = parser.parse_args(argv)
     long = 2000 if args.quick else 20000
@@ -306,6 +310,11 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | --- | ---: | ---: | ---: |")
     for label, name, mbps, eps, ratio in rows:
         print(f"| {label} | {name} | {mbps:,.1f} | {eps:,.0f} | {ratio:,.1f}x |")
+    if args.chart is not None:
+        import chart  # matplotlib, only when asked for
+
+        for path in chart.draw([chart.Row(*row) for row in rows], f"Machine: {machine()}", args.chart):
+            print(f"drew {path}", file=sys.stderr)
     return 0
 
 
