@@ -3,6 +3,10 @@
 //! The core modules are plain Rust: they are tested, benchmarked and fuzzed
 //! without Python. The PyO3 binding lives in `python`, behind the `python`
 //! feature.
+//!
+//! Only the binding may use `unsafe` (for the CPython API): the core is safe
+//! Rust, which is why its fuzz targets run without a sanitizer.
+#![deny(unsafe_code)]
 
 pub mod accumulate;
 pub mod agentscope;
@@ -25,4 +29,5 @@ pub mod tool_calls;
 pub mod transcode;
 
 #[cfg(feature = "python")]
+#[allow(unsafe_code)]
 mod python;

@@ -5,6 +5,10 @@
 # a target runs hundreds of them a second, not a few. Needs the nightly
 # toolchain and cargo-fuzz (`cargo +nightly install cargo-fuzz`).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
+# The environment may set RUNS (stop after that many inputs, not SECONDS),
+# MAX_LEN (bytes an input, 16384) and SANITIZER (address, which also finds
+# leaks; or none, several times faster: the core is safe Rust, so what
+# AddressSanitizer would find there a panic finds first).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../fuzz"
 seconds=${1:-60}
@@ -14,13 +18,16 @@ if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 seeds=(../tests/fixtures/sdk ../tests/fixtures/agentscope ../tests/fixtures/langchain ../tests/fixtures/ai_sdk ../tests/fixtures/agentapp)
-cargo +nightly fuzz build -O
+sanitizer=${SANITIZER:-address}
+max_len=${MAX_LEN:-16384}
+if [ -n "${RUNS:-}" ]; then stop=(-runs="$RUNS"); else stop=(-max_total_time="$seconds"); fi
+cargo +nightly fuzz build -O -s "$sanitizer"
 for target in "${targets[@]}"; do
     mkdir -p "corpus/$target"
-    echo "fuzzing $target for ${seconds}s"
-    cargo +nightly fuzz run -O "$target" "corpus/$target" "${seeds[@]}" -- \
-        -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 2>&1 \
-        | grep -E '^(Done|stat::number_of_executed_units)|SUMMARY|panicked|==[0-9]+== ERROR' || true
+    echo "fuzzing $target (${stop[*]}, -max_len=$max_len, sanitizer $sanitizer)"
+    cargo +nightly fuzz run -O -s "$sanitizer" "$target" "corpus/$target" "${seeds[@]}" -- \
+        "${stop[@]}" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 2>&1 \
+        | grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)|SUMMARY|panicked|==[0-9]+== ERROR' || true
     # libFuzzer's status is the run's: a crash writes an artifact.
     if compgen -G "artifacts/$target/*" > /dev/null; then
         echo "fuzz target $target failed: see fuzz/artifacts/$target" >&2
