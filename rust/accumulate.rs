@@ -37,9 +37,43 @@ pub fn append_at(container: &mut Map<String, Value>, key: &str, piece: &str, hin
         .unwrap_or(usize::MAX);
 }
 
+/// The value at `key`, looking first at position `*hint`, as [`append_at`]
+/// does; `*hint` is updated when the key has moved.
+pub fn get_mut_at<'m>(
+    container: &'m mut Map<String, Value>,
+    key: &str,
+    hint: &mut usize,
+) -> Option<&'m mut Value> {
+    if container.keys().nth(*hint).is_none_or(|found| found != key) {
+        *hint = container.keys().position(|found| found == key)?;
+    }
+    container.values_mut().nth(*hint)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_by_hint_and_follows_a_moved_key() {
+        let mut map = Map::new();
+        map.insert("a".into(), Value::from(1));
+        map.insert("b".into(), Value::from(2));
+        let mut hint = usize::MAX;
+        assert_eq!(
+            get_mut_at(&mut map, "b", &mut hint),
+            Some(&mut Value::from(2))
+        );
+        assert_eq!(hint, 1);
+        map.shift_remove("a");
+        assert_eq!(
+            get_mut_at(&mut map, "b", &mut hint),
+            Some(&mut Value::from(2))
+        );
+        assert_eq!(hint, 0);
+        assert_eq!(get_mut_at(&mut map, "c", &mut hint), None);
+        assert_eq!(hint, 0);
+    }
 
     #[test]
     fn appends_starts_and_leaves_other_values() {

@@ -53,6 +53,10 @@ impl Scalar<'_> {
     /// The integer this is, as `Value::as_i64` reads it.
     pub fn as_i64(&self) -> Option<i64> {
         match self {
+            // A block's index, mostly: one digit, read without `parse`.
+            Scalar::Number(text) if text.len() == 1 && text.as_bytes()[0].is_ascii_digit() => {
+                Some(i64::from(text.as_bytes()[0] - b'0'))
+            }
             Scalar::Number(text) => text.parse().ok(),
             _ => None,
         }
@@ -257,6 +261,37 @@ impl<'a> Cursor<'a> {
     pub fn expect<const N: usize>(&mut self, literal: &[u8; N]) -> Option<()> {
         let next = self.bytes().get(self.pos..self.pos + N)?;
         is_key_bytes(next, literal).then(|| self.pos += N)
+    }
+
+    /// The string `expected` when the text has it next, quotes and all:
+    /// read with a compare where scanning would look at every byte. The
+    /// caller knows `expected` is plain (no quote, backslash or control
+    /// character), so that the text holding it unescaped is the string.
+    pub fn plain_str(&mut self, expected: &str) -> Option<&'a str> {
+        debug_assert_eq!(plain_run(expected.as_bytes(), 0), expected.len());
+        let start = self.pos + 1;
+        let end = start + expected.len();
+        let bytes = self.bytes();
+        if bytes.get(self.pos) != Some(&b'"')
+            || bytes.get(start..end) != Some(expected.as_bytes())
+            || bytes.get(end) != Some(&b'"')
+        {
+            return None;
+        }
+        self.pos = end + 1;
+        Some(&self.text[start..end])
+    }
+
+    /// A one-digit number (a block's index, mostly) when one is next, ended
+    /// by `,` or `}`: what [`Cursor::scalar`] reads there, more quickly.
+    pub fn digit(&mut self) -> Option<Scalar<'a>> {
+        match self.bytes().get(self.pos..self.pos + 2)? {
+            [b'0'..=b'9', b',' | b'}'] => {
+                self.pos += 1;
+                Some(Scalar::Number(&self.text[self.pos - 1..self.pos]))
+            }
+            _ => None,
+        }
     }
 
     /// Opens the object: the text must start with `{`.

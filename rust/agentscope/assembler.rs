@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use indexmap::IndexMap;
 
 use super::probe::Probe;
-use crate::accumulate::{append, append_at};
+use crate::accumulate::{append, append_at, get_mut_at};
 use crate::events::or_null;
 use crate::frozen::{Budget, FrozenValue, Rendered, FREEZE_MAX_BYTES};
 use crate::json::{self, Map, Value, MAX_DEPTH};
@@ -431,6 +431,8 @@ pub struct AgentScope {
     anonymous_count: u64,
     /// Where the last message a delta went to stands in `messages`.
     last_message: Option<usize>,
+    /// Whether that message's id is plain (see [`AgentScope::id_hint`]).
+    last_plain: bool,
     /// The slot the last quick delta went to. Only quick deltas run between
     /// two events of the full path, which clears it.
     hot: Option<HotSlot>,
@@ -457,8 +459,11 @@ struct HotSlot {
     data: bool,
     /// The field its type appends to, if any.
     field: Option<&'static str>,
-    /// Where that field was in the slot's map last time.
+    /// Where that field (or a data slot's `data`) was in the slot's map
+    /// last time.
     field_at: usize,
+    /// Where `arguments` was in a data slot's `data` last time.
+    arguments_at: usize,
     /// Its status, when a string.
     status: Option<String>,
 }
@@ -496,6 +501,7 @@ impl Assembler {
             anonymous: None,
             anonymous_count: 0,
             last_message: None,
+            last_plain: false,
             hot: None,
         };
         Assembler {
@@ -661,7 +667,7 @@ impl Protocol for AgentScope {
         // path, unless the caller wants every event decoded.
         if observe.is_none() {
             let mut probe = Probe::default();
-            if probe.read(text) && self.append_delta(&probe) {
+            if probe.read(text, self.id_hint()) && self.append_delta(&probe) {
                 return Ok(());
             }
         }
@@ -752,6 +758,7 @@ impl AgentScope {
                     data: kind == "data",
                     field: appended_field(kind, upstream),
                     field_at: usize::MAX,
+                    arguments_at: usize::MAX,
                     status: match slot.get("status") {
                         Some(Value::String(status)) => Some(status.clone()),
                         _ => None,
@@ -779,10 +786,11 @@ impl AgentScope {
         if let Some(piece) = arguments {
             // Onto arguments already held as text; anything else is the
             // merge's to decide (nothing has changed yet).
-            match slot
-                .get_mut("data")
-                .and_then(|data| data.get_mut("arguments"))
-            {
+            let data = match get_mut_at(slot, "data", &mut hot.field_at) {
+                Some(Value::Object(data)) => data,
+                _ => return false,
+            };
+            match get_mut_at(data, "arguments", &mut hot.arguments_at) {
                 Some(Value::String(text)) => text.push_str(piece),
                 _ => return false,
             }
@@ -820,7 +828,20 @@ impl AgentScope {
             .messages
             .get_index_of(&MessageKey::Id(msg_id.to_owned()))?;
         self.last_message = Some(position);
+        self.last_plain = json::plain_run(msg_id.as_bytes(), 0) == msg_id.len();
         Some(position)
+    }
+
+    /// The id the next delta likely names (the last one found), when it is
+    /// plain enough to be read with a compare ([`Probe::read`]).
+    fn id_hint(&self) -> Option<&str> {
+        if !self.last_plain {
+            return None;
+        }
+        match self.messages.get_index(self.last_message?) {
+            Some((MessageKey::Id(key), _)) => Some(key),
+            _ => None,
+        }
     }
 
     fn apply(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {

@@ -12,7 +12,7 @@ use crate::events::{
     get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null, passthrough,
     run_failed, run_finished, run_started, Decode, Encode, Event, Held, Quick,
 };
-use crate::json::{Map, Value};
+use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 
 /// AgentScope message type -> neutral message kind, and the tool it names.
@@ -93,12 +93,15 @@ pub struct Decoder {
     /// The message id-less content goes to until an event of another
     /// message ends it (see the assembler's `MessageKey`).
     anonymous: Option<String>,
+    /// The message the last quick delta went to, when its id is plain: the
+    /// next delta's id is read with a compare ([`Probe::read`]).
+    last_id: Option<String>,
 }
 
 impl Decode for Decoder {
     fn decode_text<'t>(&mut self, text: &'t str, out: &mut Vec<Event>) -> Quick<'t> {
         let mut probe = Probe::default();
-        if probe.read(text) {
+        if probe.read(text, self.last_id.as_deref()) {
             self.append_delta(probe, out)
         } else {
             Quick::No
@@ -156,6 +159,10 @@ impl Decoder {
         else {
             return Quick::No;
         };
+        if self.last_id.as_deref() != Some(message_id) {
+            self.last_id = (json::plain_run(message_id.as_bytes(), 0) == message_id.len())
+                .then(|| message_id.to_owned());
+        }
         // Where `apply` takes the appended string from.
         let (data_key, field) = match block.kind {
             "tool_call" => (true, "arguments"),

@@ -54,9 +54,11 @@ impl<'a> Probe<'a> {
     }
 
     /// Probes an event's text into this (default) probe: `false` when it is
-    /// not a JSON object (the full path then reports it).
-    pub fn read(&mut self, text: &'a str) -> bool {
-        self.read_layout(text) || {
+    /// not a JSON object (the full path then reports it). `msg_id` is the
+    /// id the event likely has (the last delta's, known plain: see
+    /// [`Cursor::plain_str`]), read with a compare.
+    pub fn read(&mut self, text: &'a str, msg_id: Option<&str>) -> bool {
+        self.read_layout(text, msg_id) || {
             *self = Probe::default();
             Cursor::read_object(text, self)
         }
@@ -66,7 +68,7 @@ impl<'a> Probe<'a> {
     /// field order, no white space), read literal by literal up to its
     /// appended field; the rest through the general loop. `false` for any
     /// other text, which is then read in general.
-    fn read_layout(&mut self, text: &'a str) -> bool {
+    fn read_layout(&mut self, text: &'a str, msg_id: Option<&str>) -> bool {
         let mut cursor = Cursor::new(text);
         let mut read = || -> Option<()> {
             cursor.open_object().then_some(())?;
@@ -81,7 +83,10 @@ impl<'a> Probe<'a> {
                 self.object = Some(cursor.str_field().ok()?);
                 cursor.expect(br#","status":"#)?;
             }
-            self.status = Some(cursor.scalar().ok()?);
+            self.status = Some(match cursor.expect(br#""in_progress""#) {
+                Some(()) => Scalar::Str(Cow::Borrowed("in_progress")),
+                None => cursor.scalar().ok()?,
+            });
             if cursor
                 .expect(br#","error":null,"type":"text","index":"#)
                 .is_some()
@@ -94,7 +99,10 @@ impl<'a> Probe<'a> {
                 self.kind = Some(cursor.str_field().ok()?);
                 cursor.expect(br#","index":"#)?;
             }
-            self.index = Some(cursor.scalar().ok()?);
+            self.index = Some(match cursor.digit() {
+                Some(index) => index,
+                None => cursor.scalar().ok()?,
+            });
             if cursor.expect(br#","delta":true,"msg_id":"#).is_some() {
                 self.delta = Some(Scalar::Bool(true));
             } else {
@@ -102,7 +110,10 @@ impl<'a> Probe<'a> {
                 self.delta = Some(cursor.scalar().ok()?);
                 cursor.expect(br#","msg_id":"#)?;
             }
-            self.msg_id = Some(cursor.str_field().ok()?);
+            self.msg_id = Some(match msg_id.and_then(|id| cursor.plain_str(id)) {
+                Some(id) => StrField::Str(Cow::Borrowed(id)),
+                None => cursor.str_field().ok()?,
+            });
             if cursor.expect(br#","text":"#).is_some() {
                 self.text = Some(cursor.str_field().ok()?);
             } else if cursor.expect(br#","data":{"arguments":"#).is_some() {
@@ -252,7 +263,13 @@ mod tests {
 
     fn read(text: &str) -> Option<Probe<'_>> {
         let mut probe = Probe::default();
-        probe.read(text).then_some(probe)
+        probe.read(text, None).then_some(probe)
+    }
+
+    /// Read told the id the canonical deltas have, or another one.
+    fn read_told<'a>(text: &'a str, msg_id: &str) -> Option<Probe<'a>> {
+        let mut probe = Probe::default();
+        probe.read(text, Some(msg_id)).then_some(probe)
     }
 
     const CANONICAL: &str = r#"{"sequence_number":7,"object":"content","status":"in_progress","error":null,"type":"text","index":0,"delta":true,"msg_id":"msg_1","text":" the \"agent\""}"#;
@@ -299,7 +316,11 @@ mod tests {
                 variants.push(format!("{head}{special}{}", tail.get(1..).unwrap_or("")));
             }
             for text in variants {
-                assert_eq!(read(&text), Probe::parse(&text), "{text}");
+                let general = Probe::parse(&text);
+                assert_eq!(read(&text), general, "{text}");
+                for msg_id in ["msg_1", "msg_2", "msg_", "msg_10", ""] {
+                    assert_eq!(read_told(&text, msg_id), general, "{text} told {msg_id}");
+                }
             }
         }
     }
