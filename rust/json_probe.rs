@@ -294,6 +294,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Where the next byte is read from.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// Opens the object: the text must start with `{`.
     pub fn open_object(&mut self) -> bool {
         if self.pos == 0 && self.expect(b"{").is_some() {
