@@ -308,6 +308,62 @@ def serve_agentscope_httpx_sse(pieces: Interleaved) -> Any:
 # --- assembling LangChain ----------------------------------------------------------------------
 
 
+# The field each LangChain block type's deltas append to (media: base64).
+_LANGCHAIN_FIELD = {"text": "text", "reasoning": "reasoning", "tool_call_chunk": "args"}
+
+
+def _assemble_langchain_python(envelopes: Any) -> dict[tuple[str, ...], list[dict[str, Any]]]:
+    """The least a pure-Python client does to assemble the LangChain
+    protocol: blocks by namespace and index, opened by content-block-start,
+    deltas appended to their block's field (pieces joined at the end),
+    content-block-finish merged over the block (an empty field keeps what
+    was appended); tool-call arguments parsed at the end."""
+    messages: dict[tuple[str, ...], dict[int, tuple[dict[str, Any], list[str]]]] = {}
+    for envelope in envelopes:
+        params = envelope["params"]
+        data = params["data"]
+        kind = data["event"]
+        if kind == "content-block-delta":
+            delta = data["delta"]
+            block, pieces = messages[tuple(params["namespace"])][data["index"]]
+            pieces.append(delta.get(_LANGCHAIN_FIELD.get(block["type"], "data")) or "")
+        elif kind == "content-block-start":
+            blocks = messages.setdefault(tuple(params["namespace"]), {})
+            blocks[data["index"]] = (dict(data["content"]), [])
+        elif kind == "content-block-finish":
+            block, pieces = messages[tuple(params["namespace"])][data["index"]]
+            field = _LANGCHAIN_FIELD.get(block["type"], "base64")
+            if data["content"].get(field):
+                pieces.clear()
+            block.update((key, value) for key, value in data["content"].items() if value or key != field)
+    assembled: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for namespace, blocks in messages.items():
+        content = []
+        for block, pieces in blocks.values():
+            field = _LANGCHAIN_FIELD.get(block["type"], "base64")
+            if pieces:
+                block[field] = block.get(field, "") + "".join(pieces)
+            if block["type"] == "tool_call_chunk":
+                arguments = json.loads(block["args"] or "{}")
+                content.append(
+                    {"type": "tool_call", "id": block["id"], "name": block["name"], "args": arguments}
+                )
+            else:
+                content.append(block)
+        assembled[namespace] = content
+    return assembled
+
+
+def assemble_langchain_handrolled(chunks: list[bytes]) -> Any:
+    import orjson
+
+    return _assemble_langchain_python(orjson.loads(data) for data in handrolled_frames(chunks))
+
+
+def assemble_langchain_httpx_sse(chunks: list[bytes]) -> Any:
+    return _assemble_langchain_python(decode_httpx_sse_json(chunks))
+
+
 def assemble_langchain_core(chunks: list[bytes]) -> Any:
     """langchain-core's ChatModelStream, fed by httpx-sse and json."""
     from langchain_core.language_models.chat_model_stream import ChatModelStream
@@ -570,6 +626,8 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
             _native is not None,
         ),
         ("agentcodec pure", assemble_with(_pure, "LangChainAssembler"), True),
+        ("hand-rolled bytes.find + orjson", assemble_langchain_handrolled, installed("orjson")),
+        ("httpx-sse + json", assemble_langchain_httpx_sse, installed("httpx_sse")),
         (
             "langchain-core ChatModelStream",
             assemble_langchain_core,

@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         text,
         workloads.network_chunks(text.data),
     )
-    for stream in (short, text, workloads.agentscope_stream("agent", long // 10)):
+    for stream in (short, text, workloads.agentscope_stream("agent", long)):
         add(
             "assemble_agentscope",
             f"assemble {stream.name}, network chunks",
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (
         workloads.langchain_stream("text", 200),
         workloads.langchain_stream("text", long),
-        workloads.langchain_stream("agent", long // 10),
+        workloads.langchain_stream("agent", long),
         workloads.langchain_stream("media", long * 10),
     ):
         add(
@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         # agentcodec is measured: the peers would add minutes at 1M deltas.
         linearity = (
             ("assemble_agentscope", workloads.agentscope_stream, ("hand-rolled", "httpx", "runtime")),
-            ("assemble_langchain", workloads.langchain_stream, ("langchain-core",)),
+            ("assemble_langchain", workloads.langchain_stream, ("hand-rolled", "httpx", "langchain-core")),
             (
                 "assemble_agui",
                 lambda _, count: workloads.converted_stream("agui", count),

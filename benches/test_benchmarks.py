@@ -63,3 +63,21 @@ def test_build(benchmark: Any, impl: Any) -> None:
 def test_workloads_are_deterministic() -> None:
     assert workloads.network_chunks(b"x" * 10_000) == workloads.network_chunks(b"x" * 10_000)
     assert workloads.tokens(50) == workloads.tokens(50)
+
+
+@pytest.mark.parametrize("kind", ["text", "agent", "media"])
+@pytest.mark.parametrize(
+    "peer",
+    [peers.assemble_langchain_handrolled, peers.assemble_langchain_httpx_sse],
+    ids=["hand-rolled", "httpx-sse"],
+)
+def test_minimal_langchain_peers_assemble_the_same_content(kind: str, peer: peers.Impl) -> None:
+    """The minimal peers are measured against agentcodec only if they do the
+    same work: the same blocks, text and parsed arguments."""
+    pytest.importorskip("orjson")
+    pytest.importorskip("httpx_sse")
+    from agentcodec import _pure
+
+    chunks = workloads.network_chunks(workloads.langchain_stream(kind, 400).data)
+    (message,) = peers.assemble_with(_pure, "LangChainAssembler")(chunks)
+    assert peer(chunks) == {("agent:1",): message["content"]}

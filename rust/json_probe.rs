@@ -125,7 +125,7 @@ macro_rules! match_key {
 pub struct Obj<T>(pub Option<T>);
 
 /// A list of strings (a namespace): `None` when it is anything else.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Strings<'a>(pub Option<Vec<Cow<'a, str>>>);
 
 /// Reads one JSON text from the front.

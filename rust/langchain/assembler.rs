@@ -218,7 +218,8 @@ pub struct LangChain {
     messages: Vec<Stored>,
     /// The message being streamed for each (namespace, node).
     active: HashMap<MessageKey, usize>,
-    /// The last active message a delta went to.
+    /// The last active message a delta went to: forgotten whenever
+    /// `active` changes, so that it is found again without a lookup.
     last_active: Option<(MessageKey, usize)>,
     seen_ids: RecentIds,
     duplicates: u64,
@@ -374,6 +375,7 @@ impl Protocol for LangChain {
     }
 
     fn finish(&mut self) {
+        self.last_active = None;
         for (_, position) in self.active.drain() {
             if let Some(message) = self.messages[position].live() {
                 message.set_status("incomplete");
@@ -532,8 +534,7 @@ impl LangChain {
         if let Some((key, position)) = &self.last_active {
             let same_namespace =
                 key.0.len() == namespace.len() && key.0.iter().zip(namespace).all(|(a, b)| a == b);
-            if same_namespace && key.1.as_deref() == node && self.active.get(key) == Some(position)
-            {
+            if same_namespace && key.1.as_deref() == node {
                 return Some(*position);
             }
         }
@@ -584,6 +585,7 @@ impl LangChain {
         if kind == "message-finish" {
             finish_message(message, &data);
             self.active.remove(&key);
+            self.last_active = None;
             self.messages[position].freeze();
             return;
         }
@@ -602,6 +604,7 @@ impl LangChain {
                 .fields
                 .insert("error".to_owned(), Value::Object(error));
             self.active.remove(&key);
+            self.last_active = None;
             self.messages[position].freeze();
             return;
         }
@@ -674,6 +677,7 @@ impl LangChain {
         }
         self.messages.push(Stored::Live(Box::new(message)));
         self.active.insert(key, self.messages.len() - 1);
+        self.last_active = None;
     }
 }
 

@@ -2,9 +2,11 @@
 //! `content-block-delta` that appends to a block that already exists. What
 //! it cannot settle goes to the full path (see `crate::json_probe`).
 
+use std::borrow::Cow;
+
 use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField, Strings};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Envelope<'a> {
     pub kind: Option<StrField<'a>>,
     pub event_id: Option<StrField<'a>>,
@@ -14,21 +16,21 @@ pub struct Envelope<'a> {
     pub params: Option<Obj<Params<'a>>>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Params<'a> {
     pub namespace: Option<Strings<'a>>,
     pub node: Option<StrField<'a>>,
     pub data: Option<Obj<Data<'a>>>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Data<'a> {
     pub event: Option<StrField<'a>>,
     pub index: Option<Scalar<'a>>,
     pub delta: Option<Obj<Delta<'a>>>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Delta<'a> {
     pub kind: Option<StrField<'a>>,
     pub text: Option<StrField<'a>>,
@@ -91,7 +93,90 @@ impl<'a> Envelope<'a> {
     /// Probes a message's text: `None` when it is not a JSON object (the
     /// full path then reports it).
     pub fn parse(text: &'a str) -> Option<Envelope<'a>> {
-        Cursor::parse_object(text)
+        Envelope::read_layout(text).or_else(|| Cursor::parse_object(text))
+    }
+
+    /// A content-block delta as LangChain's servers (and agentcodec's
+    /// encoder) write it: their field order, no white space, read literal by
+    /// literal, so that no key is scanned and compared. `None` for any other
+    /// text, which is then read in general. Values are taken only of the
+    /// type the quick path uses (the literals open objects the cursor does
+    /// not count, so a nested value is left to the general read, which
+    /// counts depth as the full parse does).
+    fn read_layout(text: &'a str) -> Option<Envelope<'a>> {
+        let mut cursor = Cursor::new(text);
+        cursor.open_object().then_some(())?;
+        cursor.expect(br#""type":"event","event_id":"#)?;
+        let event_id = string(&mut cursor)?;
+        cursor.expect(br#","seq":"#)?;
+        number(&mut cursor)?;
+        cursor.expect(br#","method":"messages","params":{"namespace":"#)?;
+        let namespace = match cursor.strings().ok()? {
+            Strings(Some(names)) => Strings(Some(names)),
+            Strings(None) => return None,
+        };
+        cursor.expect(br#","timestamp":"#)?;
+        number(&mut cursor)?;
+        cursor.expect(br#","node":"#)?;
+        let node = string(&mut cursor)?;
+        cursor.expect(br#","data":{"event":"content-block-delta","index":"#)?;
+        let index = match cursor.digit() {
+            Some(index) => index,
+            None => number(&mut cursor)?,
+        };
+        cursor.expect(br#","delta":{"type":"#)?;
+        let mut delta = Delta::default();
+        if cursor.expect(br#""text-delta","text":"#).is_some() {
+            delta.kind = Some(StrField::Str(Cow::Borrowed("text-delta")));
+            delta.text = Some(string(&mut cursor)?);
+        } else if cursor
+            .expect(br#""reasoning-delta","reasoning":"#)
+            .is_some()
+        {
+            delta.kind = Some(StrField::Str(Cow::Borrowed("reasoning-delta")));
+            delta.reasoning = Some(string(&mut cursor)?);
+        } else if cursor.expect(br#""tool-call-delta","args":"#).is_some() {
+            delta.kind = Some(StrField::Str(Cow::Borrowed("tool-call-delta")));
+            delta.args = match cursor.scalar().ok()? {
+                args @ (Scalar::Str(_) | Scalar::Null) => Some(args),
+                _ => return None,
+            };
+        } else {
+            return None;
+        }
+        cursor.expect(b"}}}}")?;
+        cursor.end().ok()?;
+        Some(Envelope {
+            kind: Some(StrField::Str(Cow::Borrowed("event"))),
+            event_id: Some(event_id),
+            event_id_camel: None,
+            method: Some(StrField::Str(Cow::Borrowed("messages"))),
+            params: Some(Obj(Some(Params {
+                namespace: Some(namespace),
+                node: Some(node),
+                data: Some(Obj(Some(Data {
+                    event: Some(StrField::Str(Cow::Borrowed("content-block-delta"))),
+                    index: Some(index),
+                    delta: Some(Obj(Some(delta))),
+                }))),
+            }))),
+        })
+    }
+}
+
+/// A string value, or `None` (the layout read gives up) for anything else.
+fn string<'a>(cursor: &mut Cursor<'a>) -> Option<StrField<'a>> {
+    match cursor.str_field().ok()? {
+        StrField::Str(text) => Some(StrField::Str(text)),
+        StrField::NotStr => None,
+    }
+}
+
+/// A number value, or `None` for anything else.
+fn number<'a>(cursor: &mut Cursor<'a>) -> Option<Scalar<'a>> {
+    match cursor.scalar().ok()? {
+        number @ Scalar::Number(_) => Some(number),
+        _ => None,
     }
 }
 
@@ -108,6 +193,69 @@ mod tests {
         let data = params.data.unwrap().0.unwrap();
         let delta = data.delta.unwrap().0.unwrap();
         assert_eq!(delta.text.unwrap().as_str(), Some("hi"));
+    }
+
+    const CANONICAL: &str = r#"{"type":"event","event_id":"7","seq":7,"method":"messages","params":{"namespace":["a","b:1"],"timestamp":1,"node":"model","data":{"event":"content-block-delta","index":0,"delta":{"type":"text-delta","text":"hi \"x\""}}}}"#;
+
+    #[test]
+    fn the_layout_read_and_the_general_read_agree() {
+        let deltas = [
+            CANONICAL.to_owned(),
+            CANONICAL.replace(
+                r#""type":"text-delta","text""#,
+                r#""type":"reasoning-delta","reasoning""#,
+            ),
+            CANONICAL.replace(
+                r#""type":"text-delta","text":"hi \"x\"""#,
+                r#""type":"tool-call-delta","args":"{\"q\":""#,
+            ),
+            CANONICAL.replace(
+                r#""type":"text-delta","text":"hi \"x\"""#,
+                r#""type":"tool-call-delta","args":null"#,
+            ),
+            CANONICAL.replace(r#""index":0"#, r#""index":12"#),
+        ];
+        for delta in &deltas {
+            assert!(Envelope::read_layout(delta).is_some(), "{delta}");
+        }
+        // Every one-byte change of each (and the unchanged) reads as the
+        // general loop reads it, or is left to it.
+        let specials = [
+            "", "\"", "{", "}", "[", "]", ",", ":", " ", "1", "-", "n", "\\", "x",
+        ];
+        for delta in &deltas {
+            for at in 0..=delta.len() {
+                let (head, tail) = delta.split_at(at);
+                for special in specials {
+                    for text in [
+                        format!("{head}{special}{tail}"),
+                        format!("{head}{special}{}", tail.get(1..).unwrap_or("")),
+                    ] {
+                        if let Some(layout) = Envelope::read_layout(&text) {
+                            assert_eq!(
+                                Some(layout),
+                                Cursor::parse_object::<Envelope>(&text),
+                                "{text}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nested_values_are_left_to_the_general_read() {
+        for (from, to) in [
+            (r#""seq":7"#, r#""seq":[7]"#),
+            (r#""node":"model""#, r#""node":["model"]"#),
+            (r#""timestamp":1"#, r#""timestamp":{}"#),
+        ] {
+            assert!(
+                Envelope::read_layout(&CANONICAL.replace(from, to)).is_none(),
+                "{to}"
+            );
+        }
     }
 
     #[test]
