@@ -202,31 +202,38 @@ pub fn write_string(out: &mut Vec<u8>, text: &str) {
 /// the position of the first quote, backslash or control character (or the
 /// end). Eight bytes at a time, since most strings are plain.
 pub fn plain_run(bytes: &[u8], mut pos: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     while let Some(word) = bytes.get(pos..pos + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        // A byte is flagged when it is below 0x20, or equals '"' or '\\'
-        // (the classic "has zero byte" test on word ^ pattern); bytes of
-        // 0x80 and above are not flagged, so UTF-8 passes through.
-        let control = word.wrapping_sub(ONES * 0x20) & !word;
-        let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES)
-            & !(word ^ (ONES * u64::from(b'"')));
-        let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES)
-            & !(word ^ (ONES * u64::from(b'\\')));
-        let flagged = (control | quote | backslash) & HIGHS;
+        let flagged = flagged(u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
         if flagged != 0 {
             return pos + (flagged.trailing_zeros() / 8) as usize;
         }
         pos += 8;
     }
-    while let Some(&byte) = bytes.get(pos) {
-        if byte == b'"' || byte == b'\\' || byte < 0x20 {
-            break;
-        }
-        pos += 1;
+    // The last few bytes (most keys are shorter than a word) as one word
+    // too, padded with spaces, which are never flagged.
+    let Some(rest) = bytes.get(pos..).filter(|rest| !rest.is_empty()) else {
+        return pos;
+    };
+    let mut padded = [b' '; 8];
+    padded[..rest.len()].copy_from_slice(rest);
+    match flagged(u64::from_le_bytes(padded)) {
+        0 => bytes.len(),
+        flagged => pos + (flagged.trailing_zeros() / 8) as usize,
     }
-    pos
+}
+
+/// The high bit of each byte of `word` that is below 0x20, or equals '"' or
+/// '\\' (the classic "has zero byte" test on word ^ pattern); bytes of 0x80
+/// and above are not flagged, so UTF-8 passes through.
+fn flagged(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote =
+        (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES) & !(word ^ (ONES * u64::from(b'"')));
+    let backslash =
+        (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES) & !(word ^ (ONES * u64::from(b'\\')));
+    (control | quote | backslash) & HIGHS
 }
 
 /// Appends an integer's decimal digits: what `write!(out, "{value}")`
@@ -373,6 +380,39 @@ pub fn quote(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn plain_run_finds_the_first_byte_to_escape() {
+        // Every length up to three words and a half, every start, a special
+        // byte (or two) anywhere, against the byte-by-byte rule.
+        let plain = |bytes: &[u8], from: usize| {
+            (from..bytes.len())
+                .find(|&at| matches!(bytes[at], b'"' | b'\\' | 0..=0x1f))
+                .unwrap_or(bytes.len())
+        };
+        for len in 0usize..28 {
+            for special in [b'"', b'\\', b'\n', 0, 0x1f, 0x20, 0x7f, 0xc3, 0xff] {
+                for at in 0..=len {
+                    for second in [None, Some(len.saturating_sub(1))] {
+                        let mut bytes = vec![b'a'; len];
+                        if let Some(byte) = bytes.get_mut(at) {
+                            *byte = special;
+                        }
+                        if let Some(byte) = second.and_then(|second| bytes.get_mut(second)) {
+                            *byte = b'"';
+                        }
+                        for from in 0..=len {
+                            assert_eq!(
+                                super::plain_run(&bytes, from),
+                                plain(&bytes, from),
+                                "{bytes:?} from {from}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn write_string_escapes_at_every_position() {
         // Each escaped byte at every offset of a word, among plain bytes and
