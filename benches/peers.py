@@ -388,6 +388,31 @@ def build_events_encode(tokens: list[str]) -> int:
     return sum(len(native_encode_sse(event)) for event in builder.generate_streaming_response(tokens))
 
 
+# --- writing events made as dicts ----------------------------------------------------------------
+
+
+def encode_native(events: list[dict[str, Any]]) -> int:
+    return sum(len(native_encode_sse(event)) for event in events)
+
+
+def encode_pure(events: list[dict[str, Any]]) -> int:
+    return sum(len(_pure.encode_sse(event)) for event in events)
+
+
+def encode_orjson(events: list[dict[str, Any]]) -> int:
+    """orjson and the framing by hand: what a server that owns its JSON writes."""
+    import orjson
+
+    return sum(len(b"data: " + orjson.dumps(event) + b"\n\n") for event in events)
+
+
+def encode_json(events: list[dict[str, Any]]) -> int:
+    return sum(
+        len(f"data: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n".encode())
+        for event in events
+    )
+
+
 def build_upstream(tokens: list[str]) -> int:
     from agentscope_runtime.engine.helpers.agent_api_builder import ResponseBuilder
 
@@ -708,6 +733,12 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
             convert_responses_runtime,
             installed("orjson") and installed("agentscope_runtime"),
         ),
+    ],
+    "encode": [
+        ("agentcodec encode_sse", encode_native, _native is not None),
+        ("agentcodec pure encode_sse", encode_pure, True),
+        ("orjson.dumps + framing", encode_orjson, installed("orjson")),
+        ("json.dumps + framing", encode_json, True),
     ],
     "build": [
         ("agentcodec add_text_delta_sse", build_fast_path, True),

@@ -134,6 +134,30 @@ def build_rows(count: int, min_time: float) -> list[tuple[str, str, float, float
     return rows
 
 
+def encode_rows(count: int, min_time: float) -> list[tuple[str, str, float, float, float]]:
+    """Writing the builders' events, made as dicts before the timing, as SSE."""
+    events = list(
+        agentcodec.agentscope.ResponseBuilder(session_id="s").generate_streaming_response(
+            workloads.tokens(count)
+        )
+    )
+    size = sum(map(len, map(agentcodec.encode_sse, events))) / 1e6
+    rows, fast = [], None
+    for name, impl in peers.available("encode"):
+        elapsed = best_time(lambda impl=impl: impl(events), min_time)
+        fast = fast or elapsed
+        rows.append(
+            (
+                f"write {count} token events made as dicts",
+                name,
+                size / elapsed,
+                len(events) / elapsed,
+                elapsed / fast,
+            )
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="include the 1M-delta stream")
@@ -154,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     # of the GC too), which says nothing about the builders.
     print("measuring building", file=sys.stderr)
     build = build_rows(long, args.min_time) if not args.layer or "build" in args.layer else []
+    if not args.layer or "encode" in args.layer:
+        build += encode_rows(long, args.min_time)
 
     def add(layer: str, label: str, stream: workloads.Stream, chunks: list[Any], **kw: Any) -> None:
         if args.layer and layer not in args.layer:

@@ -140,3 +140,108 @@ def test_frame_json_string_escapes(backend: ModuleType) -> None:
     assert backend.frame_json_string("data: {", text, "}\n\n") == (
         b'data: {"a\\"b\\\\c\\n\\r\\t\\b\\f\\u0000\\u001f\x7f \xc3\xa9\xf0\x9f\x99\x82/"}\n\n'
     )
+
+
+# --- JSON data: the native writer against agentcodec._json.dumps -------------------------------
+
+
+def _encode_outcome(module: ModuleType, data: object, **fields: object) -> tuple[type, str] | bytes:
+    try:
+        return module.encode_sse(data, **fields)
+    except Exception as error:  # the outcome compared is the error itself
+        return (type(error), str(error))
+
+
+def _expected(data: object, **fields: object) -> tuple[type, str] | bytes:
+    """What the pure backend writes, agentcodec._json.dumps being the rule."""
+    return _encode_outcome(PURE, data, **fields)
+
+
+_json_leaves = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats()
+    | st.sampled_from([0.0, -0.0, 1e16, 1e15, 1e-4, 1e-5, 1.5e-5, 1.5e-7, 1e300, 5e-324, 0.1, 123456.789])
+    | st.text()
+    | st.text(st.characters(codec=None, exclude_categories=()))  # lone surrogates too
+)
+_json_values = st.recursive(
+    _json_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(_json_values, st.sampled_from([{}, {"event": "delta", "id": "7"}, {"retry": 5}, {"id": "a\nb"}]))
+def test_native_json_writing_is_the_pure_backends(data: object, fields: dict) -> None:
+    if NATIVE is None:
+        pytest.skip("the native backend is not built")
+    assert _encode_outcome(NATIVE, data, **fields) == _expected(data, **fields)
+
+
+class _Colour(str, __import__("enum").Enum):
+    RED = "red"
+
+
+class _Level(__import__("enum").IntEnum):
+    HIGH = 3
+
+
+class _Dict(dict):
+    pass
+
+
+class _Text(str):
+    def __str__(self) -> str:
+        return "not this"
+
+
+def _deep(levels: int) -> object:
+    value: object = "leaf"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def _cycle() -> object:
+    items: list = []
+    items.append(items)
+    return items
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"colour": _Colour.RED, "level": _Level.HIGH},
+        _Dict(a=1),
+        {"text": _Text("own")},
+        {1: "int key", None: "none key", 2.5: "float key", False: "bool key"},
+        {"big": 2**70, "negative": -(2**64)},
+        {"nan": float("nan")},
+        {"inf": float("-inf")},
+        {"surrogate": "\ud800"},
+        {"\udfff": 1},
+        _deep(63),
+        _deep(64),
+        _deep(200),
+        _cycle(),
+        {"object": object()},
+        {"bytes": b"x"},
+        {"float": 1e-5, "small": 1.5e-7, "large": 1e16, "zero": -0.0},
+        ("tuple", ("nested",)),
+    ],
+    ids=lambda data: type(data).__name__,
+)
+def test_native_json_writing_leaves_the_rest_to_python(data: object) -> None:
+    """Subclasses, keys that are not str, values JSON cannot hold, cycles and
+    deep nesting: the same bytes or the same error as the pure backend."""
+    if NATIVE is None:
+        pytest.skip("the native backend is not built")
+    assert _encode_outcome(NATIVE, data) == _expected(data)

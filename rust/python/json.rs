@@ -222,3 +222,76 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .map(|name| name.to_string())
         .unwrap_or_default()
 }
+
+/// Why [`write_python`] left a value to `agentcodec._json.dumps`: a type it
+/// does not write itself, or a value whose error (a lone surrogate, NaN, a
+/// cycle) is the stdlib's to word.
+pub struct NotWritten;
+
+/// How deep `write_python` goes before leaving the value to Python, whose
+/// writer reports a cycle (which this one cannot tell from depth) in its
+/// own words.
+const WRITE_DEPTH: usize = 64;
+
+/// Appends `obj` as `agentcodec._json.dumps(obj)` writes it (compact,
+/// non-ASCII as is, floats as pydantic writes them), for the exact types
+/// events are made of: `dict` with `str` keys, `list`, `tuple`, `str`,
+/// `int`, `float`, `bool` and `None`. Anything else, subclasses included
+/// (whose `__str__` or iteration may be their own), is [`NotWritten`], and
+/// `out` is then to be thrown away.
+pub fn write_python(
+    out: &mut Vec<u8>,
+    obj: &Bound<'_, PyAny>,
+    depth: usize,
+) -> Result<(), NotWritten> {
+    if obj.is_none() {
+        out.extend_from_slice(b"null");
+    } else if let Ok(text) = obj.cast_exact::<PyString>() {
+        crate::json::write_string(out, text.to_str().map_err(|_| NotWritten)?);
+    } else if let Ok(flag) = obj.cast_exact::<PyBool>() {
+        out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
+    } else if obj.is_exact_instance_of::<PyInt>() {
+        crate::json::write_int(out, obj.extract::<i64>().map_err(|_| NotWritten)?);
+    } else if let Ok(float) = obj.cast_exact::<PyFloat>() {
+        let value = float.value();
+        if !value.is_finite() {
+            return Err(NotWritten);
+        }
+        crate::json::write_float(out, value);
+    } else if depth >= WRITE_DEPTH {
+        return Err(NotWritten);
+    } else if let Ok(dict) = obj.cast_exact::<PyDict>() {
+        out.push(b'{');
+        for (position, (key, item)) in dict.iter().enumerate() {
+            if position > 0 {
+                out.push(b',');
+            }
+            let key = key.cast_exact::<PyString>().map_err(|_| NotWritten)?;
+            crate::json::write_string(out, key.to_str().map_err(|_| NotWritten)?);
+            out.push(b':');
+            write_python(out, &item, depth + 1)?;
+        }
+        out.push(b'}');
+    } else if let Ok(list) = obj.cast_exact::<PyList>() {
+        out.push(b'[');
+        for (position, item) in list.iter().enumerate() {
+            if position > 0 {
+                out.push(b',');
+            }
+            write_python(out, &item, depth + 1)?;
+        }
+        out.push(b']');
+    } else if let Ok(tuple) = obj.cast_exact::<PyTuple>() {
+        out.push(b'[');
+        for (position, item) in tuple.iter().enumerate() {
+            if position > 0 {
+                out.push(b',');
+            }
+            write_python(out, &item, depth + 1)?;
+        }
+        out.push(b']');
+    } else {
+        return Err(NotWritten);
+    }
+    Ok(())
+}

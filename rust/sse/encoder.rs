@@ -40,29 +40,8 @@ pub fn encode_event(
     id: Option<&str>,
     retry: Option<u64>,
 ) -> Result<(), EncodeError> {
-    if let Some(id) = id {
-        if memchr2(b'\r', b'\n', id.as_bytes()).is_some() {
-            return Err(EncodeError::IdLineBreak);
-        }
-        if memchr(0, id.as_bytes()).is_some() {
-            return Err(EncodeError::IdNul);
-        }
-    }
-    if let Some(event) = event {
-        if memchr2(b'\r', b'\n', event.as_bytes()).is_some() {
-            return Err(EncodeError::EventLineBreak);
-        }
-    }
     out.reserve(data.len() + 16);
-    if let Some(id) = id {
-        write_field(out, b"id", id.as_bytes());
-    }
-    if let Some(event) = event {
-        write_field(out, b"event", event.as_bytes());
-    }
-    if let Some(retry) = retry {
-        write_field(out, b"retry", retry.to_string().as_bytes());
-    }
+    encode_head(out, event, id, retry)?;
     let bytes = data.as_bytes();
     let mut pos = 0;
     loop {
@@ -82,6 +61,40 @@ pub fn encode_event(
         }
     }
     out.push(b'\n');
+    Ok(())
+}
+
+/// Appends an event's fields before its data (`id`, `event`, `retry`),
+/// checked to decode as given; its `data:` lines are the caller's (a line
+/// of JSON text, which holds no line break, is written as is).
+pub fn encode_head(
+    out: &mut Vec<u8>,
+    event: Option<&str>,
+    id: Option<&str>,
+    retry: Option<u64>,
+) -> Result<(), EncodeError> {
+    if let Some(id) = id {
+        if memchr2(b'\r', b'\n', id.as_bytes()).is_some() {
+            return Err(EncodeError::IdLineBreak);
+        }
+        if memchr(0, id.as_bytes()).is_some() {
+            return Err(EncodeError::IdNul);
+        }
+    }
+    if let Some(event) = event {
+        if memchr2(b'\r', b'\n', event.as_bytes()).is_some() {
+            return Err(EncodeError::EventLineBreak);
+        }
+    }
+    if let Some(id) = id {
+        write_field(out, b"id", id.as_bytes());
+    }
+    if let Some(event) = event {
+        write_field(out, b"event", event.as_bytes());
+    }
+    if let Some(retry) = retry {
+        write_field(out, b"retry", retry.to_string().as_bytes());
+    }
     Ok(())
 }
 

@@ -5,5 +5,5 @@ mod encoder;
 mod limits;
 
 pub use decoder::{Decoder, Event, OwnedEvent};
-pub use encoder::{encode_comment, encode_event, EncodeError};
+pub use encoder::{encode_comment, encode_event, encode_head, EncodeError};
 pub use limits::{LimitError, LimitKind, Limits, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES};

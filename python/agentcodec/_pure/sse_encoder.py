@@ -63,7 +63,13 @@ def encode_sse(
         head += f"event: {event}\n"
     if retry is not None:
         head += f"retry: {retry}\n"
-    return (head + "data: " + "\ndata: ".join(_lines(text)) + "\n\n").encode("utf-8")
+    try:
+        return (head + "data: " + "\ndata: ".join(_lines(text)) + "\n\n").encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate: reported at its position in the data, as the
+        # native backend reports it (when the data holds it).
+        text.encode("utf-8")
+        raise
 
 
 def encode_sse_comment(text: str = "") -> bytes:
