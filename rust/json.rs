@@ -209,17 +209,13 @@ pub fn plain_run(bytes: &[u8], mut pos: usize) -> usize {
         }
         pos += 8;
     }
-    // The last few bytes (most keys are shorter than a word) as one word
-    // too, padded with spaces, which are never flagged.
-    let Some(rest) = bytes.get(pos..).filter(|rest| !rest.is_empty()) else {
-        return pos;
-    };
-    let mut padded = [b' '; 8];
-    padded[..rest.len()].copy_from_slice(rest);
-    match flagged(u64::from_le_bytes(padded)) {
-        0 => bytes.len(),
-        flagged => pos + (flagged.trailing_zeros() / 8) as usize,
+    while let Some(&byte) = bytes.get(pos) {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            break;
+        }
+        pos += 1;
     }
+    pos
 }
 
 /// The high bit of each byte of `word` that is below 0x20, or equals '"' or
