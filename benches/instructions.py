@@ -10,7 +10,8 @@ Record it with the release wheel (scripts/build-release.sh), which the test
 command measures: a `maturin develop` build of the same source differs by up
 to 2%.
 
-Each workload runs in a process of its own under callgrind twice: once
+Each workload (each assembler on its stream, two conversions, and `encode_sse` writing the
+builders' events made as dicts) runs in a process of its own under callgrind twice: once
 whole, once doing everything but the work (start-up, reading the stream,
 making the object); the difference is the work's. PYTHONHASHSEED is fixed,
 so the interpreter's share repeats too.
@@ -49,12 +50,16 @@ WORKLOADS: dict[str, tuple[str, str]] = {
     "ai-sdk-agent": ("AISDKAssembler", "ai-sdk"),
     "transcode-agui": ("Transcoder:agui", "agentscope-agent"),
     "transcode-responses": ("Transcoder:openai-responses", "agentscope-agent"),
+    # The builders' events of a 5,000-token answer, made as dicts, written.
+    "encode-events": ("encode_sse", "tokens"),
 }
 
 
 def stream(name: str) -> bytes:
     import workloads  # the parent process alone makes streams
 
+    if name == "tokens":
+        return json.dumps(workloads.tokens(5000)).encode()
     if name.startswith("agentscope-"):
         return workloads.agentscope_stream(name.split("-")[1], 5000).data
     if name.startswith("langchain-"):
@@ -67,6 +72,15 @@ def run(what: str, path: str, base: bool) -> None:
     ``base`` everything but the work."""
     from agentcodec import _native
 
+    if what == "encode_sse":
+        from agentcodec.agentscope import ResponseBuilder
+
+        tokens = json.loads(Path(path).read_text())
+        events = list(ResponseBuilder(session_id="s").generate_streaming_response(tokens))
+        if not base:
+            for event in events:
+                _native.encode_sse(event)
+        return
     data = Path(path).read_bytes()
     chunks = [data[at : at + CHUNK] for at in range(0, len(data), CHUNK)]
     kind, _, target = what.partition(":")
