@@ -552,3 +552,27 @@ def test_responses_tool_calls_and_function_calls_read_in_turn(backend: ModuleTyp
     ]
     assert calls[1]["server_label"] == "s"
     assert assembler.function_calls[0]["arguments"] is live  # the same parser went on
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda protocol: protocol.name)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("every", [1, 700, 5000])
+def test_long_arguments_read_now_and_then(backend: ModuleType, protocol: Protocol, every: int) -> None:
+    """Thousands of one-character deltas (the pure backend joins pieces in
+    batches of a thousand as they come): read after every delta, across
+    several joins, or only at the end, the arguments are what jiter gives."""
+    text = json.dumps({"query": "ab\u00e9\U0001f642" * 700, "n": [1, 2]})
+    pieces = list(text)
+    start, deltas, end = protocol.stream(pieces, text)
+    assembler = getattr(backend, protocol.assembler)()
+    for event in start:
+        assembler.feed(sse(event))
+    for count, event in enumerate(deltas, 1):
+        assembler.feed(sse(event))
+        if count % every == 0:
+            seen = text[:count]
+            assert the_call(assembler, protocol)[protocol.field] == reference(seen.encode()), count
+    for event in end:
+        assembler.feed(sse(event))
+    assembler.close()
+    assert the_call(assembler, protocol)[protocol.field] == json.loads(text)

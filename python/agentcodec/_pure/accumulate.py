@@ -6,20 +6,38 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Pieces", "append", "is_text", "render"]
+__all__ = ["BATCH", "Pieces", "append", "is_text", "render"]
+
+
+# Pieces joined into one batch at a time: per-token strings cost some 50
+# bytes each beyond their text, so holding a long answer's tokens would cost
+# several times the answer.
+BATCH = 1024
 
 
 class Pieces(list[str]):
-    """A string being appended to. ``joins`` counts the times its pieces
-    were joined into one, so that a reader that went through them piece by
-    piece knows where it stands."""
+    """A string being appended to: joined batches of pieces, then the pieces
+    since. ``joins`` counts the times pieces were joined (a batch or the
+    whole), so that a reader that went through them piece by piece knows to
+    find its place again (``tool_calls``)."""
 
-    __slots__ = ("joins",)
+    __slots__ = ("joins", "sealed")
+
+    def append(self, piece: str) -> None:
+        list.append(self, piece)
+        if len(self) - getattr(self, "sealed", 0) >= BATCH:
+            # The pieces since the last batch become one: each piece is
+            # copied once here and once more when the whole is read.
+            start = getattr(self, "sealed", 0)
+            self[start:] = ["".join(self[start:])]
+            self.sealed = start + 1
+            self.joins = getattr(self, "joins", 0) + 1
 
     def text(self) -> str:
         if len(self) > 1:
             joined = "".join(self)
             self[:] = [joined]
+            self.sealed = 1
             self.joins = getattr(self, "joins", 0) + 1
         return self[0] if self else ""
 

@@ -96,11 +96,18 @@ class _Parsed:
             return
         joins = getattr(source, "joins", 0)
         if joins != self.joins:
-            # Joined since the last read: the first piece holds everything
-            # read so far and maybe more; the pieces after it came later.
+            # Joined since the last read (the whole, or a batch of the last
+            # pieces): the piece where the unread text starts is found by
+            # length, and read from there.
             self.joins = joins
-            self.feed(source[0][self.consumed :])
-            self.pieces = 1
+            index, at = 0, 0
+            while index < len(source) and at + len(source[index]) <= self.consumed:
+                at += len(source[index])
+                index += 1
+            if index < len(source):
+                self.feed(source[index][self.consumed - at :])
+                index += 1
+            self.pieces = index
         for piece in source[self.pieces :]:
             self.feed(piece)
         self.pieces = len(source)
