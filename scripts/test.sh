@@ -110,7 +110,7 @@ step "Benchmarks: a smoke run (each once), and the report on small workloads"
 "$native" benches/report.py --quick --min-time 0.01 --chart "$work/charts" > /dev/null
 cargo bench --locked --bench sse -- --quick
 cargo bench --locked --bench assemble -- --quick
-"$native" benches/memory.py --megabytes 2
+"$native" benches/memory.py --megabytes 2 --protocol all
 step "Benchmarks: instructions counted by callgrind against the committed baseline (3% tolerance)"
 "$native" benches/instructions.py
 
