@@ -57,7 +57,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "anthropic": {},
     "ai-sdk": {},
 }
-# What each target cannot carry (README: "What each protocol carries").
+# What each target cannot carry (README, "Converting between protocols": "What each target cannot carry").
 TARGET_LOSSES: dict[str, set[str]] = {
     "agentscope": set(),
     "langchain": {"refusal_kind"},
