@@ -166,11 +166,27 @@ pub fn measure(value: &Value) -> Measure {
 /// `json.dumps(text, ensure_ascii=False)` does: `"`, `\\` and the control
 /// characters escaped (short forms where JSON has them, `\u00xx` otherwise),
 /// everything else, non-ASCII included, as is.
+#[inline]
 pub fn write_string(out: &mut Vec<u8>, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(text.len() + 2);
-    out.push(b'"');
     let bytes = text.as_bytes();
+    if is_plain(bytes) {
+        // Nearly every string an event holds (its keys, ids, a token).
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+    } else {
+        write_escaped(out, bytes);
+    }
+}
+
+/// [`write_string`] for a string with something to escape: kept out of line
+/// so that the plain case stays small enough to inline where it is written.
+#[inline(never)]
+fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
     let mut start = 0;
     loop {
         // Most of any text needs no escape: found eight bytes at a time.
@@ -216,6 +232,48 @@ pub fn plain_run(bytes: &[u8], mut pos: usize) -> usize {
         pos += 1;
     }
     pos
+}
+
+/// Whether no byte of `bytes` needs an escape. The whole string is tested a
+/// word at a time, its last few bytes as one more word that overlaps the one
+/// before it (or, under eight bytes, as two overlapping halves), with no
+/// early exit: for the short strings events are made of, a byte-by-byte tail
+/// cost more than the rest of writing them.
+fn is_plain(bytes: &[u8]) -> bool {
+    let word_at = |at: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    };
+    let half_at = |at: usize| {
+        let mut half = [0u8; 4];
+        half.copy_from_slice(&bytes[at..at + 4]);
+        // The upper half spaces, which are never flagged.
+        u64::from(u32::from_le_bytes(half)) | 0x2020_2020_0000_0000
+    };
+    let len = bytes.len();
+    let flags = match len {
+        0 => 0,
+        1..=3 => {
+            // The first, middle and last bytes cover up to three.
+            let word = 0x2020_2020_2000_0000
+                | u64::from(bytes[0])
+                | u64::from(bytes[len / 2]) << 8
+                | u64::from(bytes[len - 1]) << 16;
+            flagged(word)
+        }
+        4..=7 => flagged(half_at(0)) | flagged(half_at(len - 4)),
+        _ => {
+            let mut flags = flagged(word_at(len - 8));
+            let mut at = 0;
+            while at + 8 <= len {
+                flags |= flagged(word_at(at));
+                at += 8;
+            }
+            flags
+        }
+    };
+    flags == 0
 }
 
 /// The high bit of each byte of `word` that is below 0x20, or equals '"' or
@@ -404,6 +462,23 @@ mod tests {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn is_plain_sees_an_escape_at_every_position_of_every_short_length() {
+        let needs_escape = |byte: u8| byte == b'"' || byte == b'\\' || byte < 0x20;
+        for len in 0..40 {
+            assert!(super::is_plain(&vec![b'a'; len]), "{len}");
+            for at in 0..len {
+                for byte in [
+                    b'"', b'\\', 0, b'\n', 0x1f, b' ', b'a', b'~', 0x7f, 0x80, 0xc3, 0xff,
+                ] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = byte;
+                    assert_eq!(super::is_plain(&bytes), !needs_escape(byte), "{bytes:?}");
                 }
             }
         }

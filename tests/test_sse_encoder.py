@@ -216,6 +216,12 @@ def _cycle() -> object:
     return items
 
 
+def _dict_cycle() -> object:
+    looped: dict = {"a": 1}
+    looped["self"] = looped
+    return looped
+
+
 @pytest.mark.parametrize(
     "data",
     [
@@ -232,6 +238,7 @@ def _cycle() -> object:
         _deep(64),
         _deep(200),
         _cycle(),
+        _dict_cycle(),
         {"object": object()},
         {"bytes": b"x"},
         {"float": 1e-5, "small": 1.5e-7, "large": 1e16, "zero": -0.0},
@@ -245,3 +252,19 @@ def test_native_json_writing_leaves_the_rest_to_python(data: object) -> None:
     if NATIVE is None:
         pytest.skip("the native backend is not built")
     assert _encode_outcome(NATIVE, data) == _expected(data)
+
+
+@pytest.mark.parametrize(
+    "special", ['"', "\\", "\n", "\x00", "\x1f", " ", "~", "\x7f", "é", "€", "😀", "\ud800"]
+)
+def test_native_json_writing_escapes_at_every_position_of_short_strings(special: str) -> None:
+    """Strings of every length up to 40, as values and as keys, with one
+    character at each position: the native writer tests a short string's
+    bytes as overlapping words, so each length and place is its own case."""
+    if NATIVE is None:
+        pytest.skip("the native backend is not built")
+    for length in range(41):
+        texts = ["a" * length] + ["a" * at + special + "a" * (length - at - 1) for at in range(length)]
+        for text in texts:
+            data = {text: [text, {"k": text}]}
+            assert _encode_outcome(NATIVE, data) == _expected(data), repr(text)

@@ -223,6 +223,75 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_default()
 }
 
+/// The UTF-8 of an exact `str`, or [`NotWritten`] for one with a lone
+/// surrogate. A compact ASCII string (every key an event has, and most of
+/// its values) is its own UTF-8, read where CPython keeps it, as orjson and
+/// jiter read it: asking CPython for it cost a quarter of writing a short
+/// string. Where that storage is not CPython's to read this way (PyPy,
+/// GraalPy, the limited API, 3.14's opaque string flags), CPython is asked.
+fn utf8<'a>(text: &'a Bound<'_, PyString>) -> Result<&'a str, NotWritten> {
+    #[cfg(not(any(PyPy, GraalPy, Py_LIMITED_API, Py_3_14)))]
+    {
+        use pyo3::ffi;
+        let ptr = text.as_ptr();
+        // SAFETY: `ptr` is a live exact `str` for as long as `text` is
+        // borrowed; a compact ASCII string's characters are `length` bytes
+        // right after its `PyASCIIObject` header, immutable, and ASCII is
+        // valid UTF-8.
+        unsafe {
+            if ffi::PyUnicode_IS_COMPACT_ASCII(ptr) != 0 {
+                let data = ptr.cast::<ffi::PyASCIIObject>().add(1).cast::<u8>();
+                let len = ffi::PyUnicode_GET_LENGTH(ptr) as usize;
+                let bytes = std::slice::from_raw_parts(data, len);
+                return Ok(std::str::from_utf8_unchecked(bytes));
+            }
+        }
+    }
+    text.to_str().map_err(|_| NotWritten)
+}
+
+/// Calls `write` with each key and value of `dict`, in order, stopping at
+/// the first error. With the GIL, borrowed from the dict as `PyDict_Next`
+/// gives them: nothing `write_python` does runs Python code (it reads exact
+/// built-in types only, and allocates nothing the garbage collector tracks),
+/// so the dict cannot change under it, and PyO3's iterator, which holds a
+/// reference to each key and value and checks the dict's size on every
+/// step, cost a sixth of writing an event. Free-threaded, where another
+/// thread may change the dict, PyO3's iterator is used.
+fn for_each_item(
+    dict: &Bound<'_, PyDict>,
+    mut write: impl FnMut(&Bound<'_, PyAny>, &Bound<'_, PyAny>) -> Result<(), NotWritten>,
+) -> Result<(), NotWritten> {
+    #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy)))]
+    {
+        use pyo3::ffi;
+        let py = dict.py();
+        let mut position: ffi::Py_ssize_t = 0;
+        let mut key = std::ptr::null_mut();
+        let mut value = std::ptr::null_mut();
+        // SAFETY: the GIL is held (`dict` is bound to it) and not released
+        // while the dict is read; `PyDict_Next` gives borrowed references,
+        // valid while the dict is unchanged, which it is (see above).
+        while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut position, &mut key, &mut value) } != 0 {
+            let (key, value) = unsafe {
+                (
+                    pyo3::Borrowed::from_ptr(py, key),
+                    pyo3::Borrowed::from_ptr(py, value),
+                )
+            };
+            write(&key, &value)?;
+        }
+        Ok(())
+    }
+    #[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy))]
+    {
+        for (key, value) in dict.iter() {
+            write(&key, &value)?;
+        }
+        Ok(())
+    }
+}
+
 /// Why [`write_python`] left a value to `agentcodec._json.dumps`: a type it
 /// does not write itself, or a value whose error (a lone surrogate, NaN, a
 /// cycle) is the stdlib's to word.
@@ -247,7 +316,7 @@ pub fn write_python(
     if obj.is_none() {
         out.extend_from_slice(b"null");
     } else if let Ok(text) = obj.cast_exact::<PyString>() {
-        crate::json::write_string(out, text.to_str().map_err(|_| NotWritten)?);
+        crate::json::write_string(out, utf8(text)?);
     } else if let Ok(flag) = obj.cast_exact::<PyBool>() {
         out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
     } else if obj.is_exact_instance_of::<PyInt>() {
@@ -262,15 +331,17 @@ pub fn write_python(
         return Err(NotWritten);
     } else if let Ok(dict) = obj.cast_exact::<PyDict>() {
         out.push(b'{');
-        for (position, (key, item)) in dict.iter().enumerate() {
-            if position > 0 {
+        let mut first = true;
+        for_each_item(dict, |key, item| {
+            if !first {
                 out.push(b',');
             }
+            first = false;
             let key = key.cast_exact::<PyString>().map_err(|_| NotWritten)?;
-            crate::json::write_string(out, key.to_str().map_err(|_| NotWritten)?);
+            crate::json::write_string(out, utf8(key)?);
             out.push(b':');
-            write_python(out, &item, depth + 1)?;
-        }
+            write_python(out, item, depth + 1)
+        })?;
         out.push(b'}');
     } else if let Ok(list) = obj.cast_exact::<PyList>() {
         out.push(b'[');
