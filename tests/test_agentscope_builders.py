@@ -166,6 +166,25 @@ def test_many_argument_deltas_fold_in_linear_time() -> None:
     assert len(content.complete()["data"]["arguments"]) == 100_000
 
 
+def test_each_text_delta_event_is_a_dict_of_its_own() -> None:
+    """A delta's event is copied from one kept by the builder: changing an
+    event a caller was given changes neither the next nor the message."""
+    message = ResponseBuilder().create_message_builder()
+    content = message.create_content_builder()
+    first = content.add_text_delta("a")
+    first["text"] = "changed"
+    first["msg_id"] = "other"
+    first["extra"] = 1
+    second = content.add_text_delta(None)
+    assert second == {
+        "sequence_number": None, "object": "content", "status": RunStatus.InProgress, "error": None,
+        "type": ContentType.TEXT, "index": 0, "delta": True, "msg_id": message.message_id, "text": "",
+    }  # fmt: skip
+    completed = content.complete()
+    assert list(second) == list(completed)
+    assert completed["text"] == "a"
+
+
 @pytest.mark.parametrize(
     ("content_type", "method", "args"),
     [(ContentType.DATA, "add_text_delta", ("x",)), (ContentType.TEXT, "set_data", ({},)),

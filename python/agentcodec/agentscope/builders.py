@@ -136,6 +136,7 @@ class ContentBuilder:
         self.text_tokens: list[str] = []
         self.data_deltas: list[dict[str, Any]] = []
         self._sse_prefix: str | None = None
+        self._delta_event: dict[str, Any] | None = None
 
     def _require(self, content_type: str, method: str) -> None:
         if self.content_type != content_type:
@@ -143,16 +144,16 @@ class ContentBuilder:
 
     def add_text_delta(self, text: str | None) -> dict[str, Any]:
         """A text fragment (None counts as ""): returns its delta event."""
-        if self.content_type != ContentType.TEXT:
-            self._require(ContentType.TEXT, "add_text_delta")
-        text = "" if text is None else text
+        # The builders' hottest call. Every delta's event is the same but
+        # for its text: a copy of one made on the first call (which checks
+        # the content type) with the text set, which CPython does in under
+        # half the time of building the nine-key dict.
+        event = (self._delta_event or self._text_delta_event()).copy()
+        if text is None:
+            text = ""
+        event["text"] = text
         self.text_tokens.append(text)
-        # What _content makes, written out: the builders' hottest call.
-        return {
-            "sequence_number": None, "object": "content", "status": RunStatus.InProgress,
-            "error": None, "type": ContentType.TEXT, "index": self.index, "delta": True,
-            "msg_id": self.message_builder.message_id, "text": text,
-        }  # fmt: skip
+        return event
 
     add_delta = add_text_delta
 
@@ -168,6 +169,14 @@ class ContentBuilder:
             raise TypeError(f"text must be a str or None, not {type(text).__name__}")
         self.text_tokens.append(text)
         return _frame_json_string(prefix, text, "}\n\n")
+
+    def _text_delta_event(self) -> dict[str, Any]:
+        self._require(ContentType.TEXT, "add_text_delta")
+        self._delta_event = _content(
+            ContentType.TEXT, self.index, self.message_builder.message_id,
+            status=RunStatus.InProgress, delta=True, text="",
+        )  # fmt: skip
+        return self._delta_event
 
     def _text_sse_prefix(self) -> str:
         self._require(ContentType.TEXT, "add_text_delta")
@@ -363,8 +372,9 @@ class ResponseBuilder:
         message = self.create_message_builder(role)
         yield message.get_message_data()
         content = message.create_content_builder()
+        add_delta = content.add_delta  # looked up once: the loop's whole work is this call
         for token in text_tokens:
-            yield content.add_delta(token)
+            yield add_delta(token)
         yield content.complete()
         yield message.complete()
         yield self.completed()
