@@ -356,6 +356,37 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The text of the value at the cursor, as written (checked and
+    /// skipped), for a caller that reads it only when it must.
+    pub fn raw(&mut self) -> Result<&'a str> {
+        self.peek_value()?;
+        let start = self.pos;
+        self.skip()?;
+        Ok(&self.text[start..self.pos])
+    }
+
+    /// The text of an array of strings, as written (checked and skipped),
+    /// or `None` for any other value (then where the cursor is is not to
+    /// be relied on): [`strings`](Self::strings) without making the list.
+    pub fn raw_strings(&mut self) -> Option<&'a str> {
+        if self.peek_value().ok()? != b'[' {
+            return None;
+        }
+        let start = self.pos;
+        if !self.open(b']').ok()? {
+            loop {
+                if self.peek_value().ok()? != b'"' {
+                    return None;
+                }
+                self.skip_string().ok()?;
+                if self.after_item(b']').ok()? {
+                    break;
+                }
+            }
+        }
+        Some(&self.text[start..self.pos])
+    }
+
     /// Whether the value is an empty array (`Some(true)`), another array
     /// (`Some(false)`), or not an array (`None`); checked and skipped.
     pub fn empty_array(&mut self) -> Result<Option<bool>> {

@@ -408,6 +408,49 @@ def test_27_routing_by_namespace_and_node() -> None:
     ]
 
 
+@pytest.mark.parametrize("layout", ["servers", "other"])
+def test_27_a_namespace_is_read_by_value_however_it_is_written(layout: str) -> None:
+    """A delta's namespace, as bytes, is compared as text with the last
+    delta's and read only when it differs: the same list written with
+    escapes or spaces is the same namespace, another list or a list of
+    anything but strings is not, exactly as the decoded events say."""
+
+    def frame(seq: int, data: dict, namespace: str) -> bytes:
+        if layout == "servers":  # the field order the quick path reads literally
+            head = {"type": "event", "event_id": str(seq), "seq": seq, "method": "messages"}
+            params = {"namespace": "NS", "timestamp": 1, "node": "model", "data": data}
+        else:
+            head = {"method": "messages", "type": "event"}
+            params = {"node": "model", "data": data, "namespace": "NS"}
+        body = json.dumps({**head, "params": params}, separators=(",", ":"), ensure_ascii=False)
+        return f"data: {body.replace(chr(34) + 'NS' + chr(34), namespace)}\n\n".encode()
+
+    frames = [
+        frame(1, MS, '["a","b"]'),
+        frame(2, S(0, {"type": "text", "text": ""}), '["a","b"]'),
+        frame(3, D(0, text("1")), '["a","b"]'),
+        frame(4, D(0, text("2")), '["\\u0061","b"]'),
+        frame(5, D(0, text("3")), '[ "a" , "b" ]'),
+        frame(6, D(0, text("x")), '["a"]'),
+        frame(7, D(0, text("y")), '["a","b",1]'),
+        frame(8, D(0, text("z")), '{"a":"b"}'),
+        frame(9, D(0, text("4")), '["a","b"]'),
+        frame(10, D(0, text("5")), '["a","b"]'),
+    ]
+    from_bytes = Assembler()
+    for piece in frames:
+        from_bytes.feed(piece)
+    decoded = Assembler()
+    for piece in frames:
+        decoded.feed_event(json.loads(piece[len(b"data: ") :]))
+    messages = from_bytes.close()
+    assert messages == decoded.close()
+    # ["a"] is another message's namespace (one made up for the delta, as
+    # for a stream joined midway); the other two are no namespace.
+    assert [m["content"][0]["text"] for m in messages if m["content"]] == ["12345", "x"]
+    assert [e["message"] for e in from_bytes.errors] == [e["message"] for e in decoded.errors]
+
+
 def test_28_sse_parsing() -> None:
     """The JSON split across two data lines (between tokens), CRLF, a comment."""
     envelope_text = json.dumps(envelope(MS, event_id="171-0", seq=43), separators=(",", ":"))

@@ -17,7 +17,7 @@ use crate::accumulate::{append, append_at};
 use crate::events::or_null;
 use crate::frozen::{FrozenValue, Rendered, FREEZE_MAX_BYTES};
 use crate::json::{self, Map, Value};
-use crate::json_probe::{Scalar, StrField};
+use crate::json_probe::{Cursor, Scalar, StrField, Strings};
 use crate::recent::RecentIds;
 use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
@@ -95,6 +95,13 @@ impl Default for Options {
 }
 
 type MessageKey = (Vec<String>, Option<String>);
+
+#[derive(Debug, Clone)]
+struct LastActive {
+    namespace_text: String,
+    node: Option<String>,
+    position: usize,
+}
 
 #[derive(Debug, Clone)]
 struct Message {
@@ -218,9 +225,10 @@ pub struct LangChain {
     messages: Vec<Stored>,
     /// The message being streamed for each (namespace, node).
     active: HashMap<MessageKey, usize>,
-    /// The last active message a delta went to: forgotten whenever
-    /// `active` changes, so that it is found again without a lookup.
-    last_active: Option<(MessageKey, usize)>,
+    /// The last active message a delta went to, by its namespace's JSON
+    /// text and its node: forgotten whenever `active` changes, so that the
+    /// next delta to it is found without reading its namespace or a lookup.
+    last_active: Option<LastActive>,
     seen_ids: RecentIds,
     duplicates: u64,
     /// Where the quick path last found the field it appended to, in its
@@ -464,13 +472,8 @@ impl LangChain {
         else {
             return false;
         };
-        let namespace: &[std::borrow::Cow<'_, str>] = match &params.namespace {
-            None => &[],
-            Some(names) => match &names.0 {
-                Some(names) => names,
-                None => return false,
-            },
-        };
+        // No namespace is the root's, as `[]` is.
+        let namespace = params.namespace.unwrap_or("[]");
         let Some(data) = params.data.as_ref().and_then(|data| data.0.as_ref()) else {
             return false;
         };
@@ -524,26 +527,31 @@ impl LangChain {
         true
     }
 
-    /// The position of the active message for this namespace and node,
-    /// remembering the last one found: deltas mostly follow each other.
-    fn find_active(
-        &mut self,
-        namespace: &[std::borrow::Cow<'_, str>],
-        node: Option<&str>,
-    ) -> Option<usize> {
-        if let Some((key, position)) = &self.last_active {
-            let same_namespace =
-                key.0.len() == namespace.len() && key.0.iter().zip(namespace).all(|(a, b)| a == b);
-            if same_namespace && key.1.as_deref() == node {
-                return Some(*position);
+    /// The position of the active message for this namespace (its JSON
+    /// text) and node, remembering the last one found: deltas mostly follow
+    /// each other, and their namespace is then the same text. `None` when
+    /// there is none, or the namespace is not a list of strings.
+    fn find_active(&mut self, namespace_text: &str, node: Option<&str>) -> Option<usize> {
+        if let Some(last) = &self.last_active {
+            if last.namespace_text == namespace_text && last.node.as_deref() == node {
+                return Some(last.position);
             }
         }
+        // A different text may still be the same namespace (written with
+        // escapes or spaces): read, it is looked up by value.
+        let Ok(Strings(Some(names))) = Cursor::new(namespace_text).strings() else {
+            return None;
+        };
         let key: MessageKey = (
-            namespace.iter().map(|part| part.to_string()).collect(),
+            names.iter().map(|part| part.to_string()).collect(),
             node.map(str::to_owned),
         );
         let position = *self.active.get(&key)?;
-        self.last_active = Some((key, position));
+        self.last_active = Some(LastActive {
+            namespace_text: namespace_text.to_owned(),
+            node: key.1,
+            position,
+        });
         Some(position)
     }
 

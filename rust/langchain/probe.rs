@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField, Strings};
+use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField};
 
 #[derive(Debug, Default, PartialEq)]
 pub struct Envelope<'a> {
@@ -18,7 +18,9 @@ pub struct Envelope<'a> {
 
 #[derive(Debug, Default, PartialEq)]
 pub struct Params<'a> {
-    pub namespace: Option<Strings<'a>>,
+    /// The namespace's JSON text as written: compared as text with the last
+    /// delta's, and read into a list only when it differs.
+    pub namespace: Option<&'a str>,
     pub node: Option<StrField<'a>>,
     pub data: Option<Obj<Data<'a>>>,
 }
@@ -55,7 +57,7 @@ impl<'a> Fields<'a> for Envelope<'a> {
 impl<'a> Fields<'a> for Params<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         crate::match_key!(key, {
-            b"namespace" => self.namespace = Some(cursor.strings()?),
+            b"namespace" => self.namespace = Some(cursor.raw()?),
             b"node" => self.node = Some(cursor.str_field()?),
             b"data" => cursor.object_into(&mut self.data)?,
             _ => cursor.skip()?,
@@ -111,10 +113,7 @@ impl<'a> Envelope<'a> {
         cursor.expect(br#","seq":"#)?;
         number(&mut cursor)?;
         cursor.expect(br#","method":"messages","params":{"namespace":"#)?;
-        let namespace = match cursor.strings().ok()? {
-            Strings(Some(names)) => Strings(Some(names)),
-            Strings(None) => return None,
-        };
+        let namespace = cursor.raw_strings()?;
         cursor.expect(br#","timestamp":"#)?;
         number(&mut cursor)?;
         cursor.expect(br#","node":"#)?;
@@ -189,7 +188,7 @@ mod tests {
         let text = r#"{"type":"event","event_id":"7","seq":7,"method":"messages","params":{"namespace":["a"],"timestamp":1,"node":"model","data":{"event":"content-block-delta","index":0,"delta":{"type":"text-delta","text":"hi"}}}}"#;
         let envelope = Envelope::parse(text).unwrap();
         let params = envelope.params.unwrap().0.unwrap();
-        assert_eq!(params.namespace.unwrap().0.unwrap(), ["a"]);
+        assert_eq!(params.namespace, Some(r#"["a"]"#));
         let data = params.data.unwrap().0.unwrap();
         let delta = data.delta.unwrap().0.unwrap();
         assert_eq!(delta.text.unwrap().as_str(), Some("hi"));
