@@ -578,6 +578,18 @@ impl<'a> Cursor<'a> {
     }
 
     fn digits(&mut self) {
+        // Eight at a time while a word is left: events carry timestamps
+        // of thirteen digits.
+        while let Some(word) = self.bytes().get(self.pos..self.pos + 8) {
+            let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            match non_digits(word) {
+                0 => self.pos += 8,
+                flags => {
+                    self.pos += (flags.trailing_zeros() / 8) as usize;
+                    return;
+                }
+            }
+        }
         while let Some(b'0'..=b'9') = self.byte() {
             self.pos += 1;
         }
@@ -715,8 +727,33 @@ pub(crate) fn short_escape(byte: u8) -> Option<char> {
     })
 }
 
+/// Nonzero in (at least) the lowest byte of `word` that is not an ASCII
+/// digit, and zero in every byte below it: a byte is a digit when its high
+/// nibble is 3 and adding 6 leaves it so. A carry out of a non-digit byte
+/// can only disturb the bytes above it, which do not matter.
+fn non_digits(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_NIBBLES: u64 = ONES * 0xf0;
+    const THREES: u64 = ONES * 0x30;
+    ((word & HIGH_NIBBLES) ^ THREES) | ((word.wrapping_add(ONES * 6) & HIGH_NIBBLES) ^ THREES)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn non_digits_finds_the_first_byte_that_is_not_a_digit() {
+        for byte in 0..=255u8 {
+            for at in 0..8 {
+                let mut word = *b"01234567";
+                word[at] = byte;
+                let flags = super::non_digits(u64::from_le_bytes(word));
+                let first = (flags != 0).then(|| (flags.trailing_zeros() / 8) as usize);
+                let expected = (!byte.is_ascii_digit()).then_some(at);
+                assert_eq!(first, expected, "{word:?}");
+            }
+        }
+    }
+
     use super::*;
 
     fn cursor_accepts(text: &str) -> bool {

@@ -91,6 +91,9 @@ pub struct Decoder {
     /// The data buffer: each `data` value followed by LF.
     data: Vec<u8>,
     event_type: Vec<u8>,
+    /// The last event type dispatched, as bytes and as text: a stream names
+    /// most of its events alike, and its text is then not decoded again.
+    last_type: (Vec<u8>, String),
     /// The last-event-ID buffer, committed at every blank line.
     id_buffer: String,
     last_event_id: String,
@@ -119,6 +122,7 @@ impl Decoder {
             line_start: 0,
             data: Vec::new(),
             event_type: Vec::new(),
+            last_type: (Vec::new(), String::new()),
             id_buffer: String::new(),
             last_event_id: String::new(),
             block_retry: None,
@@ -353,9 +357,17 @@ impl Decoder {
         if line[0] == b':' {
             return Ok(());
         }
-        let (name, value) = match memchr(b':', line) {
-            Some(colon) => (&line[..colon], strip_field(line, colon)),
-            None => (line, &b""[..]),
+        // The fields a stream repeats on every event are told by their
+        // first bytes, without a search for the colon.
+        let (name, value) = if line.starts_with(b"event:") {
+            (&b"event"[..], strip_field(line, 5))
+        } else if line.starts_with(b"id:") {
+            (&b"id"[..], strip_field(line, 2))
+        } else {
+            match memchr(b':', line) {
+                Some(colon) => (&line[..colon], strip_field(line, colon)),
+                None => (line, &b""[..]),
+            }
         };
         match name {
             b"data" => {
@@ -383,7 +395,8 @@ impl Decoder {
                 self.check_line_length(line.len(), start)?;
                 // An id containing NUL is ignored as a whole: the previous
                 // id survives.
-                if memchr(0, value).is_none() {
+                // Ids are short: a plain loop, not a vector search.
+                if !value.contains(&0) {
                     self.id_buffer.clear();
                     self.id_buffer.push_str(&lossy_utf8(value));
                 }
@@ -456,17 +469,20 @@ impl Decoder {
         self.commit_id();
         let data = lossy_utf8(data);
         let event_type = if self.event_type.is_empty() {
-            Cow::Borrowed("message")
+            "message"
         } else {
-            lossy_utf8(&self.event_type)
+            if self.event_type != self.last_type.0 {
+                self.last_type.0.clone_from(&self.event_type);
+                self.last_type.1 = lossy_utf8(&self.event_type).into_owned();
+            }
+            &self.last_type.1
         };
         on_event(Event {
-            event: &event_type,
+            event: event_type,
             data: &data,
             id: &self.last_event_id,
             retry: self.block_retry,
         });
-        drop(event_type);
         self.event_type.clear();
         self.block_retry = None;
     }
@@ -660,6 +676,24 @@ mod tests {
                 ev("message", "2", ""),
                 ev("message", "3", ""),
                 ev("message", "4", "")
+            ]
+        );
+    }
+
+    #[test]
+    fn each_event_has_its_own_type_when_types_repeat_and_change() {
+        let stream =
+            b"event: a\ndata: 1\n\nevent: a\ndata: 2\n\nevent: ab\ndata: 3\n\nevent: \xffb\ndata: 4\n\nevent: \xffb\ndata: 5\n\ndata: 6\n\nevent: a\ndata: 7\n\n";
+        assert_eq!(
+            decode(stream),
+            vec![
+                ev("a", "1", ""),
+                ev("a", "2", ""),
+                ev("ab", "3", ""),
+                ev("\u{fffd}b", "4", ""),
+                ev("\u{fffd}b", "5", ""),
+                ev("message", "6", ""),
+                ev("a", "7", "")
             ]
         );
     }
