@@ -12,12 +12,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::probe::Envelope;
+use super::probe::{Change, Probe, QuickDelta, MAX_INDEX};
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
 use crate::frozen::{FrozenValue, Rendered, FREEZE_MAX_BYTES};
 use crate::json::{self, Map, Value};
-use crate::json_probe::{Cursor, Scalar, StrField, Strings};
+use crate::json_probe::{Cursor, Strings};
 use crate::recent::RecentIds;
 use crate::sse::Limits;
 use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
@@ -27,8 +27,6 @@ use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 /// How many recent event ids are remembered to drop a replayed event: more
 /// than the 10,000 events a server's replay buffer holds.
 const SEEN_EVENT_IDS: usize = 16384;
-/// Wire indexes are JSON-safe unsigned integers.
-const MAX_INDEX: u64 = 1 << 53;
 /// Content blocks that are tool calls, streaming or not.
 const TOOL_CALL_BLOCKS: [&str; 5] = [
     "tool_call_chunk",
@@ -354,8 +352,9 @@ impl Protocol for LangChain {
         // Most messages are deltas to a block that exists: the quick path,
         // taken when nobody watches the messages go by.
         if observe.is_none() {
-            if let Some(envelope) = Envelope::parse(text) {
-                if self.quick_delta(&envelope) {
+            let probe = Probe::read(text);
+            if let Some(delta) = probe.as_ref().and_then(Probe::quick) {
+                if self.quick_delta(&delta) {
                     return Ok(());
                 }
             }
@@ -441,85 +440,36 @@ impl LangChain {
     }
 
     /// Applies a message from its probe when it is a delta that appends to
-    /// an existing block of the active message: what `apply_envelope` does
-    /// for it, without a `Value` tree. Returns false, having changed
-    /// nothing, for anything else.
-    fn quick_delta(&mut self, envelope: &Envelope<'_>) -> bool {
-        match &envelope.kind {
-            None => {}
-            Some(kind) if kind.as_str() == Some("event") => {}
-            Some(_) => return false,
-        }
-        let event_id = match (&envelope.event_id, &envelope.event_id_camel) {
-            (Some(id), _) | (None, Some(id)) => id.as_str(),
-            (None, None) => None,
-        };
+    /// an existing block of the active message (or a duplicate of an event
+    /// seen): what `apply_envelope` does for it, without a `Value` tree.
+    /// Returns false, having changed nothing, for anything else.
+    fn quick_delta(&mut self, delta: &QuickDelta<'_>) -> bool {
         // Hashed once, for the duplicate check and for remembering it.
-        let event_id = event_id.map(|id| (self.seen_ids.hash(id), id));
+        let event_id = delta.event_id.map(|id| (self.seen_ids.hash(id), id));
         if let Some((hash, event_id)) = event_id {
             if self.seen_ids.contains_hashed(hash, event_id) {
                 self.duplicates += 1;
                 return true;
             }
         }
-        if envelope.method.as_ref().and_then(StrField::as_str) != Some("messages") {
-            return false;
-        }
-        let Some(params) = envelope
-            .params
-            .as_ref()
-            .and_then(|params| params.0.as_ref())
-        else {
-            return false;
-        };
-        // No namespace is the root's, as `[]` is.
-        let namespace = params.namespace.unwrap_or("[]");
-        let Some(data) = params.data.as_ref().and_then(|data| data.0.as_ref()) else {
-            return false;
-        };
-        if data.event.as_ref().and_then(StrField::as_str) != Some("content-block-delta") {
-            return false;
-        }
-        let Some(index) = data
-            .index
-            .as_ref()
-            .and_then(Scalar::as_i64)
-            .and_then(|index| u64::try_from(index).ok())
-            .filter(|index| *index < MAX_INDEX)
-        else {
-            return false;
-        };
-        let Some(delta) = data.delta.as_ref().and_then(|delta| delta.0.as_ref()) else {
-            return false;
-        };
-        let node = params.node.as_ref().and_then(StrField::as_str);
-        let Some(position) = self.find_active(namespace, node) else {
+        let Some(position) = self.find_active(delta.namespace, delta.node) else {
             return false;
         };
         let Some(message) = self.messages[position].live() else {
             return false;
         };
-        if message.finished.contains(&index) {
+        if message.finished.contains(&delta.index) {
             return false;
         }
-        let Some(block) = message.blocks.get_mut(&index) else {
+        let Some(block) = message.blocks.get_mut(&delta.index) else {
             return false;
         };
-        let kind = delta.kind.as_ref().and_then(StrField::as_str);
-        let (field, piece) = match kind {
-            Some("text-delta") => ("text", delta.text.as_ref().and_then(StrField::as_str)),
-            Some("reasoning-delta") => (
-                "reasoning",
-                delta.reasoning.as_ref().and_then(StrField::as_str),
-            ),
-            Some("tool-call-delta") if is_tool_chunk(block.get("type")) => match &delta.args {
-                None | Some(Scalar::Null) => ("args", Some("")),
-                Some(Scalar::Str(args)) => ("args", Some(args.as_ref())),
-                Some(_) => return false,
-            },
-            _ => return false,
+        let (field, piece) = match delta.change {
+            Change::Text(text) => ("text", text),
+            Change::Reasoning(text) => ("reasoning", text),
+            Change::Args(args) if is_tool_chunk(block.get("type")) => ("args", args),
+            Change::Args(_) => return false,
         };
-        let Some(piece) = piece else { return false };
         append_at(block, field, piece, &mut self.appended_at);
         if let Some((hash, event_id)) = event_id {
             self.seen_ids.insert_hashed(hash, event_id);

@@ -91,21 +91,133 @@ impl<'a> Fields<'a> for Delta<'a> {
     }
 }
 
-impl<'a> Envelope<'a> {
-    /// Probes a message's text: `None` when it is not a JSON object (the
-    /// full path then reports it).
-    pub fn parse(text: &'a str) -> Option<Envelope<'a>> {
-        Envelope::read_layout(text).or_else(|| Cursor::parse_object(text))
+/// Wire indexes are JSON-safe unsigned integers: one past this is not
+/// taken (the full path reports it).
+pub const MAX_INDEX: u64 = 1 << 53;
+
+/// A content-block delta as the quick path applies it, however it was read.
+#[derive(Debug, PartialEq)]
+pub struct QuickDelta<'e> {
+    pub event_id: Option<&'e str>,
+    /// The namespace's JSON text as written (`[]` when there is none).
+    pub namespace: &'e str,
+    pub node: Option<&'e str>,
+    pub index: u64,
+    pub change: Change<'e>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Change<'e> {
+    Text(&'e str),
+    Reasoning(&'e str),
+    /// A tool call's argument text: `""` for `null` or none.
+    Args(&'e str),
+}
+
+/// A message's text as probed: in the servers' layout, read literal by
+/// literal, or any other object, read in general.
+pub enum Probe<'a> {
+    Layout(Layout<'a>),
+    General(Envelope<'a>),
+}
+
+impl<'a> Probe<'a> {
+    /// `None` when the text is not a JSON object (the full path then
+    /// reports it).
+    pub fn read(text: &'a str) -> Option<Probe<'a>> {
+        match Layout::read(text) {
+            Some(layout) => Some(Probe::Layout(layout)),
+            None => Cursor::parse_object(text).map(Probe::General),
+        }
     }
 
-    /// A content-block delta as LangChain's servers (and agentcodec's
-    /// encoder) write it: their field order, no white space, read literal by
-    /// literal, so that no key is scanned and compared. `None` for any other
-    /// text, which is then read in general. Values are taken only of the
-    /// type the quick path uses (the literals open objects the cursor does
-    /// not count, so a nested value is left to the general read, which
-    /// counts depth as the full parse does).
-    fn read_layout(text: &'a str) -> Option<Envelope<'a>> {
+    /// The delta the quick path may apply, or `None` when the message is
+    /// anything else (the full path then takes it).
+    pub fn quick(&self) -> Option<QuickDelta<'_>> {
+        match self {
+            Probe::Layout(layout) => layout.quick(),
+            Probe::General(envelope) => envelope.quick(),
+        }
+    }
+}
+
+impl<'a> Envelope<'a> {
+    /// The delta in an envelope read in general, checked as the full path
+    /// checks it: an `event` of method `messages` whose data is a
+    /// `content-block-delta` with an index and a text, reasoning or
+    /// tool-call delta of the right type.
+    pub fn quick(&self) -> Option<QuickDelta<'_>> {
+        match &self.kind {
+            None => {}
+            Some(kind) if kind.as_str() == Some("event") => {}
+            Some(_) => return None,
+        }
+        let event_id = match (&self.event_id, &self.event_id_camel) {
+            (Some(id), _) | (None, Some(id)) => id.as_str(),
+            (None, None) => None,
+        };
+        if self.method.as_ref().and_then(StrField::as_str) != Some("messages") {
+            return None;
+        }
+        let params = self.params.as_ref()?.0.as_ref()?;
+        let data = params.data.as_ref()?.0.as_ref()?;
+        if data.event.as_ref().and_then(StrField::as_str) != Some("content-block-delta") {
+            return None;
+        }
+        let index = data.index.as_ref().and_then(Scalar::as_i64)?;
+        let index = u64::try_from(index)
+            .ok()
+            .filter(|index| *index < MAX_INDEX)?;
+        let delta = data.delta.as_ref()?.0.as_ref()?;
+        let change = match delta.kind.as_ref().and_then(StrField::as_str)? {
+            "text-delta" => Change::Text(delta.text.as_ref()?.as_str()?),
+            "reasoning-delta" => Change::Reasoning(delta.reasoning.as_ref()?.as_str()?),
+            "tool-call-delta" => match &delta.args {
+                None | Some(Scalar::Null) => Change::Args(""),
+                Some(Scalar::Str(args)) => Change::Args(args),
+                Some(_) => return None,
+            },
+            _ => return None,
+        };
+        Some(QuickDelta {
+            event_id,
+            // No namespace is the root's, as `[]` is.
+            namespace: params.namespace.unwrap_or("[]"),
+            node: params.node.as_ref().and_then(StrField::as_str),
+            index,
+            change,
+        })
+    }
+}
+
+/// A content-block delta as LangChain's servers (and agentcodec's encoder)
+/// write it, read by [`Layout::read`].
+#[derive(Debug, PartialEq)]
+pub struct Layout<'a> {
+    event_id: Cow<'a, str>,
+    namespace: &'a str,
+    node: Cow<'a, str>,
+    index: Scalar<'a>,
+    kind: LayoutKind,
+    piece: Cow<'a, str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LayoutKind {
+    Text,
+    Reasoning,
+    Args,
+}
+
+impl<'a> Layout<'a> {
+    /// A content-block delta in the servers' field order, no white space,
+    /// read literal by literal, so that no key is scanned and compared, and
+    /// nothing is built but the delta. `None` for any other text, which is
+    /// then read in general. Values are taken only of the type the quick
+    /// path uses (the literals open objects the cursor does not count, so
+    /// a nested value is left to the general read, which counts depth as
+    /// the full parse does).
+    pub fn read(text: &'a str) -> Option<Layout<'a>> {
         let mut cursor = Cursor::new(text);
         cursor.open_object().then_some(())?;
         cursor.expect(br#""type":"event","event_id":"#)?;
@@ -124,49 +236,56 @@ impl<'a> Envelope<'a> {
             None => number(&mut cursor)?,
         };
         cursor.expect(br#","delta":{"type":"#)?;
-        let mut delta = Delta::default();
-        if cursor.expect(br#""text-delta","text":"#).is_some() {
-            delta.kind = Some(StrField::Str(Cow::Borrowed("text-delta")));
-            delta.text = Some(string(&mut cursor)?);
+        let (kind, piece) = if cursor.expect(br#""text-delta","text":"#).is_some() {
+            (LayoutKind::Text, string(&mut cursor)?)
         } else if cursor
             .expect(br#""reasoning-delta","reasoning":"#)
             .is_some()
         {
-            delta.kind = Some(StrField::Str(Cow::Borrowed("reasoning-delta")));
-            delta.reasoning = Some(string(&mut cursor)?);
+            (LayoutKind::Reasoning, string(&mut cursor)?)
         } else if cursor.expect(br#""tool-call-delta","args":"#).is_some() {
-            delta.kind = Some(StrField::Str(Cow::Borrowed("tool-call-delta")));
-            delta.args = match cursor.scalar().ok()? {
-                args @ (Scalar::Str(_) | Scalar::Null) => Some(args),
+            match cursor.scalar().ok()? {
+                Scalar::Str(args) => (LayoutKind::Args, args),
+                Scalar::Null => (LayoutKind::Args, Cow::Borrowed("")),
                 _ => return None,
-            };
+            }
         } else {
             return None;
-        }
+        };
         cursor.expect(b"}}}}")?;
         cursor.end().ok()?;
-        Some(Envelope {
-            kind: Some(StrField::Str(Cow::Borrowed("event"))),
-            event_id: Some(event_id),
-            event_id_camel: None,
-            method: Some(StrField::Str(Cow::Borrowed("messages"))),
-            params: Some(Obj(Some(Params {
-                namespace: Some(namespace),
-                node: Some(node),
-                data: Some(Obj(Some(Data {
-                    event: Some(StrField::Str(Cow::Borrowed("content-block-delta"))),
-                    index: Some(index),
-                    delta: Some(Obj(Some(delta))),
-                }))),
-            }))),
+        Some(Layout {
+            event_id,
+            namespace,
+            node,
+            index,
+            kind,
+            piece,
+        })
+    }
+
+    fn quick(&self) -> Option<QuickDelta<'_>> {
+        let index = u64::try_from(self.index.as_i64()?)
+            .ok()
+            .filter(|index| *index < MAX_INDEX)?;
+        Some(QuickDelta {
+            event_id: Some(&self.event_id),
+            namespace: self.namespace,
+            node: Some(&self.node),
+            index,
+            change: match self.kind {
+                LayoutKind::Text => Change::Text(&self.piece),
+                LayoutKind::Reasoning => Change::Reasoning(&self.piece),
+                LayoutKind::Args => Change::Args(&self.piece),
+            },
         })
     }
 }
 
 /// A string value, or `None` (the layout read gives up) for anything else.
-fn string<'a>(cursor: &mut Cursor<'a>) -> Option<StrField<'a>> {
+fn string<'a>(cursor: &mut Cursor<'a>) -> Option<Cow<'a, str>> {
     match cursor.str_field().ok()? {
-        StrField::Str(text) => Some(StrField::Str(text)),
+        StrField::Str(text) => Some(text),
         StrField::NotStr => None,
     }
 }
@@ -186,12 +305,21 @@ mod tests {
     #[test]
     fn reads_a_delta_envelope() {
         let text = r#"{"type":"event","event_id":"7","seq":7,"method":"messages","params":{"namespace":["a"],"timestamp":1,"node":"model","data":{"event":"content-block-delta","index":0,"delta":{"type":"text-delta","text":"hi"}}}}"#;
-        let envelope = Envelope::parse(text).unwrap();
-        let params = envelope.params.unwrap().0.unwrap();
-        assert_eq!(params.namespace, Some(r#"["a"]"#));
-        let data = params.data.unwrap().0.unwrap();
-        let delta = data.delta.unwrap().0.unwrap();
-        assert_eq!(delta.text.unwrap().as_str(), Some("hi"));
+        let expected = QuickDelta {
+            event_id: Some("7"),
+            namespace: r#"["a"]"#,
+            node: Some("model"),
+            index: 0,
+            change: Change::Text("hi"),
+        };
+        let probe = Probe::read(text).unwrap();
+        assert!(matches!(probe, Probe::Layout(_)));
+        assert_eq!(probe.quick(), Some(expected));
+        let general = Cursor::parse_object::<Envelope>(text).unwrap();
+        assert_eq!(
+            general.quick(),
+            Probe::read(text).as_ref().and_then(Probe::quick)
+        );
     }
 
     const CANONICAL: &str = r#"{"type":"event","event_id":"7","seq":7,"method":"messages","params":{"namespace":["a","b:1"],"timestamp":1,"node":"model","data":{"event":"content-block-delta","index":0,"delta":{"type":"text-delta","text":"hi \"x\""}}}}"#;
@@ -215,7 +343,7 @@ mod tests {
             CANONICAL.replace(r#""index":0"#, r#""index":12"#),
         ];
         for delta in &deltas {
-            assert!(Envelope::read_layout(delta).is_some(), "{delta}");
+            assert!(Layout::read(delta).is_some(), "{delta}");
         }
         // Every one-byte change of each (and the unchanged) reads as the
         // general loop reads it, or is left to it.
@@ -230,10 +358,12 @@ mod tests {
                         format!("{head}{special}{tail}"),
                         format!("{head}{special}{}", tail.get(1..).unwrap_or("")),
                     ] {
-                        if let Some(layout) = Envelope::read_layout(&text) {
+                        if let Some(layout) = Layout::read(&text) {
+                            let general = Cursor::parse_object::<Envelope>(&text);
+                            assert!(general.is_some(), "{text}");
                             assert_eq!(
-                                Some(layout),
-                                Cursor::parse_object::<Envelope>(&text),
+                                layout.quick(),
+                                general.as_ref().and_then(Envelope::quick),
                                 "{text}"
                             );
                         }
@@ -250,17 +380,14 @@ mod tests {
             (r#""node":"model""#, r#""node":["model"]"#),
             (r#""timestamp":1"#, r#""timestamp":{}"#),
         ] {
-            assert!(
-                Envelope::read_layout(&CANONICAL.replace(from, to)).is_none(),
-                "{to}"
-            );
+            assert!(Layout::read(&CANONICAL.replace(from, to)).is_none(), "{to}");
         }
     }
 
     #[test]
     fn trailing_text_and_bad_json_are_not_probed() {
-        assert!(Envelope::parse(r#"{"a":1} x"#).is_none());
-        assert!(Envelope::parse(r#"{"a":"\ud800"}"#).is_none());
-        assert!(Envelope::parse("[1]").is_none());
+        assert!(Probe::read(r#"{"a":1} x"#).is_none());
+        assert!(Probe::read(r#"{"a":"\ud800"}"#).is_none());
+        assert!(Probe::read("[1]").is_none());
     }
 }
