@@ -22,6 +22,34 @@ use pyo3::prelude::*;
 
 use crate::sse::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES};
 
+/// Python allocates an object with 16-byte alignment, so what a class holds
+/// must need no more: a 32-byte-aligned AVX2 searcher once kept in the SSE
+/// decoder crashed on the first instance that landed off a 32-byte line.
+macro_rules! assert_python_aligned {
+    ($($class:ty),* $(,)?) => {
+        const _: () = {
+            $(assert!(std::mem::align_of::<$class>() <= 16);)*
+        };
+    };
+}
+
+assert_python_aligned!(
+    sse::SSEEvent,
+    sse::SSEDecoder,
+    agentscope::AgentScopeAssembler,
+    langchain::LangChainAssembler,
+    agui::AGUIAssembler,
+    openai_responses::OpenAIResponsesAssembler,
+    openai_chat::OpenAIChatAssembler,
+    anthropic::AnthropicAssembler,
+    ai_sdk::AISDKAssembler,
+    partial_json::PartialJSON,
+    transcode::Transcoder,
+    transcode::NeutralDecoder,
+    transcode::NeutralEncoder,
+    transcode::NeutralAssembler,
+);
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
