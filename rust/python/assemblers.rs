@@ -135,3 +135,78 @@ pub fn on_error(py: Python<'_>, value: &str) -> PyResult<OnError> {
         _ => OnError::Raise,
     })
 }
+
+/// Writes an assembler class's `#[pymethods]`: its own methods (`new`,
+/// `close`, its reads), then what every assembler class has alike, written
+/// once here. `$unit` is what the protocol calls one decoded item (event,
+/// chunk, message) and `$item` the name of `feed_event`'s argument; the
+/// methods use the class module's `to_py_err`.
+macro_rules! assembler_methods {
+    ($class:ident, unit = $unit:literal, item = $item:ident, { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// Assembles a chunk of the raw SSE stream (any chunking).
+            fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+                self.state.with(py, |state| {
+                    assemblers::feed(py, &mut state.inner, data, to_py_err)
+                })
+            }
+
+            #[doc = concat!("Like `feed`, and returns the ", $unit, "s the data completed, decoded.")]
+            fn feed_with_events<'py>(
+                &self,
+                py: Python<'py>,
+                data: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, PyList>> {
+                self.state.with(py, |state| {
+                    assemblers::feed_with_events(py, &mut state.inner, data, to_py_err)
+                })
+            }
+
+            #[doc = concat!("Assembles one ", $unit, " that is already decoded (a dict).")]
+            fn feed_event(&self, py: Python<'_>, $item: &Bound<'_, PyAny>) -> PyResult<()> {
+                self.state.with(py, |state| {
+                    assemblers::feed_event(py, &mut state.inner, $item, to_py_err)
+                })
+            }
+
+            /// A new connection carries the stream on (a client resuming with
+            /// `Last-Event-ID`): the event the old one left unterminated is
+            /// discarded, since the server sends it again; nothing assembled is lost.
+            fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
+                self.state.with(py, |state| {
+                    assemblers::reconnect(py, &mut state.inner, to_py_err)
+                })
+            }
+
+            /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
+            #[getter]
+            fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+                self.state
+                    .with(py, |state| Ok(state.inner.last_event_id().to_owned()))
+            }
+
+            /// The reconnection time in milliseconds the stream set, if any.
+            #[getter]
+            fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+                self.state.with(py, |state| Ok(state.inner.retry()))
+            }
+
+            #[doc = concat!("The ", $unit, "s seen so far (from the stream, and passed to `feed_event`).")]
+            #[getter]
+            fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
+                self.state.with(py, |state| Ok(state.inner.event_count()))
+            }
+
+            /// Every error recorded, including those past `max_errors` not kept.
+            #[getter]
+            fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
+                self.state.with(py, |state| Ok(state.inner.error_count()))
+            }
+        }
+    };
+}
+
+pub(crate) use assembler_methods;

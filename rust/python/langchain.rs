@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
 use super::args::{LimitArg, StrArg};
-use super::assemblers::{self, AssemblerState};
+use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::bytes::with_bytes;
 use super::errors::{error_records, langchain_error, langchain_event_error, stream_error};
 use super::guard::Guarded;
@@ -22,8 +22,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
     stream_error(py, err, langchain_error, langchain_event_error)
 }
 
-#[pymethods]
-impl LangChainAssembler {
+assembler_methods!(LangChainAssembler, unit = "message", item = envelope, {
     #[new]
     #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
@@ -61,24 +60,6 @@ impl LangChainAssembler {
         })
     }
 
-    /// Assembles a chunk of a raw SSE stream (any chunking).
-    fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.state.with(py, |state| {
-            assemblers::feed(py, &mut state.inner, data, to_py_err)
-        })
-    }
-
-    /// Like `feed`, and returns the messages the data completed, decoded.
-    fn feed_with_events<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        self.state.with(py, |state| {
-            assemblers::feed_with_events(py, &mut state.inner, data, to_py_err)
-        })
-    }
-
     /// Assembles one WebSocket text frame (one JSON message).
     fn feed_frame(&self, py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<()> {
         self.state.with(py, |state| {
@@ -93,13 +74,6 @@ impl LangChainAssembler {
                 .inner
                 .feed_frame(&text)
                 .map_err(|err| to_py_err(py, err))
-        })
-    }
-
-    /// Assembles one message that is already decoded (a dict).
-    fn feed_event(&self, py: Python<'_>, envelope: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.state.with(py, |state| {
-            assemblers::feed_event(py, &mut state.inner, envelope, to_py_err)
         })
     }
 
@@ -133,42 +107,9 @@ impl LangChainAssembler {
             .with(py, |state| error_records(py, state.inner.errors()))
     }
 
-    /// A new connection carries the stream on (a client resuming with
-    /// `Last-Event-ID`): the event the old one left unterminated is
-    /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
-        self.state.with(py, |state| {
-            assemblers::reconnect(py, &mut state.inner, to_py_err)
-        })
-    }
-
-    /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
-    #[getter]
-    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
-        self.state
-            .with(py, |state| Ok(state.inner.last_event_id().to_owned()))
-    }
-
-    /// The reconnection time in milliseconds the stream set, if any.
-    #[getter]
-    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
-        self.state.with(py, |state| Ok(state.inner.retry()))
-    }
-
-    #[getter]
-    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.inner.event_count()))
-    }
-
-    /// Every error recorded, including those past `max_errors` not kept.
-    #[getter]
-    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.inner.error_count()))
-    }
-
     #[getter]
     fn duplicate_count(&self, py: Python<'_>) -> PyResult<u64> {
         self.state
             .with(py, |state| Ok(state.inner.duplicate_count()))
     }
-}
+});

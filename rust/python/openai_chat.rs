@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::args::{LimitArg, StrArg};
-use super::assemblers::{self, AssemblerState};
+use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::errors::{chat_error, chat_event_error, error_records, stream_error};
 use super::guard::Guarded;
 use super::json::to_python;
@@ -21,8 +21,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
     stream_error(py, err, chat_error, chat_event_error)
 }
 
-#[pymethods]
-impl OpenAIChatAssembler {
+assembler_methods!(OpenAIChatAssembler, unit = "chunk", item = event, {
     #[new]
     #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
     fn new(
@@ -42,31 +41,6 @@ impl OpenAIChatAssembler {
         inner.set_max_messages(max_messages.max_messages(py)?);
         Ok(OpenAIChatAssembler {
             state: assemblers::guarded(inner),
-        })
-    }
-
-    /// Assembles a chunk of the raw SSE stream (any chunking).
-    fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.state.with(py, |state| {
-            assemblers::feed(py, &mut state.inner, data, to_py_err)
-        })
-    }
-
-    /// Like `feed`, and returns the chunks the data completed, decoded.
-    fn feed_with_events<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        self.state.with(py, |state| {
-            assemblers::feed_with_events(py, &mut state.inner, data, to_py_err)
-        })
-    }
-
-    /// Assembles one chunk that is already decoded (a dict).
-    fn feed_event(&self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.state.with(py, |state| {
-            assemblers::feed_event(py, &mut state.inner, event, to_py_err)
         })
     }
 
@@ -105,37 +79,4 @@ impl OpenAIChatAssembler {
         self.state
             .with(py, |state| error_records(py, state.inner.errors()))
     }
-
-    /// A new connection carries the stream on (a client resuming with
-    /// `Last-Event-ID`): the event the old one left unterminated is
-    /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
-        self.state.with(py, |state| {
-            assemblers::reconnect(py, &mut state.inner, to_py_err)
-        })
-    }
-
-    /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
-    #[getter]
-    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
-        self.state
-            .with(py, |state| Ok(state.inner.last_event_id().to_owned()))
-    }
-
-    /// The reconnection time in milliseconds the stream set, if any.
-    #[getter]
-    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
-        self.state.with(py, |state| Ok(state.inner.retry()))
-    }
-
-    #[getter]
-    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.inner.event_count()))
-    }
-
-    /// Every error recorded, including those past `max_errors` not kept.
-    #[getter]
-    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.inner.error_count()))
-    }
-}
+});
