@@ -4,6 +4,7 @@ pure-Python assemblers (the Rust core appends to its strings in place)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["BATCH", "Pieces", "append", "is_text", "render"]
@@ -23,22 +24,28 @@ class Pieces(list[str]):
 
     __slots__ = ("joins", "sealed")
 
+    def __init__(self, pieces: Iterable[str] = ()) -> None:
+        super().__init__(pieces)
+        # Pieces before `sealed` are joined batches; `joins` counts joins.
+        self.sealed = 0
+        self.joins = 0
+
     def append(self, piece: str) -> None:
         list.append(self, piece)
-        if len(self) - getattr(self, "sealed", 0) >= BATCH:
+        if len(self) - self.sealed >= BATCH:
             # The pieces since the last batch become one: each piece is
             # copied once here and once more when the whole is read.
-            start = getattr(self, "sealed", 0)
+            start = self.sealed
             self[start:] = ["".join(self[start:])]
             self.sealed = start + 1
-            self.joins = getattr(self, "joins", 0) + 1
+            self.joins += 1
 
     def text(self) -> str:
         if len(self) > 1:
             joined = "".join(self)
             self[:] = [joined]
             self.sealed = 1
-            self.joins = getattr(self, "joins", 0) + 1
+            self.joins += 1
         return self[0] if self else ""
 
 

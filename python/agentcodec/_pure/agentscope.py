@@ -412,6 +412,11 @@ class Assembler(Driver):
 
     def _merge_into(self, message: _Message, index: int, event: dict[str, Any]) -> None:
         slot = message.slots[index]
+        if slot.get("type") != "data":
+            # Only a data slot carries a tool call, and a merge keeps the
+            # slot's type: nothing to list again (the usual text delta).
+            self._merge_delta(slot, event)
+            return
         before = _slot_call_id(slot)
         self._merge_delta(slot, event)
         message.relist(index, before)
