@@ -285,6 +285,25 @@ impl<'a> Cursor<'a> {
         is_key_bytes(next, literal).then(|| self.pos += N)
     }
 
+    /// Moves past an integer written plainly (`0`, or digits not starting
+    /// with `0`; no sign, fraction or exponent), or gives `None`, for a
+    /// layout read to leave anything else to the general read.
+    pub fn plain_integer(&mut self) -> Option<()> {
+        let start = self.pos;
+        match self.byte()? {
+            b'0' => self.pos += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.pos - start > crate::json::MAX_INT_DIGITS {
+            return None;
+        }
+        match self.byte() {
+            Some(b'0'..=b'9' | b'.' | b'e' | b'E') => None,
+            _ => Some(()),
+        }
+    }
+
     /// The string `expected` when the text has it next, quotes and all:
     /// read with a compare where scanning would look at every byte. The
     /// caller knows `expected` is plain (no quote, backslash or control

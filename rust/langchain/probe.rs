@@ -223,11 +223,11 @@ impl<'a> Layout<'a> {
         cursor.expect(br#""type":"event","event_id":"#)?;
         let event_id = string(&mut cursor)?;
         cursor.expect(br#","seq":"#)?;
-        number(&mut cursor)?;
+        cursor.plain_integer()?;
         cursor.expect(br#","method":"messages","params":{"namespace":"#)?;
         let namespace = cursor.raw_strings()?;
         cursor.expect(br#","timestamp":"#)?;
-        number(&mut cursor)?;
+        cursor.plain_integer()?;
         cursor.expect(br#","node":"#)?;
         let node = string(&mut cursor)?;
         cursor.expect(br#","data":{"event":"content-block-delta","index":"#)?;
@@ -348,7 +348,7 @@ mod tests {
         // Every one-byte change of each (and the unchanged) reads as the
         // general loop reads it, or is left to it.
         let specials = [
-            "", "\"", "{", "}", "[", "]", ",", ":", " ", "1", "-", "n", "\\", "x",
+            "", "\"", "{", "}", "[", "]", ",", ":", " ", "0", "1", "-", ".", "e", "n", "\\", "x",
         ];
         for delta in &deltas {
             for at in 0..=delta.len() {
