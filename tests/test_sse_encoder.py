@@ -268,3 +268,19 @@ def test_native_json_writing_escapes_at_every_position_of_short_strings(special:
         for text in texts:
             data = {text: [text, {"k": text}]}
             assert _encode_outcome(NATIVE, data) == _expected(data), repr(text)
+
+
+@pytest.mark.parametrize(
+    "data", [[["\ud800"]], "\ud800", "x\ud800y", {"a": "\ud800"}, b"\xff", {"a": 1}, object()], ids=ascii
+)
+@pytest.mark.parametrize(
+    "fields",
+    [{}, {"id": "a\nb"}, {"event": "a\rb"}, {"id": "a\0"}, {"retry": -1}, {"id": "ok", "retry": "x"}],
+)
+def test_native_reports_the_first_error_the_pure_backend_meets(data: object, fields: dict) -> None:
+    """Bad data and a bad field together: the same error from both backends,
+    in the pure backend's order (the data's JSON, then retry, id and event,
+    then a lone surrogate, met when the text becomes UTF-8)."""
+    if NATIVE is None:
+        pytest.skip("the native backend is not built")
+    assert _encode_outcome(NATIVE, data, **fields) == _expected(data, **fields)

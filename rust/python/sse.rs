@@ -13,7 +13,7 @@ use super::bytes::with_bytes;
 use super::errors::sse_limit_error;
 use super::guard::Guarded;
 use super::json::write_python;
-use crate::sse::{encode_comment, encode_event, encode_head, Decoder, Event};
+use crate::sse::{encode_comment, encode_event, encode_head, Decoder, EncodeError, Event};
 
 static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -354,10 +354,11 @@ fn is_text(data: &Bound<'_, PyAny>) -> bool {
 }
 
 /// Text to send: `str` as is, bytes-like checked to be UTF-8, anything else
-/// serialised by `agentcodec._json.dumps` (compact, non-ASCII kept).
-fn data_text(data: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
+/// serialised by `agentcodec._json.dumps` (compact, non-ASCII kept). Not yet
+/// UTF-8: a lone surrogate in it is reported after the fields are checked.
+fn data_text<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
     if let Ok(text) = data.cast::<PyString>() {
-        return text.clone().try_into();
+        return Ok(text.clone());
     }
     if data.is_instance_of::<PyBytes>()
         || data.is_instance_of::<pyo3::types::PyByteArray>()
@@ -369,14 +370,14 @@ fn data_text(data: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
                 .map_err(|err| err.valid_up_to())
         })?;
         return match text {
-            Ok(text) => PyString::new(data.py(), &text).try_into(),
+            Ok(text) => Ok(PyString::new(data.py(), &text)),
             Err(at) => Err(PyValueError::new_err(format!(
                 "SSE data is not valid UTF-8 (at byte {at})"
             ))),
         };
     }
     let dumps = JSON_DUMPS.import(data.py(), "agentcodec._json", "dumps")?;
-    dumps.call1((data,))?.cast_into::<PyString>()?.try_into()
+    Ok(dumps.call1((data,))?.cast_into::<PyString>()?)
 }
 
 fn retry_arg(retry: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
@@ -415,9 +416,13 @@ pub fn encode_sse<'py>(
     }
     let text = data_text(data)?;
     let retry = retry_arg(retry)?;
+    let field_error = |err: EncodeError| PyValueError::new_err(err.to_string());
+    // The fields are checked before the text becomes UTF-8, in the pure
+    // backend's order: its error (a lone surrogate) is the last one met.
+    encode_head(&mut Vec::new(), event, id, retry).map_err(field_error)?;
+    let text: PyBackedStr = text.try_into()?;
     let mut out = Vec::new();
-    encode_event(&mut out, &text, event, id, retry)
-        .map_err(|err| PyValueError::new_err(err.to_string()))?;
+    encode_event(&mut out, &text, event, id, retry).map_err(field_error)?;
     Ok(PyBytes::new(py, &out))
 }
 
