@@ -502,6 +502,26 @@ def test_native_and_python_agree(texts: list[str], on_error: str, cut: int) -> N
     assert observe(NATIVE, chunks, on_error) == observe(PURE, chunks, on_error)
 
 
+@pytest.mark.parametrize("given", ["", "{", 7, [1], None, {"q": 1}], ids=repr)
+@pytest.mark.parametrize("backend", [b for b in (NATIVE, PURE) if b is not None], ids=lambda b: b.__name__)
+def test_a_tool_blocks_own_input_is_a_value_however_odd(backend: ModuleType, given: Any) -> None:
+    """``content_block_start`` gives a tool block's input as a value (``{}``
+    from servers); one of another type, a string included, is that value,
+    not JSON text to read, on both backends (the pure one read a string as
+    arguments; found by the backends' property test)."""
+    start = {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "input": given}}
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in (START, start))
+    assembler = backend.AnthropicAssembler()
+    assembler.feed(stream)
+    assert assembler.tool_calls == [
+        {"index": 0, "id": None, "type": "tool_use", "name": None, "input": given, "done": False}
+    ]
+    assembler.close()
+    assert assembler.tool_calls == [
+        {"index": 0, "id": None, "type": "tool_use", "name": None, "input": given, "done": True}
+    ]
+
+
 # --- the builder ---------------------------------------------------------------------------
 
 

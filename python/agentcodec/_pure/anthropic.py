@@ -24,7 +24,7 @@ from .events import as_int
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
-from .tool_calls import NO_ARGUMENTS, ToolCall
+from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
 
@@ -127,7 +127,15 @@ class Assembler(Driver):
                 continue
             index = self._indexes[position]
             raw = self._inputs.get(index)
-            arguments = raw if raw is not None else block.get("input", NO_ARGUMENTS)
+            arguments: Any
+            if raw is not None:
+                arguments = raw
+            elif "input" in block:
+                # The block's own input is a value (`{}` as servers send it),
+                # never JSON text to read, even when it is a string.
+                arguments = ArgumentValue(block["input"])
+            else:
+                arguments = NO_ARGUMENTS
             calls.append(
                 ToolCall(
                     str(position),
