@@ -253,11 +253,12 @@ fn utf8<'a>(text: &'a Bound<'_, PyString>) -> Result<&'a str, NotWritten> {
 /// Calls `write` with each key and value of `dict`, in order, stopping at
 /// the first error. With the GIL, borrowed from the dict as `PyDict_Next`
 /// gives them: nothing `write_python` does runs Python code (it reads exact
-/// built-in types only, and allocates nothing the garbage collector tracks),
-/// so the dict cannot change under it, and PyO3's iterator, which holds a
-/// reference to each key and value and checks the dict's size on every
-/// step, cost a sixth of writing an event. Free-threaded, where another
-/// thread may change the dict, PyO3's iterator is used.
+/// built-in types only, and allocates nothing the garbage collector tracks
+/// but the exception of a value it cannot write, after which it reads no
+/// further), so the dict cannot change under it, and PyO3's iterator, which
+/// holds a reference to each key and value and checks the dict's size on
+/// every step, cost a sixth of writing an event. Free-threaded, where
+/// another thread may change the dict, PyO3's iterator is used.
 fn for_each_item(
     dict: &Bound<'_, PyDict>,
     mut write: impl FnMut(&Bound<'_, PyAny>, &Bound<'_, PyAny>) -> Result<(), NotWritten>,
