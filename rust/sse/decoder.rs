@@ -395,7 +395,8 @@ impl Decoder {
                 self.check_line_length(line.len(), start)?;
                 // An id containing NUL is ignored as a whole: the previous
                 // id survives.
-                // Ids are short: a plain loop, not a vector search.
+                // Ids are short: the inlined slice search, not a call into
+                // the vector one.
                 if !value.contains(&0) {
                     self.id_buffer.clear();
                     self.id_buffer.push_str(&lossy_utf8(value));
