@@ -70,8 +70,8 @@ impl fmt::Display for EventError {
 }
 
 /// The stream went past one of the assembler's own limits
-/// (`max_stream_bytes`, `max_messages`) at event `event`: the assembler
-/// takes no more input.
+/// (`max_stream_bytes`, `max_messages`, `max_blocks`) at event `event`: the
+/// assembler takes no more input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exceeded {
     pub subject: &'static str,
@@ -141,6 +141,13 @@ pub const DEFAULT_MAX_STREAM_BYTES: u64 = 1 << 28;
 /// otherwise: each costs a few hundred bytes of bookkeeping whatever its
 /// size, so a stream of tiny messages needs a count of its own.
 pub const DEFAULT_MAX_MESSAGES: u64 = 100_000;
+
+/// How many blocks (content parts, tool calls) one stream's assembled
+/// messages may hold unless told otherwise: like a message, each costs a
+/// few hundred bytes of maps whatever its size, so that a stream of tiny
+/// ones could make an assembler hold ten times what it brought. Five a
+/// message at `max_messages`.
+pub const DEFAULT_MAX_BLOCKS: u64 = 500_000;
 
 /// What a stream has brought, against `max_stream_bytes`: the data of its
 /// events (fed as SSE or text; events given decoded are the caller's own),
@@ -212,6 +219,8 @@ pub struct Log {
     pub budget: Budget,
     /// `u64::MAX`: no limit.
     max_messages: u64,
+    /// `u64::MAX`: no limit.
+    max_blocks: u64,
 }
 
 impl Log {
@@ -231,6 +240,7 @@ impl Log {
             subject,
             budget: Budget::new(Some(DEFAULT_MAX_STREAM_BYTES)),
             max_messages: DEFAULT_MAX_MESSAGES,
+            max_blocks: DEFAULT_MAX_BLOCKS,
         }
     }
 
@@ -264,15 +274,24 @@ impl Log {
         Ok(())
     }
 
-    /// Says whether the event just applied took the stream's messages past
-    /// `max_messages`.
+    /// Says whether the event just applied took what the assembler holds
+    /// past `max_messages` or `max_blocks` (the messages first).
     #[inline]
-    fn count_messages(&self, messages: usize) -> Result<(), Error> {
+    fn count<P: Protocol>(&self, protocol: &P) -> Result<(), Error> {
+        let messages = protocol.message_count();
         if messages as u64 > self.max_messages {
             return Err(self.exceeded(
                 "max_messages",
                 self.max_messages,
                 format!("it brings the stream's messages to {messages}"),
+            ));
+        }
+        let blocks = protocol.block_count();
+        if blocks as u64 > self.max_blocks {
+            return Err(self.exceeded(
+                "max_blocks",
+                self.max_blocks,
+                format!("it brings the stream's blocks to {blocks}"),
             ));
         }
         Ok(())
@@ -361,6 +380,11 @@ pub trait Protocol {
     /// How many messages the stream has brought (for `max_messages`); cheap,
     /// since it is asked after every event.
     fn message_count(&self) -> usize;
+
+    /// How many blocks (content parts, tool calls: what each protocol's
+    /// messages are made of) the assembled messages hold now, for
+    /// `max_blocks`; kept as a count, since it is asked after every event.
+    fn block_count(&self) -> usize;
 }
 
 /// What every assembler does with its input, over its [`Driver`]: each
@@ -433,6 +457,11 @@ pub trait Assemble {
     /// The most messages the stream may bring (`None`: no limit).
     fn set_max_messages(&mut self, max: Option<u64>) {
         self.driver_mut().log.max_messages = max.unwrap_or(u64::MAX);
+    }
+
+    /// The most blocks the assembled messages may hold (`None`: no limit).
+    fn set_max_blocks(&mut self, max: Option<u64>) {
+        self.driver_mut().log.max_blocks = max.unwrap_or(u64::MAX);
     }
 
     fn is_closed(&self) -> bool {
@@ -572,7 +601,7 @@ impl<P: Protocol> Driver<P> {
             // Decoded by the caller: its data is not counted.
             self.log.events += 1;
             self.protocol.apply_value(&mut self.log, event)?;
-            self.log.count_messages(self.protocol.message_count())
+            self.log.count(&self.protocol)
         });
         self.note(result)
     }
@@ -691,5 +720,5 @@ fn apply_event<P: Protocol>(
     log.events += 1;
     log.charge(text.len())?;
     protocol.apply_text(log, text, observe)?;
-    log.count_messages(protocol.message_count())
+    log.count(protocol)
 }

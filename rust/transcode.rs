@@ -194,6 +194,11 @@ pub trait Sink {
         0
     }
 
+    /// The blocks its messages hold.
+    fn block_count(&self) -> usize {
+        0
+    }
+
     /// One `block_delta`, in parts (the hot path, without a map).
     fn delta(
         &mut self,
@@ -272,6 +277,10 @@ impl<S: Sink> Protocol for Decoding<S> {
 
     fn message_count(&self) -> usize {
         self.sink.message_count()
+    }
+
+    fn block_count(&self) -> usize {
+        self.sink.block_count()
     }
 
     fn finish(&mut self) {
@@ -526,6 +535,8 @@ pub struct View {
     open: IndexMap<(String, i64), usize>,
     state: Value,
     kept: Vec<Value>,
+    /// The blocks all messages hold (for `max_blocks`).
+    blocks: usize,
 }
 
 /// A block: its message's id and its index.
@@ -551,6 +562,7 @@ impl View {
             open: IndexMap::new(),
             state: Value::Null,
             kept: Vec::new(),
+            blocks: 0,
         }
     }
 
@@ -639,6 +651,10 @@ impl View {
 impl Sink for View {
     fn message_count(&self) -> usize {
         self.messages.len()
+    }
+
+    fn block_count(&self) -> usize {
+        self.blocks
     }
 
     fn delta(
@@ -730,6 +746,7 @@ impl Sink for View {
                 message.blocks.push(block);
                 let position = message.blocks.len() - 1;
                 self.open.insert((message_id, index), position);
+                self.blocks += 1;
             }
             "block_delta" => {
                 let index = event.get("index").and_then(Value::as_i64);

@@ -95,11 +95,13 @@ class SSELimitError(SSEError):
 
 class StreamLimitError(AgentCodecError, ValueError):
     """A stream went past one of its assembler's limits: ``max_stream_bytes``
-    (the data its events bring) or ``max_messages``. The assembler takes no
+    (the data its events bring), ``max_messages`` or ``max_blocks`` (the
+    content parts and tool calls its messages hold). The assembler takes no
     more input; what it assembled stays readable and ``close()`` finishes it.
 
     Attributes:
-        limit: the name of the setting, ``"max_stream_bytes"`` or ``"max_messages"``.
+        limit: the name of the setting: ``"max_stream_bytes"``,
+            ``"max_messages"`` or ``"max_blocks"``.
         maximum: its value.
         event: the number of the event that went past it, counting from 1.
         detail: how it went past it.

@@ -130,6 +130,7 @@ class AgentScopeAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> AgentScopeAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -188,6 +189,7 @@ class LangChainAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> LangChainAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of a raw SSE stream (any chunking)."""
@@ -247,6 +249,7 @@ class AGUIAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> AGUIAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -313,6 +316,7 @@ class OpenAIChatAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> OpenAIChatAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -369,6 +373,7 @@ class AnthropicAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> AnthropicAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -428,6 +433,7 @@ class AISDKAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> AISDKAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -492,6 +498,7 @@ class OpenAIResponsesAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> OpenAIResponsesAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -701,6 +708,7 @@ class NeutralAssembler:
         max_errors: int | None = 1000,
         max_stream_bytes: int | None = 268435456,
         max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
     ) -> NeutralAssembler: ...
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""

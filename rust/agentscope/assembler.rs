@@ -436,6 +436,8 @@ pub struct AgentScope {
     /// The slot the last quick delta went to. Only quick deltas run between
     /// two events of the full path, which clears it.
     hot: Option<HotSlot>,
+    /// The content slots all messages hold (for `max_blocks`).
+    slots: usize,
 }
 
 /// A message's key: its string id, or, for a message without one (the
@@ -503,6 +505,7 @@ impl Assembler {
             last_message: None,
             last_plain: false,
             hot: None,
+            slots: 0,
         };
         Assembler {
             driver: Driver::new(
@@ -692,6 +695,10 @@ impl Protocol for AgentScope {
 
     fn message_count(&self) -> usize {
         self.messages.len()
+    }
+
+    fn block_count(&self) -> usize {
+        self.slots
     }
 
     fn finish(&mut self) {
@@ -887,8 +894,11 @@ impl AgentScope {
         let content = event.shift_remove("content");
         let message = self.message_for(event.get("id"));
         let live = message.live();
+        let before = live.slots.len();
         Self::update_message(live, event, content);
+        let after = live.slots.len();
         message.freeze_if_done();
+        self.slots = self.slots - before + after;
     }
 
     fn update_message(message: &mut Live, event: Map<String, Value>, content: Option<Value>) {
@@ -939,7 +949,9 @@ impl AgentScope {
                 event.insert("index".to_owned(), index.into());
                 let msg_id = message.fields.get("id").cloned().unwrap_or(Value::Null);
                 event.insert("msg_id".to_owned(), msg_id);
+                let before = message.slots.len();
                 message.set_slot(index, Value::Object(event));
+                self.slots += message.slots.len() - before;
             }
         }
     }

@@ -116,6 +116,8 @@ pub struct AgUi {
     ended_calls: HashSet<String>,
     /// Times messages were replaced (MESSAGES_SNAPSHOT): see `tool_calls`.
     rewrites: u64,
+    /// The tool calls all messages hold (for `max_blocks`).
+    call_count: usize,
 }
 
 impl Assemble for Assembler {
@@ -170,6 +172,7 @@ impl Assembler {
             terminal: false,
             ended_calls: HashSet::new(),
             rewrites: 0,
+            call_count: 0,
         };
         protocol.reindex();
         Assembler {
@@ -403,6 +406,10 @@ impl Protocol for AgUi {
         self.messages.len()
     }
 
+    fn block_count(&self) -> usize {
+        self.call_count
+    }
+
     fn finish(&mut self) {
         if !self.terminal {
             self.run.insert("status".to_owned(), "incomplete".into());
@@ -442,22 +449,26 @@ impl AgUi {
         true
     }
 
+    /// Makes every message findable again, after messages were replaced
+    /// or moved, and counts their tool calls again.
     fn reindex(&mut self) {
         self.by_id.clear();
         self.calls.clear();
+        self.call_count = 0;
         for position in 0..self.messages.len() {
             self.index(position);
         }
     }
 
     /// Makes the message at `position`, and its tool calls, findable, unless
-    /// an earlier one has the same id.
+    /// an earlier one has the same id; its tool calls are its blocks.
     fn index(&mut self, position: usize) {
         let message = &self.messages[position];
         if let Some(id) = message.get("id").and_then(Value::as_str) {
             self.by_id.entry(id.to_owned()).or_insert(position);
         }
         if let Some(calls) = message.get("toolCalls").and_then(Value::as_array) {
+            self.call_count += calls.len();
             for (at, call) in calls.iter().enumerate() {
                 if let Some(call_id) = call.get("id").and_then(Value::as_str) {
                     self.calls
@@ -658,6 +669,7 @@ impl AgUi {
         calls.push(call);
         let at = calls.len() - 1;
         self.calls.insert(call_id.to_owned(), (owner, at));
+        self.call_count += 1;
         Ok(())
     }
 

@@ -231,6 +231,10 @@ impl Protocol for UiMessage {
         1
     }
 
+    fn block_count(&self) -> usize {
+        self.parts.len()
+    }
+
     fn finish(&mut self) {
         let mut positions: Vec<usize> = self.pending.keys().copied().collect();
         positions.sort_unstable();

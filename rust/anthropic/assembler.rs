@@ -207,6 +207,10 @@ impl Protocol for Messages {
         1
     }
 
+    fn block_count(&self) -> usize {
+        self.blocks.len()
+    }
+
     fn finish(&mut self) {
         // A stream cut short: the input of a tool block that never stopped
         // stands if it is complete.

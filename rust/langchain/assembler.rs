@@ -232,6 +232,8 @@ pub struct LangChain {
     /// Where the quick path last found the field it appended to, in its
     /// block: the next delta looks there first (see `append_at`).
     appended_at: usize,
+    /// The content blocks all messages hold (for `max_blocks`).
+    blocks: usize,
 }
 
 impl Assemble for Assembler {
@@ -262,6 +264,7 @@ impl Assembler {
             seen_ids: RecentIds::new(SEEN_EVENT_IDS),
             duplicates: 0,
             appended_at: usize::MAX,
+            blocks: 0,
         };
         Assembler {
             driver: Driver::new(
@@ -379,6 +382,10 @@ impl Protocol for LangChain {
 
     fn message_count(&self) -> usize {
         self.messages.len()
+    }
+
+    fn block_count(&self) -> usize {
+        self.blocks
     }
 
     fn finish(&mut self) {
@@ -579,6 +586,8 @@ impl LangChain {
             Some(Value::Object(block)) => Some(block_keys(block)),
             _ => None,
         };
+        // Blocks are only ever added, and only here.
+        let before = message.blocks.len();
         match kind.as_str() {
             "content-block-start" => {
                 if let Some(block) = content() {
@@ -605,6 +614,7 @@ impl LangChain {
                 }
             },
         }
+        self.blocks += message.blocks.len() - before;
     }
 
     fn start_message(&mut self, key: MessageKey, data: &Map<String, Value>) {

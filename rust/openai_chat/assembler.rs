@@ -47,6 +47,16 @@ pub struct Chat {
     kept: Vec<Value>,
     /// `[DONE]` came: the stream is over.
     done: bool,
+    /// The tool calls all choices hold (for `max_blocks`).
+    tool_calls: usize,
+}
+
+/// The tool calls a choice's message holds: a Chat message's blocks.
+fn tool_call_count(message: &Map<String, Value>) -> usize {
+    match message.get("tool_calls") {
+        Some(Value::Array(calls)) => calls.len(),
+        _ => 0,
+    }
 }
 
 struct Bad(String);
@@ -80,6 +90,7 @@ impl Assembler {
             choices: BTreeMap::new(),
             kept: Vec::new(),
             done: false,
+            tool_calls: 0,
         };
         Assembler {
             driver: Driver::new(
@@ -222,6 +233,10 @@ impl Protocol for Chat {
 
     fn message_count(&self) -> usize {
         self.choices.len()
+    }
+
+    fn block_count(&self) -> usize {
+        self.tool_calls
     }
 
     fn finish(&mut self) {}
@@ -382,6 +397,7 @@ impl Chat {
                 None => {
                     let mut message = Map::new();
                     merge_into(&mut message, delta);
+                    self.tool_calls += tool_call_count(&message);
                     self.choices.insert(
                         index,
                         Choice {
@@ -390,22 +406,36 @@ impl Chat {
                         },
                     );
                 }
+                // Only a delta with tool calls changes how many there are.
+                Some(held) if delta.contains_key("tool_calls") => {
+                    let before = tool_call_count(&held.message);
+                    merge_into(&mut held.message, delta);
+                    self.tool_calls = self.tool_calls - before + tool_call_count(&held.message);
+                    held.update_fields(choice);
+                }
                 Some(held) => {
                     merge_into(&mut held.message, delta);
-                    match choice.shift_remove("finish_reason") {
-                        Some(Value::String(reason)) if !reason.is_empty() => {
-                            held.fields
-                                .insert("finish_reason".to_owned(), Value::String(reason));
-                        }
-                        _ => {}
-                    }
-                    if let Some(Value::Object(logprobs)) = choice.shift_remove("logprobs") {
-                        extend_logprobs(&mut held.fields, logprobs);
-                    }
+                    held.update_fields(choice);
                 }
             }
         }
         Ok(())
+    }
+}
+
+impl Choice {
+    /// What a later chunk of the choice says of it besides its delta.
+    fn update_fields(&mut self, mut choice: Map<String, Value>) {
+        match choice.shift_remove("finish_reason") {
+            Some(Value::String(reason)) if !reason.is_empty() => {
+                self.fields
+                    .insert("finish_reason".to_owned(), Value::String(reason));
+            }
+            _ => {}
+        }
+        if let Some(Value::Object(logprobs)) = choice.shift_remove("logprobs") {
+            extend_logprobs(&mut self.fields, logprobs);
+        }
     }
 }
 

@@ -189,6 +189,20 @@ pub struct Responses {
     ended: bool,
     /// Times an item's arguments were replaced by more than an append.
     rewrites: u64,
+    /// The content and summary parts all items hold (for `max_blocks`).
+    parts: usize,
+}
+
+/// The parts an item holds: its content and summary parts, a Responses
+/// item's blocks.
+fn part_count(item: &Value) -> usize {
+    ["content", "summary"]
+        .iter()
+        .map(|key| match item.get(*key) {
+            Some(Value::Array(parts)) => parts.len(),
+            _ => 0,
+        })
+        .sum()
 }
 
 struct Bad(String);
@@ -236,6 +250,7 @@ impl Assembler {
             kept: Vec::new(),
             ended: false,
             rewrites: 0,
+            parts: 0,
         };
         Assembler {
             driver: Driver::new(
@@ -372,6 +387,10 @@ impl Protocol for Responses {
 
     fn message_count(&self) -> usize {
         self.items.len()
+    }
+
+    fn block_count(&self) -> usize {
+        self.parts
     }
 
     fn finish(&mut self) {}
@@ -532,6 +551,7 @@ impl Responses {
                 // The final output, as the server has it.
                 self.rewrites += 1;
                 self.items = (0..).zip(output).collect();
+                self.parts = self.items.values().map(part_count).sum();
                 self.reindex();
             }
             Some(output) => {
@@ -599,9 +619,17 @@ impl Responses {
                 .map_or(0, |last| last.saturating_add(1)),
         });
         self.note_replacing(at, &item);
-        self.items.insert(at, item);
+        self.insert(at, item);
         if identity != Identity::None {
             self.positions.insert(identity, at);
+        }
+    }
+
+    /// Puts an item at `at`, replacing what was there, and counts its parts.
+    fn insert(&mut self, at: i64, item: Value) {
+        self.parts += part_count(&item);
+        if let Some(old) = self.items.insert(at, item) {
+            self.parts -= part_count(&old);
         }
     }
 
@@ -621,7 +649,7 @@ impl Responses {
         }
         let identity = identity(&item);
         self.note_replacing(index, &item);
-        self.items.insert(index, item);
+        self.insert(index, item);
         if identity != Identity::None {
             self.positions.insert(identity, index);
         }
@@ -642,9 +670,18 @@ impl Responses {
     /// The item an event addresses: at its `output_index`, unless that holds
     /// another item and its `item_id` names one.
     fn item(&mut self, event: &Map<String, Value>) -> Result<&mut Value, Bad> {
+        Self::item_in(&mut self.items, &self.positions, event)
+    }
+
+    /// [`Responses::item`], borrowing only the items and their positions.
+    fn item_in<'a>(
+        items: &'a mut BTreeMap<i64, Value>,
+        positions: &HashMap<Identity, i64>,
+        event: &Map<String, Value>,
+    ) -> Result<&'a mut Value, Bad> {
         let index = int(event, "output_index")?;
         let item_id = event.get("item_id").and_then(Value::as_str);
-        let at_index = match self.items.get(&index) {
+        let at_index = match items.get(&index) {
             Some(item) => match (item_id, item.get("id")) {
                 (None, _) => true,
                 (Some(named), Some(Value::String(id))) => named == id,
@@ -656,9 +693,9 @@ impl Responses {
         let position = if at_index {
             Some(index)
         } else {
-            item_id.and_then(|id| self.positions.get(&Identity::Id(id.to_owned())).copied())
+            item_id.and_then(|id| positions.get(&Identity::Id(id.to_owned())).copied())
         };
-        match position.and_then(|at| self.items.get_mut(&at)) {
+        match position.and_then(|at| items.get_mut(&at)) {
             Some(item) => Ok(item),
             None => bad(format!("is for output item {index}, which was never added")),
         }
@@ -672,7 +709,7 @@ impl Responses {
         target: Where,
         open: bool,
     ) -> Result<&mut Map<String, Value>, Bad> {
-        let item = self.item(event)?;
+        let item = Self::item_in(&mut self.items, &self.positions, event)?;
         let Value::Object(item) = item else {
             unreachable!("items are objects");
         };
@@ -690,6 +727,7 @@ impl Responses {
         if open && usize::try_from(index).ok() == Some(parts.len()) {
             if let Some(kind) = target.new_part() {
                 parts.push(new_part(kind));
+                self.parts += 1;
             }
         }
         match usize::try_from(index).ok().and_then(|at| parts.get_mut(at)) {
@@ -757,7 +795,7 @@ impl Responses {
             Some(part @ Value::Object(_)) => part,
             _ => return bad("has no part object"),
         };
-        let item = self.item(&event)?;
+        let item = Self::item_in(&mut self.items, &self.positions, &event)?;
         let index = int(&event, target.index_key())?;
         let output_index = int(&event, "output_index").unwrap_or_default();
         let Value::Object(item) = item else {
@@ -771,7 +809,10 @@ impl Responses {
             unreachable!("just made an array");
         };
         match usize::try_from(index).ok() {
-            Some(at) if at == parts.len() => parts.push(part),
+            Some(at) if at == parts.len() => {
+                parts.push(part);
+                self.parts += 1;
+            }
             Some(at) if at < parts.len() => parts[at] = part,
             _ => {
                 return bad(format!(

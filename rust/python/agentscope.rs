@@ -24,7 +24,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 
 assembler_methods!(AgentScopeAssembler, unit = "event", item = event, {
     #[new]
-    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
+    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
@@ -36,6 +36,7 @@ assembler_methods!(AgentScopeAssembler, unit = "event", item = event, {
         max_errors: LimitArg,
         max_stream_bytes: LimitArg,
         max_messages: LimitArg,
+        max_blocks: LimitArg,
     ) -> PyResult<Self> {
         let data_merge = match data_merge.get(py, "data_merge")?.as_str() {
             "merge" => DataMerge::Merge,
@@ -55,9 +56,14 @@ assembler_methods!(AgentScopeAssembler, unit = "event", item = event, {
             strict,
             limits,
         });
-        inner.set_max_errors(max_errors.max_errors(py)?);
-        inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
-        inner.set_max_messages(max_messages.max_messages(py)?);
+        assemblers::set_limits(
+            py,
+            &mut inner,
+            &max_errors,
+            &max_stream_bytes,
+            &max_messages,
+            &max_blocks,
+        )?;
         Ok(AgentScopeAssembler {
             state: assemblers::guarded(inner),
         })

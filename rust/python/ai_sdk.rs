@@ -23,7 +23,8 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 
 assembler_methods!(AISDKAssembler, unit = "chunk", item = event, {
     #[new]
-    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
+    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
+    #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
         on_error: StrArg,
@@ -32,13 +33,19 @@ assembler_methods!(AISDKAssembler, unit = "chunk", item = event, {
         max_errors: LimitArg,
         max_stream_bytes: LimitArg,
         max_messages: LimitArg,
+        max_blocks: LimitArg,
     ) -> PyResult<Self> {
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let mut inner = Assembler::new(Options { on_error, limits });
-        inner.set_max_errors(max_errors.max_errors(py)?);
-        inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
-        inner.set_max_messages(max_messages.max_messages(py)?);
+        assemblers::set_limits(
+            py,
+            &mut inner,
+            &max_errors,
+            &max_stream_bytes,
+            &max_messages,
+            &max_blocks,
+        )?;
         Ok(AISDKAssembler {
             state: assemblers::guarded(inner),
         })

@@ -56,6 +56,15 @@ impl LimitArg {
             .map(|max| max as u64))
     }
 
+    /// The `max_blocks` argument: how many blocks the assembled messages
+    /// may hold.
+    pub fn max_blocks(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        let default = Some(crate::stream::DEFAULT_MAX_BLOCKS as usize);
+        Ok(self
+            .resolve(py, "max_blocks", default)?
+            .map(|max| max as u64))
+    }
+
     fn resolve(
         &self,
         py: Python<'_>,

@@ -4,6 +4,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
+use super::args::LimitArg;
 use super::bytes::{with_bytes, with_bytes_detached};
 use super::guard::Guarded;
 use super::json::{from_python, to_python};
@@ -27,6 +28,23 @@ pub fn guarded<A: Send>(inner: A) -> Guarded<AssemblerState<A>> {
             reader: ToolCallReader::default(),
         },
     )
+}
+
+/// Sets the limits every assembler takes beyond the SSE framing's, from
+/// its arguments.
+pub fn set_limits<A: Assemble>(
+    py: Python<'_>,
+    inner: &mut A,
+    max_errors: &LimitArg,
+    max_stream_bytes: &LimitArg,
+    max_messages: &LimitArg,
+    max_blocks: &LimitArg,
+) -> PyResult<()> {
+    inner.set_max_errors(max_errors.max_errors(py)?);
+    inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
+    inner.set_max_messages(max_messages.max_messages(py)?);
+    inner.set_max_blocks(max_blocks.max_blocks(py)?);
+    Ok(())
 }
 
 /// Turns an assembler's error into the protocol's exception.

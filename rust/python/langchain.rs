@@ -24,7 +24,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 
 assembler_methods!(LangChainAssembler, unit = "message", item = envelope, {
     #[new]
-    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000)")]
+    #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
@@ -35,6 +35,7 @@ assembler_methods!(LangChainAssembler, unit = "message", item = envelope, {
         max_errors: LimitArg,
         max_stream_bytes: LimitArg,
         max_messages: LimitArg,
+        max_blocks: LimitArg,
     ) -> PyResult<Self> {
         let tool_args = match assemblers::choice(
             py,
@@ -52,9 +53,14 @@ assembler_methods!(LangChainAssembler, unit = "message", item = envelope, {
             on_error,
             limits,
         });
-        inner.set_max_errors(max_errors.max_errors(py)?);
-        inner.set_max_stream_bytes(max_stream_bytes.max_stream_bytes(py)?);
-        inner.set_max_messages(max_messages.max_messages(py)?);
+        assemblers::set_limits(
+            py,
+            &mut inner,
+            &max_errors,
+            &max_stream_bytes,
+            &max_messages,
+            &max_blocks,
+        )?;
         Ok(LangChainAssembler {
             state: assemblers::guarded(inner),
         })

@@ -19,7 +19,14 @@ from .accumulate import is_text as _is_text
 from .accumulate import render as _render
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -176,6 +183,7 @@ class Assembler(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         if not isinstance(data_merge, str):
             raise TypeError(f"data_merge must be str, not {type(data_merge).__name__}")
@@ -190,6 +198,7 @@ class Assembler(Driver):
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
             max_messages=max_messages,
+            max_blocks=max_blocks,
         )
         self._upstream = data_merge == "upstream"
         self._strict = strict
@@ -384,7 +393,9 @@ class Assembler(Driver):
         content = event.get("content")
         if isinstance(content, list) and content:
             # A message's content is authoritative: positioned by array order.
+            before = len(message.slots)
             message.set_content(content)
+            self._blocks_held += len(message.slots) - before
         elif not message.slots:
             message.fields["content"] = content
 
@@ -406,7 +417,9 @@ class Assembler(Driver):
         if slot is None or not is_delta or not isinstance(slot, dict):
             event["index"] = index
             event["msg_id"] = message.fields.get("id")
+            before = len(slots)
             message.set_slot(index, event)
+            self._blocks_held += len(slots) - before
             return
         self._merge_into(message, index, event)
 

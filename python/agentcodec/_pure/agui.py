@@ -19,7 +19,14 @@ from .accumulate import Pieces, render
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -110,6 +117,7 @@ class Assembler(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -118,6 +126,7 @@ class Assembler(Driver):
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
             max_messages=max_messages,
+            max_blocks=max_blocks,
         )
         try:
             initial_messages = copy_value([] if messages is None else messages)
@@ -263,19 +272,23 @@ class Assembler(Driver):
             self._run["status"] = "incomplete"
 
     def _reindex(self) -> None:
+        """Makes every message findable again, after messages were replaced
+        or moved, and counts their tool calls again."""
         self._by_id = {}
         self._calls = {}
+        self._blocks_held = 0
         for message in self._messages:
             self._index(message)
 
     def _index(self, message: dict[str, Any]) -> None:
         """Makes a message, and its tool calls, findable, unless an earlier
-        one has the same id."""
+        one has the same id; its tool calls are its blocks."""
         message_id = message.get("id")
         if isinstance(message_id, str):
             self._by_id.setdefault(message_id, message)
         calls = message.get("toolCalls")
         if isinstance(calls, list):
+            self._blocks_held += len(calls)
             for call in calls:
                 call_id = call.get("id") if isinstance(call, dict) else None
                 if isinstance(call_id, str) and call_id not in self._calls:
@@ -410,6 +423,7 @@ class Assembler(Driver):
             calls = owner["toolCalls"] = []
         call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
         calls.append(call)
+        self._blocks_held += 1
         self._calls[call_id] = (owner, call)
         self._merge_metadata(call, metadata)
 

@@ -37,7 +37,14 @@ from .._errors import AISDKError, AISDKEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
@@ -98,6 +105,7 @@ class Assembler(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -106,6 +114,7 @@ class Assembler(Driver):
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
             max_messages=max_messages,
+            max_blocks=max_blocks,
         )
         self._id = ""
         self._metadata: Any = None
@@ -233,6 +242,8 @@ class Assembler(Driver):
             self._apply(event)
         except _EventProblemError as exc:
             self._fail(str(exc))
+        finally:
+            self._blocks_held = len(self._parts)
 
     def _finish(self) -> None:
         for position in list(self._pending):

@@ -23,7 +23,14 @@ from .accumulate import Pieces, append, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
@@ -68,6 +75,7 @@ class Assembler(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -76,6 +84,7 @@ class Assembler(Driver):
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
             max_messages=max_messages,
+            max_blocks=max_blocks,
         )
         self._message: dict[str, Any] | None = None
         self._blocks: list[dict[str, Any]] = []
@@ -180,6 +189,8 @@ class Assembler(Driver):
             self._apply(event)
         except _EventProblemError as exc:
             self._fail(str(exc))
+        finally:
+            self._blocks_held = len(self._blocks)
 
     def _finish(self) -> None:
         # A stream cut short: the input of a tool block that never stopped

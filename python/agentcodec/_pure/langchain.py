@@ -20,7 +20,14 @@ from ._args import as_bytes
 from .accumulate import append, is_text, render
 from .json_values import JSONValueError, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -151,6 +158,7 @@ class Assembler(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         if not isinstance(tool_args, str):
             raise TypeError(f"tool_args must be str, not {type(tool_args).__name__}")
@@ -163,6 +171,7 @@ class Assembler(Driver):
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
             max_messages=max_messages,
+            max_blocks=max_blocks,
         )
         self._auto_args = tool_args == "auto"
         self._messages: list[_Message] = []
@@ -348,11 +357,15 @@ class Assembler(Driver):
         if kind == "content-block-start":
             content = _first(data, "content", "content_block", "contentBlock")
             if isinstance(content, dict):
+                if index not in message.blocks:
+                    self._blocks_held += 1
                 message.blocks[index] = _block_keys(dict(content))
                 message.finished.discard(index)
         elif kind == "content-block-finish":
             content = _first(data, "content", "content_block", "contentBlock")
             if isinstance(content, dict):
+                if index not in message.blocks:
+                    self._blocks_held += 1
                 message.blocks[index] = self._finished_block(
                     message.blocks.get(index), _block_keys(dict(content))
                 )
@@ -391,6 +404,7 @@ class Assembler(Driver):
                 return
             if block is None:
                 block = message.blocks[index] = {"type": field, field: ""}
+                self._blocks_held += 1
             append(block, field, piece)
         elif kind == "data-delta":
             piece = delta.get("data")
@@ -405,6 +419,7 @@ class Assembler(Driver):
                 return
             if block is None:
                 message.blocks[index] = _block_keys(dict(fields))
+                self._blocks_held += 1
                 return
             self._merge_fields(block, _block_keys(fields))
         elif kind == "tool-call-delta":
@@ -436,6 +451,7 @@ class Assembler(Driver):
         block = message.blocks.get(index)
         if block is None:
             message.blocks[index] = dict(fragment)
+            self._blocks_held += 1
             return
         kind = fragment.get("type")
         if kind in ("text", "reasoning"):

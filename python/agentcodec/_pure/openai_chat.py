@@ -20,7 +20,14 @@ from .accumulate import Pieces, append, is_text, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -62,6 +69,7 @@ class Assembler(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -70,6 +78,7 @@ class Assembler(Driver):
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
             max_messages=max_messages,
+            max_blocks=max_blocks,
         )
         self._header: dict[str, Any] | None = None
         # index -> (the choice's own fields, its message)
@@ -230,16 +239,28 @@ class Assembler(Driver):
             if held is None:
                 message: dict[str, Any] = {}
                 _merge_into(message, delta)
+                self._blocks_held += _tool_call_count(message)
                 self._choices[index] = (fields, message)
                 continue
             held_fields, held_message = held
-            _merge_into(held_message, delta)
+            if "tool_calls" in delta:
+                before = _tool_call_count(held_message)
+                _merge_into(held_message, delta)
+                self._blocks_held += _tool_call_count(held_message) - before
+            else:
+                _merge_into(held_message, delta)
             reason = fields.get("finish_reason")
             if isinstance(reason, str) and reason:
                 held_fields["finish_reason"] = reason
             logprobs = fields.get("logprobs")
             if isinstance(logprobs, dict):
                 _extend_logprobs(held_fields, logprobs)
+
+
+def _tool_call_count(message: dict[str, Any]) -> int:
+    """The tool calls a choice's message holds: a Chat message's blocks."""
+    calls = message.get("tool_calls")
+    return len(calls) if isinstance(calls, list) else 0
 
 
 def _checked_choices(chunk: dict[str, Any]) -> list[int]:

@@ -19,7 +19,14 @@ from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from .accumulate import Pieces, render
 from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 from .tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
@@ -113,6 +120,15 @@ def _int(event: dict[str, Any], key: str) -> int:
     return value
 
 
+def _part_count(item: dict[str, Any]) -> int:
+    """The parts an item holds: its content and summary parts, a Responses
+    item's blocks."""
+    content, summary = item.get("content"), item.get("summary")
+    return (len(content) if isinstance(content, list) else 0) + (
+        len(summary) if isinstance(summary, list) else 0
+    )
+
+
 def _identity(item: dict[str, Any]) -> tuple[str, Any]:
     """How an item is recognised again: by its id, or by its call id."""
     if isinstance(item.get("id"), str):
@@ -137,6 +153,7 @@ class Assembler(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         super().__init__(
             on_error=on_error,
@@ -145,6 +162,7 @@ class Assembler(Driver):
             max_errors=max_errors,
             max_stream_bytes=max_stream_bytes,
             max_messages=max_messages,
+            max_blocks=max_blocks,
         )
         self._header: dict[str, Any] = {}
         self._items: dict[int, dict[str, Any]] = {}
@@ -342,6 +360,7 @@ class Assembler(Driver):
         if kind == "response.completed" and output is not None:
             # The final output, as the server has it.
             self._items = dict(enumerate(output))
+            self._blocks_held = sum(map(_part_count, output))
             self._reindex()
         elif output:
             for item in output:
@@ -377,9 +396,15 @@ class Assembler(Driver):
                 at = index
             else:
                 at = min(max(self._items, default=-1) + 1, INDEX_MAX)
-        self._items[at] = item
+        self._insert(at, item)
         if identity[0] != "none":
             self._positions[identity] = at
+
+    def _insert(self, at: int, item: dict[str, Any]) -> None:
+        """Puts an item at ``at``, replacing what was there, and counts its parts."""
+        old = self._items.get(at)
+        self._blocks_held += _part_count(item) - (0 if old is None else _part_count(old))
+        self._items[at] = item
 
     def _item_added(self, event: dict[str, Any]) -> None:
         index = _int(event, "output_index")
@@ -391,7 +416,7 @@ class Assembler(Driver):
         held = self._items.get(index)
         if held is not None and _identity(held) != _identity(item):
             raise _EventProblemError(f"adds an item at output_index {index}, which another item holds")
-        self._items[index] = item
+        self._insert(index, item)
         identity = _identity(item)
         if identity[0] != "none":
             self._positions[identity] = index
@@ -429,6 +454,7 @@ class Assembler(Driver):
             parts = item[where] = []
         if index == len(parts) and new_part is not None:
             parts.append(NEW_PARTS[new_part]())
+            self._blocks_held += 1
         if not 0 <= index < len(parts) or not isinstance(parts[index], dict):
             output_index = event.get("output_index")
             raise _EventProblemError(
@@ -477,6 +503,7 @@ class Assembler(Driver):
             parts = item[where] = []
         if index == len(parts):
             parts.append(part)
+            self._blocks_held += 1
         elif 0 <= index < len(parts):
             parts[index] = part
         else:

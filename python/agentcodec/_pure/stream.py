@@ -24,6 +24,11 @@ DEFAULT_MAX_STREAM_BYTES = 1 << 28
 #: otherwise: ``stream::DEFAULT_MAX_MESSAGES`` in the Rust core.
 DEFAULT_MAX_MESSAGES = 100_000
 
+#: How many blocks (content parts, tool calls) one stream's assembled
+#: messages may hold unless told otherwise: ``stream::DEFAULT_MAX_BLOCKS``
+#: in the Rust core.
+DEFAULT_MAX_BLOCKS = 500_000
+
 __all__ = ["Budget", "Driver", "is_done_marker"]
 
 ON_ERROR_MODES = ("raise", "skip")
@@ -70,8 +75,8 @@ class Budget:
 class Driver:
     """The base of the pure assemblers. Subclasses set ``_event_error`` (raised
     for an event that cannot be used) and ``_base_error`` (raised when the
-    assembler is closed), and define ``_apply_text``, ``_apply_value``,
-    ``_finish`` and ``_message_count``."""
+    assembler is closed), define ``_apply_text``, ``_apply_value``,
+    ``_finish`` and ``_message_count``, and keep ``_blocks_held`` true."""
 
     _event_error: type[_EventError]
     _base_error: type[AgentCodecError]
@@ -85,6 +90,7 @@ class Driver:
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
         if not isinstance(on_error, str):
             raise TypeError(f"on_error must be str, not {type(on_error).__name__}")
@@ -102,6 +108,11 @@ class Driver:
         self._max_errors = limit_arg("max_errors", max_errors)
         self._budget = Budget(limit_arg("max_stream_bytes", max_stream_bytes))
         self._max_messages = limit_arg("max_messages", max_messages)
+        self._max_blocks = limit_arg("max_blocks", max_blocks)
+        # The blocks (content parts, tool calls: what each protocol's
+        # messages are made of) the assembled messages hold now: a count the
+        # protocol keeps, since it is asked after every event.
+        self._blocks_held = 0
         # The arguments of the StreamLimitError the stream went past a limit
         # with: every call that brings input raises it again.
         self._exceeded: tuple[str, int, str, int, str] | None = None
@@ -137,7 +148,7 @@ class Driver:
             return
         # Decoded by the caller: its data is not counted.
         self._apply_value(copied)
-        self._count_messages()
+        self._count()
 
     def reconnect(self) -> None:
         """A new connection carries the stream on (a client resuming with
@@ -262,14 +273,19 @@ class Driver:
         self._pending_limit = None
         raise StreamLimitError(*self._exceeded)
 
-    def _count_messages(self) -> None:
-        """Whether the event just applied took the stream's messages past ``max_messages``."""
+    def _count(self) -> None:
+        """Whether the event just applied took what the assembler holds past
+        ``max_messages`` or ``max_blocks`` (the messages first)."""
         if self._max_messages is not None:
             count = self._message_count()
             if count > self._max_messages:
                 self._exceed(
                     "max_messages", self._max_messages, f"it brings the stream's messages to {count}"
                 )
+        if self._max_blocks is not None:
+            count = self._blocks_held
+            if count > self._max_blocks:
+                self._exceed("max_blocks", self._max_blocks, f"it brings the stream's blocks to {count}")
 
     def _message_count(self) -> int:
         """How many messages the stream has brought; cheap, since it is asked after every event."""
@@ -299,6 +315,7 @@ class Driver:
     def _apply_all(self, texts: list[str], observed: list[Any] | None) -> None:
         budget = self._budget
         max_messages = self._max_messages
+        max_blocks = self._max_blocks
         for position, text in enumerate(texts):
             try:
                 self._events += 1
@@ -312,8 +329,10 @@ class Driver:
                 if not text or (text[0] in _WHITE_SPACE and not text.strip(_WHITE_SPACE)):
                     continue  # a keep-alive (`data:` and nothing): nothing to apply
                 self._apply_text(text, observed)
-                if max_messages is not None and self._message_count() > max_messages:
-                    self._count_messages()
+                if (max_messages is not None and self._message_count() > max_messages) or (
+                    max_blocks is not None and self._blocks_held > max_blocks
+                ):
+                    self._count()
             except AgentCodecError:
                 if self._exceeded is None:
                     self._backlog = texts[position + 1 :]

@@ -42,7 +42,14 @@ from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import DEFAULT_MAX_ERRORS, DEFAULT_MAX_MESSAGES, DEFAULT_MAX_STREAM_BYTES, Driver, is_done_marker
+from .stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    Driver,
+    is_done_marker,
+)
 
 __all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
 
@@ -215,6 +222,7 @@ class _Decoding(Driver):
             # (the neutral assembler sets its own).
             max_stream_bytes=None,
             max_messages=None,
+            max_blocks=None,
         )
         self.source = source
         self._source = protocol.decoder()
@@ -392,11 +400,13 @@ class Assembler(_Decoding):
         *,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
         **options: Any,
     ) -> None:
         super().__init__(protocol, **options)
         self._budget.max = limit_arg("max_stream_bytes", max_stream_bytes)
         self._max_messages = limit_arg("max_messages", max_messages)
+        self._max_blocks = limit_arg("max_blocks", max_blocks)
         self._run: dict[str, Any] = {
             "protocol": protocol,
             "run_id": None,
@@ -494,6 +504,7 @@ class Assembler(_Decoding):
             if field is not None:
                 block[field] = Pieces()
             message["blocks"].append(block)
+            self._blocks_held += 1
             self._blocks[(event["message_id"], event["index"])] = block
         elif kind in ("block_delta", "block_replaced", "block_finished"):
             found = self._blocks.get((event["message_id"], event["index"]))

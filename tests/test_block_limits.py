@@ -1,0 +1,352 @@
+"""``max_blocks``: how many blocks (content parts, tool calls) one stream's
+assembled messages may hold, on every assembler and both backends.
+
+Each assembler keeps a count of the blocks it holds rather than counting
+them after every event, so the count is held here to what its own view
+shows: on recorded streams of every protocol, the same streams broken, and
+generated ones, the limit stops the stream at exactly the event after which
+the view first holds more blocks than the limit allows."""
+
+from __future__ import annotations
+
+import json
+import random
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcodec import StreamLimitError
+from conftest import NATIVE, PURE, examples
+from test_producer_habits import PROTOCOLS, STREAM_IDS, STREAMS, events_of
+from test_transcode_properties import OPTIONS, broken, neutral_stream
+
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _list_length(value: Any) -> int:
+    return len(value) if isinstance(value, list) else 0
+
+
+def blocks_in_view(protocol: str, assembler: Any) -> int:
+    """The blocks an assembler's view shows: what ``max_blocks`` counts."""
+    if protocol == "neutral":
+        return sum(len(message["blocks"]) for message in assembler.view["messages"])
+    if protocol in ("agentscope", "langchain"):
+        return sum(_list_length(message.get("content")) for message in assembler.messages)
+    if protocol == "agui":
+        return sum(_list_length(message.get("toolCalls")) for message in assembler.messages)
+    if protocol == "openai-responses":
+        return sum(
+            _list_length(item.get("content")) + _list_length(item.get("summary"))
+            for item in assembler.response["output"]
+        )
+    if protocol == "openai-chat":
+        return sum(
+            _list_length(choice["message"].get("tool_calls"))
+            for choice in assembler.completion.get("choices") or ()
+        )
+    if protocol == "anthropic":
+        return _list_length(assembler.message.get("content"))
+    assert protocol == "ai-sdk"
+    return _list_length(assembler.message.get("parts"))
+
+
+def make(backend: ModuleType, protocol: str, source: str, **options: Any) -> Any:
+    if protocol == "neutral":
+        return backend.NeutralAssembler(source, on_error="skip", **options)
+    return getattr(backend, PROTOCOLS[protocol][0])(on_error="skip", **options)
+
+
+def held_after_each_event(
+    backend: ModuleType, protocol: str, source: str, frames: list[bytes]
+) -> list[tuple[int, int]]:
+    """(events seen, blocks in the view) after each frame, without a limit."""
+    assembler = make(backend, protocol, source, max_blocks=None)
+    held = []
+    for frame in frames:
+        assembler.feed(frame)
+        held.append((assembler.event_count, blocks_in_view(protocol, assembler)))
+    return held
+
+
+def check_every_level(backend: ModuleType, protocol: str, source: str, frames: list[bytes]) -> int:
+    """At every limit below the most the stream holds, the stream stops at
+    the event that first takes the view past it, and what came before stays.
+    Returns the most blocks held."""
+    held = held_after_each_event(backend, protocol, source, frames)
+    most = max((blocks for _, blocks in held), default=0)
+    for limit in range(most):
+        event, blocks = next((event, blocks) for event, blocks in held if blocks > limit)
+        assembler = make(backend, protocol, source, max_blocks=limit)
+        with pytest.raises(StreamLimitError) as info:
+            for frame in frames:
+                assembler.feed(frame)
+        error = info.value
+        assert (error.limit, error.maximum, error.event) == ("max_blocks", limit, event)
+        assert error.detail == f"it brings the stream's blocks to {blocks}"
+        assert str(error) == (
+            f"{error.subject} {event} exceeds max_blocks={limit}: it brings the stream's blocks to"
+            f" {blocks}; the assembler takes no more input"
+        )
+        assembler.close()
+        assert blocks_in_view(protocol, assembler) == blocks  # the event past the limit is applied
+    # At the most it holds, nothing stops it.
+    assembler = make(backend, protocol, source, max_blocks=most)
+    for frame in frames:
+        assembler.feed(frame)
+    assembler.close()
+    return most
+
+
+@pytest.mark.parametrize(("protocol", "path"), STREAMS, ids=STREAM_IDS)
+def test_recorded_streams_stop_where_their_view_first_holds_too_many(
+    backend: ModuleType, protocol: str, path: Any
+) -> None:
+    frames = events_of(path.read_bytes())
+    check_every_level(backend, protocol, protocol, frames)
+    check_every_level(backend, "neutral", protocol, frames)
+
+
+def test_the_recorded_streams_hold_blocks_of_every_protocol(backend: ModuleType) -> None:
+    """So that the test above tests something on each: every protocol has a
+    recorded stream holding several blocks."""
+    most: dict[str, int] = {}
+    for protocol, path in STREAMS:
+        held = held_after_each_event(backend, protocol, protocol, events_of(path.read_bytes()))
+        most[protocol] = max(most.get(protocol, 0), *(blocks for _, blocks in held))
+    assert min(most.values()) >= 2, most
+
+
+def frames_of(events: list[Any]) -> list[bytes]:
+    return [b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n" for event in events]
+
+
+def _real_events(protocol: str, rng: random.Random) -> list[Any]:
+    path = rng.choice([path for name, path in STREAMS if name == protocol])
+    return [
+        json.loads(frame.split(b"data: ", 1)[1])
+        for frame in events_of(path.read_bytes())
+        if b"data: {" in frame
+    ]
+
+
+@SETTINGS
+@given(rng=st.randoms(use_true_random=False), protocol=st.sampled_from(list(PROTOCOLS)))
+def test_broken_streams_stop_where_their_view_first_holds_too_many(rng: random.Random, protocol: str) -> None:
+    """Events dropped, repeated, swapped or changed: replacements and
+    snapshots that take blocks away count as surely as deltas that add them."""
+    frames = frames_of(broken(rng, _real_events(protocol, rng)))
+    for backend in (NATIVE, PURE):
+        if backend is not None:
+            check_every_level(backend, protocol, protocol, frames)
+
+
+@SETTINGS
+@given(rng=st.randoms(use_true_random=False), protocol=st.sampled_from(list(PROTOCOLS)))
+def test_generated_streams_stop_where_their_view_first_holds_too_many(
+    rng: random.Random, protocol: str
+) -> None:
+    """Neutral streams of blocks opened, appended to, replaced and finished
+    in any order, written in each protocol by its encoder."""
+    encoder = PURE.NeutralEncoder(protocol, **OPTIONS[protocol])
+    events = [event for event in neutral_stream(rng) if isinstance(event, dict)]
+    data = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    frames = events_of(data)
+    for backend in (NATIVE, PURE):
+        if backend is not None:
+            check_every_level(backend, protocol, protocol, frames)
+            check_every_level(backend, "neutral", protocol, frames)
+
+
+# Events that each add one block, after an opening: (protocol, opening, the
+# nth block's event).
+ONE_BLOCK_EACH: dict[str, tuple[list[dict[str, Any]], Any]] = {
+    "agentscope": (
+        [{"object": "message", "id": "m", "role": "assistant", "status": "in_progress"}],
+        lambda n: {
+            "object": "content",
+            "type": "text",
+            "index": n,
+            "delta": True,
+            "msg_id": "m",
+            "text": "x",
+        },
+    ),
+    "langchain": (
+        [{"method": "messages", "params": {"namespace": [], "data": {"event": "message-start", "id": "m"}}}],
+        lambda n: {
+            "method": "messages",
+            "params": {
+                "namespace": [],
+                "data": {
+                    "event": "content-block-delta",
+                    "index": n,
+                    "delta": {"type": "text-delta", "text": "x"},
+                },
+            },
+        },
+    ),
+    "agui": (
+        [{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}],
+        lambda n: {
+            "type": "TOOL_CALL_START",
+            "toolCallId": f"c{n}",
+            "toolCallName": "f",
+            "parentMessageId": "m",
+        },
+    ),
+    "openai-responses": (
+        [
+            {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {"type": "message", "id": "m", "role": "assistant", "content": []},
+            },
+        ],
+        lambda n: {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "item_id": "m",
+            "content_index": n,
+            "delta": "x",
+        },
+    ),
+    "openai-chat": (
+        [
+            {
+                "id": "c",
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": {"role": "assistant"}}],
+            }
+        ],
+        lambda n: {
+            "id": "c",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {"index": n, "id": f"c{n}", "function": {"name": "f", "arguments": ""}}
+                        ]
+                    },
+                }
+            ],
+        },
+    ),
+    "anthropic": (
+        [{"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}],
+        lambda n: {"type": "content_block_start", "index": n, "content_block": {"type": "text", "text": "x"}},
+    ),
+    "ai-sdk": (
+        [{"type": "start", "messageId": "m"}],
+        lambda n: {"type": "text-start", "id": f"t{n}"},
+    ),
+}
+
+
+@pytest.mark.parametrize("protocol", list(ONE_BLOCK_EACH))
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_a_stream_of_tiny_blocks_ends_at_max_blocks(
+    backend: ModuleType, protocol: str, on_error: str
+) -> None:
+    """Each block costs a few hundred bytes whatever its size: the event that
+    opens one block too many is the stream's last, whatever on_error says,
+    and every later call that brings input says so again."""
+    opening, block = ONE_BLOCK_EACH[protocol]
+    data = b"".join(frames_of([*opening, *(block(n) for n in range(1500))]))
+    assembler = getattr(backend, PROTOCOLS[protocol][0])(max_blocks=1000, on_error=on_error)
+    with pytest.raises(StreamLimitError) as info:
+        assembler.feed(data)
+    event = len(opening) + 1001
+    assert (info.value.limit, info.value.maximum, info.value.event) == ("max_blocks", 1000, event)
+    assert str(info.value).endswith(
+        f" {event} exceeds max_blocks=1000: it brings the stream's blocks to 1001;"
+        " the assembler takes no more input"
+    )
+    with pytest.raises(StreamLimitError, match="max_blocks=1000"):
+        assembler.feed_event(block(2000))
+    assert assembler.event_count == event
+    assert assembler.error_count == 0
+    assembler.close()
+    assert blocks_in_view(protocol, assembler) == 1001
+    neutral = backend.NeutralAssembler(protocol, max_blocks=1000)
+    with pytest.raises(StreamLimitError, match="it brings the stream's blocks to 1001;"):
+        neutral.feed(data)
+
+
+def test_blocks_given_decoded_count_too(backend: ModuleType) -> None:
+    opening, block = ONE_BLOCK_EACH["anthropic"]
+    assembler = backend.AnthropicAssembler(max_blocks=2)
+    for event in [*opening, block(0), block(1)]:
+        assembler.feed_event(event)
+    with pytest.raises(StreamLimitError, match="it brings the stream's blocks to 3;"):
+        assembler.feed_event(block(2))
+
+
+def test_blocks_taken_away_make_room(backend: ModuleType) -> None:
+    """The limit is on what the messages hold, not on what the stream ever
+    opened: an AgentScope message whose content is given whole holds that
+    content, not what it streamed before."""
+    events = [{"object": "message", "id": "m", "role": "assistant", "status": "in_progress"}]
+    events += [
+        {"object": "content", "type": "text", "index": n, "delta": True, "msg_id": "m", "text": "x"}
+        for n in range(3)
+    ]
+    done = {"object": "message", "id": "m", "role": "assistant", "status": "completed"}
+    events.append({**done, "content": [{"type": "text", "text": "xxx"}]})
+    events += [
+        {"object": "content", "type": "text", "index": n, "delta": True, "msg_id": "m2", "text": "y"}
+        for n in range(2)
+    ]
+    assembler = backend.AgentScopeAssembler(max_blocks=3)
+    assembler.feed(b"".join(frames_of(events)))
+    assert [len(message["content"]) for message in assembler.close()["output"]] == [1, 2]
+
+
+def test_the_default_is_half_a_million_blocks(backend: ModuleType) -> None:
+    """Five a message at the default max_messages: an Anthropic message of
+    500,001 blocks is past it (a stream of nothing else would hold some ten
+    times what it brought)."""
+    opening, block = ONE_BLOCK_EACH["anthropic"]
+    data = b"".join(frames_of([*opening, *(block(n) for n in range(500_001))]))
+    assembler = backend.AnthropicAssembler()
+    with pytest.raises(StreamLimitError) as info:
+        assembler.feed(data)
+    assert (info.value.limit, info.value.maximum, info.value.event) == ("max_blocks", 500_000, 500_002)
+
+
+@pytest.mark.parametrize("name", [*(entry[0] for entry in PROTOCOLS.values()), "NeutralAssembler"])
+def test_max_blocks_is_checked_like_the_other_limits(backend: ModuleType, name: str) -> None:
+    make = getattr(backend, name)
+    args = ("agui",) if name == "NeutralAssembler" else ()
+    with pytest.raises(ValueError, match=r"^max_blocks must not be negative, got -1$"):
+        make(*args, max_blocks=-1)
+    with pytest.raises(TypeError, match=r"^max_blocks must be an int or None$"):
+        make(*args, max_blocks="1")
+    with pytest.raises(TypeError, match=r"^max_blocks must be an int or None$"):
+        make(*args, max_blocks=True)
+    make(*args, max_blocks=2**100)  # more than memory holds: no limit
+
+
+def test_converters_take_no_max_blocks(backend: ModuleType) -> None:
+    """A Transcoder or NeutralDecoder holds no blocks."""
+    with pytest.raises(TypeError):
+        backend.Transcoder("agentscope", "agui", max_blocks=10)
+    with pytest.raises(TypeError):
+        backend.NeutralDecoder("agentscope", max_blocks=10)
+
+
+def test_the_history_an_agui_assembler_starts_from_counts(backend: ModuleType) -> None:
+    calls = [
+        {"id": f"c{n}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for n in range(3)
+    ]
+    history = [{"id": "m", "role": "assistant", "toolCalls": calls}]
+    assembler = backend.AGUIAssembler(messages=history, max_blocks=3)
+    start = {"type": "TOOL_CALL_START", "toolCallId": "c3", "toolCallName": "f", "parentMessageId": "m"}
+    with pytest.raises(StreamLimitError, match="it brings the stream's blocks to 4;"):
+        assembler.feed(b"".join(frames_of([{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}, start])))
+    assert len(assembler.messages[0]["toolCalls"]) == 4
