@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, OpenAIChatError, OpenAIChatEventError
@@ -533,3 +533,135 @@ def test_the_public_module() -> None:
 
     assert openai_chat.Assembler is impl.OpenAIChatAssembler  # the backend in use
     assert issubclass(openai_chat.OpenAIChatEventError, openai_chat.OpenAIChatError)
+
+
+def test_many_tool_calls_are_found_without_a_scan(backend: ModuleType) -> None:
+    """A tool call's delta not at the position its index names (indexes from
+    1, calls out of order, calls joined by id) was found by scanning the
+    message's calls from the end: 20k calls took minutes. 20k calls indexed
+    from 1 and started in descending order, then a fragment for each in
+    ascending order, then one joined by id each."""
+    count = 20_000
+
+    def calls(*entries: dict[str, Any]) -> dict[str, Any]:
+        return {"choices": [{"index": 0, "delta": {"tool_calls": list(entries)}}]}
+
+    chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
+    for index in range(count, 0, -1):
+        chunks.append(calls({"index": index, "id": f"c{index}", "function": {"name": "f", "arguments": "{"}}))
+    chunks += [calls({"index": index, "function": {"arguments": '"a":'}}) for index in range(1, count + 1)]
+    # (An index given as null: a list with no index at all is added whole.)
+    chunks += [
+        calls({"index": None, "id": f"c{index}", "function": {"arguments": "1}"}})
+        for index in range(1, count + 1)
+    ]
+    _, completion = assemble(backend, [sse(chunks)])
+    held = completion["choices"][0]["message"]["tool_calls"]
+    assert len(held) == count
+    assert held[0] == {"index": count, "id": f"c{count}", "function": {"name": "f", "arguments": '{"a":1}'}}
+    assert {call["function"]["arguments"] for call in held} == {'{"a":1}'}
+
+
+# --- the merge of indexed lists, against a plain reading of its rules ------------------------
+
+
+def _as_int(value: Any) -> int | None:
+    return value if type(value) is int and -(2**63) <= value < 2**63 else None
+
+
+def reference_merge(held: dict[str, Any], delta: dict[str, Any]) -> None:
+    """The merge as the module's doc states it, finding entries by scanning."""
+    for key, value in delta.items():
+        if held.get(key) is None:
+            held[key] = reference_fresh(value)
+            continue
+        slot = held[key]
+        if value is None or key in ("role", "id", "name"):
+            continue
+        if key in ("index", "type"):
+            if key != "index" or _as_int(slot) is None or _as_int(slot) != _as_int(value):
+                held[key] = value
+        elif isinstance(slot, str) and isinstance(value, str):
+            held[key] = slot + value
+        elif isinstance(slot, dict) and isinstance(value, dict):
+            reference_merge(slot, value)
+        elif isinstance(slot, list) and isinstance(value, list):
+            if any(isinstance(item, dict) and "index" in item for item in value):
+                reference_merge_indexed(slot, value)
+            else:
+                slot.extend(value)
+        else:
+            held[key] = value
+
+
+def reference_fresh(value: Any) -> Any:
+    if isinstance(value, list) and any(isinstance(item, dict) and "index" in item for item in value):
+        merged: list[Any] = []
+        reference_merge_indexed(merged, value)
+        return merged
+    return value
+
+
+def reference_merge_indexed(entries: list[Any], items: list[Any]) -> None:
+    for item in items:
+        if not isinstance(item, dict):
+            entries.append(item)
+            continue
+        index, found = _as_int(item.get("index")), None
+        if index is not None:
+            if 0 <= index < len(entries) and _has(entries[index], "index", index):
+                found = index
+            else:
+                found = next(
+                    (at for at in reversed(range(len(entries))) if _has(entries[at], "index", index)), None
+                )
+        elif isinstance(item.get("id"), str):
+            found = next(
+                (at for at in reversed(range(len(entries))) if _has(entries[at], "id", item["id"])), None
+            )
+        if found is None:
+            fresh: dict[str, Any] = {}
+            reference_merge(fresh, item)
+            entries.append(fresh)
+        else:
+            reference_merge(entries[found], item)
+
+
+def _has(entry: Any, key: str, value: Any) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    return _as_int(entry.get(key)) == value if key == "index" else entry.get(key) == value
+
+
+TOOL_CALL_ITEMS = st.fixed_dictionaries(
+    {},
+    optional={
+        "index": st.sampled_from([0, 1, 2, 3, -1, None, None, "1", 1.0, True]),
+        "id": st.sampled_from([None, "a", "a", "b", 5]),
+        "type": st.sampled_from(["function", None]),
+        "function": st.fixed_dictionaries({}, optional={"arguments": st.sampled_from(["x", "y", ""])}),
+    },
+)
+# A delta's tool calls are a list of objects, or null (anything else is refused).
+TOOL_CALLS = st.one_of(st.lists(TOOL_CALL_ITEMS, max_size=4), st.none())
+
+
+@settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(deltas=st.lists(TOOL_CALLS, min_size=1, max_size=25))
+# An entry that gains its id late is joined by it.
+@example(deltas=[[{"index": 0}], [{"index": 0, "id": "a"}], [{"index": None, "id": "a"}]])
+def test_tool_calls_merge_as_a_scan_finds_them(backend: ModuleType, deltas: list[Any]) -> None:
+    """Entries found through the index of a choice's calls, on any sequence
+    of fragments (indexes repeated, missing, null or of other types, which
+    an entry joined by id takes; ids joined, repeated and set late): what
+    scanning finds."""
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": calls}}]} for calls in deltas]
+    expected: dict[str, Any] = {}
+    for chunk in chunks:
+        reference_merge(expected, json.loads(json.dumps(chunk["choices"][0]["delta"])))
+    assembler = backend.OpenAIChatAssembler()
+    for chunk in chunks:
+        assembler.feed_event(chunk)
+    assert assembler.completion["choices"][0]["message"] == expected

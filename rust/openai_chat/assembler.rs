@@ -11,7 +11,7 @@
 //! every chunk, and the SDK concatenates them into "assistantassistant"),
 //! and numbers replace (the SDK adds them).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::probe::{Chunk, Delta, TEXT_KEYS};
 use crate::events::or_null;
@@ -37,6 +37,8 @@ struct Choice {
     /// The choice's own fields, from its first chunk, without `delta`.
     fields: Map<String, Value>,
     message: Map<String, Value>,
+    /// Where the message's tool calls stand.
+    calls: Entries,
 }
 
 #[derive(Debug, Clone)]
@@ -396,25 +398,27 @@ impl Chat {
             match self.choices.get_mut(&index) {
                 None => {
                     let mut message = Map::new();
-                    merge_into(&mut message, delta);
+                    let mut calls = Entries::default();
+                    merge_message(&mut message, delta, &mut calls);
                     self.tool_calls += tool_call_count(&message);
                     self.choices.insert(
                         index,
                         Choice {
                             fields: choice,
                             message,
+                            calls,
                         },
                     );
                 }
                 // Only a delta with tool calls changes how many there are.
                 Some(held) if delta.contains_key("tool_calls") => {
                     let before = tool_call_count(&held.message);
-                    merge_into(&mut held.message, delta);
+                    merge_message(&mut held.message, delta, &mut held.calls);
                     self.tool_calls = self.tool_calls - before + tool_call_count(&held.message);
                     held.update_fields(choice);
                 }
                 Some(held) => {
-                    merge_into(&mut held.message, delta);
+                    merge_message(&mut held.message, delta, &mut held.calls);
                     held.update_fields(choice);
                 }
             }
@@ -583,13 +587,27 @@ fn extend_logprobs(fields: &mut Map<String, Value>, given: Map<String, Value>) {
 
 // --- the merge ----------------------------------------------------------------------------
 
+/// Merges a delta into a choice's message: [`merge_into`], with its
+/// `tool_calls` found through `calls`.
+fn merge_message(message: &mut Map<String, Value>, delta: Map<String, Value>, calls: &mut Entries) {
+    for (key, value) in delta {
+        let calls = (key == "tool_calls").then_some(&mut *calls);
+        match message.get_mut(&key) {
+            Some(slot) if !slot.is_null() => merge_value(&key, slot, value, calls),
+            _ => {
+                message.insert(key, fresh(value, calls));
+            }
+        }
+    }
+}
+
 /// Merges a delta into what was assembled (see the module's doc).
 fn merge_into(held: &mut Map<String, Value>, delta: Map<String, Value>) {
     for (key, value) in delta {
         match held.get_mut(&key) {
-            Some(slot) if !slot.is_null() => merge_value(&key, slot, value),
+            Some(slot) if !slot.is_null() => merge_value(&key, slot, value, None),
             _ => {
-                held.insert(key, fresh(value));
+                held.insert(key, fresh(value, None));
             }
         }
     }
@@ -597,19 +615,23 @@ fn merge_into(held: &mut Map<String, Value>, delta: Map<String, Value>) {
 
 /// A value given for the first time: a list of indexed entries is merged
 /// even within its first delta, which may carry several fragments of one
-/// entry.
-fn fresh(value: Value) -> Value {
+/// entry. `entries`, when given, is made to describe the list.
+fn fresh(value: Value, entries: Option<&mut Entries>) -> Value {
+    let mut own = Entries::default();
+    let entries = entries.unwrap_or(&mut own);
+    *entries = Entries::default();
     match value {
         Value::Array(items) if has_indexed(&items) => {
             let mut list = Vec::with_capacity(items.len());
-            merge_indexed(&mut list, items);
+            entries.built = true;
+            merge_indexed(&mut list, items, entries);
             Value::Array(list)
         }
         other => other,
     }
 }
 
-fn merge_value(key: &str, slot: &mut Value, value: Value) {
+fn merge_value(key: &str, slot: &mut Value, value: Value, entries: Option<&mut Entries>) {
     if value.is_null() || SET_ONCE.contains(&key) {
         return;
     }
@@ -623,14 +645,28 @@ fn merge_value(key: &str, slot: &mut Value, value: Value) {
     match (slot, value) {
         (Value::String(text), Value::String(piece)) => text.push_str(&piece),
         (Value::Object(held), Value::Object(delta)) => merge_into(held, delta),
-        (Value::Array(list), Value::Array(items)) => {
-            if has_indexed(&items) {
-                merge_indexed(list, items);
-            } else {
-                list.extend(items);
+        (Value::Array(list), Value::Array(items)) => match entries {
+            Some(entries) => merge_list(list, items, entries),
+            None => merge_list(list, items, &mut Entries::default()),
+        },
+        (slot, value) => {
+            *slot = value;
+            if let Some(entries) = entries {
+                *entries = Entries::default(); // read again when next asked
             }
         }
-        (slot, value) => *slot = value,
+    }
+}
+
+/// More items for a list: merged by index when any has one, else added.
+fn merge_list(list: &mut Vec<Value>, items: Vec<Value>, entries: &mut Entries) {
+    if has_indexed(&items) {
+        merge_indexed(list, items, entries);
+    } else {
+        for item in items {
+            entries.note(list.len(), &item);
+            list.push(item);
+        }
     }
 }
 
@@ -641,25 +677,39 @@ fn has_indexed(items: &[Value]) -> bool {
 }
 
 /// Merges entries into a list by their `index`; an entry without an integer
-/// index joins the entry with its `id`, or is added.
-fn merge_indexed(list: &mut Vec<Value>, items: Vec<Value>) {
+/// index joins the last entry with its `id`, or is added.
+fn merge_indexed(list: &mut Vec<Value>, items: Vec<Value>, entries: &mut Entries) {
     for item in items {
         let Value::Object(entry) = item else {
             list.push(item);
             continue;
         };
         let found = match entry.get("index").and_then(Value::as_i64) {
-            Some(index) => find_index(list, index),
+            Some(index) => entries.find_index(list, index),
             None => match entry.get("id") {
-                Some(Value::String(id)) => list
-                    .iter()
-                    .rposition(|held| held.get("id").and_then(Value::as_str) == Some(id)),
+                Some(Value::String(id)) => entries.find_id(list, id),
                 _ => None,
             },
         };
-        match found.and_then(|at| list.get_mut(at)) {
-            Some(Value::Object(held)) => merge_into(held, entry),
-            _ => list.push(fresh_entry(entry)),
+        match found {
+            Some(at) => {
+                let Value::Object(held) = &mut list[at] else {
+                    unreachable!("only objects have an index or an id");
+                };
+                let gives_id = entries.built && entry.contains_key("id");
+                merge_into(held, entry);
+                if gives_id {
+                    // An id is set once: a held entry may only gain one.
+                    if let Some(Value::String(id)) = held.get("id") {
+                        entries.note_id(at, id);
+                    }
+                }
+            }
+            None => {
+                let fresh = fresh_entry(entry);
+                entries.note(list.len(), &fresh);
+                list.push(fresh);
+            }
         }
     }
 }
@@ -670,13 +720,85 @@ fn fresh_entry(entry: Map<String, Value>) -> Value {
     Value::Object(held)
 }
 
-/// Where the entry with `index` stands: at that position when the entries
-/// came in order (the usual case), else wherever it is.
-fn find_index(list: &[Value], index: i64) -> Option<usize> {
-    let has = |at: usize| list[at].get("index").and_then(Value::as_i64) == Some(index);
-    match usize::try_from(index) {
-        Ok(at) if at < list.len() && has(at) => Some(at),
-        _ => (0..list.len()).rev().find(|&at| has(at)),
+/// Where a list's entries stand by their integer `index` and by their `id`:
+/// what a scan from the end would find, without one. A stream may grow a
+/// message's `tool_calls` to thousands, and a scan for each delta whose
+/// entry is not at the position its index names (indexes from 1, calls out
+/// of order, entries joined by id) made that quadratic. Kept for each
+/// choice's `tool_calls`; other lists are short, and are scanned.
+///
+/// An entry never gains an integer index once made (an item that joins it
+/// by index has the same one; by id, none), and may lose it only to a
+/// value that is not one: positions that no longer have their index are
+/// dropped when found. An id is set once. A list replaced by another value
+/// is read again, with one scan, when next asked.
+#[derive(Debug, Clone, Default)]
+struct Entries {
+    /// Whether the maps describe the list (else they are empty).
+    built: bool,
+    /// Index -> the positions of the entries with it, ascending.
+    by_index: HashMap<i64, Vec<usize>>,
+    /// Id -> the position of the last entry with it.
+    by_id: HashMap<String, usize>,
+}
+
+impl Entries {
+    fn build(&mut self, list: &[Value]) {
+        if self.built {
+            return;
+        }
+        self.built = true;
+        for (at, entry) in list.iter().enumerate() {
+            self.note(at, entry);
+        }
+    }
+
+    /// An entry was put at `at`, after every other.
+    fn note(&mut self, at: usize, entry: &Value) {
+        if !self.built {
+            return;
+        }
+        if let Some(index) = entry.get("index").and_then(Value::as_i64) {
+            self.by_index.entry(index).or_default().push(at);
+        }
+        if let Some(Value::String(id)) = entry.get("id") {
+            self.note_id(at, id);
+        }
+    }
+
+    fn note_id(&mut self, at: usize, id: &str) {
+        match self.by_id.get_mut(id) {
+            Some(last) => *last = (*last).max(at),
+            None => {
+                self.by_id.insert(id.to_owned(), at);
+            }
+        }
+    }
+
+    /// Where the entry with `index` stands: at that position when the
+    /// entries came in order (the usual case), else the last one with it.
+    fn find_index(&mut self, list: &[Value], index: i64) -> Option<usize> {
+        let has = |at: usize| list[at].get("index").and_then(Value::as_i64) == Some(index);
+        if let Ok(at) = usize::try_from(index) {
+            if at < list.len() && has(at) {
+                return Some(at);
+            }
+        }
+        self.build(list);
+        let positions = self.by_index.get_mut(&index)?;
+        while let Some(&at) = positions.last() {
+            if has(at) {
+                return Some(at);
+            }
+            positions.pop(); // it lost its index
+        }
+        None
+    }
+
+    /// Where the last entry with `id` stands.
+    fn find_id(&mut self, list: &[Value], id: &str) -> Option<usize> {
+        self.build(list);
+        self.by_id.get(id).copied()
     }
 }
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import OpenAIChatError, OpenAIChatEventError
-from .accumulate import Pieces, append, is_text, render
+from .accumulate import append, is_text, render
 from .events import as_int
 from .json_values import JSONValueError, json_kind, loads, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
@@ -83,6 +83,8 @@ class Assembler(Driver):
         self._header: dict[str, Any] | None = None
         # index -> (the choice's own fields, its message)
         self._choices: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        # index -> where the choice's tool calls stand
+        self._calls: dict[int, _Entries] = {}
         self._kept: list[dict[str, Any]] = []
         self._done = False
 
@@ -238,14 +240,16 @@ class Assembler(Driver):
             held = self._choices.get(index)
             if held is None:
                 message: dict[str, Any] = {}
-                _merge_into(message, delta)
+                calls = self._calls[index] = _Entries()
+                _merge_message(message, delta, calls)
                 self._blocks_held += _tool_call_count(message)
                 self._choices[index] = (fields, message)
                 continue
             held_fields, held_message = held
             if "tool_calls" in delta:
+                # Only a delta with tool calls changes how many there are.
                 before = _tool_call_count(held_message)
-                _merge_into(held_message, delta)
+                _merge_message(held_message, delta, self._calls[index])
                 self._blocks_held += _tool_call_count(held_message) - before
             else:
                 _merge_into(held_message, delta)
@@ -318,27 +322,41 @@ def _extend_logprobs(fields: dict[str, Any], given: dict[str, Any]) -> None:
 # --- the merge ----------------------------------------------------------------------
 
 
+def _merge_message(message: dict[str, Any], delta: dict[str, Any], calls: _Entries) -> None:
+    """Merges a delta into a choice's message: ``_merge_into``, with its
+    ``tool_calls`` found through ``calls``."""
+    for key, value in delta.items():
+        entries = calls if key == "tool_calls" else None
+        if message.get(key) is None:
+            message[key] = _fresh(value, entries)
+        else:
+            _merge_value(message, key, value, entries)
+
+
 def _merge_into(held: dict[str, Any], delta: dict[str, Any]) -> None:
     """Merges a delta into what was assembled (see the module's doc)."""
     for key, value in delta.items():
         if held.get(key) is None:
-            held[key] = _fresh(value)
+            held[key] = _fresh(value, None)
         else:
-            _merge_value(held, key, value)
+            _merge_value(held, key, value, None)
 
 
-def _fresh(value: Any) -> Any:
+def _fresh(value: Any, entries: _Entries | None) -> Any:
     """A value given for the first time: a list of indexed entries is merged
     even within its first delta, which may carry several fragments of one
-    entry."""
+    entry. ``entries``, when given, is made to describe the list."""
+    entries = _Entries() if entries is None else entries
+    entries.forget()
     if isinstance(value, list) and _has_indexed(value):
         merged: list[Any] = []
-        _merge_indexed(merged, value)
+        entries.built = True
+        _merge_indexed(merged, value, entries)
         return merged
     return value
 
 
-def _merge_value(held: dict[str, Any], key: str, value: Any) -> None:
+def _merge_value(held: dict[str, Any], key: str, value: Any, entries: _Entries | None) -> None:
     if value is None or key in SET_ONCE:
         return
     slot = held[key]
@@ -352,60 +370,113 @@ def _merge_value(held: dict[str, Any], key: str, value: Any) -> None:
     elif isinstance(slot, dict) and isinstance(value, dict):
         _merge_into(slot, value)
     elif isinstance(slot, list) and isinstance(value, list):
-        if _has_indexed(value):
-            _merge_indexed(slot, value)
-        else:
-            slot.extend(value)
+        _merge_list(slot, value, _Entries() if entries is None else entries)
     else:
         held[key] = value
+        if entries is not None:
+            entries.forget()  # read again when next asked
+
+
+def _merge_list(entries_list: list[Any], items: list[Any], entries: _Entries) -> None:
+    """More items for a list: merged by index when any has one, else added."""
+    if _has_indexed(items):
+        _merge_indexed(entries_list, items, entries)
+    else:
+        for item in items:
+            entries.note(len(entries_list), item)
+            entries_list.append(item)
 
 
 def _has_indexed(items: list[Any]) -> bool:
     return any(isinstance(item, dict) and "index" in item for item in items)
 
 
-def _merge_indexed(entries: list[Any], items: list[Any]) -> None:
+def _merge_indexed(entries_list: list[Any], items: list[Any], entries: _Entries) -> None:
     """Merges entries into a list by their ``index``; an entry without an
-    integer index joins the entry with its ``id``, or is added."""
+    integer index joins the last entry with its ``id``, or is added."""
     for item in items:
         if not isinstance(item, dict):
-            entries.append(item)
+            entries_list.append(item)
             continue
         index = as_int(item.get("index"))
         found: int | None = None
         if index is not None:
-            found = _find_index(entries, index)
+            found = entries.find_index(entries_list, index)
         elif isinstance(item.get("id"), str):
-            for at in range(len(entries) - 1, -1, -1):
-                entry = entries[at]
-                if isinstance(entry, dict) and _same_text(entry.get("id"), item["id"]):
-                    found = at
-                    break
-        if found is not None and isinstance(entries[found], dict):
-            _merge_into(entries[found], item)
+            found = entries.find_id(entries_list, item["id"])
+        if found is not None:
+            held = entries_list[found]
+            gives_id = entries.built and "id" in item
+            _merge_into(held, item)
+            if gives_id:
+                # An id is set once: a held entry may only gain one.
+                held_id = held.get("id")
+                if isinstance(held_id, str):
+                    entries.note_id(found, held_id)
         else:
             fresh: dict[str, Any] = {}
             _merge_into(fresh, item)
-            entries.append(fresh)
+            entries.note(len(entries_list), fresh)
+            entries_list.append(fresh)
 
 
-def _same_text(held: Any, text: str) -> bool:
-    if isinstance(held, Pieces):
-        return held.text() == text
-    return held == text if isinstance(held, str) else False
+class _Entries:
+    """Where a list's entries stand by their integer ``index`` and by their
+    ``id``: what a scan from the end would find, without one. The mirror of
+    ``Entries`` in the Rust core, which says why and what it relies on."""
+
+    __slots__ = ("built", "by_id", "by_index")
+
+    def __init__(self) -> None:
+        self.built = False  # whether the maps describe the list
+        self.by_index: dict[int, list[int]] = {}  # index -> positions with it, ascending
+        self.by_id: dict[str, int] = {}  # id -> the last position with it
+
+    def forget(self) -> None:
+        self.built = False
+        self.by_index = {}
+        self.by_id = {}
+
+    def _build(self, entries_list: list[Any]) -> None:
+        if not self.built:
+            self.built = True
+            for at, entry in enumerate(entries_list):
+                self.note(at, entry)
+
+    def note(self, at: int, entry: Any) -> None:
+        """An entry was put at ``at``, after every other."""
+        if not self.built or not isinstance(entry, dict):
+            return
+        index = as_int(entry.get("index"))
+        if index is not None:
+            self.by_index.setdefault(index, []).append(at)
+        entry_id = entry.get("id")
+        if isinstance(entry_id, str):
+            self.note_id(at, entry_id)
+
+    def note_id(self, at: int, entry_id: str) -> None:
+        last = self.by_id.get(entry_id)
+        if last is None or last < at:
+            self.by_id[entry_id] = at
+
+    def find_index(self, entries_list: list[Any], index: int) -> int | None:
+        """Where the entry with ``index`` stands: at that position when the
+        entries came in order (the usual case), else the last one with it."""
+        if 0 <= index < len(entries_list) and _has_index(entries_list[index], index):
+            return index
+        self._build(entries_list)
+        positions = self.by_index.get(index)
+        while positions:
+            if _has_index(entries_list[positions[-1]], index):
+                return positions[-1]
+            positions.pop()  # it lost its index
+        return None
+
+    def find_id(self, entries_list: list[Any], entry_id: str) -> int | None:
+        """Where the last entry with ``entry_id`` stands."""
+        self._build(entries_list)
+        return self.by_id.get(entry_id)
 
 
-def _find_index(entries: list[Any], index: int) -> int | None:
-    """Where the entry with ``index`` stands: at that position when the
-    entries came in order (the usual case), else wherever it is."""
-
-    def has(at: int) -> bool:
-        entry = entries[at]
-        return isinstance(entry, dict) and as_int(entry.get("index")) == index
-
-    if 0 <= index < len(entries) and has(index):
-        return index
-    for at in range(len(entries) - 1, -1, -1):
-        if has(at):
-            return at
-    return None
+def _has_index(entry: Any, index: int) -> bool:
+    return isinstance(entry, dict) and as_int(entry.get("index")) == index
