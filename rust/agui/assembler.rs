@@ -712,21 +712,76 @@ impl AgUi {
         merge_metadata(&mut message, metadata);
         // Right after the assistant message holding the call (past the tool
         // results already there), so that each call is followed by its result.
-        let owner = self.messages.iter().position(|candidate| {
+        let Some(owner) = self.owner_of(call_id) else {
+            self.push(message);
+            return Ok(());
+        };
+        let mut at = owner + 1;
+        while at < self.messages.len() && role_of(&self.messages[at]) == Some("tool") {
+            at += 1;
+        }
+        self.insert_result(at, message);
+        Ok(())
+    }
+
+    /// The position of the first assistant message holding the call.
+    fn owner_of(&self, call_id: &str) -> Option<usize> {
+        // The first message holding it (none: no message does).
+        let &(first, _) = self.calls.get(call_id)?;
+        if role_of(&self.messages[first]) == Some("assistant") {
+            return Some(first);
+        }
+        // The first message holding it is not an assistant's: one after it may be.
+        self.messages.iter().position(|candidate| {
             role_of(candidate) == Some("assistant") && holds_call(candidate, call_id)
-        });
-        match owner {
-            None => self.messages.push(message),
-            Some(owner) => {
-                let mut at = owner + 1;
-                while at < self.messages.len() && role_of(&self.messages[at]) == Some("tool") {
-                    at += 1;
+        })
+    }
+
+    /// Puts a tool result (a message that holds no tool calls) at `at`,
+    /// moving those after it along: what the maps say of them moves too,
+    /// at a cost that grows with the messages after it, not with all of
+    /// them (results mostly follow their calls closely).
+    fn insert_result(&mut self, at: usize, message: Value) {
+        if at == self.messages.len() {
+            self.push(message);
+            return;
+        }
+        self.messages.insert(at, message);
+        // From the last back, so that a message is never taken for an
+        // earlier one with the same id it has moved onto.
+        for position in (at + 1..self.messages.len()).rev() {
+            let moved = &self.messages[position];
+            if let Some(id) = moved.get("id").and_then(Value::as_str) {
+                if let Some(first) = self.by_id.get_mut(id) {
+                    if *first == position - 1 {
+                        *first = position;
+                    }
                 }
-                self.messages.insert(at, message);
+            }
+            if let Some(calls) = moved.get("toolCalls").and_then(Value::as_array) {
+                for (call, entry) in calls.iter().enumerate() {
+                    let Some(call_id) = entry.get("id").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if let Some(found) = self.calls.get_mut(call_id) {
+                        if *found == (position - 1, call) {
+                            *found = (position, call);
+                        }
+                    }
+                }
             }
         }
-        self.reindex();
-        Ok(())
+        // The first message with its id is the new one if none was, or the
+        // one that was comes after it.
+        if let Some(id) = self.messages[at].get("id").and_then(Value::as_str) {
+            match self.by_id.get_mut(id) {
+                Some(first) if *first > at => *first = at,
+                Some(_) => {}
+                None => {
+                    self.by_id.insert(id.to_owned(), at);
+                }
+            }
+        }
     }
 
     // --- state, snapshots, activities --------------------------------------------------

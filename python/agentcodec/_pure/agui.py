@@ -12,6 +12,7 @@ it is lost.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from .._errors import AGUIError, AGUIEventError
@@ -468,26 +469,43 @@ class Assembler(Driver):
         self._merge_metadata(message, self._metadata(event))
         # Right after the assistant message holding the call (past the tool
         # results already there), so that each call is followed by its result.
-        owner_index = next(
+        owner = self._owner_of(call_id)
+        if owner is None:
+            self._push(message)
+            return
+        messages = self._messages
+        # Found from the end, as the insertion's cost is: results mostly
+        # follow their calls closely.
+        at = next(at for at in range(len(messages) - 1, -1, -1) if messages[at] is owner) + 1
+        while at < len(messages) and messages[at].get("role") == "tool":
+            at += 1
+        messages.insert(at, message)
+        # The first message with this id is the new one if none was, or the
+        # one that was comes after it. (It holds no tool calls.)
+        first = self._by_id.get(message_id)
+        if first is None or any(later is first for later in itertools.islice(messages, at + 1, None)):
+            self._by_id[message_id] = message
+
+    def _owner_of(self, call_id: str) -> dict[str, Any] | None:
+        """The first assistant message holding the call."""
+        found = self._calls.get(call_id)
+        if found is None:
+            return None  # no message holds it
+        if found[0].get("role") == "assistant":
+            return found[0]
+        # The first message holding it is not an assistant's: one after it may be.
+        return next(
             (
-                index
-                for index, candidate in enumerate(self._messages)
+                candidate
+                for candidate in self._messages
                 if candidate.get("role") == "assistant"
                 and any(
                     isinstance(call, dict) and call.get("id") == call_id
                     for call in candidate.get("toolCalls") or ()
                 )
             ),
-            -1,
+            None,
         )
-        if owner_index == -1:
-            self._messages.append(message)
-        else:
-            at = owner_index + 1
-            while at < len(self._messages) and self._messages[at].get("role") == "tool":
-                at += 1
-            self._messages.insert(at, message)
-        self._reindex()  # the first message with this id may have changed
 
     # --- state, snapshots, activities ----------------------------------------------------
 
