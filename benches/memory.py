@@ -6,6 +6,7 @@ resident size above the baseline next to the size of the assembled output.
     python benches/memory.py --megabytes 100
     python benches/memory.py --megabytes 100 --protocol anthropic   # or --protocol all
     python benches/memory.py --messages 100000   # many small messages: bytes per message
+    python benches/memory.py --blocks 200000 --protocol all   # many tiny blocks: bytes per block
 
 The AgentScope stream is one long answer, one token an event; another
 protocol's is that stream as agentcodec converts it (its target's framing
@@ -101,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=float, default=100.0)
     parser.add_argument("--messages", type=int, help="measure this many small messages instead")
+    parser.add_argument("--blocks", type=int, help="measure one message of this many tiny blocks instead")
     parser.add_argument(
         "--protocol",
         default="agentscope",
@@ -110,15 +112,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.protocol == "all":
-        size = ["--megabytes", str(args.megabytes)]
+        size = ["--blocks", str(args.blocks)] if args.blocks else ["--megabytes", str(args.megabytes)]
         for protocol in PROTOCOLS:
             subprocess.run([sys.executable, __file__, *size, "--protocol", protocol], check=True)
         return 0
-    size = ["--messages", str(args.messages)] if args.messages else ["--megabytes", str(args.megabytes)]
+    if args.messages:
+        size = ["--messages", str(args.messages)]
+    elif args.blocks:
+        size = ["--blocks", str(args.blocks)]
+    else:
+        size = ["--megabytes", str(args.megabytes)]
     if args.write:
         with open(args.write, "wb") as out:
             if args.messages:
                 chunks = small_messages(args.messages)
+            elif args.blocks:
+                chunks = iter([workloads.tiny_blocks_stream(args.protocol, args.blocks).data])
             else:
                 # The AgentScope stream that converts to about the size asked for.
                 sample = sum(map(len, converted(stream(1.0), args.protocol))) / 1e6
@@ -132,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(command, check=True)
         if args.messages:
             return measure_messages(capture, args.messages)
+        if args.blocks:
+            return measure_blocks(capture, args.protocol, args.blocks)
         return measure(capture, args.protocol)
 
 
@@ -161,6 +172,22 @@ def measure_messages(capture: Path, count: int) -> int:
     print(
         f"{agentcodec.backend} backend: fed {fed / 1e6:.1f} MB, {count} messages;"
         f" peak RSS above baseline {grown:.1f} MB, {grown * 1024 * 1024 / count:.0f} bytes per message"
+    )
+    return 0
+
+
+def measure_blocks(capture: Path, protocol: str, count: int) -> int:
+    gc.collect()
+    baseline = peak_rss_mb()
+    assembler = assembler_of(protocol, max_blocks=None)
+    fed = feed_file(assembler, capture)
+    grown = peak_rss_mb() - baseline
+    result = assembler.close()
+    assert len(json.dumps(result)) > count  # each block is in it
+    print(
+        f"{protocol}, {agentcodec.backend} backend: fed {fed / 1e6:.1f} MB, {count} blocks,"
+        f" {fed / count:.0f} bytes a block; peak RSS above baseline {grown:.1f} MB,"
+        f" {grown * 1024 * 1024 / count:.0f} bytes per block"
     )
     return 0
 

@@ -21,6 +21,7 @@ __all__ = [
     "interleaved",
     "langchain_stream",
     "network_chunks",
+    "tiny_blocks_stream",
     "tokens",
 ]
 
@@ -252,3 +253,66 @@ def converted_stream(target: str, count: int) -> Stream:
     transcoder = _pure.Transcoder("agentscope", target, **options)
     data = transcoder.feed(source.data) + transcoder.close()
     return Stream(f"{target}-agent-{count}", data, data.count(b"\n\n"))
+
+
+# --- many tiny blocks ------------------------------------------------------------------------
+
+
+def _tiny_block_events(protocol: str, count: int) -> Iterator[dict]:
+    """A message, then ``count`` events each opening one block of it (one
+    letter of text, or a tool call with no arguments): what ``max_blocks``
+    bounds."""
+    if protocol == "agentscope":
+        yield {"object": "message", "id": "m", "role": "assistant", "status": "in_progress"}
+        for n in range(count):
+            yield {"object": "content", "type": "text", "index": n, "delta": True, "msg_id": "m", "text": "x"}
+    elif protocol == "langchain":
+        start = {"event": "message-start", "id": "m"}
+        yield {"method": "messages", "params": {"namespace": [], "data": start}}
+        for n in range(count):
+            delta = {"type": "text-delta", "text": "x"}
+            data = {"event": "content-block-delta", "index": n, "delta": delta}
+            yield {"method": "messages", "params": {"namespace": [], "data": data}}
+    elif protocol == "agui":
+        yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+        for n in range(count):
+            call = {"toolCallId": f"c{n}", "toolCallName": "f", "parentMessageId": "m"}
+            yield {"type": "TOOL_CALL_START", **call}
+    elif protocol == "openai-responses":
+        yield {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}}
+        item = {"type": "message", "id": "m", "role": "assistant", "content": []}
+        yield {"type": "response.output_item.added", "output_index": 0, "item": item}
+        for n in range(count):
+            yield {
+                "type": "response.output_text.delta",
+                "output_index": 0,
+                "item_id": "m",
+                "content_index": n,
+                "delta": "x",
+            }
+    elif protocol == "openai-chat":
+        opening = {"index": 0, "delta": {"role": "assistant"}}
+        yield {"id": "c", "object": "chat.completion.chunk", "choices": [opening]}
+        for n in range(count):
+            call = {"index": n, "id": f"c{n}", "function": {"name": "f", "arguments": ""}}
+            yield {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+    elif protocol == "anthropic":
+        yield {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}
+        for n in range(count):
+            yield {"type": "content_block_start", "index": n, "content_block": {"type": "text", "text": "x"}}
+    elif protocol == "ai-sdk":
+        yield {"type": "start", "messageId": "m"}
+        for n in range(count):
+            yield {"type": "text-start", "id": f"t{n}"}
+    else:
+        raise ValueError(f"no tiny-block stream for {protocol!r}")
+
+
+def tiny_blocks_stream(protocol: str, count: int) -> Stream:
+    """One message of ``count`` tiny blocks, in ``protocol``'s events."""
+    frames = (
+        b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
+        for event in _tiny_block_events(protocol, count)
+    )
+    data, events = _frames(frames)
+    return Stream(f"{protocol}-tiny-blocks-{count}", data, events)
