@@ -111,6 +111,7 @@ step "Benchmarks: a smoke run (each once), and the report on small workloads"
 cargo bench --locked --bench sse -- --quick
 cargo bench --locked --bench assemble -- --quick
 "$native" benches/memory.py --megabytes 2 --protocol all
+"$native" benches/memory.py --blocks 2000 --protocol all
 step "Benchmarks: instructions counted by callgrind against the committed baseline (3% tolerance)"
 "$native" benches/instructions.py
 
