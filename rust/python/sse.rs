@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+use std::cell::RefCell;
 
 use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
 
@@ -312,37 +313,76 @@ where
     }
 }
 
+thread_local! {
+    /// What events are written into before they become `bytes`: kept, so
+    /// that writing one allocates nothing but its `bytes` (a buffer of its
+    /// own, made and freed each time, cost a tenth of writing a builder's
+    /// event).
+    static EVENT_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A buffer kept larger than this after an event is let go, so that one
+/// huge event does not hold its size for the thread's life.
+const KEPT_BUFFER: usize = 1 << 16;
+
 /// An event whose data is a value of the types events are made of, its
 /// JSON written here (the stdlib's writer took ten times as long); `None`
 /// for what the writer leaves to `agentcodec._json.dumps` (other types, and
 /// values whose errors are the stdlib's to word).
-fn json_event(
+fn json_event<'py>(
+    data: &Bound<'py, PyAny>,
+    event: Option<&str>,
+    id: Option<&str>,
+    retry: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let py = data.py();
+    EVENT_BUFFER.with(|buffer| {
+        // Nothing a write runs calls back into this (see `write_python`);
+        // were it to, the inner call gets a buffer of its own.
+        let mut own = Vec::new();
+        let mut kept = buffer.try_borrow_mut();
+        let out = match kept.as_deref_mut() {
+            Ok(kept) => kept,
+            Err(_) => &mut own,
+        };
+        out.clear();
+        let written = write_json_event(out, data, event, id, retry)?;
+        let bytes = written.then(|| PyBytes::new(py, out));
+        if out.capacity() > KEPT_BUFFER {
+            *out = Vec::new();
+        }
+        Ok(bytes)
+    })
+}
+
+/// Writes the event into `out`; false when the value is left to Python.
+fn write_json_event(
+    out: &mut Vec<u8>,
     data: &Bound<'_, PyAny>,
     event: Option<&str>,
     id: Option<&str>,
     retry: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Option<Vec<u8>>> {
-    let mut out = Vec::with_capacity(256);
+) -> PyResult<bool> {
     if event.is_none() && id.is_none() && retry.is_none() {
         // The usual call: the JSON written in place, after its field name.
         out.extend_from_slice(b"data: ");
-        if write_python(&mut out, data, 0).is_err() {
-            return Ok(None);
+        if write_python(out, data, 0).is_err() {
+            return Ok(false);
         }
     } else {
         let mut json = Vec::with_capacity(256);
         if write_python(&mut json, data, 0).is_err() {
-            return Ok(None);
+            return Ok(false);
         }
         // The fields checked after the value, so that a bad value is
         // reported before a bad field, as the pure backend reports it.
-        encode_head(&mut out, event, id, retry_arg(retry)?)
+        encode_head(out, event, id, retry_arg(retry)?)
             .map_err(|err| PyValueError::new_err(err.to_string()))?;
         out.extend_from_slice(b"data: ");
         out.extend_from_slice(&json);
     }
     out.extend_from_slice(b"\n\n");
-    Ok(Some(out))
+    Ok(true)
 }
 
 /// Whether `data` is sent as text (see [`data_text`]), not as JSON.
@@ -410,8 +450,8 @@ pub fn encode_sse<'py>(
     // A dict, the usual event, is told from text by one exact type check
     // (text's four checks include two subtype walks).
     if data.is_exact_instance_of::<PyDict>() || !is_text(data) {
-        if let Some(out) = json_event(data, event, id, retry)? {
-            return Ok(PyBytes::new(py, &out));
+        if let Some(bytes) = json_event(data, event, id, retry)? {
+            return Ok(bytes);
         }
     }
     let text = data_text(data)?;
