@@ -553,6 +553,42 @@ mod tests {
     }
 
     #[test]
+    fn a_block_past_max_blocks_ends_the_stream_and_what_came_before_stays() {
+        let mut assembler = Assembler::default();
+        assembler.set_max_blocks(Some(2));
+        let start =
+            r#"{"type":"message_start","message":{"id":"m","role":"assistant","content":[]}}"#;
+        let block = |index: usize| {
+            format!(
+                r#"data: {{"type":"content_block_start","index":{index},"content_block":{{"type":"text","text":"x"}}}}
+
+"#
+            )
+        };
+        feed(&mut assembler, &[start]);
+        assembler.feed(block(0).as_bytes()).unwrap();
+        assembler.feed(block(1).as_bytes()).unwrap();
+        let Err(Error::Exceeded(exceeded)) = assembler.feed(block(2).as_bytes()) else {
+            panic!("the third block is past the limit");
+        };
+        assert_eq!(
+            (exceeded.limit, exceeded.maximum, exceeded.event),
+            ("max_blocks", 2, 4)
+        );
+        assert_eq!(exceeded.detail, "it brings the stream's blocks to 3");
+        // No more input, whatever it is; what was assembled stays.
+        assert!(matches!(
+            assembler.feed(b"data: {\"type\":\"ping\"}\n\n"),
+            Err(Error::Exceeded(_))
+        ));
+        assembler.close().unwrap();
+        assert_eq!(
+            assembler.message()["content"].as_array().map(Vec::len),
+            Some(3)
+        );
+    }
+
+    #[test]
     fn assembles_text_and_tool_input_parsed_at_the_stop() {
         let mut assembler = Assembler::default();
         feed(
