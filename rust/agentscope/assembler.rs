@@ -740,7 +740,12 @@ impl AgentScope {
         {
             return false;
         }
-        let Some(position) = self.find_message(msg_id) else {
+        // The id the probe was told to expect is the last message's.
+        let found = match self.last_message {
+            Some(last) if probe.msg_id_expected => Some(last),
+            _ => self.find_message(msg_id),
+        };
+        let Some(position) = found else {
             return false;
         };
         let Some(message) = self

@@ -30,6 +30,9 @@ pub struct Probe<'a> {
     pub data_object: Option<Obj<DataProbe<'a>>>,
     pub video_url: Option<StrField<'a>>,
     pub file_data: Option<StrField<'a>>,
+    /// `msg_id` was read as the id [`Probe::read`] was told the event
+    /// likely has: the caller knows its message without looking it up.
+    pub msg_id_expected: bool,
 }
 
 impl<'a> Probe<'a> {
@@ -111,7 +114,10 @@ impl<'a> Probe<'a> {
                 cursor.expect(br#","msg_id":"#)?;
             }
             self.msg_id = Some(match msg_id.and_then(|id| cursor.plain_str(id)) {
-                Some(id) => StrField::Str(Cow::Borrowed(id)),
+                Some(id) => {
+                    self.msg_id_expected = true;
+                    StrField::Str(Cow::Borrowed(id))
+                }
                 None => cursor.str_field().ok()?,
             });
             if cursor.expect(br#","text":"#).is_some() {
@@ -137,7 +143,11 @@ impl<'a> Fields<'a> for Probe<'a> {
         // A repeated key: the last one wins, as in the full path.
         crate::match_key!(key, {
             b"object" => self.object = Some(cursor.str_field()?),
-            b"msg_id" => self.msg_id = Some(cursor.str_field()?),
+            b"msg_id" => {
+                // A repeated key: the last one wins, and it was not expected.
+                self.msg_id = Some(cursor.str_field()?);
+                self.msg_id_expected = false;
+            },
             b"type" => self.kind = Some(cursor.str_field()?),
             b"index" => self.index = Some(cursor.scalar()?),
             b"delta" => self.delta = Some(cursor.scalar()?),
@@ -266,10 +276,22 @@ mod tests {
         probe.read(text, None).then_some(probe)
     }
 
-    /// Read told the id the canonical deltas have, or another one.
+    /// Read told the id the canonical deltas have, or another one: what the
+    /// general reading gives, and whether the id was the one told (only
+    /// then may it say so).
     fn read_told<'a>(text: &'a str, msg_id: &str) -> Option<Probe<'a>> {
         let mut probe = Probe::default();
-        probe.read(text, Some(msg_id)).then_some(probe)
+        if !probe.read(text, Some(msg_id)) {
+            return None;
+        }
+        if probe.msg_id_expected {
+            assert_eq!(
+                probe.msg_id.as_ref().and_then(StrField::as_str),
+                Some(msg_id)
+            );
+        }
+        probe.msg_id_expected = false;
+        Some(probe)
     }
 
     const CANONICAL: &str = r#"{"sequence_number":7,"object":"content","status":"in_progress","error":null,"type":"text","index":0,"delta":true,"msg_id":"msg_1","text":" the \"agent\""}"#;
@@ -298,6 +320,21 @@ mod tests {
         ] {
             assert_eq!(read(text), Probe::parse(text), "{text}");
         }
+    }
+
+    #[test]
+    fn an_expected_id_repeated_by_another_is_not_expected() {
+        let text = r#"{"sequence_number":7,"object":"content","status":"in_progress","error":null,"type":"text","index":0,"delta":true,"msg_id":"msg_1","text":"a","msg_id":"msg_9"}"#;
+        let mut probe = Probe::default();
+        assert!(probe.read(text, Some("msg_1")));
+        assert_eq!(
+            probe.msg_id.as_ref().and_then(StrField::as_str),
+            Some("msg_9")
+        );
+        assert!(!probe.msg_id_expected);
+        let mut probe = Probe::default();
+        assert!(probe.read(CANONICAL, Some("msg_1")));
+        assert!(probe.msg_id_expected);
     }
 
     /// Every one-byte mutation of a canonical delta: the layout reading and
