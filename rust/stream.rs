@@ -278,23 +278,23 @@ impl Log {
     /// past `max_messages` or `max_blocks` (the messages first).
     #[inline]
     fn count<P: Protocol>(&self, protocol: &P) -> Result<(), Error> {
-        let messages = protocol.message_count();
+        let (messages, blocks) = (protocol.message_count(), protocol.block_count());
         if messages as u64 > self.max_messages {
-            return Err(self.exceeded(
-                "max_messages",
-                self.max_messages,
-                format!("it brings the stream's messages to {messages}"),
-            ));
+            return Err(self.held_past("max_messages", self.max_messages, "messages", messages));
         }
-        let blocks = protocol.block_count();
         if blocks as u64 > self.max_blocks {
-            return Err(self.exceeded(
-                "max_blocks",
-                self.max_blocks,
-                format!("it brings the stream's blocks to {blocks}"),
-            ));
+            return Err(self.held_past("max_blocks", self.max_blocks, "blocks", blocks));
         }
         Ok(())
+    }
+
+    #[cold]
+    fn held_past(&self, limit: &'static str, maximum: u64, what: &str, count: usize) -> Error {
+        self.exceeded(
+            limit,
+            maximum,
+            format!("it brings the stream's {what} to {count}"),
+        )
     }
 
     /// Records an error: counted, and kept while fewer than `max_errors` are.
