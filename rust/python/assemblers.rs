@@ -159,7 +159,47 @@ pub fn on_error(py: Python<'_>, value: &str) -> PyResult<OnError> {
 /// once here. `$unit` is what the protocol calls one decoded item (event,
 /// chunk, message) and `$item` the name of `feed_event`'s argument; the
 /// methods use the class module's `to_py_err`.
+///
+/// With `new = limits_only`, it writes the constructor too, for a protocol
+/// whose `Options` are only `on_error` and the SSE limits: its `Assembler`
+/// and `Options` are the ones in scope where it is used. (A constructor
+/// cannot come from a macro of its own inside the class's methods:
+/// `#[pymethods]` sees them before any macro in them is expanded.)
 macro_rules! assembler_methods {
+    ($class:ident, unit = $unit:literal, item = $item:ident, new = limits_only, { $($own:tt)* }) => {
+        assembler_methods!($class, unit = $unit, item = $item, {
+            #[new]
+            #[pyo3(signature = (*, on_error = $crate::python::args::StrArg::Default("raise"), max_line_bytes = $crate::python::args::LimitArg::Default, max_event_bytes = $crate::python::args::LimitArg::Default, max_errors = $crate::python::args::LimitArg::Default, max_stream_bytes = $crate::python::args::LimitArg::Default, max_messages = $crate::python::args::LimitArg::Default, max_blocks = $crate::python::args::LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
+            #[allow(clippy::too_many_arguments)] // one per Python argument
+            fn new(
+                py: Python<'_>,
+                on_error: $crate::python::args::StrArg,
+                max_line_bytes: $crate::python::args::LimitArg,
+                max_event_bytes: $crate::python::args::LimitArg,
+                max_errors: $crate::python::args::LimitArg,
+                max_stream_bytes: $crate::python::args::LimitArg,
+                max_messages: $crate::python::args::LimitArg,
+                max_blocks: $crate::python::args::LimitArg,
+            ) -> PyResult<Self> {
+                let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
+                let limits = $crate::python::args::LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+                let mut inner = Assembler::new(Options { on_error, limits });
+                assemblers::set_limits(
+                    py,
+                    &mut inner,
+                    &max_errors,
+                    &max_stream_bytes,
+                    &max_messages,
+                    &max_blocks,
+                )?;
+                Ok($class {
+                    state: assemblers::guarded(inner),
+                })
+            }
+
+            $($own)*
+        });
+    };
     ($class:ident, unit = $unit:literal, item = $item:ident, { $($own:tt)* }) => {
         #[pymethods]
         impl $class {

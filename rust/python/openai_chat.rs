@@ -3,7 +3,6 @@
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::errors::{chat_error, chat_event_error, error_records, stream_error};
 use super::guard::Guarded;
@@ -21,69 +20,46 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
     stream_error(py, err, chat_error, chat_event_error)
 }
 
-assembler_methods!(OpenAIChatAssembler, unit = "chunk", item = event, {
-    #[new]
-    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
-    #[allow(clippy::too_many_arguments)] // one per Python argument
-    fn new(
-        py: Python<'_>,
-        on_error: StrArg,
-        max_line_bytes: LimitArg,
-        max_event_bytes: LimitArg,
-        max_errors: LimitArg,
-        max_stream_bytes: LimitArg,
-        max_messages: LimitArg,
-        max_blocks: LimitArg,
-    ) -> PyResult<Self> {
-        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
-        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let mut inner = Assembler::new(Options { on_error, limits });
-        assemblers::set_limits(
-            py,
-            &mut inner,
-            &max_errors,
-            &max_stream_bytes,
-            &max_messages,
-            &max_blocks,
-        )?;
-        Ok(OpenAIChatAssembler {
-            state: assemblers::guarded(inner),
-        })
-    }
+assembler_methods!(
+    OpenAIChatAssembler,
+    unit = "chunk",
+    item = event,
+    new = limits_only,
+    {
+        /// Ends the stream and returns the ChatCompletion.
+        fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            self.state.with(py, |state| {
+                assemblers::close(py, &mut state.inner, to_py_err)?;
+                to_python(py, &state.inner.completion())
+            })
+        }
 
-    /// Ends the stream and returns the ChatCompletion.
-    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state.with(py, |state| {
-            assemblers::close(py, &mut state.inner, to_py_err)?;
-            to_python(py, &state.inner.completion())
-        })
-    }
+        /// The ChatCompletion so far: a new dict on every access.
+        #[getter]
+        fn completion<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            self.state
+                .with(py, |state| to_python(py, &state.inner.completion()))
+        }
 
-    /// The ChatCompletion so far: a new dict on every access.
-    #[getter]
-    fn completion<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state
-            .with(py, |state| to_python(py, &state.inner.completion()))
-    }
+        /// Every tool call of every choice, its arguments parsed so far.
+        #[getter]
+        fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state
+                .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
+        }
 
-    /// Every tool call of every choice, its arguments parsed so far.
-    #[getter]
-    fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
-    }
+        /// Chunks kept without being assembled: server errors and content-filter
+        /// annotations.
+        #[getter]
+        fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state
+                .with(py, |state| assemblers::to_list(py, state.inner.events()))
+        }
 
-    /// Chunks kept without being assembled: server errors and content-filter
-    /// annotations.
-    #[getter]
-    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| assemblers::to_list(py, state.inner.events()))
+        #[getter]
+        fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state
+                .with(py, |state| error_records(py, state.inner.errors()))
+        }
     }
-
-    #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| error_records(py, state.inner.errors()))
-    }
-});
+);

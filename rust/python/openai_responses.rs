@@ -3,7 +3,6 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::errors::{error_records, responses_error, responses_event_error, stream_error};
 use super::guard::Guarded;
@@ -21,103 +20,80 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
     stream_error(py, err, responses_error, responses_event_error)
 }
 
-assembler_methods!(OpenAIResponsesAssembler, unit = "event", item = event, {
-    #[new]
-    #[pyo3(signature = (*, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
-    #[allow(clippy::too_many_arguments)] // one per Python argument
-    fn new(
-        py: Python<'_>,
-        on_error: StrArg,
-        max_line_bytes: LimitArg,
-        max_event_bytes: LimitArg,
-        max_errors: LimitArg,
-        max_stream_bytes: LimitArg,
-        max_messages: LimitArg,
-        max_blocks: LimitArg,
-    ) -> PyResult<Self> {
-        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
-        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let mut inner = Assembler::new(Options { on_error, limits });
-        assemblers::set_limits(
-            py,
-            &mut inner,
-            &max_errors,
-            &max_stream_bytes,
-            &max_messages,
-            &max_blocks,
-        )?;
-        Ok(OpenAIResponsesAssembler {
-            state: assemblers::guarded(inner),
-        })
-    }
+assembler_methods!(
+    OpenAIResponsesAssembler,
+    unit = "event",
+    item = event,
+    new = limits_only,
+    {
+        /// Ends the stream and returns the Response.
+        fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            self.state.with(py, |state| {
+                assemblers::close(py, &mut state.inner, to_py_err)?;
+                to_python(py, &state.inner.response())
+            })
+        }
 
-    /// Ends the stream and returns the Response.
-    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state.with(py, |state| {
-            assemblers::close(py, &mut state.inner, to_py_err)?;
-            to_python(py, &state.inner.response())
-        })
-    }
+        /// The Response so far: a new dict on every access.
+        #[getter]
+        fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            self.state
+                .with(py, |state| to_python(py, &state.inner.response()))
+        }
 
-    /// The Response so far: a new dict on every access.
-    #[getter]
-    fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state
-            .with(py, |state| to_python(py, &state.inner.response()))
-    }
+        /// The text of every `output_text` part of every message, joined.
+        #[getter]
+        fn output_text(&self, py: Python<'_>) -> PyResult<String> {
+            self.state.with(py, |state| Ok(state.inner.output_text()))
+        }
 
-    /// The text of every `output_text` part of every message, joined.
-    #[getter]
-    fn output_text(&self, py: Python<'_>) -> PyResult<String> {
-        self.state.with(py, |state| Ok(state.inner.output_text()))
-    }
+        /// Every function and MCP call, its arguments parsed as they stream.
+        #[getter]
+        fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state
+                .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
+        }
 
-    /// Every function and MCP call, its arguments parsed as they stream.
-    #[getter]
-    fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
-    }
-
-    /// The function calls among `tool_calls`, without their `type`. Read
-    /// through the same parsers, so the two views may be read in turn.
-    #[getter]
-    fn function_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state.with(py, |state| {
-            let calls = state.reader.read(py, state.inner.tool_calls())?;
-            let functions = PyList::empty(py);
-            for call in calls.iter() {
-                let call = call.cast_into::<PyDict>()?;
-                let is_function = match call.get_item("type")? {
-                    Some(kind) => kind.eq("function_call")?,
-                    None => false,
-                };
-                if is_function {
-                    call.del_item("type")?;
-                    functions.append(call)?;
+        /// The function calls among `tool_calls`, without their `type`. Read
+        /// through the same parsers, so the two views may be read in turn.
+        #[getter]
+        fn function_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state.with(py, |state| {
+                let calls = state.reader.read(py, state.inner.tool_calls())?;
+                let functions = PyList::empty(py);
+                for call in calls.iter() {
+                    let call = call.cast_into::<PyDict>()?;
+                    let is_function = match call.get_item("type")? {
+                        Some(kind) => kind.eq("function_call")?,
+                        None => false,
+                    };
+                    if is_function {
+                        call.del_item("type")?;
+                        functions.append(call)?;
+                    }
                 }
-            }
-            Ok(functions)
-        })
-    }
+                Ok(functions)
+            })
+        }
 
-    /// Events kept without being assembled: `error` events and unknown types.
-    #[getter]
-    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| assemblers::to_list(py, state.inner.events()))
-    }
+        /// Events kept without being assembled: `error` events and unknown types.
+        #[getter]
+        fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state
+                .with(py, |state| assemblers::to_list(py, state.inner.events()))
+        }
 
-    /// The Response's status, as the server last said.
-    #[getter]
-    fn status(&self, py: Python<'_>) -> PyResult<Option<String>> {
-        self.state
-            .with(py, |state| Ok(state.inner.status().map(str::to_owned)))
-    }
+        /// The Response's status, as the server last said.
+        #[getter]
+        fn status(&self, py: Python<'_>) -> PyResult<Option<String>> {
+            self.state
+                .with(py, |state| Ok(state.inner.status().map(str::to_owned)))
+        }
 
-    #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| error_records(py, state.inner.errors()))
+        #[getter]
+        fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state
+                .with(py, |state| error_records(py, state.inner.errors()))
+        }
     }
-});
+);
