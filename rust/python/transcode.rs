@@ -227,6 +227,58 @@ fn to_events<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyLi
     Ok(list)
 }
 
+/// Writes a class's `#[pymethods]`: its own methods, then the reads and
+/// `reconnect` that the three stream classes here have alike (their state
+/// an `Assemble`, their errors turned into exceptions by `self.to_py_err`).
+macro_rules! stream_methods {
+    ($class:ident, { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// The errors recorded (at most `max_errors` of them are kept).
+            #[getter]
+            fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+                self.state
+                    .with(py, |state| error_records(py, state.errors()))
+            }
+
+            /// A new connection carries the stream on (a client resuming with
+            /// `Last-Event-ID`): the event the old one left unterminated is
+            /// discarded, since the server sends it again; nothing assembled is lost.
+            fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
+                self.state
+                    .with(py, |state| assemblers::reconnect(py, state, self.to_py_err))
+            }
+
+            /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
+            #[getter]
+            fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
+                self.state
+                    .with(py, |state| Ok(state.last_event_id().to_owned()))
+            }
+
+            /// The reconnection time in milliseconds the stream set, if any.
+            #[getter]
+            fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+                self.state.with(py, |state| Ok(state.retry()))
+            }
+
+            /// The events seen so far (from the stream, and passed to `feed_event`).
+            #[getter]
+            fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
+                self.state.with(py, |state| Ok(state.event_count()))
+            }
+
+            /// Every error recorded, including those past `max_errors` not kept.
+            #[getter]
+            fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
+                self.state.with(py, |state| Ok(state.error_count()))
+            }
+        }
+    };
+}
+
 /// Converts a stream of one protocol into another, as it streams.
 #[pyclass(frozen, module = "agentcodec", name = "Transcoder")]
 pub struct Transcoder {
@@ -238,8 +290,7 @@ pub struct Transcoder {
     target: String,
 }
 
-#[pymethods]
-impl Transcoder {
+stream_methods!(Transcoder, {
     #[new]
     #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, **options)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
@@ -303,45 +354,7 @@ impl Transcoder {
             Ok(PyBytes::new(py, &state.take_bytes()))
         })
     }
-
-    #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| error_records(py, state.errors()))
-    }
-
-    /// A new connection carries the stream on (a client resuming with
-    /// `Last-Event-ID`): the event the old one left unterminated is
-    /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
-        self.state
-            .with(py, |state| assemblers::reconnect(py, state, self.to_py_err))
-    }
-
-    /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
-    #[getter]
-    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
-        self.state
-            .with(py, |state| Ok(state.last_event_id().to_owned()))
-    }
-
-    /// The reconnection time in milliseconds the stream set, if any.
-    #[getter]
-    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
-        self.state.with(py, |state| Ok(state.retry()))
-    }
-
-    #[getter]
-    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.event_count()))
-    }
-
-    /// Every error recorded, including those past `max_errors` not kept.
-    #[getter]
-    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.error_count()))
-    }
-}
+});
 
 /// Decodes a protocol's stream into neutral events.
 #[pyclass(frozen, module = "agentcodec", name = "NeutralDecoder")]
@@ -352,8 +365,7 @@ pub struct NeutralDecoder {
     source: String,
 }
 
-#[pymethods]
-impl NeutralDecoder {
+stream_methods!(NeutralDecoder, {
     #[new]
     #[pyo3(signature = (source, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(source, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
     fn new(
@@ -404,45 +416,7 @@ impl NeutralDecoder {
             to_events(py, &state.take())
         })
     }
-
-    #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| error_records(py, state.errors()))
-    }
-
-    /// A new connection carries the stream on (a client resuming with
-    /// `Last-Event-ID`): the event the old one left unterminated is
-    /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
-        self.state
-            .with(py, |state| assemblers::reconnect(py, state, self.to_py_err))
-    }
-
-    /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
-    #[getter]
-    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
-        self.state
-            .with(py, |state| Ok(state.last_event_id().to_owned()))
-    }
-
-    /// The reconnection time in milliseconds the stream set, if any.
-    #[getter]
-    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
-        self.state.with(py, |state| Ok(state.retry()))
-    }
-
-    #[getter]
-    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.event_count()))
-    }
-
-    /// Every error recorded, including those past `max_errors` not kept.
-    #[getter]
-    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.error_count()))
-    }
-}
+});
 
 /// Encodes neutral events into a protocol's events and SSE bytes.
 #[pyclass(frozen, module = "agentcodec", name = "NeutralEncoder")]
@@ -525,8 +499,7 @@ pub struct NeutralAssembler {
     source: String,
 }
 
-#[pymethods]
-impl NeutralAssembler {
+stream_methods!(NeutralAssembler, {
     #[new]
     #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
@@ -586,42 +559,4 @@ impl NeutralAssembler {
     fn view<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.state.with(py, |state| to_python(py, &state.view()))
     }
-
-    #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| error_records(py, state.errors()))
-    }
-
-    /// A new connection carries the stream on (a client resuming with
-    /// `Last-Event-ID`): the event the old one left unterminated is
-    /// discarded, since the server sends it again; nothing assembled is lost.
-    fn reconnect(&self, py: Python<'_>) -> PyResult<()> {
-        self.state
-            .with(py, |state| assemblers::reconnect(py, state, self.to_py_err))
-    }
-
-    /// The stream's last event ID, to send as `Last-Event-ID` on reconnecting.
-    #[getter]
-    fn last_event_id(&self, py: Python<'_>) -> PyResult<String> {
-        self.state
-            .with(py, |state| Ok(state.last_event_id().to_owned()))
-    }
-
-    /// The reconnection time in milliseconds the stream set, if any.
-    #[getter]
-    fn retry(&self, py: Python<'_>) -> PyResult<Option<u64>> {
-        self.state.with(py, |state| Ok(state.retry()))
-    }
-
-    #[getter]
-    fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.event_count()))
-    }
-
-    /// Every error recorded, including those past `max_errors` not kept.
-    #[getter]
-    fn error_count(&self, py: Python<'_>) -> PyResult<u64> {
-        self.state.with(py, |state| Ok(state.error_count()))
-    }
-}
+});
