@@ -89,25 +89,13 @@ def measure(
     *,
     min_time: float,
     skip: tuple[str, ...] = (),
-    repeat: int = 1,
 ) -> list[tuple[str, str, float, float, float]]:
-    """``repeat``: runs of the workload per timed sample (the time given is
-    per run), so that a small workload can be timed in samples as long as
-    a large one's. Each run reads its own copy of the chunks: a stream run
-    again from one copy would be read from the CPU's cache, where a long
-    one comes from memory, and the comparison would be of the two, not of
-    the streams' lengths."""
+    """One workload, every implementation of the layer, side by side."""
     rows = []
     native_time = None
-    copies = [chunks] + [[bytes(bytearray(chunk)) for chunk in chunks] for _ in range(repeat - 1)]
     for name, impl in peers.available(layer):
         if any(word in name for word in skip):
             continue
-
-        def run(impl: peers.Impl = impl) -> None:
-            for copy in copies:
-                impl(copy)
-
         if getattr(impl, "reports_time", False):
             # It times itself (another runtime): as many runs as one second
             # of it holds, at least three.
@@ -115,12 +103,69 @@ def measure(
             runs = max(3, int(min_time / max(once, 1e-6)))
             elapsed = impl.timed(chunks, runs=runs)  # type: ignore[attr-defined]
         else:
-            elapsed = best_time(run, min_time) / repeat
+            elapsed = best_time(lambda impl=impl: impl(chunks), min_time)
         if name.startswith("agentcodec native") and native_time is None:
             native_time = elapsed
         rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, elapsed))
     return [
         (label, name, mbps, eps, elapsed / native_time if native_time else float("nan"))
+        for label, name, mbps, eps, elapsed in rows
+    ]
+
+
+def copies_of(chunks: list[Any], repeat: int) -> list[list[Any]]:
+    """``repeat`` copies of the chunks, each in its own memory: a stream run
+    again and again from one copy is read from the CPU's cache, where a long
+    one comes from memory, and a comparison of the two lengths would be of
+    the cache and the memory, not of the lengths."""
+    return [chunks] + [[bytes(bytearray(chunk)) for chunk in chunks] for _ in range(repeat - 1)]
+
+
+def measure_interleaved(
+    layer: str,
+    streams: list[tuple[str, workloads.Stream, list[Any], int]],
+    *,
+    min_time: float,
+    skip: tuple[str, ...] = (),
+    rounds: int = 3,
+) -> list[tuple[str, str, float, float, float]]:
+    """Like measure, for streams that are to be compared with each other:
+    the linearity runs, one stream at two lengths, each sample of the short
+    one ``repeat`` runs over as many copies of its chunks, so that a sample
+    is as long as the long stream's (best of hundreds of short runs against
+    best of a few long ones would favour the short). The streams' samples
+    are taken in turn, a round of each at a time, and the best of each
+    kept: measured one after the other, a spell of slowness on a busy host
+    lands on one of them and reads as a difference between the lengths."""
+    copies = [(label, stream, copies_of(chunks, repeat), repeat) for label, stream, chunks, repeat in streams]
+    rows: list[tuple[str, str, float, float, float]] = []
+    native: dict[str, float] = {}
+    for name, impl in peers.available(layer):
+        if any(word in name for word in skip) or getattr(impl, "reports_time", False):
+            continue
+        best = [float("inf")] * len(copies)
+        gc.collect()
+        gc.freeze()
+        try:
+            done, spent = 0, 0.0
+            while done < rounds or (spent < min_time * len(copies) and done < 50):
+                for i, (_, _, runs, repeat) in enumerate(copies):
+                    gc.collect()
+                    start = time.perf_counter()
+                    for run in runs:
+                        impl(run)
+                    elapsed = time.perf_counter() - start
+                    best[i] = min(best[i], elapsed / repeat)
+                    spent += elapsed
+                done += 1
+        finally:
+            gc.unfreeze()
+        for (label, stream, _, _), elapsed in zip(copies, best, strict=True):
+            if name.startswith("agentcodec native"):
+                native.setdefault(label, elapsed)
+            rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, elapsed))
+    return [
+        (label, name, mbps, eps, elapsed / native[label] if label in native else float("nan"))
         for label, name, mbps, eps, elapsed in rows
     ]
 
@@ -288,11 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             workloads.network_chunks(agent.data),
         )
     if args.full:
-        # The 10k-delta stream is timed 100 runs at a time, so that both are
-        # best-of samples of the same length: best of hundreds of short runs
-        # against best of a few long ones would favour the short; and each of
-        # the 100 reads its own copy, so that both come from memory. Only
-        # agentcodec is measured: the peers would add minutes at 1M deltas.
+        # Each stream at 10k and 1M deltas, timed in turn (measure_interleaved).
+        # Only agentcodec is measured: the peers would add minutes at 1M deltas.
         linearity = (
             ("assemble_agentscope", workloads.agentscope_stream, ("hand-rolled", "httpx", "runtime")),
             ("assemble_langchain", workloads.langchain_stream, ("hand-rolled", "httpx", "langchain-core")),
@@ -324,16 +366,15 @@ def main(argv: list[str] | None = None) -> int:
             ("convert_agui", workloads.agentscope_stream, ("runtime",)),
         )
         for layer, stream_of, peers_skipped in linearity:
+            if args.layer and layer not in args.layer:
+                continue
+            pair = []
             for count, repeat in ((10_000, 100), (1_000_000, 1)):
                 stream = stream_of("text", count)
-                add(
-                    layer,
-                    f"{layer.split('_')[0]} {stream.name} (linearity), network chunks",
-                    stream,
-                    workloads.network_chunks(stream.data),
-                    skip=peers_skipped,
-                    repeat=repeat,
-                )
+                label = f"{layer.split('_')[0]} {stream.name} (linearity), network chunks"
+                pair.append((label, stream, workloads.network_chunks(stream.data), repeat))
+            print(f"measuring {layer}: {pair[0][0]} against {pair[1][1].name}", file=sys.stderr)
+            rows.extend(measure_interleaved(layer, pair, min_time=args.min_time, skip=peers_skipped))
     rows.extend(build)
 
     print(f"Machine: {machine()}\n")
