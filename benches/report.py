@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
 import importlib.metadata
 import os
@@ -32,24 +33,31 @@ import peers
 import workloads
 
 
-def best_time(run: Callable[[], Any], min_time: float, max_runs: int = 50) -> float:
-    """The best time of several runs. The objects alive before (the
-    workloads, the results of earlier measurements) are frozen out of the
-    cyclic GC meanwhile, so that the collections a run triggers cost what
-    its own objects cost, whatever was measured before it in the process."""
+def best_times(runs: dict[Any, Callable[[], Any]], min_time: float, rounds: int = 3) -> dict[Any, float]:
+    """The best time of each of several runs, taken in turn: ``rounds``
+    rounds, in each of which every one runs for ``min_time / rounds``
+    seconds (once at least). Measured one after the other, a spell of
+    slowness on a busy host lands on one of them and reads as a difference
+    between them; in turn, each has samples from all of the time. The
+    objects alive before (the workloads, the results of earlier
+    measurements) are frozen out of the cyclic GC meanwhile, so that the
+    collections a run triggers cost what its own objects cost, whatever was
+    measured before it in the process."""
+    best = dict.fromkeys(runs, float("inf"))
     gc.collect()
     gc.freeze()
     try:
-        best = float("inf")
-        spent, runs = 0.0, 0
-        while runs < 2 or (spent < min_time and runs < max_runs):
-            gc.collect()
-            start = time.perf_counter()
-            run()
-            elapsed = time.perf_counter() - start
-            best = min(best, elapsed)
-            spent += elapsed
-            runs += 1
+        for _ in range(rounds):
+            for key, run in runs.items():
+                spent, count = 0.0, 0
+                while count == 0 or spent < min_time / rounds:
+                    gc.collect()
+                    start = time.perf_counter()
+                    run()
+                    elapsed = time.perf_counter() - start
+                    best[key] = min(best[key], elapsed)
+                    spent += elapsed
+                    count += 1
         return best
     finally:
         gc.unfreeze()
@@ -81,101 +89,65 @@ def machine() -> str:
     )
 
 
-def measure(
-    layer: str,
-    label: str,
-    stream: workloads.Stream,
-    chunks: list[Any],
-    *,
-    min_time: float,
-    skip: tuple[str, ...] = (),
-) -> list[tuple[str, str, float, float, float]]:
-    """One workload, every implementation of the layer, side by side."""
-    rows = []
-    native_time = None
-    for name, impl in peers.available(layer):
-        if any(word in name for word in skip):
-            continue
-        if getattr(impl, "reports_time", False):
-            # It times itself (another runtime): as many runs as one second
-            # of it holds, at least three.
-            once = impl.timed(chunks, runs=1)  # type: ignore[attr-defined]
-            runs = max(3, int(min_time / max(once, 1e-6)))
-            elapsed = impl.timed(chunks, runs=runs)  # type: ignore[attr-defined]
-        else:
-            elapsed = best_time(lambda impl=impl: impl(chunks), min_time)
-        if name.startswith("agentcodec native") and native_time is None:
-            native_time = elapsed
-        rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, elapsed))
-    return [
-        (label, name, mbps, eps, elapsed / native_time if native_time else float("nan"))
-        for label, name, mbps, eps, elapsed in rows
-    ]
-
-
 def copies_of(chunks: list[Any], repeat: int) -> list[list[Any]]:
     """``repeat`` copies of the chunks, each in its own memory: a stream run
     again and again from one copy is read from the CPU's cache, where a long
-    one comes from memory, and a comparison of the two lengths would be of
-    the cache and the memory, not of the lengths."""
+    one comes from memory, and a comparison of two lengths would be of the
+    cache and the memory, not of the lengths."""
     return [chunks] + [[bytes(bytearray(chunk)) for chunk in chunks] for _ in range(repeat - 1)]
 
 
-def measure_interleaved(
+def run_each(impl: Callable[[list[Any]], Any], copies: list[list[Any]]) -> None:
+    for copy in copies:
+        impl(copy)
+
+
+def measure(
     layer: str,
     streams: list[tuple[str, workloads.Stream, list[Any], int]],
     *,
     min_time: float,
     skip: tuple[str, ...] = (),
-    rounds: int = 3,
 ) -> list[tuple[str, str, float, float, float]]:
-    """Like measure, for streams that are to be compared with each other:
-    the linearity runs, one stream at two lengths, each sample of the short
-    one ``repeat`` runs over as many copies of its chunks, so that a sample
-    is as long as the long stream's (best of hundreds of short runs against
-    best of a few long ones would favour the short). The streams' samples
-    are taken in turn, a round of each at a time, and the best of each
-    kept: measured one after the other, a spell of slowness on a busy host
-    lands on one of them and reads as a difference between the lengths."""
-    copies = [(label, stream, copies_of(chunks, repeat), repeat) for label, stream, chunks, repeat in streams]
-    rows: list[tuple[str, str, float, float, float]] = []
-    native: dict[str, float] = {}
-    for name, impl in peers.available(layer):
-        if any(word in name for word in skip) or getattr(impl, "reports_time", False):
-            continue
-        best = [float("inf")] * len(copies)
-        gc.collect()
-        gc.freeze()
-        try:
-            done, spent = 0, 0.0
-            while done < rounds or (spent < min_time * len(copies) and done < 50):
-                for i, (_, _, runs, repeat) in enumerate(copies):
-                    gc.collect()
-                    start = time.perf_counter()
-                    for run in runs:
-                        impl(run)
-                    elapsed = time.perf_counter() - start
-                    best[i] = min(best[i], elapsed / repeat)
-                    spent += elapsed
-                done += 1
-        finally:
-            gc.unfreeze()
-        for (label, stream, _, _), elapsed in zip(copies, best, strict=True):
-            if name.startswith("agentcodec native"):
-                native.setdefault(label, elapsed)
-            rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, elapsed))
-    return [
-        (label, name, mbps, eps, elapsed / native[label] if label in native else float("nan"))
-        for label, name, mbps, eps, elapsed in rows
-    ]
+    """Every implementation of the layer on each stream, side by side, in
+    turn (best_times). A stream is ``(label, stream, chunks, repeat)``: a
+    sample of it is ``repeat`` runs over as many copies of its chunks, so
+    that a short stream compared with a long one (the linearity runs) is
+    timed in samples as long as the long one's: best of hundreds of short
+    runs against best of a few long ones would favour the short."""
+    impls = [(name, impl) for name, impl in peers.available(layer) if not any(word in name for word in skip)]
+    runs: dict[tuple[str, int], Callable[[], Any]] = {}
+    for index, (_, _, chunks, repeat) in enumerate(streams):
+        copies = copies_of(chunks, repeat)
+        for name, impl in impls:
+            if not getattr(impl, "reports_time", False):
+                runs[name, index] = functools.partial(run_each, impl, copies)
+    best = best_times(runs, min_time)
+    rows = []
+    for index, (label, stream, chunks, repeat) in enumerate(streams):
+        native_time = None
+        for name, impl in impls:
+            if (name, index) in best:
+                elapsed = best[name, index] / repeat
+            else:
+                # It times itself (another runtime): as many runs as
+                # min_time holds, at least three.
+                once = impl.timed(chunks, runs=1)  # type: ignore[attr-defined]
+                elapsed = impl.timed(chunks, runs=max(3, int(min_time / max(once, 1e-6))))  # type: ignore[attr-defined]
+            if name.startswith("agentcodec native") and native_time is None:
+                native_time = elapsed
+            ratio = elapsed / native_time if native_time else float("nan")
+            rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, ratio))
+    return rows
 
 
 def build_rows(count: int, min_time: float) -> list[tuple[str, str, float, float, float]]:
     tokens = workloads.tokens(count)
     size = len(b"".join(agentcodec.agentscope.ResponseBuilder().generate_streaming_sse(tokens))) / 1e6
+    impls = peers.available("build")
+    best = best_times({name: lambda impl=impl: impl(tokens) for name, impl in impls}, min_time)
     rows, fast = [], None
-    for name, impl in peers.available("build"):
-        elapsed = best_time(lambda impl=impl: impl(tokens), min_time)
+    for name, elapsed in best.items():
         fast = fast or elapsed
         rows.append(
             (f"build {count} token events", name, size / elapsed, (count + 7) / elapsed, elapsed / fast)
@@ -191,9 +163,10 @@ def encode_rows(count: int, min_time: float) -> list[tuple[str, str, float, floa
         )
     )
     size = sum(map(len, map(agentcodec.encode_sse, events))) / 1e6
+    impls = peers.available("encode")
+    best = best_times({name: lambda impl=impl: impl(events) for name, impl in impls}, min_time)
     rows, fast = [], None
-    for name, impl in peers.available("encode"):
-        elapsed = best_time(lambda impl=impl: impl(events), min_time)
+    for name, elapsed in best.items():
         fast = fast or elapsed
         rows.append(
             (
@@ -234,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.layer and layer not in args.layer:
             return
         print(f"measuring {layer}: {label}", file=sys.stderr)
-        rows.extend(measure(layer, label, stream, chunks, min_time=args.min_time, **kw))
+        rows.extend(measure(layer, [(label, stream, chunks, 1)], min_time=args.min_time, **kw))
 
     text = workloads.agentscope_stream("text", long)
     short = workloads.agentscope_stream("text", 200)
@@ -333,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
             workloads.network_chunks(agent.data),
         )
     if args.full:
-        # Each stream at 10k and 1M deltas, timed in turn (measure_interleaved).
+        # Each stream at 10k and 1M deltas, timed in turn (measure).
         # Only agentcodec is measured: the peers would add minutes at 1M deltas.
         linearity = (
             ("assemble_agentscope", workloads.agentscope_stream, ("hand-rolled", "httpx", "runtime")),
@@ -374,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                 label = f"{layer.split('_')[0]} {stream.name} (linearity), network chunks"
                 pair.append((label, stream, workloads.network_chunks(stream.data), repeat))
             print(f"measuring {layer}: {pair[0][0]} against {pair[1][1].name}", file=sys.stderr)
-            rows.extend(measure_interleaved(layer, pair, min_time=args.min_time, skip=peers_skipped))
+            rows.extend(measure(layer, pair, min_time=args.min_time, skip=peers_skipped))
     rows.extend(build)
 
     print(f"Machine: {machine()}\n")
