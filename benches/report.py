@@ -8,7 +8,8 @@ times faster agentcodec's native backend is.
     python benches/report.py --chart benches   # and draw it (chart.py, matplotlib)
 
 Peers that are not installed are left out of the table. Each figure is the
-best of several runs of the whole workload (at least --min-time seconds).
+best of several runs of the whole workload, the implementations compared
+timed in turn, three rounds of --min-time / 3 seconds each (best_times).
 """
 
 from __future__ import annotations
