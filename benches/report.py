@@ -39,7 +39,8 @@ def best_times(runs: dict[Any, Callable[[], Any]], min_time: float, rounds: int 
     rounds, in each of which every one runs for ``min_time / rounds``
     seconds (once at least). Measured one after the other, a spell of
     slowness on a busy host lands on one of them and reads as a difference
-    between them; in turn, each has samples from all of the time. The
+    between them; in turn, each has samples from across the whole time, so
+    a spell is less likely to decide its best (less, not never). The
     objects alive before (the workloads, the results of earlier
     measurements) are frozen out of the cyclic GC meanwhile, so that the
     collections a run triggers cost what its own objects cost, whatever was
