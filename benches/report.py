@@ -110,21 +110,29 @@ def measure(
     *,
     min_time: float,
     skip: tuple[str, ...] = (),
+    only: str | None = None,
+    rounds: int = 3,
 ) -> list[tuple[str, str, float, float, float]]:
     """Every implementation of the layer on each stream, side by side, in
     turn (best_times). A stream is ``(label, stream, chunks, repeat)``: a
     sample of it is ``repeat`` runs over as many copies of its chunks, so
     that a short stream compared with a long one (the linearity runs) is
     timed in samples as long as the long one's: best of hundreds of short
-    runs against best of a few long ones would favour the short."""
-    impls = [(name, impl) for name, impl in peers.available(layer) if not any(word in name for word in skip)]
+    runs against best of a few long ones would favour the short. ``skip``
+    leaves out the implementations whose names have one of its words;
+    ``only`` names the one to measure alone."""
+    impls = [
+        (name, impl)
+        for name, impl in peers.available(layer)
+        if (only is None or name == only) and not any(word in name for word in skip)
+    ]
     runs: dict[tuple[str, int], Callable[[], Any]] = {}
     for index, (_, _, chunks, repeat) in enumerate(streams):
         copies = copies_of(chunks, repeat)
         for name, impl in impls:
             if not getattr(impl, "reports_time", False):
                 runs[name, index] = functools.partial(run_each, impl, copies)
-    best = best_times(runs, min_time)
+    best = best_times(runs, min_time, rounds)
     rows = []
     for index, (label, stream, chunks, repeat) in enumerate(streams):
         native_time = None
@@ -141,6 +149,38 @@ def measure(
             ratio = elapsed / native_time if native_time else float("nan")
             rows.append((label, name, stream.megabytes / elapsed, stream.events / elapsed, ratio))
     return rows
+
+
+NATIVE = "agentcodec native"
+
+# The linearity runs (--full): each layer's stream of text deltas, made at a
+# given number of deltas.
+LINEARITY: dict[str, Callable[[str, int], workloads.Stream]] = {
+    "assemble_agentscope": workloads.agentscope_stream,
+    "assemble_langchain": workloads.langchain_stream,
+    "assemble_agui": lambda _, count: workloads.converted_stream("agui", count),
+    "assemble_responses": lambda _, count: workloads.converted_stream("openai-responses", count),
+    "assemble_chat": lambda _, count: workloads.converted_stream("openai-chat", count),
+    "assemble_anthropic": lambda _, count: workloads.converted_stream("anthropic", count),
+    "assemble_ai_sdk": lambda _, count: workloads.converted_stream("ai-sdk", count),
+    "convert_agui": workloads.agentscope_stream,
+}
+
+
+def linearity_pair(
+    layer: str,
+    stream_of: Callable[[str, int], workloads.Stream],
+    lengths: tuple[tuple[int, int], ...] = ((10_000, 100), (1_000_000, 1)),
+) -> list[tuple[str, workloads.Stream, list[Any], int]]:
+    """The short and the long stream of a linearity run, as measure() takes
+    them: ``lengths`` is ``(deltas, repeat)`` for each, the short one
+    repeated so that a sample of it is as long as one of the long one."""
+    pair = []
+    for count, repeat in lengths:
+        stream = stream_of("text", count)
+        label = f"{layer.partition('_')[0]} {stream.name} (linearity), network chunks"
+        pair.append((label, stream, workloads.network_chunks(stream.data), repeat))
+    return pair
 
 
 def build_rows(count: int, min_time: float) -> list[tuple[str, str, float, float, float]]:
@@ -308,48 +348,17 @@ def main(argv: list[str] | None = None) -> int:
             workloads.network_chunks(agent.data),
         )
     if args.full:
-        # Each stream at 10k and 1M deltas, timed in turn (measure).
-        # Only agentcodec is measured: the peers would add minutes at 1M deltas.
-        linearity = (
-            ("assemble_agentscope", workloads.agentscope_stream, ("hand-rolled", "httpx", "runtime")),
-            ("assemble_langchain", workloads.langchain_stream, ("hand-rolled", "httpx", "langchain-core")),
-            (
-                "assemble_agui",
-                lambda _, count: workloads.converted_stream("agui", count),
-                ("ag-ui-protocol",),
-            ),
-            (
-                "assemble_responses",
-                lambda _, count: workloads.converted_stream("openai-responses", count),
-                ("openai-python",),
-            ),
-            (
-                "assemble_chat",
-                lambda _, count: workloads.converted_stream("openai-chat", count),
-                ("openai-python",),
-            ),
-            (
-                "assemble_anthropic",
-                lambda _, count: workloads.converted_stream("anthropic", count),
-                ("anthropic-sdk-python",),
-            ),
-            (
-                "assemble_ai_sdk",
-                lambda _, count: workloads.converted_stream("ai-sdk", count),
-                ("Node",),
-            ),
-            ("convert_agui", workloads.agentscope_stream, ("runtime",)),
-        )
-        for layer, stream_of, peers_skipped in linearity:
+        # Each stream at 10k and 1M deltas, timed in turn (measure), the
+        # native backend alone: the peers and the pure backend would take
+        # seconds a run at 1M deltas. Nine rounds, each about one run of the
+        # 1M stream, so that a spell of slowness spans both lengths more
+        # often than in three.
+        for layer, stream_of in LINEARITY.items():
             if args.layer and layer not in args.layer:
                 continue
-            pair = []
-            for count, repeat in ((10_000, 100), (1_000_000, 1)):
-                stream = stream_of("text", count)
-                label = f"{layer.split('_')[0]} {stream.name} (linearity), network chunks"
-                pair.append((label, stream, workloads.network_chunks(stream.data), repeat))
+            pair = linearity_pair(layer, stream_of)
             print(f"measuring {layer}: {pair[0][0]} against {pair[1][1].name}", file=sys.stderr)
-            rows.extend(measure(layer, pair, min_time=args.min_time, skip=peers_skipped))
+            rows.extend(measure(layer, pair, min_time=args.min_time, only=NATIVE, rounds=9))
     rows.extend(build)
 
     print(f"Machine: {machine()}\n")
