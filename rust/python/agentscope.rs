@@ -22,89 +22,88 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
     stream_error(py, err, agentscope_error, agentscope_event_error)
 }
 
-assembler_methods!(AgentScopeAssembler, unit = "event", item = event, {
-    #[new]
-    #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
-    #[allow(clippy::too_many_arguments)] // one per Python argument
-    fn new(
-        py: Python<'_>,
-        data_merge: StrArg,
-        on_error: StrArg,
-        strict: bool,
-        max_line_bytes: LimitArg,
-        max_event_bytes: LimitArg,
-        max_errors: LimitArg,
-        max_stream_bytes: LimitArg,
-        max_messages: LimitArg,
-        max_blocks: LimitArg,
-    ) -> PyResult<Self> {
-        let data_merge = match data_merge.get(py, "data_merge")?.as_str() {
-            "merge" => DataMerge::Merge,
-            "upstream" => DataMerge::Upstream,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "data_merge must be 'merge' or 'upstream', not {}",
-                    py_repr(py, other)
-                )))
-            }
-        };
-        let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
-        let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let mut inner = Assembler::new(Options {
-            data_merge,
-            on_error,
-            strict,
-            limits,
-        });
-        assemblers::set_limits(
-            py,
-            &mut inner,
-            &max_errors,
-            &max_stream_bytes,
-            &max_messages,
-            &max_blocks,
-        )?;
-        Ok(AgentScopeAssembler {
-            state: assemblers::guarded(inner),
-        })
-    }
+assembler_methods!(
+    AgentScopeAssembler,
+    unit = "event",
+    item = event,
+    errors = "Errors the stream reported or, with `on_error=\"skip\"`, frames skipped.",
+    {
+        #[new]
+        #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
+        #[allow(clippy::too_many_arguments)] // one per Python argument
+        fn new(
+            py: Python<'_>,
+            data_merge: StrArg,
+            on_error: StrArg,
+            strict: bool,
+            max_line_bytes: LimitArg,
+            max_event_bytes: LimitArg,
+            max_errors: LimitArg,
+            max_stream_bytes: LimitArg,
+            max_messages: LimitArg,
+            max_blocks: LimitArg,
+        ) -> PyResult<Self> {
+            let data_merge = match data_merge.get(py, "data_merge")?.as_str() {
+                "merge" => DataMerge::Merge,
+                "upstream" => DataMerge::Upstream,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "data_merge must be 'merge' or 'upstream', not {}",
+                        py_repr(py, other)
+                    )))
+                }
+            };
+            let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
+            let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+            let mut inner = Assembler::new(Options {
+                data_merge,
+                on_error,
+                strict,
+                limits,
+            });
+            assemblers::set_limits(
+                py,
+                &mut inner,
+                &max_errors,
+                &max_stream_bytes,
+                &max_messages,
+                &max_blocks,
+            )?;
+            Ok(AgentScopeAssembler {
+                state: assemblers::guarded(inner),
+            })
+        }
 
-    /// Ends the stream and returns the final response.
-    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state.with(py, |state| {
-            assemblers::close(py, &mut state.inner, to_py_err)?;
-            response(py, &state.inner)
-        })
-    }
+        /// Ends the stream and returns the final response.
+        fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            self.state.with(py, |state| {
+                assemblers::close(py, &mut state.inner, to_py_err)?;
+                response(py, &state.inner)
+            })
+        }
 
-    /// The AgentResponse assembled so far: a new dict on every access.
-    #[getter]
-    fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state.with(py, |state| response(py, &state.inner))
-    }
+        /// The AgentResponse assembled so far: a new dict on every access.
+        #[getter]
+        fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            self.state.with(py, |state| response(py, &state.inner))
+        }
 
-    /// Every message assembled, in order of first appearance.
-    #[getter]
-    fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state.with(py, |state| {
-            rendered_list(py, state.inner.rendered_messages())
-        })
-    }
+        /// Every message assembled, in order of first appearance.
+        #[getter]
+        fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state.with(py, |state| {
+                rendered_list(py, state.inner.rendered_messages())
+            })
+        }
 
-    /// Every tool call, its arguments parsed as they stream.
-    #[getter]
-    fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
+        /// Every tool call, its arguments parsed as they stream.
+        #[getter]
+        fn tool_calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            self.state
+                .with(py, |state| state.reader.read(py, state.inner.tool_calls()))
+        }
     }
-
-    /// Errors the stream reported or, with `on_error="skip"`, frames skipped.
-    #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state
-            .with(py, |state| error_records(py, state.inner.errors()))
-    }
-});
+);
 
 /// The AgentResponse as a dict, the messages in its output read from their
 /// text where they are kept as text.

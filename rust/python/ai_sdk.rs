@@ -24,6 +24,8 @@ assembler_methods!(
     AISDKAssembler,
     unit = "chunk",
     item = event,
+    errors =
+        "Errors the server sent (`error` chunks) or, with `on_error=\"skip\"`, chunks skipped.",
     new = limits_only,
     {
         /// Ends the stream and returns the UIMessage.
@@ -62,12 +64,6 @@ assembler_methods!(
         fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
             self.state
                 .with(py, |state| assemblers::to_list(py, state.inner.events()))
-        }
-
-        #[getter]
-        fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-            self.state
-                .with(py, |state| error_records(py, state.inner.errors()))
         }
     }
 );

@@ -24,6 +24,7 @@ assembler_methods!(
     AnthropicAssembler,
     unit = "event",
     item = event,
+    errors = "Errors the server sent or, with `on_error=\"skip\"`, events skipped.",
     new = limits_only,
     {
         /// Ends the stream and returns the Message.
@@ -54,12 +55,6 @@ assembler_methods!(
         fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
             self.state
                 .with(py, |state| assemblers::to_list(py, state.inner.events()))
-        }
-
-        #[getter]
-        fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-            self.state
-                .with(py, |state| error_records(py, state.inner.errors()))
         }
     }
 );

@@ -157,8 +157,9 @@ pub fn on_error(py: Python<'_>, value: &str) -> PyResult<OnError> {
 /// Writes an assembler class's `#[pymethods]`: its own methods (`new`,
 /// `close`, its reads), then what every assembler class has alike, written
 /// once here. `$unit` is what the protocol calls one decoded item (event,
-/// chunk, message) and `$item` the name of `feed_event`'s argument; the
-/// methods use the class module's `to_py_err`.
+/// chunk, message), `$item` the name of `feed_event`'s argument and
+/// `$errors` the docstring of `errors` (what the protocol records); the
+/// methods use the class module's `to_py_err` and `error_records`.
 ///
 /// With `new = limits_only`, it writes the constructor too, for a protocol
 /// whose `Options` are only `on_error` and the SSE limits: its `Assembler`
@@ -166,8 +167,8 @@ pub fn on_error(py: Python<'_>, value: &str) -> PyResult<OnError> {
 /// cannot come from a macro of its own inside the class's methods:
 /// `#[pymethods]` sees them before any macro in them is expanded.)
 macro_rules! assembler_methods {
-    ($class:ident, unit = $unit:literal, item = $item:ident, new = limits_only, { $($own:tt)* }) => {
-        assembler_methods!($class, unit = $unit, item = $item, {
+    ($class:ident, unit = $unit:literal, item = $item:ident, errors = $errors:literal, new = limits_only, { $($own:tt)* }) => {
+        assembler_methods!($class, unit = $unit, item = $item, errors = $errors, {
             #[new]
             #[pyo3(signature = (*, on_error = $crate::python::args::StrArg::Default("raise"), max_line_bytes = $crate::python::args::LimitArg::Default, max_event_bytes = $crate::python::args::LimitArg::Default, max_errors = $crate::python::args::LimitArg::Default, max_stream_bytes = $crate::python::args::LimitArg::Default, max_messages = $crate::python::args::LimitArg::Default, max_blocks = $crate::python::args::LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
             #[allow(clippy::too_many_arguments)] // one per Python argument
@@ -200,7 +201,7 @@ macro_rules! assembler_methods {
             $($own)*
         });
     };
-    ($class:ident, unit = $unit:literal, item = $item:ident, { $($own:tt)* }) => {
+    ($class:ident, unit = $unit:literal, item = $item:ident, errors = $errors:literal, { $($own:tt)* }) => {
         #[pymethods]
         impl $class {
             $($own)*
@@ -256,6 +257,13 @@ macro_rules! assembler_methods {
             #[getter]
             fn event_count(&self, py: Python<'_>) -> PyResult<u64> {
                 self.state.with(py, |state| Ok(state.inner.event_count()))
+            }
+
+            #[doc = $errors]
+            #[getter]
+            fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+                self.state
+                    .with(py, |state| error_records(py, state.inner.errors()))
             }
 
             /// Every error recorded, including those past `max_errors` not kept.

@@ -24,6 +24,7 @@ assembler_methods!(
     OpenAIChatAssembler,
     unit = "chunk",
     item = event,
+    errors = "Errors the server sent or, with `on_error=\"skip\"`, chunks skipped.",
     new = limits_only,
     {
         /// Ends the stream and returns the ChatCompletion.
@@ -54,12 +55,6 @@ assembler_methods!(
         fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
             self.state
                 .with(py, |state| assemblers::to_list(py, state.inner.events()))
-        }
-
-        #[getter]
-        fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-            self.state
-                .with(py, |state| error_records(py, state.inner.errors()))
         }
     }
 );

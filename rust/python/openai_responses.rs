@@ -23,7 +23,7 @@ fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
 assembler_methods!(
     OpenAIResponsesAssembler,
     unit = "event",
-    item = event,
+    item = event, errors = "Errors the stream reported (`error`, `response.failed`) or, with `on_error=\"skip\"`, events skipped.",
     new = limits_only,
     {
         /// Ends the stream and returns the Response.
@@ -90,10 +90,5 @@ assembler_methods!(
                 .with(py, |state| Ok(state.inner.status().map(str::to_owned)))
         }
 
-        #[getter]
-        fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-            self.state
-                .with(py, |state| error_records(py, state.inner.errors()))
-        }
     }
 );
