@@ -15,8 +15,9 @@ A 1M-delta stream's large values (the answer's text, and the snapshots that
 carry it again at the end) are each an allocation of megabytes, which glibc
 maps fresh from the kernel and unmaps when freed; the 10k stream's are below
 its ``mmap`` threshold and come from a heap its earlier runs warmed. The
-faults are as many per byte at any length past that threshold: they are the
-kernel's work, not agentcodec's, and cost what the host makes them cost.
+faults are the kernel's work, not agentcodec's, and cost what the host makes
+them cost; and glibc raises its threshold as large blocks are freed, so what
+a stream takes depends on what the process did before it.
 """
 
 from __future__ import annotations

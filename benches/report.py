@@ -9,7 +9,8 @@ times faster agentcodec's native backend is.
 
 Peers that are not installed are left out of the table. Each figure is the
 best of several runs of the whole workload, the implementations compared
-timed in turn, three rounds of --min-time / 3 seconds each (best_times).
+timed in turn, three rounds of --min-time / 3 seconds each (best_times;
+nine for the two lengths of a linearity stream).
 """
 
 from __future__ import annotations
