@@ -96,6 +96,57 @@ def test_agent_turn_is_byte_identical() -> None:
     assert args_data["arguments"] == '{"city": "Paris", "unit": "C"}'
 
 
+def test_generate_streaming_response_gives_what_add_text_delta_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its loop makes the delta events itself: the same events, None as "",
+    and the same assembled response as the builders' own calls."""
+    tokens = ["Hel", None, 'lo "', "wörld\n", ""]
+
+    def by_calls() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        builder = ResponseBuilder(session_id="s")
+        builder.reset()
+        events = [builder.created(), builder.in_progress()]
+        message = builder.create_message_builder()
+        events.append(message.get_message_data())
+        content = message.create_content_builder()
+        events += [content.add_text_delta(token) for token in tokens]
+        events += [content.complete(), message.complete(), builder.completed()]
+        return events, builder.get_response_data()
+
+    def streamed() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        builder = ResponseBuilder(session_id="s")
+        return list(builder.generate_streaming_response(tokens)), builder.get_response_data()
+
+    results = []
+    for run in (by_calls, streamed):
+        ids = itertools.count(1)
+        monkeypatch.setattr(builders_module, "uuid4", lambda ids=ids: uuid.UUID(int=next(ids)))
+        monkeypatch.setattr(builders_module, "_now", lambda: CLOCK)
+        monkeypatch.setattr(builders_module, "_now_datetime", lambda: CLOCK)
+        results.append(run())
+    assert results[1] == results[0]
+    events, final = results[1]
+    assert [event["text"] for event in events[3:-3]] == ["Hel", "", 'lo "', "wörld\n", ""]
+    assert final["output"][0]["content"][0]["text"] == 'Hello "wörld\n'
+
+
+def test_generate_streaming_response_calls_a_subclass_add_delta(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Shouting(ContentBuilder):
+        def add_text_delta(self, text: str | None) -> dict[str, Any]:
+            return super().add_text_delta((text or "").upper())
+
+        add_delta = add_text_delta
+
+    monkeypatch.setattr(
+        builders_module.MessageBuilder,
+        "create_content_builder",
+        lambda self, content_type=ContentType.TEXT: Shouting(self, content_type, 0),
+    )
+    builder = ResponseBuilder(session_id="s")
+    events = list(builder.generate_streaming_response(["a", "b"]))
+    assert [event["text"] for event in events[3:5]] == ["A", "B"]
+    assert builder.get_response_data()["output"][0]["content"][0]["text"] == "AB"
+
+
 def test_builder_stream_assembles_to_the_builders_response(backend: ModuleType) -> None:
     builder = ResponseBuilder(session_id="s")
     assembler = backend.AgentScopeAssembler()
