@@ -199,6 +199,25 @@ def test_fast_path_refuses_what_is_not_text() -> None:
         ).add_text_delta_sse("x")
 
 
+def test_every_text_delta_refuses_what_is_not_text_and_keeps_what_came_before() -> None:
+    """add_text_delta and generate_streaming_response refuse a token that is
+    not text where it comes (upstream's model does too), not later when the
+    text is joined; the tokens before it stay kept."""
+    content = ResponseBuilder().create_message_builder().create_content_builder()
+    content.add_text_delta("kept")
+    with pytest.raises(TypeError, match="text must be a str or None, not int"):
+        content.add_text_delta(5)  # type: ignore[arg-type]
+    assert content.complete()["text"] == "kept"
+
+    builder = ResponseBuilder(session_id="s")
+    events = []
+    with pytest.raises(TypeError, match="text must be a str or None, not bytes"):
+        events.extend(builder.generate_streaming_response(["Hel", None, "lo", b"x"]))  # type: ignore[list-item]
+    assert [event["text"] for event in events[3:]] == ["Hel", "", "lo"]
+    content = builder.message_builders[0].content_builders[0]
+    assert content.complete()["text"] == "Hello"
+
+
 def test_data_fold_on_complete() -> None:
     """Conformance case 9: numbers add, booleans replace, dicts merge, new keys join."""
     builder = ResponseBuilder()
