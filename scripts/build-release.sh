@@ -12,6 +12,11 @@
 #
 # Environment: PYTHON (the Python running the tools, default python3),
 # AGENTCODEC_PYTHONS (the versions, default "3.10 3.11 3.12 3.13").
+#
+# With several versions, the wheels are built by two maturin processes at
+# once, each with a target directory of its own: a release build spends most
+# of its time in one rustc (fat LTO, one codegen unit), so a second one keeps
+# the other core busy (2m31s to 1m40s for four wheels on two cores).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,25 +34,47 @@ trap 'rm -rf "$tools"' EXIT
 "$python" -m venv "$tools/venv"
 "$tools/venv/bin/python" -m pip install --quiet "maturin>=1.9,<2" "twine>=5"
 
-interpreters=()
+# Two groups of interpreters, alternating, one maturin process each.
+first=()
+second=()
+found=0
 for version in $versions; do
     if interpreter=$(find_python "$version"); then
-        interpreters+=(--interpreter "$interpreter")
+        if [ $((found % 2)) -eq 0 ]; then first+=(--interpreter "$interpreter"); else second+=(--interpreter "$interpreter"); fi
+        found=$((found + 1))
         echo "CPython $version: $interpreter"
     else
         echo "CPython $version: not installed here, no wheel built for it"
     fi
 done
-if [ ${#interpreters[@]} -eq 0 ]; then
+if [ "$found" -eq 0 ]; then
     echo "none of the supported CPythons ($versions) is installed" >&2
     exit 1
 fi
 
 rm -f "$out"/agentcodec-*
-# manylinux_2_34: the glibc this machine builds against (Debian 12 has 2.36);
-# maturin checks that the extension needs nothing newer.
-"$tools/venv/bin/maturin" build --quiet --release --locked --compatibility manylinux_2_34 \
-    "${interpreters[@]}" --out "$out"
+# wheels TARGET_DIR INTERPRETER_ARGUMENTS...: the release wheels of those
+# interpreters. manylinux_2_34: the glibc this machine builds against
+# (Debian 12 has 2.36); maturin checks that the extension needs nothing newer.
+wheels() {
+    local target_dir=$1
+    shift
+    CARGO_TARGET_DIR=$target_dir "$tools/venv/bin/maturin" build --quiet --release --locked \
+        --compatibility manylinux_2_34 "$@" --out "$out"
+}
+target=${CARGO_TARGET_DIR:-$root/target}
+if [ ${#second[@]} -eq 0 ]; then
+    wheels "$target" "${first[@]}"
+else
+    # The second process's output is shown once it ends, so that the two do not interleave.
+    wheels "$target/second-build" "${second[@]}" > "$tools/second.log" 2>&1 &
+    second_build=$!
+    status=0
+    wheels "$target" "${first[@]}" || status=$?
+    wait "$second_build" || status=$?
+    cat "$tools/second.log"
+    [ "$status" -eq 0 ] || exit "$status"
+fi
 AGENTCODEC_NO_EXTENSIONS=1 "$python" -m pip wheel --quiet --no-deps \
     --wheel-dir "$out" .
 "$tools/venv/bin/maturin" sdist --out "$out" > /dev/null

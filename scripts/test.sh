@@ -1,24 +1,49 @@
 #!/usr/bin/env bash
-# Runs the whole test suite from a clean checkout, installing what it needs:
-#   1. Rust: rustfmt, clippy, cargo test (the core, without Python); every
-#      cargo-fuzz target for 10 s (scripts/fuzz.sh).
-#   2. The release artifacts (scripts/build-release.sh): a native wheel for
-#      each supported CPython on the machine, the pure wheel, the sdist,
-#      twine-checked. Everything below installs and tests those files.
-#   3. On the main Python: its native wheel with the test and lint tools;
-#      ruff, mypy, pytest on both backends, the backends fuzzed against each
-#      other (atheris, 2,000 inputs from a fixed seed), the benchmarks once
-#      and their instruction counts against the committed baseline; then the
-#      pure wheel in a fresh environment, pytest again there.
-#   4. On every other supported CPython: the same suite, native and pure
-#      wheel, property tests at a fifth of their examples.
-#   5. The sdist: builds the extension with a Rust toolchain, installs the
-#      pure package without one.
-#   6. agentscope-runtime's real AgentApp in an environment of its own
-#      (scripts/agentapp-constraints.txt), the gateway checked against it
-#      live and its load bench run once.
+# The test suite, from a clean checkout, installing what it needs into
+# .venv-test/. Prints at the end how long each step took.
+#
+#   ./scripts/test.sh          the quick suite, before every push:
+#       1. Rust: rustfmt, clippy, cargo test (the core, without Python).
+#       2. The release artifacts (scripts/build-release.sh) for the main
+#          Python: its native wheel, the pure wheel and the sdist,
+#          twine-checked. Everything below installs and tests those files.
+#       3. In the native wheel's environment: ruff, mypy, stubtest, and
+#          pytest on the native backend; in a fresh environment with the pure
+#          wheel: pytest on the pure backend. AGENTCODEC_TEST_WORKERS
+#          processes each (pytest-xdist, default 2); every test that takes a
+#          backend runs once on each.
+#   ./scripts/test.sh --full   what CI runs: the quick suite, with a native
+#   wheel built in step 2 for every supported CPython, then
+#       4. every cargo-fuzz target for 10 s (scripts/fuzz.sh), the backends
+#          fuzzed against each other (atheris, 2,000 inputs from a fixed seed);
+#       5. the benchmarks once, and their instruction counts (callgrind)
+#          against the committed baseline;
+#       6. every other supported CPython: its native and pure wheel, the
+#          property tests at a fifth of their examples;
+#       7. the sdist installed: with Rust, the extension built; without,
+#          the pure package;
+#       8. agentscope-runtime's real AgentApp in an environment of its own
+#          (scripts/agentapp-constraints.txt), the gateway checked against
+#          it live and its load bench run once.
+# Longer campaigns are scripts of their own: scripts/fuzz.sh SECONDS (the
+# Rust core), scripts/fuzz-backends.sh SECONDS (the backends against each
+# other), and the property tests at any scale: AGENTCODEC_EXAMPLES=10 pytest.
 # Any failure fails the run; pytest collecting no tests is a failure too.
 set -euo pipefail
+
+full=0
+case "${1:-}" in
+    "") ;;
+    --full) full=1 ;;
+    -h | --help)
+        sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+        exit 0
+        ;;
+    *)
+        echo "usage: $0 [--full]" >&2
+        exit 2
+        ;;
+esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -26,26 +51,56 @@ python=${PYTHON:-python3}
 work=${AGENTCODEC_TEST_DIR:-$root/.venv-test}
 versions=${AGENTCODEC_PYTHONS:-3.10 3.11 3.12 3.13}
 export PIP_DISABLE_PIP_VERSION_CHECK=1
+# Both cores: the suite's tests are independent of each other.
+workers=${AGENTCODEC_TEST_WORKERS:-2}
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's time, printed at the end (and on failure) so that a slow step
+# shows itself.
+step_titles=()
+step_seconds=()
+step_started=$SECONDS
+end_step() {
+    if [ ${#step_titles[@]} -gt 0 ]; then
+        step_seconds+=($((SECONDS - step_started)))
+    fi
+}
+step() {
+    end_step
+    step_titles+=("$*")
+    step_started=$SECONDS
+    printf '\n==> %s\n' "$*"
+}
+print_times() {
+    local status=$? i
+    end_step
+    printf '\n==> Time each step took (%s)\n' "$([ $status = 0 ] && echo passed || echo FAILED)"
+    for i in "${!step_seconds[@]}"; do
+        printf '  %4dm%02ds  %s\n' $((step_seconds[i] / 60)) $((step_seconds[i] % 60)) "${step_titles[i]}"
+    done
+    printf '  %4dm%02ds  in all\n' $((SECONDS / 60)) $((SECONDS % 60))
+    # CI stops the run at 90 minutes: past 60, the next additions will not fit.
+    if [ $SECONDS -gt 3600 ]; then
+        echo "WARNING: the run took more than 60 minutes; CI stops it at 90" >&2
+    fi
+}
+trap print_times EXIT
 
 # shellcheck source=scripts/pythons.sh
 . "$root/scripts/pythons.sh"
 
-step "Services and tools the tests use: redis-server, valgrind (Debian's packages)"
-if ! command -v redis-server > /dev/null; then
+step "Services the tests use: redis-server (Debian's package)"
+# install_package NAME: Debian's package of that name, where apt-get can.
+install_package() {
     if command -v apt-get > /dev/null && [ "$(id -u)" = 0 ]; then
-        apt-get install -y -qq redis-server > /dev/null \
-            || { apt-get update -qq && apt-get install -y -qq redis-server > /dev/null; }
+        apt-get install -y -qq "$1" > /dev/null \
+            || { apt-get update -qq && apt-get install -y -qq "$1" > /dev/null; }
     else
-        echo "redis-server is missing and cannot be installed here: the Redis tests will fail" >&2
+        echo "$1 is missing and cannot be installed here" >&2
+        return 1
     fi
-fi
-# The instruction counts of the benchmarks are callgrind's.
-if ! command -v valgrind > /dev/null && command -v apt-get > /dev/null && [ "$(id -u)" = 0 ]; then
-    apt-get install -y -qq valgrind > /dev/null \
-        || { apt-get update -qq && apt-get install -y -qq valgrind > /dev/null; }
-fi
+}
+command -v redis-server > /dev/null || install_package redis-server \
+    || echo "without redis-server, the Redis tests will fail" >&2
 # The tests start their own redis-server; without one they fail, not skip.
 export AGENTCODEC_REQUIRE_REDIS=1
 
@@ -55,16 +110,17 @@ cargo clippy --all-targets --locked -- -D warnings
 cargo clippy --all-targets --locked --features python -- -D warnings
 cargo test --locked
 
-step "Fuzzing: every cargo-fuzz target for 10 s, seeded from the fixtures (nightly)"
-cargo +nightly fmt --manifest-path fuzz/Cargo.toml --check
-command -v cargo-fuzz > /dev/null || cargo +nightly install cargo-fuzz --locked --quiet
-rm -rf fuzz/artifacts
-./scripts/fuzz.sh 10
-
-step "Release artifacts: a native wheel per CPython, the pure wheel, the sdist"
+main_version=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
 rm -rf "$work"
 dist="$work/dist"
-PYTHON="$python" AGENTCODEC_PYTHONS="$versions" ./scripts/build-release.sh "$dist"
+if [ $full = 1 ]; then
+    step "Release artifacts: a native wheel per CPython, the pure wheel, the sdist"
+    built_versions=$versions
+else
+    step "Release artifacts for Python $main_version: its native wheel, the pure wheel, the sdist"
+    built_versions=$main_version
+fi
+PYTHON="$python" AGENTCODEC_PYTHONS="$built_versions" ./scripts/build-release.sh "$dist"
 pure_wheel=$(ls "$dist"/agentcodec-*-py3-none-any.whl)
 sdist=$(ls "$dist"/agentcodec-*.tar.gz)
 
@@ -84,12 +140,29 @@ fresh_env() {
     "$dir/bin/python" -m pip install --quiet "$@"
 }
 
-main_version=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
-step "Python $main_version: the native wheel with the test and lint tools"
-fresh_env "$work/native" "$python" "$(native_wheel "$python")[test,lint,bench]"
+# check_backend PYTHON NAME: that environment's agentcodec runs on that backend.
+check_backend() {
+    "$1" -c "import agentcodec, sys; sys.exit(agentcodec.backend != '$2')" \
+        || { echo "$1 does not run agentcodec on its $2 backend" >&2; exit 1; }
+}
+
+# suite NATIVE_PYTHON PURE_PYTHON: pytest on the native backend in the native
+# wheel's environment, then on the pure backend in the pure wheel's: each
+# test that takes a backend runs once on each, every other test on both.
+suite() {
+    AGENTCODEC_REQUIRE_NATIVE=1 "$1" -m pytest -q -p no:cacheprovider -n "$workers" --backend native
+    "$2" -m pytest -q -p no:cacheprovider -n "$workers"
+}
+
+extras="test,lint"
+[ $full = 1 ] && extras="test,lint,bench"
+step "Python $main_version: environments with the native wheel ($extras) and with the pure wheel (test)"
+fresh_env "$work/native" "$python" "$(native_wheel "$python")[$extras]"
 native="$work/native/bin/python"
-"$native" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "native")' \
-    || { echo "the native extension was not installed" >&2; exit 1; }
+check_backend "$native" native
+fresh_env "$work/pure" "$python" "$pure_wheel[test]"
+pure="$work/pure/bin/python"
+check_backend "$pure" python
 
 step "Python $main_version: ruff, mypy, and the native stubs checked against the extension"
 "$work/native/bin/ruff" check .
@@ -97,8 +170,20 @@ step "Python $main_version: ruff, mypy, and the native stubs checked against the
 "$work/native/bin/mypy"
 "$native" -m mypy.stubtest agentcodec._native
 
-step "Python $main_version: tests on both backends (native extension required)"
-AGENTCODEC_REQUIRE_NATIVE=1 "$native" -m pytest -q -p no:cacheprovider
+# The sources live under python/, so nothing here shadows the installed wheels.
+step "Python $main_version: the suite on the native backend, then on the pure wheel"
+suite "$native" "$pure"
+
+if [ $full = 0 ]; then
+    step "The quick suite passed (./scripts/test.sh --full runs everything CI runs)"
+    exit 0
+fi
+
+step "Fuzzing: every cargo-fuzz target for 10 s, seeded from the fixtures (nightly)"
+cargo +nightly fmt --manifest-path fuzz/Cargo.toml --check
+command -v cargo-fuzz > /dev/null || cargo +nightly install cargo-fuzz --locked --quiet
+rm -rf fuzz/artifacts
+./scripts/fuzz.sh 10
 
 step "Python $main_version: the backends fuzzed against each other (atheris), 2,000 inputs from a fixed seed"
 "$native" -m pip install --quiet --only-binary atheris atheris
@@ -113,16 +198,10 @@ cargo bench --locked --bench sse -- --quick
 cargo bench --locked --bench assemble -- --quick
 "$native" benches/memory.py --megabytes 2 --protocol all
 "$native" benches/memory.py --blocks 2000 --protocol all
-step "Benchmarks: instructions counted by callgrind against the committed baseline (3% tolerance)"
-"$native" benches/instructions.py
 
-step "Python $main_version: the pure wheel in a fresh environment"
-fresh_env "$work/pure" "$python" "$pure_wheel[test]"
-pure="$work/pure/bin/python"
-"$pure" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "python")' \
-    || { echo "the pure wheel did not select the python backend" >&2; exit 1; }
-# The sources live under python/, so nothing here shadows the installed wheel.
-"$pure" -m pytest -q -p no:cacheprovider
+step "Benchmarks: instructions counted by callgrind against the committed baseline (3% tolerance)"
+command -v valgrind > /dev/null || install_package valgrind
+"$native" benches/instructions.py
 
 tested=("$main_version: the whole suite, native and pure wheel")
 for version in $versions; do
@@ -133,24 +212,22 @@ for version in $versions; do
     fi
     step "Python $version ($interpreter): native and pure wheel, properties at a fifth of their examples"
     fresh_env "$work/native-$version" "$interpreter" "$(native_wheel "$interpreter")[test]"
-    "$work/native-$version/bin/python" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "native")'
-    AGENTCODEC_EXAMPLES=0.2 AGENTCODEC_REQUIRE_NATIVE=1 \
-        "$work/native-$version/bin/python" -m pytest -q -p no:cacheprovider
+    check_backend "$work/native-$version/bin/python" native
     fresh_env "$work/pure-$version" "$interpreter" "$pure_wheel[test]"
-    "$work/pure-$version/bin/python" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "python")'
-    AGENTCODEC_EXAMPLES=0.2 "$work/pure-$version/bin/python" -m pytest -q -p no:cacheprovider
+    check_backend "$work/pure-$version/bin/python" python
+    AGENTCODEC_EXAMPLES=0.2 suite "$work/native-$version/bin/python" "$work/pure-$version/bin/python"
     tested+=("$version: the suite with a fifth of the examples, native and pure wheel")
 done
 
 step "The sdist: the extension built with Rust, the pure package without"
-fresh_env "$work/sdist-native" "$python" "$sdist"
-"$work/sdist-native/bin/python" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "native")' \
-    || { echo "the sdist did not build the extension with Rust on PATH" >&2; exit 1; }
+# A debug build: what this checks is that the sdist holds what the build
+# needs; the release wheels were built from the same sources above.
+MATURIN_PEP517_ARGS="--profile dev" fresh_env "$work/sdist-native" "$python" "$sdist"
+check_backend "$work/sdist-native/bin/python" native
 "$python" -m venv "$work/sdist-pure"
 # No cargo on PATH: the build backend makes the pure package.
 env PATH="$work/sdist-pure/bin:/usr/bin:/bin" "$work/sdist-pure/bin/python" -m pip install --quiet "$sdist"
-"$work/sdist-pure/bin/python" -c 'import agentcodec, sys; sys.exit(agentcodec.backend != "python")' \
-    || { echo "the sdist did not fall back to the pure package without Rust" >&2; exit 1; }
+check_backend "$work/sdist-pure/bin/python" python
 
 step "The gateway in front of agentscope-runtime's real AgentApp"
 fresh_env "$work/agentapp" "$python" -c scripts/agentapp-constraints.txt \

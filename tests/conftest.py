@@ -3,6 +3,11 @@
 The native backend is skipped where its extension is not installed (the
 pure-wheel run) unless ``AGENTCODEC_REQUIRE_NATIVE=1``, which CI sets for the
 run that built it, so a broken build cannot hide behind a skip.
+
+``pytest --backend native`` runs those tests on the native backend only:
+scripts/test.sh runs the suite so in the native wheel's environment, and
+whole in the pure wheel's, where the pure backend's cases run, instead of
+running them twice.
 """
 
 from __future__ import annotations
@@ -33,6 +38,36 @@ BACKENDS = [
     ),
     pytest.param(PURE, id="python"),
 ]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend",
+        choices=("native", "python"),
+        default=None,
+        help="run the tests that take the backend fixture on this backend only (default: both)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    only = config.getoption("--backend")
+    if only is None:
+        return
+    wanted = NATIVE if only == "native" else PURE
+    if wanted is None:
+        raise pytest.UsageError("--backend native, but the native extension is not installed")
+    other = PURE if wanted is NATIVE else NATIVE
+    if other is None:
+        return  # the native backend's cases skip themselves here
+    kept, deselected = [], []
+    for item in items:
+        # A case belongs to a backend when one of its parameters is that
+        # backend's module, whatever the parameter's name.
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params.values() if callspec is not None else ()
+        (deselected if any(value is other for value in params) else kept).append(item)
+    config.hook.pytest_deselected(items=deselected)
+    items[:] = kept
 
 
 @pytest.fixture(params=BACKENDS)
