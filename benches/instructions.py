@@ -1,7 +1,7 @@
 """Instructions the native backend executes on the core workloads, counted
 by valgrind's callgrind: a figure a noisy machine cannot move, compared with
 the committed baseline (benches/instructions.json) so that a regression
-fails the test command.
+fails the full test command (scripts/test.sh --full).
 
     python benches/instructions.py            # measure, compare, fail on a regression
     python benches/instructions.py --record   # write the baseline from this machine

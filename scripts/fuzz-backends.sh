@@ -4,7 +4,7 @@
 # input on which they disagree is left under fuzz/artifacts/backends and
 # fails the run. PYTHON needs agentcodec (native) and atheris installed.
 # With RUNS set, it runs that many inputs from a fixed seed instead: the
-# same inputs every time on a fresh checkout (what the test command does, so
+# same inputs every time on a fresh checkout (what test.sh --full does, so
 # that it catches a regression and never fails on a new find).
 #   scripts/fuzz-backends.sh [SECONDS]
 #   RUNS=2000 scripts/fuzz-backends.sh

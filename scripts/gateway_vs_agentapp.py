@@ -17,7 +17,7 @@ and to the gateway's, and each pair is judged by its protocol's own SDK:
   a failed run is ``failed`` on both.
 
 Prints each check; exits non-zero if one fails. Run it where
-agentcodec[gateway] and agentscope-runtime are installed; scripts/test.sh
+agentcodec[gateway] and agentscope-runtime are installed; scripts/test.sh --full
 does, in an environment made from scripts/agentapp-constraints.txt:
 
     python3 -m venv /tmp/asr

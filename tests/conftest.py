@@ -78,8 +78,9 @@ def backend(request: pytest.FixtureRequest) -> ModuleType:
 
 def examples(count: int) -> int:
     """How many examples a property test tries: ``count``, scaled by
-    ``AGENTCODEC_EXAMPLES`` (a fraction), which scripts/test.sh sets on the
-    Pythons where it repeats the suite after running it whole on one."""
+    ``AGENTCODEC_EXAMPLES`` (a fraction), which ``scripts/test.sh --full``
+    sets on the Pythons where it repeats the suite after running it whole on
+    one; a long property run sets it above 1."""
     scale = float(os.environ.get("AGENTCODEC_EXAMPLES", "1"))
     return max(10, round(count * scale))
 
