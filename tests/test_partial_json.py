@@ -168,6 +168,28 @@ def test_the_value_is_kept_as_it_grows(backend: ModuleType) -> None:
     assert parser.done
 
 
+def test_a_key_given_twice_keeps_its_value_while_the_new_one_is_no_number(backend: ModuleType) -> None:
+    """jiter keeps the earlier value of a key given twice until the new one
+    is a value: a number that stops being one for a while (``-2.`` on the
+    way to ``-2.5``) puts it back, in its place among the keys. (Property
+    testing found this where a cut character made two keys the same.)"""
+    parser = backend.PartialJSON()
+    parser.feed('{"a": 1, "b": 2, "a": -2')
+    assert parser.value == {"a": -2, "b": 2}
+    parser.feed(".")
+    assert list(parser.value.items()) == [("a", 1), ("b", 2)]
+    assert parser.value == jiter.from_json(b'{"a": 1, "b": 2, "a": -2.', partial_mode="trailing-strings")
+    parser.feed("5e")
+    assert list(parser.value.items()) == [("a", 1), ("b", 2)]
+    parser.feed("1")
+    assert parser.value == {"a": -25.0, "b": 2}
+    parser.feed(', "a": tr')  # a literal shows only once whole
+    assert parser.value == {"a": -25.0, "b": 2}
+    parser.feed("ue}")
+    assert parser.value == {"a": True, "b": 2}
+    assert parser.done
+
+
 def test_nothing_yet_is_none_and_arguments_are_checked(backend: ModuleType) -> None:
     parser = backend.PartialJSON()
     assert parser.value is None

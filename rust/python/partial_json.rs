@@ -22,6 +22,9 @@ struct Tree {
     keys: Vec<Option<Py<PyString>>>,
     /// Whether the leaf being written is shown in the next slot.
     placed: bool,
+    /// What the leaf shown in an object replaced under its key (a key given
+    /// twice): put back if the leaf is taken back, as jiter keeps it.
+    displaced: Option<Py<PyAny>>,
 }
 
 struct PyBuilder<'a, 'py> {
@@ -49,6 +52,7 @@ impl Tree {
     /// Puts `value` in the next slot, in place of the leaf shown there.
     fn put(&mut self, py: Python<'_>, value: Bound<'_, PyAny>) -> PyResult<()> {
         let placed = std::mem::take(&mut self.placed);
+        self.displaced = None;
         let Some(top) = self.stack.last() else {
             self.root = Some(value.unbind());
             return Ok(());
@@ -82,8 +86,17 @@ impl Tree {
             },
             None => return self.take_back(py),
         };
+        // The first time the leaf shows in an object, what its key held.
+        let displaced = match (self.placed, self.stack.last(), self.keys.last()) {
+            (false, Some(top), Some(Some(key))) => match top.bind(py).cast::<PyDict>() {
+                Ok(dict) => dict.get_item(key.bind(py))?.map(Bound::unbind),
+                Err(_) => None,
+            },
+            _ => self.displaced.take(),
+        };
         self.put(py, leaf)?;
         self.placed = true;
+        self.displaced = displaced;
         Ok(())
     }
 
@@ -103,7 +116,9 @@ impl Tree {
                 .and_then(Option::as_ref)
                 .map(|key| key.clone_ref(py))
             {
-                if dict.contains(&key)? {
+                if let Some(displaced) = self.displaced.take() {
+                    dict.set_item(key, displaced)?;
+                } else if dict.contains(&key)? {
                     dict.del_item(key)?;
                 }
             }

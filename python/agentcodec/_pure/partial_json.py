@@ -80,6 +80,7 @@ class PartialJSON:
 
     __slots__ = (
         "_decoder",
+        "_displaced",
         "_error",
         "_escape",
         "_expect",
@@ -109,6 +110,9 @@ class PartialJSON:
         self._escape = ""  # an escape being read: "\\", "\\u00", ...
         self._high: int | None = None  # a high surrogate waiting for its low half
         self._placed: Any = None  # (container, key) of the leaf shown but not complete
+        # What the leaf shown in an object replaced under its key (a key given
+        # twice): put back if the leaf is taken back, as jiter keeps it.
+        self._displaced: Any = _NOTHING
         self._offset = 0  # bytes read before the current fragment
         self._error: PartialJSONError | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")()
@@ -270,6 +274,7 @@ class PartialJSON:
         """Puts a value (complete, or a container just opened) where the
         next value goes, in place of the leaf shown there."""
         placed, self._placed = self._placed, None
+        self._displaced = _NOTHING
         if not self._stack:
             self._root = value
             return
@@ -418,7 +423,10 @@ class PartialJSON:
             return
         top = self._stack[-1]
         if type(top) is dict:
-            top[self._keys[-1]] = pending
+            key = self._keys[-1]
+            if placed is None:
+                self._displaced = top.get(key, _NOTHING)
+            top[key] = pending
         elif placed is not None:
             top[-1] = pending
         else:
@@ -432,6 +440,10 @@ class PartialJSON:
         if placed is _ROOT:
             self._root = _NOTHING
         elif type(placed) is dict:
-            placed.pop(self._keys[-1], None)
+            displaced, self._displaced = self._displaced, _NOTHING
+            if displaced is _NOTHING:
+                placed.pop(self._keys[-1], None)
+            else:
+                placed[self._keys[-1]] = displaced
         else:
             placed.pop()
