@@ -352,3 +352,64 @@ def test_the_fixture_is_this_stream() -> None:
     anthropic-sdk-python, the AI SDK reader) convert it too."""
     fixture = Path(__file__).resolve().parent / "fixtures" / "java" / "agent_turn.process.sse"
     assert fixture.read_bytes() == java_stream(1)[0]
+
+
+def announced_message_stream() -> tuple[bytes, dict[str, Any]]:
+    """A message announced ``in_progress`` whose deltas carry no ``msg_id``
+    (a Java adapter's ``message.inProgress()`` then ``addDeltaContent``, which
+    sets none), its content and the message completed, and a final response
+    holding the message; and that message."""
+    nulls = {"error": None, "code": None, "message": None, "usage": None, "metadata": None}
+    text = {"object": "content", "type": "text", "index": 0, "msg_id": None, **nulls}
+    done = {
+        "object": "message",
+        "id": "m1",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{**text, "delta": False, "status": "completed", "text": "Hello 東京"}],
+        **nulls,
+    }
+    events: list[dict[str, Any]] = [
+        {"object": "response", "status": "created", "id": "r1", "output": [], **nulls},
+        {**done, "status": "in_progress", "content": []},
+    ]
+    events += [{**text, "delta": True, "status": None, "text": piece} for piece in ["Hel", "lo ", "東京"]]
+    events += [dict(done["content"][0]), done]
+    events.append({"object": "response", "status": "completed", "id": "r1", "output": [done], **nulls})
+    for number, event in enumerate(events, 1):
+        event["sequence_number"] = number
+    data = b"".join(b"data:" + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)
+    return data, done
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("chunk", [1, 7, 10_000])
+def test_id_less_deltas_go_to_the_open_message_announced_last(backend: ModuleType, chunk: int) -> None:
+    """An id-less delta belongs to the open message announced last; an
+    anonymous message is made only when none is open. (The text was once in
+    close()'s output twice: in the message, and in an anonymous one.)"""
+    stream, done = announced_message_stream()
+    assembler = backend.AgentScopeAssembler()
+    for start in range(0, len(stream), chunk):
+        assembler.feed(stream[start : start + chunk])
+        if b'"lo "' in stream[: start + chunk] and b'"completed"' not in stream[: start + chunk]:
+            # While it streams, the deltas are the announced message's.
+            assert [message["id"] for message in assembler.messages] == ["m1"]
+    final = assembler.close()
+    assert final["output"] == [done]
+    assert assembler.messages == [done]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_id_less_delta_after_the_announced_message_ended_is_anonymous(backend: ModuleType) -> None:
+    stream, done = announced_message_stream()
+    assembler = backend.AgentScopeAssembler()
+    # The final response left out: the stream ends with the message completed.
+    assembler.feed(stream[: stream.rindex(b"data:")])
+    assembler.feed_event(
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": None, "text": "more"}
+    )
+    assert [message["id"] for message in assembler.messages] == ["m1", None]
+    assert assembler.messages[0] == done
+    assert text_of(assembler.messages[1]) == "more"

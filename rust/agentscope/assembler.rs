@@ -429,6 +429,12 @@ pub struct AgentScope {
     /// another message ends it (the next id-less event starts another).
     anonymous: Option<u64>,
     anonymous_count: u64,
+    /// Where the messages announced open (a message event with an id and
+    /// status `created` or `in_progress`) and not ended stand in
+    /// `messages`, in the order they were announced: content without a
+    /// `msg_id` goes to the last of them (the Java runtime announces a
+    /// message, then streams its deltas without its id).
+    announced: Vec<usize>,
     /// Where the last message a delta went to stands in `messages`.
     last_message: Option<usize>,
     /// Whether that message's id is plain (see [`AgentScope::id_hint`]).
@@ -502,6 +508,7 @@ impl Assembler {
             messages: IndexMap::new(),
             anonymous: None,
             anonymous_count: 0,
+            announced: Vec::new(),
             last_message: None,
             last_plain: false,
             hot: None,
@@ -876,7 +883,8 @@ impl AgentScope {
         Ok(())
     }
 
-    fn message_for(&mut self, msg_id: Option<&Value>) -> &mut Message {
+    /// Where the message of `msg_id` stands in `messages`, made if new.
+    fn position_for(&mut self, msg_id: Option<&Value>) -> usize {
         let key = match msg_id {
             Some(Value::String(id)) => {
                 self.anonymous = None;
@@ -887,9 +895,20 @@ impl AgentScope {
                 self.anonymous_count
             })),
         };
-        self.messages
-            .entry(key)
-            .or_insert_with(|| Message::new(msg_id.cloned().unwrap_or(Value::Null)))
+        let entry = self.messages.entry(key);
+        let position = entry.index();
+        entry.or_insert_with(|| Message::new(msg_id.cloned().unwrap_or(Value::Null)));
+        position
+    }
+
+    /// The message content goes to: its `msg_id`'s, or without one, the
+    /// open message announced last, or else the anonymous one.
+    fn content_message(&mut self, msg_id: Option<&Value>) -> &mut Message {
+        let position = match (msg_id, self.announced.last()) {
+            (Some(Value::String(_)), _) | (_, None) => self.position_for(msg_id),
+            (_, Some(&position)) => position,
+        };
+        &mut self.messages[position]
     }
 
     fn message(&mut self, mut event: Map<String, Value>) {
@@ -897,13 +916,27 @@ impl AgentScope {
             return;
         }
         let content = event.shift_remove("content");
-        let message = self.message_for(event.get("id"));
+        let position = self.position_for(event.get("id"));
+        let message = &mut self.messages[position];
         let live = message.live();
         let before = live.slots.len();
         Self::update_message(live, event, content);
         let after = live.slots.len();
+        let open = live.fields.get("id").is_some_and(Value::is_string)
+            && matches!(
+                live.fields.get("status").and_then(Value::as_str),
+                Some("created" | "in_progress")
+            );
         message.freeze_if_done();
         self.slots = self.slots - before + after;
+        let known = self.announced.iter().position(|&at| at == position);
+        match (open, known) {
+            (true, None) => self.announced.push(position),
+            (false, Some(at)) => {
+                self.announced.remove(at);
+            }
+            _ => {}
+        }
     }
 
     fn update_message(message: &mut Live, event: Map<String, Value>, content: Option<Value>) {
@@ -926,7 +959,7 @@ impl AgentScope {
         let upstream = self.options.data_merge == DataMerge::Upstream;
         let is_delta = event.get("delta") == Some(&Value::Bool(true));
         let index = event.get("index").and_then(int_index);
-        let message = self.message_for(event.get("msg_id")).live();
+        let message = self.content_message(event.get("msg_id")).live();
         let index = match index {
             Some(index) => index,
             None => {

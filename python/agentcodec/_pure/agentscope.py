@@ -212,6 +212,12 @@ class Assembler(Driver):
         # The anonymous message id-less events go to: (None, its number).
         self._anonymous: tuple[None, int] | None = None
         self._anonymous_count = 0
+        # The ids of the messages announced open (a message event with an id
+        # and status "created" or "in_progress") and not ended, in the order
+        # they were announced: content without a msg_id goes to the last of
+        # them (the Java runtime announces a message, then streams its
+        # deltas without its id).
+        self._announced: list[str] = []
 
     # --- input ---------------------------------------------------------------
 
@@ -383,6 +389,13 @@ class Assembler(Driver):
             message = self._messages[key] = _new_message(msg_id)
         return message
 
+    def _content_message(self, msg_id: Any) -> _Message:
+        """The message content goes to: its msg_id's, or without one, the
+        open message announced last, or else the anonymous one."""
+        if not isinstance(msg_id, str) and self._announced:
+            return self._messages[self._announced[-1]]
+        return self._message_for(msg_id)
+
     def _message(self, event: dict[str, Any]) -> None:
         if event.get("type") == "heartbeat":
             return
@@ -398,9 +411,17 @@ class Assembler(Driver):
             self._blocks_held += len(message.slots) - before
         elif not message.slots:
             message.fields["content"] = content
+        msg_id = message.fields.get("id")
+        if isinstance(msg_id, str):
+            announced = self._announced
+            if message.fields.get("status") in ("created", "in_progress"):
+                if msg_id not in announced:
+                    announced.append(msg_id)
+            elif msg_id in announced:
+                announced.remove(msg_id)
 
     def _content(self, event: dict[str, Any]) -> None:
-        message = self._message_for(event.get("msg_id"))
+        message = self._content_message(event.get("msg_id"))
         slots = message.slots
         index = event.get("index")
         is_delta = event.get("delta") is True
