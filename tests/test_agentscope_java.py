@@ -413,3 +413,31 @@ def test_an_id_less_delta_after_the_announced_message_ended_is_anonymous(backend
     assert [message["id"] for message in assembler.messages] == ["m1", None]
     assert assembler.messages[0] == done
     assert text_of(assembler.messages[1]) == "more"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_decoded_id_less_deltas_go_to_the_open_message_announced_last(backend: ModuleType) -> None:
+    """The decoder follows the assembler's rule, so that a conversion and the
+    neutral view hold the announced message's text once."""
+    stream, _ = announced_message_stream()
+    events = neutral(backend, stream)
+    assert [event["message_id"] for event in events if event["type"] == "message_started"] == ["m1"]
+    view = backend.NeutralAssembler("agentscope")
+    view.feed(stream)
+    messages = view.close()["messages"]
+    assert [(message["id"], [block.get("text") for block in message["blocks"]]) for message in messages] == [
+        ("m1", ["Hello 東京"])
+    ]
+    transcoder = backend.Transcoder("agentscope", "agui")
+    events = [
+        json.loads(frame[len(b"data: ") :])
+        for frame in (transcoder.feed(stream) + transcoder.close()).split(b"\n\n")
+        if frame
+    ]
+    assert [event["type"] for event in events if event["type"].startswith("TEXT_MESSAGE")] == [
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+    ]

@@ -93,6 +93,10 @@ pub struct Decoder {
     /// The message id-less content goes to until an event of another
     /// message ends it (see the assembler's `MessageKey`).
     anonymous: Option<String>,
+    /// The messages announced open and not ended, in the order they were
+    /// announced: id-less content goes to the last of them (see the
+    /// assembler's `content_message`).
+    announced: Vec<String>,
     /// The message the last quick delta went to, when its id is plain: the
     /// next delta's id is read with a compare ([`Probe::read`]).
     last_id: Option<String>,
@@ -239,8 +243,20 @@ impl Decoder {
 
     fn message(&mut self, event: &Event, out: &mut Vec<Event>) {
         let message_id = get_str(event, "id");
-        if message_id.is_some() && get_str(event, "type") != Some("heartbeat") {
+        let heartbeat = get_str(event, "type") == Some("heartbeat");
+        if let (Some(message_id), false) = (message_id, heartbeat) {
             self.end_anonymous(out); // as in the assembler, a heartbeat is no message
+            let known = self.announced.iter().position(|id| id == message_id);
+            match (event.get("status").map(Value::as_str), known) {
+                (Some(Some("created" | "in_progress")), None) => {
+                    self.announced.push(message_id.to_owned());
+                }
+                (Some(Some("created" | "in_progress")), Some(_)) | (None, _) => {}
+                (Some(_), Some(at)) => {
+                    self.announced.remove(at);
+                }
+                (Some(_), None) => {}
+            }
         }
         let mapped = match event.get("type") {
             None => message_type("message"),
@@ -318,9 +334,9 @@ impl Decoder {
                 self.end_anonymous(out);
                 message_id.to_owned()
             }
-            None => match &self.anonymous {
-                Some(message_id) => message_id.clone(),
-                None => {
+            None => match (self.announced.last(), &self.anonymous) {
+                (Some(message_id), _) | (None, Some(message_id)) => message_id.clone(),
+                (None, None) => {
                     self.unnamed += 1;
                     let message_id = format!("msg-{}", self.unnamed);
                     self.anonymous = Some(message_id.clone());

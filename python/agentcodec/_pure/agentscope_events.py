@@ -81,6 +81,10 @@ class Decoder:
         # The message id-less content goes to until an event of another
         # message ends it (see the assembler's _message_for).
         self._anonymous: str | None = None
+        # The messages announced open and not ended, in the order they were
+        # announced: id-less content goes to the last of them (see the
+        # assembler's _content_message).
+        self._announced: list[str] = []
 
     def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -126,6 +130,12 @@ class Decoder:
         message_id = ev.as_str(event.get("id"))
         if message_id is not None and event.get("type") != "heartbeat":
             self._end_anonymous(out)  # as in the assembler, a heartbeat is no message
+            if "status" in event:
+                if event["status"] in ("created", "in_progress"):
+                    if message_id not in self._announced:
+                        self._announced.append(message_id)
+                elif message_id in self._announced:
+                    self._announced.remove(message_id)
         message_type = event.get("type", "message")
         if message_type == "mcp_approval_response" and event.get("role") == "tool":
             # The Java runtime's stream adapter sends a tool's result as an
@@ -183,6 +193,8 @@ class Decoder:
         message_id = ev.as_str(event.get("msg_id"))
         if message_id is not None:
             self._end_anonymous(out)
+        elif self._announced:
+            message_id = self._announced[-1]
         elif self._anonymous is not None:
             message_id = self._anonymous
         else:
