@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import encode_sse
 from .._backend import impl
+from .._ids import base62
 from .._message_builder import MESSAGE, MessageBuilder
 
 __all__ = ["UIMessageStreamBuilder", "encode"]
@@ -56,7 +57,7 @@ class UIMessageStreamBuilder(MessageBuilder):
         """Starts a tool call (``tool-input-start``); ``add_tool_input_delta``
         streams its input, parsed once when the next part starts or the
         stream finishes (``tool-input-available``)."""
-        call_id = tool_call_id or f"call_{self._blocks}"
+        call_id = tool_call_id or f"call_{base62(24)}"
         out = self._open("tool_call", call_id=call_id, name=name, tool="function")
         return (out + self.add_tool_input_delta(input_json)) if input_json else out
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import encode_sse
 from .._backend import impl
+from .._ids import base62
 from .._message_builder import MESSAGE, MessageBuilder
 
 __all__ = ["MessageStreamBuilder", "encode"]
@@ -32,7 +33,13 @@ class MessageStreamBuilder(MessageBuilder):
     tool calls, one block after another, then ``finish()`` or ``fail()``."""
 
     def __init__(self, *, message_id: str | None = None, model: str | None = None) -> None:
-        super().__init__("anthropic", impl.AnthropicAssembler(), encode, response_id=message_id, model=model)
+        super().__init__(
+            "anthropic",
+            impl.AnthropicAssembler(),
+            encode,
+            response_id=f"msg_01{base62(22)}" if message_id is None else message_id,
+            model=model,
+        )
 
     @property
     def message(self) -> dict[str, Any]:
@@ -59,7 +66,7 @@ class MessageStreamBuilder(MessageBuilder):
     def add_tool_use(self, name: str, input_json: str = "", *, tool_use_id: str | None = None) -> bytes:
         """Starts a ``tool_use`` block; ``add_input_json_delta`` streams its
         input, which a client parses when the block stops."""
-        call_id = tool_use_id or f"toolu_{self._blocks}"
+        call_id = tool_use_id or f"toolu_01{base62(22)}"
         out = self._open("tool_call", call_id=call_id, name=name, tool="function")
         return (out + self.add_input_json_delta(input_json)) if input_json else out
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import encode_sse
 from .._backend import impl
+from .._ids import base62
 from .._message_builder import MessageBuilder
 
 __all__ = ["ChatCompletionBuilder", "encode"]
@@ -37,7 +38,7 @@ class ChatCompletionBuilder(MessageBuilder):
             "openai-chat",
             impl.OpenAIChatAssembler(),
             encode,
-            response_id=completion_id,
+            response_id=f"chatcmpl-{base62(29)}" if completion_id is None else completion_id,
             model=model,
             created_at=created,
         )
@@ -63,7 +64,7 @@ class ChatCompletionBuilder(MessageBuilder):
     def add_tool_call(self, name: str, arguments: str = "", *, call_id: str | None = None) -> bytes:
         """Starts a tool call (the next ``index``); ``add_arguments_delta``
         streams its arguments."""
-        call_id = call_id or f"call_{self._blocks}"
+        call_id = call_id or f"call_{base62(24)}"
         out = self._open("tool_call", call_id=call_id, name=name, tool="function")
         return (out + self.add_arguments_delta(arguments)) if arguments else out
 

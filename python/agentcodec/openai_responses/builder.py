@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import encode_sse, events
 from .._backend import impl
+from .._ids import base62, hex_id
 
 __all__ = ["ResponseBuilder", "encode"]
 
@@ -39,10 +40,12 @@ class ResponseBuilder:
         self, *, response_id: str | None = None, model: str | None = None, created_at: int | None = None
     ) -> None:
         self._encoder = events.Encoder(
-            "openai-responses", response_id=response_id, model=model, created_at=created_at
+            "openai-responses",
+            response_id=hex_id("resp") if response_id is None else response_id,
+            model=model,
+            created_at=created_at,
         )
         self._assembler = impl.OpenAIResponsesAssembler()
-        self._items = 0
         # The block being written: (message id, kind, summary), or None.
         self._current: tuple[str, str, bool] | None = None
 
@@ -70,7 +73,7 @@ class ResponseBuilder:
     def add_function_call(self, name: str, arguments: str = "", *, call_id: str | None = None) -> bytes:
         """Starts a ``function_call`` item; ``add_arguments_delta`` streams its arguments."""
         out = self._finish_current()
-        message_id = self._new_id("fc")
+        message_id = hex_id("fc")
         out += self._write(
             {"type": "message_started", "message_id": message_id, "role": "assistant", "kind": "tool_call"}
         )
@@ -80,7 +83,7 @@ class ResponseBuilder:
                 "message_id": message_id,
                 "index": 0,
                 "kind": "tool_call",
-                "call_id": call_id or f"call_{self._items}",
+                "call_id": call_id or f"call_{base62(24)}",
                 "name": name,
                 "tool": "function",
             }
@@ -99,7 +102,7 @@ class ResponseBuilder:
     def add_function_call_output(self, call_id: str, output: str) -> bytes:
         """A ``function_call_output`` item, whole."""
         out = self._finish_current()
-        message_id = self._new_id("fco")
+        message_id = hex_id("fco")
         out += self._write(
             {"type": "message_started", "message_id": message_id, "role": "tool", "kind": "tool_result"}
         )
@@ -135,15 +138,11 @@ class ResponseBuilder:
 
     # --- internals ---------------------------------------------------------------
 
-    def _new_id(self, prefix: str) -> str:
-        self._items += 1
-        return f"{prefix}_{self._items}"
-
     def _delta(self, kind: str, summary: bool, text: str) -> bytes:
         out = b""
         if self._current is None or self._current[1:] != (kind, summary):
             out += self._finish_current()
-            message_id = self._new_id("rs" if kind == "reasoning" else "msg")
+            message_id = hex_id("rs" if kind == "reasoning" else "msg")
             message_kind = "reasoning" if kind == "reasoning" else "message"
             out += self._write(
                 {
