@@ -2,6 +2,7 @@
 //! `python/agentcodec/_pure/langchain_events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
@@ -732,7 +733,15 @@ impl Encoder {
             if ["type", "message_id", "index"].contains(&key) {
                 continue;
             }
-            if let (true, Value::String(text)) = (Some(key) == field, value) {
+            // A tool's result is a tool message's text: any other value as its JSON.
+            let value = match value {
+                Value::String(_) | Value::Null => Cow::Borrowed(value),
+                other if Some(key) == field && block.kind == "tool_result" => {
+                    Cow::Owned(Value::String(to_text(other)))
+                }
+                other => Cow::Borrowed(other),
+            };
+            if let (true, Value::String(text)) = (Some(key) == field, value.as_ref()) {
                 block.text.clone_from(text);
                 key = match key {
                     "text" if block.kind == "reasoning" => "reasoning",
@@ -741,9 +750,11 @@ impl Encoder {
                     _ => "text",
                 };
             } else if block.fields.contains_key(key) {
-                block.fields.insert(key.to_owned(), value.clone());
+                block
+                    .fields
+                    .insert(key.to_owned(), value.clone().into_owned());
             }
-            fields.insert(key.to_owned(), value.clone());
+            fields.insert(key.to_owned(), value.into_owned());
         }
         let wire = block.wire;
         let delta = object(vec![

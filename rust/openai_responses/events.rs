@@ -599,6 +599,21 @@ fn extend(
 
 // --- encoding ------------------------------------------------------------------------------
 
+/// Whether a tool's output is what a `function_call_output` holds besides
+/// text: input content parts (or null, left as it is).
+fn is_input_content(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(parts) => parts.iter().all(|part| {
+            matches!(
+                part.get("type").and_then(Value::as_str),
+                Some("input_text" | "input_image" | "input_file")
+            )
+        }),
+        _ => false,
+    }
+}
+
 /// What a part (or a tool block) holds: text as it streamed, or a tool's
 /// output replaced whole by something that is not text.
 #[derive(Debug, Clone)]
@@ -1125,9 +1140,15 @@ impl Encoder {
         if let Some(field) = appended_field(kind) {
             match event.get(field) {
                 Some(Value::String(text)) => self.parts[part].value = PartValue::Text(text.clone()),
-                Some(value) if kind == "tool_result" => {
+                Some(value @ (Value::Null | Value::Array(_)))
+                    if kind == "tool_result" && is_input_content(value) =>
+                {
                     // Content parts: written whole.
                     self.parts[part].value = PartValue::Whole(value.clone());
+                }
+                // A tool's output is text or input content parts: any other value as its JSON.
+                Some(value) if kind == "tool_result" => {
+                    self.parts[part].value = PartValue::Text(to_text(value));
                 }
                 _ => {}
             }

@@ -496,10 +496,13 @@ class Encoder:
             return
         field = ev.APPENDED_FIELD.get(block.kind)
         fields: dict[str, Any] = {"type": self._content(block, final=False)["type"]}
-        for name, value in event.items():
-            key = name
+        for name, given in event.items():
+            key, value = name, given
             if key in ("type", "message_id", "index"):
                 continue
+            if key == field and block.kind == "tool_result" and not isinstance(value, (str, type(None))):
+                # A tool's result is a tool message's text: any other value as its JSON.
+                value = _json.dumps(value)
             if key == field and isinstance(value, str):
                 block.text = [value]
                 key = {

@@ -415,6 +415,17 @@ RESPONSE_ERROR_CODES = frozenset(
 )
 
 
+def _is_input_content(value: Any) -> bool:
+    """Whether a tool's output is what a ``function_call_output`` holds
+    besides text: input content parts (or null, left as it is)."""
+    if value is None:
+        return True
+    return isinstance(value, list) and all(
+        isinstance(part, dict) and part.get("type") in ("input_text", "input_image", "input_file")
+        for part in value
+    )
+
+
 class Encoder:
     """Neutral events to OpenAI Responses events."""
 
@@ -626,7 +637,10 @@ class Encoder:
         if field is not None and isinstance(event.get(field), str):
             part.text = [event[field]]  # the done events carry it
         elif part.kind == "tool_result" and field in event:
-            part.text = [event[field]]  # content parts: written whole
+            output = event[field]
+            # Input content parts (or null) are written whole; a tool's output
+            # is text or those parts, so any other value as its JSON.
+            part.text = [output if _is_input_content(output) else _json.dumps(output)]
         annotations = event.get("annotations")
         if part.kind == "text" and isinstance(annotations, list):
             for annotation in annotations[len(part.annotations) :]:
