@@ -530,6 +530,80 @@ def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries
             adapter.validate_python(event)  # output is a str where the API says so
 
 
+def agui_stream(events: list[dict[str, Any]]) -> bytes:
+    return b"".join(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)
+
+
+INTERLEAVED_CALLS = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "TOOL_CALL_START", "toolCallId": "a", "toolCallName": "weather"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '{"city": '},
+    {"type": "TOOL_CALL_END", "toolCallId": "a"},
+    {"type": "TOOL_CALL_START", "toolCallId": "b", "toolCallName": "weather"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "b", "delta": '{"city": "Zürich"}'},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '"東'},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '京"}'},
+    {"type": "TOOL_CALL_END", "toolCallId": "b"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+]
+
+
+@pytest.mark.parametrize("target", [t for t in PROTOCOLS if t != "agui"])
+@pytest.mark.parametrize("chunk", [None, 5])
+def test_arguments_after_a_calls_end_reach_every_target_as_the_agui_client_keeps_them(
+    target: str, chunk: int | None
+) -> None:
+    """Producers that interleave parallel calls (pydantic-ai) may send a
+    call's arguments after its TOOL_CALL_END; the AG-UI client appends them.
+    A call whose end comes before its arguments are whole finishes when they
+    are (or when the run ends), so that every target gets them whole. (The
+    Transcoder once dropped them.)"""
+    stream = agui_stream(INTERLEAVED_CALLS)
+    client = backends()[0].AGUIAssembler()
+    client.feed(stream)
+    kept = {
+        call["id"]: json.loads(call["function"]["arguments"])
+        for message in client.close()["messages"]
+        for call in message.get("toolCalls") or []
+    }
+    assert kept == {"a": {"city": "東京"}, "b": {"city": "Zürich"}}
+    converted = {convert(backend, "agui", target, stream, chunk) for backend in backends()}
+    assert len(converted) == 1
+    calls = {
+        block["call_id"]: block["input"]
+        for message in view(backends()[0], target, converted.pop())["messages"]
+        for block in message["blocks"]
+        if block["kind"] == "tool_call"
+    }
+    assert calls == kept
+
+
+@pytest.mark.parametrize("ending", ["RUN_FINISHED", "RUN_ERROR"])
+def test_a_call_whose_arguments_never_become_whole_finishes_when_the_run_ends(ending: str) -> None:
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TOOL_CALL_START", "toolCallId": "a", "toolCallName": "weather"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '{"city": "Par'},
+        {"type": "TOOL_CALL_END", "toolCallId": "a"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "then"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+        {"type": ending, "threadId": "t", "runId": "r", "message": "boom"},
+    ]
+    outputs = []
+    for backend in backends():
+        decoder = backend.NeutralDecoder("agui")
+        neutral = decoder.feed(agui_stream(events)) + decoder.close()
+        outputs.append(neutral)
+        kinds = [(event["type"], event.get("message_id")) for event in neutral]
+        # The call's block (in a message of its own) stays open past its end...
+        assert kinds.index(("block_finished", "a")) > kinds.index(("message_finished", "m"))
+        # ...and finishes, with its message, before the run ends.
+        assert kinds[-3:-1] == [("block_finished", "a"), ("message_finished", "a")]
+        assert kinds[-1][0] == ("run_finished" if ending == "RUN_FINISHED" else "run_failed")
+    assert outputs[0] == outputs[-1]
+
+
 def test_a_failed_run_keeps_its_unfinished_items_in_the_failed_response() -> None:
     """A client that reads only ``response.failed`` keeps the text and the
     arguments streamed before the failure: the open items are in its output,

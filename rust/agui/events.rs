@@ -12,6 +12,7 @@ use crate::events::{
     run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event,
 };
 use crate::json::{self, write_string, Map, Value};
+use crate::partial_json::{Discard, PartialJson};
 
 /// AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
 const USAGE_KEYS: [(&str, &str); 5] = [
@@ -131,6 +132,26 @@ struct DecodedMessage {
     synthetic: bool,
 }
 
+#[derive(Debug, Clone)]
+struct DecodedCall {
+    /// The message its block is in, and the block's index.
+    owner: String,
+    index: i64,
+    name: Value,
+    /// Its arguments read so far, to know when they are whole.
+    arguments: PartialJson,
+    /// Whether any argument text came.
+    streamed: bool,
+}
+
+impl DecodedCall {
+    /// Whether its arguments can take no more: whole, or not JSON. (None
+    /// at all counts as whole: the call has none.)
+    fn complete(&self) -> bool {
+        !self.streamed || self.arguments.complete_at_end() || self.arguments.error().is_some()
+    }
+}
+
 /// AG-UI events to neutral events.
 #[derive(Debug, Clone, Default)]
 pub struct Decoder {
@@ -138,8 +159,13 @@ pub struct Decoder {
     /// AG-UI message id -> its open text or reasoning block's index.
     text: HashMap<String, i64>,
     reasoning: HashMap<String, i64>,
-    /// call id -> (message id, block index, tool name).
-    calls: HashMap<String, (String, i64, Value)>,
+    calls: HashMap<String, DecodedCall>,
+    /// The calls whose TOOL_CALL_END came before their arguments were
+    /// whole, in that order: producers that interleave parallel calls
+    /// (pydantic-ai) send arguments after the end, which the AG-UI client
+    /// appends. Each finishes when its arguments are whole, or when the
+    /// run ends.
+    deferred: Vec<String>,
     chunk: Option<(Chunk, String)>,
     thinking: Option<String>,
     events: u64,
@@ -170,6 +196,7 @@ impl Decode for Decoder {
                 Value::Null,
             )),
             "RUN_FINISHED" => {
+                self.finish_deferred(out);
                 let outcome = get(event, "outcome")
                     .and_then(|outcome| outcome.get("type"))
                     .and_then(Value::as_str);
@@ -184,11 +211,14 @@ impl Decode for Decoder {
                     or_null(get(event, "result")),
                 ));
             }
-            "RUN_ERROR" => out.push(run_failed(
-                or_null(get(event, "code")),
-                or_null(get(event, "message")),
-                usage_from_agui(get(event, "usage")),
-            )),
+            "RUN_ERROR" => {
+                self.finish_deferred(out);
+                out.push(run_failed(
+                    or_null(get(event, "code")),
+                    or_null(get(event, "message")),
+                    usage_from_agui(get(event, "usage")),
+                ));
+            }
             "TEXT_MESSAGE_START"
             | "TEXT_MESSAGE_CONTENT"
             | "TEXT_MESSAGE_END"
@@ -207,6 +237,10 @@ impl Decode for Decoder {
             | "THINKING_TEXT_MESSAGE_END" => self.thinking(kind, event, out),
             _ => out.push(passthrough("agui", event)),
         }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        self.finish_deferred(out);
     }
 }
 
@@ -323,11 +357,15 @@ impl Decoder {
         parent: Option<&str>,
         out: &mut Vec<Event>,
     ) {
-        if let Some((owner, index, held)) = self.calls.get_mut(call_id) {
-            if *held != name {
+        if let Some(call) = self.calls.get_mut(call_id) {
+            if call.name != name {
                 // A replayed start renames the call.
-                *held = name.clone();
-                out.push(block_replaced(owner, *index, vec![("name", name)]));
+                call.name = name.clone();
+                out.push(block_replaced(
+                    &call.owner,
+                    call.index,
+                    vec![("name", name)],
+                ));
             }
             return;
         }
@@ -339,11 +377,59 @@ impl Decoder {
             ("tool", "function".into()),
         ];
         let index = self.open_block(&owner, "tool_call", &fields, out);
-        self.calls.insert(call_id.to_owned(), (owner, index, name));
+        let call = DecodedCall {
+            owner,
+            index,
+            name,
+            arguments: PartialJson::default(),
+            streamed: false,
+        };
+        self.calls.insert(call_id.to_owned(), call);
+    }
+
+    /// Appends to a call's arguments; a call whose end came early finishes
+    /// once they are whole.
+    fn append_arguments(&mut self, call_id: &str, delta: &str, out: &mut Vec<Event>) {
+        let Some(call) = self.calls.get_mut(call_id) else {
+            return;
+        };
+        if delta.is_empty() {
+            return;
+        }
+        out.push(block_delta(&call.owner, call.index, delta));
+        if call.arguments.error().is_none() {
+            let _ = call.arguments.feed(delta.as_bytes(), &mut Discard);
+        }
+        call.streamed = true;
+        if call.complete() && self.deferred.iter().any(|id| id == call_id) {
+            self.deferred.retain(|id| id != call_id);
+            self.close_call(call_id, out);
+        }
+    }
+
+    /// TOOL_CALL_END: the call finishes, unless its arguments are not whole
+    /// yet (more may follow: see `deferred`).
+    fn end_call(&mut self, call_id: &str, out: &mut Vec<Event>) {
+        let Some(call) = self.calls.get(call_id) else {
+            return;
+        };
+        if call.complete() {
+            self.close_call(call_id, out);
+        } else if !self.deferred.iter().any(|id| id == call_id) {
+            self.deferred.push(call_id.to_owned());
+        }
+    }
+
+    /// The run ends: the calls still waiting for their arguments finish.
+    fn finish_deferred(&mut self, out: &mut Vec<Event>) {
+        for call_id in std::mem::take(&mut self.deferred) {
+            self.close_call(&call_id, out);
+        }
     }
 
     fn close_call(&mut self, call_id: &str, out: &mut Vec<Event>) {
-        if let Some((owner, index, _)) = self.calls.get(call_id).cloned() {
+        if let Some(call) = self.calls.get(call_id) {
+            let (owner, index) = (call.owner.clone(), call.index);
             let synthetic = self.messages[&owner].synthetic;
             self.close_block(&owner, index, synthetic, out);
         }
@@ -387,15 +473,11 @@ impl Decoder {
                     out,
                 );
             }
-            "TOOL_CALL_ARGS" => match (self.calls.get(call_id), delta) {
-                (Some((owner, index, _)), Some(delta)) => {
-                    if !delta.is_empty() {
-                        out.push(block_delta(owner, *index, delta));
-                    }
-                }
+            "TOOL_CALL_ARGS" => match (self.calls.contains_key(call_id), delta) {
+                (true, Some(delta)) => self.append_arguments(call_id, delta, out),
                 _ => out.push(passthrough("agui", event)),
             },
-            _ => self.close_call(call_id, out),
+            _ => self.end_call(call_id, out),
         }
     }
 
@@ -413,7 +495,7 @@ impl Decoder {
         let name = self
             .calls
             .get(call_id)
-            .map_or(Value::Null, |(_, _, name)| name.clone());
+            .map_or(Value::Null, |call| call.name.clone());
         if !self.messages.contains_key(message_id) {
             self.messages
                 .insert(message_id.to_owned(), DecodedMessage::default());
@@ -443,7 +525,7 @@ impl Decoder {
             Some(entity) if get_str(event, "subtype") == Some("tool-call") => self
                 .calls
                 .get(entity)
-                .map(|(owner, index, _)| (owner.clone(), *index)),
+                .map(|call| (call.owner.clone(), call.index)),
             Some(entity) => self
                 .messages
                 .get(entity)
@@ -507,9 +589,8 @@ impl Decoder {
             .unwrap_or_default();
         if mode != Chunk::Tool {
             self.append_text(&open_id, delta, mode == Chunk::Reasoning, out);
-        } else if !delta.is_empty() {
-            let (owner, index, _) = &self.calls[&open_id];
-            out.push(block_delta(owner, *index, delta));
+        } else {
+            self.append_arguments(&open_id, delta, out);
         }
     }
 

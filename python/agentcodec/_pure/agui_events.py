@@ -15,10 +15,13 @@ as text), tool arguments streamed, results after their call.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .. import _json
+from .._errors import PartialJSONError
 from . import events as ev
+from .partial_json import PartialJSON
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -124,6 +127,38 @@ class _Message:
         self.synthetic = synthetic
 
 
+class _Call:
+    __slots__ = ("arguments", "index", "name", "owner", "parser")
+
+    def __init__(self, owner: str, index: int, name: Any) -> None:
+        self.owner = owner  # the message its block is in
+        self.index = index
+        self.name = name
+        # Its arguments until TOOL_CALL_END; then, if they are not whole, the
+        # parser that reads what follows (see Decoder._deferred).
+        self.arguments: list[str] = []
+        self.parser: PartialJSON | None = None
+
+
+def _complete(text: str) -> PartialJSON | None:
+    """None where a call's arguments can take no more (none at all, whole,
+    or not JSON); otherwise the parser that has read them, to read what
+    follows: ``DecodedCall::complete`` in the Rust core."""
+    if not text:
+        return None
+    try:
+        json.loads(text)
+        return None
+    except ValueError:
+        pass
+    parser = PartialJSON()
+    try:
+        parser.feed(text)
+    except PartialJSONError:
+        return None
+    return None if parser._complete_at_end() else parser
+
+
 class Decoder:
     """AG-UI events to neutral events."""
 
@@ -134,8 +169,13 @@ class Decoder:
         # AG-UI message id -> its open text or reasoning block's index.
         self._text: dict[str, int] = {}
         self._reasoning: dict[str, int] = {}
-        # call id -> (message id, block index, tool name).
-        self._calls: dict[str, tuple[str, int, Any]] = {}
+        self._calls: dict[str, _Call] = {}
+        # The calls whose TOOL_CALL_END came before their arguments were
+        # whole, in that order: producers that interleave parallel calls
+        # (pydantic-ai) send arguments after the end, which the AG-UI client
+        # appends. Each finishes when its arguments are whole, or when the
+        # run ends.
+        self._deferred: list[str] = []
         self._chunk: tuple[str, str] | None = None
         self._thinking_id: str | None = None
         self._events = 0
@@ -159,7 +199,9 @@ class Decoder:
         return out
 
     def finish(self) -> list[dict[str, Any]]:
-        return []
+        out: list[dict[str, Any]] = []
+        self._finish_deferred(out)
+        return out
 
     # --- messages and blocks ------------------------------------------------------
 
@@ -216,22 +258,64 @@ class Decoder:
     def _open_call(self, call_id: str, name: Any, parent: str | None, out: list[dict[str, Any]]) -> None:
         found = self._calls.get(call_id)
         if found is not None:
-            if found[2] != name:  # a replayed start renames the call
-                self._calls[call_id] = (found[0], found[1], name)
-                out.append(ev.block_replaced(found[0], found[1], {"name": name}))
+            if found.name != name:  # a replayed start renames the call
+                found.name = name
+                out.append(ev.block_replaced(found.owner, found.index, {"name": name}))
             return
         owner = parent or call_id
         message = self._open_message(owner, "assistant", "tool_call", out)
         index = self._open_block(
             owner, message, "tool_call", out, call_id=call_id, name=name, tool="function"
         )
-        self._calls[call_id] = (owner, index, name)
+        self._calls[call_id] = _Call(owner, index, name)
+
+    def _append_arguments(self, call_id: str, delta: str, out: list[dict[str, Any]]) -> None:
+        """Appends to a call's arguments; a call whose end came early
+        finishes once they are whole."""
+        call = self._calls[call_id]
+        if not delta:
+            return
+        out.append(ev.block_delta(call.owner, call.index, delta))
+        if call.parser is None:
+            if call.index in self._messages[call.owner].open:
+                call.arguments.append(delta)
+            return
+        try:
+            call.parser.feed(delta)
+            whole = call.parser._complete_at_end()
+        except PartialJSONError:
+            whole = True  # no more can make it JSON
+        if whole:
+            call.parser = None
+            self._deferred.remove(call_id)
+            self._close_call(call_id, out)
+
+    def _end_call(self, call_id: str, out: list[dict[str, Any]]) -> None:
+        """TOOL_CALL_END: the call finishes, unless its arguments are not
+        whole yet (more may follow: see _deferred)."""
+        call = self._calls.get(call_id)
+        if call is None or call.parser is not None:
+            return
+        text, call.arguments = "".join(call.arguments), []
+        call.parser = _complete(text)
+        if call.parser is None:
+            self._close_call(call_id, out)
+        else:
+            self._deferred.append(call_id)
+
+    def _finish_deferred(self, out: list[dict[str, Any]]) -> None:
+        """The run ends: the calls still waiting for their arguments finish."""
+        deferred, self._deferred = self._deferred, []
+        for call_id in deferred:
+            self._calls[call_id].parser = None
+            self._close_call(call_id, out)
 
     def _close_call(self, call_id: str, out: list[dict[str, Any]]) -> None:
-        found = self._calls.get(call_id)
-        if found is not None:
-            message = self._messages[found[0]]
-            self._close_block(found[0], found[1], out, finish_message=message.synthetic)
+        call = self._calls.get(call_id)
+        if call is not None:
+            call.arguments = []
+            message = self._messages[call.owner]
+            self._close_block(call.owner, call.index, out, finish_message=message.synthetic)
 
     # The events that open, fill and close text, reasoning and tool calls.
 
@@ -262,11 +346,9 @@ class Decoder:
                 call_id, name, ev.as_str(_field(event, "parentMessageId", "parent_message_id")), out
             )
         elif kind == "TOOL_CALL_ARGS":
-            if delta:
-                found = self._calls[call_id]
-                out.append(ev.block_delta(found[0], found[1], delta))
+            self._append_arguments(call_id, delta, out)  # type: ignore[arg-type]
         else:
-            self._close_call(call_id, out)
+            self._end_call(call_id, out)
 
     def _tool_result(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = ev.as_str(_field(event, "messageId", "message_id"))
@@ -276,7 +358,7 @@ class Decoder:
             out.append(ev.passthrough("agui", event))
             return
         found = self._calls.get(call_id)
-        name = found[2] if found is not None else None
+        name = found.name if found is not None else None
         message = self._messages.get(message_id)
         if message is None:
             message = self._messages[message_id] = _Message(synthetic=False)
@@ -295,7 +377,7 @@ class Decoder:
         target: tuple[str, int] | None = None
         if entity is not None and event.get("subtype") == "tool-call":
             found = self._calls.get(entity)
-            target = (found[0], found[1]) if found is not None else None
+            target = (found.owner, found.index) if found is not None else None
         elif entity is not None and entity in self._messages:
             message = self._messages[entity]
             target = (entity, max(message.blocks - 1, 0))
@@ -310,12 +392,14 @@ class Decoder:
         out.append(ev.run_started(_field(event, "runId", "run_id"), _field(event, "threadId", "thread_id")))
 
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._finish_deferred(out)
         outcome = event.get("outcome")
         outcome_type = ev.as_str(outcome.get("type")) if isinstance(outcome, dict) else None
         status = {"cancelled": "cancelled", "interrupt": "interrupted"}.get(outcome_type or "", "completed")
         out.append(ev.run_finished(status, usage_from_agui(event.get("usage")), event.get("result")))
 
     def _run_error(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._finish_deferred(out)
         out.append(
             ev.run_failed(event.get("code"), event.get("message"), usage_from_agui(event.get("usage")))
         )
@@ -352,9 +436,8 @@ class Decoder:
         if isinstance(delta, str):
             if mode != "tool":
                 self._append_text(self._chunk[1], delta, mode == "reasoning", out)
-            elif delta:
-                found = self._calls[self._chunk[1]]
-                out.append(ev.block_delta(found[0], found[1], delta))
+            else:
+                self._append_arguments(self._chunk[1], delta, out)
 
     def _close_chunk(self, out: list[dict[str, Any]]) -> None:
         assert self._chunk is not None
