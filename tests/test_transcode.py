@@ -604,6 +604,67 @@ def test_a_call_whose_arguments_never_become_whole_finishes_when_the_run_ends(en
     assert outputs[0] == outputs[-1]
 
 
+TEXT_THEN_CALL = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Let me check 東京."},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+    {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "weather", "parentMessageId": "m1"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"city": "東京"}'},
+    {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+    {"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": "sunny", "role": "tool"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "It is sunny."},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m2"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+]
+
+
+def agentscope_output(stream: bytes) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    """The AgentScope events of a converted stream, by (object, type,
+    status), and the response its assembler closes to."""
+    events = data_events(stream)
+    assembler = backends()[0].AgentScopeAssembler()
+    assembler.feed(stream)
+    final = assembler.close()
+    assert assembler.errors == [] or final["status"] == "failed"
+    return [(event["object"], event.get("type"), event["status"]) for event in events], final
+
+
+def test_a_call_in_a_message_that_ended_completes_before_its_result_in_agentscope() -> None:
+    """AG-UI producers (pydantic-ai, ag-ui-langgraph) end the text message,
+    then start the tool call naming it as parent. Converted to AgentScope,
+    the call's message completes when its block does, so that the output
+    lists the call before its result (it once completed at the run's end)."""
+    stream = agui_stream(TEXT_THEN_CALL)
+    converted = {convert(backend, "agui", "agentscope", stream) for backend in backends()}
+    assert len(converted) == 1
+    events, final = agentscope_output(converted.pop())
+    completed = [kind for obj, kind, status in events if obj == "message" and status == "completed"]
+    assert completed == ["message", "function_call", "function_call_output", "message"]
+    assert [item["type"] for item in final["output"]] == completed
+    assert final["output"][1]["content"][0]["data"]["arguments"] == '{"city": "東京"}'
+
+
+def test_a_failed_run_keeps_what_streamed_in_agentscopes_failed_response() -> None:
+    """A run that fails after a call, with an answer half written: the
+    failed response holds the call and the text so far (incomplete), as the
+    Responses encoder's failed response does."""
+    events = [*TEXT_THEN_CALL[:10], {"type": "RUN_ERROR", "message": "boom", "code": "x"}]
+    converted = {convert(backend, "agui", "agentscope", agui_stream(events)) for backend in backends()}
+    assert len(converted) == 1
+    _, final = agentscope_output(converted.pop())
+    assert final["status"] == "failed"
+    assert [(item["type"], item["status"]) for item in final["output"]] == [
+        ("message", "completed"),
+        ("function_call", "completed"),
+        ("function_call_output", "completed"),
+        ("message", "incomplete"),
+    ]
+    assert final["output"][3]["content"][0]["text"] == "It is sunny."
+    assert final["error"] == {"code": "x", "message": "boom"}
+
+
 def test_a_failed_run_keeps_its_unfinished_items_in_the_failed_response() -> None:
     """A client that reads only ``response.failed`` keeps the text and the
     arguments streamed before the failure: the open items are in its output,

@@ -2,7 +2,7 @@
 //! `python/agentcodec/_pure/agentscope_events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
@@ -580,6 +580,10 @@ pub struct Encoder {
     /// while `current` says so.
     written: HashMap<String, Vec<Written>>,
     current: IndexMap<String, u32>,
+    /// The neutral messages that have finished: a block that starts in one
+    /// afterwards (AG-UI producers start a tool call in the text message
+    /// they ended) finishes its AgentScope message with it.
+    finished: HashSet<String>,
     /// (neutral message, block index) -> (its AgentScope message, content).
     blocks: IndexMap<(String, i64), (WrittenKey, Content)>,
 }
@@ -699,7 +703,12 @@ impl Encoder {
             Some(at) if same => at,
             _ => {
                 if let Some(at) = current {
-                    self.complete_message((message_id.to_owned(), at), Value::Null, out);
+                    self.complete_message(
+                        (message_id.to_owned(), at),
+                        "completed",
+                        Value::Null,
+                        out,
+                    );
                 }
                 let role = if message_type.ends_with("_output") {
                     "tool".to_owned()
@@ -916,9 +925,10 @@ impl Encoder {
         out.push(snapshot);
     }
 
-    fn finish_content(&mut self, block_key: &(String, i64), out: &mut Vec<Event>) {
+    /// Completes a block's content; false where no such block is open.
+    fn finish_content(&mut self, block_key: &(String, i64), out: &mut Vec<Event>) -> bool {
         let Some((key, content)) = self.blocks.shift_remove(block_key) else {
-            return;
+            return false;
         };
         let completed = self.content_event(&key, &content, "completed", false, None);
         out.push(completed);
@@ -926,9 +936,18 @@ impl Encoder {
         self.written_mut(&key)
             .done
             .insert(content.index, Value::Object(stored));
+        true
     }
 
-    fn complete_message(&mut self, key: WrittenKey, usage: Value, out: &mut Vec<Event>) {
+    /// Completes an AgentScope message, `status` `completed`, or
+    /// `incomplete` for one the run's failure cut.
+    fn complete_message(
+        &mut self,
+        key: WrittenKey,
+        status: &str,
+        usage: Value,
+        out: &mut Vec<Event>,
+    ) {
         // Contents still open are completed with the message.
         let open: Vec<(String, i64)> = self
             .blocks
@@ -940,15 +959,34 @@ impl Encoder {
             self.finish_content(&block_key, out);
         }
         let content = Value::Array(self.written_mut(&key).done.values().cloned().collect());
-        let message = self.message_event(&key, "completed", content, usage);
+        let message = self.message_event(&key, status, content, usage);
         self.output.push(Value::Object(message.clone()));
         out.push(message);
+    }
+
+    /// A block that started after its neutral message finished has its
+    /// AgentScope message to itself: that message completes when its last
+    /// open block does, not at the end of the run (after the tool's result
+    /// and the answer that followed).
+    fn complete_if_orphaned(&mut self, message_id: &str, out: &mut Vec<Event>) {
+        if !self.finished.contains(message_id) {
+            return;
+        }
+        let Some(&at) = self.current.get(message_id) else {
+            return;
+        };
+        let key = (message_id.to_owned(), at);
+        if self.blocks.values().any(|(written, _)| *written == key) {
+            return;
+        }
+        self.current.shift_remove(message_id);
+        self.complete_message(key, "completed", Value::Null, out);
     }
 
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         let current: Vec<(String, u32)> = self.current.drain(..).collect();
         for key in current {
-            self.complete_message(key, Value::Null, out);
+            self.complete_message(key, "completed", Value::Null, out);
         }
         let status = match get_str(event, "status") {
             Some("cancelled") => "canceled",
@@ -967,6 +1005,11 @@ impl Encoder {
     }
 
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
+        // What streamed before the failure stays in the failed response.
+        let current: Vec<(String, u32)> = self.current.drain(..).collect();
+        for key in current {
+            self.complete_message(key, "incomplete", Value::Null, out);
+        }
         let mut error = Map::new();
         let code = nonempty(get_str(event, "code")).unwrap_or("AGENT_UNKNOWN_ERROR");
         error.insert("code".to_owned(), code.into());
@@ -1098,9 +1141,11 @@ impl Encode for Encoder {
             }
             "message_finished" => {
                 if let Some(message_id) = get_str(event, "message_id") {
+                    self.finished.insert(message_id.to_owned());
                     if let Some(at) = self.current.shift_remove(message_id) {
                         let usage = or_null(get(event, "usage"));
-                        self.complete_message((message_id.to_owned(), at), usage, out);
+                        let key = (message_id.to_owned(), at);
+                        self.complete_message(key, "completed", usage, out);
                     }
                 }
             }
@@ -1109,7 +1154,9 @@ impl Encode for Encoder {
             "block_replaced" => self.block_replaced(event, out),
             "block_finished" => {
                 if let Some(block_key) = block_key(event) {
-                    self.finish_content(&block_key, out);
+                    if self.finish_content(&block_key, out) {
+                        self.complete_if_orphaned(&block_key.0, out);
+                    }
                 }
             }
             "passthrough" => {

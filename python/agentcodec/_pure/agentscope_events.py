@@ -364,6 +364,10 @@ class Encoder:
         self._roles: dict[str, tuple[str, str | None]] = {}  # neutral message -> (role, kind)
         # neutral message -> the AgentScope message its blocks now go to.
         self._current: dict[str, _Written] = {}
+        # The neutral messages that have finished: a block that starts in one
+        # afterwards (AG-UI producers start a tool call in the text message
+        # they ended) finishes its AgentScope message with it.
+        self._finished: set[str] = set()
         self._used_ids: dict[str, int] = {}
         # (neutral message, block index) -> (AgentScope message, content).
         self._blocks: dict[tuple[str, int], tuple[_Written, _Content]] = {}
@@ -432,6 +436,10 @@ class Encoder:
         self._ended = True
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # What streamed before the failure stays in the failed response.
+        for written in list(self._current.values()):
+            self._complete_message(written, None, out, status="incomplete")
+        self._current.clear()
         error = {
             "code": ev.as_str(event.get("code")) or "AGENT_UNKNOWN_ERROR",
             "message": ev.as_str(event.get("message")) or "",
@@ -593,24 +601,48 @@ class Encoder:
         out.append(self._content_event(written, content, "in_progress", delta=False))
 
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        found = self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
+        key = ev.block_key(event)
+        if key is not None and self._finish_content(key, out):
+            self._complete_if_orphaned(key[0], out)
+
+    def _finish_content(self, key: tuple[str, int], out: list[dict[str, Any]]) -> bool:
+        """Completes a block's content; False where no such block is open."""
+        found = self._blocks.pop(key, None)
         if found is None:
-            return
+            return False
         written, content = found
         out.append(self._content_event(written, content, "completed", delta=False))
         written.done[content.index] = self._content_event(written, content, "stored", delta=False)
+        return True
+
+    def _complete_if_orphaned(self, message_id: str, out: list[dict[str, Any]]) -> None:
+        """A block that started after its neutral message finished has its
+        AgentScope message to itself: that message completes when its last
+        open block does, not at the end of the run (after the tool's result
+        and the answer that followed)."""
+        written = self._current.get(message_id) if message_id in self._finished else None
+        if written is None or any(found[0] is written for found in self._blocks.values()):
+            return
+        del self._current[message_id]
+        self._complete_message(written, None, out)
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
+        if isinstance(message_id, str):
+            self._finished.add(message_id)
         written = self._current.pop(message_id, None) if isinstance(message_id, str) else None
         if written is not None:
             self._complete_message(written, event.get("usage"), out)
 
-    def _complete_message(self, written: _Written, usage: Any, out: list[dict[str, Any]]) -> None:
+    def _complete_message(
+        self, written: _Written, usage: Any, out: list[dict[str, Any]], status: str = "completed"
+    ) -> None:
+        """Completes an AgentScope message: ``completed``, or ``incomplete``
+        for one the run's failure cut."""
         # Contents still open are completed with the message.
         for key in [key for key in self._blocks if self._blocks[key][0] is written]:
-            self._block_finished({"message_id": key[0], "index": key[1]}, out)
-        message = self._message_event(written, "completed", written.content(), usage)
+            self._finish_content(key, out)
+        message = self._message_event(written, status, written.content(), usage)
         out.append(message)
         self._output.append(message)
 
