@@ -17,6 +17,7 @@ pub mod events;
 pub mod frozen;
 pub mod json;
 pub mod json_patch;
+pub mod json_prefix;
 pub mod json_probe;
 pub mod langchain;
 pub mod openai_chat;

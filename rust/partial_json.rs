@@ -572,27 +572,6 @@ impl PartialJson {
     }
 }
 
-/// A builder that keeps nothing: for knowing only whether, and where, a
-/// text is complete (a tool call's arguments, streamed).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Discard;
-
-impl Builder for Discard {
-    fn open(&mut self, _object: bool) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn close(&mut self) {}
-
-    fn key(&mut self, _key: &str) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn scalar(&mut self, _value: Scalar<'_>) -> Result<(), String> {
-        Ok(())
-    }
-}
-
 /// A builder of `serde_json` values, for the core's own use and tests.
 #[derive(Debug, Default)]
 pub struct ValueBuilder {

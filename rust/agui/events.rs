@@ -12,7 +12,7 @@ use crate::events::{
     run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event,
 };
 use crate::json::{self, write_string, Map, Value};
-use crate::partial_json::{Discard, PartialJson};
+use crate::partial_json::PartialJson;
 
 /// AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
 const USAGE_KEYS: [(&str, &str); 5] = [
@@ -398,7 +398,7 @@ impl Decoder {
         }
         out.push(block_delta(&call.owner, call.index, delta));
         if call.arguments.error().is_none() {
-            let _ = call.arguments.feed(delta.as_bytes(), &mut Discard);
+            let _ = call.arguments.feed(delta.as_bytes(), &mut json::Validate);
         }
         call.streamed = true;
         if call.complete() && self.deferred.iter().any(|id| id == call_id) {

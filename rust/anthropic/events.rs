@@ -12,6 +12,7 @@ use crate::events::{
     run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event, Quick,
 };
 use crate::json::{self, write_int, write_string, Map, Value};
+use crate::json_prefix::JsonPrefix;
 
 pub const STOP_REASONS: [&str; 6] = [
     "end_turn",
@@ -497,6 +498,12 @@ struct Encoded {
     /// Citations written.
     citations: usize,
     ops: Vec<Op>,
+    /// A tool's input as it streams: passed on only as far as it is the
+    /// clean prefix of an object, so that what the SDK parses after every
+    /// fragment, and the input at `content_block_stop`, is JSON whatever
+    /// the source sent (a source's broken arguments end at their last
+    /// clean point).
+    input: JsonPrefix,
 }
 
 /// Neutral events to Anthropic Messages events.
@@ -652,16 +659,23 @@ impl Encode for Encoder {
             }
             return true;
         }
-        let Some(block) = self.blocks.get(&serial) else {
+        let Some(block) = self.blocks.get_mut(&serial) else {
             return true;
         };
         let Some(at) = block.index else {
             return false; // its content_block_start comes first
         };
-        let (kind, field): (&[u8], &[u8]) = match block.anthropic_type.as_str() {
-            "text" => (b"text_delta", b"text"),
-            "thinking" => (b"thinking_delta", b"thinking"),
-            other if TOOL_BLOCKS.contains(&other) => (b"input_json_delta", b"partial_json"),
+        let mut passed = String::new();
+        let (kind, field, delta): (&[u8], &[u8], &str) = match block.anthropic_type.as_str() {
+            "text" => (b"text_delta", b"text", delta),
+            "thinking" => (b"thinking_delta", b"thinking", delta),
+            other if TOOL_BLOCKS.contains(&other) => {
+                block.input.feed(delta, &mut passed);
+                if passed.is_empty() {
+                    return true;
+                }
+                (b"input_json_delta", b"partial_json", passed.as_str())
+            }
             _ => return true,
         };
         // What frame() writes for the content_block_delta write_delta() builds.
@@ -789,6 +803,7 @@ impl Encoder {
                 finished: false,
                 citations: 0,
                 ops: Vec::new(),
+                input: JsonPrefix::new(true),
             },
         );
         self.order.push_back(serial);
@@ -861,6 +876,12 @@ impl Encoder {
             self.write_start(serial, None, out);
             if let Some(block) = self.blocks.remove(&serial) {
                 if let Some(index) = block.index {
+                    let end = block.input.finish();
+                    if TOOL_BLOCKS.contains(&block.anthropic_type.as_str()) && !end.is_empty() {
+                        let body =
+                            anthropic_event("input_json_delta", vec![("partial_json", end.into())]);
+                        out.push(block_event(index, body));
+                    }
                     out.push(anthropic_event(
                         "content_block_stop",
                         vec![("index", index.into())],
@@ -946,13 +967,20 @@ impl Encoder {
 
     fn write_delta(&mut self, serial: u64, delta: &str, out: &mut Vec<Event>) {
         self.write_start(serial, None, out);
-        let Some(block) = self.blocks.get(&serial) else {
+        let Some(block) = self.blocks.get_mut(&serial) else {
             return;
         };
-        let (kind, field) = match block.anthropic_type.as_str() {
-            "text" => ("text_delta", "text"),
-            "thinking" => ("thinking_delta", "thinking"),
-            other if TOOL_BLOCKS.contains(&other) => ("input_json_delta", "partial_json"),
+        let mut passed = String::new();
+        let (kind, field, delta) = match block.anthropic_type.as_str() {
+            "text" => ("text_delta", "text", delta),
+            "thinking" => ("thinking_delta", "thinking", delta),
+            other if TOOL_BLOCKS.contains(&other) => {
+                block.input.feed(delta, &mut passed);
+                if passed.is_empty() {
+                    return;
+                }
+                ("input_json_delta", "partial_json", passed.as_str())
+            }
             _ => return,
         };
         let body = anthropic_event(kind, vec![(field, delta.into())]);

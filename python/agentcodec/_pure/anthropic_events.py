@@ -42,6 +42,7 @@ from typing import Any
 from .. import _json
 from . import events as ev
 from .anthropic import TOOL_BLOCKS, error_fields
+from .json_prefix import JsonPrefix
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
 
@@ -319,7 +320,17 @@ class _Encoded:
     """A neutral block on its way out: queued until the blocks before it
     stop, with what came for it meanwhile."""
 
-    __slots__ = ("anthropic_type", "citations", "fields", "finished", "index", "kind", "ops", "started")
+    __slots__ = (
+        "anthropic_type",
+        "citations",
+        "fields",
+        "finished",
+        "index",
+        "input",
+        "kind",
+        "ops",
+        "started",
+    )
 
     def __init__(self, kind: str, fields: dict[str, Any]) -> None:
         self.kind = kind
@@ -331,6 +342,9 @@ class _Encoded:
         self.citations = 0  # citations written
         # What came while it waited: ("delta", str) or ("replaced", dict).
         self.ops: list[tuple[str, Any]] = []
+        # A tool's input as it streams: passed on only as far as it is the
+        # clean prefix of an object (rust/anthropic/events.rs says why).
+        self.input = JsonPrefix(require_object=True)
 
 
 class Encoder:
@@ -516,6 +530,10 @@ class Encoder:
             block = self._current
             self._write_start(block, None, out)
             if block.index is not None:
+                end = block.input.finish()
+                if end and block.anthropic_type in TOOL_BLOCKS:
+                    body = {"type": "input_json_delta", "partial_json": end}
+                    out.append({"type": "content_block_delta", "index": block.index, "delta": body})
                 out.append({"type": "content_block_stop", "index": block.index})
             self._current = self._queue.pop(0) if self._queue else None
             if self._current is not None:
@@ -572,7 +590,10 @@ class Encoder:
         elif block.anthropic_type == "thinking":
             body = {"type": "thinking_delta", "thinking": delta}
         elif block.anthropic_type in TOOL_BLOCKS:
-            body = {"type": "input_json_delta", "partial_json": delta}
+            passed = block.input.feed(delta)
+            if not passed:
+                return
+            body = {"type": "input_json_delta", "partial_json": passed}
         else:
             return
         out.append({"type": "content_block_delta", "index": block.index, "delta": body})
