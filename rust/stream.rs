@@ -101,8 +101,9 @@ pub enum Error {
     Exceeded(Exceeded),
     /// An event could not be used.
     Event(EventError),
-    /// Input after `close()`.
-    Closed,
+    /// Input after `close()`: what was closed, as users name it (the
+    /// assembler, the Transcoder, ...).
+    Closed(&'static str),
 }
 
 impl fmt::Display for Error {
@@ -111,7 +112,7 @@ impl fmt::Display for Error {
             Error::Limit(err) => err.fmt(f),
             Error::Exceeded(err) => err.fmt(f),
             Error::Event(err) => err.fmt(f),
-            Error::Closed => f.write_str("the assembler is closed"),
+            Error::Closed(what) => write!(f, "the {what} is closed"),
         }
     }
 }
@@ -494,6 +495,9 @@ pub struct Driver<P> {
     /// `close()` was called: the input has ended, even if the close failed
     /// on an event and must be called again to apply the rest.
     input_ended: bool,
+    /// What it drives, as users name it, for the error on input after
+    /// `close()`: "assembler" unless told otherwise.
+    pub name: &'static str,
     /// The SSE framing exceeded a limit: the stream cannot go on.
     framing_failed: bool,
     /// A limit error not reported yet (an event error was raised instead):
@@ -513,6 +517,7 @@ impl<P: Protocol> Driver<P> {
             backlog: VecDeque::new(),
             closed: false,
             input_ended: false,
+            name: "assembler",
             framing_failed: false,
             pending_limit: None,
             exceeded: None,
@@ -689,7 +694,7 @@ impl<P: Protocol> Driver<P> {
 
     fn check_open(&self) -> Result<(), Error> {
         if self.closed || self.input_ended {
-            Err(Error::Closed)
+            Err(Error::Closed(self.name))
         } else if let Some(exceeded) = &self.exceeded {
             Err(Error::Exceeded(exceeded.clone()))
         } else {

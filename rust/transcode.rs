@@ -358,6 +358,7 @@ impl Decoder {
     /// None for a protocol that is not known.
     pub fn new(source: &str, limits: Limits, on_error: OnError) -> Option<Self> {
         let mut driver = driver(source, Collect::default(), limits, on_error)?;
+        driver.name = "events.Decoder";
         // It holds nothing the stream brings: no budget to keep.
         driver.log.budget = Budget::unlimited();
         Some(Decoder { driver })
@@ -452,6 +453,7 @@ impl Transcoder {
             out: Vec::new(),
         };
         let mut driver = driver(source, sink, limits, on_error)?;
+        driver.name = "Transcoder";
         // What it holds is bounded by itself, not by what the stream brings.
         driver.log.budget = Budget::unlimited();
         Some(Transcoder { driver })
@@ -844,7 +846,8 @@ assemble_over_driver!(Assembler, View);
 impl Assembler {
     /// None for a protocol that is not known.
     pub fn new(protocol: &str, limits: Limits, on_error: OnError) -> Option<Self> {
-        let driver = driver(protocol, View::new(protocol), limits, on_error)?;
+        let mut driver = driver(protocol, View::new(protocol), limits, on_error)?;
+        driver.name = "events.Assembler";
         Some(Assembler { driver })
     }
 

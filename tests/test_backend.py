@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -135,3 +138,44 @@ def test_pure_wheel(tmp_path: Path) -> None:
     assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
     assert f"Version: {agentcodec.__version__}" in metadata
     assert "agentcodec = agentcodec.cli:main" in entry_points
+
+
+@requires_native
+def test_both_backends_have_the_same_signatures() -> None:
+    """The same parameters, kinds and defaults (the native classes once
+    showed ``max_line_bytes=Ellipsis`` where the pure ones show the number)."""
+    assert NATIVE is not None
+
+    def signatures(module: ModuleType) -> dict[str, list[tuple[str, Any, Any]]]:
+        return {
+            name: [
+                (parameter.name, parameter.kind, parameter.default)
+                for parameter in inspect.signature(getattr(module, name)).parameters.values()
+            ]
+            for name in module.__all__
+            if isinstance(getattr(module, name), type)
+        }
+
+    native, pure = signatures(NATIVE), signatures(PURE)
+    assert native == pure
+    assert ("max_line_bytes", inspect.Parameter.KEYWORD_ONLY, 67108864) in pure["Transcoder"]
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda backend: backend.Transcoder("agui", "openai-responses"), "Transcoder"),
+        (lambda backend: backend.NeutralDecoder("agui"), "events.Decoder"),
+        (lambda backend: backend.NeutralAssembler("agui"), "events.Assembler"),
+        (lambda backend: backend.AGUIAssembler(), "assembler"),
+    ],
+    ids=["Transcoder", "events.Decoder", "events.Assembler", "Assembler"],
+)
+def test_errors_name_what_was_fed(backend: ModuleType, make: Any, name: str) -> None:
+    streaming = make(backend)
+    method = "Assembler" if name == "assembler" else name
+    with pytest.raises(TypeError, match=rf"^{re.escape(method)}\.feed\(\) takes bytes-like data, not str"):
+        streaming.feed("data: {}\n\n")
+    streaming.close()
+    with pytest.raises(agentcodec.AGUIError, match=rf"^the {re.escape(name)} is closed$"):
+        streaming.feed(b"data: {}\n\n")

@@ -874,6 +874,9 @@ mod tests {
             assembler.completion()["choices"][0]["message"]["content"],
             "ab"
         );
-        assert!(matches!(assembler.reconnect(), Err(Error::Closed)));
+        assert!(matches!(
+            assembler.reconnect(),
+            Err(Error::Closed("assembler"))
+        ));
     }
 }

@@ -53,14 +53,15 @@ pub type ToPyErr = fn(Python<'_>, Error) -> PyErr;
 /// `Assembler.feed(data)`: a chunk of the raw SSE stream, any chunking.
 /// A long chunk of `bytes` is assembled with the GIL released (the core
 /// touches no Python object), so that streams on other threads go on.
+/// `method` names the method for a wrong argument's error.
 pub fn feed<A: Assemble + Send>(
     py: Python<'_>,
     inner: &mut A,
     data: &Bound<'_, PyAny>,
+    method: &'static str,
     to_py_err: ToPyErr,
 ) -> PyResult<()> {
-    with_bytes_detached(data, "Assembler.feed()", |bytes| inner.feed(bytes))?
-        .map_err(|err| to_py_err(py, err))
+    with_bytes_detached(data, method, |bytes| inner.feed(bytes))?.map_err(|err| to_py_err(py, err))
 }
 
 /// `Assembler.feed_with_events(data)`: like `feed`, returning the events the
@@ -170,7 +171,7 @@ macro_rules! assembler_methods {
     ($class:ident, unit = $unit:literal, item = $item:ident, errors = $errors:literal, new = limits_only, { $($own:tt)* }) => {
         assembler_methods!($class, unit = $unit, item = $item, errors = $errors, {
             #[new]
-            #[pyo3(signature = (*, on_error = $crate::python::args::StrArg::Default("raise"), max_line_bytes = $crate::python::args::LimitArg::Default, max_event_bytes = $crate::python::args::LimitArg::Default, max_errors = $crate::python::args::LimitArg::Default, max_stream_bytes = $crate::python::args::LimitArg::Default, max_messages = $crate::python::args::LimitArg::Default, max_blocks = $crate::python::args::LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
+            #[pyo3(signature = (*, on_error = $crate::python::args::StrArg::Default("raise"), max_line_bytes = $crate::python::args::LimitArg::Default, max_event_bytes = $crate::python::args::LimitArg::Default, max_errors = $crate::python::args::LimitArg::Default, max_stream_bytes = $crate::python::args::LimitArg::Default, max_messages = $crate::python::args::LimitArg::Default, max_blocks = $crate::python::args::LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
             #[allow(clippy::too_many_arguments)] // one per Python argument
             fn new(
                 py: Python<'_>,
@@ -209,7 +210,7 @@ macro_rules! assembler_methods {
             /// Assembles a chunk of the raw SSE stream (any chunking).
             fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
                 self.state.with(py, |state| {
-                    assemblers::feed(py, &mut state.inner, data, to_py_err)
+                    assemblers::feed(py, &mut state.inner, data, "Assembler.feed()", to_py_err)
                 })
             }
 

@@ -189,7 +189,7 @@ pub fn stream_error(
         Error::Limit(limit) => sse_limit_error(py, &limit, PyList::empty(py)),
         Error::Exceeded(exceeded) => stream_limit_error(py, &exceeded),
         Error::Event(error) => event(py, error.event, &error.problem),
-        Error::Closed => base(py, "the assembler is closed"),
+        Error::Closed(what) => base(py, &format!("the {what} is closed")),
     }
 }
 

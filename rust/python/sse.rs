@@ -213,7 +213,7 @@ struct DecoderState {
 #[pymethods]
 impl SSEDecoder {
     #[new]
-    #[pyo3(signature = (last_event_id = StrArg::Default(""), *, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(last_event_id='', *, max_line_bytes=..., max_event_bytes=...)")]
+    #[pyo3(signature = (last_event_id = StrArg::Default(""), *, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default), text_signature = "(last_event_id='', *, max_line_bytes=67108864, max_event_bytes=67108864)")]
     fn new(
         py: Python<'_>,
         last_event_id: StrArg,

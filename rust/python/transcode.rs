@@ -292,7 +292,7 @@ pub struct Transcoder {
 
 stream_methods!(Transcoder, {
     #[new]
-    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, **options)")]
+    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, **options)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
@@ -329,7 +329,7 @@ stream_methods!(Transcoder, {
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         self.state.with(py, |state| {
-            assemblers::feed(py, state, data, self.to_py_err)?;
+            assemblers::feed(py, state, data, "Transcoder.feed()", self.to_py_err)?;
             Ok(PyBytes::new(py, &state.take_bytes()))
         })
     }
@@ -367,7 +367,7 @@ pub struct NeutralDecoder {
 
 stream_methods!(NeutralDecoder, {
     #[new]
-    #[pyo3(signature = (source, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(source, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000)")]
+    #[pyo3(signature = (source, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default), text_signature = "(source, *, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000)")]
     fn new(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
@@ -393,7 +393,7 @@ stream_methods!(NeutralDecoder, {
     /// completed.
     fn feed<'py>(&self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         self.state.with(py, |state| {
-            assemblers::feed(py, state, data, self.to_py_err)?;
+            assemblers::feed(py, state, data, "events.Decoder.feed()", self.to_py_err)?;
             to_events(py, &state.take())
         })
     }
@@ -501,7 +501,7 @@ pub struct NeutralAssembler {
 
 stream_methods!(NeutralAssembler, {
     #[new]
-    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=..., max_event_bytes=..., max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
+    #[pyo3(signature = (protocol, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(protocol, *, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
@@ -536,7 +536,7 @@ stream_methods!(NeutralAssembler, {
 
     fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         self.state.with(py, |state| {
-            assemblers::feed(py, state, data, self.to_py_err)
+            assemblers::feed(py, state, data, "events.Assembler.feed()", self.to_py_err)
         })
     }
 

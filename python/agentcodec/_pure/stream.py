@@ -80,6 +80,10 @@ class Driver:
 
     _event_error: type[_EventError]
     _base_error: type[AgentCodecError]
+    #: What it is, as users name it: for the error on input after close(),
+    #: and (capitalised as its class) for a wrong argument to feed().
+    _name = "assembler"
+    _class_name = "Assembler"
 
     def __init__(
         self,
@@ -197,7 +201,8 @@ class Driver:
 
     def _feed(self, data: bytes | bytearray | memoryview, observed: list[Any] | None) -> None:
         self._check_open()
-        data = as_bytes(data, "Assembler.feed()" if observed is None else "Assembler.feed_with_events()")
+        method = "feed" if observed is None else "feed_with_events"
+        data = as_bytes(data, f"{self._class_name}.{method}()")
         texts = self._take_backlog()
         try:
             events = self._decoder.feed_texts(data)
@@ -304,7 +309,7 @@ class Driver:
 
     def _check_open(self) -> None:
         if self._closed or self._input_ended:
-            raise self._base_error("the assembler is closed")
+            raise self._base_error(f"the {self._name} is closed")
         if self._exceeded is not None:
             raise StreamLimitError(*self._exceeded)
 

@@ -270,8 +270,24 @@ class _Decoding(Driver):
 class Decoder(_Decoding):
     """Decodes a protocol's stream into neutral events."""
 
-    def __init__(self, source: str, **options: Any) -> None:
-        super().__init__(source, **options)
+    _name = _class_name = "events.Decoder"
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
+    ) -> None:
+        super().__init__(
+            source,
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._pending: list[dict[str, Any]] = []
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:  # type: ignore[override]
@@ -329,6 +345,8 @@ class Encoder:
 
 class Transcoder(_Decoding):
     """Converts a stream of one protocol into another, as it streams."""
+
+    _name = _class_name = "Transcoder"
 
     def __init__(
         self,
@@ -394,16 +412,27 @@ class Assembler(_Decoding):
     arguments parsed once, when they finish), the state, and what passed
     through."""
 
+    _name = _class_name = "events.Assembler"
+
     def __init__(
         self,
         protocol: str,
         *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
         max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
         max_blocks: int | None = DEFAULT_MAX_BLOCKS,
-        **options: Any,
     ) -> None:
-        super().__init__(protocol, **options)
+        super().__init__(
+            protocol,
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+        )
         self._budget.max = limit_arg("max_stream_bytes", max_stream_bytes)
         self._max_messages = limit_arg("max_messages", max_messages)
         self._max_blocks = limit_arg("max_blocks", max_blocks)
