@@ -12,7 +12,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from agentcodec.server import EventStreamResponse, MemoryReplayStore, RedisReplayStore, ReplayStore
@@ -132,6 +132,10 @@ def make_app(store: ReplayStore | None) -> Starlette:
     async def health(request: Request) -> Response:
         return PlainTextResponse("ok")
 
+    async def not_streamed(request: Request) -> Response:
+        # What a server answers a request that did not ask to stream.
+        return JSONResponse({"output": [{"type": "message", "content": "hi"}]})
+
     routes = [
         Route("/agui", agui, methods=["GET", "POST"]),
         Route("/fail", fail),
@@ -140,6 +144,7 @@ def make_app(store: ReplayStore | None) -> Starlette:
         Route("/big", big),
         Route("/state", state),
         Route("/health", health),
+        Route("/json", not_streamed, methods=["GET", "POST"]),
     ]
     return Starlette(routes=routes)
 

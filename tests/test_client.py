@@ -259,3 +259,12 @@ def test_langchain_feed_with_events_yields_the_envelopes(backend: ModuleType) ->
     assert assembler.close() == plain.close()
     assert len(events) == assembler.event_count
     assert all(event.get("method") for event in events)
+
+
+@pytest.mark.parametrize("source", ["data: {}\n\n", Path("stream.sse")], ids=["str", "path"])
+def test_a_str_or_a_path_is_told_what_to_pass(source: Any) -> None:
+    message = r"cannot read a stream from a (str|path): pass its bytes .*open\(path, 'rb'\)"
+    with pytest.raises(TypeError, match=message):
+        client.assemble(source, "agui")
+    with pytest.raises(TypeError, match=message):
+        asyncio.run(client.aassemble(source, "agui"))

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+import agentcodec
 from agentcodec import agui, client, events
 from agentcodec.server import EventStreamResponse, MemoryReplayStore
 from servers import redis_server, serve, serve_process
@@ -50,6 +51,46 @@ def test_httpx_connect_assembles_the_run(url: str) -> None:
     assert kinds[0] == "RUN_STARTED"
     assert kinds[-1] == "RUN_FINISHED"
     assert result == _expected(50)
+
+
+def test_a_response_that_is_no_event_stream_is_refused_by_every_client(url: str) -> None:
+    """A JSON body (a request sent without asking to stream) was read as a
+    stream of no events; as httpx-sse does, the clients say what came."""
+    aiohttp = pytest.importorskip("aiohttp")
+    message = r"expected a response of Content-Type 'text/event-stream', got 'application/json': did the"
+    with (
+        httpx.Client() as http,
+        pytest.raises(agentcodec.SSEError, match=message),
+        client.connect(http, "POST", f"{url}/json", protocol="openai-responses"),
+    ):
+        pass
+
+    async def main() -> None:
+        async with httpx.AsyncClient() as http:
+            with pytest.raises(agentcodec.SSEError, match=message):
+                async with client.aconnect(http, "POST", f"{url}/json", protocol="openai-responses"):
+                    pass
+        async with aiohttp.ClientSession() as session:
+            with pytest.raises(agentcodec.SSEError, match=message):
+                async with client.aconnect(session, "POST", f"{url}/json"):
+                    pass
+
+    asyncio.run(main())
+
+
+def test_a_client_of_the_other_kind_is_told_which_function_to_use(url: str) -> None:
+    with (
+        pytest.raises(TypeError, match=r"connect\(\) takes an httpx.Client, not AsyncClient: .*aconnect"),
+        client.connect(httpx.AsyncClient(), "GET", f"{url}/agui"),
+    ):
+        pass
+
+    async def main() -> None:
+        with httpx.Client() as http, pytest.raises(TypeError, match=r"not Client: .*`with connect"):
+            async with client.aconnect(http, "GET", f"{url}/agui"):
+                pass
+
+    asyncio.run(main())
 
 
 def test_async_httpx_and_aiohttp_assemble_alike(url: str) -> None:

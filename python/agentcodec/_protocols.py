@@ -11,7 +11,7 @@ from . import agentscope, agui, ai_sdk, anthropic, langchain, openai_chat, opena
 from ._backend import impl
 from .events import PROTOCOLS
 
-__all__ = ["assembler", "check", "encoder", "headers"]
+__all__ = ["assembler", "check", "encoder", "headers", "media_type"]
 
 _ASSEMBLERS: dict[str, Callable[..., Any]] = {
     "agentscope": agentscope.Assembler,
@@ -38,6 +38,9 @@ _ENCODERS: dict[str, Callable[[Any], bytes]] = {
 # The AI SDK's client reads a stream only with its version header.
 _HEADERS: dict[str, dict[str, str]] = {"ai-sdk": {"x-vercel-ai-ui-message-stream": "v1"}}
 
+# The media type of each protocol's streams; Server-Sent Events unless said.
+_MEDIA_TYPES: dict[str, str] = {}
+
 
 def check(protocol: str) -> str:
     """The protocol's name, or a ValueError listing the known ones."""
@@ -60,3 +63,8 @@ def encoder(protocol: str) -> Callable[[Mapping[str, Any]], bytes]:
 def headers(protocol: str | None) -> dict[str, str]:
     """Response headers the protocol's clients expect beside the SSE ones."""
     return dict(_HEADERS.get(protocol or "", {}))
+
+
+def media_type(protocol: str | None) -> str:
+    """The media type of the protocol's streams (of raw events: SSE)."""
+    return _MEDIA_TYPES.get(protocol or "", "text/event-stream")

@@ -4,11 +4,13 @@ again with ``Last-Event-ID`` when the connection drops."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from .. import _protocols
+from .._errors import SSEError
 from ._stream import AsyncEventStream, EventStream
 
 __all__ = ["aconnect", "connect"]
@@ -20,6 +22,29 @@ def _headers(headers: Mapping[str, str] | None, last_event_id: str) -> dict[str,
     if last_event_id:
         merged["Last-Event-ID"] = last_event_id
     return merged
+
+
+def _is_aiohttp(client: Any) -> bool:
+    return type(client).__module__.split(".")[0] == "aiohttp"
+
+
+def _is_async(client: Any) -> bool:
+    """Whether the client sends asynchronously: an ``httpx.AsyncClient``
+    (its ``send`` is a coroutine function) or an ``aiohttp.ClientSession``."""
+    return _is_aiohttp(client) or inspect.iscoroutinefunction(getattr(client, "send", None))
+
+
+def _check_stream(content_type: str | None, protocol: str | None) -> None:
+    """Refuses a response that is no event stream (a JSON body answers a
+    request that did not ask to stream), as httpx-sse does, before reading
+    it as one, where it would give no events."""
+    expected = _protocols.media_type(protocol)
+    media_type = (content_type or "").partition(";")[0].strip().lower()
+    if media_type != expected:
+        raise SSEError(
+            f"expected a response of Content-Type {expected!r}, got {content_type or 'none'!r}"
+            + (": did the request ask for a stream?" if media_type == "application/json" else "")
+        )
 
 
 @contextmanager
@@ -40,9 +65,15 @@ def connect(
     sent again with ``Last-Event-ID`` and the stream goes on. Keyword
     arguments beyond the stream's go to ``client.build_request`` (``json``,
     ``params``, ...). A response with an error status raises
-    ``httpx.HTTPStatusError``, its body read."""
+    ``httpx.HTTPStatusError``, its body read; one that is not an event
+    stream raises ``SSEError``."""
     if protocol is not None:
         _protocols.check(protocol)
+    if _is_async(client):
+        raise TypeError(
+            f"connect() takes an httpx.Client, not {type(client).__name__}: "
+            "for an asynchronous client, use `async with aconnect(...)`"
+        )
 
     def open_stream(last_event_id: str) -> Any:
         sent = client.build_request(method, url, headers=_headers(headers, last_event_id), **request)
@@ -51,6 +82,11 @@ def connect(
             response.read()
             response.close()
             response.raise_for_status()
+        try:
+            _check_stream(response.headers.get("content-type"), protocol)
+        except SSEError:
+            response.close()
+            raise
         return response
 
     stream = EventStream(
@@ -82,10 +118,16 @@ async def aconnect(
 ) -> AsyncIterator[AsyncEventStream]:
     """``connect`` for an ``httpx.AsyncClient`` or an ``aiohttp.ClientSession``
     (whose error statuses raise ``aiohttp.ClientResponseError``). Keyword
-    arguments beyond the stream's go to the client's request."""
+    arguments beyond the stream's go to the client's request. A response
+    that is not an event stream raises ``SSEError``."""
     if protocol is not None:
         _protocols.check(protocol)
-    if type(client).__module__.split(".")[0] == "aiohttp":
+    if not _is_async(client):
+        raise TypeError(
+            f"aconnect() takes an httpx.AsyncClient or an aiohttp.ClientSession, not "
+            f"{type(client).__name__}: for a synchronous client, use `with connect(...)`"
+        )
+    if _is_aiohttp(client):
 
         async def open_stream(last_event_id: str) -> Any:
             response = await client.request(method, url, headers=_headers(headers, last_event_id), **request)
@@ -93,6 +135,11 @@ async def aconnect(
                 await response.read()
                 response.release()
                 response.raise_for_status()
+            try:
+                _check_stream(response.headers.get("Content-Type"), protocol)
+            except SSEError:
+                response.release()
+                raise
             return response
 
     else:
@@ -104,6 +151,11 @@ async def aconnect(
                 await response.aread()
                 await response.aclose()
                 response.raise_for_status()
+            try:
+                _check_stream(response.headers.get("content-type"), protocol)
+            except SSEError:
+                await response.aclose()
+                raise
             return response
 
     stream = AsyncEventStream(

@@ -5,6 +5,7 @@ dropped; and how a source is let go."""
 from __future__ import annotations
 
 import inspect
+import os
 import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -14,8 +15,20 @@ __all__ = ["aclose_source", "aiter_chunks", "close_source", "connection_errors",
 _READ_SIZE = 64 * 1024
 
 
+def _refuse_text(source: Any) -> None:
+    """A str or a path is no stream: say what to pass instead (iterating a
+    str gives its characters, which would be refused one by one)."""
+    if isinstance(source, (str, os.PathLike)):
+        kind = "a str" if isinstance(source, str) else "a path"
+        raise TypeError(
+            f"cannot read a stream from {kind}: pass its bytes (text.encode()), or a file "
+            "opened in binary mode (open(path, 'rb'))"
+        )
+
+
 def iter_chunks(source: Any) -> Iterator[bytes]:
     """The bytes of a synchronous source, as they arrive."""
+    _refuse_text(source)
     if hasattr(source, "iter_bytes"):  # httpx.Response
         return iter(source.iter_bytes())
     read = getattr(source, "read1", None) or getattr(source, "read", None)
@@ -34,6 +47,7 @@ def iter_chunks(source: Any) -> Iterator[bytes]:
 
 def aiter_chunks(source: Any) -> AsyncIterator[bytes]:
     """The bytes of an asynchronous source, as they arrive."""
+    _refuse_text(source)
     if hasattr(source, "aiter_bytes"):  # httpx.Response of an AsyncClient
         return aiter(source.aiter_bytes())
     content: Any = getattr(source, "content", None)
