@@ -376,6 +376,10 @@ pub enum Quick<'t> {
 pub trait Decode {
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>);
 
+    /// Whether an event is one of the protocol's (its module's
+    /// `recognizes`).
+    fn recognizes(&self, event: &Event) -> bool;
+
     /// The hot events (a delta to a block already open), decoded from their
     /// text without a `Value` tree: what [`Decode::decode`] gives for them.
     fn decode_text<'t>(&mut self, _text: &'t str, _out: &mut Vec<Event>) -> Quick<'t> {

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use crate::json::Value;
+use crate::json::{Map, Value};
 use crate::sse::{Decoder, LimitError, Limits};
 
 /// Whether an event's text is the `[DONE]` sentinel some servers end with
@@ -93,6 +93,35 @@ impl fmt::Display for Exceeded {
     }
 }
 
+/// The stream ended without one event of the protocol: it was another
+/// protocol's, or a body that is no stream (a JSON answer to a request that
+/// did not ask to stream).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrecognized {
+    /// How the protocol names its events, e.g. "AgentScope event".
+    pub subject: &'static str,
+    /// The events the stream held.
+    pub events: u64,
+}
+
+impl fmt::Display for Unrecognized {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.events {
+            0 => write!(f, "the stream held no {}: it held no events", self.subject),
+            1 => write!(
+                f,
+                "the stream held no {}: its one event is not one",
+                self.subject
+            ),
+            events => write!(
+                f,
+                "the stream held no {}: none of its {events} events is one",
+                self.subject
+            ),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The SSE framing exceeded a size limit.
@@ -104,6 +133,8 @@ pub enum Error {
     /// Input after `close()`: what was closed, as users name it (the
     /// assembler, the Transcoder, ...).
     Closed(&'static str),
+    /// At `close()`: no event of the protocol came.
+    Unrecognized(Unrecognized),
 }
 
 impl fmt::Display for Error {
@@ -113,6 +144,7 @@ impl fmt::Display for Error {
             Error::Exceeded(err) => err.fmt(f),
             Error::Event(err) => err.fmt(f),
             Error::Closed(what) => write!(f, "the {what} is closed"),
+            Error::Unrecognized(err) => err.fmt(f),
         }
     }
 }
@@ -222,6 +254,8 @@ pub struct Log {
     max_messages: u64,
     /// `u64::MAX`: no limit.
     max_blocks: u64,
+    /// Whether an event of the protocol came (see [`Protocol::recognizes`]).
+    recognized: bool,
 }
 
 impl Log {
@@ -242,6 +276,7 @@ impl Log {
             budget: Budget::new(Some(DEFAULT_MAX_STREAM_BYTES)),
             max_messages: DEFAULT_MAX_MESSAGES,
             max_blocks: DEFAULT_MAX_BLOCKS,
+            recognized: false,
         }
     }
 
@@ -374,6 +409,10 @@ pub trait Protocol {
 
     /// Applies one event that is already decoded.
     fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error>;
+
+    /// Whether an event is one of the protocol's: a reader that saw none
+    /// says so at `close()`. Asked only until one is.
+    fn recognizes(&self, event: &Map<String, Value>) -> bool;
 
     /// The stream has ended.
     fn finish(&mut self);
@@ -605,6 +644,10 @@ impl<P: Protocol> Driver<P> {
         let result = self.drain_backlog(None).and_then(|()| {
             // Decoded by the caller: its data is not counted.
             self.log.events += 1;
+            if !self.log.recognized {
+                self.log.recognized =
+                    matches!(&event, Value::Object(map) if self.protocol.recognizes(map));
+            }
             self.protocol.apply_value(&mut self.log, event)?;
             self.log.count(&self.protocol)
         });
@@ -665,7 +708,26 @@ impl<P: Protocol> Driver<P> {
         }
         self.closed = true;
         self.protocol.finish();
-        Ok(())
+        if self.log.recognized {
+            return Ok(());
+        }
+        // What was assembled stands (a later `close()` returns it); the
+        // error says why there is nothing in it.
+        let unrecognized = Unrecognized {
+            subject: self.log.subject,
+            events: self.log.events,
+        };
+        match self.log.on_error {
+            OnError::Raise => Err(Error::Unrecognized(unrecognized)),
+            OnError::Skip => {
+                self.log.record(ErrorRecord {
+                    event: self.log.events,
+                    code: "unrecognized_stream".to_owned(),
+                    message: Some(unrecognized.to_string()),
+                });
+                Ok(())
+            }
+        }
     }
 
     /// The connection carrying the stream dropped and another carries it
@@ -724,6 +786,11 @@ fn apply_event<P: Protocol>(
 ) -> Result<(), Error> {
     log.events += 1;
     log.charge(text.len())?;
+    if !log.recognized {
+        // Parsed again only until the first event of the protocol.
+        log.recognized =
+            matches!(crate::json::parse(text), Ok(Value::Object(map)) if protocol.recognizes(&map));
+    }
     protocol.apply_text(log, text, observe)?;
     log.count(protocol)
 }

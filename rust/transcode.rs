@@ -232,6 +232,10 @@ impl<S: Sink> Decoding<S> {
 }
 
 impl<S: Sink> Protocol for Decoding<S> {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        self.decoder.recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

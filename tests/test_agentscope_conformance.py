@@ -506,7 +506,9 @@ def test_limit_error_keeps_what_came_before(backend: ModuleType) -> None:
 
 def test_closed_assembler_refuses_input(backend: ModuleType) -> None:
     assembler = backend.AgentScopeAssembler()
-    assembler.close()
+    with pytest.raises(ValueError, match="the stream held no AgentScope event: it held no events"):
+        assembler.close()
+    assert assembler.close() == {"object": "response", "status": "incomplete", "output": []}
     with pytest.raises(ValueError, match="the assembler is closed"):
         assembler.feed(b"data: {}\n\n")
     with pytest.raises(ValueError, match="the assembler is closed"):

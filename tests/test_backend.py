@@ -78,7 +78,7 @@ def test_public_names_match_the_backends() -> None:
         "DEFAULT_MAX_EVENT_BYTES",
         "Transcoder",
     ):
-        assert getattr(agentcodec, name) is getattr(agentcodec.impl, name)
+        assert getattr(agentcodec, name) is getattr(agentcodec._backend.impl, name)
         assert hasattr(PURE, name)
         if NATIVE is not None:
             assert hasattr(NATIVE, name)
@@ -90,7 +90,7 @@ def test_public_names_match_the_backends() -> None:
         ("Decoder", "NeutralDecoder"),
         ("Encoder", "NeutralEncoder"),
     ):
-        assert getattr(events, public) is getattr(agentcodec.impl, name)
+        assert getattr(events, public) is getattr(agentcodec._backend.impl, name)
         assert hasattr(PURE, name)
         if NATIVE is not None:
             assert hasattr(NATIVE, name)
@@ -176,6 +176,18 @@ def test_errors_name_what_was_fed(backend: ModuleType, make: Any, name: str) -> 
     method = "Assembler" if name == "assembler" else name
     with pytest.raises(TypeError, match=rf"^{re.escape(method)}\.feed\(\) takes bytes-like data, not str"):
         streaming.feed("data: {}\n\n")
-    streaming.close()
+    with pytest.raises(agentcodec.AGUIError, match=r"^the stream held no AG-UI event: it held no events$"):
+        streaming.close()
     with pytest.raises(agentcodec.AGUIError, match=rf"^the {re.escape(name)} is closed$"):
         streaming.feed(b"data: {}\n\n")
+
+
+def test_help_shows_no_backend_module_among_the_packages_names() -> None:
+    """help(agentcodec) listed the backend's module, ``impl``, as a name of
+    the package."""
+    import pydoc
+
+    text = pydoc.render_doc(agentcodec, renderer=pydoc.plaintext)
+    assert "impl" not in text
+    modules = [name for name, value in vars(agentcodec).items() if isinstance(value, ModuleType)]
+    assert not [name for name in modules if "impl" in name]

@@ -221,3 +221,38 @@ def test_assemble_and_convert_ai_sdk_streams(capsys: pytest.CaptureFixture[str])
         == 0
     )
     assert '"type":"tool-input-available"' in capsys.readouterr().out
+
+
+def test_decode_says_when_the_input_holds_no_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A JSON body, or nothing, decoded to no output and exit status 0."""
+    for body in (b'{"a": 1}\n', b""):
+        capture = tmp_path / "body.json"
+        capture.write_bytes(body)
+        assert main(["decode", str(capture)]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert "no events: the input holds no Server-Sent Events" in captured.err
+
+
+def test_assemble_says_when_the_stream_is_not_the_protocols(capsys: pytest.CaptureFixture[str]) -> None:
+    """An AgentScope stream read as Chat Completions was made into a
+    completion; it is refused, with what was read printed all the same."""
+    assert main(["assemble", "--protocol", "openai-chat", str(EXAMPLE)]) == 1
+    captured = capsys.readouterr()
+    assert "the stream held no OpenAI Chat Completions chunk: none of its" in captured.err
+    assert json.loads(captured.out)["object"] == "chat.completion"
+
+
+def test_every_command_indents_a_whole_document_alike(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["assemble", "--protocol", "agentscope", str(EXAMPLE)]) == 0
+    printed = capsys.readouterr().out
+    assert printed == json.dumps(json.loads(printed), ensure_ascii=False, indent=2) + "\n"
+
+
+def test_assemble_help_lists_the_protocols_in_a_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["assemble", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "agui (prints the run), openai-responses" in help_text

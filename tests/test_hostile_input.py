@@ -72,7 +72,10 @@ def test_a_failed_close_still_ends_the_input(backend: ModuleType) -> None:
         assembler.close()
     with pytest.raises(AgentScopeError, match="the assembler is closed"):
         assembler.feed(b'data: {"object":"message","id":"m2"}\n\n')
-    assembler.close()  # nothing waits any more: now it closes
+    # Nothing waits any more: now it closes, and says no AgentScope event came.
+    with pytest.raises(AgentScopeError, match="none of its 2 events is one"):
+        assembler.close()
+    assembler.close()
     assert assembler.messages == []
     assert assembler.event_count == 2
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._backend import backend, impl
+from ._backend import backend
 from ._errors import (
     AgentCodecError,
     AgentScopeError,
@@ -51,14 +51,17 @@ if TYPE_CHECKING:
         encode_sse_comment,
     )
 else:
-    DEFAULT_MAX_EVENT_BYTES = impl.DEFAULT_MAX_EVENT_BYTES
-    DEFAULT_MAX_LINE_BYTES = impl.DEFAULT_MAX_LINE_BYTES
-    PartialJSON = impl.PartialJSON
-    SSEDecoder = impl.SSEDecoder
-    SSEEvent = impl.SSEEvent
-    Transcoder = impl.Transcoder
-    encode_sse = impl.encode_sse
-    encode_sse_comment = impl.encode_sse_comment
+    from ._backend import impl as _impl
+
+    DEFAULT_MAX_EVENT_BYTES = _impl.DEFAULT_MAX_EVENT_BYTES
+    DEFAULT_MAX_LINE_BYTES = _impl.DEFAULT_MAX_LINE_BYTES
+    PartialJSON = _impl.PartialJSON
+    SSEDecoder = _impl.SSEDecoder
+    SSEEvent = _impl.SSEEvent
+    Transcoder = _impl.Transcoder
+    encode_sse = _impl.encode_sse
+    encode_sse_comment = _impl.encode_sse_comment
+    del _impl  # the backend's module is no name of the package's
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",

@@ -46,6 +46,11 @@ __all__ = ["main"]
 CHUNK_SIZE = 64 * 1024
 
 
+# How the commands that print a whole JSON document indent it (the ones
+# that print events write one compact JSON object a line).
+_INDENT = 2
+
+
 def _read_chunks(stream: BinaryIO, size: int) -> Iterator[bytes]:
     while True:
         chunk = stream.read(size)
@@ -115,23 +120,31 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
         print(f"agentcodec assemble: {name}: {err}", file=sys.stderr)
         status = 1
     if status == 0:
-        result = assembler.close()
-    elif args.neutral:
-        result = assembler.view
-    elif args.protocol == "agentscope":
-        result = assembler.response
-    elif args.protocol == "langchain":
-        result = assembler.messages
-    elif args.protocol == "agui":
-        result = assembler.run
-    elif args.protocol == "openai-chat":
-        result = assembler.completion
-    elif args.protocol in ("anthropic", "ai-sdk"):
-        result = assembler.message
-    else:
-        result = assembler.response
-    out.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        try:
+            result = assembler.close()
+        except AgentCodecError as err:
+            # Nothing of the protocol came: what was read is printed all the same.
+            print(f"agentcodec assemble: {name}: {err}", file=sys.stderr)
+            status = 1
+    if status != 0:
+        result = _assembled_so_far(args, assembler)
+    out.write(json.dumps(result, ensure_ascii=False, indent=_INDENT) + "\n")
     return status
+
+
+def _assembled_so_far(args: argparse.Namespace, assembler: Any) -> Any:
+    """What an assembler that failed holds, as its close() would give it."""
+    if args.neutral:
+        return assembler.view
+    if args.protocol in ("agentscope", "openai-responses"):
+        return assembler.response
+    if args.protocol == "langchain":
+        return assembler.messages
+    if args.protocol == "agui":
+        return assembler.run
+    if args.protocol == "openai-chat":
+        return assembler.completion
+    return assembler.message  # anthropic, ai-sdk
 
 
 def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
@@ -171,17 +184,27 @@ def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
         max_event_bytes=args.max_event_bytes,
     )
     source, name = _open(args)
+    count = 0
     try:
         with source:
             for chunk in _read_chunks(source, args.chunk_size):
                 for event in decoder.feed(chunk):
                     out.write(_event_json(event, args.json) + "\n")
+                    count += 1
             for event in decoder.close():
                 out.write(_event_json(event, args.json) + "\n")
+                count += 1
     except SSELimitError as err:
         for event in err.events:
             out.write(_event_json(event, args.json) + "\n")
         print(f"agentcodec decode: {name}: {err}", file=sys.stderr)
+        return 1
+    if count == 0:
+        print(
+            f"agentcodec decode: {name}: no events: the input holds no Server-Sent Events "
+            "(an event is lines such as 'data: ...', ended by an empty line)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -228,7 +251,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=events.PROTOCOLS,
         required=True,
         help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response), "
-        "langchain (LangChain Agent Streaming Protocol; prints the messages), agui (prints the run) "
+        "langchain (LangChain Agent Streaming Protocol; prints the messages), agui (prints the run), "
         "openai-responses (prints the Response), openai-chat (prints the ChatCompletion), "
         "anthropic (Anthropic Messages; prints the Message) or ai-sdk (the Vercel AI SDK UI "
         "message stream; prints the UIMessage)",
@@ -397,7 +420,7 @@ def _cmd_stream(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(json.dumps(event, ensure_ascii=False) + "\n")
                 out.flush()
             if args.assemble:
-                out.write(json.dumps(stream.until_done(), ensure_ascii=False, indent=1) + "\n")
+                out.write(json.dumps(stream.until_done(), ensure_ascii=False, indent=_INDENT) + "\n")
     except httpx.HTTPStatusError as err:
         print(f"agentcodec stream: {err.response.status_code} {err.response.text}", file=sys.stderr)
         return 1

@@ -664,6 +664,10 @@ impl Assembler {
 }
 
 impl Protocol for AgentScope {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        super::recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

@@ -103,6 +103,10 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
+    fn recognizes(&self, event: &Event) -> bool {
+        super::recognizes(event)
+    }
+
     fn decode_text<'t>(&mut self, text: &'t str, out: &mut Vec<Event>) -> Quick<'t> {
         let mut probe = Probe::default();
         if probe.read(text, self.last_id.as_deref()) {

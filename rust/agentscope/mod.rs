@@ -6,3 +6,19 @@ pub mod events;
 mod probe;
 
 pub use assembler::{Assembler, DataMerge, Error, ErrorRecord, EventError, OnError, Options};
+
+use crate::json::{Map, Value};
+
+/// Whether an event is one of the protocol's: a response, message or
+/// content object, or an error frame (no object, an `error`). A reader
+/// that saw none says so at its close: it was fed another protocol's
+/// stream, or a body that is no stream.
+pub fn recognizes(event: &Map<String, Value>) -> bool {
+    match event.get("object") {
+        Some(Value::String(object)) => {
+            matches!(object.as_str(), "response" | "message" | "content")
+        }
+        None | Some(Value::Null) => event.contains_key("error"),
+        Some(_) => false,
+    }
+}

@@ -360,6 +360,10 @@ fn holds_call(message: &Value, call_id: &str) -> bool {
 }
 
 impl Protocol for AgUi {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        super::recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

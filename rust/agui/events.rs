@@ -31,7 +31,7 @@ const CHUNK_PASS_THROUGH: [&str; 4] = [
     "REASONING_ENCRYPTED_VALUE",
 ];
 /// Every event type AG-UI 1.0 and its legacy THINKING_* define.
-const KNOWN: [&str; 36] = [
+pub const KNOWN: [&str; 36] = [
     "TEXT_MESSAGE_START",
     "TEXT_MESSAGE_CONTENT",
     "TEXT_MESSAGE_END",
@@ -172,6 +172,10 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
+    fn recognizes(&self, event: &Event) -> bool {
+        super::recognizes(event)
+    }
+
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
         self.events += 1;
         let kind = get_str(event, "type").unwrap_or("");

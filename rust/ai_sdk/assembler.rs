@@ -187,6 +187,10 @@ impl Assembler {
 }
 
 impl Protocol for UiMessage {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        super::recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

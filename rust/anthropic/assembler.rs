@@ -164,6 +164,10 @@ impl Assembler {
 }
 
 impl Protocol for Messages {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        super::recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

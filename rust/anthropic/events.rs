@@ -160,6 +160,10 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
+    fn recognizes(&self, event: &Event) -> bool {
+        super::recognizes(event)
+    }
+
     fn decode_text<'t>(&mut self, text: &'t str, _out: &mut Vec<Event>) -> Quick<'t> {
         if self.ended || self.finished {
             return Quick::No;

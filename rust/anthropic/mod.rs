@@ -22,3 +22,24 @@ pub(crate) fn error_fields(event: &crate::json::Map<String, Value>) -> (&str, Op
     };
     (text("type").unwrap_or("error"), text("message"))
 }
+
+/// The event types of a Messages stream.
+pub const EVENT_TYPES: [&str; 8] = [
+    "message_start",
+    "message_delta",
+    "message_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "ping",
+    "error",
+];
+
+/// Whether an event is one of the protocol's: its `type` is a Messages
+/// stream event's. See `agentscope::recognizes`.
+pub fn recognizes(event: &crate::json::Map<String, Value>) -> bool {
+    event
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| EVENT_TYPES.contains(&kind))
+}

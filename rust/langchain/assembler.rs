@@ -346,6 +346,10 @@ impl Assembler {
 }
 
 impl Protocol for LangChain {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        super::recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

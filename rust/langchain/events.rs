@@ -99,6 +99,10 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
+    fn recognizes(&self, event: &Event) -> bool {
+        super::recognizes(event)
+    }
+
     fn decode(&mut self, envelope: &Event, out: &mut Vec<Event>) {
         let params = match envelope.get("params") {
             Some(Value::Object(params)) => Some(params),

@@ -195,6 +195,10 @@ impl Choice {
 }
 
 impl Protocol for Chat {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        super::recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

@@ -23,3 +23,12 @@ pub(crate) fn error_fields(error: Option<&Value>) -> (Option<&str>, Option<&str>
     };
     (text("code").or_else(|| text("type")), message)
 }
+
+/// Whether a chunk is one of the protocol's: it has `choices`, or says it
+/// is a `chat.completion.chunk`, or is an error frame (an `error` object).
+/// See `agentscope::recognizes`.
+pub fn recognizes(chunk: &crate::json::Map<String, Value>) -> bool {
+    chunk.get("choices").is_some_and(Value::is_array)
+        || chunk.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+        || chunk.get("error").is_some_and(Value::is_object)
+}

@@ -343,6 +343,10 @@ impl Assembler {
 }
 
 impl Protocol for Responses {
+    fn recognizes(&self, event: &Map<String, Value>) -> bool {
+        super::recognizes(event)
+    }
+
     fn apply_text(
         &mut self,
         log: &mut Log,

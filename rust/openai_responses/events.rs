@@ -192,6 +192,10 @@ fn part_event(part: &Value, place: Where, position: usize) -> Event {
 }
 
 impl Decode for Decoder {
+    fn recognizes(&self, event: &Event) -> bool {
+        super::recognizes(event)
+    }
+
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
         let kind = get_str(event, "type").unwrap_or("");
         let response = event.get("response");

@@ -190,6 +190,7 @@ pub fn stream_error(
         Error::Exceeded(exceeded) => stream_limit_error(py, &exceeded),
         Error::Event(error) => event(py, error.event, &error.problem),
         Error::Closed(what) => base(py, &format!("the {what} is closed")),
+        Error::Unrecognized(unrecognized) => base(py, &unrecognized.to_string()),
     }
 }
 

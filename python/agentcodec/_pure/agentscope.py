@@ -166,8 +166,20 @@ def _new_message(msg_id: Any) -> _Message:
     })  # fmt: skip
 
 
+def recognizes(event: dict[str, Any]) -> bool:
+    """Whether an event is one of the protocol's: a response, message or
+    content object, or an error frame (no object, an ``error``). A reader
+    that saw none says so at its close (``agentscope::recognizes``)."""
+    kind = event.get("object")
+    if isinstance(kind, str):
+        return kind in ("response", "message", "content")
+    return kind is None and "error" in event
+
+
 class Assembler(Driver):
     """Assembles an AgentScope ``/process`` stream into its AgentResponse."""
+
+    _recognizes = staticmethod(recognizes)
 
     _event_error = AgentScopeEventError
     _base_error = AgentScopeError

@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from . import events as ev
+from .agentscope import recognizes
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -71,6 +72,8 @@ class _Message:
 
 class Decoder:
     """AgentScope events to neutral events."""
+
+    recognizes = staticmethod(recognizes)
 
     protocol = "agentscope"
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from .._errors import AGUIError, AGUIEventError
 from .accumulate import Pieces, render
+from .agui_events import recognizes
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, json_kind, loads, quote, why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
@@ -103,6 +104,8 @@ def _text_content(message: dict[str, Any]) -> Pieces:
 class Assembler(Driver):
     """Assembles an AG-UI stream into the run the client holds: its messages,
     state, status, result and error."""
+
+    _recognizes = staticmethod(recognizes)
 
     _event_error = AGUIEventError
     _base_error = AGUIError

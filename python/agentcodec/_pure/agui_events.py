@@ -117,6 +117,13 @@ def usage_to_agui(usage: Any) -> list[dict[str, Any]] | None:
     return [entry] if entry else None
 
 
+def recognizes(event: dict[str, Any]) -> bool:
+    """Whether an event is one of the protocol's: its ``type`` is an AG-UI
+    event type (``agui::recognizes``)."""
+    kind = event.get("type")
+    return isinstance(kind, str) and kind in KNOWN
+
+
 class _Message:
     __slots__ = ("blocks", "open", "synthetic")
 
@@ -161,6 +168,8 @@ def _complete(text: str) -> PartialJSON | None:
 
 class Decoder:
     """AG-UI events to neutral events."""
+
+    recognizes = staticmethod(recognizes)
 
     protocol = "agui"
 

@@ -90,8 +90,30 @@ class _Partial:
         self.text = Pieces()
 
 
+#: The chunk types of a UI message stream (and ``data-*``).
+CHUNK_TYPES = frozenset(
+    {
+        "start", "finish", "abort", "error", "message-metadata", "start-step", "finish-step",
+        "reset-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta",
+        "reasoning-end", "custom", "file", "reasoning-file", "source-url", "source-document",
+        "tool-input-start", "tool-input-delta", "tool-input-available", "tool-input-error",
+        "tool-approval-request", "tool-approval-response", "tool-output-denied",
+        "tool-output-available", "tool-output-error",
+    }
+)  # fmt: skip
+
+
+def recognizes(event: dict[str, Any]) -> bool:
+    """Whether a chunk is one of the protocol's: its ``type`` is a UI
+    message stream chunk's, or ``data-*`` (``ai_sdk::recognizes``)."""
+    kind = event.get("type")
+    return isinstance(kind, str) and (kind in CHUNK_TYPES or kind.startswith("data-"))
+
+
 class Assembler(Driver):
     """Assembles a Vercel AI SDK UI message stream into its UIMessage."""
+
+    _recognizes = staticmethod(recognizes)
 
     _event_error = AISDKEventError
     _base_error = AISDKError

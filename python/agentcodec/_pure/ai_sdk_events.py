@@ -35,6 +35,7 @@ from typing import Any
 
 from .. import _json
 from . import events as ev
+from .ai_sdk import recognizes
 from .json_values import JSONValueError, loads
 
 __all__ = ["DONE", "Decoder", "Encoder"]
@@ -78,6 +79,8 @@ class _Call:
 
 class Decoder:
     """AI SDK UI message chunks to neutral events."""
+
+    recognizes = staticmethod(recognizes)
 
     protocol = "ai-sdk"
 

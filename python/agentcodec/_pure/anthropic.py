@@ -60,8 +60,32 @@ def error_fields(event: dict[str, Any]) -> tuple[str, str | None]:
     return (code if isinstance(code, str) else "error", message if isinstance(message, str) else None)
 
 
+#: The event types of a Messages stream.
+EVENT_TYPES = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
+    }
+)
+
+
+def recognizes(event: dict[str, Any]) -> bool:
+    """Whether an event is one of the protocol's: its ``type`` is a Messages
+    stream event's (``anthropic::recognizes``)."""
+    kind = event.get("type")
+    return isinstance(kind, str) and kind in EVENT_TYPES
+
+
 class Assembler(Driver):
     """Assembles an Anthropic Messages stream into its final Message."""
+
+    _recognizes = staticmethod(recognizes)
 
     _event_error = AnthropicEventError
     _base_error = AnthropicError

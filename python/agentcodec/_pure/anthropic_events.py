@@ -41,7 +41,7 @@ from typing import Any
 
 from .. import _json
 from . import events as ev
-from .anthropic import TOOL_BLOCKS, error_fields
+from .anthropic import TOOL_BLOCKS, error_fields, recognizes
 from .json_prefix import JsonPrefix
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
@@ -143,6 +143,8 @@ class _Decoded:
 
 class Decoder:
     """Anthropic Messages events to neutral events."""
+
+    recognizes = staticmethod(recognizes)
 
     protocol = "anthropic"
 

@@ -142,8 +142,20 @@ def _finalize_tool_chunk(block: dict[str, Any]) -> dict[str, Any]:
     return final
 
 
+def recognizes(event: dict[str, Any]) -> bool:
+    """Whether a message is one of the protocol's: an event (``type``
+    "event", or none) with a ``method``, or a command's response
+    (``success`` or ``error``, with its ``id``): ``langchain::recognizes``."""
+    kind = event.get("type")
+    if kind in ("success", "error"):
+        return "id" in event
+    return (kind is None or kind == "event") and isinstance(event.get("method"), str)
+
+
 class Assembler(Driver):
     """Assembles the messages of a LangChain Agent Streaming Protocol stream."""
+
+    _recognizes = staticmethod(recognizes)
 
     _event_error = LangChainEventError
     _base_error = LangChainError

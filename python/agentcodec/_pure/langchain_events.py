@@ -22,6 +22,7 @@ from typing import Any
 from .. import _json
 from . import events as ev
 from .json_values import JSONValueError, loads
+from .langchain import recognizes
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -84,6 +85,8 @@ class _Message:
 
 class Decoder:
     """LangChain protocol messages to neutral events."""
+
+    recognizes = staticmethod(recognizes)
 
     protocol = "langchain"
 

@@ -54,8 +54,21 @@ def error_fields(error: Any) -> tuple[str | None, str | None]:
     return (code if isinstance(code, str) else None, message if isinstance(message, str) else None)
 
 
+def recognizes(event: dict[str, Any]) -> bool:
+    """Whether a chunk is one of the protocol's: it has ``choices``, says it
+    is a ``chat.completion.chunk``, or is an error frame (an ``error``
+    object): ``openai_chat::recognizes``."""
+    return (
+        isinstance(event.get("choices"), list)
+        or event.get("object") == "chat.completion.chunk"
+        or isinstance(event.get("error"), dict)
+    )
+
+
 class Assembler(Driver):
     """Assembles an OpenAI Chat Completions stream into its final ChatCompletion."""
+
+    _recognizes = staticmethod(recognizes)
 
     _event_error = OpenAIChatEventError
     _base_error = OpenAIChatError

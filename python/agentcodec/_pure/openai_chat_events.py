@@ -30,7 +30,7 @@ import time
 from typing import Any
 
 from . import events as ev
-from .openai_chat import error_fields
+from .openai_chat import error_fields, recognizes
 
 __all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
 
@@ -106,6 +106,8 @@ class _Choice:
 
 class Decoder:
     """OpenAI Chat Completions chunks to neutral events."""
+
+    recognizes = staticmethod(recognizes)
 
     protocol = "openai-chat"
 

@@ -138,8 +138,17 @@ def _identity(item: dict[str, Any]) -> tuple[str, Any]:
     return ("none", None)
 
 
+def recognizes(event: dict[str, Any]) -> bool:
+    """Whether an event is one of the protocol's: its ``type`` begins with
+    ``response.``, or is ``error`` (``openai_responses::recognizes``)."""
+    kind = event.get("type")
+    return isinstance(kind, str) and (kind.startswith("response.") or kind == "error")
+
+
 class Assembler(Driver):
     """Assembles an OpenAI Responses stream into its final Response."""
+
+    _recognizes = staticmethod(recognizes)
 
     _event_error = OpenAIResponsesEventError
     _base_error = OpenAIResponsesError

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import _json
 from . import events as ev
+from .openai_responses import recognizes
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -94,6 +95,8 @@ class _Item:
 
 class Decoder:
     """OpenAI Responses events to neutral events."""
+
+    recognizes = staticmethod(recognizes)
 
     protocol = "openai-responses"
 

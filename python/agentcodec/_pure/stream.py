@@ -8,7 +8,7 @@ from typing import Any
 
 from .._errors import AgentCodecError, SSELimitError, StreamLimitError, _EventError
 from ._args import as_bytes, limit_arg
-from .json_values import JSONValueError, copy_value
+from .json_values import JSONValueError, copy_value, loads
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 from .tool_calls import ToolCallReader
 
@@ -29,13 +29,23 @@ DEFAULT_MAX_MESSAGES = 100_000
 #: in the Rust core.
 DEFAULT_MAX_BLOCKS = 500_000
 
-__all__ = ["Budget", "Driver", "is_done_marker"]
+__all__ = ["Budget", "Driver", "is_done_marker", "unrecognized"]
 
 ON_ERROR_MODES = ("raise", "skip")
 
 
 # ASCII white space, as the Rust core trims it.
 _WHITE_SPACE = " \t\n\r\x0b\x0c"
+
+
+def unrecognized(subject: str, events: int) -> str:
+    """Why a stream closed with no event of its protocol
+    (``stream::Unrecognized``)."""
+    if events == 0:
+        return f"the stream held no {subject}: it held no events"
+    if events == 1:
+        return f"the stream held no {subject}: its one event is not one"
+    return f"the stream held no {subject}: none of its {events} events is one"
 
 
 def is_done_marker(text: str) -> bool:
@@ -133,6 +143,8 @@ class Driver:
         self._pending_limit: SSELimitError | None = None
         # Parses tool calls' arguments as they stream, for ``tool_calls``.
         self._tool_call_reader = ToolCallReader()
+        # Whether an event of the protocol came (see _recognizes).
+        self._recognized = False
 
     # --- input ---------------------------------------------------------------
 
@@ -150,6 +162,8 @@ class Driver:
         except JSONValueError as exc:
             self._fail(f"is not JSON-compatible: {exc}")
             return
+        if not self._recognized:
+            self._recognized = isinstance(copied, dict) and self._recognizes(copied)
         # Decoded by the caller: its data is not counted.
         self._apply_value(copied)
         self._count()
@@ -254,6 +268,13 @@ class Driver:
             raise limit
         self._closed = True
         self._finish()
+        if not self._recognized:
+            # What was assembled stands (a later close() returns it); the
+            # error says why there is nothing in it.
+            message = unrecognized(self._event_error.subject, self._events)
+            if not self._skip_errors:
+                raise self._base_error(message)
+            self._record({"event": self._events, "code": "unrecognized_stream", "message": message})
 
     def _abandon(self) -> None:
         """Ends a stream that cannot go on: what was applied stands, and
@@ -296,6 +317,11 @@ class Driver:
         """How many messages the stream has brought; cheap, since it is asked after every event."""
         raise NotImplementedError
 
+    def _recognizes(self, event: dict[str, Any]) -> bool:
+        """Whether an event is one of the protocol's: a reader that saw none
+        says so at close(). Asked only until one is."""
+        raise NotImplementedError
+
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         raise NotImplementedError
 
@@ -312,6 +338,13 @@ class Driver:
             raise self._base_error(f"the {self._name} is closed")
         if self._exceeded is not None:
             raise StreamLimitError(*self._exceeded)
+
+    def _recognizes_text(self, text: str) -> bool:
+        try:
+            event = loads(text)
+        except JSONValueError:
+            return False
+        return isinstance(event, dict) and self._recognizes(event)
 
     def _take_backlog(self) -> list[str]:
         texts, self._backlog = self._backlog, []
@@ -331,6 +364,9 @@ class Driver:
                         detail = f"its data is {size} bytes, after the {budget.used} the stream has brought"
                         self._exceed("max_stream_bytes", budget.max, detail)
                     budget.used += size
+                if not self._recognized:
+                    # Parsed again only until the first event of the protocol.
+                    self._recognized = self._recognizes_text(text)
                 if not text or (text[0] in _WHITE_SPACE and not text.strip(_WHITE_SPACE)):
                     continue  # a keep-alive (`data:` and nothing): nothing to apply
                 self._apply_text(text, observed)

@@ -227,6 +227,9 @@ class _Decoding(Driver):
         self.source = source
         self._source = protocol.decoder()
 
+    def _recognizes(self, event: dict[str, Any]) -> bool:
+        return self._source.recognizes(event)  # type: ignore[no-any-return]
+
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         if is_done_marker(text):
             # Chat's end of the run; the other protocols end by an event.

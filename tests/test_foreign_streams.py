@@ -1,0 +1,107 @@
+"""A reader fed what is not its protocol's stream says so at close(): another
+protocol's stream, a JSON body (the answer to a request that did not ask to
+stream), or nothing at all. It once closed to an empty or made-up result
+(the OpenAI Chat assembler made a completion of an AgentScope stream)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from agentcodec import AgentCodecError
+from agentcodec.events import PROTOCOLS
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+# One recorded stream per protocol, and its backend class.
+STREAMS = {
+    "agentscope": "agentscope/builder_agent_turn.sse",
+    "langchain": "langchain/parallel_tool_calls.sse",
+    "agui": "agentapp/agent_turn.agui.sse",
+    "openai-responses": "agentapp/agent_turn.responses.sse",
+    "openai-chat": "sdk/chat_every_field.sse",
+    "anthropic": "sdk/anthropic_every_block.sse",
+    "ai-sdk": "ai_sdk/ai_sdk_tool_turn.sse",
+}
+ASSEMBLERS = {
+    "agentscope": "AgentScopeAssembler",
+    "langchain": "LangChainAssembler",
+    "agui": "AGUIAssembler",
+    "openai-responses": "OpenAIResponsesAssembler",
+    "openai-chat": "OpenAIChatAssembler",
+    "anthropic": "AnthropicAssembler",
+    "ai-sdk": "AISDKAssembler",
+}
+JSON_BODY = b'{"id": "r1", "object": "response", "output": [{"type": "message", "content": "hi"}]}'
+
+
+def foreign(protocol: str) -> list[tuple[str, bytes]]:
+    """What is not ``protocol``'s stream: an event stream of each protocol
+    whose events it does not take for its own, a JSON body, nothing."""
+    others = [(other, (FIXTURES / STREAMS[other]).read_bytes()) for other in PROTOCOLS if other != protocol]
+    return [*others, ("a JSON body", JSON_BODY), ("nothing", b"")]
+
+
+def test_every_protocol_has_a_stream() -> None:
+    assert set(STREAMS) == set(ASSEMBLERS) == set(PROTOCOLS)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_its_own_stream_closes_without_a_word(backend: ModuleType, protocol: str) -> None:
+    assembler = getattr(backend, ASSEMBLERS[protocol])(on_error="skip")
+    assembler.feed((FIXTURES / STREAMS[protocol]).read_bytes())
+    assembler.close()
+    assert "unrecognized_stream" not in [error["code"] for error in assembler.errors]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_an_assembler_says_it_saw_no_event_of_its_protocol(backend: ModuleType, protocol: str) -> None:
+    for what, stream in foreign(protocol):
+        assembler = getattr(backend, ASSEMBLERS[protocol])()
+        with pytest.raises(AgentCodecError) as caught:
+            assembler.feed(stream)
+            assembler.close()
+        # An event that cannot be its protocol's may be refused on the way
+        # (an event without a type); if not, close() says so.
+        said = str(caught.value).startswith("the stream held no ")
+        assert said or type(caught.value).__name__.endswith("EventError"), what
+        # With errors skipped, the result stands and the record says why it is empty.
+        skipping = getattr(backend, ASSEMBLERS[protocol])(on_error="skip")
+        skipping.feed(stream)
+        skipping.close()
+        records = [error for error in skipping.errors if error["code"] == "unrecognized_stream"]
+        assert len(records) == 1, what
+        assert records[0]["message"].startswith("the stream held no "), what
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_the_transcoder_and_the_neutral_readers_say_so_too(backend: ModuleType, protocol: str) -> None:
+    target = "agui" if protocol != "agui" else "openai-responses"
+    for what, stream in foreign(protocol)[-2:]:
+        for reader in (
+            backend.Transcoder(protocol, target),
+            backend.NeutralDecoder(protocol),
+            backend.NeutralAssembler(protocol),
+        ):
+            reader.feed(stream)
+            with pytest.raises(AgentCodecError, match=r"^the stream held no .*: it held no events$"):
+                reader.close()
+            reader.close()  # said once: what was read stands
+            assert what
+
+
+def test_the_messages_say_how_many_events_came(backend: ModuleType) -> None:
+    assembler = backend.OpenAIChatAssembler()
+    assembler.feed((FIXTURES / STREAMS["agentscope"]).read_bytes())
+    events = assembler.event_count
+    with pytest.raises(
+        AgentCodecError,
+        match=rf"^the stream held no OpenAI Chat Completions chunk: none of its {events} events",
+    ):
+        assembler.close()
+    one = backend.OpenAIResponsesAssembler()
+    one.feed_event({"type": "RUN_STARTED"})
+    with pytest.raises(AgentCodecError, match=r"its one event is not one$"):
+        one.close()
