@@ -73,6 +73,8 @@ def run_partial_json(backend: Any, pieces: list[bytes]) -> list[Any]:
     for piece in pieces:
         seen.append(outcome(lambda piece=piece: parser.feed(piece)))
         seen.append(outcome(lambda: (parser.value, parser.done, parser.offset)))
+    seen.append(outcome(parser.close))
+    seen.append(outcome(lambda: (parser.value, parser.done, parser.offset)))
     return seen
 
 

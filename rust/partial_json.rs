@@ -110,6 +110,8 @@ pub struct PartialJson {
     carry: Vec<u8>,
     max_depth: usize,
     error: Option<PartialJsonError>,
+    /// [`PartialJson::end`] was called: the text is over.
+    ended: bool,
 }
 
 impl Default for PartialJson {
@@ -189,6 +191,7 @@ impl PartialJson {
             carry: Vec::new(),
             max_depth,
             error: None,
+            ended: false,
         }
     }
 
@@ -234,6 +237,9 @@ impl PartialJson {
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
+        if self.ended {
+            return Err(self.fail_at(0, "the text was ended".to_owned()));
+        }
         let joined;
         let bytes = if self.carry.is_empty() {
             fragment
@@ -265,6 +271,36 @@ impl PartialJson {
         self.parse(text, builder)?;
         self.offset += text.len();
         self.carry = rest;
+        Ok(())
+    }
+
+    /// The text is over: a top-level number that nothing followed is
+    /// complete now (told to the builder); a text that is not one whole
+    /// value is an error, as is any fragment fed after.
+    pub fn end(&mut self, builder: &mut impl Builder) -> Result<(), PartialJsonError> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        if self.ended {
+            return Ok(());
+        }
+        if !self.carry.is_empty() {
+            return Err(self.fail_at(0, "the text ends inside a character".to_owned()));
+        }
+        if self.token == Token::Number && self.stack.is_empty() {
+            self.end_number(0, builder)?;
+        }
+        if !self.done() {
+            let empty =
+                self.expect == Expect::Value && self.stack.is_empty() && self.token == Token::None;
+            let reason = if empty {
+                "the text ends before a value begins"
+            } else {
+                "the text ends before its value does"
+            };
+            return Err(self.fail_at(0, reason.to_owned()));
+        }
+        self.ended = true;
         Ok(())
     }
 
@@ -691,6 +727,28 @@ mod tests {
                 json!({"a": [1, "xy"], "b": serde_json::from_str::<serde_json::Value>("1.5e3").unwrap(), "c": "é😀"})
             )
         );
+    }
+
+    #[test]
+    fn end_completes_a_top_level_number_and_refuses_what_is_not_whole() {
+        let end = |text: &str| {
+            let mut parser = PartialJson::default();
+            let mut builder = ValueBuilder::default();
+            parser.feed(text.as_bytes(), &mut builder).unwrap();
+            parser.end(&mut builder).map(|()| builder.root.clone())
+        };
+        assert_eq!(end("12"), Ok(Some(json!(12))));
+        assert_eq!(end(" [1] "), Ok(Some(json!([1]))));
+        let reason = |text: &str| end(text).unwrap_err().reason;
+        assert_eq!(reason(""), "the text ends before a value begins");
+        assert_eq!(reason("\"ab"), "the text ends before its value does");
+        assert_eq!(reason("[1,"), "the text ends before its value does");
+        assert_eq!(reason("1."), "invalid number '1.'");
+        let mut parser = PartialJson::default();
+        parser.feed(b"1", &mut ValueBuilder::default()).unwrap();
+        parser.end(&mut ValueBuilder::default()).unwrap();
+        let error = parser.feed(b" ", &mut ValueBuilder::default()).unwrap_err();
+        assert_eq!((error.offset, error.reason.as_str()), (1, "the text was ended"));
     }
 
     #[test]

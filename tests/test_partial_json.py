@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from types import ModuleType
 from typing import Any
 
@@ -229,3 +230,45 @@ def test_the_first_error_wins_however_the_text_is_cut(
             parser.feed(text[:cut])
             parser.feed(text[cut:])
         assert str(caught.value) == error, cut
+
+
+@pytest.mark.parametrize(
+    ("fragments", "value"),
+    [(["12"], 12), (["-1.5e", "3"], -1500.0), (['{"a": [1, "x"]}', " "], {"a": [1, "x"]}), (["true"], True)],
+)
+def test_close_ends_the_text_and_returns_its_value(
+    backend: ModuleType, fragments: list[str], value: Any
+) -> None:
+    """A top-level number is complete only once something follows it, or
+    the text is closed; close() says so, as every other reader's does."""
+    parser = backend.PartialJSON()
+    for fragment in fragments:
+        parser.feed(fragment)
+    assert parser.close() == value
+    assert parser.done
+    assert parser.close() == value  # closed once: it stays so
+    with pytest.raises(PartialJSONError, match="the text was ended"):
+        parser.feed(" ")
+
+
+@pytest.mark.parametrize(
+    ("fragment", "reason", "offset"),
+    [
+        ("", "the text ends before a value begins", 0),
+        ("  ", "the text ends before a value begins", 2),
+        ('{"a": [1', "the text ends before its value does", 8),
+        ('"abc', "the text ends before its value does", 4),
+        ("1.", "invalid number '1.'", 2),
+        (b'"\xc3', "the text ends inside a character", 1),
+    ],
+)
+def test_close_refuses_a_text_that_is_not_one_whole_value(
+    backend: ModuleType, fragment: str | bytes, reason: str, offset: int
+) -> None:
+    parser = backend.PartialJSON()
+    parser.feed(fragment)
+    with pytest.raises(PartialJSONError, match=re.escape(reason)) as caught:
+        parser.close()
+    assert caught.value.offset == offset
+    with pytest.raises(PartialJSONError, match=re.escape(reason)):
+        parser.feed("}")  # the error stays

@@ -572,6 +572,9 @@ class PartialJSON:
     def __new__(cls, *, max_depth: int | None = None) -> PartialJSON: ...
     def feed(self, fragment: str | bytes | bytearray | memoryview) -> None:
         """Reads the next fragment of the text."""
+    def close(self) -> Any:
+        """Ends the text and returns its value; a text that is not one whole
+        value raises ``PartialJSONError``, as does a fragment fed after."""
     @property
     def value(self) -> Any:
         """The value so far: None until one has begun."""

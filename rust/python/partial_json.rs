@@ -212,6 +212,18 @@ impl LiveJson {
     pub fn parser(&self) -> &Parser {
         &self.parser
     }
+
+    /// The text is over: its value, or the error that it is not one.
+    pub fn end(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let mut builder = PyBuilder {
+            py,
+            tree: &mut self.tree,
+        };
+        self.parser
+            .end(&mut builder)
+            .map_err(|error| partial_json_error(py, error.offset, &error.reason))?;
+        self.value(py)
+    }
 }
 
 /// Parses a JSON text fed in fragments (`str` or UTF-8 bytes); `value` is
@@ -257,8 +269,14 @@ impl PartialJSON {
         self.state.with(py, |live| live.value(py))
     }
 
+    /// Ends the text and returns its value; a text that is not one whole
+    /// value raises ``PartialJSONError``, as does a fragment fed after.
+    fn close(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.state.with(py, |live| live.end(py))
+    }
+
     /// Whether the JSON text is complete (a top-level number is complete
-    /// once something follows it).
+    /// once something follows it, or once the text is closed).
     #[getter]
     fn done(&self, py: Python<'_>) -> PyResult<bool> {
         self.state.with(py, |live| Ok(live.parser.done()))

@@ -81,6 +81,7 @@ class PartialJSON:
     __slots__ = (
         "_decoder",
         "_displaced",
+        "_ended",
         "_error",
         "_escape",
         "_expect",
@@ -115,6 +116,7 @@ class PartialJSON:
         self._displaced: Any = _NOTHING
         self._offset = 0  # bytes read before the current fragment
         self._error: PartialJSONError | None = None
+        self._ended = False  # close() was called: the text is over
         self._decoder = codecs.getincrementaldecoder("utf-8")()
 
     # --- the public face ---------------------------------------------------
@@ -122,6 +124,9 @@ class PartialJSON:
     @property
     def value(self) -> Any:
         """The value so far: None until one has begun."""
+        return self._value()
+
+    def _value(self) -> Any:
         self._show_pending()
         return None if self._root is _NOTHING else self._root
 
@@ -154,6 +159,8 @@ class PartialJSON:
         """Reads the next fragment of the text."""
         if self._error is not None:
             raise self._error
+        if self._ended:
+            self._fail(self._offset, "the text was ended")
         if isinstance(fragment, str):
             try:
                 size = len(fragment.encode("utf-8"))
@@ -171,6 +178,24 @@ class PartialJSON:
             raise TypeError(f"feed() takes str or bytes, not {type(fragment).__name__}")
         self._parse(text)
         self._offset += size
+
+    def close(self) -> Any:
+        """Ends the text and returns its value; a text that is not one whole
+        value raises ``PartialJSONError``, as does a fragment fed after."""
+        if self._error is not None:
+            raise self._error
+        if self._ended:
+            return self._value()
+        if self._decoder.getstate()[0]:
+            self._fail(self._offset, "the text ends inside a character")
+        if self._token == _NUMBER_TOKEN and not self._stack:
+            self._end_number("", 0)
+        if not self._is_done():
+            empty = self._expect == _VALUE and not self._stack and self._token == _NO_TOKEN
+            reason = "the text ends before a value begins" if empty else "the text ends before its value does"
+            self._fail(self._offset, reason)
+        self._ended = True
+        return self._value()
 
     def __repr__(self) -> str:
         return f"PartialJSON(offset={self._offset}, done={self._is_done()})"
