@@ -748,7 +748,10 @@ mod tests {
         parser.feed(b"1", &mut ValueBuilder::default()).unwrap();
         parser.end(&mut ValueBuilder::default()).unwrap();
         let error = parser.feed(b" ", &mut ValueBuilder::default()).unwrap_err();
-        assert_eq!((error.offset, error.reason.as_str()), (1, "the text was ended"));
+        assert_eq!(
+            (error.offset, error.reason.as_str()),
+            (1, "the text was ended")
+        );
     }
 
     #[test]

@@ -569,11 +569,17 @@ def _as_int(value: Any) -> int | None:
     return value if type(value) is int and -(2**63) <= value < 2**63 else None
 
 
-def reference_merge(held: dict[str, Any], delta: dict[str, Any]) -> None:
-    """The merge as the module's doc states it, finding entries by scanning."""
+def reference_merge(held: dict[str, Any], delta: dict[str, Any], *, message: bool = False) -> None:
+    """The merge as the module's doc states it, finding entries by scanning
+    (a message's ``tool_calls`` by the tool calls' rules)."""
     for key, value in delta.items():
+        tools = message and key == "tool_calls"
         if held.get(key) is None:
-            held[key] = reference_fresh(value)
+            if tools and isinstance(value, list):
+                held[key] = []
+                reference_merge_tools(held[key], value)
+            else:
+                held[key] = reference_fresh(value)
             continue
         slot = held[key]
         if value is None or key in ("role", "id", "name"):
@@ -586,7 +592,9 @@ def reference_merge(held: dict[str, Any], delta: dict[str, Any]) -> None:
         elif isinstance(slot, dict) and isinstance(value, dict):
             reference_merge(slot, value)
         elif isinstance(slot, list) and isinstance(value, list):
-            if any(isinstance(item, dict) and "index" in item for item in value):
+            if tools:
+                reference_merge_tools(slot, value)
+            elif any(isinstance(item, dict) and "index" in item for item in value):
                 reference_merge_indexed(slot, value)
             else:
                 slot.extend(value)
@@ -627,6 +635,37 @@ def reference_merge_indexed(entries: list[Any], items: list[Any]) -> None:
             reference_merge(entries[found], item)
 
 
+def reference_merge_tools(calls: list[Any], items: list[Any]) -> None:
+    """Tool calls, as OpenAI-compatible servers send them: by index (the
+    last call with it), by id without one, or the call before it with
+    neither (unless both name their function); an id other than the found
+    call's is another call."""
+
+    def named(call: Any) -> bool:
+        function = call.get("function") if isinstance(call, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        return isinstance(name, str) and bool(name)
+
+    for item in items:
+        index, item_id, found = _as_int(item.get("index")), item.get("id"), None
+        if index is not None:
+            found = next((at for at in reversed(range(len(calls))) if _has(calls[at], "index", index)), None)
+        elif isinstance(item_id, str):
+            found = next((at for at in reversed(range(len(calls))) if _has(calls[at], "id", item_id)), None)
+        elif calls and item.get("index") is None and not (named(calls[-1]) and named(item)):
+            found = len(calls) - 1
+        if found is not None and isinstance(item_id, str):
+            held_id = calls[found].get("id")
+            if isinstance(held_id, str) and held_id != item_id:
+                found = None
+        if found is None:
+            fresh: dict[str, Any] = {}
+            reference_merge(fresh, item)
+            calls.append(fresh)
+        else:
+            reference_merge(calls[found], item)
+
+
 def _has(entry: Any, key: str, value: Any) -> bool:
     if not isinstance(entry, dict):
         return False
@@ -639,7 +678,10 @@ TOOL_CALL_ITEMS = st.fixed_dictionaries(
         "index": st.sampled_from([0, 1, 2, 3, -1, None, None, "1", 1.0, True]),
         "id": st.sampled_from([None, "a", "a", "b", 5]),
         "type": st.sampled_from(["function", None]),
-        "function": st.fixed_dictionaries({}, optional={"arguments": st.sampled_from(["x", "y", ""])}),
+        "function": st.fixed_dictionaries(
+            {},
+            optional={"arguments": st.sampled_from(["x", "y", ""]), "name": st.sampled_from(["f", "", None])},
+        ),
     },
 )
 # A delta's tool calls are a list of objects, or null (anything else is refused).
@@ -660,8 +702,129 @@ def test_tool_calls_merge_as_a_scan_finds_them(backend: ModuleType, deltas: list
     chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": calls}}]} for calls in deltas]
     expected: dict[str, Any] = {}
     for chunk in chunks:
-        reference_merge(expected, json.loads(json.dumps(chunk["choices"][0]["delta"])))
+        reference_merge(expected, json.loads(json.dumps(chunk["choices"][0]["delta"])), message=True)
     assembler = backend.OpenAIChatAssembler()
     for chunk in chunks:
         assembler.feed_event(chunk)
     assert assembler.completion["choices"][0]["message"] == expected
+
+
+@settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(deltas=st.lists(TOOL_CALLS, min_size=1, max_size=25))
+def test_the_neutral_view_finds_the_calls_the_assembler_finds(backend: ModuleType, deltas: list[Any]) -> None:
+    """The decoder (what every conversion reads) and the assembler follow one
+    rule for which call a fragment belongs to: the same calls, in order,
+    with the same arguments."""
+    chunks = [
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": calls}}]}
+        for calls in deltas
+    ]
+    stream = b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks)
+    assembler = backend.OpenAIChatAssembler()
+    assembler.feed(stream)
+    calls = assembler.close()["choices"][0]["message"].get("tool_calls") or []
+    view = backend.NeutralAssembler("openai-chat")
+    view.feed(stream)
+    blocks = [block for message in view.close()["messages"] for block in message["blocks"]]
+    functions = [call.get("function") if isinstance(call.get("function"), dict) else {} for call in calls]
+    expected = [function.get("arguments") or None for function in functions]
+    assert [block.get("arguments") or None for block in blocks] == expected
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [choice]}
+
+
+def _call(**fields: Any) -> dict[str, Any]:
+    return {"tool_calls": [fields]}
+
+
+QUIRKS = {
+    # AstrBot #6661, openai-python #2806: the index left out.
+    "no index": [
+        _chunk(
+            {
+                "role": "assistant",
+                **_call(id="call_a", type="function", function={"name": "f", "arguments": ""}),
+            }
+        ),
+        _chunk(_call(function={"arguments": '{"x": '})),
+        _chunk(_call(function={"arguments": "1}"})),
+        _chunk(_call(id="call_b", type="function", function={"name": "g", "arguments": "{}"})),
+        _chunk({}, "tool_calls"),
+    ],
+    # lens #49: every call numbered 0.
+    "one index": [
+        _chunk(_call(index=0, id="call_a", type="function", function={"name": "f", "arguments": '{"x": '})),
+        _chunk(_call(index=0, function={"arguments": "1}"})),
+        _chunk(_call(index=0, id="call_b", type="function", function={"name": "g", "arguments": '{"y": '})),
+        _chunk(_call(index=0, function={"arguments": "2}"})),
+        _chunk({}, "tool_calls"),
+    ],
+}
+
+
+@pytest.mark.parametrize("quirk", QUIRKS)
+@pytest.mark.parametrize("size", [7, 10_000])
+def test_tool_calls_of_servers_that_leave_the_index_out_or_share_it(
+    backend: ModuleType, quirk: str, size: int
+) -> None:
+    """A fragment without an index joins the call of its id (a new id, a
+    new call), or with no id the call before it; a call with the index of
+    another but an id of its own is a call of its own. Both calls arrive
+    whole: in the assembler, and in every conversion (the decoder follows
+    the same rule). They once ran together, or split into fragments."""
+    stream = b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in QUIRKS[quirk])
+    stream += b"data: [DONE]\n\n"
+    assembler = backend.OpenAIChatAssembler()
+    for start in range(0, len(stream), size):
+        assembler.feed(stream[start : start + size])
+    calls = assembler.close()["choices"][0]["message"]["tool_calls"]
+    found = [
+        (call["id"], call["function"]["name"], json.loads(call["function"]["arguments"])) for call in calls
+    ]
+    expected = {"no index": ({"x": 1}, {}), "one index": ({"x": 1}, {"y": 2})}[quirk]
+    assert found == [("call_a", "f", expected[0]), ("call_b", "g", expected[1])]
+    transcoder = backend.Transcoder("openai-chat", "openai-responses", created_at=1)
+    converted = transcoder.feed(stream) + transcoder.close()
+    responses = backend.OpenAIResponsesAssembler()
+    responses.feed(converted)
+    items = [item for item in responses.close()["output"] if item["type"] == "function_call"]
+    assert [(item["call_id"], item["name"], json.loads(item["arguments"])) for item in items] == found
+
+
+def test_a_calls_thought_signature_stays_with_it_as_the_sdk_keeps_it(backend: ModuleType) -> None:
+    """Gemini's compatible endpoint puts a call's thought signature in
+    ``extra_content`` (OpenMAIC #1556); it must go back upstream with the
+    call, so it is kept as it came, as openai-python's stream state keeps it."""
+    streaming = pytest.importorskip("openai.lib.streaming.chat._completions")
+    from openai.types.chat import ChatCompletionChunk
+
+    signature = {"google": {"thought_signature": "c2lnbmF0dXJl"}}
+    chunks = [
+        _chunk(
+            {
+                "role": "assistant",
+                **_call(
+                    index=0,
+                    id="call_a",
+                    type="function",
+                    function={"name": "f", "arguments": "{}"},
+                    extra_content=signature,
+                ),
+            }
+        ),
+        _chunk({}, "tool_calls"),
+    ]
+    assembler = backend.OpenAIChatAssembler()
+    assembler.feed(b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks))
+    (call,) = assembler.close()["choices"][0]["message"]["tool_calls"]
+    assert call["extra_content"] == signature
+    state = streaming.ChatCompletionStreamState()
+    for chunk in chunks:
+        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    (theirs,) = state.get_final_completion().choices[0].message.tool_calls or []
+    assert theirs.model_dump()["extra_content"] == signature

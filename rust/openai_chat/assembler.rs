@@ -292,7 +292,7 @@ impl Chat {
         let Some(held) = self.choices.get_mut(&index) else {
             return false;
         };
-        let Some(appends) = plan(&held.message, delta) else {
+        let Some(appends) = plan(&held.message, held.calls.shared, delta) else {
             return false;
         };
         for (key, piece) in TEXT_KEYS.iter().zip(appends.texts) {
@@ -509,7 +509,11 @@ fn checked_choices(chunk: &Map<String, Value>) -> Result<Vec<i64>, Bad> {
 
 /// Checks that a probed delta is one the quick path applies as the full
 /// path would, and says what it appends: `None` when it is not.
-fn plan<'p>(message: &Map<String, Value>, delta: &'p Delta<'_>) -> Option<Appends<'p>> {
+fn plan<'p>(
+    message: &Map<String, Value>,
+    shared: bool,
+    delta: &'p Delta<'_>,
+) -> Option<Appends<'p>> {
     if delta.other {
         return None;
     }
@@ -545,6 +549,9 @@ fn plan<'p>(message: &Map<String, Value>, delta: &'p Delta<'_>) -> Option<Append
                 return None;
             };
             let index = call.index.as_ref().and_then(Scalar::as_i64)?;
+            if shared {
+                return None; // the call the index names is found by the full path
+            }
             let Some(Value::Array(calls)) = message.get("tool_calls") else {
                 return None;
             };
@@ -621,14 +628,15 @@ fn merge_into(held: &mut Map<String, Value>, delta: Map<String, Value>) {
 /// even within its first delta, which may carry several fragments of one
 /// entry. `entries`, when given, is made to describe the list.
 fn fresh(value: Value, entries: Option<&mut Entries>) -> Value {
+    let tools = entries.is_some();
     let mut own = Entries::default();
     let entries = entries.unwrap_or(&mut own);
     *entries = Entries::default();
     match value {
-        Value::Array(items) if has_indexed(&items) => {
+        Value::Array(items) if tools || has_indexed(&items) => {
             let mut list = Vec::with_capacity(items.len());
             entries.built = true;
-            merge_indexed(&mut list, items, entries);
+            merge_indexed(&mut list, items, entries, tools);
             Value::Array(list)
         }
         other => other,
@@ -650,8 +658,8 @@ fn merge_value(key: &str, slot: &mut Value, value: Value, entries: Option<&mut E
         (Value::String(text), Value::String(piece)) => text.push_str(&piece),
         (Value::Object(held), Value::Object(delta)) => merge_into(held, delta),
         (Value::Array(list), Value::Array(items)) => match entries {
-            Some(entries) => merge_list(list, items, entries),
-            None => merge_list(list, items, &mut Entries::default()),
+            Some(entries) => merge_list(list, items, entries, true),
+            None => merge_list(list, items, &mut Entries::default(), false),
         },
         (slot, value) => {
             *slot = value;
@@ -662,10 +670,11 @@ fn merge_value(key: &str, slot: &mut Value, value: Value, entries: Option<&mut E
     }
 }
 
-/// More items for a list: merged by index when any has one, else added.
-fn merge_list(list: &mut Vec<Value>, items: Vec<Value>, entries: &mut Entries) {
-    if has_indexed(&items) {
-        merge_indexed(list, items, entries);
+/// More items for a list: merged by index when any has one, else added
+/// (tool calls: always merged, see [`merge_indexed`]).
+fn merge_list(list: &mut Vec<Value>, items: Vec<Value>, entries: &mut Entries, tools: bool) {
+    if tools || has_indexed(&items) {
+        merge_indexed(list, items, entries, tools);
     } else {
         for item in items {
             entries.note(list.len(), &item);
@@ -682,19 +691,31 @@ fn has_indexed(items: &[Value]) -> bool {
 
 /// Merges entries into a list by their `index`; an entry without an integer
 /// index joins the last entry with its `id`, or is added.
-fn merge_indexed(list: &mut Vec<Value>, items: Vec<Value>, entries: &mut Entries) {
+///
+/// Tool calls (`tools`) as OpenAI-compatible servers send them: a call
+/// with the index of another but an id of its own is a call of its own
+/// (servers that number every call 0), which the index names from then on;
+/// a fragment with neither an index (none at all, or null) nor an id
+/// continues the call before it (servers that leave the index out), unless
+/// both name their function.
+fn merge_indexed(list: &mut Vec<Value>, items: Vec<Value>, entries: &mut Entries, tools: bool) {
     for item in items {
         let Value::Object(entry) = item else {
             list.push(item);
             continue;
         };
-        let found = match entry.get("index").and_then(Value::as_i64) {
-            Some(index) => entries.find_index(list, index),
-            None => match entry.get("id") {
-                Some(Value::String(id)) => entries.find_id(list, id),
-                _ => None,
-            },
+        let found = match (entry.get("index").and_then(Value::as_i64), entry.get("id")) {
+            (Some(index), _) => entries.find_index(list, index),
+            (None, Some(Value::String(id))) => entries.find_id(list, id),
+            (None, _) if tools && entry.get("index").is_none_or(Value::is_null) => list
+                .len()
+                .checked_sub(1)
+                .filter(|&last| !(names_function(&list[last]) && names_function_in(&entry))),
+            (None, _) => None,
         };
+        let found = found.filter(|&at| {
+            list[at].is_object() && !(tools && another_call(&list[at], entry.get("id")))
+        });
         match found {
             Some(at) => {
                 let Value::Object(held) = &mut list[at] else {
@@ -715,6 +736,26 @@ fn merge_indexed(list: &mut Vec<Value>, items: Vec<Value>, entries: &mut Entries
                 list.push(fresh);
             }
         }
+    }
+}
+
+/// Whether a tool call names its function.
+fn names_function(call: &Value) -> bool {
+    call.as_object().is_some_and(names_function_in)
+}
+
+fn names_function_in(call: &Map<String, Value>) -> bool {
+    call.get("function")
+        .and_then(|function| function.get("name"))
+        .and_then(Value::as_str)
+        .is_some_and(|name| !name.is_empty())
+}
+
+/// Whether a tool call's `id` names a call other than `held`.
+fn another_call(held: &Value, id: Option<&Value>) -> bool {
+    match (held.get("id"), id) {
+        (Some(Value::String(held)), Some(Value::String(id))) => held != id,
+        _ => false,
     }
 }
 
@@ -744,6 +785,10 @@ struct Entries {
     by_index: HashMap<i64, Vec<usize>>,
     /// Id -> the position of the last entry with it.
     by_id: HashMap<String, usize>,
+    /// Whether an index names more than one entry (a server that numbers
+    /// every call 0): the entry at the position an index names may not be
+    /// the last with it.
+    shared: bool,
 }
 
 impl Entries {
@@ -763,7 +808,9 @@ impl Entries {
             return;
         }
         if let Some(index) = entry.get("index").and_then(Value::as_i64) {
-            self.by_index.entry(index).or_default().push(at);
+            let positions = self.by_index.entry(index).or_default();
+            self.shared |= !positions.is_empty();
+            positions.push(at);
         }
         if let Some(Value::String(id)) = entry.get("id") {
             self.note_id(at, id);
@@ -783,7 +830,7 @@ impl Entries {
     /// entries came in order (the usual case), else the last one with it.
     fn find_index(&mut self, list: &[Value], index: i64) -> Option<usize> {
         let has = |at: usize| list[at].get("index").and_then(Value::as_i64) == Some(index);
-        if let Ok(at) = usize::try_from(index) {
+        if let (Ok(at), true) = (usize::try_from(index), self.built && !self.shared) {
             if at < list.len() && has(at) {
                 return Some(at);
             }

@@ -107,14 +107,6 @@ fn usage_to_chat(usage: Option<&Value>) -> Option<Value> {
 
 /// How a tool call of a choice is known: its index, its id (when the index
 /// is left out), its position, or the deprecated `function_call`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum ToolKey {
-    Index(i64),
-    Id(String),
-    At(usize),
-    FunctionCall,
-}
-
 #[derive(Debug, Clone)]
 struct DecodedChoice {
     message_id: String,
@@ -122,7 +114,25 @@ struct DecodedChoice {
     blocks: i64,
     /// The open text-like block: its kind and index.
     open: Option<(&'static str, i64)>,
-    tools: HashMap<ToolKey, i64>,
+    /// Index -> the blocks given it, in order (the last that still has it
+    /// is the one it names); block -> its integer index, while it has one.
+    by_index: HashMap<i64, Vec<i64>>,
+    indexes: HashMap<i64, i64>,
+    /// The deprecated function_call's block.
+    function_call: Option<i64>,
+    /// Every tool call's block (the deprecated function_call's too), to
+    /// finish with the choice.
+    tool_blocks: Vec<i64>,
+    /// The last block of `tool_calls`: where a fragment with neither an
+    /// index nor an id goes.
+    last_call: Option<i64>,
+    /// Block -> the id it was given first (an id is set once, whatever it
+    /// is, as the assembler sets it); id -> the last block with it.
+    ids: HashMap<i64, Value>,
+    by_id: HashMap<String, i64>,
+    /// Block -> whether the first name its function was given (a name is
+    /// set once, as the assembler sets it) is a name.
+    named: HashMap<i64, bool>,
     finished: bool,
     reason: Value,
 }
@@ -298,8 +308,7 @@ impl Decoder {
                 else {
                     return None;
                 };
-                let key = ToolKey::Index(call.index.as_ref()?.as_i64()?);
-                (*state.tools.get(&key)?, piece)
+                (index_block(state, call.index.as_ref()?.as_i64()?)?, piece)
             }
             _ => return None,
         };
@@ -334,7 +343,14 @@ impl Decoder {
                 message_id,
                 blocks: 0,
                 open: None,
-                tools: HashMap::new(),
+                by_index: HashMap::new(),
+                indexes: HashMap::new(),
+                function_call: None,
+                tool_blocks: Vec::new(),
+                last_call: None,
+                ids: HashMap::new(),
+                by_id: HashMap::new(),
+                named: HashMap::new(),
                 finished: false,
                 reason: Value::Null,
             },
@@ -400,9 +416,48 @@ fn append_text(state: &mut DecodedChoice, kind: &'static str, piece: &str, out: 
     out.push(block_delta(&state.message_id, index, piece));
 }
 
+/// The block a tool call's delta goes to, by the assembler's rules
+/// (`merge_indexed`): by its index, unless it brings an id other than the
+/// call there has (then it is a call of its own, which the index names from
+/// then on); without an index, by its id; with neither, the call before it,
+/// unless both name their function. `None`: a new call.
+fn tool_block(state: &DecodedChoice, call: &Map<String, Value>) -> Option<i64> {
+    let id = call.get("id").and_then(Value::as_str);
+    let found = match (as_int(call.get("index")), id) {
+        (Some(index), _) => index_block(state, index),
+        (None, Some(id)) => state.by_id.get(id).copied(),
+        (None, None) if call.get("index").is_some_and(|index| !index.is_null()) => None,
+        (None, None) => state
+            .last_call
+            .filter(|last| !(state.named.get(last) == Some(&true) && names_function(call))),
+    };
+    found.filter(|block| match (state.ids.get(block), id) {
+        (Some(Value::String(held)), Some(id)) => held == id,
+        _ => true,
+    })
+}
+
+/// The block an index names: the last given it that still has it.
+fn index_block(state: &DecodedChoice, index: i64) -> Option<i64> {
+    let blocks = state.by_index.get(&index)?;
+    blocks
+        .iter()
+        .rev()
+        .find(|block| state.indexes.get(block) == Some(&index))
+        .copied()
+}
+
+/// Whether a tool call's delta names its function.
+fn names_function(call: &Map<String, Value>) -> bool {
+    call.get("function")
+        .and_then(|function| function.get("name"))
+        .and_then(Value::as_str)
+        .is_some_and(|name| !name.is_empty())
+}
+
 fn append_tool(
     state: &mut DecodedChoice,
-    key: ToolKey,
+    found: Option<i64>,
     call: &Map<String, Value>,
     tool: &str,
     out: &mut Vec<Event>,
@@ -420,8 +475,8 @@ fn append_tool(
             .and_then(Value::as_str)
             .map_or(Value::Null, Value::from)
     };
-    let index = match state.tools.get(&key) {
-        Some(&index) => index,
+    let index = match found {
+        Some(index) => index,
         None => {
             close_text(state, out);
             let call_id = if tool == "function_call" {
@@ -439,10 +494,49 @@ fn append_tool(
                 ("tool", tool.into()),
             ];
             let index = open_block(state, "tool_call", &fields, out);
-            state.tools.insert(key, index);
+            state.tool_blocks.push(index);
+            if tool == "function" {
+                state.last_call = Some(index);
+            }
             index
         }
     };
+    if tool == "function_call" {
+        state.function_call = Some(index);
+    } else {
+        // An index is given once; a value that is none takes it away (as
+        // the assembler's merge writes it over the held one).
+        match (call.get("index"), found) {
+            (None | Some(Value::Null), _) => {}
+            (Some(given), None) => {
+                if let Some(given) = given.as_i64() {
+                    state.indexes.insert(index, given);
+                    state.by_index.entry(given).or_default().push(index);
+                }
+            }
+            (Some(given), Some(_)) => {
+                if given.as_i64().is_none() {
+                    state.indexes.remove(&index);
+                }
+            }
+        }
+    }
+    if tool == "function" {
+        if let Some(id) = call.get("id").filter(|id| !id.is_null()) {
+            // The last call with an id is the one it names (as the
+            // assembler's note_id keeps the greatest position).
+            let held = state.ids.entry(index).or_insert_with(|| id.clone());
+            if let Value::String(held) = held {
+                let last = state.by_id.entry(held.clone()).or_insert(index);
+                *last = (*last).max(index);
+            }
+        }
+        let name = function.and_then(|function| function.get("name"));
+        if let Some(name) = name.filter(|name| !name.is_null()) {
+            let named = name.as_str().is_some_and(|name| !name.is_empty());
+            state.named.entry(index).or_insert(named);
+        }
+    }
     if let Some(Value::String(arguments)) = function.and_then(|function| function.get("arguments"))
     {
         if !arguments.is_empty() {
@@ -481,35 +575,26 @@ fn decode_delta(state: &mut DecodedChoice, delta: &Map<String, Value>, out: &mut
         }
     }
     if let Some(Value::Object(function_call)) = delta.get("function_call") {
-        append_tool(
-            state,
-            ToolKey::FunctionCall,
-            function_call,
-            "function_call",
-            out,
-        );
+        let found = state.function_call;
+        append_tool(state, found, function_call, "function_call", out);
     }
     if let Some(Value::Array(calls)) = delta.get("tool_calls") {
         for call in calls {
             let Value::Object(call) = call else {
                 continue;
             };
-            let key = match as_int(call.get("index")) {
-                Some(index) => ToolKey::Index(index),
-                // Gemini's compatible endpoint leaves the index out: whole calls.
-                None => match call.get("id") {
-                    Some(Value::String(id)) => ToolKey::Id(id.clone()),
-                    _ => ToolKey::At(state.tools.len()),
-                },
-            };
-            append_tool(state, key, call, "function", out);
+            let found = tool_block(state, call);
+            append_tool(state, found, call, "function", out);
         }
     }
 }
 
 fn finish_choice(state: &mut DecodedChoice, reason: Value, out: &mut Vec<Event>) {
     close_text(state, out);
-    let mut tools: Vec<i64> = state.tools.drain().map(|(_, index)| index).collect();
+    state.by_index.clear();
+    state.indexes.clear();
+    state.function_call = None;
+    let mut tools = std::mem::take(&mut state.tool_blocks);
     tools.sort_unstable();
     for index in tools {
         out.push(block_finished(&state.message_id, index));

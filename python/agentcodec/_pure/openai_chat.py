@@ -359,12 +359,13 @@ def _fresh(value: Any, entries: _Entries | None) -> Any:
     """A value given for the first time: a list of indexed entries is merged
     even within its first delta, which may carry several fragments of one
     entry. ``entries``, when given, is made to describe the list."""
+    tools = entries is not None
     entries = _Entries() if entries is None else entries
     entries.forget()
-    if isinstance(value, list) and _has_indexed(value):
+    if isinstance(value, list) and (tools or _has_indexed(value)):
         merged: list[Any] = []
         entries.built = True
-        _merge_indexed(merged, value, entries)
+        _merge_indexed(merged, value, entries, tools)
         return merged
     return value
 
@@ -383,17 +384,18 @@ def _merge_value(held: dict[str, Any], key: str, value: Any, entries: _Entries |
     elif isinstance(slot, dict) and isinstance(value, dict):
         _merge_into(slot, value)
     elif isinstance(slot, list) and isinstance(value, list):
-        _merge_list(slot, value, _Entries() if entries is None else entries)
+        _merge_list(slot, value, _Entries() if entries is None else entries, entries is not None)
     else:
         held[key] = value
         if entries is not None:
             entries.forget()  # read again when next asked
 
 
-def _merge_list(entries_list: list[Any], items: list[Any], entries: _Entries) -> None:
-    """More items for a list: merged by index when any has one, else added."""
-    if _has_indexed(items):
-        _merge_indexed(entries_list, items, entries)
+def _merge_list(entries_list: list[Any], items: list[Any], entries: _Entries, tools: bool) -> None:
+    """More items for a list: merged by index when any has one, else added
+    (tool calls: always merged, see ``_merge_indexed``)."""
+    if tools or _has_indexed(items):
+        _merge_indexed(entries_list, items, entries, tools)
     else:
         for item in items:
             entries.note(len(entries_list), item)
@@ -404,19 +406,36 @@ def _has_indexed(items: list[Any]) -> bool:
     return any(isinstance(item, dict) and "index" in item for item in items)
 
 
-def _merge_indexed(entries_list: list[Any], items: list[Any], entries: _Entries) -> None:
+def _merge_indexed(entries_list: list[Any], items: list[Any], entries: _Entries, tools: bool) -> None:
     """Merges entries into a list by their ``index``; an entry without an
-    integer index joins the last entry with its ``id``, or is added."""
+    integer index joins the last entry with its ``id``, or is added.
+
+    Tool calls (``tools``) as OpenAI-compatible servers send them
+    (``merge_indexed`` in the Rust core): a call with another's index but an
+    id of its own is a call of its own, which the index names from then on;
+    a fragment with neither an index (none at all, or null) nor an id
+    continues the call before it, unless both name their function."""
     for item in items:
         if not isinstance(item, dict):
             entries_list.append(item)
             continue
         index = as_int(item.get("index"))
+        item_id = item.get("id")
         found: int | None = None
         if index is not None:
             found = entries.find_index(entries_list, index)
-        elif isinstance(item.get("id"), str):
-            found = entries.find_id(entries_list, item["id"])
+        elif isinstance(item_id, str):
+            found = entries.find_id(entries_list, item_id)
+        elif tools and entries_list and item.get("index") is None:
+            last = len(entries_list) - 1
+            if not (_names_function(entries_list[last]) and _names_function(item)):
+                found = last
+        if found is not None and not isinstance(entries_list[found], dict):
+            found = None
+        if found is not None and tools and isinstance(item_id, str):
+            held_id = entries_list[found].get("id")
+            if isinstance(held_id, str) and held_id != item_id:
+                found = None  # another call
         if found is not None:
             held = entries_list[found]
             gives_id = entries.built and "id" in item
@@ -438,17 +457,21 @@ class _Entries:
     ``id``: what a scan from the end would find, without one. The mirror of
     ``Entries`` in the Rust core, which says why and what it relies on."""
 
-    __slots__ = ("built", "by_id", "by_index")
+    __slots__ = ("built", "by_id", "by_index", "shared")
 
     def __init__(self) -> None:
         self.built = False  # whether the maps describe the list
         self.by_index: dict[int, list[int]] = {}  # index -> positions with it, ascending
         self.by_id: dict[str, int] = {}  # id -> the last position with it
+        # Whether an index names more than one entry (a server that numbers
+        # every call 0): the one at the position it names may not be the last.
+        self.shared = False
 
     def forget(self) -> None:
         self.built = False
         self.by_index = {}
         self.by_id = {}
+        self.shared = False
 
     def _build(self, entries_list: list[Any]) -> None:
         if not self.built:
@@ -462,7 +485,9 @@ class _Entries:
             return
         index = as_int(entry.get("index"))
         if index is not None:
-            self.by_index.setdefault(index, []).append(at)
+            positions = self.by_index.setdefault(index, [])
+            self.shared = self.shared or bool(positions)
+            positions.append(at)
         entry_id = entry.get("id")
         if isinstance(entry_id, str):
             self.note_id(at, entry_id)
@@ -475,7 +500,12 @@ class _Entries:
     def find_index(self, entries_list: list[Any], index: int) -> int | None:
         """Where the entry with ``index`` stands: at that position when the
         entries came in order (the usual case), else the last one with it."""
-        if 0 <= index < len(entries_list) and _has_index(entries_list[index], index):
+        if (
+            self.built
+            and not self.shared
+            and 0 <= index < len(entries_list)
+            and _has_index(entries_list[index], index)
+        ):
             return index
         self._build(entries_list)
         positions = self.by_index.get(index)
@@ -489,6 +519,13 @@ class _Entries:
         """Where the last entry with ``entry_id`` stands."""
         self._build(entries_list)
         return self.by_id.get(entry_id)
+
+
+def _names_function(call: Any) -> bool:
+    """Whether a tool call names its function."""
+    function = call.get("function") if isinstance(call, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    return isinstance(name, str) and bool(name)
 
 
 def _has_index(entry: Any, index: int) -> bool:

@@ -91,17 +91,85 @@ def usage_to_chat(usage: Any) -> Any:
 
 
 class _Choice:
-    __slots__ = ("blocks", "finished", "message_id", "open", "reason", "tools")
+    __slots__ = (
+        "blocks",
+        "by_id",
+        "by_index",
+        "finished",
+        "function_call",
+        "ids",
+        "indexes",
+        "last_call",
+        "message_id",
+        "named",
+        "open",
+        "reason",
+        "tool_blocks",
+    )
 
     def __init__(self, message_id: str) -> None:
         self.message_id = message_id
         self.blocks = 0  # the next block's index
         # The open text-like block: (kind, index), or None.
         self.open: tuple[str, int] | None = None
-        # Tool key (its index, or "function_call") -> its block's index.
-        self.tools: dict[Any, int] = {}
+        # Index -> the blocks given it, in order (the last that still has it
+        # is the one it names); block -> its integer index, while it has one.
+        self.by_index: dict[int, list[int]] = {}
+        self.indexes: dict[int, int] = {}
+        self.function_call: int | None = None  # the deprecated function_call's block
+        # Every tool call's block (the function_call's too), to finish with the choice.
+        self.tool_blocks: list[int] = []
+        # The last block of tool_calls: where a fragment with neither an
+        # index nor an id goes.
+        self.last_call: int | None = None
+        # Block -> the id it was given first (an id is set once, whatever it
+        # is, as the assembler sets it).
+        self.ids: dict[int, Any] = {}
+        self.by_id: dict[str, int] = {}  # id -> the last block with it
+        # Block -> whether the first name its function was given (a name is
+        # set once, as the assembler sets it) is a name.
+        self.named: dict[int, bool] = {}
         self.finished = False
         self.reason: Any = None
+
+
+def _names_function(call: dict[str, Any]) -> bool:
+    """Whether a tool call's delta names its function."""
+    function = call.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    return isinstance(name, str) and bool(name)
+
+
+def _index_block(state: _Choice, index: int) -> int | None:
+    """The block an index names: the last given it that still has it."""
+    for block in reversed(state.by_index.get(index, ())):
+        if state.indexes.get(block) == index:
+            return block
+    return None
+
+
+def _tool_block(state: _Choice, call: dict[str, Any]) -> int | None:
+    """The block a tool call's delta goes to, by the assembler's rules
+    (``tool_block`` in the Rust core); None: a new call."""
+    call_id = call.get("id")
+    call_id = call_id if isinstance(call_id, str) else None
+    index = ev.as_int(call.get("index"))
+    found: int | None
+    if index is not None:
+        found = _index_block(state, index)
+    elif call_id is not None:
+        found = state.by_id.get(call_id)
+    elif call.get("index") is not None:
+        found = None  # an index that is none: a call of its own
+    else:
+        found = state.last_call
+        if found is not None and state.named.get(found) is True and _names_function(call):
+            found = None
+    if found is not None and call_id is not None:
+        held = state.ids.get(found)
+        if isinstance(held, str) and held != call_id:
+            found = None  # another call
+    return found
 
 
 class Decoder:
@@ -206,11 +274,17 @@ class Decoder:
         out.append(ev.block_delta(state.message_id, state.open[1], piece))
 
     def _tool(
-        self, state: _Choice, key: Any, call: dict[str, Any], tool: str, out: list[dict[str, Any]]
+        self,
+        state: _Choice,
+        call: dict[str, Any],
+        tool: str,
+        out: list[dict[str, Any]],
+        *,
+        found: int | None,
     ) -> None:
         function = call.get("function") if tool == "function" else call
         function = function if isinstance(function, dict) else {}
-        index = state.tools.get(key)
+        index = found
         if index is None:
             self._close_text(state, out)
             call_id = ev.as_str(call.get("id"))
@@ -218,7 +292,34 @@ class Decoder:
                 # The deprecated function_call has no id; other protocols need one.
                 call_id = f"{state.message_id}-{state.blocks}"
             fields = {"call_id": call_id, "name": ev.as_str(function.get("name")), "tool": tool}
-            index = state.tools[key] = self._open(state, "tool_call", fields, out)
+            index = self._open(state, "tool_call", fields, out)
+            state.tool_blocks.append(index)
+            if tool == "function":
+                state.last_call = index
+        if tool == "function_call":
+            state.function_call = index
+        else:
+            # An index is given once; a value that is none takes it away (as
+            # the assembler's merge writes it over the held one).
+            given = call.get("index")
+            if given is not None:
+                given_index = ev.as_int(given)
+                if found is None and given_index is not None:
+                    state.indexes[index] = given_index
+                    state.by_index.setdefault(given_index, []).append(index)
+                elif found is not None and given_index is None:
+                    state.indexes.pop(index, None)
+        if tool == "function":
+            call_id = call.get("id")
+            if call_id is not None:
+                # The last call with an id is the one it names (as the
+                # assembler's note_id keeps the greatest position).
+                held = state.ids.setdefault(index, call_id)
+                if isinstance(held, str):
+                    state.by_id[held] = max(state.by_id.get(held, index), index)
+            name = function.get("name")
+            if name is not None:
+                state.named.setdefault(index, isinstance(name, str) and bool(name))
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments:
             out.append(ev.block_delta(state.message_id, index, arguments))
@@ -237,22 +338,20 @@ class Decoder:
             out.append(ev.block_delta(state.message_id, state.open[1], audio["data"]))
         function_call = delta.get("function_call")
         if isinstance(function_call, dict):
-            self._tool(state, "function_call", function_call, "function_call", out)
+            self._tool(state, function_call, "function_call", out, found=state.function_call)
         calls = delta.get("tool_calls")
         for call in calls if isinstance(calls, list) else ():
             if not isinstance(call, dict):
                 continue
-            key: Any = ev.as_int(call.get("index"))
-            if key is None:
-                # Gemini's compatible endpoint leaves the index out: whole calls.
-                key = ("id", call.get("id")) if isinstance(call.get("id"), str) else ("at", len(state.tools))
-            self._tool(state, key, call, "function", out)
+            found = _tool_block(state, call)
+            self._tool(state, call, "function", out, found=found)
 
     def _finish_choice(self, state: _Choice, reason: Any, out: list[dict[str, Any]]) -> None:
         self._close_text(state, out)
-        for index in sorted(state.tools.values()):
+        for index in sorted(state.tool_blocks):
             out.append(ev.block_finished(state.message_id, index))
-        state.tools = {}
+        state.by_index, state.indexes, state.function_call = {}, {}, None
+        state.tool_blocks = []
         state.finished = True
         state.reason = reason
         out.append(ev.message_finished(state.message_id, None, reason))
