@@ -14,29 +14,13 @@ import pytest
 import agentcodec
 from agentcodec import client
 from agentcodec.events import PROTOCOLS
+from protocol_table import TABLE
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# One recorded stream per protocol.
-STREAMS = {
-    "agentscope": "agentscope/builder_agent_turn.sse",
-    "langchain": "langchain/parallel_tool_calls.sse",
-    "agui": "agentapp/agent_turn.agui.sse",
-    "openai-responses": "agentapp/agent_turn.responses.sse",
-    "openai-chat": "sdk/chat_every_field.sse",
-    "anthropic": "sdk/anthropic_every_block.sse",
-    "ai-sdk": "ai_sdk/ai_sdk_tool_turn.sse",
-}
-
-ASSEMBLERS = {
-    "agentscope": "AgentScopeAssembler",
-    "langchain": "LangChainAssembler",
-    "agui": "AGUIAssembler",
-    "openai-responses": "OpenAIResponsesAssembler",
-    "openai-chat": "OpenAIChatAssembler",
-    "anthropic": "AnthropicAssembler",
-    "ai-sdk": "AISDKAssembler",
-}
+# One recorded stream per protocol, and its backend class.
+STREAMS = {name: row.stream for name, row in TABLE.items()}
+ASSEMBLERS = {name: row.assembler for name, row in TABLE.items()}
 
 
 def _stream(protocol: str) -> bytes:

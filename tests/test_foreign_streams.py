@@ -5,35 +5,16 @@ stream), or nothing at all. It once closed to an empty or made-up result
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from agentcodec import AgentCodecError
 from agentcodec.events import PROTOCOLS
+from protocol_table import FIXTURES, TABLE
 
-FIXTURES = Path(__file__).parent / "fixtures"
-
-# One recorded stream per protocol, and its backend class.
-STREAMS = {
-    "agentscope": "agentscope/builder_agent_turn.sse",
-    "langchain": "langchain/parallel_tool_calls.sse",
-    "agui": "agentapp/agent_turn.agui.sse",
-    "openai-responses": "agentapp/agent_turn.responses.sse",
-    "openai-chat": "sdk/chat_every_field.sse",
-    "anthropic": "sdk/anthropic_every_block.sse",
-    "ai-sdk": "ai_sdk/ai_sdk_tool_turn.sse",
-}
-ASSEMBLERS = {
-    "agentscope": "AgentScopeAssembler",
-    "langchain": "LangChainAssembler",
-    "agui": "AGUIAssembler",
-    "openai-responses": "OpenAIResponsesAssembler",
-    "openai-chat": "OpenAIChatAssembler",
-    "anthropic": "AnthropicAssembler",
-    "ai-sdk": "AISDKAssembler",
-}
+STREAMS = {name: row.stream for name, row in TABLE.items()}
+ASSEMBLERS = {name: row.assembler for name, row in TABLE.items()}
 JSON_BODY = b'{"id": "r1", "object": "response", "output": [{"type": "message", "content": "hi"}]}'
 
 
@@ -42,10 +23,6 @@ def foreign(protocol: str) -> list[tuple[str, bytes]]:
     whose events it does not take for its own, a JSON body, nothing."""
     others = [(other, (FIXTURES / STREAMS[other]).read_bytes()) for other in PROTOCOLS if other != protocol]
     return [*others, ("a JSON body", JSON_BODY), ("nothing", b"")]
-
-
-def test_every_protocol_has_a_stream() -> None:
-    assert set(STREAMS) == set(ASSEMBLERS) == set(PROTOCOLS)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -105,3 +82,21 @@ def test_the_messages_say_how_many_events_came(backend: ModuleType) -> None:
     one.feed_event({"type": "RUN_STARTED"})
     with pytest.raises(AgentCodecError, match=r"its one event is not one$"):
         one.close()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_every_assembler_has_its_result_and_close_returns_it(backend: ModuleType, protocol: str) -> None:
+    """``result`` is the final object so far under one name, whatever the
+    protocol calls it (``response``, ``messages``, ``run``, ``completion``,
+    ``message``); ``close()`` returns it."""
+    row = TABLE[protocol]
+    assembler = getattr(backend, row.assembler)()
+    stream = row.recorded()
+    assembler.feed(stream[: len(stream) // 2])
+    assert assembler.result == getattr(assembler, row.result)
+    assembler.feed(stream[len(stream) // 2 :])
+    final = assembler.close()
+    assert final == assembler.result == getattr(assembler, row.result)
+    view = backend.NeutralAssembler(protocol)
+    view.feed(stream)
+    assert view.close() == view.result == view.view

@@ -141,6 +141,9 @@ class AgentScopeAssembler:
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the final response."""
     @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends: ``response``."""
+    @property
     def response(self) -> dict[str, Any]:
         """The AgentResponse assembled so far: a new dict on every access."""
     @property
@@ -202,6 +205,9 @@ class LangChainAssembler:
     def close(self) -> list[dict[str, Any]]:
         """Ends the stream and returns the messages."""
     @property
+    def result(self) -> list[dict[str, Any]]:
+        """The result so far, what ``close()`` returns once the stream ends: ``messages``."""
+    @property
     def messages(self) -> list[dict[str, Any]]:
         """Every message so far, in the order they started."""
     @property
@@ -260,6 +266,9 @@ class AGUIAssembler:
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the run. A stream that ended without
         RUN_FINISHED or RUN_ERROR is "incomplete", with everything assembled."""
+    @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends: ``run``."""
     @property
     def run(self) -> dict[str, Any]:
         """The run so far: ``threadId``, ``runId``, ``parentRunId``, ``status``,
@@ -327,6 +336,9 @@ class OpenAIChatAssembler:
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the ChatCompletion."""
     @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends: ``completion``."""
+    @property
     def completion(self) -> dict[str, Any]:
         """The ChatCompletion so far: a new dict on every access."""
     @property
@@ -383,6 +395,9 @@ class AnthropicAssembler:
         """Assembles one event that is already decoded (a dict)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the Message."""
+    @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends: ``message``."""
     @property
     def message(self) -> dict[str, Any]:
         """The Message so far: a new dict on every access. A tool block's
@@ -443,6 +458,9 @@ class AISDKAssembler:
         """Assembles one chunk that is already decoded (a dict)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the UIMessage."""
+    @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends: ``message``."""
     @property
     def message(self) -> dict[str, Any]:
         """The UIMessage so far: a new dict on every access. A tool part
@@ -509,6 +527,9 @@ class OpenAIResponsesAssembler:
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the Response: the last one the server
         sent, with every output item as assembled."""
+    @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends: ``response``."""
     @property
     def response(self) -> dict[str, Any]:
         """The Response so far: a new dict on every access."""
@@ -719,6 +740,9 @@ class NeutralAssembler:
         """Assembles one event that is already decoded (a dict)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the view."""
+    @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends: ``view``."""
     @property
     def view(self) -> dict[str, Any]:
         """The view so far: ``protocol``, ``run_id``, ``thread_id``, ``model``,

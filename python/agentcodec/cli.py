@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from . import (
     AgentCodecError,
@@ -30,15 +30,9 @@ from . import (
     SSELimitError,
     Transcoder,
     __version__,
-    agentscope,
-    agui,
-    ai_sdk,
-    anthropic,
+    _protocols,
     backend,
     events,
-    langchain,
-    openai_chat,
-    openai_responses,
 )
 
 __all__ = ["main"]
@@ -88,27 +82,21 @@ def _open(args: argparse.Namespace) -> tuple[BinaryIO, str]:
 
 
 def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
-    limits = {"max_line_bytes": args.max_line_bytes, "max_event_bytes": args.max_event_bytes}
-    on_error: Literal["raise", "skip"] = "skip" if args.skip_errors else "raise"
+    options: dict[str, Any] = {
+        "on_error": "skip" if args.skip_errors else "raise",
+        "max_line_bytes": args.max_line_bytes,
+        "max_event_bytes": args.max_event_bytes,
+    }
     assembler: Any
     if args.neutral:
-        assembler = events.Assembler(args.protocol, on_error=on_error, **limits)
-    elif args.protocol == "agentscope":
-        assembler = agentscope.Assembler(
-            data_merge=args.data_merge, on_error=on_error, strict=args.strict, **limits
-        )
-    elif args.protocol == "langchain":
-        assembler = langchain.Assembler(tool_args=args.tool_args, on_error=on_error, **limits)
-    elif args.protocol == "agui":
-        assembler = agui.Assembler(on_error=on_error, **limits)
-    elif args.protocol == "openai-chat":
-        assembler = openai_chat.Assembler(on_error=on_error, **limits)
-    elif args.protocol == "anthropic":
-        assembler = anthropic.Assembler(on_error=on_error, **limits)
-    elif args.protocol == "ai-sdk":
-        assembler = ai_sdk.Assembler(on_error=on_error, **limits)
+        assembler = events.Assembler(args.protocol, **options)
     else:
-        assembler = openai_responses.Assembler(on_error=on_error, **limits)
+        # The options only some protocols' assemblers take (their flags say whose).
+        if args.protocol == "agentscope":
+            options.update(data_merge=args.data_merge, strict=args.strict)
+        elif args.protocol == "langchain":
+            options.update(tool_args=args.tool_args)
+        assembler = _protocols.assembler(args.protocol, **options)
     source, name = _open(args)
     status = 0
     try:
@@ -127,24 +115,9 @@ def _cmd_assemble(args: argparse.Namespace, out: TextIO) -> int:
             print(f"agentcodec assemble: {name}: {err}", file=sys.stderr)
             status = 1
     if status != 0:
-        result = _assembled_so_far(args, assembler)
+        result = assembler.result
     out.write(json.dumps(result, ensure_ascii=False, indent=_INDENT) + "\n")
     return status
-
-
-def _assembled_so_far(args: argparse.Namespace, assembler: Any) -> Any:
-    """What an assembler that failed holds, as its close() would give it."""
-    if args.neutral:
-        return assembler.view
-    if args.protocol in ("agentscope", "openai-responses"):
-        return assembler.response
-    if args.protocol == "langchain":
-        return assembler.messages
-    if args.protocol == "agui":
-        return assembler.run
-    if args.protocol == "openai-chat":
-        return assembler.completion
-    return assembler.message  # anthropic, ai-sdk
 
 
 def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:

@@ -27,6 +27,7 @@ assembler_methods!(
     unit = "event",
     item = event,
     errors = "Errors the stream reported or, with `on_error=\"skip\"`, frames skipped.",
+    result = response,
     {
         #[new]
         #[pyo3(signature = (*, data_merge = StrArg::Default("merge"), on_error = StrArg::Default("raise"), strict = false, max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, data_merge='merge', on_error='raise', strict=False, max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]

@@ -28,6 +28,7 @@ assembler_methods!(
     unit = "event",
     item = event,
     errors = "Errors the stream reported (RUN_ERROR) or, with `on_error=\"skip\"`, events skipped.",
+    result = run,
     {
         #[new]
         #[pyo3(signature = (*, messages = None, state = None, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, messages=None, state=None, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]

@@ -26,6 +26,7 @@ assembler_methods!(
     item = event,
     errors =
         "Errors the server sent (`error` chunks) or, with `on_error=\"skip\"`, chunks skipped.",
+    result = message,
     new = limits_only,
     {
         /// Ends the stream and returns the UIMessage.

@@ -25,6 +25,7 @@ assembler_methods!(
     unit = "event",
     item = event,
     errors = "Errors the server sent or, with `on_error=\"skip\"`, events skipped.",
+    result = message,
     new = limits_only,
     {
         /// Ends the stream and returns the Message.

@@ -159,7 +159,8 @@ pub fn on_error(py: Python<'_>, value: &str) -> PyResult<OnError> {
 /// `close`, its reads), then what every assembler class has alike, written
 /// once here. `$unit` is what the protocol calls one decoded item (event,
 /// chunk, message), `$item` the name of `feed_event`'s argument and
-/// `$errors` the docstring of `errors` (what the protocol records); the
+/// `$errors` the docstring of `errors` (what the protocol records),
+/// `$result` the getter `result` reads (the protocol's final object); the
 /// methods use the class module's `to_py_err` and `error_records`.
 ///
 /// With `new = limits_only`, it writes the constructor too, for a protocol
@@ -168,8 +169,8 @@ pub fn on_error(py: Python<'_>, value: &str) -> PyResult<OnError> {
 /// cannot come from a macro of its own inside the class's methods:
 /// `#[pymethods]` sees them before any macro in them is expanded.)
 macro_rules! assembler_methods {
-    ($class:ident, unit = $unit:literal, item = $item:ident, errors = $errors:literal, new = limits_only, { $($own:tt)* }) => {
-        assembler_methods!($class, unit = $unit, item = $item, errors = $errors, {
+    ($class:ident, unit = $unit:literal, item = $item:ident, errors = $errors:literal, result = $result:ident, new = limits_only, { $($own:tt)* }) => {
+        assembler_methods!($class, unit = $unit, item = $item, errors = $errors, result = $result, {
             #[new]
             #[pyo3(signature = (*, on_error = $crate::python::args::StrArg::Default("raise"), max_line_bytes = $crate::python::args::LimitArg::Default, max_event_bytes = $crate::python::args::LimitArg::Default, max_errors = $crate::python::args::LimitArg::Default, max_stream_bytes = $crate::python::args::LimitArg::Default, max_messages = $crate::python::args::LimitArg::Default, max_blocks = $crate::python::args::LimitArg::Default), text_signature = "(*, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
             #[allow(clippy::too_many_arguments)] // one per Python argument
@@ -202,10 +203,16 @@ macro_rules! assembler_methods {
             $($own)*
         });
     };
-    ($class:ident, unit = $unit:literal, item = $item:ident, errors = $errors:literal, { $($own:tt)* }) => {
+    ($class:ident, unit = $unit:literal, item = $item:ident, errors = $errors:literal, result = $result:ident, { $($own:tt)* }) => {
         #[pymethods]
         impl $class {
             $($own)*
+
+            #[doc = concat!("The result so far, what `close()` returns once the stream ends: `", stringify!($result), "`.")]
+            #[getter]
+            fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                self.$result(py).map(Bound::into_any)
+            }
 
             /// Assembles a chunk of the raw SSE stream (any chunking).
             fn feed(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {

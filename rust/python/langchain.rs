@@ -27,6 +27,7 @@ assembler_methods!(
     unit = "message",
     item = envelope,
     errors = "Messages skipped with `on_error=\"skip\"`.",
+    result = messages,
     {
         #[new]
         #[pyo3(signature = (*, tool_args = StrArg::Default("strict"), on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, tool_args='strict', on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]

@@ -25,6 +25,7 @@ assembler_methods!(
     unit = "chunk",
     item = event,
     errors = "Errors the server sent or, with `on_error=\"skip\"`, chunks skipped.",
+    result = completion,
     new = limits_only,
     {
         /// Ends the stream and returns the ChatCompletion.

@@ -24,6 +24,7 @@ assembler_methods!(
     OpenAIResponsesAssembler,
     unit = "event",
     item = event, errors = "Errors the stream reported (`error`, `response.failed`) or, with `on_error=\"skip\"`, events skipped.",
+    result = response,
     new = limits_only,
     {
         /// Ends the stream and returns the Response.

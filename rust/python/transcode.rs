@@ -554,6 +554,12 @@ stream_methods!(NeutralAssembler, {
         })
     }
 
+    /// The result so far, what `close()` returns once the stream ends: `view`.
+    #[getter]
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.view(py)
+    }
+
     /// The view so far: a new dict on every access.
     #[getter]
     fn view<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -184,6 +184,12 @@ class Assembler(Driver):
     # --- output --------------------------------------------------------------
 
     @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends:
+        ``run``."""
+        return Assembler.run.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @property
     def run(self) -> dict[str, Any]:
         """The run so far: ``threadId``, ``runId``, ``status``, ``error``,
         ``result``, ``messages``, ``state`` and the kept ``events``."""

@@ -171,6 +171,12 @@ class Assembler(Driver):
     # --- output --------------------------------------------------------------
 
     @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends:
+        ``message``."""
+        return Assembler.message.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @property
     def message(self) -> dict[str, Any]:
         """The UIMessage so far: a new dict on every access."""
         return self._render_message()

@@ -224,6 +224,12 @@ class Assembler(Driver):
     # --- output --------------------------------------------------------------
 
     @property
+    def result(self) -> list[dict[str, Any]]:
+        """The result so far, what ``close()`` returns once the stream ends:
+        ``messages``."""
+        return Assembler.messages.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @property
     def messages(self) -> list[dict[str, Any]]:
         """Every message so far, in the order they started: a new list of new
         dicts on every access."""

@@ -117,6 +117,12 @@ class Assembler(Driver):
     # --- output --------------------------------------------------------------
 
     @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends:
+        ``completion``."""
+        return Assembler.completion.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @property
     def completion(self) -> dict[str, Any]:
         """The ChatCompletion so far: a new dict on every access."""
         return self._render_completion()

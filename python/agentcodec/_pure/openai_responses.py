@@ -197,6 +197,12 @@ class Assembler(Driver):
     # --- output --------------------------------------------------------------
 
     @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends:
+        ``response``."""
+        return Assembler.response.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @property
     def response(self) -> dict[str, Any]:
         """The Response so far: a new dict on every access."""
         return self._render_response()

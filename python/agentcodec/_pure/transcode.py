@@ -463,6 +463,12 @@ class Assembler(_Decoding):
         return self._render_view()
 
     @property
+    def result(self) -> dict[str, Any]:
+        """The result so far, what ``close()`` returns once the stream ends:
+        ``view``."""
+        return Assembler.view.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @property
     def view(self) -> dict[str, Any]:
         return self._render_view()
 
