@@ -202,10 +202,11 @@ impl PartialJson {
     }
 
     /// Whether the text is complete if it ends here: done, or a top-level
-    /// number that nothing followed.
+    /// number that nothing followed (and no character cut in two).
     pub fn complete_at_end(&self) -> bool {
-        self.done()
-            || (self.stack.is_empty() && self.token == Token::Number && is_number(&self.text))
+        self.carry.is_empty()
+            && (self.done()
+                || (self.stack.is_empty() && self.token == Token::Number && is_number(&self.text)))
     }
 
     /// How many bytes of text were read.

@@ -1,7 +1,7 @@
 //! The partial-JSON parser: no panic on any bytes in any chunking; fed in
 //! chunks it ends where it ends fed whole (the same error at the same
-//! offset, or the same completeness), and it completes exactly what
-//! `json::parse` reads.
+//! offset, or the same completeness), it completes exactly what
+//! `json::parse` reads, and `end()` takes exactly what is complete.
 #![no_main]
 
 use agentcodec::json;
@@ -11,6 +11,8 @@ use libfuzzer_sys::fuzz_target;
 #[path = "chunks.rs"]
 mod chunks;
 
+/// The error the text stops at, whether it is complete if it ends there,
+/// and whether `end()` takes it (as it must exactly when it is complete).
 fn parse(pieces: &[&[u8]]) -> (Option<(usize, String)>, bool) {
     let mut parser = PartialJson::new(json::MAX_DEPTH);
     for piece in pieces {
@@ -18,7 +20,9 @@ fn parse(pieces: &[&[u8]]) -> (Option<(usize, String)>, bool) {
             return (Some((error.offset, error.reason)), false);
         }
     }
-    (None, parser.complete_at_end())
+    let complete = parser.complete_at_end();
+    assert_eq!(parser.end(&mut json::Validate).is_ok(), complete);
+    (None, complete)
 }
 
 fuzz_target!(|input: &[u8]| {

@@ -146,7 +146,9 @@ class PartialJSON:
 
     def _complete_at_end(self) -> bool:
         """Whether the text is complete if it ends here: done, or a
-        top-level number that nothing followed."""
+        top-level number that nothing followed (and no character cut in two)."""
+        if self._decoder.getstate()[0]:
+            return False
         if self._is_done():
             return True
         return (
