@@ -9,6 +9,8 @@ from typing import Any, Literal, TypeAlias, final
 
 from typing_extensions import Buffer
 
+from agentcodec.events import ProtocolName
+
 __all__ = [
     "AGUIAssembler",
     "AISDKAssembler",
@@ -577,9 +579,8 @@ class OpenAIResponsesAssembler:
     def error_count(self) -> int:
         """Every error recorded, including those past ``max_errors`` not kept."""
 
-_Protocol: TypeAlias = Literal[
-    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"
-]
+# The protocols' names are written once, in agentcodec.events.
+_Protocol: TypeAlias = ProtocolName
 
 @final
 class PartialJSON:

@@ -41,7 +41,7 @@ Protocol names: ``PROTOCOLS``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypeAlias, get_args
 
 from ._backend import impl
 from ._pure.events import APPENDED_FIELD, BLOCK_FIELDS, BLOCK_KINDS, MESSAGE_KINDS
@@ -55,8 +55,13 @@ else:
     Decoder = impl.NeutralDecoder
     Encoder = impl.NeutralEncoder
 
-#: Protocol names, as ``Transcoder``, the CLI and the docs spell them.
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
+#: A protocol's name, as ``Transcoder``, the clients, the CLI and the docs
+#: spell it.
+ProtocolName: TypeAlias = Literal[
+    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"
+]
+#: Every protocol's name, in order.
+PROTOCOLS: tuple[ProtocolName, ...] = get_args(ProtocolName)
 
 __all__ = [
     "APPENDED_FIELD",
@@ -65,6 +70,7 @@ __all__ = [
     "MESSAGE_KINDS",
     "PROTOCOLS",
     "Assembler",
+    "ProtocolName",
     "Decoder",
     "Encoder",
 ]

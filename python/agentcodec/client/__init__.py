@@ -20,18 +20,19 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _protocols
+from ..events import ProtocolName
 from ._connect import aconnect, connect
 from ._stream import AsyncEventStream, EventStream
 
 __all__ = ["AsyncEventStream", "EventStream", "aassemble", "aconnect", "assemble", "connect"]
 
 
-def assemble(source: Any, protocol: str, **options: Any) -> Any:
+def assemble(source: Any, protocol: ProtocolName, **options: Any) -> Any:
     """Reads a whole stream from a synchronous source into the protocol's
     assembler; returns its final result. ``options`` are the assembler's."""
     return EventStream(source, assembler=_protocols.assembler(protocol, **options)).until_done()
 
 
-async def aassemble(source: Any, protocol: str, **options: Any) -> Any:
+async def aassemble(source: Any, protocol: ProtocolName, **options: Any) -> Any:
     """``assemble`` for an asynchronous source."""
     return await AsyncEventStream(source, assembler=_protocols.assembler(protocol, **options)).until_done()

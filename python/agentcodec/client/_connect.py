@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import _protocols
 from .._errors import SSEError
+from ..events import ProtocolName
 from ._stream import AsyncEventStream, EventStream
 
 __all__ = ["aconnect", "connect"]
@@ -53,7 +54,7 @@ def connect(
     method: str,
     url: str,
     *,
-    protocol: str | None = None,
+    protocol: ProtocolName | None = None,
     assembler: Any = None,
     headers: Mapping[str, str] | None = None,
     max_retries: int = 3,
@@ -109,7 +110,7 @@ async def aconnect(
     method: str,
     url: str,
     *,
-    protocol: str | None = None,
+    protocol: ProtocolName | None = None,
     assembler: Any = None,
     headers: Mapping[str, str] | None = None,
     max_retries: int = 3,

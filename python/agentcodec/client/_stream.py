@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import _protocols
 from .._backend import impl
+from ..events import ProtocolName
 from ._sources import aclose_source, aiter_chunks, close_source, connection_errors, iter_chunks
 
 __all__ = ["AsyncEventStream", "EventStream"]
@@ -23,7 +24,7 @@ class _Reading:
     """What both streams share: the assembler (or, with no protocol, an SSE
     decoder) the bytes go into, and how long to wait before reconnecting."""
 
-    def __init__(self, protocol: str | None, assembler: Any, retry_delay: float) -> None:
+    def __init__(self, protocol: ProtocolName | None, assembler: Any, retry_delay: float) -> None:
         if assembler is None and protocol is not None:
             assembler = _protocols.assembler(protocol)
         if assembler is not None and not hasattr(assembler, "feed_with_events"):
@@ -95,7 +96,7 @@ class EventStream:
     def __init__(
         self,
         source: Any,
-        protocol: str | None = None,
+        protocol: ProtocolName | None = None,
         *,
         assembler: Any = None,
         reconnect: Callable[[str], Any] | None = None,
@@ -205,7 +206,7 @@ class AsyncEventStream:
     def __init__(
         self,
         source: Any,
-        protocol: str | None = None,
+        protocol: ProtocolName | None = None,
         *,
         assembler: Any = None,
         reconnect: Callable[[str], Any | Awaitable[Any]] | None = None,

@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from .. import _protocols
 from .._backend import impl
+from ..events import ProtocolName
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
 from ..server._frames import frame_event, record
@@ -209,7 +210,7 @@ class Gateway:
 
     # --- the AgentApp's three endpoints ----------------------------------------------------
 
-    def _resumed(self, request: Request, protocol: str) -> Response | None:
+    def _resumed(self, request: Request, protocol: ProtocolName) -> Response | None:
         """A request carrying ``Last-Event-ID`` replays its stream from the
         store; the agent is not run again."""
         if not request.headers.get("last-event-id"):
@@ -217,7 +218,7 @@ class Gateway:
         return EventStreamResponse((), protocol=protocol, store=self.store, ping_interval=self.ping_interval)
 
     async def _run(
-        self, request: Request, agent_request: dict[str, Any], protocol: str, **options: Any
+        self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
     ) -> Response:
         try:
             chunks = await self.upstream.stream(agent_request, request.headers)

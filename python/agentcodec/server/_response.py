@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from .. import _protocols
 from .._backend import impl
+from ..events import ProtocolName
 from ._frames import aiter_items, error_frame, item_writer, record
 from ._replay import ReplayError, ReplayStore
 
@@ -81,7 +82,7 @@ class EventStreamResponse(_ResponseBase):
         self,
         content: Any,
         *,
-        protocol: str | None = None,
+        protocol: ProtocolName | None = None,
         store: ReplayStore | None = None,
         ping_interval: float | None = 15.0,
         status_code: int = 200,
