@@ -787,10 +787,17 @@ fn apply_event<P: Protocol>(
     log.events += 1;
     log.charge(text.len())?;
     if !log.recognized {
-        // Parsed again only until the first event of the protocol.
-        log.recognized =
-            matches!(crate::json::parse(text), Ok(Value::Object(map)) if protocol.recognizes(&map));
+        recognize(protocol, log, text);
     }
     protocol.apply_text(log, text, observe)?;
     log.count(protocol)
+}
+
+/// Whether the event's text is one of the protocol's: parsed again, only
+/// until the first that is, and kept off the path every event takes.
+#[cold]
+#[inline(never)]
+fn recognize<P: Protocol>(protocol: &P, log: &mut Log, text: &str) {
+    log.recognized =
+        matches!(crate::json::parse(text), Ok(Value::Object(map)) if protocol.recognizes(&map));
 }
