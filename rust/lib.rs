@@ -9,25 +9,49 @@
 #![deny(unsafe_code)]
 
 pub mod accumulate;
-pub mod agentscope;
-pub mod agui;
-pub mod ai_sdk;
-pub mod anthropic;
 pub mod events;
 pub mod frozen;
 pub mod json;
 pub mod json_patch;
 pub mod json_prefix;
 pub mod json_probe;
-pub mod langchain;
-pub mod openai_chat;
-pub mod openai_responses;
 pub mod partial_json;
 pub mod recent;
+pub mod registry;
 pub mod sse;
 pub mod stream;
 pub mod tool_calls;
 pub mod transcode;
+
+/// Calls `$then!` with every protocol's module, in the order the CLI and
+/// the docs list them: the one list of protocols. A protocol's module
+/// declares its `PROTOCOL` ([`registry::Descriptor`]); what enumerates
+/// protocols (the descriptors here, the binding's dispatch) is generated
+/// from this list, so a protocol is added by adding its module here.
+macro_rules! with_protocols {
+    ($then:ident) => {
+        $then!(
+            agentscope,
+            langchain,
+            agui,
+            openai_responses,
+            openai_chat,
+            anthropic,
+            ai_sdk,
+        );
+    };
+}
+
+macro_rules! declare_protocols {
+    ($($module:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// Every protocol's descriptor, in the order the CLI lists them.
+        pub const PROTOCOLS: &[&registry::Descriptor] = &[$(&$module::PROTOCOL),*];
+    };
+}
+
+with_protocols!(declare_protocols);
 
 #[cfg(feature = "python")]
 #[allow(unsafe_code)]

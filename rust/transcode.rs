@@ -15,174 +15,12 @@ use crate::events::{
 };
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
+use crate::registry::Descriptor;
+pub use crate::registry::EncoderOptions;
 use crate::sse::Limits;
 use crate::stream::{
     is_done_marker, Assemble, Budget, Driver, Error, Log, Observer, OnError, Protocol,
 };
-use crate::{agentscope, agui, ai_sdk, anthropic, langchain, openai_chat, openai_responses};
-
-/// Protocol names, as the CLI and the docs spell them.
-pub const PROTOCOLS: [&str; 7] = [
-    "agentscope",
-    "langchain",
-    "agui",
-    "openai-responses",
-    "openai-chat",
-    "anthropic",
-    "ai-sdk",
-];
-
-/// How a protocol's event errors name its events.
-pub fn subject(protocol: &str) -> Option<&'static str> {
-    match protocol {
-        "agentscope" => Some("AgentScope event"),
-        "langchain" => Some("LangChain protocol message"),
-        "agui" => Some("AG-UI event"),
-        "openai-responses" => Some("OpenAI Responses event"),
-        "openai-chat" => Some("OpenAI Chat Completions chunk"),
-        "anthropic" => Some("Anthropic Messages event"),
-        "ai-sdk" => Some("AI SDK UI message chunk"),
-        _ => None,
-    }
-}
-
-/// A new decoder for a protocol's events.
-pub fn decoder(protocol: &str) -> Option<Box<dyn Decode + Send + Sync>> {
-    Some(match protocol {
-        "agentscope" => Box::new(agentscope::events::Decoder::default()),
-        "langchain" => Box::new(langchain::events::Decoder::default()),
-        "agui" => Box::new(agui::events::Decoder::default()),
-        "openai-responses" => Box::new(openai_responses::events::Decoder::default()),
-        "openai-chat" => Box::new(openai_chat::events::Decoder::default()),
-        "anthropic" => Box::new(anthropic::events::Decoder::default()),
-        "ai-sdk" => Box::new(ai_sdk::events::Decoder::default()),
-        _ => return None,
-    })
-}
-
-/// What each protocol's encoder takes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EncoderOptions {
-    AgentScope {
-        session_id: Option<String>,
-        response_id: Option<String>,
-        created_at: Option<i64>,
-    },
-    LangChain {
-        namespace: Vec<String>,
-        node: Option<String>,
-        timestamp: Option<i64>,
-    },
-    Agui {
-        thread_id: Option<String>,
-        run_id: Option<String>,
-    },
-    OpenAIResponses {
-        response_id: Option<String>,
-        model: Option<String>,
-        created_at: Option<i64>,
-    },
-    OpenAIChat {
-        response_id: Option<String>,
-        model: Option<String>,
-        created_at: Option<i64>,
-    },
-    Anthropic {
-        response_id: Option<String>,
-        model: Option<String>,
-    },
-    AISdk {
-        message_id: Option<String>,
-    },
-}
-
-impl EncoderOptions {
-    /// A protocol's defaults.
-    pub fn defaults(protocol: &str) -> Option<Self> {
-        Some(match protocol {
-            "agentscope" => EncoderOptions::AgentScope {
-                session_id: None,
-                response_id: None,
-                created_at: None,
-            },
-            "langchain" => EncoderOptions::LangChain {
-                namespace: Vec::new(),
-                node: Some("model".to_owned()),
-                timestamp: None,
-            },
-            "agui" => EncoderOptions::Agui {
-                thread_id: None,
-                run_id: None,
-            },
-            "openai-responses" => EncoderOptions::OpenAIResponses {
-                response_id: None,
-                model: None,
-                created_at: None,
-            },
-            "openai-chat" => EncoderOptions::OpenAIChat {
-                response_id: None,
-                model: None,
-                created_at: None,
-            },
-            "anthropic" => EncoderOptions::Anthropic {
-                response_id: None,
-                model: None,
-            },
-            "ai-sdk" => EncoderOptions::AISdk { message_id: None },
-            _ => return None,
-        })
-    }
-
-    pub fn encoder(self) -> Box<dyn Encode + Send + Sync> {
-        match self {
-            EncoderOptions::AgentScope {
-                session_id,
-                response_id,
-                created_at,
-            } => Box::new(agentscope::events::Encoder::new(
-                session_id,
-                response_id,
-                created_at,
-            )),
-            EncoderOptions::LangChain {
-                namespace,
-                node,
-                timestamp,
-            } => Box::new(langchain::events::Encoder::new(
-                namespace,
-                node,
-                timestamp.map(Value::from),
-            )),
-            EncoderOptions::Agui { thread_id, run_id } => {
-                Box::new(agui::events::Encoder::new(thread_id, run_id))
-            }
-            EncoderOptions::OpenAIResponses {
-                response_id,
-                model,
-                created_at,
-            } => Box::new(openai_responses::events::Encoder::new(
-                response_id,
-                model,
-                created_at.map(Value::from),
-            )),
-            EncoderOptions::OpenAIChat {
-                response_id,
-                model,
-                created_at,
-            } => Box::new(openai_chat::events::Encoder::new(
-                response_id,
-                model,
-                created_at.map(Value::from),
-            )),
-            EncoderOptions::Anthropic { response_id, model } => {
-                Box::new(anthropic::events::Encoder::new(response_id, model))
-            }
-            EncoderOptions::AISdk { message_id } => {
-                Box::new(ai_sdk::events::Encoder::new(message_id))
-            }
-        }
-    }
-}
 
 /// Where decoded neutral events go.
 pub trait Sink {
@@ -299,17 +137,17 @@ impl<S: Sink> Protocol for Decoding<S> {
 }
 
 fn driver<S: Sink>(
-    source: &str,
+    source: &'static Descriptor,
     sink: S,
     limits: Limits,
     on_error: OnError,
-) -> Option<Driver<Decoding<S>>> {
+) -> Driver<Decoding<S>> {
     let decoding = Decoding {
-        decoder: decoder(source)?,
+        decoder: (source.decoder)(),
         scratch: Vec::new(),
         sink,
     };
-    Some(Driver::new(decoding, limits, on_error, subject(source)?))
+    Driver::new(decoding, limits, on_error, source.subject)
 }
 
 macro_rules! assemble_over_driver {
@@ -359,13 +197,14 @@ pub struct Decoder {
 assemble_over_driver!(Decoder, Collect);
 
 impl Decoder {
-    /// None for a protocol that is not known.
-    pub fn new(source: &str, limits: Limits, on_error: OnError) -> Option<Self> {
-        let mut driver = driver(source, Collect::default(), limits, on_error)?;
+    /// A decoder of `source`'s streams ([`crate::registry::find`] finds a
+    /// protocol by its name).
+    pub fn new(source: &'static Descriptor, limits: Limits, on_error: OnError) -> Self {
+        let mut driver = driver(source, Collect::default(), limits, on_error);
         driver.name = "events.Decoder";
         // It holds nothing the stream brings: no budget to keep.
         driver.log.budget = Budget::unlimited();
-        Some(Decoder { driver })
+        Decoder { driver }
     }
 
     /// The neutral events decoded since the last call.
@@ -444,23 +283,23 @@ pub struct Transcoder {
 assemble_over_driver!(Transcoder, Convert);
 
 impl Transcoder {
-    /// None for a source protocol that is not known.
+    /// Converts `source`'s streams into the target of `target`'s options.
     pub fn new(
-        source: &str,
+        source: &'static Descriptor,
         target: EncoderOptions,
         limits: Limits,
         on_error: OnError,
-    ) -> Option<Self> {
+    ) -> Self {
         let sink = Convert {
             encoder: target.encoder(),
             framed: Vec::new(),
             out: Vec::new(),
         };
-        let mut driver = driver(source, sink, limits, on_error)?;
+        let mut driver = driver(source, sink, limits, on_error);
         driver.name = "Transcoder";
         // What it holds is bounded by itself, not by what the stream brings.
         driver.log.budget = Budget::unlimited();
-        Some(Transcoder { driver })
+        Transcoder { driver }
     }
 
     /// The target's events converted since the last call.
@@ -848,11 +687,11 @@ pub struct Assembler {
 assemble_over_driver!(Assembler, View);
 
 impl Assembler {
-    /// None for a protocol that is not known.
-    pub fn new(protocol: &str, limits: Limits, on_error: OnError) -> Option<Self> {
-        let mut driver = driver(protocol, View::new(protocol), limits, on_error)?;
+    /// The neutral view of `protocol`'s streams.
+    pub fn new(protocol: &'static Descriptor, limits: Limits, on_error: OnError) -> Self {
+        let mut driver = driver(protocol, View::new(protocol.name), limits, on_error);
         driver.name = "events.Assembler";
-        Some(Assembler { driver })
+        Assembler { driver }
     }
 
     pub fn view(&self) -> Value {

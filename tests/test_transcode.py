@@ -801,6 +801,46 @@ def test_errors_name_the_source_event() -> None:
             backend.Transcoder("agui", "agui", session_id="x")
 
 
+@pytest.mark.parametrize(
+    ("target", "options"),
+    [
+        ("agui", {"zeta": 1, "model": "m"}),  # the first unknown name in sorted order
+        ("agui", {"run_id": 1}),
+        ("agui", {"run_id": ("r",)}),
+        ("openai-chat", {"created_at": True}),  # a bool is no int
+        ("openai-chat", {"created_at": 1.0}),
+        ("openai-chat", {"created_at": 2**64}),
+        ("openai-chat", {"model": "m", "created_at": "1"}),
+        ("langchain", {"namespace": ["a", 1]}),
+        ("langchain", {"namespace": "a"}),
+        ("ai-sdk", {"message_id": object()}),
+    ],
+)
+def test_encoder_options_are_refused_alike(target: str, options: dict[str, Any]) -> None:
+    refusals = []
+    for backend in backends():
+        with pytest.raises((TypeError, ValueError)) as refused:
+            backend.Transcoder("agui", target, **options)
+        refusals.append((type(refused.value), str(refused.value)))
+    assert len(set(refusals)) == 1, refusals
+
+
+def test_encoder_options_reach_the_encoder() -> None:
+    for backend in backends():
+        transcoder = backend.Transcoder(
+            "agui", "langchain", namespace=("graph", "agent"), node=None, timestamp=7
+        )
+        out = transcoder.feed_event({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+        out += transcoder.feed_event({"type": "TEXT_MESSAGE_START", "messageId": "m"})
+        out += transcoder.feed_event({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"})
+        params = [event["params"] for event in out if event.get("method") == "messages"]
+        assert params, out
+        assert all(param["namespace"] == ["graph", "agent"] for param in params)
+        assert all(param["timestamp"] == 7 for param in params)
+        # node=None: no node, where the default names the model's.
+        assert all("node" not in param for param in params), params
+
+
 def test_what_was_converted_before_an_error_comes_with_the_next_call() -> None:
     events = [
         {"object": "response", "id": "r", "status": "created", "session_id": "s"},

@@ -9,9 +9,11 @@
 
 use agentcodec::events::Event;
 use agentcodec::json::{self, Value};
+use agentcodec::registry::{Descriptor, EncoderOptions, OptionKind, OptionValue};
 use agentcodec::sse::Limits;
 use agentcodec::stream::{Assemble, OnError};
-use agentcodec::transcode::{self, EncoderOptions, Transcoder, PROTOCOLS};
+use agentcodec::transcode::{self, Transcoder};
+use agentcodec::PROTOCOLS;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "chunks.rs"]
@@ -23,46 +25,27 @@ const LIMITS: Limits = Limits {
 };
 
 /// A target's encoder, with every id and time fixed so runs compare.
-fn options(target: &str) -> EncoderOptions {
-    let id = || Some("x".to_owned());
-    match target {
-        "agentscope" => EncoderOptions::AgentScope {
-            session_id: id(),
-            response_id: id(),
-            created_at: Some(1),
-        },
-        "langchain" => EncoderOptions::LangChain {
-            namespace: Vec::new(),
-            node: Some("model".to_owned()),
-            timestamp: Some(1),
-        },
-        "agui" => EncoderOptions::Agui {
-            thread_id: id(),
-            run_id: id(),
-        },
-        "openai-responses" => EncoderOptions::OpenAIResponses {
-            response_id: id(),
-            model: id(),
-            created_at: Some(1),
-        },
-        "openai-chat" => EncoderOptions::OpenAIChat {
-            response_id: id(),
-            model: id(),
-            created_at: Some(1),
-        },
-        "anthropic" => EncoderOptions::Anthropic {
-            response_id: id(),
-            model: id(),
-        },
-        _ => EncoderOptions::AISdk { message_id: id() },
-    }
+fn options(target: &'static Descriptor) -> EncoderOptions {
+    let fixed = target.options.iter().map(|option| {
+        let value = match option.kind {
+            OptionKind::Str => OptionValue::from("x"),
+            OptionKind::Int => OptionValue::Int(1),
+            OptionKind::StrList => OptionValue::StrList(Vec::new()),
+        };
+        (option.name.to_owned(), value)
+    });
+    EncoderOptions::parse(target, fixed).expect("options of the declared kinds")
 }
 
 /// What `source` converts to; `full` observes every event, which keeps
 /// the decoder off its quick path.
-fn convert(source: &str, target: &str, pieces: &[&[u8]], full: bool) -> Vec<u8> {
-    let mut transcoder =
-        Transcoder::new(source, options(target), LIMITS, OnError::Skip).expect("a protocol");
+fn convert(
+    source: &'static Descriptor,
+    target: &'static Descriptor,
+    pieces: &[&[u8]],
+    full: bool,
+) -> Vec<u8> {
+    let mut transcoder = Transcoder::new(source, options(target), LIMITS, OnError::Skip);
     let mut out = Vec::new();
     for piece in pieces {
         let _ = if full {
@@ -77,7 +60,7 @@ fn convert(source: &str, target: &str, pieces: &[&[u8]], full: bool) -> Vec<u8> 
     out
 }
 
-fn encode(target: &str, events: &[Event]) -> Vec<u8> {
+fn encode(target: &'static Descriptor, events: &[Event]) -> Vec<u8> {
     let mut encoder = transcode::Encoder::new(options(target));
     let mut out = Vec::new();
     for event in events {
@@ -91,9 +74,8 @@ fn encode(target: &str, events: &[Event]) -> Vec<u8> {
 /// that it held no event of the protocol where it held none at all, or
 /// where `foreign` (all it holds passed through, and need not be the
 /// protocol's).
-fn reads_back(target: &str, bytes: &[u8], foreign: bool) {
-    let mut decoder =
-        transcode::Decoder::new(target, Limits::default(), OnError::Skip).expect("a protocol");
+fn reads_back(target: &'static Descriptor, bytes: &[u8], foreign: bool) {
+    let mut decoder = transcode::Decoder::new(target, Limits::default(), OnError::Skip);
     let _ = decoder.feed(bytes);
     let _ = decoder.close();
     let excused = foreign || decoder.event_count() == 0;
@@ -102,7 +84,8 @@ fn reads_back(target: &str, bytes: &[u8], foreign: bool) {
             .errors()
             .iter()
             .all(|error| excused && error.code == "unrecognized_stream"),
-        "{target} reads its encoder's output with errors {:?}: {}",
+        "{} reads its encoder's output with errors {:?}: {}",
+        target.name,
         decoder.errors(),
         String::from_utf8_lossy(bytes)
     );
@@ -110,7 +93,7 @@ fn reads_back(target: &str, bytes: &[u8], foreign: bool) {
 
 /// Whether `target`'s encoder writes nothing of its own for `events`: all
 /// it writes is what passed through.
-fn writes_nothing_of_its_own(target: &str, events: &[Event]) -> bool {
+fn writes_nothing_of_its_own(target: &'static Descriptor, events: &[Event]) -> bool {
     let own: Vec<Event> = events
         .iter()
         .filter(|event| event.get("type").and_then(Value::as_str) != Some("passthrough"))
@@ -136,8 +119,7 @@ fuzz_target!(|input: &[u8]| {
                 whole,
                 "the full path"
             );
-            let mut decoder =
-                transcode::Decoder::new(source, LIMITS, OnError::Skip).expect("a protocol");
+            let mut decoder = transcode::Decoder::new(source, LIMITS, OnError::Skip);
             let _ = decoder.feed(data);
             let _ = decoder.close();
             reads_back(

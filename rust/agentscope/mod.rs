@@ -8,6 +8,7 @@ mod probe;
 pub use assembler::{Assembler, DataMerge, Error, ErrorRecord, EventError, OnError, Options};
 
 use crate::json::{Map, Value};
+use crate::registry::{Descriptor, EncoderOption};
 
 /// Whether an event is one of the protocol's: a response, message or
 /// content object, or an error frame (no object, an `error`). A reader
@@ -22,3 +23,22 @@ pub fn recognizes(event: &Map<String, Value>) -> bool {
         Some(_) => false,
     }
 }
+
+/// The protocol, as the registry ([`crate::PROTOCOLS`]) lists it.
+pub const PROTOCOL: Descriptor = Descriptor {
+    name: "agentscope",
+    subject: "AgentScope event",
+    decoder: || Box::new(events::Decoder::default()),
+    options: &[
+        EncoderOption::str("session_id"),
+        EncoderOption::str("response_id"),
+        EncoderOption::int("created_at"),
+    ],
+    encoder: |options| {
+        Box::new(events::Encoder::new(
+            options.str("session_id").flatten(),
+            options.str("response_id").flatten(),
+            options.int("created_at").flatten(),
+        ))
+    },
+};

@@ -8,6 +8,7 @@ mod probe;
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
 
 use crate::json::{Map, Value};
+use crate::registry::{Descriptor, EncoderOption};
 
 /// Whether an event is one of the protocol's: its `type` is an AG-UI
 /// event type. See `agentscope::recognizes`.
@@ -17,3 +18,20 @@ pub fn recognizes(event: &Map<String, Value>) -> bool {
         .and_then(Value::as_str)
         .is_some_and(|kind| events::KNOWN.contains(&kind))
 }
+
+/// The protocol, as the registry ([`crate::PROTOCOLS`]) lists it.
+pub const PROTOCOL: Descriptor = Descriptor {
+    name: "agui",
+    subject: "AG-UI event",
+    decoder: || Box::new(events::Decoder::default()),
+    options: &[
+        EncoderOption::str("thread_id"),
+        EncoderOption::str("run_id"),
+    ],
+    encoder: |options| {
+        Box::new(events::Encoder::new(
+            options.str("thread_id").flatten(),
+            options.str("run_id").flatten(),
+        ))
+    },
+};

@@ -10,6 +10,7 @@ pub use assembler::{merge_metadata, Assembler, Error, ErrorRecord, EventError, O
 pub const OUTPUT_STATES: [&str; 2] = ["output-available", "output-error"];
 
 use crate::json::{Map, Value};
+use crate::registry::{Descriptor, EncoderOption};
 
 /// The chunk types of a UI message stream (and `data-*`).
 pub const CHUNK_TYPES: [&str; 28] = [
@@ -51,3 +52,16 @@ pub fn recognizes(chunk: &Map<String, Value>) -> bool {
         .and_then(Value::as_str)
         .is_some_and(|kind| CHUNK_TYPES.contains(&kind) || kind.starts_with("data-"))
 }
+
+/// The protocol, as the registry ([`crate::PROTOCOLS`]) lists it.
+pub const PROTOCOL: Descriptor = Descriptor {
+    name: "ai-sdk",
+    subject: "AI SDK UI message chunk",
+    decoder: || Box::new(events::Decoder::default()),
+    options: &[
+        EncoderOption::str("message_id"),
+    ],
+    encoder: |options| {
+        Box::new(events::Encoder::new(options.str("message_id").flatten()))
+    },
+};

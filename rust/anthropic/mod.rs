@@ -7,6 +7,7 @@ pub(crate) mod probe;
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
 
 use crate::json::Value;
+use crate::registry::{Descriptor, EncoderOption};
 
 /// The block types whose input streams as `input_json_delta`.
 pub const TOOL_BLOCKS: [&str; 3] = ["tool_use", "server_tool_use", "mcp_tool_use"];
@@ -43,3 +44,20 @@ pub fn recognizes(event: &crate::json::Map<String, Value>) -> bool {
         .and_then(Value::as_str)
         .is_some_and(|kind| EVENT_TYPES.contains(&kind))
 }
+
+/// The protocol, as the registry ([`crate::PROTOCOLS`]) lists it.
+pub const PROTOCOL: Descriptor = Descriptor {
+    name: "anthropic",
+    subject: "Anthropic Messages event",
+    decoder: || Box::new(events::Decoder::default()),
+    options: &[
+        EncoderOption::str("response_id"),
+        EncoderOption::str("model"),
+    ],
+    encoder: |options| {
+        Box::new(events::Encoder::new(
+            options.str("response_id").flatten(),
+            options.str("model").flatten(),
+        ))
+    },
+};

@@ -9,6 +9,7 @@ pub use assembler::{
 };
 
 use crate::json::{Map, Value};
+use crate::registry::{Descriptor, EncoderOption};
 
 /// Whether a message is one of the protocol's: an event (`type` "event",
 /// or none) with a `method`, or a command's response (`success` or
@@ -25,3 +26,23 @@ pub fn recognizes(message: &Map<String, Value>) -> bool {
         Some(_) => false,
     }
 }
+
+/// The protocol, as the registry ([`crate::PROTOCOLS`]) lists it.
+pub const PROTOCOL: Descriptor = Descriptor {
+    name: "langchain",
+    subject: "LangChain protocol message",
+    decoder: || Box::new(events::Decoder::default()),
+    options: &[
+        EncoderOption::str_list("namespace"),
+        EncoderOption::str("node"),
+        EncoderOption::int("timestamp"),
+    ],
+    encoder: |options| {
+        Box::new(events::Encoder::new(
+            options.str_list("namespace"),
+            // The node that streams the model's tokens, unless told otherwise.
+            options.str("node").unwrap_or_else(|| Some("model".to_owned())),
+            options.int("timestamp").flatten().map(Value::from),
+        ))
+    },
+};

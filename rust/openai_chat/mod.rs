@@ -7,6 +7,7 @@ mod probe;
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
 
 use crate::json::Value;
+use crate::registry::{Descriptor, EncoderOption};
 
 /// What a chunk's truthy `error` says: its code (`code`, else `type`) and
 /// its message (the error itself when it is a string). Compatible servers
@@ -32,3 +33,22 @@ pub fn recognizes(chunk: &crate::json::Map<String, Value>) -> bool {
         || chunk.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
         || chunk.get("error").is_some_and(Value::is_object)
 }
+
+/// The protocol, as the registry ([`crate::PROTOCOLS`]) lists it.
+pub const PROTOCOL: Descriptor = Descriptor {
+    name: "openai-chat",
+    subject: "OpenAI Chat Completions chunk",
+    decoder: || Box::new(events::Decoder::default()),
+    options: &[
+        EncoderOption::str("response_id"),
+        EncoderOption::str("model"),
+        EncoderOption::int("created_at"),
+    ],
+    encoder: |options| {
+        Box::new(events::Encoder::new(
+            options.str("response_id").flatten(),
+            options.str("model").flatten(),
+            options.int("created_at").flatten().map(Value::from),
+        ))
+    },
+};

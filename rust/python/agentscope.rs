@@ -6,10 +6,10 @@ use pyo3::types::PyList;
 
 use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, assembler_methods, AssemblerState};
-use super::errors::{agentscope_error, agentscope_event_error, error_records, stream_error};
+use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::{rendered_list, to_python};
-use crate::agentscope::{Assembler, DataMerge, Error, Options};
+use crate::agentscope::{Assembler, DataMerge, Options};
 use crate::stream::Assemble;
 
 /// Assembles an AgentScope Agent API (`/process`) stream into its AgentResponse.
@@ -18,8 +18,14 @@ pub struct AgentScopeAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    stream_error(py, err, agentscope_error, agentscope_event_error)
+protocol_errors!("AgentScopeError", "AgentScopeEventError");
+
+assert_python_aligned!(AgentScopeAssembler);
+
+/// Adds the protocol's classes to `agentcodec._native`.
+pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Exposed to users as agentcodec.agentscope.Assembler.
+    m.add("AgentScopeAssembler", m.py().get_type::<AgentScopeAssembler>())
 }
 
 assembler_methods!(

@@ -6,10 +6,10 @@ use pyo3::types::PyList;
 
 use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, assembler_methods, AssemblerState};
-use super::errors::{agui_error, agui_event_error, error_records, stream_error};
+use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::{from_python, to_python};
-use crate::agui::{Assembler, Error, Options};
+use crate::agui::{Assembler, Options};
 use crate::json::{Map, Value};
 use crate::stream::Assemble;
 
@@ -19,8 +19,14 @@ pub struct AGUIAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    stream_error(py, err, agui_error, agui_event_error)
+protocol_errors!("AGUIError", "AGUIEventError");
+
+assert_python_aligned!(AGUIAssembler);
+
+/// Adds the protocol's classes to `agentcodec._native`.
+pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Exposed to users as agentcodec.agui.Assembler.
+    m.add("AGUIAssembler", m.py().get_type::<AGUIAssembler>())
 }
 
 assembler_methods!(

@@ -4,10 +4,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::assemblers::{self, assembler_methods, AssemblerState};
-use super::errors::{ai_sdk_error, ai_sdk_event_error, error_records, stream_error};
+use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::to_python;
-use crate::ai_sdk::{Assembler, Error, Options};
+use crate::ai_sdk::{Assembler, Options};
 use crate::stream::Assemble;
 
 /// Assembles a Vercel AI SDK UI message stream into its UIMessage.
@@ -16,8 +16,14 @@ pub struct AISDKAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    stream_error(py, err, ai_sdk_error, ai_sdk_event_error)
+protocol_errors!("AISDKError", "AISDKEventError");
+
+assert_python_aligned!(AISDKAssembler);
+
+/// Adds the protocol's classes to `agentcodec._native`.
+pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Exposed to users as agentcodec.ai_sdk.Assembler.
+    m.add("AISDKAssembler", m.py().get_type::<AISDKAssembler>())
 }
 
 assembler_methods!(

@@ -4,10 +4,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::assemblers::{self, assembler_methods, AssemblerState};
-use super::errors::{anthropic_error, anthropic_event_error, error_records, stream_error};
+use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::to_python;
-use crate::anthropic::{Assembler, Error, Options};
+use crate::anthropic::{Assembler, Options};
 use crate::stream::Assemble;
 
 /// Assembles an Anthropic Messages stream into its final Message.
@@ -16,8 +16,14 @@ pub struct AnthropicAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    stream_error(py, err, anthropic_error, anthropic_event_error)
+protocol_errors!("AnthropicError", "AnthropicEventError");
+
+assert_python_aligned!(AnthropicAssembler);
+
+/// Adds the protocol's classes to `agentcodec._native`.
+pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Exposed to users as agentcodec.anthropic.Assembler.
+    m.add("AnthropicAssembler", m.py().get_type::<AnthropicAssembler>())
 }
 
 assembler_methods!(

@@ -11,24 +11,35 @@ use crate::stream::{Error, ErrorRecord, Exceeded};
 
 static SSE_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static STREAM_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static AGENTSCOPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static AGENTSCOPE_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static LANGCHAIN_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static LANGCHAIN_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static AGUI_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static AGUI_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static RESPONSES_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static RESPONSES_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static CHAT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static CHAT_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static ANTHROPIC_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static ANTHROPIC_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static AI_SDK_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static AI_SDK_EVENT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static PARTIAL_JSON_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
+/// Defines a protocol binding's `to_py_err`: the protocol's errors raised as
+/// its own exception classes of `agentcodec._errors`, `$base(message)` and
+/// `$event(event, problem)`.
+macro_rules! protocol_errors {
+    ($base:literal, $event:literal) => {
+        /// Raises the protocol's errors as its own exception classes.
+        pub(super) fn to_py_err(py: Python<'_>, err: crate::stream::Error) -> PyErr {
+            use pyo3::sync::PyOnceLock;
+            use pyo3::types::PyType;
+            static BASE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+            static EVENT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+            super::errors::stream_error(
+                py,
+                err,
+                |py: Python<'_>, message: &str| super::errors::raise(py, &BASE, $base, (message,)),
+                |py: Python<'_>, event: u64, problem: &str| {
+                    super::errors::raise(py, &EVENT, $event, (event, problem))
+                },
+            )
+        }
+    };
+}
+
+pub(super) use protocol_errors;
+
 /// Instantiates the named exception class of `agentcodec._errors`.
-fn raise<'py>(
+pub(super) fn raise<'py>(
     py: Python<'py>,
     cell: &PyOnceLock<Py<PyType>>,
     name: &str,
@@ -54,21 +65,6 @@ pub fn partial_json_error(py: Python<'_>, offset: usize, reason: &str) -> PyErr 
     )
 }
 
-/// `AgentScopeError(message)`.
-pub fn agentscope_error(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, &AGENTSCOPE_ERROR, "AgentScopeError", (message,))
-}
-
-/// `AgentScopeEventError(event, problem)`.
-pub fn agentscope_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
-    raise(
-        py,
-        &AGENTSCOPE_EVENT_ERROR,
-        "AgentScopeEventError",
-        (event, problem),
-    )
-}
-
 /// `SSELimitError(limit, max_bytes, offset, events)`: `events` are those
 /// completed by the call that failed, before the offending line.
 pub fn sse_limit_error(py: Python<'_>, err: &LimitError, events: Bound<'_, PyList>) -> PyErr {
@@ -78,86 +74,6 @@ pub fn sse_limit_error(py: Python<'_>, err: &LimitError, events: Bound<'_, PyLis
         "SSELimitError",
         (err.kind.setting(), err.max_bytes, err.offset, events),
     )
-}
-
-/// `LangChainError(message)`.
-pub fn langchain_error(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, &LANGCHAIN_ERROR, "LangChainError", (message,))
-}
-
-/// `LangChainEventError(event, problem)`.
-pub fn langchain_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
-    raise(
-        py,
-        &LANGCHAIN_EVENT_ERROR,
-        "LangChainEventError",
-        (event, problem),
-    )
-}
-
-/// `AGUIError(message)`.
-pub fn agui_error(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, &AGUI_ERROR, "AGUIError", (message,))
-}
-
-/// `AGUIEventError(event, problem)`.
-pub fn agui_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
-    raise(py, &AGUI_EVENT_ERROR, "AGUIEventError", (event, problem))
-}
-
-/// `OpenAIResponsesError(message)`.
-pub fn responses_error(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, &RESPONSES_ERROR, "OpenAIResponsesError", (message,))
-}
-
-/// `OpenAIResponsesEventError(event, problem)`.
-pub fn responses_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
-    raise(
-        py,
-        &RESPONSES_EVENT_ERROR,
-        "OpenAIResponsesEventError",
-        (event, problem),
-    )
-}
-
-/// `OpenAIChatError(message)`.
-pub fn chat_error(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, &CHAT_ERROR, "OpenAIChatError", (message,))
-}
-
-/// `OpenAIChatEventError(event, problem)`.
-pub fn chat_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
-    raise(
-        py,
-        &CHAT_EVENT_ERROR,
-        "OpenAIChatEventError",
-        (event, problem),
-    )
-}
-
-/// `AnthropicError(message)`.
-pub fn anthropic_error(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, &ANTHROPIC_ERROR, "AnthropicError", (message,))
-}
-
-/// `AnthropicEventError(event, problem)`.
-pub fn anthropic_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
-    raise(
-        py,
-        &ANTHROPIC_EVENT_ERROR,
-        "AnthropicEventError",
-        (event, problem),
-    )
-}
-
-/// `AISDKError(message)`.
-pub fn ai_sdk_error(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, &AI_SDK_ERROR, "AISDKError", (message,))
-}
-
-/// `AISDKEventError(event, problem)`.
-pub fn ai_sdk_event_error(py: Python<'_>, event: u64, problem: &str) -> PyErr {
-    raise(py, &AI_SDK_EVENT_ERROR, "AISDKEventError", (event, problem))
 }
 
 /// `StreamLimitError(subject, event, limit, maximum, detail)`.

@@ -6,10 +6,10 @@ use pyo3::types::{PyList, PyString};
 use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::bytes::with_bytes;
-use super::errors::{error_records, langchain_error, langchain_event_error, stream_error};
+use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::rendered_list;
-use crate::langchain::{Assembler, Error, Options, ToolArgs};
+use crate::langchain::{Assembler, Options, ToolArgs};
 use crate::stream::Assemble;
 
 /// Assembles the messages of a LangChain Agent Streaming Protocol stream.
@@ -18,8 +18,14 @@ pub struct LangChainAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    stream_error(py, err, langchain_error, langchain_event_error)
+protocol_errors!("LangChainError", "LangChainEventError");
+
+assert_python_aligned!(LangChainAssembler);
+
+/// Adds the protocol's classes to `agentcodec._native`.
+pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Exposed to users as agentcodec.langchain.Assembler.
+    m.add("LangChainAssembler", m.py().get_type::<LangChainAssembler>())
 }
 
 assembler_methods!(

@@ -1,27 +1,5 @@
 //! The PyO3 binding: `agentcodec._native`. The only place that knows Python.
 
-mod agentscope;
-mod agui;
-mod ai_sdk;
-mod anthropic;
-mod args;
-mod assemblers;
-mod bytes;
-mod errors;
-mod guard;
-mod json;
-mod langchain;
-mod openai_chat;
-mod openai_responses;
-mod partial_json;
-mod sse;
-mod tool_calls;
-mod transcode;
-
-use pyo3::prelude::*;
-
-use crate::sse::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES};
-
 /// Python allocates an object with 16-byte alignment, so what a class holds
 /// must need no more: a 32-byte-aligned AVX2 searcher once kept in the SSE
 /// decoder crashed on the first instance that landed off a 32-byte line.
@@ -33,16 +11,38 @@ macro_rules! assert_python_aligned {
     };
 }
 
+macro_rules! protocol_bindings {
+    ($($module:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        /// Adds each protocol's classes to the module.
+        fn add_protocols(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $($module::add_to(m)?;)*
+            Ok(())
+        }
+    };
+}
+
+with_protocols!(protocol_bindings);
+
+mod args;
+mod assemblers;
+mod bytes;
+mod errors;
+mod guard;
+mod json;
+mod partial_json;
+mod sse;
+mod tool_calls;
+mod transcode;
+
+use pyo3::prelude::*;
+
+use crate::sse::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES};
+
 assert_python_aligned!(
     sse::SSEEvent,
     sse::SSEDecoder,
-    agentscope::AgentScopeAssembler,
-    langchain::LangChainAssembler,
-    agui::AGUIAssembler,
-    openai_responses::OpenAIResponsesAssembler,
-    openai_chat::OpenAIChatAssembler,
-    anthropic::AnthropicAssembler,
-    ai_sdk::AISDKAssembler,
     partial_json::PartialJSON,
     transcode::Transcoder,
     transcode::NeutralDecoder,
@@ -57,39 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_EVENT_BYTES", DEFAULT_MAX_EVENT_BYTES)?;
     m.add_class::<sse::SSEEvent>()?;
     m.add_class::<sse::SSEDecoder>()?;
-    // Exposed to users as agentcodec.ai_sdk.Assembler.
-    m.add(
-        "AISDKAssembler",
-        m.py().get_type::<ai_sdk::AISDKAssembler>(),
-    )?;
-    // Exposed to users as agentcodec.agentscope.Assembler.
-    m.add(
-        "AgentScopeAssembler",
-        m.py().get_type::<agentscope::AgentScopeAssembler>(),
-    )?;
-    // Exposed to users as agentcodec.langchain.Assembler.
-    m.add(
-        "LangChainAssembler",
-        m.py().get_type::<langchain::LangChainAssembler>(),
-    )?;
-    // Exposed to users as agentcodec.agui.Assembler.
-    m.add("AGUIAssembler", m.py().get_type::<agui::AGUIAssembler>())?;
-    // Exposed to users as agentcodec.openai_responses.Assembler.
-    m.add(
-        "OpenAIResponsesAssembler",
-        m.py()
-            .get_type::<openai_responses::OpenAIResponsesAssembler>(),
-    )?;
-    // Exposed to users as agentcodec.openai_chat.Assembler.
-    m.add(
-        "OpenAIChatAssembler",
-        m.py().get_type::<openai_chat::OpenAIChatAssembler>(),
-    )?;
-    // Exposed to users as agentcodec.anthropic.Assembler.
-    m.add(
-        "AnthropicAssembler",
-        m.py().get_type::<anthropic::AnthropicAssembler>(),
-    )?;
+    add_protocols(m)?;
     // Exposed to users as agentcodec.Transcoder and the neutral classes.
     m.add_class::<transcode::Transcoder>()?;
     m.add_class::<transcode::NeutralDecoder>()?;

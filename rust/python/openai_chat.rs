@@ -4,10 +4,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::assemblers::{self, assembler_methods, AssemblerState};
-use super::errors::{chat_error, chat_event_error, error_records, stream_error};
+use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::to_python;
-use crate::openai_chat::{Assembler, Error, Options};
+use crate::openai_chat::{Assembler, Options};
 use crate::stream::Assemble;
 
 /// Assembles an OpenAI Chat Completions stream into its final ChatCompletion.
@@ -16,8 +16,14 @@ pub struct OpenAIChatAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    stream_error(py, err, chat_error, chat_event_error)
+protocol_errors!("OpenAIChatError", "OpenAIChatEventError");
+
+assert_python_aligned!(OpenAIChatAssembler);
+
+/// Adds the protocol's classes to `agentcodec._native`.
+pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Exposed to users as agentcodec.openai_chat.Assembler.
+    m.add("OpenAIChatAssembler", m.py().get_type::<OpenAIChatAssembler>())
 }
 
 assembler_methods!(

@@ -4,10 +4,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::assemblers::{self, assembler_methods, AssemblerState};
-use super::errors::{error_records, responses_error, responses_event_error, stream_error};
+use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::to_python;
-use crate::openai_responses::{Assembler, Error, Options};
+use crate::openai_responses::{Assembler, Options};
 use crate::stream::Assemble;
 
 /// Assembles an OpenAI Responses stream into its final Response.
@@ -16,8 +16,14 @@ pub struct OpenAIResponsesAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    stream_error(py, err, responses_error, responses_event_error)
+protocol_errors!("OpenAIResponsesError", "OpenAIResponsesEventError");
+
+assert_python_aligned!(OpenAIResponsesAssembler);
+
+/// Adds the protocol's classes to `agentcodec._native`.
+pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Exposed to users as agentcodec.openai_responses.Assembler.
+    m.add("OpenAIResponsesAssembler", m.py().get_type::<OpenAIResponsesAssembler>())
 }
 
 assembler_methods!(

@@ -3,220 +3,130 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 
 use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, ToPyErr};
-use super::errors::{
-    agentscope_error, agentscope_event_error, agui_error, agui_event_error, ai_sdk_error,
-    ai_sdk_event_error, anthropic_error, anthropic_event_error, chat_error, chat_event_error,
-    error_records, langchain_error, langchain_event_error, responses_error, responses_event_error,
-    stream_error,
-};
+use super::errors::error_records;
 use super::guard::Guarded;
 use super::json::{from_python, to_python};
 use crate::events::Event;
 use crate::json::Value;
+use crate::registry::{self, Descriptor, EncoderOptions, OptionError, OptionKind, OptionValue};
 use crate::stream::Assemble;
-use crate::transcode::{self, EncoderOptions, PROTOCOLS};
+use crate::transcode;
 
 /// The protocol named by `name`, refused as the pure backend refuses it.
-fn protocol(py: Python<'_>, name: &Bound<'_, PyAny>, role: &str) -> PyResult<String> {
+fn protocol(py: Python<'_>, name: &Bound<'_, PyAny>, role: &str) -> PyResult<&'static Descriptor> {
     let Ok(text) = name.cast::<PyString>() else {
         let kind = name.get_type().name()?.to_string();
         return Err(PyTypeError::new_err(format!(
             "{role} must be a protocol name (str), not {kind}"
         )));
     };
-    let text = text.to_str()?.to_owned();
-    if !PROTOCOLS.contains(&text.as_str()) {
-        let repr = PyString::new(py, &text).repr()?.to_string();
-        return Err(PyValueError::new_err(format!(
+    let text = text.to_str()?;
+    registry::find(text).ok_or_else(|| {
+        let repr = PyString::new(py, text)
+            .repr()
+            .map(|repr| repr.to_string())
+            .unwrap_or_default();
+        let known: Vec<&str> = registry::names().collect();
+        PyValueError::new_err(format!(
             "unknown {role} protocol {repr}; known: {}",
-            PROTOCOLS.join(", ")
-        )));
-    }
-    Ok(text)
+            known.join(", ")
+        ))
+    })
 }
 
-/// How a source protocol's errors are raised: its own exception classes.
-fn to_py_err_for(source: &str) -> ToPyErr {
-    fn agentscope(py: Python<'_>, err: crate::stream::Error) -> PyErr {
-        stream_error(py, err, agentscope_error, agentscope_event_error)
-    }
-    fn langchain(py: Python<'_>, err: crate::stream::Error) -> PyErr {
-        stream_error(py, err, langchain_error, langchain_event_error)
-    }
-    fn agui(py: Python<'_>, err: crate::stream::Error) -> PyErr {
-        stream_error(py, err, agui_error, agui_event_error)
-    }
-    fn responses(py: Python<'_>, err: crate::stream::Error) -> PyErr {
-        stream_error(py, err, responses_error, responses_event_error)
-    }
-    fn chat(py: Python<'_>, err: crate::stream::Error) -> PyErr {
-        stream_error(py, err, chat_error, chat_event_error)
-    }
-    fn anthropic(py: Python<'_>, err: crate::stream::Error) -> PyErr {
-        stream_error(py, err, anthropic_error, anthropic_event_error)
-    }
-    fn ai_sdk(py: Python<'_>, err: crate::stream::Error) -> PyErr {
-        stream_error(py, err, ai_sdk_error, ai_sdk_event_error)
-    }
-    match source {
-        "agentscope" => agentscope,
-        "ai-sdk" => ai_sdk,
-        "langchain" => langchain,
-        "agui" => agui,
-        "openai-chat" => chat,
-        "anthropic" => anthropic,
-        _ => responses,
-    }
-}
-
-/// The options each encoder takes, in the order the messages list them.
-fn option_names(target: &str) -> &'static [&'static str] {
-    match target {
-        "agentscope" => &["session_id", "response_id", "created_at"],
-        "langchain" => &["namespace", "node", "timestamp"],
-        "agui" => &["thread_id", "run_id"],
-        "anthropic" => &["response_id", "model"],
-        "ai-sdk" => &["message_id"],
-        _ => &["response_id", "model", "created_at"],
-    }
-}
-
-fn str_option(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    if value.is_none() {
-        return Ok(None);
-    }
-    match value.cast::<PyString>() {
-        Ok(text) => Ok(Some(text.to_str()?.to_owned())),
-        Err(_) => Err(type_error(name, "str", value)),
-    }
-}
-
-fn int_option(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-    if value.is_none() {
-        return Ok(None);
-    }
-    if !value.get_type().is(value.py().get_type::<PyInt>()) {
-        return Err(type_error(name, "int", value));
-    }
-    value
-        .extract::<i64>()
-        .map(Some)
-        .map_err(|_| PyValueError::new_err(format!("{name} does not fit in 64 bits")))
-}
-
-fn list_option(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if value.is_none() {
-        return Ok(Vec::new());
-    }
-    let is_sequence =
-        value.is_instance_of::<PyList>() || value.is_instance_of::<pyo3::types::PyTuple>();
-    let parts: Option<Vec<String>> = if is_sequence {
-        value
-            .try_iter()?
-            .map(|part| {
-                part.ok()
-                    .and_then(|part| part.cast::<PyString>().ok().map(|text| text.to_string()))
-            })
-            .collect()
-    } else {
-        None
+macro_rules! raisers {
+    ($($module:ident),* $(,)?) => {
+        /// Each protocol's name and how its errors are raised (its own
+        /// exception classes, which its binding module defines).
+        const RAISERS: &[(&str, ToPyErr)] = &[$((crate::$module::PROTOCOL.name, super::$module::to_py_err)),*];
     };
-    parts.ok_or_else(|| type_error(name, "list[str]", value))
 }
 
-fn type_error(name: &str, kind: &str, value: &Bound<'_, PyAny>) -> PyErr {
-    let given = value
-        .get_type()
-        .name()
-        .map(|name| name.to_string())
-        .unwrap_or_default();
-    PyTypeError::new_err(format!("{name} must be {kind} or None, not {given}"))
+with_protocols!(raisers);
+
+/// How a source protocol's errors are raised.
+fn to_py_err_for(source: &Descriptor) -> ToPyErr {
+    RAISERS
+        .iter()
+        .find(|(name, _)| *name == source.name)
+        .map(|(_, raise)| *raise)
+        .expect("RAISERS and PROTOCOLS are generated from one list")
 }
 
-/// A target's encoder options from keyword arguments, checked as the pure
-/// backend checks them.
+/// An option's value as the core checks it: a value of the kind the option
+/// takes, or the name of its type (a Python `bool` is no `int`, a `tuple`
+/// of str is a list).
+fn option_value(kind: OptionKind, value: &Bound<'_, PyAny>) -> PyResult<OptionValue> {
+    if value.is_none() {
+        return Ok(OptionValue::None);
+    }
+    let fitting = match kind {
+        OptionKind::Str => value
+            .cast::<PyString>()
+            .ok()
+            .map(|text| text.to_str().map(|text| OptionValue::Str(text.to_owned())))
+            .transpose()?,
+        OptionKind::Int if value.get_type().is(value.py().get_type::<PyInt>()) => Some(
+            value
+                .extract::<i64>()
+                .map_or(OptionValue::IntTooBig, OptionValue::Int),
+        ),
+        OptionKind::Int => None,
+        OptionKind::StrList
+            if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() =>
+        {
+            value
+                .try_iter()?
+                .map(|part| {
+                    part.ok()
+                        .and_then(|part| part.cast::<PyString>().ok().map(|text| text.to_string()))
+                })
+                .collect::<Option<Vec<String>>>()
+                .map(OptionValue::StrList)
+        }
+        OptionKind::StrList => None,
+    };
+    match fitting {
+        Some(value) => Ok(value),
+        None => Ok(OptionValue::Other(value.get_type().name()?.to_string())),
+    }
+}
+
+/// A target's encoder options from keyword arguments, checked by the core
+/// as the pure backend checks them.
 fn encoder_options(
     py: Python<'_>,
-    target: &str,
+    target: &'static Descriptor,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<EncoderOptions> {
-    let allowed = option_names(target);
-    let mut given: Vec<(String, Bound<'_, PyAny>)> = Vec::new();
+    let mut given: Vec<(String, OptionValue)> = Vec::new();
     if let Some(options) = options {
         for (key, value) in options.iter() {
-            given.push((key.extract::<String>()?, value));
+            let name = key.extract::<String>()?;
+            let value = match target.options.iter().find(|option| option.name == name) {
+                Some(option) => option_value(option.kind, &value)?,
+                // Refused by its name before its value is looked at.
+                None => OptionValue::None,
+            };
+            given.push((name, value));
         }
     }
-    let mut unknown: Vec<&str> = given
-        .iter()
-        .map(|(key, _)| key.as_str())
-        .filter(|key| !allowed.contains(key))
-        .collect();
-    unknown.sort_unstable();
-    if let Some(first) = unknown.first() {
-        let repr = PyString::new(py, first).repr()?.to_string();
-        return Err(PyTypeError::new_err(format!(
-            "the {target} encoder takes no option {repr} (it takes {})",
-            allowed.join(", ")
-        )));
-    }
-    let mut options = EncoderOptions::defaults(target).expect("a known protocol");
-    for (key, value) in &given {
-        match (&mut options, key.as_str()) {
-            (EncoderOptions::AgentScope { session_id, .. }, "session_id") => {
-                *session_id = str_option(key, value)?;
-            }
-            (EncoderOptions::AgentScope { response_id, .. }, "response_id") => {
-                *response_id = str_option(key, value)?;
-            }
-            (EncoderOptions::AgentScope { created_at, .. }, "created_at") => {
-                *created_at = int_option(key, value)?;
-            }
-            (EncoderOptions::LangChain { namespace, .. }, "namespace") => {
-                *namespace = list_option(key, value)?;
-            }
-            (EncoderOptions::LangChain { node, .. }, "node") => *node = str_option(key, value)?,
-            (EncoderOptions::LangChain { timestamp, .. }, "timestamp") => {
-                *timestamp = int_option(key, value)?;
-            }
-            (EncoderOptions::Agui { thread_id, .. }, "thread_id") => {
-                *thread_id = str_option(key, value)?;
-            }
-            (EncoderOptions::Agui { run_id, .. }, "run_id") => *run_id = str_option(key, value)?,
-            (
-                EncoderOptions::OpenAIResponses { response_id, .. }
-                | EncoderOptions::OpenAIChat { response_id, .. }
-                | EncoderOptions::Anthropic { response_id, .. },
-                "response_id",
-            ) => {
-                *response_id = str_option(key, value)?;
-            }
-            (
-                EncoderOptions::OpenAIResponses { model, .. }
-                | EncoderOptions::OpenAIChat { model, .. }
-                | EncoderOptions::Anthropic { model, .. },
-                "model",
-            ) => {
-                *model = str_option(key, value)?;
-            }
-            (
-                EncoderOptions::OpenAIResponses { created_at, .. }
-                | EncoderOptions::OpenAIChat { created_at, .. },
-                "created_at",
-            ) => {
-                *created_at = int_option(key, value)?;
-            }
-            (EncoderOptions::AISdk { message_id }, "message_id") => {
-                *message_id = str_option(key, value)?;
-            }
-            _ => unreachable!("options were checked against the allowed names"),
+    EncoderOptions::parse(target, given).map_err(|err| {
+        let message = err.message(|name| {
+            PyString::new(py, name)
+                .repr()
+                .map(|repr| repr.to_string())
+                .unwrap_or_default()
+        });
+        match err {
+            OptionError::TooBig { .. } => PyValueError::new_err(message),
+            _ => PyTypeError::new_err(message),
         }
-    }
-    Ok(options)
+    })
 }
 
 fn to_events<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
@@ -285,9 +195,9 @@ pub struct Transcoder {
     state: Guarded<transcode::Transcoder>,
     to_py_err: ToPyErr,
     #[pyo3(get)]
-    source: String,
+    source: &'static str,
     #[pyo3(get)]
-    target: String,
+    target: &'static str,
 }
 
 stream_methods!(Transcoder, {
@@ -308,15 +218,14 @@ stream_methods!(Transcoder, {
         let source = protocol(py, source, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let options = encoder_options(py, &target, options)?;
-        let mut inner = transcode::Transcoder::new(&source, options, limits, on_error)
-            .expect("a known protocol");
+        let options = encoder_options(py, target, options)?;
+        let mut inner = transcode::Transcoder::new(source, options, limits, on_error);
         inner.set_max_errors(max_errors.max_errors(py)?);
         Ok(Transcoder {
             state: Guarded::new("Transcoder", inner),
-            to_py_err: to_py_err_for(&source),
-            source,
-            target,
+            to_py_err: to_py_err_for(source),
+            source: source.name,
+            target: target.name,
         })
     }
 
@@ -362,7 +271,7 @@ pub struct NeutralDecoder {
     state: Guarded<transcode::Decoder>,
     to_py_err: ToPyErr,
     #[pyo3(get)]
-    source: String,
+    source: &'static str,
 }
 
 stream_methods!(NeutralDecoder, {
@@ -379,13 +288,12 @@ stream_methods!(NeutralDecoder, {
         let source = protocol(py, source, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let mut inner =
-            transcode::Decoder::new(&source, limits, on_error).expect("a known protocol");
+        let mut inner = transcode::Decoder::new(source, limits, on_error);
         inner.set_max_errors(max_errors.max_errors(py)?);
         Ok(NeutralDecoder {
             state: Guarded::new("NeutralDecoder", inner),
-            to_py_err: to_py_err_for(&source),
-            source,
+            to_py_err: to_py_err_for(source),
+            source: source.name,
         })
     }
 
@@ -423,7 +331,7 @@ stream_methods!(NeutralDecoder, {
 pub struct NeutralEncoder {
     state: Guarded<transcode::Encoder>,
     #[pyo3(get)]
-    target: String,
+    target: &'static str,
 }
 
 /// A neutral event given by Python, refused as the pure backend refuses it.
@@ -453,10 +361,10 @@ impl NeutralEncoder {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let target = protocol(py, target, "target")?;
-        let options = encoder_options(py, &target, options)?;
+        let options = encoder_options(py, target, options)?;
         Ok(NeutralEncoder {
             state: Guarded::new("NeutralEncoder", transcode::Encoder::new(options)),
-            target,
+            target: target.name,
         })
     }
 
@@ -496,7 +404,7 @@ pub struct NeutralAssembler {
     state: Guarded<transcode::Assembler>,
     to_py_err: ToPyErr,
     #[pyo3(get)]
-    source: String,
+    source: &'static str,
 }
 
 stream_methods!(NeutralAssembler, {
@@ -517,8 +425,7 @@ stream_methods!(NeutralAssembler, {
         let name = self::protocol(py, protocol, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
-        let mut inner =
-            transcode::Assembler::new(&name, limits, on_error).expect("a known protocol");
+        let mut inner = transcode::Assembler::new(name, limits, on_error);
         assemblers::set_limits(
             py,
             &mut inner,
@@ -529,8 +436,8 @@ stream_methods!(NeutralAssembler, {
         )?;
         Ok(NeutralAssembler {
             state: Guarded::new("NeutralAssembler", inner),
-            to_py_err: to_py_err_for(&name),
-            source: name,
+            to_py_err: to_py_err_for(name),
+            source: name.name,
         })
     }
 
