@@ -28,8 +28,10 @@ from typing import Any
 import pytest
 
 from agentcodec import AgentCodecError, SSELimitError
+from agentcodec._protocols import encoder
 from agui_reference import apply_events, verify_events
 from conftest import NATIVE, PURE
+from protocol_table import TABLE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
@@ -1023,3 +1025,37 @@ def test_argument_deltas_convert_alike_in_every_form_they_come() -> None:
         assert blocks[0]["arguments"] == '{"q": "café \\n", "n": 1, "k": 2}'
         assert blocks[0]["input"] == {"q": "café \n", "n": 1, "k": 2}
         assert blocks[1]["output"] == "found"
+
+
+# Every id an encoder would otherwise make up, fixed so that two runs compare.
+FIXED_IDS: dict[str, dict[str, Any]] = {
+    "agentscope": {"session_id": "s", "response_id": "r"},
+    "langchain": {},
+    "agui": {"thread_id": "t", "run_id": "r"},
+    "openai-responses": {"response_id": "resp_1", "model": "m"},
+    "openai-chat": {"response_id": "chatcmpl-1", "model": "m"},
+    "anthropic": {"response_id": "msg_1", "model": "m"},
+    "ai-sdk": {"message_id": "m"},
+}
+
+
+@pytest.mark.parametrize("target", PROTOCOLS)
+@pytest.mark.parametrize("source", PROTOCOLS)
+def test_each_protocol_frames_its_events_in_one_place(source: str, target: str) -> None:
+    """The Transcoder's bytes are its events written by the target package's
+    public ``encode`` (what servers write events with), on both backends."""
+    stream = TABLE[source].recorded()
+    data = [event.data for event in NATIVE.SSEDecoder().feed(stream)]
+    events = [json.loads(text) for text in data if text != "[DONE]"]
+    # Chat ends by a marker that is no event: it goes as bytes.
+    done = b"data: [DONE]\n\n" if "[DONE]" in data else b""
+    options = {**OPTIONS[target], **FIXED_IDS[target]}
+    encode = encoder(target)
+    for backend in backends():
+        by_bytes = backend.Transcoder(source, target, **options)
+        written = by_bytes.feed(stream) + by_bytes.close()
+        by_events = backend.Transcoder(source, target, **options)
+        converted = [out for event in events for out in by_events.feed_event(event)]
+        rest = by_events.feed(done) + by_events.close()
+        assert written, (source, target)
+        assert b"".join(bytes(encode(event)) for event in converted) + rest == written

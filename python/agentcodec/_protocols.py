@@ -1,70 +1,67 @@
 """Each protocol by its name: its assembler, how one of its events is written
-as SSE, and the response headers its clients look for. What the client and
-server helpers need to treat every protocol alike."""
+as SSE, and the response headers its clients look for. What the client,
+server and gateway helpers and the CLI need to treat every protocol alike.
+
+The protocols are those ``events.ProtocolName`` lists; each is the public
+package of its name (``"openai-chat"``: ``agentcodec.openai_chat``), which
+has ``Assembler`` and ``encode``, and ``HEADERS`` and ``MEDIA_TYPE`` where
+its streams need other than plain Server-Sent Events. Nothing here names a
+protocol: a new one is a package and a name in ``ProtocolName``."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
+from functools import cache
+from types import ModuleType
 from typing import Any
 
-from . import agentscope, agui, ai_sdk, anthropic, langchain, openai_chat, openai_responses
-from ._backend import impl
 from .events import PROTOCOLS
 
-__all__ = ["assembler", "check", "encoder", "headers", "media_type"]
-
-_ASSEMBLERS: dict[str, Callable[..., Any]] = {
-    "agentscope": agentscope.Assembler,
-    "langchain": langchain.Assembler,
-    "agui": agui.Assembler,
-    "openai-responses": openai_responses.Assembler,
-    "openai-chat": openai_chat.Assembler,
-    "anthropic": anthropic.Assembler,
-    "ai-sdk": ai_sdk.Assembler,
-}
-
-_ENCODERS: dict[str, Callable[[Any], bytes]] = {
-    # agentscope-runtime and the LangChain protocol's servers write each event
-    # as a bare `data:` line.
-    "agentscope": impl.encode_sse,
-    "langchain": impl.encode_sse,
-    "agui": agui.encode,
-    "openai-responses": openai_responses.encode,
-    "openai-chat": openai_chat.encode,
-    "anthropic": anthropic.encode,
-    "ai-sdk": ai_sdk.encode,
-}
-
-# The AI SDK's client reads a stream only with its version header.
-_HEADERS: dict[str, dict[str, str]] = {"ai-sdk": {"x-vercel-ai-ui-message-stream": "v1"}}
-
-# The media type of each protocol's streams; Server-Sent Events unless said.
-_MEDIA_TYPES: dict[str, str] = {}
+__all__ = ["assembler", "check", "encoder", "headers", "media_type", "module"]
 
 
 def check(protocol: str) -> str:
     """The protocol's name, or a ValueError listing the known ones."""
-    if protocol not in _ASSEMBLERS:
+    if protocol not in PROTOCOLS:
         known = ", ".join(repr(name) for name in PROTOCOLS)
         raise ValueError(f"unknown protocol {protocol!r}: expected one of {known}")
     return protocol
 
 
+@cache
+def module(protocol: str) -> ModuleType:
+    """The protocol's public package."""
+    return importlib.import_module(f"agentcodec.{check(protocol).replace('-', '_')}")
+
+
 def assembler(protocol: str, **options: Any) -> Any:
     """A new assembler of the protocol, built with ``options``."""
-    return _ASSEMBLERS[check(protocol)](**options)
+    return module(protocol).Assembler(**options)
 
 
 def encoder(protocol: str) -> Callable[[Mapping[str, Any]], bytes]:
-    """What writes one of the protocol's events as SSE bytes."""
-    return _ENCODERS[check(protocol)]
+    """What writes one of the protocol's events as SSE bytes: its ``encode``."""
+    encode: Callable[[Mapping[str, Any]], bytes] = module(protocol).encode
+    return encode
+
+
+# What every event-stream response sends already, in the server's own form.
+_SSE_HEADERS = frozenset({"content-type", "cache-control", "connection", "x-accel-buffering"})
 
 
 def headers(protocol: str | None) -> dict[str, str]:
-    """Response headers the protocol's clients expect beside the SSE ones."""
-    return dict(_HEADERS.get(protocol or "", {}))
+    """Response headers the protocol's clients expect beside the SSE ones
+    (the AI SDK's version header): its package's ``HEADERS`` without those."""
+    if protocol is None:
+        return {}
+    own: Mapping[str, str] = getattr(module(protocol), "HEADERS", {})
+    return {key: value for key, value in own.items() if key.lower() not in _SSE_HEADERS}
 
 
 def media_type(protocol: str | None) -> str:
     """The media type of the protocol's streams (of raw events: SSE)."""
-    return _MEDIA_TYPES.get(protocol or "", "text/event-stream")
+    if protocol is None:
+        return "text/event-stream"
+    media: str = getattr(module(protocol), "MEDIA_TYPE", "text/event-stream")
+    return media

@@ -4,6 +4,7 @@
   decoded events, into the final AgentResponse.
 - ``ResponseBuilder``, ``MessageBuilder`` and ``ContentBuilder`` emit a stream
   as agentscope-runtime's builders do, byte for byte, and keep the response.
+- ``encode`` writes one event as the runtime does (a bare ``data:`` line).
 - The protocol types: ``Role``, ``MessageType``, ``RunStatus``, ``ContentType``
   and ``TypedDict`` shapes for every event, content, request and payload.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from .._backend import impl
 from .builders import ContentBuilder, MessageBuilder, ResponseBuilder, StreamingResponseBuilder
+from .encoder import encode
 from .types import (
     AgentRequest,
     AgentResponse,
@@ -92,4 +94,5 @@ __all__ = [
     "ToolCall",
     "ToolCallOutput",
     "VideoContent",
+    "encode",
 ]

@@ -2,6 +2,8 @@
 
 - ``Assembler`` assembles the ``messages`` channel from raw SSE bytes (any
   chunking), WebSocket frames or decoded events.
+- ``encode`` writes one protocol message as the Agent Server's SSE does
+  (``id:`` its ``seq``, ``event:`` its ``method``).
 - ``StreamDecoder`` and ``parse_message`` decode SSE streams and WebSocket
   frames into protocol messages (``success``, ``error`` and ``event``).
 - ``Subscription`` decides which events a subscriber receives;
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .._backend import impl
 from .._errors import LangChainError, LangChainEventError, ResumeGapError
+from .encoder import encode
 from .envelopes import StreamDecoder, message_type, parse_message
 from .media import block_bytes
 from .replay import ReplayBuffer
@@ -40,6 +43,7 @@ __all__ = [
     "StreamDecoder",
     "Subscription",
     "block_bytes",
+    "encode",
     "event_channel",
     "message_type",
     "parse_message",
