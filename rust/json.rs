@@ -24,50 +24,6 @@ pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
-/// A `PartialJson` builder that builds nothing and refuses what [`parse`]
-/// refuses beyond the grammar (integers past [`MAX_INT_DIGITS`]): with it,
-/// the partial parser accepts what `parse` accepts.
-pub struct Validate;
-
-impl crate::partial_json::Builder for Validate {
-    fn open(&mut self, _object: bool) -> Result<(), String> {
-        Ok(())
-    }
-    fn close(&mut self) {}
-    fn key(&mut self, _key: &str) -> Result<(), String> {
-        Ok(())
-    }
-    fn scalar(&mut self, value: crate::partial_json::Scalar<'_>) -> Result<(), String> {
-        match value {
-            crate::partial_json::Scalar::Number(text) if is_long_int(text) => {
-                Err(LONG_INT.to_owned())
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
-/// Why `text` is not JSON as [`parse`] reads it, for its event's error:
-/// what is wrong and the byte offset where, as `PartialJSON` says it on
-/// both backends (`is not valid JSON: expected a value, found 'N' at byte
-/// 6`). Only called once parsing failed, so its cost is the error's.
-pub fn why_not_json(text: &str) -> String {
-    let mut parser = crate::partial_json::PartialJson::new(MAX_DEPTH);
-    match parser.feed(text.as_bytes(), &mut Validate) {
-        Err(error) => format!(
-            "is not valid JSON: {} at byte {}",
-            error.reason, error.offset
-        ),
-        Ok(()) if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() => {
-            "is not valid JSON: there is no value".to_owned()
-        }
-        Ok(()) if !parser.complete_at_end() => {
-            format!("is not valid JSON: incomplete at byte {}", text.len())
-        }
-        Ok(()) => "is not valid JSON".to_owned(),
-    }
-}
-
 /// Why a value with an integer of more than [`MAX_INT_DIGITS`] digits is
 /// refused; the pure backend says the same.
 pub const LONG_INT: &str = "an integer of more than 4300 digits";
@@ -430,6 +386,22 @@ pub fn quote(text: &str) -> String {
     let mut out = Vec::with_capacity(text.len() + 2);
     write_string(&mut out, text);
     String::from_utf8(out).expect("escaping keeps UTF-8")
+}
+
+/// The character a one-letter escape (`\n`, `\"`, ...) stands for.
+#[inline]
+pub(crate) fn short_escape(byte: u8) -> Option<char> {
+    Some(match byte {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

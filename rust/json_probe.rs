@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::{plain_run, MAX_DEPTH};
+use crate::json::{plain_run, short_escape, MAX_DEPTH};
 
 /// The text is not JSON the full parse accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -750,22 +750,6 @@ impl<'a> Cursor<'a> {
         self.pos += 4;
         Ok(code)
     }
-}
-
-/// The character a one-letter escape (`\n`, `\"`, ...) stands for.
-#[inline]
-pub(crate) fn short_escape(byte: u8) -> Option<char> {
-    Some(match byte {
-        b'"' => '"',
-        b'\\' => '\\',
-        b'/' => '/',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'n' => '\n',
-        b'r' => '\r',
-        b't' => '\t',
-        _ => return None,
-    })
 }
 
 /// Nonzero in (at least) the lowest byte of `word` that is not an ASCII

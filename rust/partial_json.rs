@@ -12,7 +12,7 @@ use std::fmt;
 
 use memchr::memchr2;
 
-use crate::json_probe::short_escape;
+use crate::json::{self, short_escape, MAX_DEPTH};
 
 /// How deeply arrays and objects may nest before the text is refused.
 pub const DEFAULT_MAX_DEPTH: usize = 512;
@@ -687,6 +687,48 @@ impl Builder for ValueBuilder {
         };
         self.put(value);
         Ok(())
+    }
+}
+
+/// A `PartialJson` builder that builds nothing and refuses what [`parse`]
+/// refuses beyond the grammar (integers past [`MAX_INT_DIGITS`]): with it,
+/// the partial parser accepts what `json::parse` accepts.
+pub struct Validate;
+
+impl Builder for Validate {
+    fn open(&mut self, _object: bool) -> Result<(), String> {
+        Ok(())
+    }
+    fn close(&mut self) {}
+    fn key(&mut self, _key: &str) -> Result<(), String> {
+        Ok(())
+    }
+    fn scalar(&mut self, value: Scalar<'_>) -> Result<(), String> {
+        match value {
+            Scalar::Number(text) if json::is_long_int(text) => Err(json::LONG_INT.to_owned()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Why `text` is not JSON as [`json::parse`] reads it, for its event's error:
+/// what is wrong and the byte offset where, as `PartialJSON` says it on
+/// both backends (`is not valid JSON: expected a value, found 'N' at byte
+/// 6`). Only called once parsing failed, so its cost is the error's.
+pub fn why_not_json(text: &str) -> String {
+    let mut parser = PartialJson::new(MAX_DEPTH);
+    match parser.feed(text.as_bytes(), &mut Validate) {
+        Err(error) => format!(
+            "is not valid JSON: {} at byte {}",
+            error.reason, error.offset
+        ),
+        Ok(()) if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() => {
+            "is not valid JSON: there is no value".to_owned()
+        }
+        Ok(()) if !parser.complete_at_end() => {
+            format!("is not valid JSON: incomplete at byte {}", text.len())
+        }
+        Ok(()) => "is not valid JSON".to_owned(),
     }
 }
 

@@ -368,7 +368,7 @@ impl Log {
         if is_blank(text) {
             return Ok(());
         }
-        self.fail(crate::json::why_not_json(text))
+        self.fail(crate::partial_json::why_not_json(text))
     }
 
     /// Reports that the event being applied cannot be used, as `on_error`

@@ -5,7 +5,7 @@
 #![no_main]
 
 use agentcodec::json;
-use agentcodec::partial_json::PartialJson;
+use agentcodec::partial_json::{self, PartialJson};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "chunks.rs"]
@@ -16,12 +16,12 @@ mod chunks;
 fn parse(pieces: &[&[u8]]) -> (Option<(usize, String)>, bool) {
     let mut parser = PartialJson::new(json::MAX_DEPTH);
     for piece in pieces {
-        if let Err(error) = parser.feed(piece, &mut json::Validate) {
+        if let Err(error) = parser.feed(piece, &mut partial_json::Validate) {
             return (Some((error.offset, error.reason)), false);
         }
     }
     let complete = parser.complete_at_end();
-    assert_eq!(parser.end(&mut json::Validate).is_ok(), complete);
+    assert_eq!(parser.end(&mut partial_json::Validate).is_ok(), complete);
     (None, complete)
 }
 
@@ -30,7 +30,7 @@ fuzz_target!(|input: &[u8]| {
     let whole = parse(&[data]);
     assert_eq!(parse(&chunks::chunks(seed, data)), whole);
     if let Ok(text) = std::str::from_utf8(data) {
-        // With `json::Validate` the partial parser completes exactly the
+        // With `partial_json::Validate` the partial parser completes exactly the
         // texts `json::parse` reads.
         assert_eq!(json::parse(text).is_ok(), whole.1, "{text:?}");
     }

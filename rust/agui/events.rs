@@ -402,7 +402,7 @@ impl Decoder {
         }
         out.push(block_delta(&call.owner, call.index, delta));
         if call.arguments.error().is_none() {
-            let _ = call.arguments.feed(delta.as_bytes(), &mut json::Validate);
+            let _ = call.arguments.feed(delta.as_bytes(), &mut crate::partial_json::Validate);
         }
         call.streamed = true;
         if call.complete() && self.deferred.iter().any(|id| id == call_id) {
