@@ -212,10 +212,8 @@ def _parser() -> argparse.ArgumentParser:
         "assemble",
         help="print what an agent stream assembles to, as JSON",
         description="Assemble a captured agent stream and print the result as JSON: the final "
-        "AgentScope response, the LangChain messages, the AG-UI run, the OpenAI Response or "
-        "ChatCompletion, the Anthropic Message, or the AI SDK UIMessage (with --neutral: the "
-        "protocol-neutral view of "
-        "any of them). What was still "
+        "object the protocol's own SDK gives (the AgentScope response, the AG-UI run, the OpenAI "
+        "Response, ...; with --neutral: the protocol-neutral view of any of them). What was still "
         'streaming when the capture ended is printed with status "incomplete".',
     )
     assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
@@ -223,11 +221,7 @@ def _parser() -> argparse.ArgumentParser:
         "--protocol",
         choices=events.PROTOCOLS,
         required=True,
-        help="the stream's protocol: agentscope (AgentScope Runtime /process; prints the response), "
-        "langchain (LangChain Agent Streaming Protocol; prints the messages), agui (prints the run), "
-        "openai-responses (prints the Response), openai-chat (prints the ChatCompletion), "
-        "anthropic (Anthropic Messages; prints the Message) or ai-sdk (the Vercel AI SDK UI "
-        "message stream; prints the UIMessage)",
+        help="the stream's protocol, one of: %(choices)s",
     )
     assemble.add_argument(
         "--neutral", action="store_true", help="print the protocol-neutral view (messages of blocks)"

@@ -41,10 +41,17 @@ Protocol names: ``PROTOCOLS``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, TypeAlias, get_args
+from typing import TYPE_CHECKING
 
 from ._backend import impl
-from ._pure.events import APPENDED_FIELD, BLOCK_FIELDS, BLOCK_KINDS, MESSAGE_KINDS
+from ._pure.events import (
+    APPENDED_FIELD,
+    BLOCK_FIELDS,
+    BLOCK_KINDS,
+    MESSAGE_KINDS,
+    PROTOCOL_NAMES,
+    ProtocolName,
+)
 
 if TYPE_CHECKING:
     from ._native import NeutralAssembler as Assembler
@@ -55,13 +62,8 @@ else:
     Decoder = impl.NeutralDecoder
     Encoder = impl.NeutralEncoder
 
-#: A protocol's name, as ``Transcoder``, the clients, the CLI and the docs
-#: spell it.
-ProtocolName: TypeAlias = Literal[
-    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"
-]
-#: Every protocol's name, in order.
-PROTOCOLS: tuple[ProtocolName, ...] = get_args(ProtocolName)
+#: Every protocol's name, in order (``ProtocolName`` lists them).
+PROTOCOLS: tuple[ProtocolName, ...] = PROTOCOL_NAMES
 
 __all__ = [
     "APPENDED_FIELD",

@@ -17,7 +17,8 @@ from .accumulate import Pieces as _Pieces
 from .accumulate import append as _append
 from .accumulate import is_text as _is_text
 from .accumulate import render as _render
-from .json_values import JSONValueError, json_kind, loads, why_not_json
+from .json_values import JSONValueError, json_kind, loads
+from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import (
     DEFAULT_MAX_BLOCKS,

@@ -19,7 +19,8 @@ from .._errors import AGUIError, AGUIEventError
 from .accumulate import Pieces, render
 from .agui_events import recognizes
 from .json_patch import PatchError, apply_patch
-from .json_values import JSONValueError, copy_value, json_kind, loads, quote, why_not_json
+from .json_values import JSONValueError, copy_value, json_kind, loads, quote
+from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import (
     DEFAULT_MAX_BLOCKS,

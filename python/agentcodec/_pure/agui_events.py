@@ -19,9 +19,10 @@ import json
 from typing import Any
 
 from .. import _json
-from .._errors import PartialJSONError
+from .._errors import AGUIError, AGUIEventError, PartialJSONError
 from . import events as ev
 from .partial_json import PartialJSON
+from .protocol import Protocol, data_frame
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -757,3 +758,15 @@ _ENCODERS = {
     "state_patch": Encoder._state,
     "passthrough": Encoder._passthrough,
 }
+
+
+#: The protocol, as the registry (``_pure/registry.py``) lists it.
+PROTOCOL = Protocol(
+    name="agui",
+    decoder=Decoder,
+    encoder=Encoder,
+    options={"thread_id": "str", "run_id": "str"},
+    event_error=AGUIEventError,
+    base_error=AGUIError,
+    frame=data_frame,
+)

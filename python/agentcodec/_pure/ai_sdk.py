@@ -35,7 +35,8 @@ from typing import Any
 
 from .._errors import AISDKError, AISDKEventError
 from .accumulate import Pieces, render
-from .json_values import JSONValueError, json_kind, loads, quote, why_not_json
+from .json_values import JSONValueError, json_kind, loads, quote
+from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import (
     DEFAULT_MAX_BLOCKS,

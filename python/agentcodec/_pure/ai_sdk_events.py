@@ -34,9 +34,11 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _json
+from .._errors import AISDKError, AISDKEventError
 from . import events as ev
 from .ai_sdk import recognizes
 from .json_values import JSONValueError, loads
+from .protocol import Protocol, data_frame
 
 __all__ = ["DONE", "Decoder", "Encoder"]
 
@@ -638,3 +640,15 @@ _ENCODERS = {
     "run_finished": Encoder._run_finished,
     "run_failed": Encoder._run_failed,
 }
+
+
+#: The protocol, as the registry (``_pure/registry.py``) lists it.
+PROTOCOL = Protocol(
+    name="ai-sdk",
+    decoder=Decoder,
+    encoder=Encoder,
+    options={"message_id": "str"},
+    event_error=AISDKEventError,
+    base_error=AISDKError,
+    frame=data_frame,
+)

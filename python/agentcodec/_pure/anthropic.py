@@ -21,7 +21,8 @@ from typing import Any
 from .._errors import AnthropicError, AnthropicEventError
 from .accumulate import Pieces, append, render
 from .events import as_int
-from .json_values import JSONValueError, json_kind, loads, why_not_json
+from .json_values import JSONValueError, json_kind, loads
+from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import (
     DEFAULT_MAX_BLOCKS,

@@ -45,10 +45,12 @@ attaches tool calls to earlier messages), which reopens it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypeAlias, get_args
 
 __all__ = [
     "APPENDED_FIELD",
+    "PROTOCOL_NAMES",
+    "ProtocolName",
     "Held",
     "as_int",
     "as_str",
@@ -67,6 +69,16 @@ __all__ = [
     "run_finished",
     "run_started",
 ]
+
+#: A protocol's name, as ``Transcoder``, the clients, the CLI and the docs
+#: spell it: the one list of protocols on the Python side (the pure
+#: backend's module of each is ``_pure/<name>_events.py``, its public
+#: package ``agentcodec.<name>``, with ``-`` as ``_``).
+ProtocolName: TypeAlias = Literal[
+    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"
+]
+#: Every protocol's name, in order.
+PROTOCOL_NAMES: tuple[ProtocolName, ...] = get_args(ProtocolName)
 
 MESSAGE_KINDS = ("message", "reasoning", "tool_call", "tool_result")
 BLOCK_KINDS = ("text", "reasoning", "refusal", "tool_call", "tool_result", "media", "data")

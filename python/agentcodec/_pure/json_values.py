@@ -19,7 +19,6 @@ from typing import Any
 
 __all__ = [
     "int_from_digits",
-    "why_not_json",
     "LONG_INT",
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
@@ -109,25 +108,6 @@ def loads(text: str) -> Any:
     ):
         raise JSONValueError(f"nesting deeper than {MAX_DEPTH}")
     return value
-
-
-def why_not_json(text: str) -> str:
-    """Why ``text`` is not JSON as ``loads`` reads it, for its event's error:
-    what is wrong and the byte offset where, as ``PartialJSON`` says it on
-    both backends. Only called once parsing failed (``rust/json.rs``)."""
-    from .._errors import PartialJSONError  # noqa: PLC0415 (partial_json imports this module)
-    from .partial_json import PartialJSON  # noqa: PLC0415
-
-    parser = PartialJSON(max_depth=MAX_DEPTH)
-    try:
-        parser.feed(text)
-    except PartialJSONError as exc:
-        return f"is not valid JSON: {exc.reason} at byte {exc.offset}"
-    if not text.strip(" \t\n\r"):
-        return "is not valid JSON: there is no value"
-    if not parser._complete_at_end():
-        return f"is not valid JSON: incomplete at byte {len(text.encode())}"
-    return "is not valid JSON"
 
 
 def _int_limit() -> int:

@@ -18,7 +18,8 @@ from typing import Any
 from .._errors import LangChainError, LangChainEventError
 from ._args import as_bytes
 from .accumulate import append, is_text, render
-from .json_values import JSONValueError, loads, why_not_json
+from .json_values import JSONValueError, loads
+from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import (
     DEFAULT_MAX_BLOCKS,

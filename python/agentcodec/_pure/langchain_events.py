@@ -20,9 +20,11 @@ import time
 from typing import Any
 
 from .. import _json
+from .._errors import LangChainError, LangChainEventError
 from . import events as ev
 from .json_values import JSONValueError, loads
 from .langchain import recognizes
+from .protocol import Protocol, frame, sse_field
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -592,3 +594,22 @@ _ENCODERS = {
     "block_finished": Encoder._block_finished,
     "passthrough": Encoder._passthrough,
 }
+
+
+def _frame(envelope: dict[str, Any]) -> bytes:
+    """A protocol message as the Agent Server writes it: ``id:`` its
+    ``seq``, ``event:`` its ``method``."""
+    seq = envelope.get("seq")
+    return frame(envelope, name=sse_field(envelope.get("method")), id=str(seq) if type(seq) is int else None)
+
+
+#: The protocol, as the registry (``_pure/registry.py``) lists it.
+PROTOCOL = Protocol(
+    name="langchain",
+    decoder=Decoder,
+    encoder=Encoder,
+    options={"namespace": "list[str]", "node": "str", "timestamp": "int"},
+    event_error=LangChainEventError,
+    base_error=LangChainError,
+    frame=_frame,
+)

@@ -18,9 +18,9 @@ import unicodedata
 from typing import Any, NoReturn
 
 from .._errors import PartialJSONError
-from .json_values import int_from_digits
+from .json_values import MAX_DEPTH, int_from_digits
 
-__all__ = ["DEFAULT_MAX_DEPTH", "PartialJSON"]
+__all__ = ["DEFAULT_MAX_DEPTH", "PartialJSON", "why_not_json"]
 
 #: How deeply arrays and objects may nest before the text is refused.
 DEFAULT_MAX_DEPTH = 512
@@ -474,3 +474,19 @@ class PartialJSON:
                 placed[self._keys[-1]] = displaced
         else:
             placed.pop()
+
+
+def why_not_json(text: str) -> str:
+    """Why ``text`` is not JSON as ``json_values.loads`` reads it, for its event's error:
+    what is wrong and the byte offset where, as ``PartialJSON`` says it on
+    both backends. Only called once parsing failed (``rust/json.rs``)."""
+    parser = PartialJSON(max_depth=MAX_DEPTH)
+    try:
+        parser.feed(text)
+    except PartialJSONError as exc:
+        return f"is not valid JSON: {exc.reason} at byte {exc.offset}"
+    if not text.strip(" \t\n\r"):
+        return "is not valid JSON: there is no value"
+    if not parser._complete_at_end():
+        return f"is not valid JSON: incomplete at byte {len(text.encode())}"
+    return "is not valid JSON"

@@ -5,42 +5,16 @@ and the neutral view of a stream. The pure-Python mirror of
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from .. import _json
-from .._errors import (
-    AgentCodecError,
-    AgentScopeError,
-    AgentScopeEventError,
-    AGUIError,
-    AGUIEventError,
-    AISDKError,
-    AISDKEventError,
-    AnthropicError,
-    AnthropicEventError,
-    LangChainError,
-    LangChainEventError,
-    OpenAIChatError,
-    OpenAIChatEventError,
-    OpenAIResponsesError,
-    OpenAIResponsesEventError,
-    _EventError,
-)
-from . import (
-    agentscope_events,
-    agui_events,
-    ai_sdk_events,
-    anthropic_events,
-    langchain_events,
-    openai_chat_events,
-    openai_responses_events,
-)
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
-from .json_values import JSONValueError, copy_value, json_kind, loads, why_not_json
+from .json_values import JSONValueError, copy_value, json_kind, loads
+from .partial_json import why_not_json
+from .protocol import Protocol
+from .registry import PROTOCOLS
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import (
     DEFAULT_MAX_BLOCKS,
@@ -52,109 +26,6 @@ from .stream import (
 )
 
 __all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
-
-
-class _Protocol:
-    __slots__ = ("base_error", "decoder", "encoder", "event_error", "frame")
-
-    def __init__(
-        self,
-        decoder: Callable[[], Any],
-        encoder: Callable[..., Any],
-        event_error: type[_EventError],
-        base_error: type[AgentCodecError],
-        frame: Callable[[dict[str, Any]], bytes],
-    ) -> None:
-        self.decoder = decoder
-        self.encoder = encoder
-        self.event_error = event_error
-        self.base_error = base_error
-        self.frame = frame
-
-
-def _sse_field(value: Any) -> str | None:
-    """A value fit for an SSE field line: a str without CR, LF or NUL."""
-    if isinstance(value, str) and not any(char in value for char in "\r\n\0"):
-        return value
-    return None
-
-
-def _frame(event: dict[str, Any], name: str | None = None, id: str | None = None) -> bytes:
-    """One event as an SSE frame: ``id:`` and ``event:`` lines when given,
-    then the event as one ``data:`` line."""
-    head = "" if id is None else f"id: {id}\n"
-    if name is not None:
-        head += f"event: {name}\n"
-    return (head + "data: " + _json.dumps(event) + "\n\n").encode()
-
-
-def _data_frame(event: dict[str, Any]) -> bytes:
-    return _frame(event)
-
-
-def _typed_frame(event: dict[str, Any]) -> bytes:
-    return _frame(event, name=_sse_field(event.get("type")))
-
-
-def _langchain_frame(envelope: dict[str, Any]) -> bytes:
-    seq = envelope.get("seq")
-    return _frame(
-        envelope, name=_sse_field(envelope.get("method")), id=str(seq) if type(seq) is int else None
-    )
-
-
-#: Protocol names, as the CLI and the docs spell them.
-PROTOCOLS: dict[str, _Protocol] = {
-    "agentscope": _Protocol(
-        agentscope_events.Decoder,
-        agentscope_events.Encoder,
-        AgentScopeEventError,
-        AgentScopeError,
-        _data_frame,
-    ),
-    "langchain": _Protocol(
-        langchain_events.Decoder,
-        langchain_events.Encoder,
-        LangChainEventError,
-        LangChainError,
-        _langchain_frame,
-    ),
-    "agui": _Protocol(agui_events.Decoder, agui_events.Encoder, AGUIEventError, AGUIError, _data_frame),
-    "openai-responses": _Protocol(
-        openai_responses_events.Decoder,
-        openai_responses_events.Encoder,
-        OpenAIResponsesEventError,
-        OpenAIResponsesError,
-        _typed_frame,
-    ),
-    "openai-chat": _Protocol(
-        openai_chat_events.Decoder,
-        openai_chat_events.Encoder,
-        OpenAIChatEventError,
-        OpenAIChatError,
-        _data_frame,
-    ),
-    "anthropic": _Protocol(
-        anthropic_events.Decoder,
-        anthropic_events.Encoder,
-        AnthropicEventError,
-        AnthropicError,
-        _typed_frame,
-    ),
-    "ai-sdk": _Protocol(
-        ai_sdk_events.Decoder, ai_sdk_events.Encoder, AISDKEventError, AISDKError, _data_frame
-    ),
-}
-# What each encoder takes, besides the protocol, and of what type (or None).
-ENCODER_OPTIONS: dict[str, dict[str, str]] = {
-    "agentscope": {"session_id": "str", "response_id": "str", "created_at": "int"},
-    "langchain": {"namespace": "list[str]", "node": "str", "timestamp": "int"},
-    "agui": {"thread_id": "str", "run_id": "str"},
-    "openai-responses": {"response_id": "str", "model": "str", "created_at": "int"},
-    "openai-chat": {"response_id": "str", "model": "str", "created_at": "int"},
-    "anthropic": {"response_id": "str", "model": "str"},
-    "ai-sdk": {"message_id": "str"},
-}
 
 
 def _trailer(encoder: Any) -> bytes:
@@ -178,7 +49,7 @@ def _check_option(name: str, value: Any, kind: str) -> None:
         raise TypeError(f"{name} must be {kind} or None, not {type(value).__name__}")
 
 
-def _protocol(name: Any, role: str) -> _Protocol:
+def _protocol(name: Any, role: str) -> Protocol:
     if not isinstance(name, str):
         raise TypeError(f"{role} must be a protocol name (str), not {type(name).__name__}")
     protocol = PROTOCOLS.get(name)
@@ -188,7 +59,7 @@ def _protocol(name: Any, role: str) -> _Protocol:
 
 
 def _encoder(name: str, options: dict[str, Any]) -> Any:
-    allowed = ENCODER_OPTIONS[name]
+    allowed = PROTOCOLS[name].options
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise TypeError(f"the {name} encoder takes no option {unknown[0]!r} (it takes {', '.join(allowed)})")
