@@ -29,12 +29,12 @@ import pytest
 
 from agentcodec import AgentCodecError, SSELimitError
 from agentcodec._protocols import encoder
+from agentcodec.events import PROTOCOLS
 from agui_reference import apply_events, verify_events
 from conftest import NATIVE, PURE
 from protocol_table import TABLE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
 SOURCES = [
     *[("agentscope", path) for path in sorted((FIXTURES / "agentscope").glob("*.sse"))],
     *[("agentscope", path) for path in sorted((FIXTURES / "agentapp").glob("*.process.sse"))],

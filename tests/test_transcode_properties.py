@@ -17,13 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcodec._pure.events import BLOCK_FIELDS, BLOCK_KINDS
+from agentcodec.events import PROTOCOLS
 from conftest import NATIVE, PURE, examples
 
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native backend with the pure one")
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-PROTOCOLS = ("agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk")
 OPTIONS: dict[str, dict[str, Any]] = {
     "agentscope": {"created_at": 1},
     "langchain": {"timestamp": 1},
