@@ -6,7 +6,7 @@
 //! [`crate::PROTOCOLS`], and the binding's dispatch are generated from it,
 //! so nothing else enumerates protocols and an unknown name can only be a
 //! lookup that fails ([`find`]), never a fallback to some other protocol.
-//! `python/agentcodec/_protocols.py` is the pure backend's registry.
+//! `python/agentcodec/_pure/registry.py` is the pure backend's mirror.
 
 use std::fmt;
 
@@ -102,7 +102,8 @@ impl OptionKind {
 /// An option's value as given.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OptionValue {
-    /// Not set: the encoder's own default is not used, none is.
+    /// Given as none: no value, even where the encoder has a default (the
+    /// LangChain encoder names its node "model" unless given none).
     None,
     Str(String),
     Int(i64),
