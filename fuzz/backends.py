@@ -23,16 +23,33 @@ with atheris.instrument_imports(include=["agentcodec"]):
 
 import agentcodec._native as native
 
-# Each protocol's assembler by its name in the backends, and what it reads.
-ASSEMBLERS: dict[str, tuple[str, ...]] = {
-    "AgentScopeAssembler": ("response", "messages", "tool_calls"),
-    "LangChainAssembler": ("messages", "tool_calls", "duplicate_count"),
-    "AGUIAssembler": ("run", "tool_calls", "status"),
-    "OpenAIResponsesAssembler": ("response", "tool_calls", "function_calls", "events", "status"),
-    "OpenAIChatAssembler": ("completion", "tool_calls", "events"),
-    "AnthropicAssembler": ("message", "tool_calls", "events"),
-    "AISDKAssembler": ("message", "tool_calls", "finish_reason"),
-}
+
+# Each protocol's assembler by its name in the backends (the neutral one
+# takes a protocol and is fuzzed through the others).
+def assemblers(backend: Any) -> list[str]:
+    return sorted(name for name in dir(backend) if name.endswith("Assembler") and name != "NeutralAssembler")
+
+
+ASSEMBLERS = assemblers(native)
+assert assemblers(pure) == ASSEMBLERS, "the backends have the same assemblers"
+
+
+def reads_of(name: str) -> tuple[str, ...]:
+    """Everything an assembler of the class gives to read (its properties):
+    the same on both backends, as the stubs have them."""
+    cls = getattr(native, name)
+    return tuple(
+        sorted(
+            read
+            for read in dir(cls)
+            if not read.startswith("_")
+            and not callable(getattr(cls, read))
+            and hasattr(getattr(cls, read), "__get__")
+        )
+    )
+
+
+READS = {name: reads_of(name) for name in ASSEMBLERS}
 COMMON = ("errors", "event_count", "error_count", "last_event_id", "retry")
 
 
@@ -60,7 +77,7 @@ def chunks(seed: bytes, data: bytes) -> list[bytes]:
 def run_assembler(backend: Any, name: str, on_error: str, pieces: list[bytes]) -> list[Any]:
     assembler = getattr(backend, name)(on_error=on_error, max_line_bytes=4096, max_event_bytes=8192)
     seen = [outcome(lambda piece=piece: assembler.feed(piece)) for piece in pieces]
-    reads = (*ASSEMBLERS[name], *COMMON)
+    reads = (*READS[name], *(read for read in COMMON if read not in READS[name]))
     seen += [outcome(lambda read=read: getattr(assembler, read)) for read in reads]
     seen.append(outcome(assembler.close))
     seen += [outcome(lambda read=read: getattr(assembler, read)) for read in reads]

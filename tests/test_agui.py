@@ -24,6 +24,8 @@ from agentcodec import AgentCodecError, AGUIError, AGUIEventError, agui
 from agui_reference import apply_events
 from agui_strategies import agui_events, agui_streams
 from conftest import NATIVE, PURE, examples, requires_native
+from protocols import sse_event
+from protocols.agui import tool_call_stream as agui_tool_call
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RECORDED = [
@@ -493,3 +495,23 @@ def test_the_hot_paths_write_the_same_bytes(message_id: str, delta: str) -> None
     assert agui.tool_call_args(message_id, delta) == agui.encode(
         {"type": "TOOL_CALL_ARGS", "toolCallId": message_id, "delta": delta}
     )
+
+
+# --- tool-call arguments as they stream (the cases of test_tool_call_arguments.py) ---
+
+
+def test_a_messages_snapshot_replaces_streamed_arguments(backend: ModuleType) -> None:
+    start, deltas, _ = agui_tool_call(['{"a": 1', "2"], "")
+    assembler = backend.AGUIAssembler()
+    for event in [*start, *deltas]:
+        assembler.feed(sse_event(event))
+    assert assembler.tool_calls[0]["arguments"] == {"a": 12}
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"z": [true]}'}}
+    snapshot = {
+        "type": "MESSAGES_SNAPSHOT",
+        "messages": [{"id": "m", "role": "assistant", "toolCalls": [call]}],
+    }
+    assembler.feed(sse_event(snapshot))
+    assert assembler.tool_calls == [
+        {"messageId": "m", "id": "c", "name": "f", "arguments": {"z": [True]}, "done": True}
+    ]

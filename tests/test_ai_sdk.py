@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, AISDKError, AISDKEventError
 from ai_sdk_streams import chunks_digest, random_stream
 from conftest import NATIVE, PURE, examples, requires_native
+from protocols import sse_event
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ai_sdk"
 WRITTEN = ["ai_sdk_tool_turn", "ai_sdk_data_parts", "ai_sdk_approvals", "ai_sdk_retried_step"]
@@ -461,3 +462,54 @@ def test_the_public_module() -> None:
     assert ai_sdk.Assembler is impl.AISDKAssembler
     assert ai_sdk.HEADERS["x-vercel-ai-ui-message-stream"] == "v1"
     assert "output-denied" in ai_sdk.TOOL_STATES
+
+
+# --- tool-call arguments as they stream (the cases of test_tool_call_arguments.py) ---
+
+
+def test_a_restarted_tool_input_is_read_anew(backend: ModuleType) -> None:
+    """AI SDK: a second tool-input-start for the call restarts its text."""
+    assembler = backend.AISDKAssembler()
+    start = {"type": "tool-input-start", "toolCallId": "c", "toolName": "f"}
+    delta = {"type": "tool-input-delta", "toolCallId": "c"}
+    for event in [{"type": "start"}, start, {**delta, "inputTextDelta": '{"a": 1'}]:
+        assembler.feed(sse_event(event))
+    assert assembler.tool_calls[0]["input"] == {"a": 1}
+    for event in [start, {**delta, "inputTextDelta": '{"bb": 2'}]:
+        assembler.feed(sse_event(event))
+    assert [call["input"] for call in assembler.tool_calls][-1] == {"bb": 2}
+
+
+def test_a_tool_input_error_gives_the_raw_input_and_why_it_is_not_json(backend: ModuleType) -> None:
+    """AI SDK: a `tool-input-error` keeps the text that did not parse as the
+    part's `rawInput`; `tool_calls` reads that text and says where it broke."""
+    assembler = backend.AISDKAssembler()
+    error = {"type": "tool-input-error", "toolCallId": "c", "toolName": "f", "errorText": "bad"}
+    for event in [{"type": "start"}, {**error, "input": '{"city": Paris}'}]:
+        assembler.feed(sse_event(event))
+    assert assembler.tool_calls == [
+        {
+            "toolCallId": "c",
+            "type": "tool-f",
+            "toolName": "f",
+            "state": "output-error",
+            "input": '{"city": Paris}',
+            "done": True,
+            "error": "input is not valid JSON: expected a value, found 'P' at byte 9",
+        }
+    ]
+    # Raw input that is JSON (the tool's schema refused it) reads as its value.
+    assembler.feed(sse_event({**error, "toolCallId": "d", "input": '{"city": 7}'}))
+    assert assembler.tool_calls[1]["input"] == {"city": 7}
+    assert "error" not in assembler.tool_calls[1]
+
+
+def test_an_input_given_as_a_string_value_is_that_string(backend: ModuleType) -> None:
+    """AI SDK: a part's `input` is already a value; a string there is not JSON text."""
+    assembler = backend.AISDKAssembler()
+    available = {"type": "tool-input-available", "toolCallId": "c", "toolName": "f", "input": "Paris"}
+    for event in [{"type": "start"}, available]:
+        assembler.feed(sse_event(event))
+    assert [(call["input"], call["done"], "error" in call) for call in assembler.tool_calls] == [
+        ("Paris", True, False)
+    ]

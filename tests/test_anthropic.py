@@ -9,6 +9,7 @@ generated streams run through the SDK live.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcodec import AgentCodecError, AnthropicError, AnthropicEventError
+from agentcodec import AgentCodecError, AnthropicError, AnthropicEventError, StreamLimitError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
 
@@ -579,3 +580,81 @@ def test_the_public_module() -> None:
 
     assert anthropic.Assembler is impl.AnthropicAssembler  # the backend in use
     assert issubclass(anthropic.AnthropicEventError, anthropic.AnthropicError)
+
+
+def test_the_default_max_blocks_is_half_a_million(backend: ModuleType) -> None:
+    """Five a message at the default max_messages: a message of 500,001
+    blocks is past it (a stream of nothing else would hold some ten times
+    what it brought)."""
+    start = {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}
+    block = b'data: {"type":"content_block_start","index":%d,"content_block":{"type":"text","text":"x"}}\n\n'
+    data = b"data: " + json.dumps(start).encode() + b"\n\n" + b"".join(block % n for n in range(500_001))
+    assembler = backend.AnthropicAssembler()
+    with pytest.raises(StreamLimitError) as info:
+        assembler.feed(data)
+    assert (info.value.limit, info.value.maximum, info.value.event) == ("max_blocks", 500_000, 500_002)
+
+
+ARGUMENT_PIECES = [
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    ":",
+    ",",
+    " ",
+    "1",
+    "-",
+    ".",
+    "e",
+    "tr",
+    "ue",
+    "null",
+    "a",
+    "東",
+    "\\",
+    "u00",
+]
+
+
+@requires_native
+@SETTINGS
+@given(
+    pieces=st.lists(st.sampled_from(ARGUMENT_PIECES), max_size=40),
+    valid=st.none() | st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=4),
+    cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=6),
+)
+def test_any_tool_arguments_convert_to_an_anthropic_input_alike_and_readable(
+    pieces: list[str], valid: dict[str, Any] | None, cuts: list[int]
+) -> None:
+    """Whatever a call's arguments are, cut anywhere, both backends write the
+    same Anthropic stream, agentcodec's assembler reads its input without an
+    error, and whole object arguments arrive as they were."""
+    text = json.dumps(valid, ensure_ascii=False) if valid is not None else "".join(pieces)
+    points = sorted({cut % (len(text) + 1) for cut in cuts} | {0, len(text)})
+    fragments = [text[start:end] for start, end in itertools.pairwise(points) if start < end]
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"},
+        *[
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": fragment}
+            for fragment in fragments
+            if fragment
+        ],
+        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    outputs = []
+    for backend in (NATIVE, PURE):
+        transcoder = backend.Transcoder("agui", "anthropic")
+        outputs.append(transcoder.feed(stream) + transcoder.close())
+    assert outputs[0] == outputs[1]
+    for backend in (NATIVE, PURE):
+        assembler = backend.AnthropicAssembler()
+        assembler.feed(outputs[0])
+        (block,) = assembler.close()["content"]
+        assert isinstance(block["input"], dict)
+        if valid is not None:
+            assert block["input"] == valid

@@ -20,44 +20,24 @@ from hypothesis import strategies as st
 
 from agentcodec import StreamLimitError
 from conftest import NATIVE, PURE, examples
-from test_producer_habits import PROTOCOLS, STREAM_IDS, STREAMS, events_of
+from protocol_table import TABLE
+from test_producer_habits import STREAM_IDS, STREAMS, events_of
 from test_transcode_properties import OPTIONS, broken, neutral_stream
 
 SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _list_length(value: Any) -> int:
-    return len(value) if isinstance(value, list) else 0
 
 
 def blocks_in_view(protocol: str, assembler: Any) -> int:
     """The blocks an assembler's view shows: what ``max_blocks`` counts."""
     if protocol == "neutral":
         return sum(len(message["blocks"]) for message in assembler.view["messages"])
-    if protocol in ("agentscope", "langchain"):
-        return sum(_list_length(message.get("content")) for message in assembler.messages)
-    if protocol == "agui":
-        return sum(_list_length(message.get("toolCalls")) for message in assembler.messages)
-    if protocol == "openai-responses":
-        return sum(
-            _list_length(item.get("content")) + _list_length(item.get("summary"))
-            for item in assembler.response["output"]
-        )
-    if protocol == "openai-chat":
-        return sum(
-            _list_length(choice["message"].get("tool_calls"))
-            for choice in assembler.completion.get("choices") or ()
-        )
-    if protocol == "anthropic":
-        return _list_length(assembler.message.get("content"))
-    assert protocol == "ai-sdk"
-    return _list_length(assembler.message.get("parts"))
+    return TABLE[protocol].count_blocks(assembler)
 
 
 def make(backend: ModuleType, protocol: str, source: str, **options: Any) -> Any:
     if protocol == "neutral":
         return backend.NeutralAssembler(source, on_error="skip", **options)
-    return getattr(backend, PROTOCOLS[protocol][0])(on_error="skip", **options)
+    return getattr(backend, TABLE[protocol].assembler)(on_error="skip", **options)
 
 
 def held_after_each_event(
@@ -134,7 +114,7 @@ def _real_events(protocol: str, rng: random.Random) -> list[Any]:
 
 
 @SETTINGS
-@given(rng=st.randoms(use_true_random=False), protocol=st.sampled_from(list(PROTOCOLS)))
+@given(rng=st.randoms(use_true_random=False), protocol=st.sampled_from(list(TABLE)))
 def test_broken_streams_stop_where_their_view_first_holds_too_many(rng: random.Random, protocol: str) -> None:
     """Events dropped, repeated, swapped or changed: replacements and
     snapshots that take blocks away count as surely as deltas that add them."""
@@ -145,7 +125,7 @@ def test_broken_streams_stop_where_their_view_first_holds_too_many(rng: random.R
 
 
 @SETTINGS
-@given(rng=st.randoms(use_true_random=False), protocol=st.sampled_from(list(PROTOCOLS)))
+@given(rng=st.randoms(use_true_random=False), protocol=st.sampled_from(list(TABLE)))
 def test_generated_streams_stop_where_their_view_first_holds_too_many(
     rng: random.Random, protocol: str
 ) -> None:
@@ -161,94 +141,7 @@ def test_generated_streams_stop_where_their_view_first_holds_too_many(
             check_every_level(backend, "neutral", protocol, frames)
 
 
-# Events that each add one block, after an opening: (protocol, opening, the
-# nth block's event).
-ONE_BLOCK_EACH: dict[str, tuple[list[dict[str, Any]], Any]] = {
-    "agentscope": (
-        [{"object": "message", "id": "m", "role": "assistant", "status": "in_progress"}],
-        lambda n: {
-            "object": "content",
-            "type": "text",
-            "index": n,
-            "delta": True,
-            "msg_id": "m",
-            "text": "x",
-        },
-    ),
-    "langchain": (
-        [{"method": "messages", "params": {"namespace": [], "data": {"event": "message-start", "id": "m"}}}],
-        lambda n: {
-            "method": "messages",
-            "params": {
-                "namespace": [],
-                "data": {
-                    "event": "content-block-delta",
-                    "index": n,
-                    "delta": {"type": "text-delta", "text": "x"},
-                },
-            },
-        },
-    ),
-    "agui": (
-        [{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}],
-        lambda n: {
-            "type": "TOOL_CALL_START",
-            "toolCallId": f"c{n}",
-            "toolCallName": "f",
-            "parentMessageId": "m",
-        },
-    ),
-    "openai-responses": (
-        [
-            {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
-            {
-                "type": "response.output_item.added",
-                "output_index": 0,
-                "item": {"type": "message", "id": "m", "role": "assistant", "content": []},
-            },
-        ],
-        lambda n: {
-            "type": "response.output_text.delta",
-            "output_index": 0,
-            "item_id": "m",
-            "content_index": n,
-            "delta": "x",
-        },
-    ),
-    "openai-chat": (
-        [
-            {
-                "id": "c",
-                "object": "chat.completion.chunk",
-                "choices": [{"index": 0, "delta": {"role": "assistant"}}],
-            }
-        ],
-        lambda n: {
-            "id": "c",
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": {
-                        "tool_calls": [
-                            {"index": n, "id": f"c{n}", "function": {"name": "f", "arguments": ""}}
-                        ]
-                    },
-                }
-            ],
-        },
-    ),
-    "anthropic": (
-        [{"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}],
-        lambda n: {"type": "content_block_start", "index": n, "content_block": {"type": "text", "text": "x"}},
-    ),
-    "ai-sdk": (
-        [{"type": "start", "messageId": "m"}],
-        lambda n: {"type": "text-start", "id": f"t{n}"},
-    ),
-}
-
-
-@pytest.mark.parametrize("protocol", list(ONE_BLOCK_EACH))
+@pytest.mark.parametrize("protocol", list(TABLE))
 @pytest.mark.parametrize("on_error", ["raise", "skip"])
 def test_a_stream_of_tiny_blocks_ends_at_max_blocks(
     backend: ModuleType, protocol: str, on_error: str
@@ -256,9 +149,9 @@ def test_a_stream_of_tiny_blocks_ends_at_max_blocks(
     """Each block costs a few hundred bytes whatever its size: the event that
     opens one block too many is the stream's last, whatever on_error says,
     and every later call that brings input says so again."""
-    opening, block = ONE_BLOCK_EACH[protocol]
+    opening, block = TABLE[protocol].block_opening, TABLE[protocol].one_block
     data = b"".join(frames_of([*opening, *(block(n) for n in range(1500))]))
-    assembler = getattr(backend, PROTOCOLS[protocol][0])(max_blocks=1000, on_error=on_error)
+    assembler = getattr(backend, TABLE[protocol].assembler)(max_blocks=1000, on_error=on_error)
     with pytest.raises(StreamLimitError) as info:
         assembler.feed(data)
     event = len(opening) + 1001
@@ -278,9 +171,10 @@ def test_a_stream_of_tiny_blocks_ends_at_max_blocks(
         neutral.feed(data)
 
 
-def test_blocks_given_decoded_count_too(backend: ModuleType) -> None:
-    opening, block = ONE_BLOCK_EACH["anthropic"]
-    assembler = backend.AnthropicAssembler(max_blocks=2)
+@pytest.mark.parametrize("protocol", list(TABLE))
+def test_blocks_given_decoded_count_too(backend: ModuleType, protocol: str) -> None:
+    opening, block = TABLE[protocol].block_opening, TABLE[protocol].one_block
+    assembler = getattr(backend, TABLE[protocol].assembler)(max_blocks=2)
     for event in [*opening, block(0), block(1)]:
         assembler.feed_event(event)
     with pytest.raises(StreamLimitError, match="it brings the stream's blocks to 3;"):
@@ -307,20 +201,7 @@ def test_blocks_taken_away_make_room(backend: ModuleType) -> None:
     assert [len(message["content"]) for message in assembler.close()["output"]] == [1, 2]
 
 
-def test_the_default_is_half_a_million_blocks(backend: ModuleType) -> None:
-    """Five a message at the default max_messages: an Anthropic message of
-    500,001 blocks is past it (a stream of nothing else would hold some ten
-    times what it brought)."""
-    opening, block = ONE_BLOCK_EACH["anthropic"]
-    frame = frames_of([block(0)])[0].replace(b'"index":0', b'"index":%d')
-    data = b"".join(frames_of(opening)) + b"".join(frame % n for n in range(500_001))
-    assembler = backend.AnthropicAssembler()
-    with pytest.raises(StreamLimitError) as info:
-        assembler.feed(data)
-    assert (info.value.limit, info.value.maximum, info.value.event) == ("max_blocks", 500_000, 500_002)
-
-
-@pytest.mark.parametrize("name", [*(entry[0] for entry in PROTOCOLS.values()), "NeutralAssembler"])
+@pytest.mark.parametrize("name", [*(row.assembler for row in TABLE.values()), "NeutralAssembler"])
 def test_max_blocks_is_checked_like_the_other_limits(backend: ModuleType, name: str) -> None:
     make = getattr(backend, name)
     args = ("agui",) if name == "NeutralAssembler" else ()

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from agentcodec import _protocols
 from agentcodec.cli import main
 from agentcodec.events import PROTOCOLS
+from protocol_table import FIXTURES, TABLE
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agentscope-chat.sse"
 
@@ -191,37 +193,25 @@ def test_assemble_agentapp_endpoints(
     assert any(block["kind"] == kind for message in view["messages"] for block in message["blocks"])
 
 
-def test_assemble_and_convert_chat_completions(capsys: pytest.CaptureFixture[str]) -> None:
-    capture = AGENTAPP.parent / "sdk" / "chat_every_field.sse"
-    assert main(["assemble", "--protocol", "openai-chat", str(capture)]) == 0
-    completion = json.loads(capsys.readouterr().out)
-    assert completion["object"] == "chat.completion"
-    assert [choice["finish_reason"] for choice in completion["choices"]] == ["stop", "tool_calls"]
-    assert main(["convert", "--from", "openai-chat", "--to", "agui", str(capture)]) == 0
-    assert '"type":"TOOL_CALL_ARGS"' in capsys.readouterr().out
-
-
-def test_assemble_and_convert_anthropic_messages(capsys: pytest.CaptureFixture[str]) -> None:
-    capture = AGENTAPP.parent / "sdk" / "anthropic_every_block.sse"
-    assert main(["assemble", "--protocol", "anthropic", str(capture)]) == 0
-    message = json.loads(capsys.readouterr().out)
-    assert message["stop_reason"] == "tool_use"
-    assert message["content"][-2]["input"]["city"] == "Paris"
-    assert main(["convert", "--from", "anthropic", "--to", "openai-chat", str(capture)]) == 0
-    assert '"reasoning_content":"Let me "' in capsys.readouterr().out
-
-
-def test_assemble_and_convert_ai_sdk_streams(capsys: pytest.CaptureFixture[str]) -> None:
-    capture = AGENTAPP.parent / "ai_sdk" / "ai_sdk_tool_turn.sse"
-    assert main(["assemble", "--protocol", "ai-sdk", str(capture)]) == 0
-    message = json.loads(capsys.readouterr().out)
-    assert message["id"] == "msg_1"
-    assert message["parts"][3]["output"] == {"temperature": 21, "unit": "C"}
-    assert (
-        main(["convert", "--from", "agentscope", "--to", "ai-sdk", str(AGENTAPP / "agent_turn.process.sse")])
-        == 0
-    )
-    assert '"type":"tool-input-available"' in capsys.readouterr().out
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_assemble_prints_what_the_assembler_gives_and_convert_writes_a_readable_stream(
+    protocol: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each protocol's recorded stream: `assemble` prints its assembler's
+    result; `convert` into the next protocol writes a stream that protocol's
+    assembler reads without an error."""
+    row = TABLE[protocol]
+    capture = FIXTURES / row.stream
+    assert main(["assemble", "--protocol", protocol, str(capture)]) == 0
+    assembler = _protocols.assembler(protocol)
+    assembler.feed(row.recorded())
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(assembler.close()))
+    target = PROTOCOLS[(PROTOCOLS.index(protocol) + 1) % len(PROTOCOLS)]
+    assert main(["convert", "--from", protocol, "--to", target, str(capture)]) == 0
+    converted = _protocols.assembler(target)
+    converted.feed(capsys.readouterr().out.encode())
+    converted.close()
+    assert converted.errors == []
 
 
 def test_decode_says_when_the_input_holds_no_events(
@@ -237,13 +227,19 @@ def test_decode_says_when_the_input_holds_no_events(
         assert "no events: the input holds no Server-Sent Events" in captured.err
 
 
-def test_assemble_says_when_the_stream_is_not_the_protocols(capsys: pytest.CaptureFixture[str]) -> None:
-    """An AgentScope stream read as Chat Completions was made into a
-    completion; it is refused, with what was read printed all the same."""
-    assert main(["assemble", "--protocol", "openai-chat", str(EXAMPLE)]) == 1
+@pytest.mark.parametrize("protocol", [name for name in PROTOCOLS if name != "agentscope"])
+def test_assemble_says_when_the_stream_is_not_the_protocols(
+    protocol: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An AgentScope stream read as another protocol's was once made into
+    that protocol's result: it is refused (the first event that is not the
+    protocol's, or at the end, that none was), with what was read printed
+    all the same."""
+    assert main(["assemble", "--protocol", protocol, str(EXAMPLE)]) == 1
     captured = capsys.readouterr()
-    assert "the stream held no OpenAI Chat Completions chunk: none of its" in captured.err
-    assert json.loads(captured.out)["object"] == "chat.completion"
+    assert captured.err.startswith(f"agentcodec assemble: {EXAMPLE}: ")
+    assert " 1 has no type" in captured.err or ": the stream held no " in captured.err
+    json.loads(captured.out)  # what was read: JSON all the same
 
 
 def test_every_command_indents_a_whole_document_alike(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, AgentScopeError, AgentScopeEventError, SSELimitError
 from conftest import NATIVE, PURE, examples, requires_native
+from protocol_table import TABLE
 
 LANGCHAIN_HEAD = b'data: {"type":"event","method":"messages","params":{"namespace":[],"node":"m","data":'
 
@@ -234,97 +235,9 @@ def test_a_data_delta_without_an_index_joins_the_first_slot_of_its_call(backend:
 
 
 # A text delta for every protocol, after what opens its message; `"x": 0`
-# marks where a long integer goes.
+# marks where a long integer goes: (assembler, what it gives, opening, delta).
 TEXT_DELTAS: dict[str, tuple[str, str, list[Any], dict[str, Any]]] = {
-    "agentscope": (
-        "AgentScopeAssembler",
-        "response",
-        [{"object": "message", "id": "m", "role": "assistant", "content": []}],
-        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m", "text": "b", "x": 0},
-    ),
-    "langchain": (
-        "LangChainAssembler",
-        "messages",
-        [
-            {
-                "method": "messages",
-                "params": {"namespace": [], "data": {"event": "message-start", "id": "m"}},
-            },
-        ],
-        {
-            "method": "messages",
-            "params": {
-                "namespace": [],
-                "data": {
-                    "event": "content-block-delta",
-                    "index": 0,
-                    "delta": {"type": "text-delta", "text": "b"},
-                },
-                "x": 0,
-            },
-        },
-    ),
-    "agui": (
-        "AGUIAssembler",
-        "messages",
-        [{"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}],
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "b", "x": 0},
-    ),
-    "openai-responses": (
-        "OpenAIResponsesAssembler",
-        "response",
-        [
-            {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
-            {
-                "type": "response.output_item.added",
-                "output_index": 0,
-                "item": {"type": "message", "id": "m", "role": "assistant", "content": []},
-            },
-            {
-                "type": "response.content_part.added",
-                "output_index": 0,
-                "content_index": 0,
-                "item_id": "m",
-                "part": {"type": "output_text", "text": "", "annotations": []},
-            },
-        ],
-        {
-            "type": "response.output_text.delta",
-            "output_index": 0,
-            "content_index": 0,
-            "item_id": "m",
-            "delta": "b",
-            "x": 0,
-        },
-    ),
-    "openai-chat": (
-        "OpenAIChatAssembler",
-        "completion",
-        [],
-        {
-            "id": "c",
-            "object": "chat.completion.chunk",
-            "created": 1,
-            "model": "m",
-            "choices": [{"index": 0, "delta": {"content": "b"}, "finish_reason": None}],
-            "x": 0,
-        },
-    ),
-    "anthropic": (
-        "AnthropicAssembler",
-        "message",
-        [
-            {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        ],
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "b"}, "x": 0},
-    ),
-    "ai-sdk": (
-        "AISDKAssembler",
-        "message",
-        [{"type": "start", "messageId": "m"}, {"type": "text-start", "id": "t"}],
-        {"type": "text-delta", "id": "t", "delta": "b", "x": 0},
-    ),
+    name: (row.assembler, row.result, list(row.text_opening), row.text_delta) for name, row in TABLE.items()
 }
 
 

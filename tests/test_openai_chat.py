@@ -23,6 +23,9 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, OpenAIChatError, OpenAIChatEventError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
+from protocols import sse_event
+from protocols.openai_chat import CHUNK, chat_choice
+from protocols.openai_chat import tool_call_stream as chat
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
 RECORDED = ["chat_every_field", "chat_refusal_audio", "chat_azure", "chat_repeating"]
@@ -828,3 +831,71 @@ def test_a_calls_thought_signature_stays_with_it_as_the_sdk_keeps_it(backend: Mo
         state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
     (theirs,) = state.get_final_completion().choices[0].message.tool_calls or []
     assert theirs.model_dump()["extra_content"] == signature
+
+
+# --- tool-call arguments as they stream (the cases of test_tool_call_arguments.py) ---
+
+
+def test_a_stream_cut_short_leaves_incomplete_arguments_with_an_error(backend: ModuleType) -> None:
+    """Chat: no end to a call but the stream's; what streamed stays."""
+    start, deltas, _ = chat(['{"city": "Par'], "")
+    assembler = backend.OpenAIChatAssembler()
+    for event in [*start, *deltas]:
+        assembler.feed(sse_event(event))
+    assert assembler.tool_calls[0]["arguments"] == {"city": "Par"}
+    assembler.close()
+    call = assembler.tool_calls[0]
+    assert call["arguments"] == '{"city": "Par'
+    assert call["error"] == "arguments are not valid JSON: incomplete at byte 13"
+    assert call["done"] is True
+
+
+def test_a_top_level_number_is_complete_when_the_call_ends(backend: ModuleType) -> None:
+    start, deltas, end = chat(["12", "3"], "123")
+    assembler = backend.OpenAIChatAssembler()
+    for event in [*start, *deltas]:
+        assembler.feed(sse_event(event))
+    assert assembler.tool_calls[0]["arguments"] == 123
+    assert assembler.tool_calls[0]["done"] is False
+    for event in end:
+        assembler.feed(sse_event(event))
+    assert assembler.tool_calls[0]["arguments"] == 123
+    assert assembler.tool_calls[0]["done"] is True
+
+
+def test_many_calls_each_keep_their_own_parser(backend: ModuleType) -> None:
+    """Chat: two choices streaming calls in turn."""
+    assembler = backend.OpenAIChatAssembler()
+
+    def call_delta(choice: int, index: int, **function: Any) -> dict[str, Any]:
+        entry = {"index": index, "function": function}
+        return {
+            **CHUNK,
+            "choices": [{"index": choice, "delta": {"tool_calls": [entry]}, "finish_reason": None}],
+        }
+
+    assembler.feed(sse_event(call_delta(1, 0, name="g", arguments='{"x": ')))
+    assembler.feed(sse_event(call_delta(0, 0, name="f", arguments='{"a": ')))
+    assert [call["arguments"] for call in assembler.tool_calls] == [{}, {}]
+    assembler.feed(sse_event(call_delta(0, 1, name="h", arguments="[1")))
+    assembler.feed(sse_event(call_delta(1, 0, arguments="2}")))
+    assembler.feed(sse_event(call_delta(0, 0, arguments="1}")))
+    calls = assembler.tool_calls
+    assert [(call["choice"], call["name"], call["arguments"], call["done"]) for call in calls] == [
+        (0, "f", {"a": 1}, True),
+        (0, "h", [1], False),
+        (1, "g", {"x": 2}, True),
+    ]
+
+
+def test_a_call_that_ended_without_arguments_says_so(backend: ModuleType) -> None:
+    """Chat: a call named and finished with no argument text."""
+    assembler = backend.OpenAIChatAssembler()
+    entry = {"index": 0, "id": "call_1", "function": {"name": "f"}}
+    assembler.feed(sse_event(chat_choice({"tool_calls": [entry]})))
+    assert assembler.tool_calls[0]["arguments"] is None
+    assert "error" not in assembler.tool_calls[0]
+    assembler.feed(sse_event(chat_choice({}, "tool_calls")))
+    call = assembler.tool_calls[0]
+    assert (call["arguments"], call["done"]) == (None, True)
+    assert call["error"] == "arguments are missing: the call ended without any"

@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, OpenAIResponsesError, OpenAIResponsesEventError
 from conftest import NATIVE, PURE, examples, requires_native
+from protocols import sse_event
+from protocols.openai_responses import tool_call_stream as responses
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RECORDED = [
@@ -550,3 +552,46 @@ def test_events_after_the_response_ended_leave_it_final() -> None:
         assert error["message"] == (
             "OpenAI Responses event 3 (response.output_item.added) comes after the response ended"
         )
+
+
+# --- tool-call arguments as they stream (the cases of test_tool_call_arguments.py) ---
+
+
+def test_arguments_replaced_by_other_text_are_read_anew(backend: ModuleType) -> None:
+    """Responses: a `.done` whose arguments are not the deltas' text (same
+    length and longer) replaces them; the next read parses the new text."""
+    start, deltas, _ = responses(['{"a": ', "1"], "")
+    assembler = backend.OpenAIResponsesAssembler()
+    for event in [*start, *deltas]:
+        assembler.feed(sse_event(event))
+    assert assembler.function_calls[0]["arguments"] == {"a": 1}
+    done = {"type": "response.function_call_arguments.done", "output_index": 0, "item_id": "fc"}
+    assembler.feed(sse_event({**done, "arguments": '{"b": 22}'}))
+    assert assembler.function_calls[0]["arguments"] == {"b": 22}
+    assembler.feed(sse_event({**done, "arguments": '{"b": 22, "c": 3}'}))
+    assert assembler.function_calls[0]["arguments"] == {"b": 22, "c": 3}
+
+
+def test_responses_tool_calls_and_function_calls_read_in_turn(backend: ModuleType) -> None:
+    """Responses: `tool_calls` lists function and MCP calls, `function_calls`
+    the function calls alone; the two share their parsers."""
+    assembler = backend.OpenAIResponsesAssembler()
+    start, deltas, _ = responses(['{"a": ', "1"], "")
+    mcp_start, mcp_deltas, _ = responses(['{"b": ', "[2"], "", "mcp")
+    mcp_added = {**mcp_start[1], "output_index": 1, "item": {**mcp_start[1]["item"], "id": "mc"}}
+    mcp_deltas = [{**delta, "output_index": 1, "item_id": "mc"} for delta in mcp_deltas]
+    for event in [*start, mcp_added, deltas[0], mcp_deltas[0]]:
+        assembler.feed(sse_event(event))
+    functions = assembler.function_calls
+    assert functions == [{"id": "fc", "call_id": "c", "name": "f", "arguments": {}, "done": False}]
+    live = functions[0]["arguments"]
+    assembler.feed(sse_event(deltas[1]))
+    assert [call["arguments"] for call in assembler.tool_calls] == [{"a": 1}, {}]
+    assembler.feed(sse_event(mcp_deltas[1]))
+    calls = assembler.tool_calls
+    assert [(call["type"], call["arguments"]) for call in calls] == [
+        ("function_call", {"a": 1}),
+        ("mcp_call", {"b": [2]}),
+    ]
+    assert calls[1]["server_label"] == "s"
+    assert assembler.function_calls[0]["arguments"] is live  # the same parser went on

@@ -17,36 +17,12 @@ import pytest
 
 from agentcodec import AgentCodecError, StreamLimitError
 from conftest import NATIVE, PURE, requires_native
+from protocol_table import TABLE
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# protocol: (assembler, what it reads, the recorded streams)
-PROTOCOLS: dict[str, tuple[str, tuple[str, ...], list[Path]]] = {
-    "agentscope": (
-        "AgentScopeAssembler",
-        ("response", "messages"),
-        sorted((FIXTURES / "agentscope").glob("*.sse")) + sorted((FIXTURES / "java").glob("*.sse")),
-    ),
-    "langchain": ("LangChainAssembler", ("messages",), sorted((FIXTURES / "langchain").glob("*.sse"))),
-    "agui": (
-        "AGUIAssembler",
-        ("run", "messages", "state"),
-        sorted((FIXTURES / "sdk").glob("agui_*.sse")) + sorted((FIXTURES / "agentapp").glob("*.agui.sse")),
-    ),
-    "openai-responses": (
-        "OpenAIResponsesAssembler",
-        ("response",),
-        sorted((FIXTURES / "sdk").glob("responses_*.sse"))
-        + sorted((FIXTURES / "agentapp").glob("*.responses.sse")),
-    ),
-    "openai-chat": ("OpenAIChatAssembler", ("completion",), sorted((FIXTURES / "sdk").glob("chat_*.sse"))),
-    "anthropic": ("AnthropicAssembler", ("message",), sorted((FIXTURES / "sdk").glob("anthropic_*.sse"))),
-    "ai-sdk": ("AISDKAssembler", ("message",), sorted((FIXTURES / "ai_sdk").glob("*.sse"))),
-}
-STREAMS = [(protocol, path) for protocol, (_, _, paths) in PROTOCOLS.items() for path in paths]
+STREAMS = [(name, path) for name, row in TABLE.items() for path in row.streams()]
 STREAM_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in STREAMS]
-# Protocols whose `[DONE]` ends the stream: what follows it is refused.
-ENDED_BY_DONE = {"openai-chat", "ai-sdk"}
 
 
 def events_of(data: bytes) -> list[bytes]:
@@ -59,12 +35,12 @@ def assemble(
     backend: ModuleType, protocol: str, data: bytes, chunk: int = 0, **options: Any
 ) -> dict[str, Any]:
     """Everything the assembler reads after the stream, fed whole or in chunks."""
-    name, reads, _ = PROTOCOLS[protocol]
-    assembler = getattr(backend, name)(on_error="skip", **options)
+    row = TABLE[protocol]
+    assembler = getattr(backend, row.assembler)(on_error="skip", **options)
     for at in range(0, len(data), chunk or max(len(data), 1)):
         assembler.feed(data[at : at + (chunk or len(data))])
     assembler.close()
-    result = {read: getattr(assembler, read) for read in reads}
+    result = {read: getattr(assembler, read) for read in row.reads}
     result["errors"] = assembler.errors
     return result
 
@@ -111,7 +87,7 @@ def test_done_early(backend: ModuleType, protocol: str, path: Path) -> None:
     half = len(events) // 2
     early = b"".join(events[:half]) + b"data: [DONE]\n\n" + b"".join(events[half:])
     got = assemble(backend, protocol, early)
-    if protocol in ENDED_BY_DONE:
+    if TABLE[protocol].ended_by_done:
         first_half = assemble(backend, protocol, b"".join(events[:half]) + b"data: [DONE]\n\n")
         refused = got["errors"][len(first_half["errors"]) :]
         assert got["errors"][: len(first_half["errors"])] == first_half["errors"]

@@ -15,17 +15,10 @@ import pytest
 
 from agentcodec import AgentCodecError, AGUIEventError, StreamLimitError
 from conftest import NATIVE, PURE, requires_native
+from protocol_table import TABLE
 from test_hostile_input import TEXT_DELTAS
 
-ASSEMBLERS = [
-    "AgentScopeAssembler",
-    "LangChainAssembler",
-    "AGUIAssembler",
-    "OpenAIResponsesAssembler",
-    "OpenAIChatAssembler",
-    "AnthropicAssembler",
-    "AISDKAssembler",
-]
+ASSEMBLERS = [row.assembler for row in TABLE.values()]
 
 
 def data(event: dict[str, Any]) -> str:
@@ -250,61 +243,15 @@ def test_messages_given_decoded_count_too(backend: ModuleType) -> None:
         assembler.feed_event({"object": "message", "id": "m2", "role": "assistant"})
 
 
-@pytest.mark.parametrize(
-    ("name", "events"),
-    [
-        (
-            "LangChainAssembler",
-            [
-                {
-                    "method": "messages",
-                    "params": {"namespace": [], "data": {"event": "message-start", "id": f"m{i}"}},
-                }
-                for i in range(3)
-            ],
-        ),
-        (
-            "AGUIAssembler",
-            [{"type": "TEXT_MESSAGE_START", "messageId": f"m{i}", "role": "assistant"} for i in range(3)],
-        ),
-        (
-            "OpenAIResponsesAssembler",
-            [{"type": "response.created", "response": {"id": "r", "object": "response", "output": []}}]
-            + [
-                {
-                    "type": "response.output_item.added",
-                    "output_index": i,
-                    "item": {"type": "message", "id": f"m{i}", "role": "assistant", "content": []},
-                }
-                for i in range(3)
-            ],
-        ),
-        (
-            "OpenAIChatAssembler",
-            [
-                {
-                    "id": "c",
-                    "object": "chat.completion.chunk",
-                    "created": 1,
-                    "model": "m",
-                    "choices": [{"index": i, "delta": {"role": "assistant", "content": "x"}}],
-                }
-                for i in range(3)
-            ],
-        ),
-    ],
-)
-def test_every_protocol_counts_its_messages(
-    backend: ModuleType, name: str, events: list[dict[str, Any]]
-) -> None:
-    """Two messages fit; the third ends the stream, in each protocol with more than one."""
-    assembler = getattr(backend, name)(max_messages=2)
+@pytest.mark.parametrize("protocol", [name for name, row in TABLE.items() if row.three_messages], ids=str)
+def test_every_protocol_counts_its_messages(backend: ModuleType, protocol: str) -> None:
+    """Two messages fit; the third ends the stream, in each protocol with more
+    than one, in its own assembler and in the neutral view."""
+    events = TABLE[protocol].three_messages
+    assembler = getattr(backend, TABLE[protocol].assembler)(max_messages=2)
     with pytest.raises(StreamLimitError, match="it brings the stream's messages to 3;") as info:
         assembler.feed(b"".join(frame(event) for event in events))
     assert info.value.event == len(events)
-    neutral = backend.NeutralAssembler(
-        {"LangChainAssembler": "langchain", "AGUIAssembler": "agui"}.get(name, "openai-chat"), max_messages=2
-    )
-    if name in ("LangChainAssembler", "AGUIAssembler", "OpenAIChatAssembler"):
-        with pytest.raises(StreamLimitError, match="it brings the stream's messages to 3;"):
-            neutral.feed(b"".join(frame(event) for event in events))
+    neutral = backend.NeutralAssembler(protocol, max_messages=2)
+    with pytest.raises(StreamLimitError, match="it brings the stream's messages to 3;"):
+        neutral.feed(b"".join(frame(event) for event in events))

@@ -18,22 +18,16 @@ from typing import Any
 import pytest
 
 from agentcodec import AgentCodecError, AgentScopeEventError
+from agentcodec.events import PROTOCOLS
 from conftest import NATIVE, requires_native
+from protocol_table import TABLE
 
 AGENTSCOPE_TEXT = (
     b'data: {"object":"content","type":"text","index":0,"delta":true,"msg_id":"t%d","text":"a"}\n\n'
 )
 
 
-PROTOCOL_ASSEMBLERS = (
-    "AgentScopeAssembler",
-    "LangChainAssembler",
-    "AGUIAssembler",
-    "OpenAIResponsesAssembler",
-    "OpenAIChatAssembler",
-    "AnthropicAssembler",
-    "AISDKAssembler",
-)
+PROTOCOL_ASSEMBLERS = tuple(row.assembler for row in TABLE.values())
 
 
 @pytest.fixture
@@ -152,7 +146,7 @@ def _exercise(backend: ModuleType) -> list[tuple[str, Any, Callable[[Any], None]
         ),
         (
             "NeutralAssembler",
-            backend.NeutralAssembler("anthropic"),
+            backend.NeutralAssembler(PROTOCOLS[-1]),
             lambda obj: obj.feed(bad_event),
             lambda obj: obj.view,
         ),

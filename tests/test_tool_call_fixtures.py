@@ -15,6 +15,8 @@ import pytest
 
 import agentcodec
 from conftest import NATIVE, PURE, requires_native
+from protocol_table import TABLE
+from protocols import loaded
 from test_partial_json import reference
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -22,138 +24,12 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 Judge = Callable[[dict[str, Any]], list[Any]]
 
 
-def _loaded(text: str) -> Any:
-    """Argument text as the judge's SDK would give it: parsed, or as it came
-    when it is not JSON."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def _agui(messages: list[dict[str, Any]]) -> list[Any]:
-    calls = (call for message in messages for call in message.get("toolCalls") or [])
-    return [_loaded(call["function"]["arguments"]) for call in calls]
-
-
-def _responses(response: dict[str, Any]) -> list[Any]:
-    calls = ("function_call", "mcp_call")
-    return [_loaded(item["arguments"]) for item in response["output"] if item["type"] in calls]
-
-
-def _last_response(recorded: dict[str, Any]) -> dict[str, Any]:
-    """openai-python's final response, or where the stream did not complete,
-    its last snapshot."""
-    response: dict[str, Any] = recorded["final_response"] or recorded["snapshot"]
-    return response
-
-
-def _agentscope(response: dict[str, Any]) -> list[Any]:
-    messages = response["output"] or []
-    contents = (content for message in messages for content in message.get("content") or [])
-    return [
-        _loaded(content["data"]["arguments"])
-        for content in contents
-        if content["type"] == "data" and "arguments" in (content.get("data") or {})
-    ]
-
-
-def _langchain(message: dict[str, Any]) -> list[Any]:
-    kinds = ("tool_call", "invalid_tool_call")
-    return [block["args"] for block in message["content"] if block["type"] in kinds]
-
-
-def _ai_sdk(message: dict[str, Any]) -> list[Any]:
-    tools = (
-        part
-        for part in message["parts"]
-        if part["type"].startswith("tool-") or part["type"] == "dynamic-tool"
-    )
-    return [part["input"] if "input" in part else _loaded(part["rawInput"]) for part in tools]
-
-
-def _anthropic(message: dict[str, Any]) -> list[Any]:
-    return [
-        block["input"] for block in message["content"] if block["type"] in ("tool_use", "server_tool_use")
-    ]
-
-
-def _chat(completion: dict[str, Any]) -> list[Any]:
-    calls = (call for choice in completion["choices"] for call in choice["message"].get("tool_calls") or [])
-    return [_loaded(call["function"]["arguments"]) for call in calls]
-
-
-# (streams, assembler, its tool-call view, the judge's file for a stream, what the judge assembled)
-KINDS: list[tuple[str, str, str, Callable[[Path], Path], Judge]] = [
-    (
-        "agentapp/*.agui.sse",
-        "AGUIAssembler",
-        "tool_calls",
-        lambda path: path.with_name(path.name.split(".")[0] + ".json"),
-        lambda recorded: _agui(recorded["agui"]["messages"]),
-    ),
-    (
-        "agentapp/*.responses.sse",
-        "OpenAIResponsesAssembler",
-        "tool_calls",
-        lambda path: path.with_name(path.name.split(".")[0] + ".json"),
-        lambda recorded: _responses(_last_response(recorded["responses"])),
-    ),
-    (
-        "agentscope/*.sse",
-        "AgentScopeAssembler",
-        "tool_calls",
-        lambda path: path.with_suffix(".json"),
-        lambda recorded: _agentscope(recorded["final"]),
-    ),
-    (
-        "langchain/*.sse",
-        "LangChainAssembler",
-        "tool_calls",
-        lambda path: path.with_suffix(".json"),
-        lambda recorded: _langchain(recorded["message"]),
-    ),
-    (
-        "ai_sdk/*.sse",
-        "AISDKAssembler",
-        "tool_calls",
-        lambda path: path.with_suffix(".json"),
-        lambda recorded: _ai_sdk(recorded["message"]),
-    ),
-    (
-        "sdk/agui_*.sse",
-        "AGUIAssembler",
-        "tool_calls",
-        lambda path: path.with_suffix(".json"),
-        lambda recorded: _agui(recorded["messages"]),
-    ),
-    (
-        "sdk/anthropic_*.sse",
-        "AnthropicAssembler",
-        "tool_calls",
-        lambda path: path.with_suffix(".json"),
-        lambda recorded: _anthropic(recorded["message"]),
-    ),
-    (
-        "sdk/chat_*.sse",
-        "OpenAIChatAssembler",
-        "tool_calls",
-        lambda path: path.with_suffix(".json"),
-        lambda recorded: _chat(recorded["final_completion"]),
-    ),
-    (
-        "sdk/responses_*.sse",
-        "OpenAIResponsesAssembler",
-        "tool_calls",
-        lambda path: path.with_suffix(".json"),
-        lambda recorded: _responses(_last_response(recorded)),
-    ),
-]
-
+# (stream, assembler, its tool-call view, the judge's file for it, what the judge assembled)
 CASES = [
-    (path, assembler, view, judge_file(path), judge)
-    for pattern, assembler, view, judge_file, judge in KINDS
-    for path in sorted(FIXTURES.glob(pattern))
+    (path, row.assembler, "tool_calls", judged.judge_file(path), judged.judge)
+    for row in TABLE.values()
+    for judged in row.judged_tool_calls
+    for path in sorted(FIXTURES.glob(judged.pattern))
 ]
 STREAMS = [pytest.param(*case, id=str(case[0].relative_to(FIXTURES))) for case in CASES]
 
@@ -218,7 +94,7 @@ def test_tool_calls_end_as_the_sdk_assembled_them(  # noqa: PLR0917 (pytest para
         assert call["done"] is True
         # An error where, and only where, the text is not JSON.
         arguments = _arguments(call)
-        assert ("error" in call) == (isinstance(arguments, str) and _loaded(arguments) is arguments)
+        assert ("error" in call) == (isinstance(arguments, str) and loaded(arguments) is arguments)
     # Calls that end as JSON got there by growing. (Others: a snapshot may
     # drop a call, and text that breaks keeps what parsed before the break.)
     ended = [call for call in final if "error" not in call]

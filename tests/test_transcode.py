@@ -35,43 +35,12 @@ from conftest import NATIVE, PURE
 from protocol_table import TABLE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SOURCES = [
-    *[("agentscope", path) for path in sorted((FIXTURES / "agentscope").glob("*.sse"))],
-    *[("agentscope", path) for path in sorted((FIXTURES / "agentapp").glob("*.process.sse"))],
-    *[("agentscope", path) for path in sorted((FIXTURES / "java").glob("*.process.sse"))],
-    *[("langchain", path) for path in sorted((FIXTURES / "langchain").glob("*.sse"))],
-    *[("agui", path) for path in sorted((FIXTURES / "agentapp").glob("*.agui.sse"))],
-    *[("agui", path) for path in sorted((FIXTURES / "sdk").glob("agui_*.sse"))],
-    *[("openai-responses", path) for path in sorted((FIXTURES / "agentapp").glob("*.responses.sse"))],
-    *[("openai-responses", path) for path in sorted((FIXTURES / "sdk").glob("responses_*.sse"))],
-    *[("openai-chat", path) for path in sorted((FIXTURES / "sdk").glob("chat_*.sse"))],
-    *[("anthropic", path) for path in sorted((FIXTURES / "sdk").glob("anthropic_*.sse"))],
-    *[("ai-sdk", path) for path in sorted((FIXTURES / "ai_sdk").glob("*.sse"))],
-]
+SOURCES = [(name, path) for name, row in TABLE.items() for path in row.streams()]
 SOURCE_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in SOURCES]
-# Deterministic output: the options that would otherwise come from the clock.
-OPTIONS: dict[str, dict[str, Any]] = {
-    "agentscope": {"created_at": 1763700000},
-    "langchain": {"timestamp": 1763700000000},
-    "agui": {},
-    "openai-responses": {"created_at": 1763700000},
-    "openai-chat": {"created_at": 1763700000},
-    "anthropic": {},
-    "ai-sdk": {},
-}
+# Deterministic output: the options that would otherwise come from the clock or a random id.
+OPTIONS = {name: row.fixed_options for name, row in TABLE.items()}
 # What each target cannot carry (README, "Converting between protocols": "What each target cannot carry").
-TARGET_LOSSES: dict[str, set[str]] = {
-    "agentscope": set(),
-    "langchain": {"refusal_kind"},
-    "agui": {"media", "data", "refusal_kind", "corrections"},
-    "openai-responses": {"media", "data"},
-    # (and a block finishes only when its choice does: in a cut stream, no tool call has)
-    "openai-chat": {"media", "data", "tool_result", "corrections", "block_ends"},
-    # (tool arguments that are no JSON object end as the JSON of their last clean prefix)
-    "anthropic": {"media", "data", "tool_result", "refusal_kind", "corrections", "broken_arguments"},
-    # (media is written whole, once complete: streamed media lands after what started meanwhile)
-    "ai-sdk": {"refusal_kind", "corrections", "media_order"},
-}
+TARGET_LOSSES = {name: row.cannot_carry for name, row in TABLE.items()}
 
 
 def backends() -> list[ModuleType]:
@@ -184,24 +153,12 @@ def corrected(neutral: dict[str, Any]) -> set[int]:
     }
 
 
-# How each target writes the run statuses it has no word for, as read back.
-STATUS_AS_CARRIED: dict[str, dict[str, str]] = {
-    "agentscope": {"interrupted": "incomplete"},
-    "langchain": {"incomplete": "completed", "cancelled": "interrupted"},
-    "agui": {"incomplete": "completed", "interrupted": "completed"},
-    "openai-responses": {"interrupted": "incomplete"},
-    "openai-chat": {"cancelled": "completed", "interrupted": "completed"},
-    "anthropic": {"cancelled": "completed", "interrupted": "completed"},
-    "ai-sdk": {"interrupted": "completed"},
-}
-
-
 def run_outcome(neutral: dict[str, Any], target: str | None = None) -> tuple[Any, ...]:
     """The run's status and error; for a run that ended, its status as the
     target writes it."""
     status = neutral["status"]
     if target is not None and neutral["ended"]:
-        status = STATUS_AS_CARRIED[target].get(status, status)
+        status = TABLE[target].status_as_carried.get(status, status)
     error = (neutral["error"] or {}).get("message") if status == "failed" else None
     return status, error
 
@@ -1027,18 +984,6 @@ def test_argument_deltas_convert_alike_in_every_form_they_come() -> None:
         assert blocks[1]["output"] == "found"
 
 
-# Every id an encoder would otherwise make up, fixed so that two runs compare.
-FIXED_IDS: dict[str, dict[str, Any]] = {
-    "agentscope": {"session_id": "s", "response_id": "r"},
-    "langchain": {},
-    "agui": {"thread_id": "t", "run_id": "r"},
-    "openai-responses": {"response_id": "resp_1", "model": "m"},
-    "openai-chat": {"response_id": "chatcmpl-1", "model": "m"},
-    "anthropic": {"response_id": "msg_1", "model": "m"},
-    "ai-sdk": {"message_id": "m"},
-}
-
-
 @pytest.mark.parametrize("target", PROTOCOLS)
 @pytest.mark.parametrize("source", PROTOCOLS)
 def test_each_protocol_frames_its_events_in_one_place(source: str, target: str) -> None:
@@ -1049,7 +994,7 @@ def test_each_protocol_frames_its_events_in_one_place(source: str, target: str) 
     events = [json.loads(text) for text in data if text != "[DONE]"]
     # Chat ends by a marker that is no event: it goes as bytes.
     done = b"data: [DONE]\n\n" if "[DONE]" in data else b""
-    options = {**OPTIONS[target], **FIXED_IDS[target]}
+    options = OPTIONS[target]
     encode = encoder(target)
     for backend in backends():
         by_bytes = backend.Transcoder(source, target, **options)

@@ -5,7 +5,6 @@ and generated neutral streams, including ones that make no sense."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from pathlib import Path
@@ -19,29 +18,13 @@ from hypothesis import strategies as st
 from agentcodec._pure.events import BLOCK_FIELDS, BLOCK_KINDS
 from agentcodec.events import PROTOCOLS
 from conftest import NATIVE, PURE, examples
+from protocol_table import TABLE
 
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native backend with the pure one")
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-OPTIONS: dict[str, dict[str, Any]] = {
-    "agentscope": {"created_at": 1},
-    "langchain": {"timestamp": 1},
-    "agui": {},
-    "openai-responses": {"created_at": 1},
-    "openai-chat": {"created_at": 1},
-    "anthropic": {},
-    "ai-sdk": {},
-}
-FIXTURE_GLOBS = {
-    "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse"],
-    "langchain": ["langchain/*.sse"],
-    "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
-    "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
-    "openai-chat": ["sdk/chat_*.sse"],
-    "anthropic": ["sdk/anthropic_*.sse"],
-    "ai-sdk": ["ai_sdk/*.sse"],
-}
+OPTIONS = {name: row.fixed_options for name, row in TABLE.items()}
 ODD_VALUES = [None, 0, 1, "", "x", [], {}, True, 1.5, "m1", 2**40]
 
 
@@ -50,10 +33,7 @@ def _events(path: Path) -> list[Any]:
     return [json.loads(block.split("data: ", 1)[1]) for block in blocks if "data: {" in block]
 
 
-STREAMS = {
-    protocol: [_events(path) for pattern in patterns for path in sorted(FIXTURES.glob(pattern))]
-    for protocol, patterns in FIXTURE_GLOBS.items()
-}
+STREAMS = {protocol: [_events(path) for path in row.streams()] for protocol, row in TABLE.items()}
 
 
 def _mutate_value(rng: random.Random, value: Any) -> Any:
@@ -288,67 +268,3 @@ def test_encoders_take_fields_of_any_type(target: str) -> None:
                 native = outcome(NATIVE, "encode", "agui", target, events)
                 assert native == outcome(PURE, "encode", "agui", target, events), (key, odd)
                 assert not isinstance(native[0], str), native
-
-
-ARGUMENT_PIECES = [
-    "{",
-    "}",
-    "[",
-    "]",
-    '"',
-    ":",
-    ",",
-    " ",
-    "1",
-    "-",
-    ".",
-    "e",
-    "tr",
-    "ue",
-    "null",
-    "a",
-    "東",
-    "\\",
-    "u00",
-]
-
-
-@SETTINGS
-@given(
-    pieces=st.lists(st.sampled_from(ARGUMENT_PIECES), max_size=40),
-    valid=st.none() | st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=4),
-    cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=6),
-)
-def test_any_tool_arguments_convert_to_an_anthropic_input_alike_and_readable(
-    pieces: list[str], valid: dict[str, Any] | None, cuts: list[int]
-) -> None:
-    """Whatever a call's arguments are, cut anywhere, both backends write the
-    same Anthropic stream, agentcodec's assembler reads its input without an
-    error, and whole object arguments arrive as they were."""
-    text = json.dumps(valid, ensure_ascii=False) if valid is not None else "".join(pieces)
-    points = sorted({cut % (len(text) + 1) for cut in cuts} | {0, len(text)})
-    fragments = [text[start:end] for start, end in itertools.pairwise(points) if start < end]
-    events = [
-        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"},
-        *[
-            {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": fragment}
-            for fragment in fragments
-            if fragment
-        ],
-        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
-        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
-    ]
-    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
-    outputs = []
-    for backend in (NATIVE, PURE):
-        transcoder = backend.Transcoder("agui", "anthropic")
-        outputs.append(transcoder.feed(stream) + transcoder.close())
-    assert outputs[0] == outputs[1]
-    for backend in (NATIVE, PURE):
-        assembler = backend.AnthropicAssembler()
-        assembler.feed(outputs[0])
-        (block,) = assembler.close()["content"]
-        assert isinstance(block["input"], dict)
-        if valid is not None:
-            assert block["input"] == valid

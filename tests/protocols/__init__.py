@@ -1,0 +1,122 @@
+"""What the cross-cutting tests need of each protocol, a module each
+(``<name>.py``, ``-`` as ``_``), each declaring its ``ROW``. ``protocol_table``
+collects them in the registry's order: a new protocol is a module here."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@dataclass(frozen=True)
+class ToolCallCase:
+    """A kind of tool call a protocol streams, for the tool-argument tests."""
+
+    name: str
+    #: The assembler's property that gives the calls.
+    accessor: str
+    #: Where a call's arguments are.
+    field: str
+    #: A stream of one call whose arguments come in pieces: (pieces, text) ->
+    #: (the events that open it, an event a piece, the events that end it).
+    stream: Callable[[list[str], str], tuple[list[Any], list[Any], list[Any]]]
+    #: The arguments before any text came.
+    before: Any = None
+
+
+@dataclass(frozen=True)
+class JudgedToolCalls:
+    """Recorded streams whose tool calls the protocol's own SDK assembled."""
+
+    #: The streams: a glob under fixtures/.
+    pattern: str
+    #: The judge's recording for a stream.
+    judge_file: Callable[[Path], Path]
+    #: The calls' arguments in what the judge assembled, in order.
+    judge: Callable[[dict[str, Any]], list[Any]]
+
+
+def beside(path: Path) -> Path:
+    """A stream's recording of its judge: the JSON file of the same name."""
+    return path.with_suffix(".json")
+
+
+def of_the_run(path: Path) -> Path:
+    """An AgentApp endpoint's stream's recording: its run's JSON file."""
+    return path.with_name(path.name.split(".")[0] + ".json")
+
+
+def loaded(text: str) -> Any:
+    """Argument text as the judge's SDK would give it: parsed, or as it came
+    when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    #: The backend's assembler class (``agentcodec._native`` / ``_pure``).
+    assembler: str
+    #: The property that holds the final object (``result`` reads it).
+    result: str
+    #: One recorded stream of the protocol, under fixtures/.
+    stream: str
+    #: Every recorded stream of the protocol: globs under fixtures/.
+    recorded_streams: tuple[str, ...]
+    #: What the assembler gives after a stream, beside ``errors``: what the
+    #: tests that compare two assemblies compare.
+    reads: tuple[str, ...]
+    #: Whether ``[DONE]`` ends the protocol's streams (what follows is refused).
+    ended_by_done: bool = False
+    #: Events that bring a stream's messages to three, where the protocol
+    #: has more than one message a stream.
+    three_messages: tuple[dict[str, Any], ...] = field(default=())
+    #: Options that make its encoder's output the same on every run (the
+    #: ids and times it would otherwise make up).
+    fixed_options: dict[str, Any] = field(default_factory=dict)
+    #: What a conversion into it cannot carry (the README's table, "What
+    #: each target cannot carry", in test_transcode's words).
+    cannot_carry: frozenset[str] = frozenset()
+    #: How it writes the run statuses it has no word for, as read back.
+    status_as_carried: dict[str, str] = field(default_factory=dict)
+    #: The blocks (content parts, tool calls) its assembler's view shows:
+    #: what ``max_blocks`` counts.
+    count_blocks: Callable[[Any], int] = lambda assembler: 0
+    #: Events that open a stream, then the nth of events that add one block each.
+    block_opening: tuple[dict[str, Any], ...] = ()
+    one_block: Callable[[int], dict[str, Any]] = lambda n: {}
+    #: Events that open a message, then a text delta of it (``"x": 0`` marks
+    #: where a test puts a field of its own).
+    text_opening: tuple[dict[str, Any], ...] = ()
+    text_delta: dict[str, Any] = field(default_factory=dict)
+    #: The kinds of tool call it streams.
+    tool_calls: tuple[ToolCallCase, ...] = ()
+    #: Its recorded streams whose tool calls its SDK assembled.
+    judged_tool_calls: tuple[JudgedToolCalls, ...] = ()
+
+    def recorded(self) -> bytes:
+        """The bytes of ``stream``."""
+        return (FIXTURES / self.stream).read_bytes()
+
+    def streams(self) -> list[Path]:
+        """Every recorded stream's path, sorted within each glob."""
+        return [path for pattern in self.recorded_streams for path in sorted(FIXTURES.glob(pattern))]
+
+
+def list_length(value: Any) -> int:
+    """The length of a list, 0 for anything else (a view's field not there yet)."""
+    return len(value) if isinstance(value, list) else 0
+
+
+def sse_event(event: Any) -> bytes:
+    """One event (a JSON value, or a str such as ``[DONE]``) as an SSE event."""
+    data = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
+    return f"data: {data}\n\n".encode()

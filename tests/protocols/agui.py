@@ -1,0 +1,62 @@
+"""AG-UI, for the cross-cutting tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded, of_the_run
+
+
+def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
+    """One tool call whose arguments stream as ``pieces`` of ``text``:
+    the events that open it, an event a piece, the events that end it."""
+    start = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f", "parentMessageId": "m"},
+    ]
+    deltas = [{"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": piece} for piece in pieces]
+    end = [
+        {"type": "TOOL_CALL_END", "toolCallId": "c"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    return start, deltas, end
+
+
+def _judged_calls(messages: list[dict[str, Any]]) -> list[Any]:
+    calls = (call for message in messages for call in message.get("toolCalls") or [])
+    return [loaded(call["function"]["arguments"]) for call in calls]
+
+
+ROW = Row(
+    name="agui",
+    assembler="AGUIAssembler",
+    result="run",
+    stream="agentapp/agent_turn.agui.sse",
+    recorded_streams=("sdk/agui_*.sse", "agentapp/*.agui.sse"),
+    reads=("run", "messages", "state"),
+    three_messages=tuple(
+        {"type": "TEXT_MESSAGE_START", "messageId": f"m{i}", "role": "assistant"} for i in range(3)
+    ),
+    fixed_options={"thread_id": "t", "run_id": "r"},
+    cannot_carry=frozenset({"media", "data", "refusal_kind", "corrections"}),
+    status_as_carried={"incomplete": "completed", "interrupted": "completed"},
+    count_blocks=lambda assembler: sum(
+        list_length(message.get("toolCalls")) for message in assembler.messages
+    ),
+    block_opening=({"type": "RUN_STARTED", "threadId": "t", "runId": "r"},),
+    one_block=lambda n: {
+        "type": "TOOL_CALL_START",
+        "toolCallId": f"c{n}",
+        "toolCallName": "f",
+        "parentMessageId": "m",
+    },
+    text_opening=({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},),
+    text_delta={"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "b", "x": 0},
+    tool_calls=(ToolCallCase("agui", "tool_calls", "arguments", tool_call_stream),),
+    judged_tool_calls=(
+        JudgedToolCalls(
+            "agentapp/*.agui.sse", of_the_run, lambda recorded: _judged_calls(recorded["agui"]["messages"])
+        ),
+        JudgedToolCalls("sdk/agui_*.sse", beside, lambda recorded: _judged_calls(recorded["messages"])),
+    ),
+)

@@ -1,0 +1,87 @@
+"""Anthropic Messages, for the cross-cutting tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length
+
+
+def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
+    """One tool call whose arguments stream as ``pieces`` of ``text``:
+    the events that open it, an event a piece, the events that end it."""
+    message = {
+        "id": "msg",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "m",
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 0},
+    }
+    start = [
+        {"type": "message_start", "message": message},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        },
+    ]
+    deltas = [
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": piece},
+        }
+        for piece in pieces
+    ]
+    end = [
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
+        {"type": "message_stop"},
+    ]
+    return start, deltas, end
+
+
+def _judged_calls(message: dict[str, Any]) -> list[Any]:
+    return [
+        block["input"] for block in message["content"] if block["type"] in ("tool_use", "server_tool_use")
+    ]
+
+
+ROW = Row(
+    name="anthropic",
+    assembler="AnthropicAssembler",
+    result="message",
+    stream="sdk/anthropic_every_block.sse",
+    recorded_streams=("sdk/anthropic_*.sse",),
+    reads=("message",),
+    fixed_options={"response_id": "msg_1", "model": "m"},
+    # (tool arguments that are no JSON object end as the JSON of their last clean prefix)
+    cannot_carry=frozenset(
+        {"media", "data", "tool_result", "refusal_kind", "corrections", "broken_arguments"}
+    ),
+    status_as_carried={"cancelled": "completed", "interrupted": "completed"},
+    count_blocks=lambda assembler: list_length(assembler.message.get("content")),
+    block_opening=({"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},),
+    one_block=lambda n: {
+        "type": "content_block_start",
+        "index": n,
+        "content_block": {"type": "text", "text": "x"},
+    },
+    text_opening=(
+        {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    ),
+    text_delta={
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": "b"},
+        "x": 0,
+    },
+    tool_calls=(ToolCallCase("anthropic", "tool_calls", "input", tool_call_stream, before={}),),
+    judged_tool_calls=(
+        JudgedToolCalls("sdk/anthropic_*.sse", beside, lambda recorded: _judged_calls(recorded["message"])),
+    ),
+)

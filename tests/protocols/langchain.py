@@ -1,0 +1,87 @@
+"""The LangChain Agent Streaming Protocol, for the cross-cutting tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length
+
+
+def langchain_envelope(data: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "event", "method": "messages", "params": {"namespace": [], "timestamp": 1, "data": data}}
+
+
+def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
+    """One tool call whose arguments stream as ``pieces`` of ``text``:
+    the events that open it, an event a piece, the events that end it."""
+    chunk = {"type": "tool_call_chunk", "id": "call_1", "name": "f", "args": ""}
+    start = [
+        {"event": "message-start", "role": "ai", "id": "m"},
+        {"event": "content-block-start", "index": 0, "content": chunk},
+    ]
+    deltas = [
+        {"event": "content-block-delta", "index": 0, "delta": {"type": "tool-call-delta", "args": piece}}
+        for piece in pieces
+    ]
+    end = [{"event": "message-finish", "reason": "tool_use"}]
+    return (
+        [langchain_envelope(data) for data in start],
+        [langchain_envelope(data) for data in deltas],
+        [langchain_envelope(data) for data in end],
+    )
+
+
+def _judged_calls(message: dict[str, Any]) -> list[Any]:
+    kinds = ("tool_call", "invalid_tool_call")
+    return [block["args"] for block in message["content"] if block["type"] in kinds]
+
+
+ROW = Row(
+    name="langchain",
+    assembler="LangChainAssembler",
+    result="messages",
+    stream="langchain/parallel_tool_calls.sse",
+    recorded_streams=("langchain/*.sse",),
+    reads=("messages",),
+    three_messages=tuple(
+        {"method": "messages", "params": {"namespace": [], "data": {"event": "message-start", "id": f"m{i}"}}}
+        for i in range(3)
+    ),
+    fixed_options={"timestamp": 1763700000000},
+    cannot_carry=frozenset({"refusal_kind"}),
+    status_as_carried={"incomplete": "completed", "cancelled": "interrupted"},
+    count_blocks=lambda assembler: sum(list_length(message.get("content")) for message in assembler.messages),
+    block_opening=(
+        {"method": "messages", "params": {"namespace": [], "data": {"event": "message-start", "id": "m"}}},
+    ),
+    one_block=lambda n: {
+        "method": "messages",
+        "params": {
+            "namespace": [],
+            "data": {
+                "event": "content-block-delta",
+                "index": n,
+                "delta": {"type": "text-delta", "text": "x"},
+            },
+        },
+    },
+    text_opening=(
+        {"method": "messages", "params": {"namespace": [], "data": {"event": "message-start", "id": "m"}}},
+    ),
+    text_delta={
+        "method": "messages",
+        "params": {
+            "namespace": [],
+            "data": {
+                "event": "content-block-delta",
+                "index": 0,
+                "delta": {"type": "text-delta", "text": "b"},
+            },
+            "x": 0,
+        },
+    },
+    tool_calls=(ToolCallCase("langchain", "tool_calls", "args", tool_call_stream),),
+    judged_tool_calls=(
+        JudgedToolCalls("langchain/*.sse", beside, lambda recorded: _judged_calls(recorded["message"])),
+    ),
+)

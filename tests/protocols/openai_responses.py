@@ -1,0 +1,147 @@
+"""The OpenAI Responses API, for the cross-cutting tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded, of_the_run
+
+
+def tool_call_stream(
+    pieces: list[str], text: str, kind: str = "function"
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """One tool call whose arguments stream as ``pieces`` of ``text``:
+    the events that open it, an event a piece, the events that end it."""
+    header = {
+        "id": "r",
+        "object": "response",
+        "created_at": 1,
+        "status": "in_progress",
+        "model": "m",
+        "output": [],
+    }
+    called = {"call_id": "c"} if kind == "function" else {"server_label": "s"}
+    item = {
+        "type": f"{kind}_call",
+        "id": "fc",
+        **called,
+        "name": "f",
+        "arguments": "",
+        "status": "in_progress",
+    }
+    done = {**item, "arguments": text, "status": "completed"}
+    start = [
+        {"type": "response.created", "sequence_number": 0, "response": header},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": item},
+    ]
+    deltas = [
+        {"type": f"response.{kind}_call_arguments.delta", "output_index": 0, "item_id": "fc", "delta": piece}
+        for piece in pieces
+    ]
+    end = [
+        {
+            "type": f"response.{kind}_call_arguments.done",
+            "output_index": 0,
+            "item_id": "fc",
+            "arguments": text,
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": done},
+        {"type": "response.completed", "response": {**header, "status": "completed", "output": [done]}},
+    ]
+    return start, deltas, end
+
+
+def mcp_tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
+    return tool_call_stream(pieces, text, "mcp")
+
+
+def _judged_calls(response: dict[str, Any]) -> list[Any]:
+    calls = ("function_call", "mcp_call")
+    return [loaded(item["arguments"]) for item in response["output"] if item["type"] in calls]
+
+
+def _last_response(recorded: dict[str, Any]) -> dict[str, Any]:
+    """openai-python's final response, or where the stream did not complete,
+    its last snapshot."""
+    response: dict[str, Any] = recorded["final_response"] or recorded["snapshot"]
+    return response
+
+
+ROW = Row(
+    name="openai-responses",
+    assembler="OpenAIResponsesAssembler",
+    result="response",
+    stream="agentapp/agent_turn.responses.sse",
+    recorded_streams=("sdk/responses_*.sse", "agentapp/*.responses.sse"),
+    reads=("response",),
+    three_messages=(
+        {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
+        *(
+            {
+                "type": "response.output_item.added",
+                "output_index": i,
+                "item": {"type": "message", "id": f"m{i}", "role": "assistant", "content": []},
+            }
+            for i in range(3)
+        ),
+    ),
+    fixed_options={"response_id": "resp_1", "model": "m", "created_at": 1763700000},
+    cannot_carry=frozenset({"media", "data"}),
+    status_as_carried={"interrupted": "incomplete"},
+    count_blocks=lambda assembler: sum(
+        list_length(item.get("content")) + list_length(item.get("summary"))
+        for item in assembler.response["output"]
+    ),
+    block_opening=(
+        {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "message", "id": "m", "role": "assistant", "content": []},
+        },
+    ),
+    one_block=lambda n: {
+        "type": "response.output_text.delta",
+        "output_index": 0,
+        "item_id": "m",
+        "content_index": n,
+        "delta": "x",
+    },
+    text_opening=(
+        {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "message", "id": "m", "role": "assistant", "content": []},
+        },
+        {
+            "type": "response.content_part.added",
+            "output_index": 0,
+            "content_index": 0,
+            "item_id": "m",
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+    ),
+    text_delta={
+        "type": "response.output_text.delta",
+        "output_index": 0,
+        "content_index": 0,
+        "item_id": "m",
+        "delta": "b",
+        "x": 0,
+    },
+    tool_calls=(
+        ToolCallCase("openai-responses", "function_calls", "arguments", tool_call_stream),
+        ToolCallCase("openai-responses-mcp", "tool_calls", "arguments", mcp_tool_call_stream),
+    ),
+    judged_tool_calls=(
+        JudgedToolCalls(
+            "agentapp/*.responses.sse",
+            of_the_run,
+            lambda recorded: _judged_calls(_last_response(recorded["responses"])),
+        ),
+        JudgedToolCalls(
+            "sdk/responses_*.sse", beside, lambda recorded: _judged_calls(_last_response(recorded))
+        ),
+    ),
+)
