@@ -34,15 +34,13 @@ from typing import Any
 
 import pytest
 
+from agentcodec.events import PROTOCOLS
 from agui_reference import apply_events, verify_events
 from conftest import NATIVE, PURE, requires_native
+from protocol_table import TABLE
 
-# The encoder options that would otherwise come from the clock.
-CLOCK: dict[str, dict[str, int]] = {
-    "langchain": {"timestamp": 1763700000000},
-    "openai-responses": {"created_at": 1763700000},
-    "openai-chat": {"created_at": 1763700000},
-}
+# The encoder options that would otherwise come from the clock or a random id.
+CLOCK = {name: row.fixed_options for name, row in TABLE.items()}
 BACKENDS = [pytest.param(NATIVE, id="native", marks=requires_native), pytest.param(PURE, id="python")]
 RESPONSE_ID = "response_7d1f0c8e-2b4a-4e5f-9a61-0c3d2e1f4a5b"
 CALL_MESSAGE = "msg_5b2c9e41-8f3d-4a6e-b7c2-1d0e9f8a7b6c"
@@ -243,9 +241,7 @@ def test_decoded_the_answer_and_the_reasoning_are_two_messages_and_the_result_a_
 
 
 @requires_native
-@pytest.mark.parametrize(
-    "target", ["agui", "openai-responses", "langchain", "openai-chat", "anthropic", "ai-sdk"]
-)
+@pytest.mark.parametrize("target", [name for name in PROTOCOLS if name != "agentscope"])
 def test_converted_both_backends_agree_and_the_target_reads_it(target: str) -> None:
     stream, _, _ = java_stream(1)
     outputs = []

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, AISDKError, AISDKEventError
 from ai_sdk_streams import chunks_digest, random_stream
 from conftest import NATIVE, PURE, examples, requires_native
+from conversion import SOURCE_IDS, SOURCES, backends, convert, data_events, view
 from protocols import sse_event
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ai_sdk"
@@ -513,3 +514,30 @@ def test_an_input_given_as_a_string_value_is_that_string(backend: ModuleType) ->
     assert [(call["input"], call["done"], "error" in call) for call in assembler.tool_calls] == [
         ("Paris", True, False)
     ]
+
+
+# --- what a conversion into the protocol writes, judged by its SDK (any source) ---
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_ai_sdk_output_is_read_without_error(source: str, path: Path) -> None:
+    """What the AI SDK's client reads: the assembler, judged against its
+    processUIMessageStream (tests/test_ai_sdk.py), takes every chunk without
+    an error (the client throws on a delta for a part that is not
+    streaming, a result for an unknown call); only the run's own failure is
+    an error chunk; [DONE] follows a run that ended; in a run that
+    completed, no tool call is left streaming."""
+    for backend in backends():
+        stream = convert(backend, source, "ai-sdk", path.read_bytes())
+        assembler = backend.AISDKAssembler()
+        assembler.feed(stream)
+        message = assembler.close()
+        chunks = data_events(stream.replace(b"data: [DONE]\n\n", b""))
+        failed = [chunk["errorText"] for chunk in chunks if chunk["type"] == "error"]
+        assert [error["message"] for error in assembler.errors] == failed
+        assert len(failed) <= 1
+        original = view(backend, source, path.read_bytes())
+        assert stream.endswith(b"data: [DONE]\n\n") == original["ended"]
+        if original["status"] == "completed":
+            tools = [part for part in message["parts"] if part["type"].startswith("tool-")]
+            assert all(part["state"] != "input-streaming" for part in tools)

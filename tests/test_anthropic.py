@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, AnthropicError, AnthropicEventError, StreamLimitError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
+from conversion import SOURCE_IDS, SOURCES, agui_stream, backends, convert, data_events, view
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
 RECORDED = ["anthropic_every_block", "anthropic_overloaded"]
@@ -658,3 +659,105 @@ def test_any_tool_arguments_convert_to_an_anthropic_input_alike_and_readable(
         assert isinstance(block["input"], dict)
         if valid is not None:
             assert block["input"] == valid
+
+
+def test_feed_with_events_takes_bytes_of_one_byte_items_only(backend: ModuleType) -> None:
+    with pytest.raises(TypeError) as refused:
+        backend.AnthropicAssembler().feed_with_events(memoryview(b"abcd").cast("I"))
+    assert str(refused.value) == (
+        "Assembler.feed_with_events() takes bytes-like data (bytes, bytearray, memoryview), not memoryview"
+    )
+
+
+# --- what a conversion into the protocol writes, judged by its SDK (any source) ---
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_anthropic_output_is_what_anthropic_python_accumulates(source: str, path: Path) -> None:
+    pytest.importorskip("anthropic.lib.streaming._messages")
+    from anthropic.types import RawMessageStreamEvent
+    from pydantic import TypeAdapter
+
+    validator: Any = TypeAdapter(RawMessageStreamEvent)
+    for backend in backends():
+        stream = convert(backend, source, "anthropic", path.read_bytes())
+        events = data_events(stream)
+        failed = [event for event in events if event["type"] == "error"]
+        assert len(failed) <= 1
+        events = [event for event in events if event["type"] != "error"]
+        for event in events:
+            # What anthropic-sdk-python's own models accept, field for field.
+            assert validator.validate_python(event).to_dict() == event
+        # One block at a time, each started before its deltas and stopped once.
+        open_blocks: list[int] = []
+        for event in events:
+            if event["type"] == "content_block_start":
+                assert not open_blocks
+                open_blocks.append(event["index"])
+            elif event["type"] in ("content_block_delta", "content_block_stop"):
+                assert open_blocks == [event["index"]]
+                if event["type"] == "content_block_stop":
+                    open_blocks.pop()
+        # Whatever the source's arguments were, each tool's input ends as
+        # an object, which the SDK, and agentcodec's assembler, read.
+        source_view = view(backend, source, path.read_bytes())
+        assembler = backend.AnthropicAssembler(on_error="skip")
+        assembler.feed(stream)
+        message = assembler.close()
+        assert [error for error in assembler.errors if error["code"] == "invalid_event"] == []
+        if failed:
+            assert assembler.errors[-1]["message"] == failed[0]["error"]["message"]
+        if events:
+            assert message == sdk_message(events)
+            assert (events[-1]["type"] == "message_stop") == (source_view["ended"] and not failed)
+
+
+@pytest.mark.parametrize(
+    ("fragments", "expected"),
+    [
+        # ag-ui-langgraph drops the arguments of a call's first chunk.
+        (['"city": "東京"}'], {}),
+        (['{"city": "東', '京", "n": 1.}'], {"city": "東京", "n": 1}),
+        (['{"a": [1, {"b": tru'], {"a": [1, {}]}),
+        (['{"q": "x\\u00'], {"q": "x"}),
+        (["ls -la"], {}),
+        # Whole arguments pass byte for byte, however they were cut.
+        (['{"city": ', '"Par', 'is", "days": [1', ", 2]}"], {"city": "Paris", "days": [1, 2]}),
+    ],
+)
+def test_broken_tool_arguments_convert_to_an_anthropic_stream_its_readers_accept(
+    fragments: list[str], expected: dict[str, Any]
+) -> None:
+    """A Transcoder never writes what its target's own reader rejects: a
+    tool's input streams only as far as it is the clean prefix of an object,
+    and ends as the JSON of it. (Broken arguments once converted to
+    input_json_delta fragments that agentcodec's assembler and the SDK
+    refused.)"""
+
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "weather"},
+        *[{"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": fragment} for fragment in fragments],
+        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    converted = {convert(backend, "agui", "anthropic", agui_stream(events)) for backend in backends()}
+    assert len(converted) == 1
+    stream = converted.pop()
+    for backend in backends():
+        assembler = backend.AnthropicAssembler()
+        assembler.feed(stream)
+        message = assembler.close()
+        assert message["content"][0]["input"] == expected
+    assert sdk_message(data_events(stream))["content"][0]["input"] == expected
+    written = "".join(
+        event["delta"]["partial_json"]
+        for event in data_events(stream)
+        if event["type"] == "content_block_delta"
+    )
+    whole = "".join(fragments)
+    try:
+        valid = isinstance(json.loads(whole), dict)
+    except ValueError:
+        valid = False
+    assert (written == whole) == valid

@@ -218,7 +218,11 @@ def test_reconnect_on_the_neutral_readers(backend: ModuleType) -> None:
     for make in (
         lambda: backend.NeutralAssembler("agui"),
         lambda: backend.NeutralDecoder("agui"),
-        lambda: backend.Transcoder("agui", "openai-chat", created_at=1),  # not the clock: two runs compared
+        # Into every protocol, each without the clock or random ids: two runs compared.
+        *(
+            lambda target=target: backend.Transcoder("agui", target, **TABLE[target].fixed_options)
+            for target in TABLE
+        ),
     ):
         unbroken, resumed = make(), make()
         whole = [unbroken.feed(data), unbroken.close()]

@@ -104,7 +104,7 @@ def test_agui_endpoint_streams_what_the_agui_client_reads(demo: str) -> None:
     assert assembler.close()["messages"] == messages
 
 
-def test_responses_endpoint_serves_the_openai_sdk(demo: str) -> None:
+def test_responses_endpoint_serves_openai_python(demo: str) -> None:
     openai = pytest.importorskip("openai")
     sdk = openai.OpenAI(base_url=f"{demo}/compatible-mode/v1", api_key="unused", max_retries=0)
     with sdk.responses.stream(model="demo", input=QUESTION) as stream:

@@ -377,11 +377,6 @@ ARGUMENT_ERRORS = [
         TypeError,
         "Assembler.feed() takes bytes-like data, not str: encode it as UTF-8 first",
     ),
-    (
-        lambda backend: backend.AnthropicAssembler().feed_with_events(memoryview(b"abcd").cast("I")),
-        TypeError,
-        "Assembler.feed_with_events() takes bytes-like data (bytes, bytearray, memoryview), not memoryview",
-    ),
     (lambda backend: backend.AgentScopeAssembler(data_merge=1), TypeError, "data_merge must be str, not int"),
     (lambda backend: backend.AGUIAssembler(on_error=None), TypeError, "on_error must be str, not NoneType"),
     (

@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, OpenAIChatError, OpenAIChatEventError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
+from conversion import SOURCE_IDS, SOURCES, backends, convert, data_events, view
+from protocol_table import TABLE
 from protocols import sse_event
 from protocols.openai_chat import CHUNK, chat_choice
 from protocols.openai_chat import tool_call_stream as chat
@@ -899,3 +901,47 @@ def test_a_call_that_ended_without_arguments_says_so(backend: ModuleType) -> Non
     call = assembler.tool_calls[0]
     assert (call["arguments"], call["done"]) == (None, True)
     assert call["error"] == "arguments are missing: the call ended without any"
+
+
+def test_a_foreign_stream_is_refused_saying_how_many_events_came(backend: ModuleType) -> None:
+    assembler = backend.OpenAIChatAssembler()
+    assembler.feed(TABLE["agentscope"].recorded())
+    events = assembler.event_count
+    with pytest.raises(
+        AgentCodecError,
+        match=rf"^the stream held no OpenAI Chat Completions chunk: none of its {events} events",
+    ):
+        assembler.close()
+
+
+# --- what a conversion into the protocol writes, judged by its SDK (any source) ---
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_chat_output_is_what_openai_python_accumulates(source: str, path: Path) -> None:
+    pytest.importorskip("openai.lib.streaming.chat")
+    from openai.types.chat import ChatCompletionChunk
+
+    for backend in backends():
+        stream = convert(backend, source, "openai-chat", path.read_bytes())
+        chunks = data_events(stream.replace(b"data: [DONE]\n\n", b""))
+        failed = [chunk for chunk in chunks if "error" in chunk]
+        assert len(failed) <= 1
+        # (Azure's content-filter chunks pass through as they came; the SDK's
+        # stream helper drops them)
+        chunks = [chunk for chunk in chunks if "error" not in chunk and chunk.get("object") != ""]
+        for chunk in chunks:
+            # What openai-python's own model accepts, field for field.
+            assert comparable(ChatCompletionChunk.model_validate(chunk).to_dict()) == comparable(chunk)
+        assembler = backend.OpenAIChatAssembler()
+        assembler.feed(stream)
+        completion = assembler.close()
+        if failed:
+            assert assembler.errors[0]["message"] == failed[0]["error"]["message"]
+        else:
+            assert assembler.errors == []
+        if chunks:
+            assert comparable(completion) == comparable(sdk_completion(chunks))
+            # [DONE] closes every run that finished, and only those.
+            ended = view(backend, source, path.read_bytes())["ended"]
+            assert stream.endswith(b"data: [DONE]\n\n") == (ended and not failed)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agentcodec import openai_chat
+from protocols import data_events
 from test_openai_chat import comparable, sdk_completion
 
 
@@ -59,3 +60,11 @@ def test_a_plain_answer_and_a_failure() -> None:
     assert failing.completion["choices"][0]["message"]["content"] == "partial"
     with pytest.raises(ValueError, match="add_tool_call"):
         openai_chat.ChatCompletionBuilder().add_arguments_delta("{}")
+
+
+def test_ids_given_to_the_builder_are_kept() -> None:
+    builder = openai_chat.ChatCompletionBuilder(completion_id="chatcmpl-1")
+    events = data_events(builder.add_tool_call("f", "{}", call_id="call_x") + builder.finish())
+    assert {event["id"] for event in events} == {"chatcmpl-1"}
+    calls = [call for event in events for call in event["choices"][0]["delta"].get("tool_calls") or []]
+    assert calls[0]["id"] == "call_x"

@@ -595,3 +595,10 @@ def test_responses_tool_calls_and_function_calls_read_in_turn(backend: ModuleTyp
     ]
     assert calls[1]["server_label"] == "s"
     assert assembler.function_calls[0]["arguments"] is live  # the same parser went on
+
+
+def test_a_foreign_stream_of_one_event_is_refused_saying_so(backend: ModuleType) -> None:
+    one = backend.OpenAIResponsesAssembler()
+    one.feed_event({"type": "RUN_STARTED"})
+    with pytest.raises(AgentCodecError, match=r"its one event is not one$"):
+        one.close()

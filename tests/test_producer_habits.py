@@ -69,7 +69,7 @@ def without_event_numbers(result: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(("protocol", "path"), STREAMS, ids=STREAM_IDS)
 def test_done_twice_at_the_end_is_as_once_and_as_none(backend: ModuleType, protocol: str, path: Path) -> None:
     """`[DONE]` is the OpenAI-style end some servers and proxies write after any
-    protocol: every assembler takes it, once or twice (Anthropic and LangChain
+    protocol: every assembler takes it, once or twice (two of them
     once refused it as not JSON)."""
     data = path.read_bytes()
     expected = assemble(backend, protocol, data)

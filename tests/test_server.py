@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 import agentcodec
-from agentcodec import agui, client, events
+from agentcodec import _protocols, agui, client, events
 from agentcodec.server import EventStreamResponse, MemoryReplayStore
 from servers import redis_server, serve, serve_process
 from stream_app import agui_run, make_app
@@ -227,11 +227,24 @@ def test_a_dropped_stream_resumes_on_another_replica(tmp_path: Path) -> None:
     assert result == _expected(200)
 
 
+@pytest.mark.parametrize("protocol", events.PROTOCOLS)
+def test_the_response_sends_the_headers_the_protocols_clients_look_for(protocol: str) -> None:
+    """The protocol's own headers (the AI SDK's version header), beside the
+    event stream's: its content type, no caching, no proxy buffering."""
+    own = getattr(_protocols.module(protocol), "HEADERS", {})
+    headers = dict(EventStreamResponse([], protocol=protocol).raw_headers)
+    assert headers[b"content-type"] == b"text/event-stream; charset=utf-8"
+    assert headers[b"cache-control"] == b"no-store"
+    assert headers[b"x-accel-buffering"] == b"no"
+    for key, value in own.items():
+        if key.lower() not in ("content-type", "cache-control", "connection", "x-accel-buffering"):
+            assert headers[key.lower().encode()] == value.encode()
+
+
 def test_the_response_is_a_starlette_response() -> None:
     starlette = pytest.importorskip("starlette.responses")
-    response = EventStreamResponse([], protocol="ai-sdk")
+    response = EventStreamResponse([])
     assert isinstance(response, starlette.Response)
-    assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
     with pytest.raises(ValueError, match="ping_interval"):
         EventStreamResponse([], ping_interval=0)
     with pytest.raises(ValueError, match="unknown protocol"):

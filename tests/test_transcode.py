@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import warnings
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -31,44 +29,13 @@ from agentcodec import AgentCodecError, SSELimitError
 from agentcodec._protocols import encoder
 from agentcodec.events import PROTOCOLS
 from agui_reference import apply_events, verify_events
-from conftest import NATIVE, PURE
+from conftest import PURE
+from conversion import OPTIONS, SOURCE_IDS, SOURCES, agui_stream, backends, convert, data_events, view
 from protocol_table import TABLE
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SOURCES = [(name, path) for name, row in TABLE.items() for path in row.streams()]
-SOURCE_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in SOURCES]
-# Deterministic output: the options that would otherwise come from the clock or a random id.
-OPTIONS = {name: row.fixed_options for name, row in TABLE.items()}
 # What each target cannot carry (README, "Converting between protocols": "What each target cannot carry").
 TARGET_LOSSES = {name: row.cannot_carry for name, row in TABLE.items()}
-
-
-def backends() -> list[ModuleType]:
-    return [backend for backend in (NATIVE, PURE) if backend is not None]
-
-
-def convert(backend: ModuleType, source: str, target: str, stream: bytes, chunk: int | None = None) -> bytes:
-    transcoder = backend.Transcoder(source, target, **OPTIONS[target])
-    if chunk is None:
-        return transcoder.feed(stream) + transcoder.close()
-    out = b""
-    rng = random.Random(chunk)
-    position = 0
-    while position < len(stream):
-        size = rng.randint(1, chunk)
-        out += transcoder.feed(stream[position : position + size])
-        position += size
-    return out + transcoder.close()
-
-
-def view(backend: ModuleType, protocol: str, stream: bytes) -> dict[str, Any]:
-    assembler = backend.NeutralAssembler(protocol)
-    assembler.feed(stream)
-    neutral = assembler.close()
-    decoder = backend.NeutralDecoder(protocol)
-    events = decoder.feed(stream) + decoder.close()
-    neutral["ended"] = any(event["type"] in ("run_finished", "run_failed") for event in events)
-    return neutral
 
 
 def transcript(
@@ -211,7 +178,7 @@ def test_round_trips_keep_what_the_middle_carries(source: str, path: Path, middl
     skip = corrected(original) if "corrections" in losses else set()
     broken = broken_calls(original) if "broken_arguments" in losses else set()
     returned = transcript(view(backend, source, back), losses, skip, broken)
-    if middle != source and len(original["messages"]) > 1 and source == "openai-chat":
+    if middle != source and len(original["messages"]) > 1 and TABLE[source].carries_choices:
         # Only Chat carries choices (n > 1): through another protocol they
         # come back as one, their content interleaved as it streamed.
         assert contents(returned) == contents(transcript(original, losses, skip, broken))
@@ -232,14 +199,6 @@ def contents(lines: list[tuple[Any, ...]]) -> tuple[Any, ...]:
 
 
 # --- judged by the target's SDK ---------------------------------------------------------
-
-
-def data_events(stream: bytes) -> list[dict[str, Any]]:
-    return [
-        json.loads(block.split("data: ", 1)[1])
-        for block in stream.decode().split("\n\n")
-        if "data: " in block
-    ]
 
 
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
@@ -290,80 +249,6 @@ def test_responses_output_is_what_openai_python_accumulates(source: str, path: P
             from test_openai_responses import without_sdk_extras
 
             assert response == without_sdk_extras(expected)
-
-
-@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
-def test_chat_output_is_what_openai_python_accumulates(source: str, path: Path) -> None:
-    pytest.importorskip("openai.lib.streaming.chat")
-    from openai.types.chat import ChatCompletionChunk
-
-    from test_openai_chat import comparable, sdk_completion
-
-    for backend in backends():
-        stream = convert(backend, source, "openai-chat", path.read_bytes())
-        chunks = data_events(stream.replace(b"data: [DONE]\n\n", b""))
-        failed = [chunk for chunk in chunks if "error" in chunk]
-        assert len(failed) <= 1
-        # (Azure's content-filter chunks pass through as they came; the SDK's
-        # stream helper drops them)
-        chunks = [chunk for chunk in chunks if "error" not in chunk and chunk.get("object") != ""]
-        for chunk in chunks:
-            # What openai-python's own model accepts, field for field.
-            assert comparable(ChatCompletionChunk.model_validate(chunk).to_dict()) == comparable(chunk)
-        assembler = backend.OpenAIChatAssembler()
-        assembler.feed(stream)
-        completion = assembler.close()
-        if failed:
-            assert assembler.errors[0]["message"] == failed[0]["error"]["message"]
-        else:
-            assert assembler.errors == []
-        if chunks:
-            assert comparable(completion) == comparable(sdk_completion(chunks))
-            # [DONE] closes every run that finished, and only those.
-            ended = view(backend, source, path.read_bytes())["ended"]
-            assert stream.endswith(b"data: [DONE]\n\n") == (ended and not failed)
-
-
-@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
-def test_anthropic_output_is_what_anthropic_python_accumulates(source: str, path: Path) -> None:
-    pytest.importorskip("anthropic.lib.streaming._messages")
-    from anthropic.types import RawMessageStreamEvent
-    from pydantic import TypeAdapter
-
-    from test_anthropic import sdk_message
-
-    validator: Any = TypeAdapter(RawMessageStreamEvent)
-    for backend in backends():
-        stream = convert(backend, source, "anthropic", path.read_bytes())
-        events = data_events(stream)
-        failed = [event for event in events if event["type"] == "error"]
-        assert len(failed) <= 1
-        events = [event for event in events if event["type"] != "error"]
-        for event in events:
-            # What anthropic-sdk-python's own models accept, field for field.
-            assert validator.validate_python(event).to_dict() == event
-        # One block at a time, each started before its deltas and stopped once.
-        open_blocks: list[int] = []
-        for event in events:
-            if event["type"] == "content_block_start":
-                assert not open_blocks
-                open_blocks.append(event["index"])
-            elif event["type"] in ("content_block_delta", "content_block_stop"):
-                assert open_blocks == [event["index"]]
-                if event["type"] == "content_block_stop":
-                    open_blocks.pop()
-        # Whatever the source's arguments were, each tool's input ends as
-        # an object, which the SDK, and agentcodec's assembler, read.
-        source_view = view(backend, source, path.read_bytes())
-        assembler = backend.AnthropicAssembler(on_error="skip")
-        assembler.feed(stream)
-        message = assembler.close()
-        assert [error for error in assembler.errors if error["code"] == "invalid_event"] == []
-        if failed:
-            assert assembler.errors[-1]["message"] == failed[0]["error"]["message"]
-        if events:
-            assert message == sdk_message(events)
-            assert (events[-1]["type"] == "message_stop") == (source_view["ended"] and not failed)
 
 
 @pytest.mark.parametrize("target", ["agentscope", "langchain"])
@@ -464,7 +349,9 @@ STRUCTURED_RESULT = [
 ]
 
 
-@pytest.mark.parametrize("target", ["agentscope", "langchain", "agui", "openai-responses", "ai-sdk"])
+@pytest.mark.parametrize(
+    "target", [name for name, row in TABLE.items() if "tool_result" not in row.cannot_carry]
+)
 def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries_results(
     target: str,
 ) -> None:
@@ -484,7 +371,7 @@ def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries
         for block in message["blocks"]
         if block["kind"] == "tool_result"
     ]
-    as_text = target in ("langchain", "agui", "openai-responses")
+    as_text = TABLE[target].results_as_text
     assert results == [json.dumps(output, separators=(",", ":")) if as_text else output]
     if target == "langchain":
         assembler = backends()[0].LangChainAssembler()
@@ -500,10 +387,6 @@ def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries
         adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
         for event in data_events(converted[0]):
             adapter.validate_python(event)  # output is a str where the API says so
-
-
-def agui_stream(events: list[dict[str, Any]]) -> bytes:
-    return b"".join(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)
 
 
 INTERLEAVED_CALLS = [
@@ -637,58 +520,6 @@ def test_a_failed_run_keeps_what_streamed_in_agentscopes_failed_response() -> No
     assert final["error"] == {"code": "x", "message": "boom"}
 
 
-@pytest.mark.parametrize(
-    ("fragments", "expected"),
-    [
-        # ag-ui-langgraph drops the arguments of a call's first chunk.
-        (['"city": "東京"}'], {}),
-        (['{"city": "東', '京", "n": 1.}'], {"city": "東京", "n": 1}),
-        (['{"a": [1, {"b": tru'], {"a": [1, {}]}),
-        (['{"q": "x\\u00'], {"q": "x"}),
-        (["ls -la"], {}),
-        # Whole arguments pass byte for byte, however they were cut.
-        (['{"city": ', '"Par', 'is", "days": [1', ", 2]}"], {"city": "Paris", "days": [1, 2]}),
-    ],
-)
-def test_broken_tool_arguments_convert_to_an_anthropic_stream_its_readers_accept(
-    fragments: list[str], expected: dict[str, Any]
-) -> None:
-    """A Transcoder never writes what its target's own reader rejects: a
-    tool's input streams only as far as it is the clean prefix of an object,
-    and ends as the JSON of it. (Broken arguments once converted to
-    input_json_delta fragments that agentcodec's assembler and the SDK
-    refused.)"""
-    from test_anthropic import sdk_message
-
-    events = [
-        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "weather"},
-        *[{"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": fragment} for fragment in fragments],
-        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
-        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
-    ]
-    converted = {convert(backend, "agui", "anthropic", agui_stream(events)) for backend in backends()}
-    assert len(converted) == 1
-    stream = converted.pop()
-    for backend in backends():
-        assembler = backend.AnthropicAssembler()
-        assembler.feed(stream)
-        message = assembler.close()
-        assert message["content"][0]["input"] == expected
-    assert sdk_message(data_events(stream))["content"][0]["input"] == expected
-    written = "".join(
-        event["delta"]["partial_json"]
-        for event in data_events(stream)
-        if event["type"] == "content_block_delta"
-    )
-    whole = "".join(fragments)
-    try:
-        valid = isinstance(json.loads(whole), dict)
-    except ValueError:
-        valid = False
-    assert (written == whole) == valid
-
-
 def test_a_failed_run_keeps_its_unfinished_items_in_the_failed_response() -> None:
     """A client that reads only ``response.failed`` keeps the text and the
     arguments streamed before the failure: the open items are in its output,
@@ -766,13 +597,13 @@ def test_errors_name_the_source_event() -> None:
         ("agui", {"zeta": 1, "model": "m"}),  # the first unknown name in sorted order
         ("agui", {"run_id": 1}),
         ("agui", {"run_id": ("r",)}),
-        ("openai-chat", {"created_at": True}),  # a bool is no int
-        ("openai-chat", {"created_at": 1.0}),
-        ("openai-chat", {"created_at": 2**64}),
-        ("openai-chat", {"model": "m", "created_at": "1"}),
+        ("agentscope", {"created_at": True}),  # a bool is no int
+        ("agentscope", {"created_at": 1.0}),
+        ("agentscope", {"created_at": 2**64}),
+        ("agentscope", {"response_id": "r", "created_at": "1"}),
         ("langchain", {"namespace": ["a", 1]}),
         ("langchain", {"namespace": "a"}),
-        ("ai-sdk", {"message_id": object()}),
+        ("agui", {"thread_id": object()}),
     ],
 )
 def test_encoder_options_are_refused_alike(target: str, options: dict[str, Any]) -> None:
@@ -831,30 +662,6 @@ def test_what_was_converted_before_an_error_comes_with_the_next_call() -> None:
         assert rest.count(b"TEXT_MESSAGE_CONTENT") == 2
         # The source was cut: the target is not ended for it (no RUN_FINISHED made up).
         assert rest.endswith(b'"messageId":"m1","delta":"lo"}\n\n')
-
-
-@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
-def test_ai_sdk_output_is_read_without_error(source: str, path: Path) -> None:
-    """What the AI SDK's client reads: the assembler, judged against its
-    processUIMessageStream (tests/test_ai_sdk.py), takes every chunk without
-    an error (the client throws on a delta for a part that is not
-    streaming, a result for an unknown call); only the run's own failure is
-    an error chunk; [DONE] follows a run that ended; in a run that
-    completed, no tool call is left streaming."""
-    for backend in backends():
-        stream = convert(backend, source, "ai-sdk", path.read_bytes())
-        assembler = backend.AISDKAssembler()
-        assembler.feed(stream)
-        message = assembler.close()
-        chunks = data_events(stream.replace(b"data: [DONE]\n\n", b""))
-        failed = [chunk["errorText"] for chunk in chunks if chunk["type"] == "error"]
-        assert [error["message"] for error in assembler.errors] == failed
-        assert len(failed) <= 1
-        original = view(backend, source, path.read_bytes())
-        assert stream.endswith(b"data: [DONE]\n\n") == original["ended"]
-        if original["status"] == "completed":
-            tools = [part for part in message["parts"] if part["type"].startswith("tool-")]
-            assert all(part["state"] != "input-streaming" for part in tools)
 
 
 # --- LangChain output, judged by langchain-core ------------------------------------------

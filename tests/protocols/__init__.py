@@ -61,6 +61,23 @@ def loaded(text: str) -> Any:
 
 
 @dataclass(frozen=True)
+class BuiltTurn:
+    """A turn its builder writes (text, a tool call), and the ids in it."""
+
+    #: The turn's events, from a builder given no ids.
+    events: Callable[[], list[dict[str, Any]]]
+    #: Where ids are in an event (lists as keys "0", "1", ...).
+    id_paths: tuple[tuple[str, ...], ...]
+    #: The shapes the provider gives its ids (regular expressions).
+    id_shapes: tuple[str, ...]
+
+
+def data_events(stream: bytes) -> list[dict[str, Any]]:
+    """The JSON objects of a stream's ``data:`` lines."""
+    return [json.loads(line[len(b"data: ") :]) for line in stream.split(b"\n") if line.startswith(b"data: {")]
+
+
+@dataclass(frozen=True)
 class Row:
     name: str
     #: The backend's assembler class (``agentcodec._native`` / ``_pure``).
@@ -85,6 +102,10 @@ class Row:
     #: What a conversion into it cannot carry (the README's table, "What
     #: each target cannot carry", in test_transcode's words).
     cannot_carry: frozenset[str] = frozenset()
+    #: Whether its tool results are text (a value that is not is written as its JSON).
+    results_as_text: bool = False
+    #: Whether its streams carry several choices (n > 1) of one run.
+    carries_choices: bool = False
     #: How it writes the run statuses it has no word for, as read back.
     status_as_carried: dict[str, str] = field(default_factory=dict)
     #: The blocks (content parts, tool calls) its assembler's view shows:
@@ -101,6 +122,8 @@ class Row:
     tool_calls: tuple[ToolCallCase, ...] = ()
     #: Its recorded streams whose tool calls its SDK assembled.
     judged_tool_calls: tuple[JudgedToolCalls, ...] = ()
+    #: A turn its builder writes, where it has a builder that makes up ids.
+    built_turn: BuiltTurn | None = None
 
     def recorded(self) -> bytes:
         """The bytes of ``stream``."""

@@ -59,4 +59,5 @@ ROW = Row(
         ),
         JudgedToolCalls("sdk/agui_*.sse", beside, lambda recorded: _judged_calls(recorded["messages"])),
     ),
+    results_as_text=True,
 )

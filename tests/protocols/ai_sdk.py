@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
+from agentcodec import ai_sdk
+
+from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, data_events, list_length, loaded
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -33,6 +35,13 @@ def _judged_calls(message: dict[str, Any]) -> list[Any]:
     return [part["input"] if "input" in part else loaded(part["rawInput"]) for part in tools]
 
 
+def _built_turn() -> list[dict[str, Any]]:
+    builder = ai_sdk.UIMessageStreamBuilder()
+    return data_events(
+        builder.add_text_delta("hi") + builder.add_tool_call("weather", "{}") + builder.finish()
+    )
+
+
 ROW = Row(
     name="ai-sdk",
     assembler="AISDKAssembler",
@@ -54,4 +63,5 @@ ROW = Row(
     judged_tool_calls=(
         JudgedToolCalls("ai_sdk/*.sse", beside, lambda recorded: _judged_calls(recorded["message"])),
     ),
+    built_turn=BuiltTurn(_built_turn, (("toolCallId",),), (r"call_[0-9A-Za-z]{24}",)),
 )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length
+from agentcodec import anthropic
+
+from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, data_events, list_length
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -50,6 +52,13 @@ def _judged_calls(message: dict[str, Any]) -> list[Any]:
     ]
 
 
+def _built_turn() -> list[dict[str, Any]]:
+    builder = anthropic.MessageStreamBuilder()
+    return data_events(
+        builder.add_text_delta("hi") + builder.add_tool_use("weather", "{}") + builder.finish()
+    )
+
+
 ROW = Row(
     name="anthropic",
     assembler="AnthropicAssembler",
@@ -83,5 +92,10 @@ ROW = Row(
     tool_calls=(ToolCallCase("anthropic", "tool_calls", "input", tool_call_stream, before={}),),
     judged_tool_calls=(
         JudgedToolCalls("sdk/anthropic_*.sse", beside, lambda recorded: _judged_calls(recorded["message"])),
+    ),
+    built_turn=BuiltTurn(
+        _built_turn,
+        (("message", "id"), ("content_block", "id")),
+        (r"msg_01[0-9A-Za-z]{22}", r"toolu_01[0-9A-Za-z]{22}"),
     ),
 )

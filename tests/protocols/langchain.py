@@ -84,4 +84,5 @@ ROW = Row(
     judged_tool_calls=(
         JudgedToolCalls("langchain/*.sse", beside, lambda recorded: _judged_calls(recorded["message"])),
     ),
+    results_as_text=True,
 )

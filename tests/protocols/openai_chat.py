@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
+from agentcodec import openai_chat
+
+from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, data_events, list_length, loaded
 
 CHUNK = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
 
@@ -33,6 +35,13 @@ def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any]
 def _judged_calls(completion: dict[str, Any]) -> list[Any]:
     calls = (call for choice in completion["choices"] for call in choice["message"].get("tool_calls") or [])
     return [loaded(call["function"]["arguments"]) for call in calls]
+
+
+def _built_turn() -> list[dict[str, Any]]:
+    builder = openai_chat.ChatCompletionBuilder()
+    return data_events(
+        builder.add_content_delta("hi") + builder.add_tool_call("weather", "{}") + builder.finish()
+    )
 
 
 ROW = Row(
@@ -94,4 +103,10 @@ ROW = Row(
             "sdk/chat_*.sse", beside, lambda recorded: _judged_calls(recorded["final_completion"])
         ),
     ),
+    built_turn=BuiltTurn(
+        _built_turn,
+        (("id",), ("choices", "0", "delta", "tool_calls", "0", "id")),
+        (r"chatcmpl-[0-9A-Za-z]{29}", r"call_[0-9A-Za-z]{24}"),
+    ),
+    carries_choices=True,
 )

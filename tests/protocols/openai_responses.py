@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded, of_the_run
+from agentcodec import openai_responses
+
+from . import (
+    BuiltTurn,
+    JudgedToolCalls,
+    Row,
+    ToolCallCase,
+    beside,
+    data_events,
+    list_length,
+    loaded,
+    of_the_run,
+)
 
 
 def tool_call_stream(
@@ -65,6 +77,13 @@ def _last_response(recorded: dict[str, Any]) -> dict[str, Any]:
     its last snapshot."""
     response: dict[str, Any] = recorded["final_response"] or recorded["snapshot"]
     return response
+
+
+def _built_turn() -> list[dict[str, Any]]:
+    builder = openai_responses.ResponseBuilder()
+    out = builder.start() + builder.add_reasoning_delta("think") + builder.add_text_delta("hi")
+    out += builder.add_function_call("weather", "{}") + builder.complete()
+    return data_events(out)
 
 
 ROW = Row(
@@ -144,4 +163,10 @@ ROW = Row(
             "sdk/responses_*.sse", beside, lambda recorded: _judged_calls(_last_response(recorded))
         ),
     ),
+    built_turn=BuiltTurn(
+        _built_turn,
+        (("response", "id"), ("item", "id"), ("item", "call_id")),
+        (r"resp_[0-9a-f]{48}", r"(msg|rs|fc)_[0-9a-f]{48}", r"call_[0-9A-Za-z]{24}"),
+    ),
+    results_as_text=True,
 )
