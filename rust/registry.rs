@@ -11,6 +11,8 @@
 use std::fmt;
 
 use crate::events::{Decode, Encode};
+use crate::sse::Limits;
+use crate::stream::{OnError, Reader};
 
 /// A protocol, as its module describes it.
 pub struct Descriptor {
@@ -18,6 +20,9 @@ pub struct Descriptor {
     pub name: &'static str,
     /// How its event errors name one of its events ("AG-UI event").
     pub subject: &'static str,
+    /// A new assembler of its streams, with the options every protocol's
+    /// assembler takes (the others at their defaults).
+    pub assembler: fn(OnError, Limits) -> Box<dyn Reader>,
     /// A new decoder of its events into neutral ones.
     pub decoder: fn() -> Box<dyn Decode + Send + Sync>,
     /// The options its encoder takes, in the order messages list them.
@@ -341,6 +346,22 @@ mod tests {
     }
 
     #[test]
+    fn each_protocol_builds_its_own_assembler() {
+        for protocol in crate::PROTOCOLS {
+            let mut assembler = (protocol.assembler)(OnError::Skip, Limits::default());
+            assembler.feed(b"data: {\"x\": 1}\n\n").unwrap();
+            assembler.close().unwrap();
+            assert_eq!(assembler.event_count(), 1);
+            let said = assembler
+                .errors()
+                .last()
+                .and_then(|error| error.message.clone())
+                .expect("a foreign stream is refused");
+            assert!(said.contains(protocol.subject), "{}: {said}", protocol.name);
+        }
+    }
+
+    #[test]
     fn options_are_checked_as_the_pure_backend_checks_them() {
         let agui = find("agui").unwrap();
         let err = EncoderOptions::parse(
@@ -358,19 +379,22 @@ mod tests {
         let err =
             EncoderOptions::parse(agui, [("run_id".to_owned(), OptionValue::Int(1))]).unwrap_err();
         assert_eq!(err.to_string(), "run_id must be str or None, not int");
-        let chat = find("openai-chat").unwrap();
-        let err = EncoderOptions::parse(chat, [("created_at".to_owned(), OptionValue::IntTooBig)])
-            .unwrap_err();
+        let agentscope = find("agentscope").unwrap();
+        let err = EncoderOptions::parse(
+            agentscope,
+            [("created_at".to_owned(), OptionValue::IntTooBig)],
+        )
+        .unwrap_err();
         assert_eq!(err.to_string(), "created_at does not fit in 64 bits");
         let options = EncoderOptions::parse(
-            chat,
+            agentscope,
             [
-                ("model".to_owned(), "m".into()),
+                ("session_id".to_owned(), "s".into()),
                 ("created_at".to_owned(), OptionValue::None),
             ],
         )
         .unwrap();
-        assert_eq!(options.str("model"), Some(Some("m".to_owned())));
+        assert_eq!(options.str("session_id"), Some(Some("s".to_owned())));
         assert_eq!(options.int("created_at"), Some(None));
         assert_eq!(options.str("response_id"), None);
     }

@@ -427,6 +427,61 @@ pub trait Protocol {
     fn block_count(&self) -> usize;
 }
 
+/// The final object an assembler gives (what its protocol's SDK gives),
+/// under one name whatever the protocol calls it.
+pub trait Assembled {
+    fn result(&self) -> Value;
+}
+
+/// Any protocol's assembler behind one interface, as the registry builds it
+/// ([`crate::registry::Descriptor::assembler`]): for what treats every
+/// protocol alike (the fuzz targets, the benches).
+pub trait Reader: Send {
+    /// See [`Assemble::feed`].
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), Error>;
+    /// See [`Assemble::feed_observed`].
+    fn feed_observed(&mut self, chunk: &[u8], observe: &mut dyn FnMut(&Value))
+        -> Result<(), Error>;
+    /// See [`Assemble::close`].
+    fn close(&mut self) -> Result<(), Error>;
+    /// See [`Assemble::event_count`].
+    fn event_count(&self) -> u64;
+    /// See [`Assemble::errors`].
+    fn errors(&self) -> &[ErrorRecord];
+    /// See [`Assembled::result`].
+    fn result(&self) -> Value;
+}
+
+impl<A: Assemble + Assembled + Send> Reader for A {
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        Assemble::feed(self, chunk)
+    }
+
+    fn feed_observed(
+        &mut self,
+        chunk: &[u8],
+        observe: &mut dyn FnMut(&Value),
+    ) -> Result<(), Error> {
+        Assemble::feed_observed(self, chunk, observe)
+    }
+
+    fn close(&mut self) -> Result<(), Error> {
+        Assemble::close(self)
+    }
+
+    fn event_count(&self) -> u64 {
+        Assemble::event_count(self)
+    }
+
+    fn errors(&self) -> &[ErrorRecord] {
+        Assemble::errors(self)
+    }
+
+    fn result(&self) -> Value {
+        Assembled::result(self)
+    }
+}
+
 /// What every assembler does with its input, over its [`Driver`]: each
 /// protocol's `Assembler` says where its driver is, and gets the rest.
 pub trait Assemble {

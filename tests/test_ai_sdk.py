@@ -23,6 +23,7 @@ from agentcodec import AgentCodecError, AISDKError, AISDKEventError
 from ai_sdk_streams import chunks_digest, random_stream
 from conftest import NATIVE, PURE, examples, requires_native
 from conversion import SOURCE_IDS, SOURCES, backends, convert, data_events, view
+from protocol_table import TABLE
 from protocols import sse_event
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ai_sdk"
@@ -541,3 +542,56 @@ def test_ai_sdk_output_is_read_without_error(source: str, path: Path) -> None:
         if original["status"] == "completed":
             tools = [part for part in message["parts"] if part["type"].startswith("tool-")]
             assert all(part["state"] != "input-streaming" for part in tools)
+
+
+# --- an AI SDK producer's habits, converted into every protocol ---
+
+
+STRUCTURED_RESULT = [
+    {"type": "start", "messageId": "m1"},
+    {"type": "start-step"},
+    {"type": "tool-input-available", "toolCallId": "c1", "toolName": "weather", "input": {"city": "東京"}},
+    {"type": "tool-output-available", "toolCallId": "c1", "output": {"temp_c": 18.5, "sky": "cloudy"}},
+    {"type": "finish-step"},
+    {"type": "finish"},
+]
+
+
+@pytest.mark.parametrize(
+    "target", [name for name, row in TABLE.items() if "tool_result" not in row.cannot_carry]
+)
+def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries_results(
+    target: str,
+) -> None:
+    """pydantic-ai's Vercel AI adapter sends a tool's output as an object. A
+    target whose results are text (a LangChain tool message, AG-UI's
+    content, a Responses function_call_output) carries it as its JSON; one
+    whose results hold any value (AgentScope's data, the AI SDK's output),
+    as it is. (Converted to LangChain it was once lost: a text block that
+    finished empty.)"""
+    stream = b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in STRUCTURED_RESULT)
+    output = {"temp_c": 18.5, "sky": "cloudy"}
+    converted = [convert(backend, "ai-sdk", target, stream) for backend in backends()]
+    assert len(set(converted)) == 1
+    results = [
+        block["output"]
+        for message in view(backends()[0], target, converted[0])["messages"]
+        for block in message["blocks"]
+        if block["kind"] == "tool_result"
+    ]
+    as_text = TABLE[target].results_as_text
+    assert results == [json.dumps(output, separators=(",", ":")) if as_text else output]
+    if target == "langchain":
+        assembler = backends()[0].LangChainAssembler()
+        assembler.feed(converted[0])
+        tool = [message for message in assembler.close() if message["role"] == "tool"]
+        assert [(message["tool_call_id"], message["content"]) for message in tool] == [
+            ("c1", [{"type": "text", "text": results[0]}])
+        ]
+    if target == "openai-responses":
+        from openai.types.responses import ResponseStreamEvent
+        from pydantic import TypeAdapter
+
+        adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+        for event in data_events(converted[0]):
+            adapter.validate_python(event)  # output is a str where the API says so

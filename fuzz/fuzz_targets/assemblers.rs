@@ -6,21 +6,25 @@
 //! input's coverage is its protocol's and inputs stay fast.
 #![no_main]
 
-use agentcodec::stream::{Assemble, OnError};
-use agentcodec::{agentscope, agui, ai_sdk, anthropic, langchain, openai_chat, openai_responses};
+use agentcodec::registry::Descriptor;
+use agentcodec::sse::Limits;
+use agentcodec::stream::OnError;
+use agentcodec::PROTOCOLS;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "chunks.rs"]
 mod chunks;
 
-/// Feeds `pieces` (observing every event when `full`, which keeps events
-/// off the quick paths), closes, and says what came of it.
-fn run<A: Assemble>(
-    mut assembler: A,
-    pieces: &[&[u8]],
-    full: bool,
-    view: impl Fn(&A) -> String,
-) -> String {
+const LIMITS: Limits = Limits {
+    max_line_bytes: Some(4096),
+    max_event_bytes: Some(8192),
+};
+
+/// Feeds `pieces` to a new assembler of the protocol (observing every
+/// event when `full`, which keeps events off the quick paths), closes, and
+/// says what came of it.
+fn run(protocol: &Descriptor, pieces: &[&[u8]], full: bool) -> String {
+    let mut assembler = (protocol.assembler)(OnError::Skip, LIMITS);
     for piece in pieces {
         let _ = if full {
             assembler.feed_observed(piece, &mut |_| {})
@@ -33,17 +37,8 @@ fn run<A: Assemble>(
         "{} {:?} {}",
         assembler.event_count(),
         assembler.errors(),
-        view(&assembler)
+        assembler.result()
     )
-}
-
-fn both<A: Assemble>(make: impl Fn() -> A, view: impl Fn(&A) -> String, seed: &[u8], data: &[u8]) {
-    let whole = run(make(), &[data], false, &view);
-    assert_eq!(
-        run(make(), &chunks::chunks(seed, data), false, &view),
-        whole
-    );
-    assert_eq!(run(make(), &[data], true, &view), whole, "the full path");
 }
 
 fuzz_target!(|input: &[u8]| {
@@ -51,90 +46,8 @@ fuzz_target!(|input: &[u8]| {
         return;
     };
     let (seed, data) = chunks::split(input);
-    let skip = OnError::Skip;
-    let limits = agentcodec::sse::Limits {
-        max_line_bytes: Some(4096),
-        max_event_bytes: Some(8192),
-    };
-    match pick % 7 {
-        0 => both(
-            || {
-                agentscope::Assembler::new(agentscope::Options {
-                    on_error: skip,
-                    limits,
-                    ..Default::default()
-                })
-            },
-            |a| a.response().to_string(),
-            seed,
-            data,
-        ),
-        1 => both(
-            || {
-                langchain::Assembler::new(langchain::Options {
-                    on_error: skip,
-                    limits,
-                    ..Default::default()
-                })
-            },
-            |a| format!("{:?}", a.messages()),
-            seed,
-            data,
-        ),
-        2 => both(
-            || {
-                agui::Assembler::new(agui::Options {
-                    on_error: skip,
-                    limits,
-                })
-            },
-            |a| format!("{:?}", a.messages()),
-            seed,
-            data,
-        ),
-        3 => both(
-            || {
-                openai_responses::Assembler::new(openai_responses::Options {
-                    on_error: skip,
-                    limits,
-                })
-            },
-            |a| a.response().to_string(),
-            seed,
-            data,
-        ),
-        4 => both(
-            || {
-                openai_chat::Assembler::new(openai_chat::Options {
-                    on_error: skip,
-                    limits,
-                })
-            },
-            |a| a.completion().to_string(),
-            seed,
-            data,
-        ),
-        5 => both(
-            || {
-                anthropic::Assembler::new(anthropic::Options {
-                    on_error: skip,
-                    limits,
-                })
-            },
-            |a| a.message().to_string(),
-            seed,
-            data,
-        ),
-        _ => both(
-            || {
-                ai_sdk::Assembler::new(ai_sdk::Options {
-                    on_error: skip,
-                    limits,
-                })
-            },
-            |a| a.message().to_string(),
-            seed,
-            data,
-        ),
-    }
+    let protocol = PROTOCOLS[usize::from(pick) % PROTOCOLS.len()];
+    let whole = run(protocol, &[data], false);
+    assert_eq!(run(protocol, &chunks::chunks(seed, data), false), whole);
+    assert_eq!(run(protocol, &[data], true), whole, "the full path");
 });

@@ -1,12 +1,12 @@
-"""What the one-message builders share (``openai_chat.ChatCompletionBuilder``,
-``anthropic.MessageStreamBuilder``, ``ai_sdk.UIMessageStreamBuilder``): a neutral encoder driven by simple
-calls, one block written at a time, and an assembler fed every event
-written, so that the builder keeps what a client assembles."""
+"""What the builders of protocols that stream one message share: a neutral
+encoder driven by simple calls, one block written at a time, and an
+assembler fed every event written, so that the builder keeps what a client
+assembles. Each such protocol's builder subclasses ``MessageBuilder``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from . import events
 
@@ -22,7 +22,7 @@ class MessageBuilder:
 
     def __init__(
         self,
-        target: Literal["openai-chat", "anthropic", "ai-sdk"],
+        target: events.ProtocolName,
         assembler: Any,
         frame: Callable[[dict[str, Any]], bytes],
         **options: Any,

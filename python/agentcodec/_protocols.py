@@ -3,7 +3,7 @@ as SSE, and the response headers its clients look for. What the client,
 server and gateway helpers and the CLI need to treat every protocol alike.
 
 The protocols are those ``events.ProtocolName`` lists; each is the public
-package of its name (``"openai-chat"``: ``agentcodec.openai_chat``), which
+package of its name (``"openai-responses"``: ``agentcodec.openai_responses``), which
 has ``Assembler`` and ``encode``, and ``HEADERS`` and ``MEDIA_TYPE`` where
 its streams need other than plain Server-Sent Events. Nothing here names a
 protocol: a new one is a package and a name in ``ProtocolName``."""
@@ -52,7 +52,7 @@ _SSE_HEADERS = frozenset({"content-type", "cache-control", "connection", "x-acce
 
 def headers(protocol: str | None) -> dict[str, str]:
     """Response headers the protocol's clients expect beside the SSE ones
-    (the AI SDK's version header): its package's ``HEADERS`` without those."""
+    (a version header, say): its package's ``HEADERS`` without those."""
     if protocol is None:
         return {}
     own: Mapping[str, str] = getattr(module(protocol), "HEADERS", {})

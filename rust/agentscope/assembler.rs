@@ -476,6 +476,12 @@ struct HotSlot {
     status: Option<String>,
 }
 
+impl crate::stream::Assembled for Assembler {
+    fn result(&self) -> Value {
+        self.response()
+    }
+}
+
 impl Assemble for Assembler {
     type Protocol = AgentScope;
 

@@ -28,6 +28,13 @@ pub fn recognizes(event: &Map<String, Value>) -> bool {
 pub const PROTOCOL: Descriptor = Descriptor {
     name: "agentscope",
     subject: "AgentScope event",
+    assembler: |on_error, limits| {
+        Box::new(Assembler::new(Options {
+            on_error,
+            limits,
+            ..Default::default()
+        }))
+    },
     decoder: || Box::new(events::Decoder::default()),
     options: &[
         EncoderOption::str("session_id"),

@@ -120,6 +120,12 @@ pub struct AgUi {
     call_count: usize,
 }
 
+impl crate::stream::Assembled for Assembler {
+    fn result(&self) -> Value {
+        self.run()
+    }
+}
+
 impl Assemble for Assembler {
     type Protocol = AgUi;
 

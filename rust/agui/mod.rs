@@ -23,6 +23,7 @@ pub fn recognizes(event: &Map<String, Value>) -> bool {
 pub const PROTOCOL: Descriptor = Descriptor {
     name: "agui",
     subject: "AG-UI event",
+    assembler: |on_error, limits| Box::new(Assembler::new(Options { on_error, limits })),
     decoder: || Box::new(events::Decoder::default()),
     options: &[
         EncoderOption::str("thread_id"),

@@ -57,6 +57,7 @@ pub fn recognizes(chunk: &Map<String, Value>) -> bool {
 pub const PROTOCOL: Descriptor = Descriptor {
     name: "ai-sdk",
     subject: "AI SDK UI message chunk",
+    assembler: |on_error, limits| Box::new(Assembler::new(Options { on_error, limits })),
     decoder: || Box::new(events::Decoder::default()),
     options: &[
         EncoderOption::str("message_id"),

@@ -60,6 +60,12 @@ fn bad<T>(message: impl Into<String>) -> Result<T, Bad> {
     Err(Bad(message.into()))
 }
 
+impl crate::stream::Assembled for Assembler {
+    fn result(&self) -> Value {
+        self.message()
+    }
+}
+
 impl Assemble for Assembler {
     type Protocol = Messages;
 

@@ -49,6 +49,7 @@ pub fn recognizes(event: &crate::json::Map<String, Value>) -> bool {
 pub const PROTOCOL: Descriptor = Descriptor {
     name: "anthropic",
     subject: "Anthropic Messages event",
+    assembler: |on_error, limits| Box::new(Assembler::new(Options { on_error, limits })),
     decoder: || Box::new(events::Decoder::default()),
     options: &[
         EncoderOption::str("response_id"),

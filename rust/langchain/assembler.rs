@@ -236,6 +236,12 @@ pub struct LangChain {
     blocks: usize,
 }
 
+impl crate::stream::Assembled for Assembler {
+    fn result(&self) -> Value {
+        Value::Array(self.messages())
+    }
+}
+
 impl Assemble for Assembler {
     type Protocol = LangChain;
 

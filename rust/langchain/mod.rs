@@ -31,6 +31,13 @@ pub fn recognizes(message: &Map<String, Value>) -> bool {
 pub const PROTOCOL: Descriptor = Descriptor {
     name: "langchain",
     subject: "LangChain protocol message",
+    assembler: |on_error, limits| {
+        Box::new(Assembler::new(Options {
+            on_error,
+            limits,
+            ..Default::default()
+        }))
+    },
     decoder: || Box::new(events::Decoder::default()),
     options: &[
         EncoderOption::str_list("namespace"),

@@ -67,6 +67,12 @@ fn bad<T>(message: impl Into<String>) -> Result<T, Bad> {
     Err(Bad(message.into()))
 }
 
+impl crate::stream::Assembled for Assembler {
+    fn result(&self) -> Value {
+        self.completion()
+    }
+}
+
 impl Assemble for Assembler {
     type Protocol = Chat;
 

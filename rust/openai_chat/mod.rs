@@ -38,6 +38,7 @@ pub fn recognizes(chunk: &crate::json::Map<String, Value>) -> bool {
 pub const PROTOCOL: Descriptor = Descriptor {
     name: "openai-chat",
     subject: "OpenAI Chat Completions chunk",
+    assembler: |on_error, limits| Box::new(Assembler::new(Options { on_error, limits })),
     decoder: || Box::new(events::Decoder::default()),
     options: &[
         EncoderOption::str("response_id"),

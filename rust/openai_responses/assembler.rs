@@ -223,6 +223,12 @@ fn int(event: &Map<String, Value>, key: &str) -> Result<i64, Bad> {
     }
 }
 
+impl crate::stream::Assembled for Assembler {
+    fn result(&self) -> Value {
+        self.response()
+    }
+}
+
 impl Assemble for Assembler {
     type Protocol = Responses;
 

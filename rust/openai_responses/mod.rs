@@ -22,6 +22,7 @@ pub fn recognizes(event: &Map<String, Value>) -> bool {
 pub const PROTOCOL: Descriptor = Descriptor {
     name: "openai-responses",
     subject: "OpenAI Responses event",
+    assembler: |on_error, limits| Box::new(Assembler::new(Options { on_error, limits })),
     decoder: || Box::new(events::Decoder::default()),
     options: &[
         EncoderOption::str("response_id"),

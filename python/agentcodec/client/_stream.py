@@ -79,7 +79,7 @@ class EventStream:
     """A stream of events read from a synchronous source (an httpx response,
     a file-like object, any iterable of bytes), in any chunking.
 
-    With a ``protocol`` (``"agui"``, ``"openai-chat"``, ...: the names of
+    With a ``protocol`` (``"agui"``, ``"openai-responses"``, ...: the names of
     ``agentcodec.events.PROTOCOLS``), iterating yields the protocol's events
     as dicts while its assembler (``.assembler``) assembles them, and
     ``until_done()`` returns what the assembler's ``close()`` gives: the

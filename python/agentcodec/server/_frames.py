@@ -81,7 +81,7 @@ def error_frame(protocol: str | None, message: str, *, started: bool) -> bytes:
     """The event that ends a stream whose producer failed: the protocol's
     own error event (RUN_ERROR, ``error``, ``response.failed``, ...), after
     the events that open a run when nothing was written yet (and what the
-    protocol writes last, AI SDK's ``[DONE]``); or an ``error`` event."""
+    protocol writes last, such as a ``[DONE]``); or an ``error`` event."""
     if protocol is not None:
         encoder = impl.NeutralEncoder(protocol)
         events = encoder.encode_events({"type": "run_failed", "code": "internal_error", "message": message})
