@@ -22,8 +22,7 @@ else
 fi
 "$python" fuzz/backends.py "${budget[@]}" -max_len=16384 -rss_limit_mb=4096 -timeout=20 \
     -print_final_stats=1 -artifact_prefix=fuzz/artifacts/backends/ \
-    fuzz/corpus/backends tests/fixtures/sdk tests/fixtures/agentscope tests/fixtures/langchain \
-    tests/fixtures/ai_sdk tests/fixtures/agentapp 2>&1 \
+    fuzz/corpus/backends tests/fixtures/*/ 2>&1 \
     | grep -E '^(Done|stat::number_of_executed_units)|Uncaught|the backends disagree|ERROR' || true
 if compgen -G "fuzz/artifacts/backends/*" > /dev/null; then
     echo "the backends disagreed: see fuzz/artifacts/backends" >&2

@@ -17,7 +17,8 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
-seeds=(../tests/fixtures/sdk ../tests/fixtures/agentscope ../tests/fixtures/langchain ../tests/fixtures/ai_sdk ../tests/fixtures/agentapp)
+# Every protocol's recorded streams (and what they were judged by) seed every target.
+seeds=(../tests/fixtures/*/)
 sanitizer=${SANITIZER:-address}
 max_len=${MAX_LEN:-16384}
 if [ -n "${RUNS:-}" ]; then stop=(-runs="$RUNS"); else stop=(-max_total_time="$seconds"); fi
