@@ -47,13 +47,5 @@ def view(backend: ModuleType, protocol: str, stream: bytes) -> dict[str, Any]:
     return neutral
 
 
-def data_events(stream: bytes) -> list[dict[str, Any]]:
-    return [
-        json.loads(block.split("data: ", 1)[1])
-        for block in stream.decode().split("\n\n")
-        if "data: " in block
-    ]
-
-
 def agui_stream(events: list[dict[str, Any]]) -> bytes:
     return b"".join(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)

@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, AISDKError, AISDKEventError
 from ai_sdk_streams import chunks_digest, random_stream
 from conftest import NATIVE, PURE, examples, requires_native
-from conversion import SOURCE_IDS, SOURCES, backends, convert, data_events, view
+from conversion import SOURCE_IDS, SOURCES, backends, convert, view
 from protocol_table import TABLE
 from protocols import sse_event
+from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ai_sdk"
 WRITTEN = ["ai_sdk_tool_turn", "ai_sdk_data_parts", "ai_sdk_approvals", "ai_sdk_retried_step"]

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, AnthropicError, AnthropicEventError, StreamLimitError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
-from conversion import SOURCE_IDS, SOURCES, agui_stream, backends, convert, data_events, view
+from conversion import SOURCE_IDS, SOURCES, agui_stream, backends, convert, view
+from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
 RECORDED = ["anthropic_every_block", "anthropic_overloaded"]

@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 from agentcodec import AgentCodecError, OpenAIChatError, OpenAIChatEventError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
-from conversion import SOURCE_IDS, SOURCES, backends, convert, data_events, view
+from conversion import SOURCE_IDS, SOURCES, backends, convert, view
 from protocol_table import TABLE
 from protocols import sse_event
 from protocols.openai_chat import CHUNK, chat_choice
 from protocols.openai_chat import tool_call_stream as chat
+from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
 RECORDED = ["chat_every_field", "chat_refusal_audio", "chat_azure", "chat_repeating"]

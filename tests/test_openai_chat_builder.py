@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentcodec import openai_chat
-from protocols import data_events
+from sse_helpers import data_events
 from test_openai_chat import comparable, sdk_completion
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import BACKENDS, NATIVE, PURE, examples, requires_native
 from protocol_table import TABLE
+from protocols import sse_event as sse
 from test_partial_json import JSON_VALUES, reference
 
 SETTINGS = settings(max_examples=examples(60), deadline=None)
@@ -41,11 +42,6 @@ PROTOCOLS = [
     for row in TABLE.values()
     for case in row.tool_calls
 ]
-
-
-def sse(event: Any) -> bytes:
-    data = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
-    return f"data: {data}\n\n".encode()
 
 
 def split(text: str, cuts: list[int]) -> list[str]:

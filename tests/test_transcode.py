@@ -30,8 +30,9 @@ from agentcodec._protocols import encoder
 from agentcodec.events import PROTOCOLS
 from agui_reference import apply_events, verify_events
 from conftest import PURE
-from conversion import OPTIONS, SOURCE_IDS, SOURCES, agui_stream, backends, convert, data_events, view
+from conversion import OPTIONS, SOURCE_IDS, SOURCES, agui_stream, backends, convert, view
 from protocol_table import TABLE
+from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # What each target cannot carry (README, "Converting between protocols": "What each target cannot carry").

@@ -72,11 +72,6 @@ class BuiltTurn:
     id_shapes: tuple[str, ...]
 
 
-def data_events(stream: bytes) -> list[dict[str, Any]]:
-    """The JSON objects of a stream's ``data:`` lines."""
-    return [json.loads(line[len(b"data: ") :]) for line in stream.split(b"\n") if line.startswith(b"data: {")]
-
-
 @dataclass(frozen=True)
 class Row:
     name: str

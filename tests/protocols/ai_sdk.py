@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 from agentcodec import ai_sdk
+from sse_helpers import data_events
 
-from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, data_events, list_length, loaded
+from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:

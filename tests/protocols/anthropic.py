@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agentcodec import anthropic
+from sse_helpers import data_events
 
-from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, data_events, list_length
+from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, list_length
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:

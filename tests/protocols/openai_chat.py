@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agentcodec import openai_chat
+from sse_helpers import data_events
 
-from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, data_events, list_length, loaded
+from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
 
 CHUNK = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentcodec import openai_responses
+from sse_helpers import data_events
 
 from . import (
     BuiltTurn,
@@ -12,7 +13,6 @@ from . import (
     Row,
     ToolCallCase,
     beside,
-    data_events,
     list_length,
     loaded,
     of_the_run,
