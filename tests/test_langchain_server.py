@@ -135,3 +135,17 @@ def test_replay_rejects_out_of_order_seq() -> None:
         buffer.replay(-1)
     with pytest.raises(ValueError, match="maxlen must be"):
         ReplayBuffer(maxlen=0)
+
+
+def test_encode_writes_a_message_as_the_agent_server_does() -> None:
+    from agentcodec import langchain
+
+    message = {"type": "event", "seq": 7, "method": "messages", "params": {"namespace": [], "data": {}}}
+    assert langchain.encode(message) == (
+        b'id: 7\nevent: messages\ndata: {"type":"event","seq":7,"method":"messages",'
+        b'"params":{"namespace":[],"data":{}}}\n\n'
+    )
+    # No seq (or one that is no int), no id; a method that cannot be a field, no event line.
+    assert langchain.encode({"method": "a\nb", "seq": True}) == b'data: {"method":"a\\nb","seq":true}\n\n'
+    with pytest.raises(TypeError, match=r"^a LangChain protocol message is a mapping, not list$"):
+        langchain.encode([1])  # type: ignore[arg-type]

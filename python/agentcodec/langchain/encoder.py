@@ -6,23 +6,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._backend import impl
+from .._pure.protocol import sse_field
 
 __all__ = ["encode"]
-
-
-def _field(value: Any) -> str | None:
-    """A value fit for an SSE field line: a str without CR, LF or NUL."""
-    if isinstance(value, str) and not any(char in value for char in "\r\n\0"):
-        return value
-    return None
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
     """One protocol message as one SSE event: ``id:`` its ``seq`` (the event
     id a client resumes from), ``event:`` its ``method``, then the message
     as one ``data:`` line of compact JSON."""
+    if not isinstance(message, Mapping):
+        raise TypeError(f"a LangChain protocol message is a mapping, not {type(message).__name__}")
     seq = message.get("seq")
     encoded: bytes = impl.encode_sse(
-        message, event=_field(message.get("method")), id=str(seq) if type(seq) is int else None
+        message, event=sse_field(message.get("method")), id=str(seq) if type(seq) is int else None
     )
     return encoded
