@@ -1,6 +1,6 @@
 //! The protocols, each described once by its own module: its name, how its
-//! errors name its events, its decoder into the neutral vocabulary, and its
-//! encoder out of it with the options that encoder takes.
+//! errors name its events, its assembler, its decoder into the neutral
+//! vocabulary, and its encoder out of it with the options that encoder takes.
 //!
 //! `lib.rs` lists the protocol modules once; the list of descriptors,
 //! [`crate::PROTOCOLS`], and the binding's dispatch are generated from it,
