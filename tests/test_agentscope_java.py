@@ -344,8 +344,8 @@ def test_a_heartbeat_does_not_end_the_anonymous_message(backend: ModuleType) -> 
 
 def test_the_fixture_is_this_stream() -> None:
     """tests/fixtures/java/agent_turn.process.sse is this module's stream,
-    so that test_transcode's SDK judges (ag-ui-protocol, openai-python,
-    anthropic-sdk-python, the AI SDK reader) convert it too."""
+    so that the SDK judges of what a conversion writes (each protocol's
+    own tests, over tests/conversion.py) convert it too."""
     fixture = Path(__file__).resolve().parent / "fixtures" / "java" / "agent_turn.process.sse"
     assert fixture.read_bytes() == java_stream(1)[0]
 

@@ -1,7 +1,7 @@
 """A reader fed what is not its protocol's stream says so at close(): another
 protocol's stream, a JSON body (the answer to a request that did not ask to
 stream), or nothing at all. It once closed to an empty or made-up result
-(the OpenAI Chat assembler made a completion of an AgentScope stream)."""
+(a completion made of an AgentScope stream, say)."""
 
 from __future__ import annotations
 

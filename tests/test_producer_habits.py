@@ -79,7 +79,7 @@ def test_done_twice_at_the_end_is_as_once_and_as_none(backend: ModuleType, proto
 
 @pytest.mark.parametrize(("protocol", "path"), STREAMS, ids=STREAM_IDS)
 def test_done_early(backend: ModuleType, protocol: str, path: Path) -> None:
-    """`[DONE]` in the middle: where the protocol ends by it (Chat, the AI SDK),
+    """`[DONE]` in the middle: where the protocol ends by it (its row's `ended_by_done`),
     what follows is refused, each event by number, and the result is the
     stream's first half; elsewhere it is nothing and the rest applies (the
     `[DONE]` counts as an event: errors name later ones by their place)."""

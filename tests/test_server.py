@@ -229,7 +229,7 @@ def test_a_dropped_stream_resumes_on_another_replica(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("protocol", events.PROTOCOLS)
 def test_the_response_sends_the_headers_the_protocols_clients_look_for(protocol: str) -> None:
-    """The protocol's own headers (the AI SDK's version header), beside the
+    """The protocol's own headers (a version header, say), beside the
     event stream's: its content type, no caching, no proxy buffering."""
     own = getattr(_protocols.module(protocol), "HEADERS", {})
     headers = dict(EventStreamResponse([], protocol=protocol).raw_headers)

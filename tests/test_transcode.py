@@ -510,7 +510,7 @@ def test_a_failed_run_keeps_its_unfinished_items_in_the_failed_response() -> Non
     assert call["arguments"] == '{"city": "Par'
     from openai.types.responses import Response
 
-    Response.model_validate(failed["response"])  # as the openai SDK reads it
+    Response.model_validate(failed["response"])  # as openai-python reads it
     # Its error code is one the API has: "boom" is none.
     assert failed["response"]["error"] == {"code": "server_error", "message": "gone"}
 
