@@ -134,6 +134,12 @@ def test_pure_wheel(tmp_path: Path) -> None:
         entry_points = wheel.read(f"agentcodec-{agentcodec.__version__}.dist-info/entry_points.txt").decode()
     assert "agentcodec/__init__.py" in names
     assert "agentcodec/_pure/sse_decoder.py" in names
+    # Every module of the package, the pure backend's protocol packages too.
+    sources = {
+        path.relative_to(ROOT / "python").as_posix()
+        for path in (ROOT / "python" / "agentcodec").rglob("*.py")
+    }
+    assert sources <= set(names), sorted(sources - set(names))
     assert "agentcodec/py.typed" in names
     assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]
     assert f"Version: {agentcodec.__version__}" in metadata

@@ -1,5 +1,5 @@
 //! Assembling an AgentScope Agent API (`/process`) stream into its final
-//! AgentResponse. `python/agentcodec/_pure/agentscope.py` mirrors this
+//! AgentResponse. `python/agentcodec/_pure/agentscope/assembler.py` mirrors this
 //! module rule for rule.
 //!
 //! The state is the response's own fields, its messages in order of first

@@ -1,5 +1,5 @@
 //! AgentScope (`/process`) to and from the neutral vocabulary.
-//! `python/agentcodec/_pure/agentscope_events.py` mirrors this module rule
+//! `python/agentcodec/_pure/agentscope/events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
 use std::collections::{BTreeMap, HashMap, HashSet};

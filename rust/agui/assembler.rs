@@ -1,5 +1,5 @@
 //! Assembling an AG-UI event stream into the run the AG-UI client holds.
-//! `python/agentcodec/_pure/agui.py` mirrors this module rule for rule.
+//! `python/agentcodec/_pure/agui/assembler.py` mirrors this module rule for rule.
 //!
 //! The rules are the client's (`@ag-ui/client`: `transformChunks`, then
 //! `defaultApplyEvents`), applied in linear time: messages and tool calls

@@ -1,5 +1,5 @@
 //! AG-UI to and from the neutral vocabulary.
-//! `python/agentcodec/_pure/agui_events.py` mirrors this module rule for
+//! `python/agentcodec/_pure/agui/events.py` mirrors this module rule for
 //! rule (and says what each direction does).
 
 use std::collections::{BTreeSet, HashMap, HashSet};

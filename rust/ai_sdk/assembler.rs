@@ -1,5 +1,5 @@
 //! Assembling a Vercel AI SDK UI message stream into its UIMessage.
-//! `python/agentcodec/_pure/ai_sdk.py` mirrors this module rule for rule.
+//! `python/agentcodec/_pure/ai_sdk/assembler.py` mirrors this module rule for rule.
 //!
 //! The rules are those of the SDK's `processUIMessageStream` (behind
 //! `readUIMessageStream` and `useChat`), chunk by chunk: text and reasoning

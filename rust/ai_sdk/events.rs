@@ -1,5 +1,5 @@
 //! The Vercel AI SDK UI message stream to and from the neutral vocabulary.
-//! `python/agentcodec/_pure/ai_sdk_events.py` mirrors this module rule for
+//! `python/agentcodec/_pure/ai_sdk/events.py` mirrors this module rule for
 //! rule (and says what each direction does).
 
 use std::borrow::Cow;

@@ -1,5 +1,5 @@
 //! Assembling an Anthropic Messages stream into its Message.
-//! `python/agentcodec/_pure/anthropic.py` mirrors this module rule for rule.
+//! `python/agentcodec/_pure/anthropic/assembler.py` mirrors this module rule for rule.
 //!
 //! The state is the message of `message_start` and its content blocks, each
 //! addressed by its `index` (the SDK addresses them by list position, which

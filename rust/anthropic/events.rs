@@ -1,5 +1,5 @@
 //! Anthropic Messages to and from the neutral vocabulary.
-//! `python/agentcodec/_pure/anthropic_events.py` mirrors this module rule
+//! `python/agentcodec/_pure/anthropic/events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
 use std::borrow::Cow;

@@ -1,5 +1,5 @@
 //! Assembling the messages channel of the LangChain Agent Streaming
-//! Protocol. `python/agentcodec/_pure/langchain.py` mirrors this module
+//! Protocol. `python/agentcodec/_pure/langchain/assembler.py` mirrors this module
 //! rule for rule.
 //!
 //! A message is identified by its namespace and node; its content blocks

@@ -1,5 +1,5 @@
 //! The LangChain Agent Streaming Protocol to and from the neutral vocabulary.
-//! `python/agentcodec/_pure/langchain_events.py` mirrors this module rule
+//! `python/agentcodec/_pure/langchain/events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
 use std::borrow::Cow;

@@ -1,5 +1,5 @@
 //! Assembling an OpenAI Chat Completions stream into its ChatCompletion.
-//! `python/agentcodec/_pure/openai_chat.py` mirrors this module rule for
+//! `python/agentcodec/_pure/openai_chat/assembler.py` mirrors this module rule for
 //! rule.
 //!
 //! The state is the completion's fields (from the first chunk; `usage`,

@@ -1,5 +1,5 @@
 //! OpenAI Chat Completions to and from the neutral vocabulary.
-//! `python/agentcodec/_pure/openai_chat_events.py` mirrors this module rule
+//! `python/agentcodec/_pure/openai_chat/events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
 use std::borrow::Cow;

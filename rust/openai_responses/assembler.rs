@@ -1,5 +1,5 @@
 //! Assembling an OpenAI Responses API stream into its Response.
-//! `python/agentcodec/_pure/openai_responses.py` mirrors this module rule
+//! `python/agentcodec/_pure/openai_responses/assembler.py` mirrors this module rule
 //! for rule.
 //!
 //! The state is the Response's own fields (from the latest lifecycle event)

@@ -1,5 +1,5 @@
 //! OpenAI Responses to and from the neutral vocabulary.
-//! `python/agentcodec/_pure/openai_responses_events.py` mirrors this module
+//! `python/agentcodec/_pure/openai_responses/events.py` mirrors this module
 //! rule for rule (and says what each direction does).
 
 use std::collections::{BTreeMap, HashMap};

@@ -2,32 +2,17 @@
 for module, used where the native extension is unavailable or when
 ``AGENTCODEC_BACKEND=python``."""
 
+from typing import Any
+
 from .._version import __version__
-from . import (
-    agentscope,
-    agui,
-    ai_sdk,
-    anthropic,
-    langchain,
-    openai_chat,
-    openai_responses,
-    partial_json,
-    sse_decoder,
-    transcode,
-)
+from . import partial_json, sse_decoder, transcode
 from ._guard import serialized
+from .registry import PROTOCOLS
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
 from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
 
 # What the package exports is safe to share between threads: one call at a
 # time per object (see _guard). SSEEvent is immutable.
-AgentScopeAssembler = serialized(agentscope.Assembler)
-AGUIAssembler = serialized(agui.Assembler)
-AISDKAssembler = serialized(ai_sdk.Assembler)
-AnthropicAssembler = serialized(anthropic.Assembler)
-LangChainAssembler = serialized(langchain.Assembler)
-OpenAIChatAssembler = serialized(openai_chat.Assembler)
-OpenAIResponsesAssembler = serialized(openai_responses.Assembler)
 PartialJSON = serialized(partial_json.PartialJSON)
 SSEDecoder = serialized(sse_decoder.SSEDecoder)
 NeutralAssembler = serialized(transcode.Assembler, "NeutralAssembler")
@@ -35,19 +20,23 @@ NeutralDecoder = serialized(transcode.Decoder, "NeutralDecoder")
 NeutralEncoder = serialized(transcode.Encoder, "NeutralEncoder")
 Transcoder = serialized(transcode.Transcoder)
 
+
+def _export_assemblers() -> list[str]:
+    """Each protocol's assembler under the name the native module exports
+    it by (``OpenAIChatAssembler``; the class itself is ``Assembler`` on both
+    backends): the registry lists them, so a new protocol needs no line here."""
+    namespace: dict[str, Any] = globals()
+    for protocol in PROTOCOLS.values():
+        namespace[protocol.exported_as] = serialized(protocol.assembler)
+    return [protocol.exported_as for protocol in PROTOCOLS.values()]
+
+
 __all__ = [
-    "AGUIAssembler",
-    "AISDKAssembler",
-    "AgentScopeAssembler",
-    "AnthropicAssembler",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
-    "LangChainAssembler",
     "NeutralAssembler",
     "NeutralDecoder",
     "NeutralEncoder",
-    "OpenAIChatAssembler",
-    "OpenAIResponsesAssembler",
     "PartialJSON",
     "SSEDecoder",
     "SSEEvent",
@@ -57,3 +46,4 @@ __all__ = [
     "encode_sse_comment",
     "frame_json_string",
 ]
+__all__.extend(_export_assemblers())

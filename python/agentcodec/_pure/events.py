@@ -72,7 +72,7 @@ __all__ = [
 
 #: A protocol's name, as ``Transcoder``, the clients, the CLI and the docs
 #: spell it: the one list of protocols on the Python side (the pure
-#: backend's module of each is ``_pure/<name>_events.py``, its public
+#: backend's package of each is ``_pure/<name>/``, its public
 #: package ``agentcodec.<name>``, with ``-`` as ``_``).
 ProtocolName: TypeAlias = Literal[
     "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk"

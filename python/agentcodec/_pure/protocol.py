@@ -20,6 +20,9 @@ class Protocol:
 
     #: Its name, as the CLI, the Transcoder and the docs spell it.
     name: str
+    #: Its assembler, and the name both backends' modules export it by.
+    assembler: type
+    exported_as: str
     #: A new decoder of its events into neutral ones.
     decoder: Callable[[], Any]
     #: A new encoder of neutral events into its own, from keyword options.

@@ -15,14 +15,13 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .._errors import AGUIError, AGUIEventError
-from .accumulate import Pieces, render
-from .agui_events import recognizes
-from .json_patch import PatchError, apply_patch
-from .json_values import JSONValueError, copy_value, json_kind, loads, quote
-from .partial_json import why_not_json
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import (
+from ..._errors import AGUIError, AGUIEventError
+from ..accumulate import Pieces, render
+from ..json_patch import PatchError, apply_patch
+from ..json_values import JSONValueError, copy_value, json_kind, loads, quote
+from ..partial_json import why_not_json
+from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from ..stream import (
     DEFAULT_MAX_BLOCKS,
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
@@ -30,7 +29,8 @@ from .stream import (
     Driver,
     is_done_marker,
 )
-from .tool_calls import NO_ARGUMENTS, ToolCall
+from ..tool_calls import NO_ARGUMENTS, ToolCall
+from .events import recognizes
 
 __all__ = ["Assembler"]
 

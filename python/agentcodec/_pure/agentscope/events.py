@@ -21,10 +21,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .._errors import AgentScopeError, AgentScopeEventError
-from . import events as ev
-from .agentscope import recognizes
-from .protocol import Protocol, data_frame
+from .. import events as ev
+from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -668,15 +666,3 @@ _ENCODERS = {
     "block_finished": Encoder._block_finished,
     "passthrough": Encoder._passthrough,
 }
-
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="agentscope",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"session_id": "str", "response_id": "str", "created_at": "int"},
-    event_error=AgentScopeEventError,
-    base_error=AgentScopeError,
-    frame=data_frame,
-)

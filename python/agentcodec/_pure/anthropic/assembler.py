@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import AnthropicError, AnthropicEventError
-from .accumulate import Pieces, append, render
-from .events import as_int
-from .json_values import JSONValueError, json_kind, loads
-from .partial_json import why_not_json
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import (
+from ..._errors import AnthropicError, AnthropicEventError
+from ..accumulate import Pieces, append, render
+from ..events import as_int
+from ..json_values import JSONValueError, json_kind, loads
+from ..partial_json import why_not_json
+from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from ..stream import (
     DEFAULT_MAX_BLOCKS,
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
@@ -32,7 +32,7 @@ from .stream import (
     Driver,
     is_done_marker,
 )
-from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
+from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
 

@@ -33,12 +33,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _json
-from .._errors import AISDKError, AISDKEventError
-from . import events as ev
-from .ai_sdk import recognizes
-from .json_values import JSONValueError, loads
-from .protocol import Protocol, data_frame
+from ... import _json
+from .. import events as ev
+from ..json_values import JSONValueError, loads
+from .assembler import recognizes
 
 __all__ = ["DONE", "Decoder", "Encoder"]
 
@@ -640,15 +638,3 @@ _ENCODERS = {
     "run_finished": Encoder._run_finished,
     "run_failed": Encoder._run_failed,
 }
-
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="ai-sdk",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"message_id": "str"},
-    event_error=AISDKEventError,
-    base_error=AISDKError,
-    frame=data_frame,
-)

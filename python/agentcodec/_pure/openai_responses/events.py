@@ -18,11 +18,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .. import _json
-from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
-from . import events as ev
-from .openai_responses import recognizes
-from .protocol import Protocol, typed_frame
+from ... import _json
+from .. import events as ev
+from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -838,15 +836,3 @@ _ENCODERS = {
     "run_failed": Encoder._run_failed,
     "passthrough": Encoder._passthrough,
 }
-
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="openai-responses",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"response_id": "str", "model": "str", "created_at": "int"},
-    event_error=OpenAIResponsesEventError,
-    base_error=OpenAIResponsesError,
-    frame=typed_frame,
-)

@@ -39,12 +39,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _json
-from .._errors import AnthropicError, AnthropicEventError
-from . import events as ev
-from .anthropic import TOOL_BLOCKS, error_fields, recognizes
-from .json_prefix import JsonPrefix
-from .protocol import Protocol, typed_frame
+from ... import _json
+from .. import events as ev
+from ..json_prefix import JsonPrefix
+from .assembler import TOOL_BLOCKS, error_fields, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
 
@@ -645,15 +643,3 @@ _ENCODERS = {
     "block_finished": Encoder._block_finished,
     "run_finished": Encoder._run_finished,
 }
-
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="anthropic",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"response_id": "str", "model": "str"},
-    event_error=AnthropicEventError,
-    base_error=AnthropicError,
-    frame=typed_frame,
-)

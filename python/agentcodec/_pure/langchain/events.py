@@ -19,12 +19,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .. import _json
-from .._errors import LangChainError, LangChainEventError
-from . import events as ev
-from .json_values import JSONValueError, loads
-from .langchain import recognizes
-from .protocol import Protocol, frame, sse_field
+from ... import _json
+from .. import events as ev
+from ..json_values import JSONValueError, loads
+from ..protocol import frame, sse_field
+from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -596,20 +595,8 @@ _ENCODERS = {
 }
 
 
-def _frame(envelope: dict[str, Any]) -> bytes:
+def envelope_frame(envelope: dict[str, Any]) -> bytes:
     """A protocol message as the Agent Server writes it: ``id:`` its
     ``seq``, ``event:`` its ``method``."""
     seq = envelope.get("seq")
     return frame(envelope, name=sse_field(envelope.get("method")), id=str(seq) if type(seq) is int else None)
-
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="langchain",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"namespace": "list[str]", "node": "str", "timestamp": "int"},
-    event_error=LangChainEventError,
-    base_error=LangChainError,
-    frame=_frame,
-)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import OpenAIChatError, OpenAIChatEventError
-from .accumulate import append, is_text, render
-from .events import as_int
-from .json_values import JSONValueError, json_kind, loads
-from .partial_json import why_not_json
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import (
+from ..._errors import OpenAIChatError, OpenAIChatEventError
+from ..accumulate import append, is_text, render
+from ..events import as_int
+from ..json_values import JSONValueError, json_kind, loads
+from ..partial_json import why_not_json
+from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from ..stream import (
     DEFAULT_MAX_BLOCKS,
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
@@ -29,7 +29,7 @@ from .stream import (
     Driver,
     is_done_marker,
 )
-from .tool_calls import NO_ARGUMENTS, ToolCall
+from ..tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 

@@ -33,12 +33,12 @@ from bisect import bisect_left
 from contextlib import suppress
 from typing import Any
 
-from .._errors import AISDKError, AISDKEventError
-from .accumulate import Pieces, render
-from .json_values import JSONValueError, json_kind, loads, quote
-from .partial_json import why_not_json
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import (
+from ..._errors import AISDKError, AISDKEventError
+from ..accumulate import Pieces, render
+from ..json_values import JSONValueError, json_kind, loads, quote
+from ..partial_json import why_not_json
+from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from ..stream import (
     DEFAULT_MAX_BLOCKS,
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
@@ -46,7 +46,7 @@ from .stream import (
     Driver,
     is_done_marker,
 )
-from .tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
+from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
 

@@ -29,10 +29,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .._errors import OpenAIChatError, OpenAIChatEventError
-from . import events as ev
-from .openai_chat import error_fields, recognizes
-from .protocol import Protocol, data_frame
+from .. import events as ev
+from .assembler import error_fields, recognizes
 
 __all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
 
@@ -597,15 +595,3 @@ _ENCODERS = {
     "run_failed": Encoder._run_failed,
     "passthrough": Encoder._passthrough,
 }
-
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="openai-chat",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"response_id": "str", "model": "str", "created_at": "int"},
-    event_error=OpenAIChatEventError,
-    base_error=OpenAIChatError,
-    frame=data_frame,
-)

@@ -12,15 +12,15 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any
 
-from .._errors import AgentScopeError, AgentScopeEventError
-from .accumulate import Pieces as _Pieces
-from .accumulate import append as _append
-from .accumulate import is_text as _is_text
-from .accumulate import render as _render
-from .json_values import JSONValueError, json_kind, loads
-from .partial_json import why_not_json
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
-from .stream import (
+from ..._errors import AgentScopeError, AgentScopeEventError
+from ..accumulate import Pieces as _Pieces
+from ..accumulate import append as _append
+from ..accumulate import is_text as _is_text
+from ..accumulate import render as _render
+from ..json_values import JSONValueError, json_kind, loads
+from ..partial_json import why_not_json
+from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from ..stream import (
     DEFAULT_MAX_BLOCKS,
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
@@ -28,7 +28,7 @@ from .stream import (
     Driver,
     is_done_marker,
 )
-from .tool_calls import NO_ARGUMENTS, ToolCall
+from ..tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import _json
-from .._errors import AGUIError, AGUIEventError, PartialJSONError
-from . import events as ev
-from .partial_json import PartialJSON
-from .protocol import Protocol, data_frame
+from ... import _json
+from ..._errors import PartialJSONError
+from .. import events as ev
+from ..partial_json import PartialJSON
 
 __all__ = ["Decoder", "Encoder"]
 
@@ -758,15 +757,3 @@ _ENCODERS = {
     "state_patch": Encoder._state,
     "passthrough": Encoder._passthrough,
 }
-
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="agui",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"thread_id": "str", "run_id": "str"},
-    event_error=AGUIEventError,
-    base_error=AGUIError,
-    frame=data_frame,
-)
