@@ -37,34 +37,34 @@ BASELINE = Path(__file__).resolve().parent / "instructions.json"
 TOLERANCE = 0.03
 CHUNK = 4096
 
-# name: (what it runs, the stream it runs on)
-WORKLOADS: dict[str, tuple[str, str]] = {
-    "sse-decode": ("SSEDecoder", "agentscope-agent"),
-    "agentscope-text": ("AgentScopeAssembler", "agentscope-text"),
-    "agentscope-agent": ("AgentScopeAssembler", "agentscope-agent"),
-    "langchain-agent": ("LangChainAssembler", "langchain-agent"),
-    "agui-agent": ("AGUIAssembler", "agui"),
-    "responses-agent": ("OpenAIResponsesAssembler", "openai-responses"),
-    "chat-agent": ("OpenAIChatAssembler", "openai-chat"),
-    "anthropic-agent": ("AnthropicAssembler", "anthropic"),
-    "ai-sdk-agent": ("AISDKAssembler", "ai-sdk"),
-    "transcode-agui": ("Transcoder:agui", "agentscope-agent"),
-    "transcode-responses": ("Transcoder:openai-responses", "agentscope-agent"),
+
+def workloads_measured() -> dict[str, tuple[str, str]]:
+    """Each workload's name: (what it runs, the stream it runs on). Each
+    protocol's assembler on the streams its row names (``workloads/<name>.py``),
+    then the framing, two conversions and the writing of events."""
+    import workloads  # the parent process alone makes streams
+    from agentcodec._pure.registry import PROTOCOLS
+
+    measured = {"sse-decode": ("SSEDecoder", "agentscope-agent")}
+    for workload in workloads.rows():
+        for name, kind in workload.instructions.items():
+            measured[name] = (PROTOCOLS[workload.protocol].exported_as, f"{workload.protocol}-{kind}")
+    measured["transcode-agui"] = ("Transcoder:agui", "agentscope-agent")
+    measured["transcode-responses"] = ("Transcoder:openai-responses", "agentscope-agent")
     # The builders' events of a 5,000-token answer, made as dicts, written.
-    "encode-events": ("encode_sse", "tokens"),
-}
+    measured["encode-events"] = ("encode_sse", "tokens")
+    return measured
 
 
 def stream(name: str) -> bytes:
-    import workloads  # the parent process alone makes streams
+    """The stream a workload runs on: ``tokens``, or ``<protocol>-<kind>``
+    of 5,000 deltas."""
+    import workloads
 
     if name == "tokens":
         return json.dumps(workloads.tokens(5000)).encode()
-    if name.startswith("agentscope-"):
-        return workloads.agentscope_stream(name.split("-")[1], 5000).data
-    if name.startswith("langchain-"):
-        return workloads.langchain_stream(name.split("-")[1], 5000).data
-    return workloads.converted_stream(name, 5000).data
+    protocol, _, kind = name.rpartition("-")
+    return workloads.row(protocol).stream(kind, 5000).data
 
 
 def run(what: str, path: str, base: bool) -> None:
@@ -116,7 +116,7 @@ def measure() -> dict[str, int]:
     counts = {}
     with tempfile.TemporaryDirectory() as directory:
         made: dict[str, str] = {}
-        for name, (what, source) in WORKLOADS.items():
+        for name, (what, source) in workloads_measured().items():
             if source not in made:
                 made[source] = str(Path(directory) / f"{source}.sse")
                 Path(made[source]).write_bytes(stream(source))

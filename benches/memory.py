@@ -4,7 +4,7 @@ chunks, so that only the assembler holds its content. Prints the peak
 resident size above the baseline next to the size of the assembled output.
 
     python benches/memory.py --megabytes 100
-    python benches/memory.py --megabytes 100 --protocol anthropic   # or --protocol all
+    python benches/memory.py --megabytes 100 --protocol NAME   # or --protocol all
     python benches/memory.py --messages 100000   # many small messages: bytes per message
     python benches/memory.py --blocks 200000 --protocol all   # many tiny blocks: bytes per block
 

@@ -5,22 +5,13 @@ Layers:
 
 - ``framing``: bytes to SSE events (their data as ``str``).
 - ``decode``: bytes to the events' JSON as Python objects.
-- ``assemble_agentscope`` / ``assemble_langchain``: bytes to the final
-  assembled message(s).
+- ``assemble_<protocol>``: bytes to what the protocol's SDK assembles, by
+  agentcodec's assembler in each backend and by the peers the protocol's row
+  names (``workloads/<name>.py``: its SDK's accumulator, or what a
+  developer writes by hand).
 - ``serve_agentscope``: many AgentScope streams at once, their chunks
   interleaved as ``(stream, chunk)``, each into its own assembler.
 - ``build``: a token list to the SSE bytes an AgentScope server writes.
-- ``assemble_agui`` / ``assemble_responses``: bytes to the AG-UI client's
-  messages / the final Response.
-- ``assemble_anthropic``: bytes to anthropic-sdk-python's ``accumulate_event``
-  (its SSE decoder, event models and accumulator), against both backends.
-- ``assemble_chat``: bytes to openai-python's ``ChatCompletionStreamState``
-  completion, or agentcodec's.
-- ``assemble_ai_sdk``: bytes to the AI SDK's UIMessage. The SDK's own
-  ``processUIMessageStream`` runs in Node, outside this process: it is
-  measured when ``AGENTCODEC_AI_SDK_RUNNER`` names a command that reads the
-  stream on stdin, times the SDK over it as many times as its argument
-  says, and prints ``{"ms": <the best time>}`` (see ``NodePeer``).
 - ``convert_agui`` / ``convert_responses``: an AgentScope ``/process``
   stream converted to AG-UI / OpenAI Responses SSE, as an AgentApp serves
   its other endpoints. agentcodec converts the bytes as they arrive;
@@ -31,23 +22,25 @@ Layers:
 from __future__ import annotations
 
 import codecs
+import functools
 import importlib
 import json
-import os
 import shlex
 import subprocess
 from collections.abc import Callable
 from typing import Any
 
+import workloads
 from agentcodec import _pure, agentscope
 from agentcodec import encode_sse as native_encode_sse
+from agentcodec._pure.registry import PROTOCOLS
 
 try:
     from agentcodec import _native
 except ImportError:  # the pure wheel
     _native = None  # type: ignore[assignment]
 
-Impl = Callable[[list[bytes]], Any]
+Impl = workloads.Impl
 
 
 def installed(module: str) -> bool:
@@ -305,75 +298,6 @@ def serve_agentscope_httpx_sse(pieces: Interleaved) -> Any:
     return _serve_python(pieces, decoder)
 
 
-# --- assembling LangChain ----------------------------------------------------------------------
-
-
-# The field each LangChain block type's deltas append to (media: base64).
-_LANGCHAIN_FIELD = {"text": "text", "reasoning": "reasoning", "tool_call_chunk": "args"}
-
-
-def _assemble_langchain_python(envelopes: Any) -> dict[tuple[str, ...], list[dict[str, Any]]]:
-    """The least a pure-Python client does to assemble the LangChain
-    protocol: blocks by namespace and index, opened by content-block-start,
-    deltas appended to their block's field (pieces joined at the end),
-    content-block-finish merged over the block (an empty field keeps what
-    was appended); tool-call arguments parsed at the end."""
-    messages: dict[tuple[str, ...], dict[int, tuple[dict[str, Any], list[str]]]] = {}
-    for envelope in envelopes:
-        params = envelope["params"]
-        data = params["data"]
-        kind = data["event"]
-        if kind == "content-block-delta":
-            delta = data["delta"]
-            block, pieces = messages[tuple(params["namespace"])][data["index"]]
-            pieces.append(delta.get(_LANGCHAIN_FIELD.get(block["type"], "data")) or "")
-        elif kind == "content-block-start":
-            blocks = messages.setdefault(tuple(params["namespace"]), {})
-            blocks[data["index"]] = (dict(data["content"]), [])
-        elif kind == "content-block-finish":
-            block, pieces = messages[tuple(params["namespace"])][data["index"]]
-            field = _LANGCHAIN_FIELD.get(block["type"], "base64")
-            if data["content"].get(field):
-                pieces.clear()
-            block.update((key, value) for key, value in data["content"].items() if value or key != field)
-    assembled: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for namespace, blocks in messages.items():
-        content = []
-        for block, pieces in blocks.values():
-            field = _LANGCHAIN_FIELD.get(block["type"], "base64")
-            if pieces:
-                block[field] = block.get(field, "") + "".join(pieces)
-            if block["type"] == "tool_call_chunk":
-                arguments = json.loads(block["args"] or "{}")
-                content.append(
-                    {"type": "tool_call", "id": block["id"], "name": block["name"], "args": arguments}
-                )
-            else:
-                content.append(block)
-        assembled[namespace] = content
-    return assembled
-
-
-def assemble_langchain_handrolled(chunks: list[bytes]) -> Any:
-    import orjson
-
-    return _assemble_langchain_python(orjson.loads(data) for data in handrolled_frames(chunks))
-
-
-def assemble_langchain_httpx_sse(chunks: list[bytes]) -> Any:
-    return _assemble_langchain_python(decode_httpx_sse_json(chunks))
-
-
-def assemble_langchain_core(chunks: list[bytes]) -> Any:
-    """langchain-core's ChatModelStream, fed by httpx-sse and json."""
-    from langchain_core.language_models.chat_model_stream import ChatModelStream
-
-    stream = ChatModelStream(namespace=["agent:1"], node="model", message_id="run-1")
-    for envelope in decode_httpx_sse_json(chunks):
-        stream.dispatch(envelope["params"]["data"])
-    return stream.output
-
-
 # --- building ---------------------------------------------------------------------------------
 
 
@@ -422,92 +346,7 @@ def build_upstream(tokens: list[str]) -> int:
     )
 
 
-# --- assembling AG-UI and OpenAI Responses ------------------------------------------------------
-
-
-def assemble_agui_models(chunks: list[bytes]) -> Any:
-    """ag-ui-protocol's event models (each event validated, as its Python
-    client does) with the least accumulating that gets messages right: text
-    and reasoning by message id, arguments by tool call, results."""
-    from ag_ui.core import Event
-    from pydantic import TypeAdapter
-
-    adapter: Any = TypeAdapter(Event)
-    messages: dict[str, dict[str, Any]] = {}
-    calls: dict[str, dict[str, Any]] = {}
-    for event in (adapter.validate_python(data) for data in decode_httpx_sse_json(chunks)):
-        kind = event.type.value if hasattr(event.type, "value") else event.type
-        if kind in ("TEXT_MESSAGE_START", "REASONING_MESSAGE_START"):
-            messages[event.message_id] = {"id": event.message_id, "role": event.role, "content": ""}
-        elif kind in ("TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"):
-            messages[event.message_id]["content"] += event.delta
-        elif kind == "TOOL_CALL_START":
-            calls[event.tool_call_id] = {
-                "id": event.tool_call_id,
-                "name": event.tool_call_name,
-                "arguments": "",
-            }
-        elif kind == "TOOL_CALL_ARGS":
-            calls[event.tool_call_id]["arguments"] += event.delta
-        elif kind == "TOOL_CALL_RESULT":
-            messages[event.message_id] = {"id": event.message_id, "role": "tool", "content": event.content}
-    return messages, calls
-
-
-def assemble_responses_openai(chunks: list[bytes]) -> Any:
-    """openai-python's own path: its SSEDecoder, json, its event models and
-    ResponseStreamState (what ``client.responses.stream()`` runs)."""
-    import warnings
-
-    from openai._models import construct_type
-    from openai._streaming import SSEDecoder
-    from openai._types import omit
-    from openai.lib.streaming.responses._responses import ResponseStreamState
-    from openai.types.responses import ResponseStreamEvent
-
-    state = ResponseStreamState(input_tools=omit, text_format=omit)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for sse in SSEDecoder().iter_bytes(iter(chunks)):
-            state.handle_event(construct_type(type_=ResponseStreamEvent, value=json.loads(sse.data)))
-    return state._completed_response
-
-
-def assemble_chat_openai(chunks: list[bytes]) -> Any:
-    """openai-python's own path: its SSEDecoder, json, its chunk model and
-    ChatCompletionStreamState (what ``client.chat.completions.stream()``
-    runs), ending at ``[DONE]`` as its Stream does."""
-    from openai._models import construct_type
-    from openai._streaming import SSEDecoder
-    from openai.lib.streaming.chat import ChatCompletionStreamState
-    from openai.types.chat import ChatCompletionChunk
-
-    state: Any = ChatCompletionStreamState()
-    for sse in SSEDecoder().iter_bytes(iter(chunks)):
-        if sse.data.startswith("[DONE]"):
-            break
-        state.handle_chunk(construct_type(type_=ChatCompletionChunk, value=json.loads(sse.data)))
-    return state.get_final_completion()
-
-
-def assemble_anthropic_sdk(chunks: list[bytes]) -> Any:
-    """anthropic-sdk-python's own path: its SSEDecoder, json, its event
-    models and ``accumulate_event`` (what ``client.messages.stream()``
-    runs, without the derived events it also builds), skipping pings as
-    its Stream does."""
-    from anthropic._models import construct_type
-    from anthropic._streaming import SSEDecoder
-    from anthropic.lib.streaming._messages import accumulate_event
-    from anthropic.types import RawMessageStreamEvent
-
-    snapshot: Any = None
-    buffers: dict[int, bytes] = {}
-    for sse in SSEDecoder().iter_bytes(iter(chunks)):
-        if sse.event == "ping":
-            continue
-        event = construct_type(type_=RawMessageStreamEvent, value=json.loads(sse.data))
-        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
-    return snapshot
+# --- a peer in another runtime -----------------------------------------------------------------
 
 
 class NodePeer:
@@ -529,9 +368,6 @@ class NodePeer:
         )
         seconds: float = json.loads(done.stdout)["ms"] / 1000
         return seconds
-
-
-AI_SDK_RUNNER = os.environ.get("AGENTCODEC_AI_SDK_RUNNER")
 
 
 # --- converting AgentScope to the AgentApp's other endpoints -----------------------------------
@@ -606,7 +442,7 @@ def convert_responses_runtime(chunks: list[bytes]) -> int:
 
 # --- the catalogue --------------------------------------------------------------------------------
 
-LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
+LAYERS: dict[str, list[workloads.Peer]] = {
     # (name, implementation, available)
     "framing": [
         ("agentcodec native", frame_with(_native) if _native else None, _native is not None),
@@ -623,94 +459,11 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
         ("hand-rolled bytes.find + orjson", decode_handrolled_orjson, installed("orjson")),
         ("httpx-sse + json", decode_httpx_sse_json, installed("httpx_sse")),
     ],
-    "assemble_agentscope": [
-        (
-            "agentcodec native",
-            assemble_with(_native, "AgentScopeAssembler") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", assemble_with(_pure, "AgentScopeAssembler"), True),
-        ("hand-rolled bytes.find + orjson", assemble_agentscope_handrolled, installed("orjson")),
-        ("httpx-sse + json", assemble_agentscope_httpx_sse, installed("httpx_sse")),
-        (
-            "agentscope-runtime add_delta_content",
-            assemble_agentscope_upstream,
-            installed("httpx_sse") and installed("agentscope_runtime"),
-        ),
-    ],
     "serve_agentscope": [
         ("agentcodec native", serve_agentscope_with(_native) if _native else None, _native is not None),
         ("agentcodec pure", serve_agentscope_with(_pure), True),
         ("hand-rolled bytes.find + orjson", serve_agentscope_handrolled, installed("orjson")),
         ("httpx-sse + json", serve_agentscope_httpx_sse, installed("httpx_sse")),
-    ],
-    "assemble_langchain": [
-        (
-            "agentcodec native",
-            assemble_with(_native, "LangChainAssembler") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", assemble_with(_pure, "LangChainAssembler"), True),
-        ("hand-rolled bytes.find + orjson", assemble_langchain_handrolled, installed("orjson")),
-        ("httpx-sse + json", assemble_langchain_httpx_sse, installed("httpx_sse")),
-        (
-            "langchain-core ChatModelStream",
-            assemble_langchain_core,
-            installed("httpx_sse") and installed("langchain_core"),
-        ),
-    ],
-    "assemble_agui": [
-        (
-            "agentcodec native",
-            assemble_with(_native, "AGUIAssembler") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", assemble_with(_pure, "AGUIAssembler"), True),
-        (
-            "ag-ui-protocol models + accumulator",
-            assemble_agui_models,
-            installed("ag_ui.core") and installed("httpx_sse"),
-        ),
-    ],
-    "assemble_responses": [
-        (
-            "agentcodec native",
-            assemble_with(_native, "OpenAIResponsesAssembler") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", assemble_with(_pure, "OpenAIResponsesAssembler"), True),
-        ("openai-python ResponseStreamState", assemble_responses_openai, installed("openai")),
-    ],
-    "assemble_chat": [
-        (
-            "agentcodec native",
-            assemble_with(_native, "OpenAIChatAssembler") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", assemble_with(_pure, "OpenAIChatAssembler"), True),
-        ("openai-python ChatCompletionStreamState", assemble_chat_openai, installed("openai")),
-    ],
-    "assemble_anthropic": [
-        (
-            "agentcodec native",
-            assemble_with(_native, "AnthropicAssembler") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", assemble_with(_pure, "AnthropicAssembler"), True),
-        ("anthropic-sdk-python accumulate_event", assemble_anthropic_sdk, installed("anthropic")),
-    ],
-    "assemble_ai_sdk": [
-        (
-            "agentcodec native",
-            assemble_with(_native, "AISDKAssembler") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", assemble_with(_pure, "AISDKAssembler"), True),
-        (
-            "AI SDK processUIMessageStream (Node)",
-            NodePeer(AI_SDK_RUNNER) if AI_SDK_RUNNER else None,
-            AI_SDK_RUNNER is not None,
-        ),
     ],
     "convert_agui": [
         ("agentcodec native", convert_with(_native, "agui") if _native else None, _native is not None),
@@ -748,5 +501,23 @@ LAYERS: dict[str, list[tuple[str, Any, bool]]] = {
 }
 
 
+def assembling_layer(workload: workloads.Workload) -> list[workloads.Peer]:
+    """A protocol's assembling layer: its assembler in each backend, then
+    the peers its row names."""
+    exported_as = PROTOCOLS[workload.protocol].exported_as
+    return [
+        ("agentcodec native", assemble_with(_native, exported_as) if _native else None, _native is not None),
+        ("agentcodec pure", assemble_with(_pure, exported_as), True),
+        *workload.peers,
+    ]
+
+
+@functools.cache
+def catalogue() -> dict[str, list[workloads.Peer]]:
+    """Every layer: those above, and each protocol's assembling layer from
+    its row (read when first asked for: the rows import this module)."""
+    return {**LAYERS, **{workload.layer: assembling_layer(workload) for workload in workloads.rows()}}
+
+
 def available(layer: str) -> list[tuple[str, Any]]:
-    return [(name, impl) for name, impl, ok in LAYERS[layer] if ok and impl is not None]
+    return [(name, impl) for name, impl, ok in catalogue()[layer] if ok and impl is not None]

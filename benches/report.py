@@ -74,16 +74,11 @@ def machine() -> str:
     except (OSError, StopIteration):
         pass
     versions = [f"agentcodec {agentcodec.__version__} ({agentcodec.backend})"]
-    for dist in (
-        "httpx-sse",
-        "openai",
-        "anthropic",
-        "sseclient-py",
-        "orjson",
-        "agentscope-runtime",
-        "langchain-core",
-        "pydantic",
-    ):
+    # The framing and decoding peers', then each protocol's.
+    distributions = ["httpx-sse", "openai", "sseclient-py", "orjson"]
+    for workload in workloads.rows():
+        distributions += (name for name in workload.distributions if name not in distributions)
+    for dist in distributions:
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             versions.append(f"{dist} {importlib.metadata.version(dist)}")
     return (
@@ -154,16 +149,11 @@ def measure(
 
 NATIVE = "agentcodec native"
 
-# The linearity runs (--full): each layer's stream of text deltas, made at a
-# given number of deltas.
+# The linearity runs (--full): each protocol's stream of text deltas (a
+# converted one is the agent turn), and the conversion's, made at a given
+# number of deltas.
 LINEARITY: dict[str, Callable[[str, int], workloads.Stream]] = {
-    "assemble_agentscope": workloads.agentscope_stream,
-    "assemble_langchain": workloads.langchain_stream,
-    "assemble_agui": lambda _, count: workloads.converted_stream("agui", count),
-    "assemble_responses": lambda _, count: workloads.converted_stream("openai-responses", count),
-    "assemble_chat": lambda _, count: workloads.converted_stream("openai-chat", count),
-    "assemble_anthropic": lambda _, count: workloads.converted_stream("anthropic", count),
-    "assemble_ai_sdk": lambda _, count: workloads.converted_stream("ai-sdk", count),
+    **{workload.layer: workload.stream for workload in workloads.rows()},
     "convert_agui": workloads.agentscope_stream,
 }
 
@@ -273,35 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         text,
         workloads.network_chunks(text.data),
     )
-    for stream in (short, text, workloads.agentscope_stream("agent", long)):
-        add(
-            "assemble_agentscope",
-            f"assemble {stream.name}, network chunks",
-            stream,
-            workloads.network_chunks(stream.data),
-        )
-    add("assemble_agentscope", f"assemble {text.name}, one buffer", text, [text.data])
-    media = workloads.agentscope_stream("media", long * 10)
-    # agentscope-runtime's peer here assembles text content only.
-    add(
-        "assemble_agentscope",
-        f"assemble {media.name}, network chunks",
-        media,
-        workloads.network_chunks(media.data),
-        skip=("runtime",),
-    )
-    for stream in (
-        workloads.langchain_stream("text", 200),
-        workloads.langchain_stream("text", long),
-        workloads.langchain_stream("agent", long),
-        workloads.langchain_stream("media", long * 10),
-    ):
-        add(
-            "assemble_langchain",
-            f"assemble {stream.name}, network chunks",
-            stream,
-            workloads.network_chunks(stream.data),
-        )
+    for workload in workloads.rows():
+        for case in workload.cases(args.quick, long):
+            add(workload.layer, case.label, case.stream, case.chunks, skip=case.skip)
     streams = 100 if args.quick else 1000
     served = workloads.agentscope_stream("text", 200)
     add(
@@ -310,36 +274,6 @@ def main(argv: list[str] | None = None) -> int:
         workloads.Stream(f"{streams} x {served.name}", served.data * streams, served.events * streams),
         workloads.interleaved(served, streams),
     )
-    for layer, target in (("assemble_agui", "agui"), ("assemble_responses", "openai-responses")):
-        stream = workloads.converted_stream(target, long // 10)
-        add(layer, f"assemble {stream.name}, network chunks", stream, workloads.network_chunks(stream.data))
-    # Chat at 2k, 20k and 200k deltas (the agent turn's tokens, each a chunk).
-    for count in (200, 2000) if args.quick else (2000, 20000, 200000):
-        stream = workloads.converted_stream("openai-chat", count)
-        add(
-            "assemble_chat",
-            f"assemble {stream.name} ({stream.events:,} chunks), network chunks",
-            stream,
-            workloads.network_chunks(stream.data),
-        )
-    # Anthropic at 2k, 20k and 200k deltas.
-    for count in (200, 2000) if args.quick else (2000, 20000, 200000):
-        stream = workloads.converted_stream("anthropic", count)
-        add(
-            "assemble_anthropic",
-            f"assemble {stream.name} ({stream.events:,} events), network chunks",
-            stream,
-            workloads.network_chunks(stream.data),
-        )
-    # The AI SDK at 2k, 20k and 200k deltas.
-    for count in (200, 2000) if args.quick else (2000, 20000, 200000):
-        stream = workloads.converted_stream("ai-sdk", count)
-        add(
-            "assemble_ai_sdk",
-            f"assemble {stream.name} ({stream.events:,} chunks), network chunks",
-            stream,
-            workloads.network_chunks(stream.data),
-        )
     agent = workloads.agentscope_stream("agent", long // 10)
     for layer, target in (("convert_agui", "AG-UI"), ("convert_responses", "OpenAI Responses")):
         add(

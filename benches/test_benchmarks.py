@@ -14,19 +14,15 @@ import pytest
 
 import peers
 import workloads
+import workloads.langchain as langchain_workload
 
 TOKENS = 2000
 
 STREAMS = {
     "framing": workloads.agentscope_stream("text", TOKENS),
     "decode": workloads.agentscope_stream("text", TOKENS),
-    "assemble_agentscope": workloads.agentscope_stream("agent", TOKENS),
-    "assemble_langchain": workloads.langchain_stream("agent", TOKENS),
-    "assemble_agui": workloads.converted_stream("agui", TOKENS // 10),
-    "assemble_responses": workloads.converted_stream("openai-responses", TOKENS // 10),
-    "assemble_chat": workloads.converted_stream("openai-chat", TOKENS // 10),
-    "assemble_anthropic": workloads.converted_stream("anthropic", TOKENS // 10),
-    "assemble_ai_sdk": workloads.converted_stream("ai-sdk", TOKENS // 10),
+    # Each protocol's agent turn, from its row.
+    **{workload.layer: workload.stream("agent", workload.suite_count) for workload in workloads.rows()},
     "convert_agui": workloads.agentscope_stream("agent", TOKENS // 10),
     "convert_responses": workloads.agentscope_stream("agent", TOKENS // 10),
 }
@@ -68,7 +64,7 @@ def test_workloads_are_deterministic() -> None:
 @pytest.mark.parametrize("kind", ["text", "agent", "media"])
 @pytest.mark.parametrize(
     "peer",
-    [peers.assemble_langchain_handrolled, peers.assemble_langchain_httpx_sse],
+    [langchain_workload.assemble_langchain_handrolled, langchain_workload.assemble_langchain_httpx_sse],
     ids=["hand-rolled", "httpx-sse"],
 )
 def test_minimal_langchain_peers_assemble_the_same_content(kind: str, peer: peers.Impl) -> None:

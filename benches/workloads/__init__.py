@@ -2,25 +2,42 @@
 them, and the ways they arrive (network chunks, one buffer, byte by byte).
 
 Every generator is seeded, so two runs measure the same bytes.
+
+What the benchmarks measure of each protocol is its row, ``WORKLOAD`` in
+``workloads/<name>.py``: its streams, the peers that read them, the cases
+the report measures, its instruction-count workloads and its stream of tiny
+blocks. ``rows()`` collects them by the registry's names, so the report,
+the pytest-benchmark suite, the instruction counts and the memory runs need
+no line for a new protocol.
 """
 
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 import random
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from agentcodec.agentscope import ResponseBuilder
+from agentcodec.events import PROTOCOLS
 
 __all__ = [
+    "Case",
+    "Peer",
     "Stream",
+    "Workload",
     "agentscope_stream",
+    "assembling",
+    "converted_stream",
     "interleaved",
     "langchain_stream",
     "network_chunks",
+    "row",
+    "rows",
     "tiny_blocks_stream",
     "tokens",
 ]
@@ -231,88 +248,133 @@ def langchain_stream(kind: str, count: int) -> Stream:
     return Stream(f"langchain-{kind}-{count}", data, events)
 
 
-# --- AG-UI and OpenAI Responses ---------------------------------------------------------------
+# --- any other protocol: the agent turn converted ------------------------------------------
 
 
-def converted_stream(target: str, count: int) -> Stream:
-    """The AgentScope agent turn as an AgentApp's other endpoints write it:
-    ``agui`` or ``openai-responses`` (or a Chat Completions server:
-    ``openai-chat``, reasoning as ``reasoning_content``; the Anthropic
-    Messages API: ``anthropic``; or an AI SDK route: ``ai-sdk``), converted by agentcodec's pure backend
-    (deterministic: fixed ids and timestamps)."""
+def converted_stream(target: str, count: int, **options: Any) -> Stream:
+    """The AgentScope agent turn as a server of ``target`` writes it (an
+    AgentApp's other endpoints), converted by agentcodec's pure backend with
+    the encoder's ``options`` (fixed ids and timestamps make it
+    deterministic)."""
     from agentcodec import _pure
 
     source = agentscope_stream("agent", count)
-    options = {
-        "agui": {"thread_id": "t", "run_id": "r"},
-        "openai-responses": {"created_at": 1763700000},
-        "openai-chat": {"created_at": 1763700000},
-        "anthropic": {},
-        "ai-sdk": {},
-    }[target]
     transcoder = _pure.Transcoder("agentscope", target, **options)
     data = transcoder.feed(source.data) + transcoder.close()
     return Stream(f"{target}-agent-{count}", data, data.count(b"\n\n"))
 
 
-# --- many tiny blocks ------------------------------------------------------------------------
+# --- the rows ------------------------------------------------------------------------------
+
+#: What reads a stream's chunks: a function of them.
+Impl = Callable[[list[bytes]], Any]
+#: A reader measured beside agentcodec: (its name in the report, the function
+#: or None, whether it can run here).
+Peer = tuple[str, Any, bool]
 
 
-def _tiny_block_events(protocol: str, count: int) -> Iterator[dict]:
-    """A message, then ``count`` events each opening one block of it (one
-    letter of text, or a tool call with no arguments): what ``max_blocks``
-    bounds."""
-    if protocol == "agentscope":
-        yield {"object": "message", "id": "m", "role": "assistant", "status": "in_progress"}
-        for n in range(count):
-            yield {"object": "content", "type": "text", "index": n, "delta": True, "msg_id": "m", "text": "x"}
-    elif protocol == "langchain":
-        start = {"event": "message-start", "id": "m"}
-        yield {"method": "messages", "params": {"namespace": [], "data": start}}
-        for n in range(count):
-            delta = {"type": "text-delta", "text": "x"}
-            data = {"event": "content-block-delta", "index": n, "delta": delta}
-            yield {"method": "messages", "params": {"namespace": [], "data": data}}
-    elif protocol == "agui":
-        yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
-        for n in range(count):
-            call = {"toolCallId": f"c{n}", "toolCallName": "f", "parentMessageId": "m"}
-            yield {"type": "TOOL_CALL_START", **call}
-    elif protocol == "openai-responses":
-        yield {"type": "response.created", "response": {"id": "r", "object": "response", "output": []}}
-        item = {"type": "message", "id": "m", "role": "assistant", "content": []}
-        yield {"type": "response.output_item.added", "output_index": 0, "item": item}
-        for n in range(count):
-            yield {
-                "type": "response.output_text.delta",
-                "output_index": 0,
-                "item_id": "m",
-                "content_index": n,
-                "delta": "x",
-            }
-    elif protocol == "openai-chat":
-        opening = {"index": 0, "delta": {"role": "assistant"}}
-        yield {"id": "c", "object": "chat.completion.chunk", "choices": [opening]}
-        for n in range(count):
-            call = {"index": n, "id": f"c{n}", "function": {"name": "f", "arguments": ""}}
-            yield {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
-    elif protocol == "anthropic":
-        yield {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}
-        for n in range(count):
-            yield {"type": "content_block_start", "index": n, "content_block": {"type": "text", "text": "x"}}
-    elif protocol == "ai-sdk":
-        yield {"type": "start", "messageId": "m"}
-        for n in range(count):
-            yield {"type": "text-start", "id": f"t{n}"}
-    else:
-        raise ValueError(f"no tiny-block stream for {protocol!r}")
+@dataclass(frozen=True)
+class Case:
+    """One line of the report: a stream, as it is cut for the reader."""
+
+    label: str
+    stream: Stream
+    chunks: list[bytes]
+    #: Leave out the peers whose names have one of these words.
+    skip: tuple[str, ...] = ()
+
+
+def assembling(stream: Stream, unit: str | None = None) -> Case:
+    """The report's case for assembling ``stream`` in network chunks;
+    ``unit`` counts its events in the label ("chunks", "events")."""
+    counted = "" if unit is None else f" ({stream.events:,} {unit})"
+    return Case(f"assemble {stream.name}{counted}, network chunks", stream, network_chunks(stream.data))
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the benchmarks measure of one protocol."""
+
+    protocol: str
+    #: Its assembling layer: its name in the report, the charts and ``--layer``.
+    layer: str
+    #: Its stream of ``count`` deltas, of a ``kind`` ("text", "agent", "media")
+    #: where it has several; a converted stream is always the agent turn.
+    stream: Callable[[str, int], Stream]
+    #: Its streams as the report measures them: ``(quick, long)`` to cases.
+    cases: Callable[[bool, int], list[Case]]
+    #: ``count`` events each opening one block of one message (what
+    #: ``max_blocks`` bounds), the message's opening first.
+    tiny_blocks: Callable[[int], Iterator[dict[str, Any]]]
+    #: Its instruction-count workloads (benches/instructions.json), each
+    #: assembling its stream of a kind: ``{"chat-agent": "agent"}``.
+    instructions: Mapping[str, str]
+    #: The deltas of the stream the pytest-benchmark suite assembles.
+    suite_count: int
+    #: What reads its streams beside agentcodec's two backends: its SDK's
+    #: accumulator, or what a developer writes by hand.
+    peers: tuple[Peer, ...] = field(default=())
+    #: The distributions of those peers, whose versions the report states.
+    distributions: tuple[str, ...] = ()
+
+
+def row(protocol: str) -> Workload:
+    """The protocol's row: ``WORKLOAD`` in ``workloads/<name>.py``."""
+    module = importlib.import_module(f"{__name__}.{protocol.replace('-', '_')}")
+    workload: Workload = module.WORKLOAD
+    assert workload.protocol == protocol, f"{module.__name__} declares {workload.protocol!r}"
+    return workload
+
+
+@cache
+def rows() -> tuple[Workload, ...]:
+    """Every protocol's row, in the registry's order."""
+    return tuple(row(protocol) for protocol in PROTOCOLS)
 
 
 def tiny_blocks_stream(protocol: str, count: int) -> Stream:
     """One message of ``count`` tiny blocks, in ``protocol``'s events."""
     frames = (
         b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
-        for event in _tiny_block_events(protocol, count)
+        for event in row(protocol).tiny_blocks(count)
     )
     data, events = _frames(frames)
     return Stream(f"{protocol}-tiny-blocks-{count}", data, events)
+
+
+def converted_workload(
+    protocol: str,
+    *,
+    layer: str,
+    tiny_blocks: Callable[[int], Iterator[dict[str, Any]]],
+    instructions: Mapping[str, str],
+    peers: tuple[Peer, ...] = (),
+    distributions: tuple[str, ...] = (),
+    options: Mapping[str, Any] | None = None,
+    unit: str | None = None,
+) -> Workload:
+    """The row of a protocol whose stream is the AgentScope agent turn
+    converted into it (``converted_stream`` with the encoder's ``options``).
+    The report assembles it at a tenth of the long stream's deltas; with a
+    ``unit`` (its events counted in the label) at 2k, 20k and 200k deltas."""
+
+    def stream(kind: str, count: int) -> Stream:
+        return converted_stream(protocol, count, **(options or {}))
+
+    def cases(quick: bool, long: int) -> list[Case]:
+        if unit is None:
+            return [assembling(stream("agent", long // 10))]
+        counts = (200, 2000) if quick else (2000, 20000, 200000)
+        return [assembling(stream("agent", count), unit) for count in counts]
+
+    return Workload(
+        protocol=protocol,
+        layer=layer,
+        stream=stream,
+        cases=cases,
+        tiny_blocks=tiny_blocks,
+        instructions=instructions,
+        suite_count=200,
+        peers=peers,
+        distributions=distributions,
+    )
