@@ -1,7 +1,8 @@
 """Deterministic workloads for the benchmarks: agent streams as servers send
 them, and the ways they arrive (network chunks, one buffer, byte by byte).
 
-Every generator is seeded, so two runs measure the same bytes.
+Every generator is seeded, so two runs measure the same text and the same
+lengths; the AgentScope builders' ids (uuid4) and times differ, not in size.
 
 What the benchmarks measure of each protocol is its row, ``WORKLOAD`` in
 ``workloads/<name>.py``: its streams, the peers that read them, the cases
