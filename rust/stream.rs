@@ -396,19 +396,53 @@ impl Log {
 /// Something that watches every event, decoded, before it is applied.
 pub type Observer<'a, 'b> = Option<&'a mut (dyn FnMut(&Value) + 'b)>;
 
-/// What a protocol does with its events.
-pub trait Protocol {
-    /// Applies the text of one event (SSE data, or a WebSocket frame).
-    /// `observe`, when given, sees the event decoded before it is applied.
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error>;
+/// Why an event cannot be applied, said where it is found: the protocol's
+/// [`Protocol::apply_object`] reports it through [`Log::report`], as
+/// `on_error` says.
+#[derive(Debug)]
+pub struct Bad(pub String);
 
-    /// Applies one event that is already decoded.
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error>;
+/// An event that cannot be applied, for `?` in a protocol's own code.
+pub fn bad<T>(problem: impl Into<String>) -> Result<T, Bad> {
+    Err(Bad(problem.into()))
+}
+
+impl Log {
+    /// Reports what applying an event found wrong, if anything, as
+    /// `on_error` says.
+    pub fn report(&mut self, applied: Result<(), Bad>) -> Result<(), Error> {
+        match applied {
+            Ok(()) => Ok(()),
+            Err(Bad(problem)) => self.fail(problem),
+        }
+    }
+}
+
+/// What a protocol does with its events. It says what one event does
+/// ([`Protocol::apply_object`]) and, where it has one, its quick path; the
+/// skeleton every protocol shares ([`Protocol::apply_text`],
+/// [`Protocol::apply_value`]) does the rest: `[DONE]`, the quick path,
+/// parsing, the observer, and refusing what is not an object.
+pub trait Protocol {
+    /// Applies one event that is a JSON object.
+    fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error>;
+
+    /// The quick path: applies an event from its text without building a
+    /// tree where it can (a delta to what exists). `None` when it cannot:
+    /// then the event is parsed and applied whole. Not asked when someone
+    /// watches the events go by.
+    #[inline]
+    fn apply_quickly(&mut self, _log: &mut Log, _text: &str) -> Option<Result<(), Error>> {
+        None
+    }
+
+    /// `[DONE]`, the OpenAI-style end of a stream, came. Most protocols
+    /// end by their own events, and some proxies write it after any
+    /// stream: nothing to do unless the protocol says otherwise.
+    #[inline]
+    fn done_marker(&mut self, _log: &mut Log) -> Result<(), Error> {
+        Ok(())
+    }
 
     /// Whether an event is one of the protocol's: a reader that saw none
     /// says so at `close()`. Asked only until one is.
@@ -425,6 +459,46 @@ pub trait Protocol {
     /// messages are made of) the assembled messages hold now, for
     /// `max_blocks`; kept as a count, since it is asked after every event.
     fn block_count(&self) -> usize;
+
+    /// Applies the text of one event (SSE data, or a WebSocket frame).
+    /// `observe`, when given, sees the event decoded before it is applied.
+    #[inline]
+    fn apply_text(
+        &mut self,
+        log: &mut Log,
+        text: &str,
+        observe: Observer<'_, '_>,
+    ) -> Result<(), Error> {
+        if is_done_marker(text) {
+            return self.done_marker(log);
+        }
+        // Most events are deltas to what exists: they take the quick path,
+        // unless the caller wants every event decoded (which is also how
+        // the fuzz targets hold a reader to the full path).
+        if observe.is_none() {
+            if let Some(applied) = self.apply_quickly(log, text) {
+                return applied;
+            }
+        }
+        match crate::json::parse(text) {
+            Ok(event) => {
+                if let (Some(observe), Value::Object(_)) = (observe, &event) {
+                    observe(&event);
+                }
+                self.apply_value(log, event)
+            }
+            Err(_) => log.not_json(text),
+        }
+    }
+
+    /// Applies one event that is already decoded.
+    #[inline]
+    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
+        match event {
+            Value::Object(event) => self.apply_object(log, event),
+            other => log.fail(format!("is {}, not an object", crate::json::kind(&other))),
+        }
+    }
 }
 
 /// The final object an assembler gives (what its protocol's SDK gives),

@@ -18,9 +18,7 @@ use crate::json_patch::apply_patch;
 use crate::registry::Descriptor;
 pub use crate::registry::EncoderOptions;
 use crate::sse::Limits;
-use crate::stream::{
-    is_done_marker, Assemble, Budget, Driver, Error, Log, Observer, OnError, Protocol,
-};
+use crate::stream::{Assemble, Budget, Driver, Error, Log, OnError, Protocol};
 
 /// Where decoded neutral events go.
 pub trait Sink {
@@ -74,45 +72,25 @@ impl<S: Sink> Protocol for Decoding<S> {
         self.decoder.recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        if is_done_marker(text) {
-            // Chat's end of the run; the other protocols end by an event.
-            self.decoder.done(&mut self.scratch);
-            return self.emit(log);
-        }
-        // The quick path, unless the caller wants every event decoded
-        // (which is also how the fuzz targets hold it to the full path).
-        if observe.is_none() {
-            match self.decoder.decode_text(text, &mut self.scratch) {
-                Quick::No => {}
-                Quick::Events => return self.emit(log),
-                Quick::Delta {
-                    message_id,
-                    index,
-                    delta,
-                } => return self.sink.delta(log, &message_id, index, &delta),
-            }
-        }
-        match json::parse(text) {
-            Ok(event) => {
-                if let Some(observe) = observe {
-                    observe(&event);
-                }
-                self.apply_value(log, event)
-            }
-            Err(_) => log.not_json(text),
+    fn apply_quickly(&mut self, log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        match self.decoder.decode_text(text, &mut self.scratch) {
+            Quick::No => None,
+            Quick::Events => Some(self.emit(log)),
+            Quick::Delta {
+                message_id,
+                index,
+                delta,
+            } => Some(self.sink.delta(log, &message_id, index, &delta)),
         }
     }
 
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
-        let Value::Object(event) = event else {
-            return log.fail(format!("is {}, not an object", json::kind(&event)));
-        };
+    /// Chat's end of the run; the other protocols end by an event.
+    fn done_marker(&mut self, log: &mut Log) -> Result<(), Error> {
+        self.decoder.done(&mut self.scratch);
+        self.emit(log)
+    }
+
+    fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
         self.decoder.decode(&event, &mut self.scratch);
         self.emit(log)
     }

@@ -521,7 +521,7 @@ def test_bad_messages_raise_naming_them_and_keep_the_rest() -> None:
         "LangChain protocol message 2 is not valid JSON: expected a string key, found 'b' at byte 1",
     )
     assert isinstance(info.value, ValueError)
-    with pytest.raises(LangChainEventError, match="message 3 is not a JSON object"):
+    with pytest.raises(LangChainEventError, match="message 3 is a JSON array, not an object"):
         assembler.feed(b"")
     assembler.feed(b"")
     assert assembler.messages[0]["content"] == [{"type": "text", "text": "x"}]

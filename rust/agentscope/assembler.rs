@@ -18,7 +18,7 @@ use crate::frozen::{Budget, FrozenValue, Rendered, FREEZE_MAX_BYTES};
 use crate::json::{self, Map, Value, MAX_DEPTH};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
-use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
@@ -674,40 +674,13 @@ impl Protocol for AgentScope {
         super::recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        if is_done_marker(text) {
-            return Ok(());
-        }
-        // Most events are deltas to a slot that exists: they take the quick
-        // path, unless the caller wants every event decoded.
-        if observe.is_none() {
-            let mut probe = Probe::default();
-            if probe.read(text, self.id_hint()) && self.append_delta(&probe) {
-                return Ok(());
-            }
-        }
-        match json::parse(text) {
-            Ok(event @ Value::Object(_)) => {
-                if let Some(observe) = observe {
-                    observe(&event);
-                }
-                self.apply_value(log, event)
-            }
-            Ok(other) => log.fail(format!("is {}, not an object", json::kind(&other))),
-            Err(_) => log.not_json(text),
-        }
+    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        let mut probe = Probe::default();
+        (probe.read(text, self.id_hint()) && self.append_delta(&probe)).then_some(Ok(()))
     }
 
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
-        match event {
-            Value::Object(event) => self.apply(log, event),
-            other => log.fail(format!("is {}, not an object", json::kind(&other))),
-        }
+    fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
+        self.apply(log, event)
     }
 
     fn message_count(&self) -> usize {

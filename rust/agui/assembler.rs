@@ -13,10 +13,10 @@ use std::collections::{HashMap, HashSet};
 
 use super::probe::Probe;
 use crate::events::or_null;
-use crate::json::{self, quote, Map, Value};
+use crate::json::{quote, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::json_probe::StrField;
-use crate::stream::{is_done_marker, Assemble, Budget, Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Budget, Driver, Log, Protocol, bad, Bad};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -89,14 +89,8 @@ pub struct Assembler {
     driver: Driver<AgUi>,
 }
 
-/// An event that cannot be applied; the message says why.
-struct Bad(String);
-
+/// What applying an event gives: `Bad` says why it could not be.
 type Applied = std::result::Result<(), Bad>;
-
-fn bad<T>(message: impl Into<String>) -> std::result::Result<T, Bad> {
-    Err(Bad(message.into()))
-}
 
 #[derive(Debug, Clone)]
 pub struct AgUi {
@@ -370,37 +364,12 @@ impl Protocol for AgUi {
         super::recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        if is_done_marker(text) {
-            return Ok(());
-        }
-        if observe.is_none() {
-            if let Some(probe) = Probe::parse(text) {
-                if self.append_delta(&probe) {
-                    return Ok(());
-                }
-            }
-        }
-        match json::parse(text) {
-            Ok(event) => {
-                if let (Some(observe), Value::Object(_)) = (observe, &event) {
-                    observe(&event);
-                }
-                self.apply_value(log, event)
-            }
-            Err(_) => log.not_json(text),
-        }
+    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        let probe = Probe::parse(text)?;
+        self.append_delta(&probe).then_some(Ok(()))
     }
 
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
-        let Value::Object(event) = event else {
-            return log.fail(format!("is {}, not an object", json::kind(&event)));
-        };
+    fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
         let kind = match event.get("type") {
             Some(Value::String(kind)) => kind.clone(),
             None | Some(Value::Null) => return log.fail("has no type".to_owned()),

@@ -20,7 +20,7 @@ use super::probe::{self, Target};
 use super::OUTPUT_STATES;
 use crate::events::or_null;
 use crate::json::{self, Map, Value};
-use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -69,12 +69,6 @@ pub struct UiMessage {
     done: bool,
     /// Times a part's streamed input text was replaced: see `tool_calls`.
     rewrites: u64,
-}
-
-struct Bad(String);
-
-fn bad<T>(message: impl Into<String>) -> Result<T, Bad> {
-    Err(Bad(message.into()))
 }
 
 impl crate::stream::Assembled for Assembler {
@@ -197,43 +191,20 @@ impl Protocol for UiMessage {
         super::recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        if is_done_marker(text) {
-            self.done = true;
-            return Ok(());
-        }
-        if observe.is_none() {
-            let append = probe::Chunk::parse(text).and_then(probe::Chunk::into_append);
-            if let Some((target, id, piece)) = append {
-                if self.append_quickly(target, &id, &piece) {
-                    return Ok(());
-                }
-            }
-        }
-        match json::parse(text) {
-            Ok(event) => {
-                if let (Some(observe), Value::Object(_)) = (observe, &event) {
-                    observe(&event);
-                }
-                self.apply_value(log, event)
-            }
-            Err(_) => log.not_json(text),
-        }
+    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        let (target, id, piece) = probe::Chunk::parse(text).and_then(probe::Chunk::into_append)?;
+        self.append_quickly(target, &id, &piece).then_some(Ok(()))
     }
 
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
-        let Value::Object(chunk) = event else {
-            return log.fail(format!("is {}, not an object", json::kind(&event)));
-        };
-        match self.apply(log, chunk) {
-            Ok(()) => Ok(()),
-            Err(Bad(problem)) => log.fail(problem),
-        }
+    /// The end of the stream, as the AI SDK's routes write it.
+    fn done_marker(&mut self, _log: &mut Log) -> Result<(), Error> {
+        self.done = true;
+        Ok(())
+    }
+
+    fn apply_object(&mut self, log: &mut Log, chunk: Map<String, Value>) -> Result<(), Error> {
+        let applied = self.apply(log, chunk);
+        log.report(applied)
     }
 
     /// One message a stream.

@@ -20,7 +20,7 @@ use super::probe;
 use super::TOOL_BLOCKS;
 use crate::events::or_null;
 use crate::json::{self, Map, Value};
-use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -52,12 +52,6 @@ pub struct Messages {
     kept: Vec<Value>,
     /// `message_stop` came: the stream is over.
     done: bool,
-}
-
-struct Bad(String);
-
-fn bad<T>(message: impl Into<String>) -> Result<T, Bad> {
-    Err(Bad(message.into()))
 }
 
 impl crate::stream::Assembled for Assembler {
@@ -174,42 +168,14 @@ impl Protocol for Messages {
         super::recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        if observe.is_none() {
-            let append = probe::Event::parse(text).and_then(probe::Event::into_append);
-            if let Some((index, kind, piece)) = append {
-                if self.append_quickly(index, kind, &piece) {
-                    return Ok(());
-                }
-            }
-        }
-        match json::parse(text) {
-            Ok(event) => {
-                if let (Some(observe), Value::Object(_)) = (observe, &event) {
-                    observe(&event);
-                }
-                self.apply_value(log, event)
-            }
-            // The OpenAI-style end some proxies write after any stream:
-            // nothing to apply (the protocol ends by its own events).
-            Err(_) if is_done_marker(text) => Ok(()),
-            Err(_) => log.not_json(text),
-        }
+    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        let (index, kind, piece) = probe::Event::parse(text).and_then(probe::Event::into_append)?;
+        self.append_quickly(index, kind, &piece).then_some(Ok(()))
     }
 
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
-        let Value::Object(event) = event else {
-            return log.fail(format!("is {}, not an object", json::kind(&event)));
-        };
-        match self.apply(log, event) {
-            Ok(()) => Ok(()),
-            Err(Bad(problem)) => log.fail(problem),
-        }
+    fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
+        let applied = self.apply(log, event);
+        log.report(applied)
     }
 
     /// One message a stream.

@@ -20,7 +20,7 @@ use crate::json::{self, Map, Value};
 use crate::json_probe::{Cursor, Strings};
 use crate::recent::RecentIds;
 use crate::sse::Limits;
-use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
@@ -356,38 +356,15 @@ impl Protocol for LangChain {
         super::recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        // Most messages are deltas to a block that exists: the quick path,
-        // taken when nobody watches the messages go by.
-        if observe.is_none() {
-            let probe = Probe::read(text);
-            if let Some(delta) = probe.as_ref().and_then(Probe::quick) {
-                if self.quick_delta(&delta) {
-                    return Ok(());
-                }
-            }
-        }
-        match json::parse(text) {
-            Ok(envelope) => {
-                if let (Some(observe), Value::Object(_)) = (observe, &envelope) {
-                    observe(&envelope);
-                }
-                self.apply_value(log, envelope)
-            }
-            // The OpenAI-style end some proxies write after any stream:
-            // nothing to apply (the protocol ends by its own events).
-            Err(_) if is_done_marker(text) => Ok(()),
-            Err(_) => log.not_json(text),
-        }
+    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        let probe = Probe::read(text)?;
+        let delta = probe.quick()?;
+        self.quick_delta(&delta).then_some(Ok(()))
     }
 
-    fn apply_value(&mut self, log: &mut Log, envelope: Value) -> Result<(), Error> {
-        self.apply_envelope(log, envelope)
+    fn apply_object(&mut self, _log: &mut Log, envelope: Map<String, Value>) -> Result<(), Error> {
+        self.apply_envelope(envelope);
+        Ok(())
     }
 
     fn message_count(&self) -> usize {
@@ -409,27 +386,27 @@ impl Protocol for LangChain {
 }
 
 impl LangChain {
-    fn apply_envelope(&mut self, log: &mut Log, envelope: Value) -> Result<(), Error> {
-        let Value::Object(mut envelope) = envelope else {
-            return log.fail("is not a JSON object".to_owned());
-        };
+    /// Applies one protocol message. What is not a `messages` event (a
+    /// command's response, another method, an event id seen before) is
+    /// passed over.
+    fn apply_envelope(&mut self, mut envelope: Map<String, Value>) {
         match envelope.get("type") {
             None => {}
             Some(Value::String(kind)) if kind == "event" => {}
-            Some(_) => return Ok(()), // a command response: nothing to assemble
+            Some(_) => return, // a command response: nothing to assemble
         }
         if let Some(Value::String(event_id)) = first(&envelope, &["event_id", "eventId"]) {
             if self.seen_ids.contains(event_id.as_str()) {
                 self.duplicates += 1;
-                return Ok(());
+                return;
             }
             self.seen_ids.insert(event_id);
         }
         if envelope.get("method").and_then(Value::as_str) != Some("messages") {
-            return Ok(());
+            return;
         }
         let Some(Value::Object(mut params)) = envelope.shift_remove("params") else {
-            return Ok(());
+            return;
         };
         let namespace = match params.get("namespace") {
             None => Vec::new(),
@@ -437,23 +414,22 @@ impl LangChain {
                 let mut namespace = Vec::with_capacity(parts.len());
                 for part in parts {
                     let Value::String(part) = part else {
-                        return Ok(());
+                        return;
                     };
                     namespace.push(part.clone());
                 }
                 namespace
             }
-            Some(_) => return Ok(()),
+            Some(_) => return,
         };
         let Some(Value::Object(data)) = params.shift_remove("data") else {
-            return Ok(());
+            return;
         };
         let node = params
             .get("node")
             .and_then(Value::as_str)
             .map(str::to_owned);
         self.messages_event(namespace, node, data);
-        Ok(())
     }
 
     /// Applies a message from its probe when it is a delta that appends to

@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::probe::{Chunk, Delta, TEXT_KEYS};
 use crate::events::or_null;
-use crate::json::{self, Map, Value};
+use crate::json::{Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
-use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -59,12 +59,6 @@ fn tool_call_count(message: &Map<String, Value>) -> usize {
         Some(Value::Array(calls)) => calls.len(),
         _ => 0,
     }
-}
-
-struct Bad(String);
-
-fn bad<T>(message: impl Into<String>) -> Result<T, Bad> {
-    Err(Bad(message.into()))
 }
 
 impl crate::stream::Assembled for Assembler {
@@ -205,42 +199,20 @@ impl Protocol for Chat {
         super::recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        if is_done_marker(text) {
-            self.done = true;
-            return Ok(());
-        }
-        if observe.is_none() {
-            if let Some(chunk) = Chunk::parse(text) {
-                if self.append_delta(&chunk) {
-                    return Ok(());
-                }
-            }
-        }
-        match json::parse(text) {
-            Ok(event) => {
-                if let (Some(observe), Value::Object(_)) = (observe, &event) {
-                    observe(&event);
-                }
-                self.apply_value(log, event)
-            }
-            Err(_) => log.not_json(text),
-        }
+    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        let chunk = Chunk::parse(text)?;
+        self.append_delta(&chunk).then_some(Ok(()))
     }
 
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
-        let Value::Object(chunk) = event else {
-            return log.fail(format!("is {}, not an object", json::kind(&event)));
-        };
-        match self.apply(log, chunk) {
-            Ok(()) => Ok(()),
-            Err(Bad(problem)) => log.fail(problem),
-        }
+    /// The end of the run: a Chat stream ends with `[DONE]`.
+    fn done_marker(&mut self, _log: &mut Log) -> Result<(), Error> {
+        self.done = true;
+        Ok(())
+    }
+
+    fn apply_object(&mut self, log: &mut Log, chunk: Map<String, Value>) -> Result<(), Error> {
+        let applied = self.apply(log, chunk);
+        log.report(applied)
     }
 
     fn message_count(&self) -> usize {

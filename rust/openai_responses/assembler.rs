@@ -13,9 +13,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::probe::Probe;
 use crate::events::or_null;
-use crate::json::{self, quote, Map, Value};
+use crate::json::{quote, Map, Value};
 use crate::json_probe::{Scalar, StrField};
-use crate::stream::{is_done_marker, Assemble, Driver, Log, Observer, Protocol};
+use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 
@@ -205,13 +205,7 @@ fn part_count(item: &Value) -> usize {
         .sum()
 }
 
-struct Bad(String);
-
 type Applied = std::result::Result<(), Bad>;
-
-fn bad<T>(message: impl Into<String>) -> std::result::Result<T, Bad> {
-    Err(Bad(message.into()))
-}
 
 fn int(event: &Map<String, Value>, key: &str) -> Result<i64, Bad> {
     match event.get(key) {
@@ -353,37 +347,12 @@ impl Protocol for Responses {
         super::recognizes(event)
     }
 
-    fn apply_text(
-        &mut self,
-        log: &mut Log,
-        text: &str,
-        observe: Observer<'_, '_>,
-    ) -> Result<(), Error> {
-        if is_done_marker(text) {
-            return Ok(());
-        }
-        if observe.is_none() {
-            if let Some(probe) = Probe::parse(text) {
-                if self.append_delta(&probe) {
-                    return Ok(());
-                }
-            }
-        }
-        match json::parse(text) {
-            Ok(event) => {
-                if let (Some(observe), Value::Object(_)) = (observe, &event) {
-                    observe(&event);
-                }
-                self.apply_value(log, event)
-            }
-            Err(_) => log.not_json(text),
-        }
+    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+        let probe = Probe::parse(text)?;
+        self.append_delta(&probe).then_some(Ok(()))
     }
 
-    fn apply_value(&mut self, log: &mut Log, event: Value) -> Result<(), Error> {
-        let Value::Object(event) = event else {
-            return log.fail(format!("is {}, not an object", json::kind(&event)));
-        };
+    fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
         let kind = match event.get("type") {
             Some(Value::String(kind)) => kind.clone(),
             None | Some(Value::Null) => return log.fail("has no type".to_owned()),

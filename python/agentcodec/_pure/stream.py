@@ -8,7 +8,9 @@ from typing import Any
 
 from .._errors import AgentCodecError, SSELimitError, StreamLimitError, _EventError
 from ._args import as_bytes, limit_arg
-from .json_values import JSONValueError, copy_value, loads
+from .accumulate import render
+from .json_values import JSONValueError, copy_value, json_kind, loads
+from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 from .tool_calls import ToolCallReader
 
@@ -29,7 +31,7 @@ DEFAULT_MAX_MESSAGES = 100_000
 #: in the Rust core.
 DEFAULT_MAX_BLOCKS = 500_000
 
-__all__ = ["Budget", "Driver", "is_done_marker", "unrecognized"]
+__all__ = ["Budget", "Driver", "EventProblemError", "is_done_marker", "unrecognized"]
 
 ON_ERROR_MODES = ("raise", "skip")
 
@@ -51,7 +53,15 @@ def unrecognized(subject: str, events: int) -> str:
 def is_done_marker(text: str) -> bool:
     """Whether an event's text is the ``[DONE]`` sentinel some servers end
     with (ASCII white space around it allowed, as in the Rust core)."""
-    return text.strip(" \t\n\r\x0b\x0c") == "[DONE]"
+    # An event's JSON object settles it at the first character: every
+    # event asks, so it must not cost a strip.
+    return text[:1] != "{" and text.strip(" \t\n\r\x0b\x0c") == "[DONE]"
+
+
+class EventProblemError(Exception):
+    """Why an event cannot be applied, said where it is found: the
+    skeleton (``Driver._apply_value``) reports it as ``on_error`` says
+    (``stream::Bad``)."""
 
 
 class Budget:
@@ -322,11 +332,44 @@ class Driver:
         says so at close(). Asked only until one is."""
         raise NotImplementedError
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
+    def _apply_object(self, event: dict[str, Any]) -> None:
+        """Applies one event that is a JSON object; raises
+        ``EventProblemError`` for one that cannot be applied."""
         raise NotImplementedError
 
+    def _done_marker(self) -> None:
+        """``[DONE]``, the OpenAI-style end of a stream, came. Most protocols
+        end by their own events, and some proxies write it after any
+        stream: nothing to do unless the protocol says otherwise."""
+
+    # The skeleton every protocol shares (``stream::Protocol``'s provided
+    # methods): ``[DONE]``, parsing, the observer, and refusing what is
+    # not an object.
+
+    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
+        """Applies the text of one event; ``observed`` collects it decoded."""
+        if is_done_marker(text):
+            self._done_marker()
+            return
+        try:
+            event = loads(text)
+        except JSONValueError:
+            self._fail(why_not_json(text))
+            return
+        if observed is not None and isinstance(event, dict):
+            # The caller's copy: the state goes on changing the original.
+            observed.append(render(event))
+        self._apply_value(event)
+
     def _apply_value(self, event: Any) -> None:
-        raise NotImplementedError
+        """Applies one event that is already decoded."""
+        if not isinstance(event, dict):
+            self._fail(f"is {json_kind(event)}, not an object")
+            return
+        try:
+            self._apply_object(event)
+        except EventProblemError as exc:
+            self._fail(str(exc))
 
     def _finish(self) -> None:
         raise NotImplementedError

@@ -11,8 +11,7 @@ from ._args import limit_arg
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
 from .json_patch import PatchError, apply_patch
-from .json_values import JSONValueError, copy_value, json_kind, loads
-from .partial_json import why_not_json
+from .json_values import JSONValueError, copy_value, loads
 from .protocol import Protocol
 from .registry import PROTOCOLS
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
@@ -22,7 +21,6 @@ from .stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
 )
 
 __all__ = ["PROTOCOLS", "Assembler", "Decoder", "Encoder", "Transcoder"]
@@ -101,24 +99,13 @@ class _Decoding(Driver):
     def _recognizes(self, event: dict[str, Any]) -> bool:
         return self._source.recognizes(event)  # type: ignore[no-any-return]
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if is_done_marker(text):
-            # Chat's end of the run; the other protocols end by an event.
-            done = getattr(self._source, "done", None)
-            for neutral in done() if done is not None else ():
-                self._neutral(neutral)
-            return
-        try:
-            event = loads(text)
-        except JSONValueError:
-            self._fail(why_not_json(text))
-            return
-        self._apply_value(event)
+    def _done_marker(self) -> None:
+        # Chat's end of the run; the other protocols end by an event.
+        done = getattr(self._source, "done", None)
+        for neutral in done() if done is not None else ():
+            self._neutral(neutral)
 
-    def _apply_value(self, event: Any) -> None:
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
+    def _apply_object(self, event: dict[str, Any]) -> None:
         for neutral in self._source.decode(event):
             self._neutral(neutral)
 

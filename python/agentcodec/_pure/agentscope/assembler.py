@@ -17,8 +17,6 @@ from ..accumulate import Pieces as _Pieces
 from ..accumulate import append as _append
 from ..accumulate import is_text as _is_text
 from ..accumulate import render as _render
-from ..json_values import JSONValueError, json_kind, loads
-from ..partial_json import why_not_json
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -26,7 +24,6 @@ from ..stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 
@@ -345,26 +342,7 @@ class Assembler(Driver):
     def _message_count(self) -> int:
         return len(self._messages)
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if is_done_marker(text):
-            return
-        try:
-            event = loads(text)
-        except JSONValueError:
-            self._fail(why_not_json(text))
-            return
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
-        if observed is not None:
-            # The caller's copy: the state goes on changing the original.
-            observed.append(_render(event))
-        self._apply(event)
-
-    def _apply_value(self, event: Any) -> None:
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
+    def _apply_object(self, event: dict[str, Any]) -> None:
         self._apply(event)
 
     def _finish(self) -> None:

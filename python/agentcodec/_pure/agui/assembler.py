@@ -18,8 +18,7 @@ from typing import Any
 from ..._errors import AGUIError, AGUIEventError
 from ..accumulate import Pieces, render
 from ..json_patch import PatchError, apply_patch
-from ..json_values import JSONValueError, copy_value, json_kind, loads, quote
-from ..partial_json import why_not_json
+from ..json_values import JSONValueError, copy_value, quote
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -27,7 +26,7 @@ from ..stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
+    EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 from .events import recognizes
@@ -62,10 +61,6 @@ CHUNK_MODES = {
 }
 
 
-class _EventProblemError(Exception):
-    """An event that cannot be applied; the message says why."""
-
-
 def _field(event: dict[str, Any], camel: str, snake: str) -> Any:
     """A field in its wire spelling (camelCase) or, failing that, in snake_case."""
     value = event.get(camel)
@@ -77,16 +72,14 @@ def _field(event: dict[str, Any], camel: str, snake: str) -> Any:
 def _str_field(event: dict[str, Any], camel: str, snake: str) -> str:
     value = _field(event, camel, snake)
     if not isinstance(value, str):
-        raise _EventProblemError(
-            f"has no {camel}" if value is None else f"has a {camel} that is not a string"
-        )
+        raise EventProblemError(f"has no {camel}" if value is None else f"has a {camel} that is not a string")
     return value
 
 
 def _optional_str(event: dict[str, Any], camel: str, snake: str) -> str | None:
     value = _field(event, camel, snake)
     if value is not None and not isinstance(value, str):
-        raise _EventProblemError(f"has a {camel} that is not a string")
+        raise EventProblemError(f"has a {camel} that is not a string")
     return value
 
 
@@ -253,30 +246,14 @@ class Assembler(Driver):
     def _message_count(self) -> int:
         return len(self._messages)
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if is_done_marker(text):
-            return
-        try:
-            event = loads(text)
-        except JSONValueError:
-            self._fail(why_not_json(text))
-            return
-        if observed is not None and isinstance(event, dict):
-            observed.append(render(event))
-        self._apply_value(event)
-
-    def _apply_value(self, event: Any) -> None:
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
+    def _apply_object(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if not isinstance(kind, str):
-            self._fail("has no type" if kind is None else "has a type that is not a string")
-            return
+            raise EventProblemError("has no type" if kind is None else "has a type that is not a string")
         try:
             self._apply(kind, event)
-        except _EventProblemError as exc:
-            self._fail(f"({kind}) {exc}")
+        except EventProblemError as exc:
+            raise EventProblemError(f"({kind}) {exc}") from None
 
     def _finish(self) -> None:
         if not self._terminal:
@@ -310,21 +287,21 @@ class Assembler(Driver):
         message_id = _str_field(event, "messageId", "message_id")
         message = self._by_id.get(message_id)
         if message is None:
-            raise _EventProblemError(f"is for message {quote(message_id)}, which was never started")
+            raise EventProblemError(f"is for message {quote(message_id)}, which was never started")
         return message
 
     def _call(self, event: dict[str, Any]) -> dict[str, Any]:
         call_id = _str_field(event, "toolCallId", "tool_call_id")
         found = self._calls.get(call_id)
         if found is None:
-            raise _EventProblemError(f"is for tool call {quote(call_id)}, which was never started")
+            raise EventProblemError(f"is for tool call {quote(call_id)}, which was never started")
         return found[1]
 
     @staticmethod
     def _metadata(event: dict[str, Any]) -> dict[str, Any] | None:
         metadata = event.get("metadata")
         if metadata is not None and not isinstance(metadata, dict):
-            raise _EventProblemError("has metadata that is not an object")
+            raise EventProblemError("has metadata that is not an object")
         return metadata
 
     @staticmethod
@@ -382,7 +359,7 @@ class Assembler(Driver):
         message = self._message(event)
         delta = event.get("delta")
         if not isinstance(delta, str):
-            raise _EventProblemError("has no delta" if delta is None else "has a delta that is not a string")
+            raise EventProblemError("has no delta" if delta is None else "has a delta that is not a string")
         metadata = self._metadata(event)
         if delta:
             _text_content(message).append(delta)
@@ -442,7 +419,7 @@ class Assembler(Driver):
         call = self._call(event)
         delta = event.get("delta")
         if not isinstance(delta, str):
-            raise _EventProblemError("has no delta" if delta is None else "has a delta that is not a string")
+            raise EventProblemError("has no delta" if delta is None else "has a delta that is not a string")
         metadata = self._metadata(event)
         function = call.get("function")
         if not isinstance(function, dict):
@@ -465,10 +442,10 @@ class Assembler(Driver):
         message_id = _str_field(event, "messageId", "message_id")
         call_id = _str_field(event, "toolCallId", "tool_call_id")
         if "content" not in event:
-            raise _EventProblemError("has no content")
+            raise EventProblemError("has no content")
         content = event["content"]
         if not isinstance(content, (str, list)):
-            raise _EventProblemError("has content that is neither a string nor a list of parts")
+            raise EventProblemError("has content that is neither a string nor a list of parts")
         role = _optional_str(event, "role", "role")
         message: dict[str, Any] = {
             "id": message_id,
@@ -521,29 +498,29 @@ class Assembler(Driver):
 
     def _state_snapshot(self, event: dict[str, Any]) -> None:
         if "snapshot" not in event:
-            raise _EventProblemError("has no snapshot")
+            raise EventProblemError("has no snapshot")
         self._state = event["snapshot"]
 
     def _state_delta(self, event: dict[str, Any]) -> None:
         delta = event.get("delta")
         if not isinstance(delta, list):
-            raise _EventProblemError(
+            raise EventProblemError(
                 "has no delta" if delta is None else "has a delta that is not a JSON Patch array"
             )
         try:
             self._state = apply_patch(self._state, delta, self._budget)
         except PatchError as exc:
-            raise _EventProblemError(f"does not apply to the state: {exc}") from None
+            raise EventProblemError(f"does not apply to the state: {exc}") from None
 
     def _messages_snapshot(self, event: dict[str, Any]) -> None:
         snapshot = event.get("messages")
         if not isinstance(snapshot, list):
-            raise _EventProblemError(
+            raise EventProblemError(
                 "has no messages" if snapshot is None else "has messages that are not a list"
             )
         for message in snapshot:
             if not isinstance(message, dict) or not isinstance(message.get("id"), str):
-                raise _EventProblemError("has a message without a string id")
+                raise EventProblemError("has a message without a string id")
         # Messages in the snapshot replace theirs, others are dropped, except
         # the client-only activity and reasoning messages when the snapshot
         # has none of that role; new ones are appended.
@@ -571,7 +548,7 @@ class Assembler(Driver):
         activity_type = _str_field(event, "activityType", "activity_type")
         content = event.get("content")
         if not isinstance(content, dict):
-            raise _EventProblemError("has no content object")
+            raise EventProblemError("has no content object")
         replace = event.get("replace")
         replace = True if replace is None else replace
         metadata = self._metadata(event)
@@ -598,12 +575,12 @@ class Assembler(Driver):
         activity_type = _str_field(event, "activityType", "activity_type")
         patch = event.get("patch")
         if not isinstance(patch, list):
-            raise _EventProblemError(
+            raise EventProblemError(
                 "has no patch" if patch is None else "has a patch that is not a JSON Patch array"
             )
         metadata = self._metadata(event)
         if message.get("role") != "activity":
-            raise _EventProblemError(
+            raise EventProblemError(
                 f"is for message {quote(message['id'])}, which is not an activity message"
             )
         content = message.get("content")
@@ -612,7 +589,7 @@ class Assembler(Driver):
         try:
             message["content"] = apply_patch({} if content is None else content, patch, self._budget)
         except PatchError as exc:
-            raise _EventProblemError(f"does not apply to the activity's content: {exc}") from None
+            raise EventProblemError(f"does not apply to the activity's content: {exc}") from None
         message["activityType"] = activity_type
         self._merge_metadata(message, metadata)
 
@@ -634,12 +611,12 @@ class Assembler(Driver):
                     None,
                 )
             if found is None:
-                raise _EventProblemError(f"is for tool call {quote(entity_id)}, which was never started")
+                raise EventProblemError(f"is for tool call {quote(entity_id)}, which was never started")
             found[1]["encryptedValue"] = value
         else:
             message = self._by_id.get(entity_id)
             if message is None:
-                raise _EventProblemError(f"is for message {quote(entity_id)}, which was never started")
+                raise EventProblemError(f"is for message {quote(entity_id)}, which was never started")
             if message.get("role") != "activity":
                 message["encryptedValue"] = value
 
@@ -657,7 +634,7 @@ class Assembler(Driver):
                 isinstance(message, dict) and isinstance(message.get("id"), str) for message in new_messages
             )
         ):
-            raise _EventProblemError("has input messages without string ids")
+            raise EventProblemError("has input messages without string ids")
         self._run.update(
             threadId=thread_id,
             runId=run_id,
@@ -703,12 +680,12 @@ class Assembler(Driver):
         metadata = event.get("metadata")
         delta = event.get("delta")
         if delta is not None and not isinstance(delta, str):
-            raise _EventProblemError("has a delta that is not a string")
+            raise EventProblemError("has a delta that is not a string")
         applied = False
         if self._chunk_mode is None:
             if chunk_id is None:
                 what = "toolCallId" if mode == "tool" else "messageId"
-                raise _EventProblemError(
+                raise EventProblemError(
                     f"opens a {'tool call' if mode == 'tool' else 'message'} but has no {what}"
                 )
             start: dict[str, Any]
@@ -720,7 +697,7 @@ class Assembler(Driver):
             elif mode == "tool":
                 name = _field(event, "toolCallName", "tool_call_name")
                 if name is None:
-                    raise _EventProblemError("opens a tool call but has no toolCallName")
+                    raise EventProblemError("opens a tool call but has no toolCallName")
                 start = {
                     "toolCallId": chunk_id,
                     "toolCallName": name,
@@ -754,7 +731,7 @@ class Assembler(Driver):
             self._thinking_id = f"thinking-{self._events}"
             self._reasoning_start({**event, "messageId": self._thinking_id})
         elif self._thinking_id is None:
-            raise _EventProblemError("continues a thinking message that was never started")
+            raise EventProblemError("continues a thinking message that was never started")
         elif kind == "THINKING_TEXT_MESSAGE_CONTENT":
             self._content({**event, "messageId": self._thinking_id})
         else:

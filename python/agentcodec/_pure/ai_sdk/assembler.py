@@ -35,8 +35,7 @@ from typing import Any
 
 from ..._errors import AISDKError, AISDKEventError
 from ..accumulate import Pieces, render
-from ..json_values import JSONValueError, json_kind, loads, quote
-from ..partial_json import why_not_json
+from ..json_values import JSONValueError, loads, quote
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -44,7 +43,7 @@ from ..stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
+    EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
@@ -55,10 +54,6 @@ OUTPUT_STATES = ("output-available", "output-error")
 #: Keys a metadata merge skips, as the SDK's ``mergeObjects`` does.
 UNSAFE_KEYS = ("__proto__", "constructor", "prototype")
 _UNSET: Any = object()
-
-
-class _EventProblemError(Exception):
-    """A chunk that cannot be applied; the message says why."""
 
 
 def merge_metadata(base: Any, overrides: Any) -> Any:
@@ -250,27 +245,12 @@ class Assembler(Driver):
     def _message_count(self) -> int:
         return 1  # one message a stream
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if is_done_marker(text):
-            self._done = True
-            return
-        try:
-            event = loads(text)
-        except JSONValueError:
-            self._fail(why_not_json(text))
-            return
-        if observed is not None and isinstance(event, dict):
-            observed.append(render(event))
-        self._apply_value(event)
+    def _done_marker(self) -> None:
+        self._done = True  # the end of the stream, as the AI SDK's routes write it
 
-    def _apply_value(self, event: Any) -> None:
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
+    def _apply_object(self, event: dict[str, Any]) -> None:
         try:
             self._apply(event)
-        except _EventProblemError as exc:
-            self._fail(str(exc))
         finally:
             self._blocks_held = len(self._parts)
 
@@ -281,9 +261,9 @@ class Assembler(Driver):
     def _apply(self, chunk: dict[str, Any]) -> None:
         kind = chunk.get("type")
         if not isinstance(kind, str):
-            raise _EventProblemError("has no type" if kind is None else "has a type that is not a string")
+            raise EventProblemError("has no type" if kind is None else "has a type that is not a string")
         if self._done:
-            raise _EventProblemError("comes after [DONE]")
+            raise EventProblemError("comes after [DONE]")
         handler = _HANDLERS.get(kind)
         if handler is not None:
             handler(self, chunk)
@@ -350,7 +330,7 @@ class Assembler(Driver):
     def _streaming(self, active: dict[str, int], part_id: str, kind: str, verb: str) -> dict[str, Any]:
         position = active.get(part_id)
         if position is None:
-            raise _EventProblemError(
+            raise EventProblemError(
                 f"is a {kind}-{verb} for {kind} part {quote(part_id)}, which is not streaming"
             )
         return self._parts[position]
@@ -490,7 +470,7 @@ class Assembler(Driver):
         delta = _required(chunk, "inputTextDelta", str, "a string")
         partial = self._partials.get(call_id)
         if partial is None:
-            raise _EventProblemError(
+            raise EventProblemError(
                 f"is a tool-input-delta for tool call {quote(call_id)}, which has not started"
             )
         position = self._find_tool(partial.dynamic, call_id)
@@ -575,7 +555,7 @@ class Assembler(Driver):
         metadata = _optional(chunk, "providerMetadata", dict, "an object")
         positions = self._approvals.get(approval_id)
         if not positions:
-            raise _EventProblemError(
+            raise EventProblemError(
                 f"is a tool-approval-response for approval {quote(approval_id)}, which was never requested"
             )
         position = positions[0]
@@ -731,7 +711,7 @@ class Assembler(Driver):
             if (positions := self._tools.get(key))
         ]
         if not last:
-            raise _EventProblemError(f"is a {kind} for tool call {quote(call_id)}, which has not started")
+            raise EventProblemError(f"is a {kind} for tool call {quote(call_id)}, which has not started")
         return max(last)
 
     def _pending_of(self, call_id: str) -> int | None:
@@ -780,9 +760,9 @@ def _tool_key(part: dict[str, Any]) -> tuple[bool, str] | None:
 def _required(chunk: dict[str, Any], key: str, kind: type, what: str) -> Any:
     value = chunk.get(key)
     if value is None:
-        raise _EventProblemError(f"({chunk['type']}) has no {key}")
+        raise EventProblemError(f"({chunk['type']}) has no {key}")
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise _EventProblemError(f"({chunk['type']}) has {_a(key)} that is not {what}")
+        raise EventProblemError(f"({chunk['type']}) has {_a(key)} that is not {what}")
     return value
 
 
@@ -791,7 +771,7 @@ def _optional(chunk: dict[str, Any], key: str, kind: type, what: str) -> Any:
     if value is None:
         return None
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise _EventProblemError(f"({chunk['type']}) has {_a(key)} that is not {what}")
+        raise EventProblemError(f"({chunk['type']}) has {_a(key)} that is not {what}")
     return value
 
 

@@ -21,8 +21,7 @@ from typing import Any
 from ..._errors import AnthropicError, AnthropicEventError
 from ..accumulate import Pieces, append, render
 from ..events import as_int
-from ..json_values import JSONValueError, json_kind, loads
-from ..partial_json import why_not_json
+from ..json_values import JSONValueError, loads
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -30,7 +29,7 @@ from ..stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
+    EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
@@ -46,10 +45,6 @@ DELTAS: dict[str, tuple[str, str | None]] = {
     "citations_delta": ("citation", "text"),
     "input_json_delta": ("partial_json", None),
 }
-
-
-class _EventProblemError(Exception):
-    """An event that cannot be applied; the message says why."""
 
 
 def error_fields(event: dict[str, Any]) -> tuple[str, str | None]:
@@ -199,27 +194,9 @@ class Assembler(Driver):
     def _message_count(self) -> int:
         return 1  # one message a stream
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        try:
-            event = loads(text)
-        except JSONValueError:
-            # The OpenAI-style end some proxies write after any stream:
-            # nothing to apply (the protocol ends by its own events).
-            if not is_done_marker(text):
-                self._fail(why_not_json(text))
-            return
-        if observed is not None and isinstance(event, dict):
-            observed.append(render(event))
-        self._apply_value(event)
-
-    def _apply_value(self, event: Any) -> None:
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
+    def _apply_object(self, event: dict[str, Any]) -> None:
         try:
             self._apply(event)
-        except _EventProblemError as exc:
-            self._fail(str(exc))
         finally:
             self._blocks_held = len(self._blocks)
 
@@ -239,7 +216,7 @@ class Assembler(Driver):
     def _apply(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if not isinstance(kind, str):
-            raise _EventProblemError("has no type" if kind is None else "has a type that is not a string")
+            raise EventProblemError("has no type" if kind is None else "has a type that is not a string")
         if kind == "ping":
             return
         if kind == "error":
@@ -249,11 +226,11 @@ class Assembler(Driver):
             return
         if self._message is None:
             if kind != "message_start":
-                raise _EventProblemError("comes before message_start")
+                raise EventProblemError("comes before message_start")
             self._start(event)
             return
         if self._done:
-            raise _EventProblemError("comes after message_stop")
+            raise EventProblemError("comes after message_stop")
         if kind == "content_block_start":
             self._block_start(event)
         elif kind == "content_block_delta":
@@ -265,19 +242,19 @@ class Assembler(Driver):
         elif kind == "message_stop":
             self._done = True
         elif kind == "message_start":
-            raise _EventProblemError("is a second message_start")
+            raise EventProblemError("is a second message_start")
         else:
             self._kept.append(event)
 
     def _start(self, event: dict[str, Any]) -> None:
         message = event.get("message")
         if not isinstance(message, dict):
-            raise _EventProblemError("has a message that is not an object")
+            raise EventProblemError("has a message that is not an object")
         content = message.get("content")
         if content is None:
             content = []
         if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
-            raise _EventProblemError("has content that is not a list of objects")
+            raise EventProblemError("has content that is not a list of objects")
         self._message = {key: None if key == "content" else value for key, value in message.items()}
         self._message.setdefault("content", None)
         for position, block in enumerate(content):
@@ -289,12 +266,12 @@ class Assembler(Driver):
     def _block_start(self, event: dict[str, Any]) -> None:
         index = _index(event)
         if index in self._at:
-            raise _EventProblemError(f"starts block {index}, which has started already")
+            raise EventProblemError(f"starts block {index}, which has started already")
         block = event.get("content_block")
         if not isinstance(block, dict):
-            raise _EventProblemError(f"has a content_block (block {index}) that is not an object")
+            raise EventProblemError(f"has a content_block (block {index}) that is not an object")
         if not isinstance(block.get("type"), str):
-            raise _EventProblemError(f"has a content_block (block {index}) without a type")
+            raise EventProblemError(f"has a content_block (block {index}) without a type")
         self._at[index] = len(self._blocks)
         self._blocks.append(block)
         self._indexes.append(index)
@@ -304,20 +281,20 @@ class Assembler(Driver):
         block = self._open_block(index, "has a delta for")
         delta = event.get("delta")
         if not isinstance(delta, dict):
-            raise _EventProblemError(f"has a delta (block {index}) that is not an object")
+            raise EventProblemError(f"has a delta (block {index}) that is not an object")
         kind = delta.get("type")
         if not isinstance(kind, str):
-            raise _EventProblemError(f"has a delta (block {index}) without a type")
+            raise EventProblemError(f"has a delta (block {index}) without a type")
         rule = DELTAS.get(kind)
         if rule is None:
             return  # a delta this version does not know, as the SDK does
         field, applies_to = rule
         value = delta.get(field)
         if field != "citation" and not isinstance(value, str):
-            raise _EventProblemError(f"has {_a(kind)} (block {index}) whose {field} is not a string")
+            raise EventProblemError(f"has {_a(kind)} (block {index}) whose {field} is not a string")
         block_type = block["type"]
         if block_type != applies_to and not (applies_to is None and block_type in TOOL_BLOCKS):
-            raise _EventProblemError(f"has {_a(kind)} for block {index}, {_a(block_type)} block")
+            raise EventProblemError(f"has {_a(kind)} for block {index}, {_a(block_type)} block")
         if kind == "input_json_delta":
             if value:
                 pieces = self._inputs.get(index)
@@ -344,7 +321,7 @@ class Assembler(Driver):
             try:
                 value = loads(pieces.text())
             except JSONValueError:
-                raise _EventProblemError(f"stops block {index}, whose input is not valid JSON") from None
+                raise EventProblemError(f"stops block {index}, whose input is not valid JSON") from None
             block["input"] = value
             del self._inputs[index]
         self._stopped.add(index)
@@ -353,9 +330,9 @@ class Assembler(Driver):
         delta = event.get("delta")
         usage = event.get("usage")
         if delta is not None and not isinstance(delta, dict):
-            raise _EventProblemError("has a delta that is not an object")
+            raise EventProblemError("has a delta that is not an object")
         if usage is not None and not isinstance(usage, dict):
-            raise _EventProblemError("has usage that is not an object")
+            raise EventProblemError("has usage that is not an object")
         message = self._message
         assert message is not None
         delta = delta or {}
@@ -377,9 +354,9 @@ class Assembler(Driver):
     def _open_block(self, index: int, verb: str) -> dict[str, Any]:
         position = self._at.get(index)
         if position is None:
-            raise _EventProblemError(f"{verb} block {index}, which has not started")
+            raise EventProblemError(f"{verb} block {index}, which has not started")
         if index in self._stopped:
-            raise _EventProblemError(f"{verb} block {index}, which has stopped")
+            raise EventProblemError(f"{verb} block {index}, which has stopped")
         return self._blocks[position]
 
 
@@ -392,6 +369,6 @@ def _index(event: dict[str, Any]) -> int:
     index = as_int(event.get("index"))
     if index is None:
         if event.get("index") is None:
-            raise _EventProblemError("has no index")
-        raise _EventProblemError("has an index that is not a 64-bit integer")
+            raise EventProblemError("has no index")
+        raise EventProblemError("has an index that is not a 64-bit integer")
     return index

@@ -19,7 +19,6 @@ from ..._errors import LangChainError, LangChainEventError
 from .._args import as_bytes
 from ..accumulate import append, is_text, render
 from ..json_values import JSONValueError, loads
-from ..partial_json import why_not_json
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -27,7 +26,6 @@ from ..stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 
@@ -283,20 +281,7 @@ class Assembler(Driver):
     def _message_count(self) -> int:
         return len(self._messages)
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        try:
-            envelope = loads(text)
-        except JSONValueError:
-            # The OpenAI-style end some proxies write after any stream:
-            # nothing to apply (the protocol ends by its own events).
-            if not is_done_marker(text):
-                self._fail(why_not_json(text))
-            return
-        if observed is not None and isinstance(envelope, dict):
-            observed.append(render(envelope))
-        self._apply_envelope(envelope)
-
-    def _apply_value(self, event: Any) -> None:
+    def _apply_object(self, event: dict[str, Any]) -> None:
         self._apply_envelope(event)
 
     def _finish(self) -> None:
@@ -304,10 +289,10 @@ class Assembler(Driver):
             message.fields["status"] = "incomplete"
         self._active.clear()
 
-    def _apply_envelope(self, envelope: Any) -> None:
-        if not isinstance(envelope, dict):
-            self._fail("is not a JSON object")
-            return
+    def _apply_envelope(self, envelope: dict[str, Any]) -> None:
+        """Applies one protocol message. What is not a ``messages`` event (a
+        command's response, another method, an event id seen before) is
+        passed over."""
         if envelope.get("type", "event") != "event":
             return  # a command response: nothing to assemble
         event_id = _first(envelope, "event_id", "eventId")

@@ -18,8 +18,6 @@ from typing import Any
 from ..._errors import OpenAIChatError, OpenAIChatEventError
 from ..accumulate import append, is_text, render
 from ..events import as_int
-from ..json_values import JSONValueError, json_kind, loads
-from ..partial_json import why_not_json
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -27,7 +25,7 @@ from ..stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
+    EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 
@@ -37,10 +35,6 @@ __all__ = ["Assembler"]
 SET_ONCE = frozenset({"role", "id", "name"})
 # Fields that say which entry or variant: replaced, never appended.
 REPLACED = frozenset({"index", "type"})
-
-
-class _EventProblemError(Exception):
-    """A chunk that cannot be applied; the message says why."""
 
 
 def error_fields(error: Any) -> tuple[str | None, str | None]:
@@ -195,27 +189,11 @@ class Assembler(Driver):
     def _message_count(self) -> int:
         return len(self._choices)
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if is_done_marker(text):
-            self._done = True
-            return
-        try:
-            event = loads(text)
-        except JSONValueError:
-            self._fail(why_not_json(text))
-            return
-        if observed is not None and isinstance(event, dict):
-            observed.append(render(event))
-        self._apply_value(event)
+    def _done_marker(self) -> None:
+        self._done = True  # a Chat stream ends with [DONE]
 
-    def _apply_value(self, event: Any) -> None:
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
-        try:
-            self._apply(event)
-        except _EventProblemError as exc:
-            self._fail(str(exc))
+    def _apply_object(self, event: dict[str, Any]) -> None:
+        self._apply(event)
 
     def _finish(self) -> None:
         pass
@@ -228,7 +206,7 @@ class Assembler(Driver):
             self._kept.append(chunk)
             return
         if self._done:
-            raise _EventProblemError("comes after [DONE]")
+            raise EventProblemError("comes after [DONE]")
         if chunk.get("object") == "":
             # Azure's content-filter annotations: not part of the completion
             # (openai-python's stream helper drops them).
@@ -294,29 +272,29 @@ def _checked_choices(chunk: dict[str, Any]) -> list[int]:
     if choices is None:
         return []
     if not isinstance(choices, list):
-        raise _EventProblemError("has choices that are not a list")
+        raise EventProblemError("has choices that are not a list")
     indexes = []
     for position, choice in enumerate(choices):
         if not isinstance(choice, dict):
-            raise _EventProblemError(f"has a choice (at {position}) that is not an object")
+            raise EventProblemError(f"has a choice (at {position}) that is not an object")
         index = as_int(choice.get("index"))
         if index is None:
             if choice.get("index") is None:
-                raise _EventProblemError(f"has a choice (at {position}) without an index")
-            raise _EventProblemError(f"has a choice (at {position}) whose index is not a 64-bit integer")
+                raise EventProblemError(f"has a choice (at {position}) without an index")
+            raise EventProblemError(f"has a choice (at {position}) whose index is not a 64-bit integer")
         delta = choice.get("delta")
         if delta is not None and not isinstance(delta, dict):
-            raise _EventProblemError(f"has a delta (choice {index}) that is not an object")
+            raise EventProblemError(f"has a delta (choice {index}) that is not an object")
         delta = delta or {}
         for key in ("content", "refusal"):
             value = delta.get(key)
             if value is not None and not isinstance(value, str):
-                raise _EventProblemError(f"has a delta (choice {index}) whose {key} is not a string")
+                raise EventProblemError(f"has a delta (choice {index}) whose {key} is not a string")
         calls = delta.get("tool_calls")
         if calls is not None and not (
             isinstance(calls, list) and all(isinstance(call, dict) for call in calls)
         ):
-            raise _EventProblemError(
+            raise EventProblemError(
                 f"has a delta (choice {index}) whose tool_calls are not a list of objects"
             )
         indexes.append(index)

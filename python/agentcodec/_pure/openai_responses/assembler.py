@@ -17,8 +17,7 @@ from typing import Any
 
 from ..._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from ..accumulate import Pieces, render
-from ..json_values import JSONValueError, json_kind, loads, quote
-from ..partial_json import why_not_json
+from ..json_values import quote
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -26,7 +25,7 @@ from ..stream import (
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
     Driver,
-    is_done_marker,
+    EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 
@@ -108,14 +107,10 @@ def _status(item: dict[str, Any]) -> str | None:
 _CALLED_BY = {"function_call": "call_id", "mcp_call": "server_label"}
 
 
-class _EventProblemError(Exception):
-    """An event that cannot be applied; the message says why."""
-
-
 def _int(event: dict[str, Any], key: str) -> int:
     value = event.get(key)
     if type(value) is not int or not INDEX_MIN <= value <= INDEX_MAX:
-        raise _EventProblemError(
+        raise EventProblemError(
             f"has no {key}" if value is None else f"has a {key} that is not a 64-bit integer"
         )
     return value
@@ -287,30 +282,14 @@ class Assembler(Driver):
     def _message_count(self) -> int:
         return len(self._items)
 
-    def _apply_text(self, text: str, observed: list[Any] | None) -> None:
-        if is_done_marker(text):
-            return
-        try:
-            event = loads(text)
-        except JSONValueError:
-            self._fail(why_not_json(text))
-            return
-        if observed is not None and isinstance(event, dict):
-            observed.append(render(event))
-        self._apply_value(event)
-
-    def _apply_value(self, event: Any) -> None:
-        if not isinstance(event, dict):
-            self._fail(f"is {json_kind(event)}, not an object")
-            return
+    def _apply_object(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if not isinstance(kind, str):
-            self._fail("has no type" if kind is None else "has a type that is not a string")
-            return
+            raise EventProblemError("has no type" if kind is None else "has a type that is not a string")
         try:
             self._apply(kind, event)
-        except _EventProblemError as exc:
-            self._fail(f"({kind}) {exc}")
+        except EventProblemError as exc:
+            raise EventProblemError(f"({kind}) {exc}") from None
 
     def _finish(self) -> None:
         pass
@@ -318,7 +297,7 @@ class Assembler(Driver):
     def _apply(self, kind: str, event: dict[str, Any]) -> None:
         if self._terminal and kind != "error":
             # The Response is final, as openai-python's get_final_response() has it.
-            raise _EventProblemError("comes after the response ended")
+            raise EventProblemError("comes after the response ended")
         delta = DELTAS.get(kind)
         if delta is not None:
             self._delta(event, *delta)
@@ -361,17 +340,17 @@ class Assembler(Driver):
     def _lifecycle(self, kind: str, event: dict[str, Any]) -> None:
         response = event.get("response")
         if not isinstance(response, dict):
-            raise _EventProblemError("has no response object")
+            raise EventProblemError("has no response object")
         known, response_id = self._header.get("id"), response.get("id")
         if isinstance(known, str) and response_id != known:
             if isinstance(response_id, str):
-                raise _EventProblemError(f"is for response {quote(response_id)}, not {quote(known)}")
-            raise _EventProblemError(f"is for a response without the id {quote(known)}")
+                raise EventProblemError(f"is for response {quote(response_id)}, not {quote(known)}")
+            raise EventProblemError(f"is for a response without the id {quote(known)}")
         output = response.get("output")
         if output is not None and (
             not isinstance(output, list) or not all(isinstance(item, dict) for item in output)
         ):
-            raise _EventProblemError("has an output that is not a list of items")
+            raise EventProblemError("has an output that is not a list of items")
         self._header = {key: _OUTPUT if key == "output" else value for key, value in response.items()}
         if kind == "response.completed" and output is not None:
             # The final output, as the server has it.
@@ -428,10 +407,10 @@ class Assembler(Driver):
         if item is None:
             return  # some gateways announce an empty slot
         if not isinstance(item, dict):
-            raise _EventProblemError("has an item that is not an object")
+            raise EventProblemError("has an item that is not an object")
         held = self._items.get(index)
         if held is not None and _identity(held) != _identity(item):
-            raise _EventProblemError(f"adds an item at output_index {index}, which another item holds")
+            raise EventProblemError(f"adds an item at output_index {index}, which another item holds")
         self._insert(index, item)
         identity = _identity(item)
         if identity[0] != "none":
@@ -441,7 +420,7 @@ class Assembler(Driver):
         index = _int(event, "output_index")
         item = event.get("item")
         if not isinstance(item, dict):
-            raise _EventProblemError("has no item object")
+            raise EventProblemError("has no item object")
         self._place(item, index)
 
     def _item(self, event: dict[str, Any]) -> dict[str, Any]:
@@ -456,7 +435,7 @@ class Assembler(Driver):
             at = self._positions.get(("id", item_id))
             if at is not None:
                 return self._items[at]
-        raise _EventProblemError(f"is for output item {index}, which was never added")
+        raise EventProblemError(f"is for output item {index}, which was never added")
 
     def _slot(self, event: dict[str, Any], where: str, new_part: str | None) -> dict[str, Any]:
         """What a delta or done event writes into: the item, or one of its
@@ -473,7 +452,7 @@ class Assembler(Driver):
             self._blocks_held += 1
         if not 0 <= index < len(parts) or not isinstance(parts[index], dict):
             output_index = event.get("output_index")
-            raise _EventProblemError(
+            raise EventProblemError(
                 f"is for {where} part {index} of output item {output_index}, which was never added"
             )
         part: dict[str, Any] = parts[index]
@@ -482,7 +461,7 @@ class Assembler(Driver):
     def _delta(self, event: dict[str, Any], where: str, new_part: str | None, field: str) -> None:
         delta = event.get("delta")
         if not isinstance(delta, str):
-            raise _EventProblemError("has no delta" if delta is None else "has a delta that is not a string")
+            raise EventProblemError("has no delta" if delta is None else "has a delta that is not a string")
         slot = self._slot(event, where, new_part)
         existing = slot.get(field)
         if isinstance(existing, Pieces):
@@ -500,9 +479,7 @@ class Assembler(Driver):
     def _done(self, event: dict[str, Any], where: str, new_part: str | None, field: str, key: str) -> None:
         value = event.get(key)
         if not isinstance(value, str):
-            raise _EventProblemError(
-                f"has no {key}" if value is None else f"has a {key} that is not a string"
-            )
+            raise EventProblemError(f"has no {key}" if value is None else f"has a {key} that is not a string")
         slot = self._slot(event, where, new_part)
         slot[field] = value
         if isinstance(event.get("logprobs"), list):
@@ -511,7 +488,7 @@ class Assembler(Driver):
     def _part(self, event: dict[str, Any], where: str) -> None:
         part = event.get("part")
         if not isinstance(part, dict):
-            raise _EventProblemError("has no part object")
+            raise EventProblemError("has no part object")
         item = self._item(event)
         index = _int(event, INDEX_KEYS[where])
         parts = item.get(where)
@@ -523,14 +500,14 @@ class Assembler(Driver):
         elif 0 <= index < len(parts):
             parts[index] = part
         else:
-            raise _EventProblemError(
+            raise EventProblemError(
                 f"is for {where} part {index} of output item {event.get('output_index')}, past its last part"
             )
 
     def _annotation(self, event: dict[str, Any]) -> None:
         annotation = event.get("annotation")
         if annotation is None:
-            raise _EventProblemError("has no annotation")
+            raise EventProblemError("has no annotation")
         part = self._slot(event, "content", None)
         index = _int(event, "annotation_index")
         annotations = part.get("annotations")
