@@ -428,12 +428,12 @@ pub trait Protocol {
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error>;
 
     /// The quick path: applies an event from its text without building a
-    /// tree where it can (a delta to what exists). `None` when it cannot:
-    /// then the event is parsed and applied whole. Not asked when someone
-    /// watches the events go by.
+    /// tree where it can (a delta to what exists), and says whether it did;
+    /// when it did not, the event is parsed and applied whole. Not asked
+    /// when someone watches the events go by.
     #[inline]
-    fn apply_quickly(&mut self, _log: &mut Log, _text: &str) -> Option<Result<(), Error>> {
-        None
+    fn apply_quickly(&mut self, _text: &str) -> bool {
+        false
     }
 
     /// `[DONE]`, the OpenAI-style end of a stream, came. Most protocols
@@ -469,16 +469,15 @@ pub trait Protocol {
         text: &str,
         observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
-        if is_done_marker(text) {
-            return self.done_marker(log);
-        }
         // Most events are deltas to what exists: they take the quick path,
         // unless the caller wants every event decoded (which is also how
-        // the fuzz targets hold a reader to the full path).
-        if observe.is_none() {
-            if let Some(applied) = self.apply_quickly(log, text) {
-                return applied;
-            }
+        // the fuzz targets hold a reader to the full path). `[DONE]` is not
+        // an object: no quick path takes it.
+        if observe.is_none() && self.apply_quickly(text) {
+            return Ok(());
+        }
+        if is_done_marker(text) {
+            return self.done_marker(log);
         }
         match crate::json::parse(text) {
             Ok(event) => {

@@ -18,7 +18,9 @@ use crate::json_patch::apply_patch;
 use crate::registry::Descriptor;
 pub use crate::registry::EncoderOptions;
 use crate::sse::Limits;
-use crate::stream::{Assemble, Budget, Driver, Error, Log, OnError, Protocol};
+use crate::stream::{
+    is_done_marker, Assemble, Budget, Driver, Error, Log, Observer, OnError, Protocol,
+};
 
 /// Where decoded neutral events go.
 pub trait Sink {
@@ -72,15 +74,35 @@ impl<S: Sink> Protocol for Decoding<S> {
         self.decoder.recognizes(event)
     }
 
-    fn apply_quickly(&mut self, log: &mut Log, text: &str) -> Option<Result<(), Error>> {
-        match self.decoder.decode_text(text, &mut self.scratch) {
-            Quick::No => None,
-            Quick::Events => Some(self.emit(log)),
-            Quick::Delta {
-                message_id,
-                index,
-                delta,
-            } => Some(self.sink.delta(log, &message_id, index, &delta)),
+    /// The skeleton's, with a quick path that emits neutral events.
+    fn apply_text(
+        &mut self,
+        log: &mut Log,
+        text: &str,
+        observe: Observer<'_, '_>,
+    ) -> Result<(), Error> {
+        if is_done_marker(text) {
+            return self.done_marker(log);
+        }
+        if observe.is_none() {
+            match self.decoder.decode_text(text, &mut self.scratch) {
+                Quick::No => {}
+                Quick::Events => return self.emit(log),
+                Quick::Delta {
+                    message_id,
+                    index,
+                    delta,
+                } => return self.sink.delta(log, &message_id, index, &delta),
+            }
+        }
+        match json::parse(text) {
+            Ok(event) => {
+                if let (Some(observe), Value::Object(_)) = (observe, &event) {
+                    observe(&event);
+                }
+                self.apply_value(log, event)
+            }
+            Err(_) => log.not_json(text),
         }
     }
 

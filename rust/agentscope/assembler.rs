@@ -674,9 +674,9 @@ impl Protocol for AgentScope {
         super::recognizes(event)
     }
 
-    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
+    fn apply_quickly(&mut self, text: &str) -> bool {
         let mut probe = Probe::default();
-        (probe.read(text, self.id_hint()) && self.append_delta(&probe)).then_some(Ok(()))
+        probe.read(text, self.id_hint()) && self.append_delta(&probe)
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {

@@ -364,9 +364,11 @@ impl Protocol for AgUi {
         super::recognizes(event)
     }
 
-    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
-        let probe = Probe::parse(text)?;
-        self.append_delta(&probe).then_some(Ok(()))
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        let Some(probe) = Probe::parse(text) else {
+            return false;
+        };
+        self.append_delta(&probe)
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {

@@ -191,9 +191,11 @@ impl Protocol for UiMessage {
         super::recognizes(event)
     }
 
-    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
-        let (target, id, piece) = probe::Chunk::parse(text).and_then(probe::Chunk::into_append)?;
-        self.append_quickly(target, &id, &piece).then_some(Ok(()))
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        let Some((target, id, piece)) = probe::Chunk::parse(text).and_then(probe::Chunk::into_append) else {
+            return false;
+        };
+        self.append_quickly(target, &id, &piece)
     }
 
     /// The end of the stream, as the AI SDK's routes write it.

@@ -168,9 +168,11 @@ impl Protocol for Messages {
         super::recognizes(event)
     }
 
-    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
-        let (index, kind, piece) = probe::Event::parse(text).and_then(probe::Event::into_append)?;
-        self.append_quickly(index, kind, &piece).then_some(Ok(()))
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        let Some((index, kind, piece)) = probe::Event::parse(text).and_then(probe::Event::into_append) else {
+            return false;
+        };
+        self.append_quickly(index, kind, &piece)
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {

@@ -356,10 +356,14 @@ impl Protocol for LangChain {
         super::recognizes(event)
     }
 
-    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
-        let probe = Probe::read(text)?;
-        let delta = probe.quick()?;
-        self.quick_delta(&delta).then_some(Ok(()))
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        // Read in place: a Probe is large, and moving it out of the Option
+        // costs a copy an event.
+        let probe = Probe::read(text);
+        let Some(delta) = probe.as_ref().and_then(Probe::quick) else {
+            return false;
+        };
+        self.quick_delta(&delta)
     }
 
     fn apply_object(&mut self, _log: &mut Log, envelope: Map<String, Value>) -> Result<(), Error> {

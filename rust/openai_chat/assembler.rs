@@ -199,9 +199,11 @@ impl Protocol for Chat {
         super::recognizes(event)
     }
 
-    fn apply_quickly(&mut self, _log: &mut Log, text: &str) -> Option<Result<(), Error>> {
-        let chunk = Chunk::parse(text)?;
-        self.append_delta(&chunk).then_some(Ok(()))
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        let Some(chunk) = Chunk::parse(text) else {
+            return false;
+        };
+        self.append_delta(&chunk)
     }
 
     /// The end of the run: a Chat stream ends with `[DONE]`.
