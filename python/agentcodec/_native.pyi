@@ -5,11 +5,13 @@ the same signatures.
 """
 
 from collections.abc import Mapping
-from typing import Any, Literal, TypeAlias, final
+from typing import Any, Generic, Literal, TypeAlias, TypeVar, final
 
 from typing_extensions import Buffer
 
 from agentcodec.events import ProtocolName
+
+_Result = TypeVar("_Result")
 
 __all__ = [
     "AGUIAssembler",
@@ -116,8 +118,47 @@ def frame_json_string(prefix: str, text: str, suffix: str) -> bytes:
     """``prefix``, ``text`` as a JSON string (as ``json.dumps(text,
     ensure_ascii=False)`` writes it) and ``suffix``, as UTF-8."""
 
+class _Assembler(Generic[_Result]):
+    """What every protocol's assembler has (in the stubs alone: the native
+    classes share no base at runtime, the pure ones share ``Driver``)."""
+
+    def feed(self, data: Buffer) -> None:
+        """Assembles a chunk of the raw SSE stream (any chunking)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the chunk completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one event that is already decoded (a dict)."""
+    def close(self) -> _Result:
+        """Ends the stream and returns ``result``."""
+    @property
+    def result(self) -> _Result:
+        """The final object so far (what the protocol's SDK gives), what
+        ``close()`` returns once the stream ends."""
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call, its arguments parsed so far while they stream."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the stream reported or, with ``on_error="skip"``, events skipped."""
+    def reconnect(self) -> None:
+        """A new connection carries the stream on (a client resuming with
+        ``Last-Event-ID``): the event the old one left unterminated is
+        discarded, since the server sends it again; nothing assembled is lost."""
+    @property
+    def last_event_id(self) -> str:
+        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time in milliseconds the stream set, if any."""
+    @property
+    def event_count(self) -> int:
+        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
+    @property
+    def error_count(self) -> int:
+        """Every error recorded, including those past ``max_errors`` not kept."""
+
 @final
-class AgentScopeAssembler:
+class AgentScopeAssembler(_Assembler[dict[str, Any]]):
     """Assembles an AgentScope Agent API (``/process``) stream into its
     AgentResponse. Public as ``agentcodec.agentscope.Assembler``."""
 
@@ -134,12 +175,6 @@ class AgentScopeAssembler:
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AgentScopeAssembler: ...
-    def feed(self, data: Buffer) -> None:
-        """Assembles a chunk of the raw SSE stream (any chunking)."""
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the events the chunk completed, decoded."""
-    def feed_event(self, event: Mapping[str, Any]) -> None:
-        """Assembles one event that is already decoded (a dict)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the final response."""
     @property
@@ -162,25 +197,9 @@ class AgentScopeAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported or, with ``on_error="skip"``, frames skipped."""
-    def reconnect(self) -> None:
-        """A new connection carries the stream on (a client resuming with
-        ``Last-Event-ID``): the event the old one left unterminated is
-        discarded, since the server sends it again; nothing assembled is lost."""
-    @property
-    def last_event_id(self) -> str:
-        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
-    @property
-    def retry(self) -> int | None:
-        """The reconnection time in milliseconds the stream set, if any."""
-    @property
-    def event_count(self) -> int:
-        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
-    @property
-    def error_count(self) -> int:
-        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
-class LangChainAssembler:
+class LangChainAssembler(_Assembler[list[dict[str, Any]]]):
     """Assembles the messages of a LangChain Agent Streaming Protocol stream.
     Public as ``agentcodec.langchain.Assembler``."""
 
@@ -196,8 +215,6 @@ class LangChainAssembler:
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> LangChainAssembler: ...
-    def feed(self, data: Buffer) -> None:
-        """Assembles a chunk of a raw SSE stream (any chunking)."""
     def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
         """Like ``feed``, and returns the messages the data completed, decoded."""
     def feed_frame(self, frame: str | Buffer) -> None:
@@ -222,26 +239,11 @@ class LangChainAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Messages skipped with ``on_error="skip"``."""
-    def reconnect(self) -> None:
-        """A new connection carries the stream on (a client resuming with
-        ``Last-Event-ID``): the event the old one left unterminated is
-        discarded, since the server sends it again; nothing assembled is lost."""
-    @property
-    def last_event_id(self) -> str:
-        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
-    @property
-    def retry(self) -> int | None:
-        """The reconnection time in milliseconds the stream set, if any."""
-    @property
-    def event_count(self) -> int: ...
-    @property
-    def error_count(self) -> int:
-        """Every error recorded, including those past ``max_errors`` not kept."""
     @property
     def duplicate_count(self) -> int: ...
 
 @final
-class AGUIAssembler:
+class AGUIAssembler(_Assembler[dict[str, Any]]):
     """Assembles an AG-UI stream into the run the AG-UI client holds: its
     messages, state, status, result and error. Public as
     ``agentcodec.agui.Assembler``."""
@@ -259,12 +261,6 @@ class AGUIAssembler:
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AGUIAssembler: ...
-    def feed(self, data: Buffer) -> None:
-        """Assembles a chunk of the raw SSE stream (any chunking)."""
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the events the chunk completed, decoded."""
-    def feed_event(self, event: Mapping[str, Any]) -> None:
-        """Assembles one event that is already decoded (a dict)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the run. A stream that ended without
         RUN_FINISHED or RUN_ERROR is "incomplete", with everything assembled."""
@@ -296,25 +292,9 @@ class AGUIAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported (RUN_ERROR) or, with ``on_error="skip"``, events skipped."""
-    def reconnect(self) -> None:
-        """A new connection carries the stream on (a client resuming with
-        ``Last-Event-ID``): the event the old one left unterminated is
-        discarded, since the server sends it again; nothing assembled is lost."""
-    @property
-    def last_event_id(self) -> str:
-        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
-    @property
-    def retry(self) -> int | None:
-        """The reconnection time in milliseconds the stream set, if any."""
-    @property
-    def event_count(self) -> int:
-        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
-    @property
-    def error_count(self) -> int:
-        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
-class OpenAIChatAssembler:
+class OpenAIChatAssembler(_Assembler[dict[str, Any]]):
     """Assembles an OpenAI Chat Completions stream into its final
     ChatCompletion. Public as ``agentcodec.openai_chat.Assembler``."""
 
@@ -329,8 +309,6 @@ class OpenAIChatAssembler:
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> OpenAIChatAssembler: ...
-    def feed(self, data: Buffer) -> None:
-        """Assembles a chunk of the raw SSE stream (any chunking)."""
     def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
         """Like ``feed``, and returns the chunks the data completed, decoded."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
@@ -356,25 +334,12 @@ class OpenAIChatAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the server sent or, with ``on_error="skip"``, chunks skipped."""
-    def reconnect(self) -> None:
-        """A new connection carries the stream on (a client resuming with
-        ``Last-Event-ID``): the event the old one left unterminated is
-        discarded, since the server sends it again; nothing assembled is lost."""
-    @property
-    def last_event_id(self) -> str:
-        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
-    @property
-    def retry(self) -> int | None:
-        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
-    @property
-    def error_count(self) -> int:
-        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
-class AnthropicAssembler:
+class AnthropicAssembler(_Assembler[dict[str, Any]]):
     """Assembles an Anthropic Messages stream into its final Message. Public
     as ``agentcodec.anthropic.Assembler``."""
 
@@ -389,12 +354,8 @@ class AnthropicAssembler:
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AnthropicAssembler: ...
-    def feed(self, data: Buffer) -> None:
-        """Assembles a chunk of the raw SSE stream (any chunking)."""
     def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
         """Like ``feed``, and returns the events the data completed, decoded."""
-    def feed_event(self, event: Mapping[str, Any]) -> None:
-        """Assembles one event that is already decoded (a dict)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the Message."""
     @property
@@ -419,25 +380,9 @@ class AnthropicAssembler:
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the server sent or, with ``on_error="skip"``, events skipped."""
-    def reconnect(self) -> None:
-        """A new connection carries the stream on (a client resuming with
-        ``Last-Event-ID``): the event the old one left unterminated is
-        discarded, since the server sends it again; nothing assembled is lost."""
-    @property
-    def last_event_id(self) -> str:
-        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
-    @property
-    def retry(self) -> int | None:
-        """The reconnection time in milliseconds the stream set, if any."""
-    @property
-    def event_count(self) -> int:
-        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
-    @property
-    def error_count(self) -> int:
-        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
-class AISDKAssembler:
+class AISDKAssembler(_Assembler[dict[str, Any]]):
     """Assembles a Vercel AI SDK UI message stream into its UIMessage.
     Public as ``agentcodec.ai_sdk.Assembler``."""
 
@@ -452,8 +397,6 @@ class AISDKAssembler:
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AISDKAssembler: ...
-    def feed(self, data: Buffer) -> None:
-        """Assembles a chunk of the raw SSE stream (any chunking)."""
     def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
         """Like ``feed``, and returns the chunks the data completed, decoded."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
@@ -487,25 +430,12 @@ class AISDKAssembler:
     def errors(self) -> list[dict[str, Any]]:
         """Errors the server sent (``error`` chunks) or, with
         ``on_error="skip"``, chunks skipped."""
-    def reconnect(self) -> None:
-        """A new connection carries the stream on (a client resuming with
-        ``Last-Event-ID``): the event the old one left unterminated is
-        discarded, since the server sends it again; nothing assembled is lost."""
-    @property
-    def last_event_id(self) -> str:
-        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
-    @property
-    def retry(self) -> int | None:
-        """The reconnection time in milliseconds the stream set, if any."""
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
-    @property
-    def error_count(self) -> int:
-        """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
-class OpenAIResponsesAssembler:
+class OpenAIResponsesAssembler(_Assembler[dict[str, Any]]):
     """Assembles an OpenAI Responses stream into its final Response. Public
     as ``agentcodec.openai_responses.Assembler``."""
 
@@ -520,12 +450,6 @@ class OpenAIResponsesAssembler:
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> OpenAIResponsesAssembler: ...
-    def feed(self, data: Buffer) -> None:
-        """Assembles a chunk of the raw SSE stream (any chunking)."""
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the events the chunk completed, decoded."""
-    def feed_event(self, event: Mapping[str, Any]) -> None:
-        """Assembles one event that is already decoded (a dict)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the Response: the last one the server
         sent, with every output item as assembled."""
@@ -562,19 +486,6 @@ class OpenAIResponsesAssembler:
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported (``error``, ``response.failed``) or,
         with ``on_error="skip"``, events skipped."""
-    def reconnect(self) -> None:
-        """A new connection carries the stream on (a client resuming with
-        ``Last-Event-ID``): the event the old one left unterminated is
-        discarded, since the server sends it again; nothing assembled is lost."""
-    @property
-    def last_event_id(self) -> str:
-        """The stream's last event ID, to send as ``Last-Event-ID`` on reconnecting."""
-    @property
-    def retry(self) -> int | None:
-        """The reconnection time in milliseconds the stream set, if any."""
-    @property
-    def event_count(self) -> int:
-        """Events seen so far (SSE events, and events passed to ``feed_event``)."""
     @property
     def error_count(self) -> int:
         """Every error recorded, including those past ``max_errors`` not kept."""
