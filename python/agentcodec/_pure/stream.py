@@ -31,7 +31,7 @@ DEFAULT_MAX_MESSAGES = 100_000
 #: in the Rust core.
 DEFAULT_MAX_BLOCKS = 500_000
 
-__all__ = ["Budget", "Driver", "EventProblemError", "is_done_marker", "unrecognized"]
+__all__ = ["AssemblerBase", "Budget", "Driver", "EventProblemError", "is_done_marker", "unrecognized"]
 
 ON_ERROR_MODES = ("raise", "skip")
 
@@ -93,10 +93,12 @@ class Budget:
 
 
 class Driver:
-    """The base of the pure assemblers. Subclasses set ``_event_error`` (raised
-    for an event that cannot be used) and ``_base_error`` (raised when the
-    assembler is closed), define ``_apply_text``, ``_apply_value``,
-    ``_finish`` and ``_message_count``, and keep ``_blocks_held`` true."""
+    """What every pure reader rides (the mirror of ``stream::Driver``).
+    Subclasses set ``_event_error`` (raised for an event that cannot be used)
+    and ``_base_error`` (raised when the reader is closed), define
+    ``_apply_object`` (and ``_done_marker`` where ``[DONE]`` means something),
+    ``_recognizes``, ``_finish`` and ``_message_count``, and keep
+    ``_blocks_held`` true."""
 
     _event_error: type[_EventError]
     _base_error: type[AgentCodecError]
@@ -421,3 +423,56 @@ class Driver:
                 if self._exceeded is None:
                     self._backlog = texts[position + 1 :]
                 raise
+
+
+class AssemblerBase(Driver):
+    """The base of a protocol's assembler: the ``Driver``, and what every
+    assembler gives from its ``_result()`` (the mirror of ``stream::Assemble``
+    and ``stream::Assembled``). A protocol with no options of its own sets up
+    its state in ``_init_state()``."""
+
+    def __init__(
+        self,
+        *,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
+    ) -> None:
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+            max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
+            max_blocks=max_blocks,
+        )
+        self._init_state()
+
+    def _init_state(self) -> None:
+        """Sets up the protocol's state."""
+
+    def _result(self) -> Any:
+        """The final object so far: what the protocol's SDK gives."""
+        raise NotImplementedError
+
+    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the data completed, decoded."""
+        events: list[dict[str, Any]] = []
+        self._feed(data, events)
+        return events
+
+    def close(self) -> Any:
+        """Ends the stream and returns ``result``."""
+        self._close()
+        return self._result()
+
+    @property
+    def result(self) -> Any:
+        """The final object so far (what the protocol's SDK gives), what
+        ``close()`` returns once the stream ends."""
+        return self._result()

@@ -23,7 +23,7 @@ from ..stream import (
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
-    Driver,
+    AssemblerBase,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 
@@ -174,7 +174,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     return kind is None and "error" in event
 
 
-class Assembler(Driver):
+class Assembler(AssemblerBase):
     """Assembles an AgentScope ``/process`` stream into its AgentResponse."""
 
     _recognizes = staticmethod(recognizes)
@@ -231,26 +231,10 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
-    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the events the chunk completed, decoded."""
-        events: list[dict[str, Any]] = []
-        self._feed(data, events)
-        return events
-
-    def close(self) -> dict[str, Any]:
-        """Ends the stream and returns the final response. A stream that ended
-        without a terminal response event is "incomplete", with everything
-        assembled so far."""
-        self._close()
-        return self._render_response()
-
     # --- output --------------------------------------------------------------
 
-    @property
-    def result(self) -> dict[str, Any]:
-        """The result so far, what ``close()`` returns once the stream ends:
-        ``response``."""
-        return Assembler.response.fget(self)  # type: ignore[attr-defined,no-any-return]
+    def _result(self) -> dict[str, Any]:
+        return self._render_response()
 
     @property
     def response(self) -> dict[str, Any]:

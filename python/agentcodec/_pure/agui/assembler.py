@@ -25,7 +25,7 @@ from ..stream import (
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
-    Driver,
+    AssemblerBase,
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
@@ -95,7 +95,7 @@ def _text_content(message: dict[str, Any]) -> Pieces:
     return pieces
 
 
-class Assembler(Driver):
+class Assembler(AssemblerBase):
     """Assembles an AG-UI stream into the run the client holds: its messages,
     state, status, result and error."""
 
@@ -163,25 +163,10 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
-    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the events the chunk completed, decoded."""
-        events: list[dict[str, Any]] = []
-        self._feed(data, events)
-        return events
-
-    def close(self) -> dict[str, Any]:
-        """Ends the stream and returns the run. A stream that ended without
-        RUN_FINISHED or RUN_ERROR is "incomplete", with everything assembled."""
-        self._close()
-        return self._render_run()
-
     # --- output --------------------------------------------------------------
 
-    @property
-    def result(self) -> dict[str, Any]:
-        """The result so far, what ``close()`` returns once the stream ends:
-        ``run``."""
-        return Assembler.run.fget(self)  # type: ignore[attr-defined,no-any-return]
+    def _result(self) -> dict[str, Any]:
+        return self._render_run()
 
     @property
     def run(self) -> dict[str, Any]:

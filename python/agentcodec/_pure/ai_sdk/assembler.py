@@ -36,13 +36,8 @@ from typing import Any
 from ..._errors import AISDKError, AISDKEventError
 from ..accumulate import Pieces, render
 from ..json_values import JSONValueError, loads, quote
-from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
-    DEFAULT_MAX_BLOCKS,
-    DEFAULT_MAX_ERRORS,
-    DEFAULT_MAX_MESSAGES,
-    DEFAULT_MAX_STREAM_BYTES,
-    Driver,
+    AssemblerBase,
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
@@ -106,7 +101,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     return isinstance(kind, str) and (kind in CHUNK_TYPES or kind.startswith("data-"))
 
 
-class Assembler(Driver):
+class Assembler(AssemblerBase):
     """Assembles a Vercel AI SDK UI message stream into its UIMessage."""
 
     _recognizes = staticmethod(recognizes)
@@ -114,26 +109,7 @@ class Assembler(Driver):
     _event_error = AISDKEventError
     _base_error = AISDKError
 
-    def __init__(
-        self,
-        *,
-        on_error: str = "raise",
-        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
-        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-        max_errors: int | None = DEFAULT_MAX_ERRORS,
-        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
-        max_messages: int | None = DEFAULT_MAX_MESSAGES,
-        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
-    ) -> None:
-        super().__init__(
-            on_error=on_error,
-            max_line_bytes=max_line_bytes,
-            max_event_bytes=max_event_bytes,
-            max_errors=max_errors,
-            max_stream_bytes=max_stream_bytes,
-            max_messages=max_messages,
-            max_blocks=max_blocks,
-        )
+    def _init_state(self) -> None:
         self._id = ""
         self._metadata: Any = None
         self._parts: list[dict[str, Any]] = []
@@ -153,24 +129,10 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
-    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the chunks the data completed, decoded."""
-        events: list[dict[str, Any]] = []
-        self._feed(data, events)
-        return events
-
-    def close(self) -> dict[str, Any]:
-        """Ends the stream and returns the UIMessage."""
-        self._close()
-        return self._render_message()
-
     # --- output --------------------------------------------------------------
 
-    @property
-    def result(self) -> dict[str, Any]:
-        """The result so far, what ``close()`` returns once the stream ends:
-        ``message``."""
-        return Assembler.message.fget(self)  # type: ignore[attr-defined,no-any-return]
+    def _result(self) -> dict[str, Any]:
+        return self._render_message()
 
     @property
     def message(self) -> dict[str, Any]:

@@ -22,13 +22,8 @@ from ..._errors import AnthropicError, AnthropicEventError
 from ..accumulate import Pieces, append, render
 from ..events import as_int
 from ..json_values import JSONValueError, loads
-from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
-    DEFAULT_MAX_BLOCKS,
-    DEFAULT_MAX_ERRORS,
-    DEFAULT_MAX_MESSAGES,
-    DEFAULT_MAX_STREAM_BYTES,
-    Driver,
+    AssemblerBase,
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
@@ -78,7 +73,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     return isinstance(kind, str) and kind in EVENT_TYPES
 
 
-class Assembler(Driver):
+class Assembler(AssemblerBase):
     """Assembles an Anthropic Messages stream into its final Message."""
 
     _recognizes = staticmethod(recognizes)
@@ -86,26 +81,7 @@ class Assembler(Driver):
     _event_error = AnthropicEventError
     _base_error = AnthropicError
 
-    def __init__(
-        self,
-        *,
-        on_error: str = "raise",
-        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
-        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-        max_errors: int | None = DEFAULT_MAX_ERRORS,
-        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
-        max_messages: int | None = DEFAULT_MAX_MESSAGES,
-        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
-    ) -> None:
-        super().__init__(
-            on_error=on_error,
-            max_line_bytes=max_line_bytes,
-            max_event_bytes=max_event_bytes,
-            max_errors=max_errors,
-            max_stream_bytes=max_stream_bytes,
-            max_messages=max_messages,
-            max_blocks=max_blocks,
-        )
+    def _init_state(self) -> None:
         self._message: dict[str, Any] | None = None
         self._blocks: list[dict[str, Any]] = []
         self._indexes: list[int] = []  # each block's index, by position
@@ -118,24 +94,10 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
-    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the events the data completed, decoded."""
-        events: list[dict[str, Any]] = []
-        self._feed(data, events)
-        return events
-
-    def close(self) -> dict[str, Any]:
-        """Ends the stream and returns the Message."""
-        self._close()
-        return self._render_message()
-
     # --- output --------------------------------------------------------------
 
-    @property
-    def result(self) -> dict[str, Any]:
-        """The result so far, what ``close()`` returns once the stream ends:
-        ``message``."""
-        return Assembler.message.fget(self)  # type: ignore[attr-defined,no-any-return]
+    def _result(self) -> dict[str, Any]:
+        return self._render_message()
 
     @property
     def message(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ..stream import (
     DEFAULT_MAX_ERRORS,
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_STREAM_BYTES,
-    Driver,
+    AssemblerBase,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 
@@ -151,7 +151,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     return (kind is None or kind == "event") and isinstance(event.get("method"), str)
 
 
-class Assembler(Driver):
+class Assembler(AssemblerBase):
     """Assembles the messages of a LangChain Agent Streaming Protocol stream."""
 
     _recognizes = staticmethod(recognizes)
@@ -194,12 +194,6 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
-    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the messages the data completed, decoded."""
-        events: list[dict[str, Any]] = []
-        self._feed(data, events)
-        return events
-
     def feed_frame(self, frame: str | bytes | bytearray) -> None:
         """Assembles one WebSocket text frame (one JSON message)."""
         if isinstance(frame, str):
@@ -214,19 +208,10 @@ class Assembler(Driver):
             text = as_bytes(frame, "Assembler.feed_frame()").decode("utf-8", "replace")
         self._feed_text(text)
 
-    def close(self) -> list[dict[str, Any]]:
-        """Ends the stream and returns the messages. A message still being
-        streamed is "incomplete", with everything assembled so far."""
-        self._close()
-        return self._render_messages()
-
     # --- output --------------------------------------------------------------
 
-    @property
-    def result(self) -> list[dict[str, Any]]:
-        """The result so far, what ``close()`` returns once the stream ends:
-        ``messages``."""
-        return Assembler.messages.fget(self)  # type: ignore[attr-defined,no-any-return]
+    def _result(self) -> list[dict[str, Any]]:
+        return self._render_messages()
 
     @property
     def messages(self) -> list[dict[str, Any]]:

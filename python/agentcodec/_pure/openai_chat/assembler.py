@@ -18,13 +18,8 @@ from typing import Any
 from ..._errors import OpenAIChatError, OpenAIChatEventError
 from ..accumulate import append, is_text, render
 from ..events import as_int
-from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
-    DEFAULT_MAX_BLOCKS,
-    DEFAULT_MAX_ERRORS,
-    DEFAULT_MAX_MESSAGES,
-    DEFAULT_MAX_STREAM_BYTES,
-    Driver,
+    AssemblerBase,
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
@@ -60,7 +55,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     )
 
 
-class Assembler(Driver):
+class Assembler(AssemblerBase):
     """Assembles an OpenAI Chat Completions stream into its final ChatCompletion."""
 
     _recognizes = staticmethod(recognizes)
@@ -68,26 +63,7 @@ class Assembler(Driver):
     _event_error = OpenAIChatEventError
     _base_error = OpenAIChatError
 
-    def __init__(
-        self,
-        *,
-        on_error: str = "raise",
-        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
-        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-        max_errors: int | None = DEFAULT_MAX_ERRORS,
-        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
-        max_messages: int | None = DEFAULT_MAX_MESSAGES,
-        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
-    ) -> None:
-        super().__init__(
-            on_error=on_error,
-            max_line_bytes=max_line_bytes,
-            max_event_bytes=max_event_bytes,
-            max_errors=max_errors,
-            max_stream_bytes=max_stream_bytes,
-            max_messages=max_messages,
-            max_blocks=max_blocks,
-        )
+    def _init_state(self) -> None:
         self._header: dict[str, Any] | None = None
         # index -> (the choice's own fields, its message)
         self._choices: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -98,24 +74,10 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
-    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the chunks the data completed, decoded."""
-        events: list[dict[str, Any]] = []
-        self._feed(data, events)
-        return events
-
-    def close(self) -> dict[str, Any]:
-        """Ends the stream and returns the ChatCompletion."""
-        self._close()
-        return self._render_completion()
-
     # --- output --------------------------------------------------------------
 
-    @property
-    def result(self) -> dict[str, Any]:
-        """The result so far, what ``close()`` returns once the stream ends:
-        ``completion``."""
-        return Assembler.completion.fget(self)  # type: ignore[attr-defined,no-any-return]
+    def _result(self) -> dict[str, Any]:
+        return self._render_completion()
 
     @property
     def completion(self) -> dict[str, Any]:

@@ -18,13 +18,8 @@ from typing import Any
 from ..._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from ..accumulate import Pieces, render
 from ..json_values import quote
-from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
-    DEFAULT_MAX_BLOCKS,
-    DEFAULT_MAX_ERRORS,
-    DEFAULT_MAX_MESSAGES,
-    DEFAULT_MAX_STREAM_BYTES,
-    Driver,
+    AssemblerBase,
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
@@ -141,7 +136,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     return isinstance(kind, str) and (kind.startswith("response.") or kind == "error")
 
 
-class Assembler(Driver):
+class Assembler(AssemblerBase):
     """Assembles an OpenAI Responses stream into its final Response."""
 
     _recognizes = staticmethod(recognizes)
@@ -149,26 +144,7 @@ class Assembler(Driver):
     _event_error = OpenAIResponsesEventError
     _base_error = OpenAIResponsesError
 
-    def __init__(
-        self,
-        *,
-        on_error: str = "raise",
-        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
-        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-        max_errors: int | None = DEFAULT_MAX_ERRORS,
-        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
-        max_messages: int | None = DEFAULT_MAX_MESSAGES,
-        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
-    ) -> None:
-        super().__init__(
-            on_error=on_error,
-            max_line_bytes=max_line_bytes,
-            max_event_bytes=max_event_bytes,
-            max_errors=max_errors,
-            max_stream_bytes=max_stream_bytes,
-            max_messages=max_messages,
-            max_blocks=max_blocks,
-        )
+    def _init_state(self) -> None:
         self._header: dict[str, Any] = {}
         self._items: dict[int, dict[str, Any]] = {}
         # Identity (see _identity) -> output index.
@@ -178,25 +154,10 @@ class Assembler(Driver):
 
     # --- input ---------------------------------------------------------------
 
-    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
-        """Like ``feed``, and returns the events the chunk completed, decoded."""
-        events: list[dict[str, Any]] = []
-        self._feed(data, events)
-        return events
-
-    def close(self) -> dict[str, Any]:
-        """Ends the stream and returns the Response: the last one the server
-        sent, with every output item as assembled."""
-        self._close()
-        return self._render_response()
-
     # --- output --------------------------------------------------------------
 
-    @property
-    def result(self) -> dict[str, Any]:
-        """The result so far, what ``close()`` returns once the stream ends:
-        ``response``."""
-        return Assembler.response.fget(self)  # type: ignore[attr-defined,no-any-return]
+    def _result(self) -> dict[str, Any]:
+        return self._render_response()
 
     @property
     def response(self) -> dict[str, Any]:
