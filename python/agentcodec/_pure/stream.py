@@ -350,13 +350,15 @@ class Driver:
 
     def _apply_text(self, text: str, observed: list[Any] | None) -> None:
         """Applies the text of one event; ``observed`` collects it decoded."""
-        if is_done_marker(text):
-            self._done_marker()
-            return
         try:
             event = loads(text)
         except JSONValueError:
-            self._fail(why_not_json(text))
+            # `[DONE]` is not JSON: looked for only here, off the path every
+            # event takes.
+            if is_done_marker(text):
+                self._done_marker()
+            else:
+                self._fail(why_not_json(text))
             return
         if observed is not None and isinstance(event, dict):
             # The caller's copy: the state goes on changing the original.
