@@ -134,10 +134,13 @@ def test_pure_wheel(tmp_path: Path) -> None:
         entry_points = wheel.read(f"agentcodec-{agentcodec.__version__}.dist-info/entry_points.txt").decode()
     assert "agentcodec/__init__.py" in names
     assert "agentcodec/_pure/sse_decoder.py" in names
-    # Every module of the package, the pure backend's protocol packages too.
+    # Every module of the package, the pure backend's protocol packages too,
+    # and the protocols' vocabularies.
+    package = ROOT / "python" / "agentcodec"
     sources = {
         path.relative_to(ROOT / "python").as_posix()
-        for path in (ROOT / "python" / "agentcodec").rglob("*.py")
+        for pattern in ("*.py", "_vocabulary/*.txt")
+        for path in package.rglob(pattern)
     }
     assert sources <= set(names), sorted(sources - set(names))
     assert "agentcodec/py.typed" in names

@@ -21,9 +21,8 @@ use crate::sse::Limits;
 use crate::stream::{Assemble, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
+use super::vocabulary::{ROLES, CONTENT_TYPES, TERMINAL_STATUSES};
 
-/// Statuses that end a run: the response event carrying one is authoritative.
-const TERMINAL_STATUSES: [&str; 5] = ["completed", "failed", "canceled", "rejected", "incomplete"];
 /// Keys of tool-call data that producers repeat in every delta: an equal
 /// repeat is not appended.
 const IDENTITY_KEYS: [&str; 5] = [
@@ -33,9 +32,6 @@ const IDENTITY_KEYS: [&str; 5] = [
     "server_label",
     "approval_request_id",
 ];
-/// What strict mode accepts, as upstream's pydantic models do.
-const ROLES: [&str; 4] = ["assistant", "user", "system", "tool"];
-const CONTENT_TYPES: [&str; 7] = ["text", "image", "data", "audio", "file", "refusal", "video"];
 
 /// How a `delta: true` data content merges into its slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

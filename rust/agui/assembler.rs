@@ -19,6 +19,7 @@ use crate::json_probe::StrField;
 use crate::stream::{Assemble, Budget, Driver, Log, Protocol, bad, Bad};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
+use super::vocabulary::CHUNK_PASS_THROUGH;
 
 /// Events kept in order for whoever wants them; they change no message or state.
 const KEPT_EVENTS: [&str; 11] = [
@@ -33,13 +34,6 @@ const KEPT_EVENTS: [&str; 11] = [
     "SUBAGENT_ERROR",
     "THINKING_START",
     "THINKING_END",
-];
-/// Events that leave a chunk-opened message or tool call open.
-const PASS_THROUGH: [&str; 4] = [
-    "RAW",
-    "ACTIVITY_SNAPSHOT",
-    "ACTIVITY_DELTA",
-    "REASONING_ENCRYPTED_VALUE",
 ];
 const KNOWN_EVENTS: [&str; 22] = [
     "TEXT_MESSAGE_START",
@@ -500,7 +494,7 @@ impl AgUi {
             self.kept.push(Value::Object(event));
             return Ok(());
         }
-        if !PASS_THROUGH.contains(&kind) {
+        if !CHUNK_PASS_THROUGH.contains(&kind) {
             self.chunk = None;
         }
         match kind {

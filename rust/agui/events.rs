@@ -13,6 +13,8 @@ use crate::events::{
 };
 use crate::json::{self, write_string, Map, Value};
 use crate::partial_json::PartialJson;
+pub use super::vocabulary::KNOWN;
+use super::vocabulary::CHUNK_PASS_THROUGH;
 
 /// AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
 const USAGE_KEYS: [(&str, &str); 5] = [
@@ -23,52 +25,6 @@ const USAGE_KEYS: [(&str, &str); 5] = [
     ("cached_input_tokens", "cachedInputTokens"),
 ];
 const TEXT_ROLES: [&str; 4] = ["developer", "system", "assistant", "user"];
-/// Events that leave a chunk-opened message or tool call open.
-const CHUNK_PASS_THROUGH: [&str; 4] = [
-    "RAW",
-    "ACTIVITY_SNAPSHOT",
-    "ACTIVITY_DELTA",
-    "REASONING_ENCRYPTED_VALUE",
-];
-/// Every event type AG-UI 1.0 and its legacy THINKING_* define.
-pub const KNOWN: [&str; 36] = [
-    "TEXT_MESSAGE_START",
-    "TEXT_MESSAGE_CONTENT",
-    "TEXT_MESSAGE_END",
-    "TEXT_MESSAGE_CHUNK",
-    "TOOL_CALL_START",
-    "TOOL_CALL_ARGS",
-    "TOOL_CALL_END",
-    "TOOL_CALL_CHUNK",
-    "TOOL_CALL_RESULT",
-    "STATE_SNAPSHOT",
-    "STATE_DELTA",
-    "MESSAGES_SNAPSHOT",
-    "ACTIVITY_SNAPSHOT",
-    "ACTIVITY_DELTA",
-    "RAW",
-    "CUSTOM",
-    "RUN_STARTED",
-    "RUN_FINISHED",
-    "RUN_ERROR",
-    "STEP_STARTED",
-    "STEP_FINISHED",
-    "REASONING_START",
-    "REASONING_MESSAGE_START",
-    "REASONING_MESSAGE_CONTENT",
-    "REASONING_MESSAGE_END",
-    "REASONING_MESSAGE_CHUNK",
-    "REASONING_END",
-    "REASONING_ENCRYPTED_VALUE",
-    "SUBAGENT_STARTED",
-    "SUBAGENT_FINISHED",
-    "SUBAGENT_ERROR",
-    "THINKING_START",
-    "THINKING_END",
-    "THINKING_TEXT_MESSAGE_START",
-    "THINKING_TEXT_MESSAGE_CONTENT",
-    "THINKING_TEXT_MESSAGE_END",
-];
 
 /// A field in its wire spelling or, when that is absent or null, in snake_case.
 fn field<'e>(event: &'e Event, camel: &str, snake: &str) -> Option<&'e Value> {

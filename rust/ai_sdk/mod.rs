@@ -4,45 +4,18 @@ mod assembler;
 pub mod events;
 pub(crate) mod probe;
 
-pub use assembler::{merge_metadata, Assembler, Error, ErrorRecord, EventError, OnError, Options};
+/// The protocol's vocabulary (its event types, finish reasons, error codes),
+/// written once for both backends in `python/agentcodec/_vocabulary/ai_sdk.txt`;
+/// build.rs makes its constants.
+pub mod vocabulary {
+    include!(concat!(env!("OUT_DIR"), "/vocabulary/ai_sdk.rs"));
+}
+pub use vocabulary::{CHUNK_TYPES, OUTPUT_STATES};
 
-/// Tool states whose provider metadata is the result's, not the call's.
-pub const OUTPUT_STATES: [&str; 2] = ["output-available", "output-error"];
+pub use assembler::{merge_metadata, Assembler, Error, ErrorRecord, EventError, OnError, Options};
 
 use crate::json::{Map, Value};
 use crate::registry::{Descriptor, EncoderOption};
-
-/// The chunk types of a UI message stream (and `data-*`).
-pub const CHUNK_TYPES: [&str; 28] = [
-    "start",
-    "finish",
-    "abort",
-    "error",
-    "message-metadata",
-    "start-step",
-    "finish-step",
-    "reset-step",
-    "text-start",
-    "text-delta",
-    "text-end",
-    "reasoning-start",
-    "reasoning-delta",
-    "reasoning-end",
-    "custom",
-    "file",
-    "reasoning-file",
-    "source-url",
-    "source-document",
-    "tool-input-start",
-    "tool-input-delta",
-    "tool-input-available",
-    "tool-input-error",
-    "tool-approval-request",
-    "tool-approval-response",
-    "tool-output-denied",
-    "tool-output-available",
-    "tool-output-error",
-];
 
 /// Whether a chunk is one of the protocol's: its `type` is a UI message
 /// stream chunk's, or `data-*`. See `agentscope::recognizes`.

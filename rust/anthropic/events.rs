@@ -13,15 +13,8 @@ use crate::events::{
 };
 use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
+pub use super::vocabulary::STOP_REASONS;
 
-pub const STOP_REASONS: [&str; 6] = [
-    "end_turn",
-    "max_tokens",
-    "stop_sequence",
-    "tool_use",
-    "pause_turn",
-    "refusal",
-];
 /// The citations a text block carries; other protocols' annotations
 /// (Responses' url_citation) have no Anthropic form.
 const CITATION_TYPES: [&str; 5] = [

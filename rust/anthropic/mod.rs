@@ -2,15 +2,20 @@
 
 mod assembler;
 pub mod events;
+
+/// The protocol's vocabulary (its event types, finish reasons, error codes),
+/// written once for both backends in `python/agentcodec/_vocabulary/anthropic.txt`;
+/// build.rs makes its constants.
+pub mod vocabulary {
+    include!(concat!(env!("OUT_DIR"), "/vocabulary/anthropic.rs"));
+}
+pub use vocabulary::{EVENT_TYPES, TOOL_BLOCKS};
 pub(crate) mod probe;
 
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
 
 use crate::json::Value;
 use crate::registry::{Descriptor, EncoderOption};
-
-/// The block types whose input streams as `input_json_delta`.
-pub const TOOL_BLOCKS: [&str; 3] = ["tool_use", "server_tool_use", "mcp_tool_use"];
 
 /// What an `error` event says: its type (`"error"` when it has none) and
 /// its message.
@@ -23,18 +28,6 @@ pub(crate) fn error_fields(event: &crate::json::Map<String, Value>) -> (&str, Op
     };
     (text("type").unwrap_or("error"), text("message"))
 }
-
-/// The event types of a Messages stream.
-pub const EVENT_TYPES: [&str; 8] = [
-    "message_start",
-    "message_delta",
-    "message_stop",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "ping",
-    "error",
-];
 
 /// Whether an event is one of the protocol's: its `type` is a Messages
 /// stream event's. See `agentscope::recognizes`.

@@ -23,18 +23,11 @@ use crate::sse::Limits;
 use crate::stream::{Assemble, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
+use super::vocabulary::TOOL_CALL_BLOCKS;
 
 /// How many recent event ids are remembered to drop a replayed event: more
 /// than the 10,000 events a server's replay buffer holds.
 const SEEN_EVENT_IDS: usize = 16384;
-/// Content blocks that are tool calls, streaming or not.
-const TOOL_CALL_BLOCKS: [&str; 5] = [
-    "tool_call_chunk",
-    "server_tool_call_chunk",
-    "tool_call",
-    "server_tool_call",
-    "invalid_tool_call",
-];
 const INVALID_JSON: &str = "Failed to parse tool call arguments as JSON";
 const NOT_AN_OBJECT: &str = "Tool call arguments are not a JSON object";
 /// Keys of the spec's camelCase spelling that blocks and messages may use.

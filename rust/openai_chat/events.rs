@@ -14,14 +14,8 @@ use crate::events::{
 };
 use crate::json::{write_int, write_string, write_value, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
+pub use super::vocabulary::FINISH_REASONS;
 
-pub const FINISH_REASONS: [&str; 5] = [
-    "stop",
-    "length",
-    "tool_calls",
-    "content_filter",
-    "function_call",
-];
 /// What the encoder writes after the run finished.
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
 /// A chunk's own fields, which a chunk kept for its logprobs keeps.

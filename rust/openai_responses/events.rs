@@ -14,34 +14,9 @@ use crate::events::{
 };
 
 use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
+use super::vocabulary::RESPONSE_ERROR_CODES;
 
 const PROTOCOL: &str = "openai-responses";
-
-/// Tool call item type -> the tool it names, and the field holding its input.
-/// The codes a Responses `response.error` may carry (openai-python's `ResponseError`).
-const RESPONSE_ERROR_CODES: &[&str] = &[
-    "server_error",
-    "rate_limit_exceeded",
-    "invalid_prompt",
-    "data_residency_mismatch",
-    "bio_policy",
-    "misalignment_policy_violation",
-    "vector_store_timeout",
-    "invalid_image",
-    "invalid_image_format",
-    "invalid_base64_image",
-    "invalid_image_url",
-    "image_too_large",
-    "image_too_small",
-    "image_parse_error",
-    "image_content_policy_violation",
-    "invalid_image_mode",
-    "image_file_too_large",
-    "unsupported_image_media_type",
-    "empty_image_file",
-    "failed_to_download_image",
-    "image_file_not_found",
-];
 
 fn tool_item(item_type: &str) -> Option<(&'static str, &'static str)> {
     match item_type {

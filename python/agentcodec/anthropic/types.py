@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict, Union
 
+from .._vocabulary import tables
+
 __all__ = [
     "STOP_REASONS",
     "Citation",
@@ -32,8 +34,10 @@ __all__ = [
     "Usage",
 ]
 
+_VOCABULARY = tables("anthropic")
+
 #: The stop reasons the API sends.
-STOP_REASONS = ("end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal")
+STOP_REASONS = _VOCABULARY["STOP_REASONS"]
 
 StopReason = Literal["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"]
 

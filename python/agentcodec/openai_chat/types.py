@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
+from .._vocabulary import tables
+
 __all__ = [
     "FINISH_REASONS",
     "ChatCompletion",
@@ -26,8 +28,10 @@ __all__ = [
     "Usage",
 ]
 
+_VOCABULARY = tables("openai_chat")
+
 #: The finish reasons the API sends.
-FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call")
+FINISH_REASONS = _VOCABULARY["FINISH_REASONS"]
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "function_call"]
 

@@ -13,6 +13,7 @@ from bisect import insort
 from typing import Any
 
 from ..._errors import AgentScopeError, AgentScopeEventError
+from ..._vocabulary import tables
 from ..accumulate import Pieces as _Pieces
 from ..accumulate import append as _append
 from ..accumulate import is_text as _is_text
@@ -29,8 +30,10 @@ from ..tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
 
+_VOCABULARY = tables("agentscope")
+
 # Statuses that end a run: the response event carrying one is authoritative.
-TERMINAL_STATUSES = frozenset({"completed", "failed", "canceled", "rejected", "incomplete"})
+TERMINAL_STATUSES = frozenset(_VOCABULARY["TERMINAL_STATUSES"])
 DATA_MERGE_MODES = ("merge", "upstream")
 # The string field a delta appends to, per content type. "upstream" mode
 # merges only text, image and data, as Message.add_delta_content does.
@@ -41,8 +44,8 @@ UPSTREAM_APPENDED_TYPES = frozenset({"text", "image"})
 # repeat is not appended.
 IDENTITY_KEYS = frozenset({"id", "call_id", "name", "server_label", "approval_request_id"})
 # What strict mode accepts, as upstream's pydantic models do.
-ROLES = frozenset({"assistant", "user", "system", "tool"})
-CONTENT_TYPES = frozenset({"text", "image", "data", "audio", "file", "refusal", "video"})
+ROLES = frozenset(_VOCABULARY["ROLES"])
+CONTENT_TYPES = frozenset(_VOCABULARY["CONTENT_TYPES"])
 # "[DONE]" may be padded with these (the same set in both backends).
 # A content index is an int that fits in 64 bits; anything else counts as none.
 INDEX_MIN, INDEX_MAX = -(2**63), 2**63 - 1

@@ -21,10 +21,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..._vocabulary import tables
 from .. import events as ev
 from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
+
+_VOCABULARY = tables("agentscope")
 
 # AgentScope message type -> neutral message kind, and the tool it names.
 MESSAGE_TYPES: dict[str, tuple[str, str | None]] = {
@@ -47,7 +50,7 @@ TOOL_TYPES = {
 }
 MEDIA_FIELDS = {"image": "image_url", "video": "video_url", "file": "file_url", "audio": "data"}
 TERMINAL = {"completed": "completed", "canceled": "cancelled", "incomplete": "incomplete"}
-ROLES = frozenset({"assistant", "user", "system", "tool"})
+ROLES = frozenset(_VOCABULARY["ROLES"])
 
 
 class _Block:

@@ -16,6 +16,7 @@ import itertools
 from typing import Any
 
 from ..._errors import AGUIError, AGUIEventError
+from ..._vocabulary import tables
 from ..accumulate import Pieces, render
 from ..json_patch import PatchError, apply_patch
 from ..json_values import JSONValueError, copy_value, quote
@@ -32,6 +33,8 @@ from ..tool_calls import NO_ARGUMENTS, ToolCall
 from .events import recognizes
 
 __all__ = ["Assembler"]
+
+_VOCABULARY = tables("agui")
 
 # Events kept in order (in the run's "events") for whoever wants them; they
 # change no message or state.
@@ -52,7 +55,7 @@ KEPT_EVENTS = frozenset(
 )
 # Events that leave a chunk-opened message or tool call open
 # (``transformChunks`` passes them through); every other event closes it.
-PASS_THROUGH = frozenset({"RAW", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "REASONING_ENCRYPTED_VALUE"})
+PASS_THROUGH = frozenset(_VOCABULARY["CHUNK_PASS_THROUGH"])
 # The shorthands, and what each opens.
 CHUNK_MODES = {
     "TEXT_MESSAGE_CHUNK": "text",

@@ -20,10 +20,13 @@ from typing import Any
 
 from ... import _json
 from ..._errors import PartialJSONError
+from ..._vocabulary import tables
 from .. import events as ev
 from ..partial_json import PartialJSON
 
 __all__ = ["Decoder", "Encoder"]
+
+_VOCABULARY = tables("agui")
 
 # The content parts a tool result may carry (AG-UI 1.0's InputContent).
 CONTENT_PART_TYPES = ("text", "image", "audio", "video", "document")
@@ -43,49 +46,10 @@ CHUNK_MODES = {
     "REASONING_MESSAGE_CHUNK": "reasoning",
 }
 # Events that leave a chunk-opened message or tool call open.
-CHUNK_PASS_THROUGH = frozenset({"RAW", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "REASONING_ENCRYPTED_VALUE"})
+CHUNK_PASS_THROUGH = frozenset(_VOCABULARY["CHUNK_PASS_THROUGH"])
 # Every event type AG-UI 1.0 and its legacy THINKING_* define: the client
 # drops others, leaving what chunks opened open.
-KNOWN = frozenset(
-    {
-        "TEXT_MESSAGE_START",
-        "TEXT_MESSAGE_CONTENT",
-        "TEXT_MESSAGE_END",
-        "TEXT_MESSAGE_CHUNK",
-        "TOOL_CALL_START",
-        "TOOL_CALL_ARGS",
-        "TOOL_CALL_END",
-        "TOOL_CALL_CHUNK",
-        "TOOL_CALL_RESULT",
-        "STATE_SNAPSHOT",
-        "STATE_DELTA",
-        "MESSAGES_SNAPSHOT",
-        "ACTIVITY_SNAPSHOT",
-        "ACTIVITY_DELTA",
-        "RAW",
-        "CUSTOM",
-        "RUN_STARTED",
-        "RUN_FINISHED",
-        "RUN_ERROR",
-        "STEP_STARTED",
-        "STEP_FINISHED",
-        "REASONING_START",
-        "REASONING_MESSAGE_START",
-        "REASONING_MESSAGE_CONTENT",
-        "REASONING_MESSAGE_END",
-        "REASONING_MESSAGE_CHUNK",
-        "REASONING_END",
-        "REASONING_ENCRYPTED_VALUE",
-        "SUBAGENT_STARTED",
-        "SUBAGENT_FINISHED",
-        "SUBAGENT_ERROR",
-        "THINKING_START",
-        "THINKING_END",
-        "THINKING_TEXT_MESSAGE_START",
-        "THINKING_TEXT_MESSAGE_CONTENT",
-        "THINKING_TEXT_MESSAGE_END",
-    }
-)
+KNOWN = frozenset(_VOCABULARY["KNOWN"])
 
 
 def _field(event: dict[str, Any], camel: str, snake: str) -> Any:

@@ -34,6 +34,7 @@ from contextlib import suppress
 from typing import Any
 
 from ..._errors import AISDKError, AISDKEventError
+from ..._vocabulary import tables
 from ..accumulate import Pieces, render
 from ..json_values import JSONValueError, loads, quote
 from ..stream import (
@@ -44,8 +45,10 @@ from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
 
+_VOCABULARY = tables("ai_sdk")
+
 #: Tool states whose provider metadata is the result's, not the call's.
-OUTPUT_STATES = ("output-available", "output-error")
+OUTPUT_STATES = _VOCABULARY["OUTPUT_STATES"]
 #: Keys a metadata merge skips, as the SDK's ``mergeObjects`` does.
 UNSAFE_KEYS = ("__proto__", "constructor", "prototype")
 _UNSET: Any = object()
@@ -82,16 +85,7 @@ class _Partial:
 
 
 #: The chunk types of a UI message stream (and ``data-*``).
-CHUNK_TYPES = frozenset(
-    {
-        "start", "finish", "abort", "error", "message-metadata", "start-step", "finish-step",
-        "reset-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta",
-        "reasoning-end", "custom", "file", "reasoning-file", "source-url", "source-document",
-        "tool-input-start", "tool-input-delta", "tool-input-available", "tool-input-error",
-        "tool-approval-request", "tool-approval-response", "tool-output-denied",
-        "tool-output-available", "tool-output-error",
-    }
-)  # fmt: skip
+CHUNK_TYPES = frozenset(_VOCABULARY["CHUNK_TYPES"])
 
 
 def recognizes(event: dict[str, Any]) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._errors import AnthropicError, AnthropicEventError
+from ..._vocabulary import tables
 from ..accumulate import Pieces, append, render
 from ..events import as_int
 from ..json_values import JSONValueError, loads
@@ -30,8 +31,10 @@ from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
 
+_VOCABULARY = tables("anthropic")
+
 #: The block types whose input streams as ``input_json_delta``.
-TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+TOOL_BLOCKS = _VOCABULARY["TOOL_BLOCKS"]
 # Delta type -> (its field, the block type it applies to, or None for tool blocks).
 DELTAS: dict[str, tuple[str, str | None]] = {
     "text_delta": ("text", "text"),
@@ -52,18 +55,7 @@ def error_fields(event: dict[str, Any]) -> tuple[str, str | None]:
 
 
 #: The event types of a Messages stream.
-EVENT_TYPES = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-        "error",
-    }
-)
+EVENT_TYPES = frozenset(_VOCABULARY["EVENT_TYPES"])
 
 
 def recognizes(event: dict[str, Any]) -> bool:

@@ -40,13 +40,16 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _json
+from ..._vocabulary import tables
 from .. import events as ev
 from ..json_prefix import JsonPrefix
 from .assembler import TOOL_BLOCKS, error_fields, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
 
-STOP_REASONS = ("end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal")
+_VOCABULARY = tables("anthropic")
+
+STOP_REASONS = _VOCABULARY["STOP_REASONS"]
 # Other protocols' stop reasons, as Anthropic says them.
 FOREIGN_STOP_REASONS = {
     "stop": "end_turn",

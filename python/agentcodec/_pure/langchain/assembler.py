@@ -16,6 +16,7 @@ from collections import deque
 from typing import Any
 
 from ..._errors import LangChainError, LangChainEventError
+from ..._vocabulary import tables
 from .._args import as_bytes
 from ..accumulate import append, is_text, render
 from ..json_values import JSONValueError, loads
@@ -30,6 +31,8 @@ from ..stream import (
 from ..tool_calls import NO_ARGUMENTS, ToolCall
 
 __all__ = ["Assembler"]
+
+_VOCABULARY = tables("langchain")
 
 TOOL_ARGS_MODES = ("strict", "auto")
 # How many recent event ids are remembered to drop a replayed event: more
@@ -83,9 +86,7 @@ def _first(data: dict[str, Any], *keys: str) -> Any:
 
 
 # Content blocks that are tool calls, streaming or not.
-TOOL_CALL_BLOCKS = frozenset(
-    {"tool_call_chunk", "server_tool_call_chunk", "tool_call", "server_tool_call", "invalid_tool_call"}
-)
+TOOL_CALL_BLOCKS = frozenset(_VOCABULARY["TOOL_CALL_BLOCKS"])
 
 
 class _Message:

@@ -29,12 +29,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..._vocabulary import tables
 from .. import events as ev
 from .assembler import error_fields, recognizes
 
 __all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
 
-FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call")
+_VOCABULARY = tables("openai_chat")
+
+FINISH_REASONS = _VOCABULARY["FINISH_REASONS"]
 #: What the encoder writes after the run finished.
 DONE = b"data: [DONE]\n\n"
 # A chunk's own fields, which a chunk kept for its logprobs keeps.

@@ -19,10 +19,13 @@ import time
 from typing import Any
 
 from ... import _json
+from ..._vocabulary import tables
 from .. import events as ev
 from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
+
+_VOCABULARY = tables("openai_responses")
 
 # Tool call item types, the tool they name, and the field holding their input.
 TOOL_ITEMS = {
@@ -391,31 +394,7 @@ class _OpenItem:
 
 
 # The codes a Responses ``response.error`` may carry (openai-python's ``ResponseError``).
-RESPONSE_ERROR_CODES = frozenset(
-    {
-        "server_error",
-        "rate_limit_exceeded",
-        "invalid_prompt",
-        "data_residency_mismatch",
-        "bio_policy",
-        "misalignment_policy_violation",
-        "vector_store_timeout",
-        "invalid_image",
-        "invalid_image_format",
-        "invalid_base64_image",
-        "invalid_image_url",
-        "image_too_large",
-        "image_too_small",
-        "image_parse_error",
-        "image_content_policy_violation",
-        "invalid_image_mode",
-        "image_file_too_large",
-        "unsupported_image_media_type",
-        "empty_image_file",
-        "failed_to_download_image",
-        "image_file_not_found",
-    }
-)
+RESPONSE_ERROR_CODES = frozenset(_VOCABULARY["RESPONSE_ERROR_CODES"])
 
 
 def _is_input_content(value: Any) -> bool:

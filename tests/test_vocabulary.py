@@ -1,0 +1,64 @@
+"""Each protocol's vocabulary is written once (``agentcodec/_vocabulary``)
+and read by both backends: the Rust core's build script makes constants of
+it, the pure backend and the public types read it at import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from agentcodec import anthropic, openai_chat
+from agentcodec._vocabulary import parse, tables
+
+FILES = sorted((Path(__file__).parent.parent / "python" / "agentcodec" / "_vocabulary").glob("*.txt"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
+def test_every_file_parses_into_tables_of_distinct_words(path: Path) -> None:
+    found = tables(path.stem)
+    assert found, f"{path.name} holds no table"
+    for name, words in found.items():
+        assert words, f"{path.name}: {name} is empty"
+        assert len(set(words)) == len(words), f"{path.name}: {name} repeats a word"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("stop\n", "line 1: a word before any table"),
+        ("[lower] x\nstop\n", "line 1: a table needs a new upper-case name"),
+        ("[A] x\none\n[A] again\n", "line 3: a table needs a new upper-case name"),
+        ('[A] x\n\n# a comment\nsay "hi"\n', "line 4: a word holds a quote or a backslash"),
+    ],
+)
+def test_a_malformed_file_is_refused_at_its_line(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse(text, "x.txt")
+
+
+def test_comments_and_blank_lines_are_not_words() -> None:
+    assert parse("# head\n\n[A] what\n one \n\n# note\ntwo\n[B] other\nthree\n", "x.txt") == {
+        "A": ("one", "two"),
+        "B": ("three",),
+    }
+
+
+def test_the_public_literals_are_the_tables() -> None:
+    """The types' Literal aliases are written out for type checkers; the
+    tuples next to them come from the vocabulary: they must agree."""
+    assert get_args(openai_chat.types.FinishReason) == openai_chat.FINISH_REASONS
+    assert tables("openai-chat")["FINISH_REASONS"] == openai_chat.FINISH_REASONS
+    assert get_args(anthropic.types.StopReason) == anthropic.types.STOP_REASONS
+    assert tables("anthropic")["STOP_REASONS"] == anthropic.types.STOP_REASONS
+
+
+def test_both_backends_recognise_every_event_type_the_vocabulary_lists(backend: object) -> None:
+    """The Rust recogniser's list and the pure one's are the same table: an
+    AG-UI stream of any listed type is recognised by both."""
+    for kind in tables("agui")["KNOWN"]:
+        assembler = backend.AGUIAssembler(on_error="skip")  # type: ignore[attr-defined]
+        assembler.feed(f'data: {{"type": "{kind}"}}\n\n'.encode())
+        assembler.close()
+        assert not any(error["code"] == "unrecognized_stream" for error in assembler.errors), kind
