@@ -394,8 +394,46 @@ pub trait Decode {
 }
 
 /// Neutral events into a protocol's events.
+/// What a conversion could not carry into its target, as the target's
+/// encoder found it: the source event that brought it is numbered by the
+/// Transcoder, which keeps the record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loss {
+    /// What was lost: the kind of a block the target has no place for
+    /// (`media`, `data`, `tool_result`).
+    pub what: String,
+    /// Why, in a sentence that names the target.
+    pub why: String,
+}
+
+impl Loss {
+    /// A block of a kind the target has no place for.
+    pub fn block(target: &str, kind: &str) -> Self {
+        Loss {
+            what: kind.to_owned(),
+            why: format!("{target} has no place for a {kind} block"),
+        }
+    }
+
+    /// A block of a message the target does not stream: one of another
+    /// role than the assistant's (a user's text, a tool's result).
+    pub fn other_role(target: &str, kind: &str) -> Self {
+        Loss {
+            what: kind.to_owned(),
+            why: format!(
+                "{target} streams only what the assistant says: a {kind} block of another role's message has no place"
+            ),
+        }
+    }
+}
+
 pub trait Encode {
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>);
+
+    /// What the encoder could not carry since the last call, in order.
+    fn take_losses(&mut self) -> Vec<Loss> {
+        Vec::new()
+    }
 
     fn finish(&mut self, _out: &mut Vec<Event>) {}
 

@@ -135,6 +135,9 @@ pub enum Error {
     Closed(&'static str),
     /// At `close()`: no event of the protocol came.
     Unrecognized(Unrecognized),
+    /// A conversion told to fail on a loss (`on_loss="error"`) lost
+    /// something: the source's event, and what its target could not carry.
+    Loss(u64, crate::events::Loss),
 }
 
 impl fmt::Display for Error {
@@ -145,6 +148,7 @@ impl fmt::Display for Error {
             Error::Event(err) => err.fmt(f),
             Error::Closed(what) => write!(f, "the {what} is closed"),
             Error::Unrecognized(err) => err.fmt(f),
+            Error::Loss(event, loss) => write!(f, "event {event}: {}", loss.why),
         }
     }
 }

@@ -11,7 +11,7 @@
 use indexmap::IndexMap;
 
 use crate::events::{
-    appended_field, block_delta, block_fields, BlockRef, Decode, Encode, Event, Quick,
+    appended_field, block_delta, block_fields, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
@@ -222,6 +222,13 @@ pub struct Convert {
     encoder: Box<dyn Encode + Send + Sync>,
     framed: Vec<u8>,
     out: Vec<Event>,
+    /// What the target could not carry, each with the source's event that
+    /// brought it.
+    losses: Vec<(u64, Loss)>,
+    /// Whether a loss is an error (`on_loss="error"`) rather than a record.
+    fail_on_loss: bool,
+    /// The source's event being converted, for the losses at the end.
+    event: u64,
 }
 
 impl Convert {
@@ -230,21 +237,39 @@ impl Convert {
             self.encoder.frame(&event, &mut self.framed);
         }
     }
+
+    /// Keeps what the encoder could not carry of the source's event `event`;
+    /// fails on the first when told to.
+    fn note_losses(&mut self, event: u64) -> Result<(), Error> {
+        self.event = event;
+        let losses = self.encoder.take_losses();
+        if losses.is_empty() {
+            return Ok(());
+        }
+        let first = losses[0].clone();
+        self.losses
+            .extend(losses.into_iter().map(|loss| (event, loss)));
+        if self.fail_on_loss {
+            return Err(Error::Loss(event, first));
+        }
+        Ok(())
+    }
 }
 
 impl Sink for Convert {
-    fn neutral(&mut self, _log: &mut Log, event: Event) -> Result<(), Error> {
+    fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error> {
         self.encoder.encode(&event, &mut self.out);
-        Ok(())
+        self.note_losses(log.events)
     }
 
     fn delta(
         &mut self,
-        _log: &mut Log,
+        log: &mut Log,
         message_id: &str,
         index: i64,
         delta: &str,
     ) -> Result<(), Error> {
+        self.event = log.events;
         self.frame_pending();
         if !self
             .encoder
@@ -252,12 +277,18 @@ impl Sink for Convert {
         {
             self.encoder
                 .encode(&block_delta(message_id, index, delta), &mut self.out);
+            return self.note_losses(log.events);
         }
         Ok(())
     }
 
     fn finish(&mut self) {
         self.encoder.finish(&mut self.out);
+        // The stream is over: what the end loses is recorded, not raised.
+        let event = self.event;
+        let losses = self.encoder.take_losses();
+        self.losses
+            .extend(losses.into_iter().map(|loss| (event, loss)));
         self.frame_pending();
         self.encoder.trailer(&mut self.framed);
     }
@@ -294,6 +325,9 @@ impl Transcoder {
             encoder: target.encoder(),
             framed: Vec::new(),
             out: Vec::new(),
+            losses: Vec::new(),
+            fail_on_loss: false,
+            event: 0,
         };
         let mut driver = driver(source, sink, limits, on_error);
         driver.name = "Transcoder";
@@ -309,6 +343,18 @@ impl Transcoder {
         let mut events = unframe(&std::mem::take(&mut sink.framed));
         events.append(&mut sink.out);
         events
+    }
+
+    /// Makes a loss an error (`Error::Loss`, raised at the source's event
+    /// that brought it) instead of a record only.
+    pub fn fail_on_loss(&mut self, fail: bool) {
+        self.driver.protocol.sink.fail_on_loss = fail;
+    }
+
+    /// What the target could not carry so far, each with the source's
+    /// event that brought it.
+    pub fn losses(&self) -> &[(u64, Loss)] {
+        &self.driver.protocol.sink.losses
     }
 
     /// The target's SSE bytes for the events converted since the last call.

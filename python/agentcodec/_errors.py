@@ -13,6 +13,7 @@ __all__ = [
     "AGUIError",
     "AISDKError",
     "AISDKEventError",
+    "ConversionLossError",
     "AGUIEventError",
     "AgentCodecError",
     "AgentScopeError",
@@ -119,6 +120,29 @@ class StreamLimitError(AgentCodecError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.subject, self.event, self.limit, self.maximum, self.detail))
+
+
+class ConversionLossError(AgentCodecError, ValueError):
+    """A conversion told to fail on a loss (``Transcoder(..., on_loss="error")``)
+    met something its target cannot carry. What was converted before the
+    event stays; the events after it wait for the next call, as after any
+    error.
+
+    Attributes:
+        event: the number of the source's event that brought it, from 1.
+        what: what was lost (a block kind: ``"media"``, ``"data"``,
+            ``"tool_result"``).
+        why: why, in a sentence that names the target.
+    """
+
+    def __init__(self, event: int, what: str, why: str) -> None:
+        self.event = event
+        self.what = what
+        self.why = why
+        super().__init__(f"event {event}: {why}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.event, self.what, self.why))
 
 
 class _EventError(AgentCodecError):

@@ -527,7 +527,8 @@ class Transcoder:
     ``thread_id``, ``run_id`` (agui); ``response_id``, ``model``,
     ``created_at`` (openai-responses, openai-chat); ``response_id``,
     ``model`` (anthropic); ``message_id`` (ai-sdk). Errors are the source
-    protocol's."""
+    protocol's. What the target cannot carry is recorded in ``losses``, or
+    with ``on_loss="error"`` raised as ``ConversionLossError``."""
 
     def __new__(
         cls,
@@ -535,6 +536,7 @@ class Transcoder:
         target: _Protocol,
         *,
         on_error: Literal["raise", "skip"] = "raise",
+        on_loss: Literal["record", "error"] = "record",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
@@ -549,6 +551,10 @@ class Transcoder:
         target's events."""
     def close(self) -> bytes:
         """Ends the source stream; returns the target's last SSE bytes."""
+    @property
+    def losses(self) -> list[dict[str, Any]]:
+        """What the target could not carry so far, in order: ``event`` (the
+        source's event that brought it), ``what`` and ``why``."""
     @property
     def source(self) -> str: ...
     @property

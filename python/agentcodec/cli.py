@@ -125,18 +125,26 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         args.source,
         args.target,
         on_error="skip" if args.skip_errors else "raise",
+        on_loss="error" if args.fail_on_loss else "record",
         max_line_bytes=args.max_line_bytes,
         max_event_bytes=args.max_event_bytes,
     )
     sink = out.buffer if hasattr(out, "buffer") else None
     source, name = _open(args)
+    reported = 0
 
     def write(data: bytes) -> None:
+        nonlocal reported
         if sink is not None:
             sink.write(data)
             sink.flush()  # the target streams as the source does
         else:
             out.write(data.decode("utf-8"))
+        # What the target could not carry, as it happens.
+        losses = transcoder.losses
+        for loss in losses[reported:]:
+            print(f"agentcodec convert: {name}: event {loss['event']}: {loss['why']}", file=sys.stderr)
+        reported = len(losses)
 
     try:
         with source:
@@ -260,6 +268,11 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--to", dest="target", choices=events.PROTOCOLS, required=True, help="the output's")
     convert.add_argument(
         "--skip-errors", action="store_true", help="skip events that cannot be read instead of stopping"
+    )
+    convert.add_argument(
+        "--fail-on-loss",
+        action="store_true",
+        help="stop at what the target cannot carry instead of reporting it on stderr and going on",
     )
     _add_limits(convert)
     convert.set_defaults(run=_cmd_convert)

@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use indexmap::IndexMap;
 
 use crate::events::{
+    Loss,
     as_int, block_delta, block_finished, block_replaced, block_started, frame_sse, get, get_str,
     message_finished, message_started, nonempty, or_null, passthrough, run_failed, run_finished,
     run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event,
@@ -615,6 +616,8 @@ struct EncodedBlock {
 /// Neutral events to AG-UI events, in the form ag-ui-protocol serialises.
 #[derive(Debug, Clone, Default)]
 pub struct Encoder {
+    /// What could not be carried since the last `take_losses`.
+    lost: Vec<Loss>,
     options: (Option<String>, Option<String>),
     thread_id: Option<String>,
     run_id: Option<String>,
@@ -812,7 +815,11 @@ impl Encoder {
                 block.call_id = get_str(event, "call_id").unwrap_or("").to_owned();
                 block
             }
-            _ => return, // media and data have no place in AG-UI
+            // Media and data have no place in AG-UI.
+            other => {
+                self.lost.push(Loss::block("agui", other.unwrap_or("")));
+                return;
+            }
         };
         self.blocks.insert((message_id.to_owned(), index), block);
     }
@@ -954,6 +961,10 @@ fn release(open: &mut IndexMap<String, u32>, agui_id: &str, end: &str, out: &mut
 }
 
 impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         let kind = get_str(event, "type").unwrap_or("");
         if kind == "run_started" {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashSet, VecDeque};
 
 use super::{probe, TOOL_BLOCKS};
 use crate::events::{
+    Loss,
     as_int, block_delta, block_fields, block_finished, block_key, block_replaced, block_started,
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
     run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event, Quick,
@@ -506,6 +507,8 @@ struct Encoded {
 /// Neutral events to Anthropic Messages events.
 #[derive(Debug, Clone, Default)]
 pub struct Encoder {
+    /// What could not be carried since the last `take_losses`.
+    lost: Vec<Loss>,
     id: Option<String>,
     model: Option<String>,
     started: bool,
@@ -538,6 +541,10 @@ impl Encoder {
 }
 
 impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.finished {
             return;
@@ -761,16 +768,20 @@ impl Encoder {
         let Some((message_id, index)) = block_key(event) else {
             return;
         };
-        if self.keys.contains_key(&(message_id.clone(), index))
-            || self.skipped.contains(&message_id)
-        {
+        let kind = get_str(event, "kind").unwrap_or("");
+        if self.skipped.contains(&message_id) {
+            self.lost.push(Loss::other_role("anthropic", kind));
             return;
         }
-        let kind = get_str(event, "kind").unwrap_or("");
+        if self.keys.contains_key(&(message_id.clone(), index)) {
+            return;
+        }
         if !matches!(
             kind,
             "text" | "refusal" | "reasoning" | "tool_call" | "data"
         ) {
+            // Tool results and media have no place in an assistant message.
+            self.lost.push(Loss::block("anthropic", kind));
             return;
         }
         let mut fields = Map::new();
@@ -782,6 +793,9 @@ impl Encoder {
         }
         if kind == "data" {
             let Some(value) = anthropic_block(event.get("value")) else {
+                // Only a data block holding one of Anthropic's own blocks
+                // (a server tool's result) has a place.
+                self.lost.push(Loss::block("anthropic", kind));
                 return;
             };
             fields.insert("value".to_owned(), Value::Object(value.clone()));

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::probe::{Chunk, TEXT_KEYS};
 
 use crate::events::{
+    Loss,
     as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, message_finished,
     message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
     Event, Quick,
@@ -623,6 +624,8 @@ enum Streamed {
 /// Neutral events to Chat Completions chunks.
 #[derive(Debug, Clone)]
 pub struct Encoder {
+    /// What could not be carried since the last `take_losses`.
+    lost: Vec<Loss>,
     id: Option<String>,
     model: Option<String>,
     created: Value,
@@ -644,6 +647,7 @@ impl Encoder {
             id,
             model,
             created: created.unwrap_or(Value::Null),
+            lost: Vec::new(),
             started: false,
             finished: false,
             completed: false,
@@ -733,6 +737,7 @@ impl Encoder {
         };
         let kind = get_str(event, "kind").unwrap_or("");
         let Some(choice) = self.messages.get(message_id).copied().unwrap_or(Some(0)) else {
+            self.lost.push(Loss::other_role("openai-chat", kind));
             return;
         };
         let streamed = match kind {
@@ -743,7 +748,11 @@ impl Encoder {
                 Streamed::FunctionCall
             }
             "tool_call" => Streamed::Tool(0),
-            _ => return,
+            // Tool results, media and data have no place in a chunk.
+            other => {
+                self.lost.push(Loss::block("openai-chat", other));
+                return;
+            }
         };
         self.announce(choice, out);
         let state = self.choices.get_mut(&choice).expect("announced");
@@ -901,6 +910,10 @@ impl Encoder {
 }
 
 impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.finished {
             return;

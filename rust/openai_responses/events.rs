@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use indexmap::IndexMap;
 
 use crate::events::{
+    Loss,
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, either,
     frame_sse, get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null,
     passthrough, run_failed, run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event,
@@ -730,6 +731,8 @@ impl OpenItem {
 /// need, `sequence_number` counting from 0.
 #[derive(Debug, Clone, Default)]
 pub struct Encoder {
+    /// What could not be carried since the last `take_losses`.
+    lost: Vec<Loss>,
     response_id: Option<String>,
     model: Option<String>,
     created_at: Option<Value>,
@@ -1043,7 +1046,8 @@ impl Encoder {
                 self.blocks
                     .insert((message_id.to_owned(), index), (item, part));
             }
-            _ => {}
+            // Media and data have no place in a Response.
+            other => self.lost.push(Loss::block(PROTOCOL, other)),
         }
     }
 
@@ -1382,6 +1386,10 @@ impl Encoder {
 }
 
 impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.finished {
             return;

@@ -12,6 +12,7 @@ use crate::stream::{Error, ErrorRecord, Exceeded};
 static SSE_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static STREAM_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static PARTIAL_JSON_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static CONVERSION_LOSS_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Defines a protocol binding's `to_py_err`: the protocol's errors raised as
 /// its own exception classes of `agentcodec._errors`, `$base(message)` and
@@ -93,8 +94,9 @@ fn stream_limit_error(py: Python<'_>, err: &Exceeded) -> PyErr {
 }
 
 /// The exception for an assembler's error: `SSELimitError`,
-/// `StreamLimitError`, the protocol's event error, or its base error for a
-/// closed assembler.
+/// `StreamLimitError`, the protocol's event error, its base error for a
+/// closed assembler, or `ConversionLossError` for a Transcoder told to fail
+/// on a loss.
 pub fn stream_error(
     py: Python<'_>,
     err: Error,
@@ -107,6 +109,12 @@ pub fn stream_error(
         Error::Event(error) => event(py, error.event, &error.problem),
         Error::Closed(what) => base(py, &format!("the {what} is closed")),
         Error::Unrecognized(unrecognized) => base(py, &unrecognized.to_string()),
+        Error::Loss(event, loss) => raise(
+            py,
+            &CONVERSION_LOSS_ERROR,
+            "ConversionLossError",
+            (event, loss.what.as_str(), loss.why.as_str()),
+        ),
     }
 }
 

@@ -202,13 +202,14 @@ pub struct Transcoder {
 
 stream_methods!(Transcoder, {
     #[new]
-    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, **options)")]
+    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), on_loss = StrArg::Default("record"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', on_loss='record', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, **options)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
         target: &Bound<'_, PyAny>,
         on_error: StrArg,
+        on_loss: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
@@ -217,10 +218,14 @@ stream_methods!(Transcoder, {
         let target = protocol(py, target, "target")?;
         let source = protocol(py, source, "source")?;
         let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
+        let on_loss = on_loss.get(py, "on_loss")?;
+        let fail_on_loss =
+            assemblers::choice(py, "on_loss", &on_loss, ["record", "error"])? == "error";
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let options = encoder_options(py, target, options)?;
         let mut inner = transcode::Transcoder::new(source, options, limits, on_error);
         inner.set_max_errors(max_errors.max_errors(py)?);
+        inner.fail_on_loss(fail_on_loss);
         Ok(Transcoder {
             state: Guarded::new("Transcoder", inner),
             to_py_err: to_py_err_for(source),
@@ -261,6 +266,23 @@ stream_methods!(Transcoder, {
         self.state.with(py, |state| {
             assemblers::close(py, state, self.to_py_err)?;
             Ok(PyBytes::new(py, &state.take_bytes()))
+        })
+    }
+
+    /// What the target could not carry so far, in order: ``event`` (the
+    /// source's event that brought it), ``what`` and ``why``.
+    #[getter]
+    fn losses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.state.with(py, |state| {
+            let list = PyList::empty(py);
+            for (event, loss) in state.losses() {
+                let record = PyDict::new(py);
+                record.set_item("event", event)?;
+                record.set_item("what", loss.what.as_str())?;
+                record.set_item("why", loss.why.as_str())?;
+                list.append(record)?;
+            }
+            Ok(list)
         })
     }
 });

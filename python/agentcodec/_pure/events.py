@@ -261,3 +261,18 @@ def _common_prefix(a: str, b: str) -> str:
         else:
             high = middle
     return a[:low]
+
+
+def block_loss(target: str, kind: str) -> tuple[str, str]:
+    """A block of a kind the target has no place for, as ``(what, why)``
+    (``events::Loss::block``)."""
+    return kind, f"{target} has no place for a {kind} block"
+
+
+def other_role_loss(target: str, kind: str) -> tuple[str, str]:
+    """A block of a message the target does not stream: one of another role
+    than the assistant's (``events::Loss::other_role``)."""
+    return kind, (
+        f"{target} streams only what the assistant says: "
+        f"a {kind} block of another role's message has no place"
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._errors import ConversionLossError
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
 from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
@@ -64,6 +65,12 @@ def _encoder(name: str, options: dict[str, Any]) -> Any:
     for option, value in options.items():
         _check_option(option, value, allowed[option])
     return _protocol(name, "target").encoder(**options)
+
+
+def _take_losses(encoder: Any) -> list[tuple[str, str]]:
+    """What the encoder could not carry since the last call (``Encode::take_losses``)."""
+    take = getattr(encoder, "take_losses", None)
+    return take() if take is not None else []
 
 
 class _Decoding(Driver):
@@ -215,12 +222,17 @@ class Transcoder(_Decoding):
         target: str,
         *,
         on_error: str = "raise",
+        on_loss: str = "record",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
         **options: Any,
     ) -> None:
         protocol = _protocol(target, "target")
+        if not isinstance(on_loss, str):
+            raise TypeError(f"on_loss must be str, not {type(on_loss).__name__}")
+        if on_loss not in ("record", "error"):
+            raise ValueError(f"on_loss must be 'record' or 'error', not {on_loss!r}")
         super().__init__(
             source,
             on_error=on_error,
@@ -232,6 +244,10 @@ class Transcoder(_Decoding):
         self._encoder = _encoder(target, options)
         self._frame = protocol.frame
         self._out: list[dict[str, Any]] = []
+        # What the target could not carry: (event, what, why).
+        self._losses: list[tuple[int, str, str]] = []
+        self._fail_on_loss = on_loss == "error"
+        self._loss_event = 0  # the source's event being converted
 
     def feed(self, data: bytes | bytearray | memoryview) -> bytes:  # type: ignore[override]
         """Converts a chunk of the source's SSE stream; returns the target's
@@ -250,10 +266,24 @@ class Transcoder(_Decoding):
     def close(self) -> bytes:
         self._close()
         self._out.extend(self._encoder.finish())
+        # The stream is over: what the end loses is recorded, not raised.
+        self._losses += [(self._loss_event, what, why) for what, why in _take_losses(self._encoder)]
         return self._take_bytes() + _trailer(self._encoder)
+
+    @property
+    def losses(self) -> list[dict[str, Any]]:
+        """What the target could not carry so far, in order: ``event`` (the
+        source's event that brought it), ``what`` and ``why``."""
+        return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
 
     def _neutral(self, event: dict[str, Any]) -> None:
         self._out.extend(self._encoder.encode(event))
+        self._loss_event = self._events
+        lost = _take_losses(self._encoder)
+        if lost:
+            self._losses += [(self._events, what, why) for what, why in lost]
+            if self._fail_on_loss:
+                raise ConversionLossError(self._events, *lost[0])
 
     def _take_bytes(self) -> bytes:
         events, self._out = self._out, []

@@ -479,6 +479,8 @@ class Encoder:
     protocol = "agui"
 
     def __init__(self, thread_id: str | None = None, run_id: str | None = None) -> None:
+        # What could not be carried since the last take_losses(): (what, why).
+        self._lost: list[tuple[str, str]] = []
         self._options = (thread_id, run_id)
         self._thread_id = thread_id
         self._run_id = run_id
@@ -490,6 +492,11 @@ class Encoder:
         self._open_text: dict[str, int] = {}
         self._open_reasoning: dict[str, int] = {}
         self._open_calls: set[str] = set()
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -614,7 +621,9 @@ class Encoder:
         elif kind == "tool_result":
             block = _Block("tool_result", message_id, ev.as_str(event.get("call_id")) or "")
         else:
-            return  # media and data have no place in AG-UI
+            # Media and data have no place in AG-UI.
+            self._lost.append(ev.block_loss("agui", kind if isinstance(kind, str) else ""))
+            return
         self._blocks[(message_id, index)] = block
 
     def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:

@@ -358,6 +358,8 @@ class Encoder:
     protocol = "anthropic"
 
     def __init__(self, response_id: str | None = None, model: str | None = None) -> None:
+        # What could not be carried since the last take_losses(): (what, why).
+        self._lost: list[tuple[str, str]] = []
         self._id = response_id
         self._model = model
         self._started = False
@@ -371,6 +373,11 @@ class Encoder:
         self._last_kind: str | None = None
         self._reason: str | None = None
         self._stop_sequence: str | None = None
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -455,14 +462,25 @@ class Encoder:
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         key = ev.block_key(event)
         kind = event.get("kind")
-        if key is None or key in self._blocks or key[0] in self._skipped:
+        kind_name = kind if isinstance(kind, str) else ""
+        if key is None:
+            return
+        if key[0] in self._skipped:
+            self._lost.append(ev.other_role_loss(self.protocol, kind_name))
+            return
+        if key in self._blocks:
             return
         if kind not in ("text", "refusal", "reasoning", "tool_call", "data"):
+            # Tool results and media have no place in an assistant message.
+            self._lost.append(ev.block_loss(self.protocol, kind_name))
             return
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         if kind == "data":
             value = _anthropic_block(event.get("value"))
             if value is None:
+                # Only a data block holding one of Anthropic's own blocks (a
+                # server tool's result) has a place.
+                self._lost.append(ev.block_loss(self.protocol, kind))
                 return
             fields["value"] = value
         self._ensure_started(out)

@@ -393,6 +393,8 @@ class Encoder:
     def __init__(
         self, response_id: str | None = None, model: str | None = None, created_at: Any = None
     ) -> None:
+        # What could not be carried since the last take_losses(): (what, why).
+        self._lost: list[tuple[str, str]] = []
         self._id = response_id
         self._model = model
         self._created = created_at
@@ -406,6 +408,11 @@ class Encoder:
         self._open: dict[str, int] = {}
         # (neutral message, block) -> (choice, kind, tool index or None).
         self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -492,7 +499,13 @@ class Encoder:
         if not isinstance(message_id, str) or index is None:
             return
         choice = self._messages.get(message_id, 0)
-        if choice is None or kind not in ("text", "reasoning", "refusal", "tool_call"):
+        kind_name = kind if isinstance(kind, str) else ""
+        if choice is None:
+            self._lost.append(ev.other_role_loss(self.protocol, kind_name))
+            return
+        if kind not in ("text", "reasoning", "refusal", "tool_call"):
+            # Tool results, media and data have no place in a chunk.
+            self._lost.append(ev.block_loss(self.protocol, kind_name))
             return
         state = self._announce(choice, out)
         state.last = kind

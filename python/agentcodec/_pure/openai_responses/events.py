@@ -416,6 +416,8 @@ class Encoder:
     def __init__(
         self, response_id: str | None = None, model: str | None = None, created_at: Any = None
     ) -> None:
+        # What could not be carried since the last take_losses(): (what, why).
+        self._lost: list[tuple[str, str]] = []
         self._response_id = response_id
         self._model = model
         self._created_at = created_at
@@ -429,6 +431,11 @@ class Encoder:
         self._used_ids: dict[str, int] = {}
         # (neutral message, block) -> (item, part or None for a tool block).
         self._blocks: dict[tuple[str, int], tuple[_OpenItem, _Part | None]] = {}
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -565,6 +572,9 @@ class Encoder:
             }
             item = _OpenItem(-1, "function_call_output", fields)  # added when it finishes, whole
             self._blocks[(message_id, index)] = (item, _Part("tool_result", False))
+        else:
+            # Media and data have no place in a Response.
+            self._lost.append(ev.block_loss(self.protocol, kind if isinstance(kind, str) else ""))
 
     def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
