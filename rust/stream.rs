@@ -504,6 +504,26 @@ pub trait Protocol {
     }
 }
 
+/// `impl Assemble` for a protocol's assembler, which holds its [`Driver`]
+/// as `driver`: what every assembler's `impl` was, written once.
+macro_rules! assemble_with_driver {
+    ($assembler:ty, $protocol:ty) => {
+        impl $crate::stream::Assemble for $assembler {
+            type Protocol = $protocol;
+
+            fn driver(&self) -> &$crate::stream::Driver<$protocol> {
+                &self.driver
+            }
+
+            fn driver_mut(&mut self) -> &mut $crate::stream::Driver<$protocol> {
+                &mut self.driver
+            }
+        }
+    };
+}
+
+pub(crate) use assemble_with_driver;
+
 /// The final object an assembler gives (what its protocol's SDK gives),
 /// under one name whatever the protocol calls it.
 pub trait Assembled {

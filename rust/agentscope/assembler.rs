@@ -478,17 +478,7 @@ impl crate::stream::Assembled for Assembler {
     }
 }
 
-impl Assemble for Assembler {
-    type Protocol = AgentScope;
-
-    fn driver(&self) -> &Driver<AgentScope> {
-        &self.driver
-    }
-
-    fn driver_mut(&mut self) -> &mut Driver<AgentScope> {
-        &mut self.driver
-    }
-}
+crate::stream::assemble_with_driver!(Assembler, AgentScope);
 
 impl Default for Assembler {
     fn default() -> Self {

@@ -114,17 +114,7 @@ impl crate::stream::Assembled for Assembler {
     }
 }
 
-impl Assemble for Assembler {
-    type Protocol = AgUi;
-
-    fn driver(&self) -> &Driver<AgUi> {
-        &self.driver
-    }
-
-    fn driver_mut(&mut self) -> &mut Driver<AgUi> {
-        &mut self.driver
-    }
-}
+crate::stream::assemble_with_driver!(Assembler, AgUi);
 
 impl Default for Assembler {
     fn default() -> Self {

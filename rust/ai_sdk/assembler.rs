@@ -77,17 +77,7 @@ impl crate::stream::Assembled for Assembler {
     }
 }
 
-impl Assemble for Assembler {
-    type Protocol = UiMessage;
-
-    fn driver(&self) -> &Driver<UiMessage> {
-        &self.driver
-    }
-
-    fn driver_mut(&mut self) -> &mut Driver<UiMessage> {
-        &mut self.driver
-    }
-}
+crate::stream::assemble_with_driver!(Assembler, UiMessage);
 
 impl Default for Assembler {
     fn default() -> Self {

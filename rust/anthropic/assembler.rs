@@ -60,17 +60,7 @@ impl crate::stream::Assembled for Assembler {
     }
 }
 
-impl Assemble for Assembler {
-    type Protocol = Messages;
-
-    fn driver(&self) -> &Driver<Messages> {
-        &self.driver
-    }
-
-    fn driver_mut(&mut self) -> &mut Driver<Messages> {
-        &mut self.driver
-    }
-}
+crate::stream::assemble_with_driver!(Assembler, Messages);
 
 impl Default for Assembler {
     fn default() -> Self {

@@ -235,17 +235,7 @@ impl crate::stream::Assembled for Assembler {
     }
 }
 
-impl Assemble for Assembler {
-    type Protocol = LangChain;
-
-    fn driver(&self) -> &Driver<LangChain> {
-        &self.driver
-    }
-
-    fn driver_mut(&mut self) -> &mut Driver<LangChain> {
-        &mut self.driver
-    }
-}
+crate::stream::assemble_with_driver!(Assembler, LangChain);
 
 impl Default for Assembler {
     fn default() -> Self {

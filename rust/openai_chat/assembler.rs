@@ -67,17 +67,7 @@ impl crate::stream::Assembled for Assembler {
     }
 }
 
-impl Assemble for Assembler {
-    type Protocol = Chat;
-
-    fn driver(&self) -> &Driver<Chat> {
-        &self.driver
-    }
-
-    fn driver_mut(&mut self) -> &mut Driver<Chat> {
-        &mut self.driver
-    }
-}
+crate::stream::assemble_with_driver!(Assembler, Chat);
 
 impl Default for Assembler {
     fn default() -> Self {

@@ -223,17 +223,7 @@ impl crate::stream::Assembled for Assembler {
     }
 }
 
-impl Assemble for Assembler {
-    type Protocol = Responses;
-
-    fn driver(&self) -> &Driver<Responses> {
-        &self.driver
-    }
-
-    fn driver_mut(&mut self) -> &mut Driver<Responses> {
-        &mut self.driver
-    }
-}
+crate::stream::assemble_with_driver!(Assembler, Responses);
 
 impl Default for Assembler {
     fn default() -> Self {
