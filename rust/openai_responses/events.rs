@@ -366,7 +366,9 @@ impl Decoder {
                 ));
             }
         }
-        if done && block.open {
+        // A reasoning item's blocks end with the item: its encrypted content
+        // comes with output_item.done, and is theirs.
+        if done && block.open && item.kind != Some("reasoning") {
             block.open = false;
             out.push(block_finished(&message_id, block.index));
         }

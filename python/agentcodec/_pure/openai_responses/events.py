@@ -261,7 +261,9 @@ class Decoder:
         ):
             block.annotations = list(annotations)
             out.append(ev.block_replaced(item.message_id, block.index, {"annotations": block.annotations}))
-        if done and block.open:
+        # A reasoning item's blocks end with the item: its encrypted content
+        # comes with output_item.done, and is theirs.
+        if done and block.open and item.kind != "reasoning":
             block.open = False
             out.append(ev.block_finished(item.message_id, block.index))
 
