@@ -73,4 +73,6 @@ ROW = Row(
     judged_tool_calls=(
         JudgedToolCalls("agentscope/*.sse", beside, lambda recorded: _judged_calls(recorded["final"])),
     ),
+    # A reasoning message has no place for a signature.
+    cannot_carry=frozenset({"signatures"}),
 )
