@@ -174,7 +174,8 @@ def recognizes(event: dict[str, Any]) -> bool:
     kind = event.get("object")
     if isinstance(kind, str):
         return kind in ("response", "message", "content")
-    return kind is None and "error" in event
+    # An error frame; a JSON-RPC error (A2A's) is another protocol's.
+    return kind is None and "error" in event and "jsonrpc" not in event
 
 
 class Assembler(AssemblerBase):
