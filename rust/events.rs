@@ -415,6 +415,17 @@ impl Loss {
         }
     }
 
+    /// A correction of text that already streamed (a `block_replaced`
+    /// with `text`): the target can only append.
+    pub fn correction(target: &str, kind: &str) -> Self {
+        Loss {
+            what: "corrections".to_owned(),
+            why: format!(
+                "{target} cannot replace the text of a {kind} block that already streamed"
+            ),
+        }
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {

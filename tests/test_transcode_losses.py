@@ -5,6 +5,7 @@ the first, and the CLI's ``convert`` on stderr. The rows' ``cannot_carry``
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -41,7 +42,7 @@ def test_both_backends_report_the_same_losses_in_what_the_target_cannot_carry(
             assert set(loss) == {"event", "what", "why"}
             assert loss["event"] >= 1
             assert target in loss["why"], loss
-            if "has no place for" in loss["why"]:
+            if "has no place for" in loss["why"] or "cannot replace" in loss["why"]:
                 assert loss["what"] in row.cannot_carry, (target, loss)
 
 
@@ -141,3 +142,39 @@ def test_the_cli_reports_losses_on_stderr_and_can_stop_at_them(tmp_path: Path) -
     stopping = subprocess.run([*command, "--fail-on-loss"], capture_output=True, check=False)
     assert stopping.returncode == 1
     assert stopping.stderr.decode().splitlines() == expected[:1]
+
+
+def test_a_correction_of_streamed_text_is_reported_where_the_target_only_appends(backend: ModuleType) -> None:
+    """An AgentScope content completed with other text than streamed is a
+    correction (``block_replaced``): a target that only appends reports it,
+    one that can replace writes it."""
+    events = [
+        {"object": "response", "id": "r", "status": "created"},
+        {"object": "message", "id": "m", "role": "assistant", "type": "message", "status": "in_progress"},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m", "text": "Hello wrld"},
+        {
+            "object": "content",
+            "type": "text",
+            "index": 0,
+            "msg_id": "m",
+            "text": "Hello world",
+            "status": "completed",
+        },
+        {"object": "message", "id": "m", "role": "assistant", "type": "message", "status": "completed"},
+        {"object": "response", "id": "r", "status": "completed"},
+    ]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    for target, row in TABLE.items():
+        if target == "agentscope":
+            continue
+        losses = losses_of(backend, "agentscope", target, stream)
+        if "corrections" in row.cannot_carry:
+            assert losses == [
+                {
+                    "event": 4,
+                    "what": "corrections",
+                    "why": f"{target} cannot replace the text of a text block that already streamed",
+                }
+            ], target
+        else:
+            assert losses == [], target

@@ -863,7 +863,19 @@ impl Encoder {
     }
 
     fn block_replaced(&mut self, event: &Event, out: &mut Vec<Event>) {
-        let Some(block) = Self::block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
+        let Some(key) = Self::block_key(event) else {
+            return;
+        };
+        // AG-UI only appends: a correction of streamed text has no place.
+        let corrected = match self.blocks.get(&key).map(|block| block.kind) {
+            Some(BlockKind::Text) => Some("text"),
+            Some(BlockKind::Reasoning) => Some("reasoning"),
+            _ => None,
+        };
+        if let (Some(kind), Some(_)) = (corrected, get_str(event, "text")) {
+            self.lost.push(Loss::correction("agui", kind));
+        }
+        let Some(block) = self.blocks.get_mut(&key) else {
             return;
         };
         if block.kind == BlockKind::ToolResult {

@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 
 use super::probe::{self, Target};
 use crate::events::{
+    Loss,
     block_delta, block_fields, block_finished, block_key, block_replaced, block_started, frame_sse,
     get_str, message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
     run_started, BlockRef, Decode, Encode, Event, Quick,
@@ -562,6 +563,8 @@ struct Block {
 /// Neutral events to AI SDK UI message chunks.
 #[derive(Debug, Clone, Default)]
 pub struct Encoder {
+    /// What could not be carried since the last `take_losses`.
+    lost: Vec<Loss>,
     message_id: Option<String>,
     started: bool,
     finished: bool,
@@ -588,6 +591,10 @@ impl Encoder {
 }
 
 impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.finished {
             return;
@@ -889,6 +896,12 @@ impl Encoder {
         let Some(block) = block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
             return;
         };
+        // A text part only grows: a correction of streamed text has no place.
+        if matches!(block.kind.as_str(), "text" | "refusal" | "reasoning")
+            && get_str(event, "text").is_some()
+        {
+            self.lost.push(Loss::correction("ai-sdk", &block.kind));
+        }
         if block.kind == "tool_call" {
             if let Some(arguments) = get_str(event, "arguments") {
                 block.text = arguments.to_owned(); // the input snapshot, written at the end

@@ -598,6 +598,16 @@ impl Encode for Encoder {
                 let Some(serial) = self.serial_of(event) else {
                     return;
                 };
+                // A text delta only appends: a correction of streamed text
+                // has no place.
+                if let Some(block) = self.blocks.get(&serial) {
+                    let kind = block.kind.as_str();
+                    if matches!(kind, "text" | "refusal" | "reasoning")
+                        && get_str(event, "text").is_some()
+                    {
+                        self.lost.push(Loss::correction("anthropic", kind));
+                    }
+                }
                 if self.order.front() == Some(&serial) {
                     self.write_replaced(serial, event, out);
                 } else if let Some(block) = self.blocks.get_mut(&serial) {

@@ -951,6 +951,20 @@ impl Encode for Encoder {
                     self.blocks.shift_remove(&BlockRef(message_id, index));
                 }
             }
+            "block_replaced" => {
+                let streamed = (get_str(event, "message_id"), as_int(event.get("index")));
+                if let (Some(message_id), Some(index)) = streamed {
+                    let kind = match self.blocks.get(&BlockRef(message_id, index)) {
+                        Some((_, Streamed::Text)) => Some("text"),
+                        Some((_, Streamed::Reasoning)) => Some("reasoning"),
+                        Some((_, Streamed::Refusal)) => Some("refusal"),
+                        _ => None,
+                    };
+                    if let (Some(kind), Some(_)) = (kind, get_str(event, "text")) {
+                        self.lost.push(Loss::correction("openai-chat", kind));
+                    }
+                }
+            }
             "run_finished" => self.run_finished(event, out),
             "run_failed" => self.run_failed(event, out),
             "passthrough" => {

@@ -269,6 +269,12 @@ def block_loss(target: str, kind: str) -> tuple[str, str]:
     return kind, f"{target} has no place for a {kind} block"
 
 
+def correction_loss(target: str, kind: str) -> tuple[str, str]:
+    """A correction of text that already streamed (a ``block_replaced``
+    with ``text``): the target can only append (``events::Loss::correction``)."""
+    return "corrections", f"{target} cannot replace the text of a {kind} block that already streamed"
+
+
 def other_role_loss(target: str, kind: str) -> tuple[str, str]:
     """A block of a message the target does not stream: one of another role
     than the assistant's (``events::Loss::other_role``)."""

@@ -644,6 +644,9 @@ class Encoder:
         block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
         if block is None:
             return
+        if block.kind in ("text", "reasoning") and isinstance(event.get("text"), str):
+            # AG-UI only appends: a correction of streamed text has no place.
+            self._lost.append(ev.correction_loss(self.protocol, block.kind))
         if block.kind == "tool_result" and "output" in event:
             output = event["output"]
             if isinstance(output, list) and all(

@@ -373,6 +373,8 @@ class Encoder:
     protocol = "ai-sdk"
 
     def __init__(self, message_id: str | None = None) -> None:
+        # What could not be carried since the last take_losses(): (what, why).
+        self._lost: list[tuple[str, str]] = []
         self._message_id = message_id
         self._started = False
         self._finished = False
@@ -383,6 +385,11 @@ class Encoder:
         self._calls: set[str] = set()  # tool calls written
         self._skipped: set[str] = set()  # messages with no place here
         self._reason: str | None = None
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -518,6 +525,9 @@ class Encoder:
         block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
         if block is None:
             return
+        if block.kind in ("text", "refusal", "reasoning") and isinstance(event.get("text"), str):
+            # A text part only grows: a correction of streamed text has no place.
+            self._lost.append(ev.correction_loss(self.protocol, block.kind))
         if block.kind == "tool_call" and isinstance(event.get("arguments"), str):
             block.pieces = [event["arguments"]]  # the input snapshot, written at the end
         elif block.kind == "tool_result" and "output" in event:

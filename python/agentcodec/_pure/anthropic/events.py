@@ -505,6 +505,9 @@ class Encoder:
         block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
         if block is None:
             return
+        if block.kind in ("text", "refusal", "reasoning") and isinstance(event.get("text"), str):
+            # A text delta only appends: a correction of streamed text has no place.
+            self._lost.append(ev.correction_loss(self.protocol, block.kind))
         if block is self._current:
             self._write_replaced(block, event, out)
         else:

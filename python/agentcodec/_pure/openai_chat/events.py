@@ -548,6 +548,16 @@ class Encoder:
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
 
+    def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        if (
+            found is not None
+            and found[1] in ("text", "reasoning", "refusal")
+            and isinstance(event.get("text"), str)
+        ):
+            # A delta only appends: a correction of streamed text has no place.
+            self._lost.append(ev.correction_loss(self.protocol, found[1]))
+
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = ev.as_str(event.get("message_id"))
         if message_id is None:
@@ -607,6 +617,7 @@ _ENCODERS = {
     "block_started": Encoder._block_started,
     "block_delta": Encoder._block_delta,
     "block_finished": Encoder._block_finished,
+    "block_replaced": Encoder._block_replaced,
     "run_finished": Encoder._run_finished,
     "run_failed": Encoder._run_failed,
     "passthrough": Encoder._passthrough,
