@@ -415,6 +415,14 @@ impl Loss {
         }
     }
 
+    /// A refusal written as text: the target has no refusal block.
+    pub fn refusal(target: &str) -> Self {
+        Loss {
+            what: "refusal_kind".to_owned(),
+            why: format!("{target} has no refusal block: a refusal is written as text"),
+        }
+    }
+
     /// A correction of text that already streamed (a `block_replaced`
     /// with `text`): the target can only append.
     pub fn correction(target: &str, kind: &str) -> Self {

@@ -42,7 +42,8 @@ def test_both_backends_report_the_same_losses_in_what_the_target_cannot_carry(
             assert set(loss) == {"event", "what", "why"}
             assert loss["event"] >= 1
             assert target in loss["why"], loss
-            if "has no place for" in loss["why"] or "cannot replace" in loss["why"]:
+            # A block of another role's message is lost whatever its kind.
+            if "another role" not in loss["why"]:
                 assert loss["what"] in row.cannot_carry, (target, loss)
 
 
@@ -174,6 +175,48 @@ def test_a_correction_of_streamed_text_is_reported_where_the_target_only_appends
                     "event": 4,
                     "what": "corrections",
                     "why": f"{target} cannot replace the text of a text block that already streamed",
+                }
+            ], target
+        else:
+            assert losses == [], target
+
+
+def test_a_refusal_written_as_text_is_reported(backend: ModuleType) -> None:
+    """A refusal block becomes text where the target has no refusal."""
+    chunks = [
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {"role": "assistant"}}],
+        },
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {"refusal": "I can't."}}],
+        },
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        },
+    ]
+    stream = (
+        b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks) + b"data: [DONE]\n\n"
+    )
+    for target, row in TABLE.items():
+        if target == "openai-chat":
+            continue
+        losses = [
+            loss
+            for loss in losses_of(backend, "openai-chat", target, stream)
+            if loss["what"] == "refusal_kind"
+        ]
+        if "refusal_kind" in row.cannot_carry:
+            assert losses == [
+                {
+                    "event": 2,
+                    "what": "refusal_kind",
+                    "why": f"{target} has no refusal block: a refusal is written as text",
                 }
             ], target
         else:

@@ -762,7 +762,10 @@ impl Encoder {
             framing: Vec::new(),
         };
         let block = match get_str(event, "kind") {
-            Some("text" | "refusal") => {
+            Some(kind @ ("text" | "refusal")) => {
+                if kind == "refusal" {
+                    self.lost.push(Loss::refusal("agui"));
+                }
                 if !self.open_text.contains_key(message_id) {
                     let role = if TEXT_ROLES.contains(&role.as_str()) {
                         role.as_str()

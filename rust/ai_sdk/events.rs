@@ -796,6 +796,9 @@ impl Encoder {
         };
         match kind {
             "text" | "refusal" | "reasoning" => {
+                if kind == "refusal" {
+                    self.lost.push(Loss::refusal("ai-sdk"));
+                }
                 self.ensure_step(out);
                 let chunk_type = if kind == "reasoning" {
                     "reasoning-start"

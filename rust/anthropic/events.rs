@@ -794,6 +794,9 @@ impl Encoder {
             self.lost.push(Loss::block("anthropic", kind));
             return;
         }
+        if kind == "refusal" {
+            self.lost.push(Loss::refusal("anthropic"));
+        }
         let mut fields = Map::new();
         for name in block_fields(kind) {
             fields.insert(

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 
 use crate::events::{
+    Loss,
     appended_field, as_int, block_fields, block_finished, block_key, block_replaced, block_started,
     either, frame_sse, get, get_str, message_finished, message_started, nonempty, or_null,
     passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event, Held,
@@ -486,6 +487,8 @@ struct OpenBlock {
 /// lifecycle channels).
 #[derive(Debug, Clone)]
 pub struct Encoder {
+    /// What could not be carried since the last `take_losses`.
+    lost: Vec<Loss>,
     namespace: Vec<String>,
     node: Option<String>,
     timestamp: Option<Value>,
@@ -593,6 +596,7 @@ impl Encoder {
             blocks: IndexMap::new(),
             wire: 0,
             ended: false,
+            lost: Vec::new(),
         }
     }
 
@@ -669,6 +673,9 @@ impl Encoder {
             return;
         };
         self.announce(message_id, event.get("call_id"), out);
+        if kind == "refusal" {
+            self.lost.push(Loss::refusal("langchain"));
+        }
         let mut fields = Map::new();
         for name in block_fields(kind) {
             fields.insert((*name).to_owned(), or_null(event.get(*name)));
@@ -859,6 +866,10 @@ impl Encoder {
 }
 
 impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.ended {
             return; // the run has ended

@@ -269,6 +269,12 @@ def block_loss(target: str, kind: str) -> tuple[str, str]:
     return kind, f"{target} has no place for a {kind} block"
 
 
+def refusal_loss(target: str) -> tuple[str, str]:
+    """A refusal written as text: the target has no refusal block
+    (``events::Loss::refusal``)."""
+    return "refusal_kind", f"{target} has no refusal block: a refusal is written as text"
+
+
 def correction_loss(target: str, kind: str) -> tuple[str, str]:
     """A correction of text that already streamed (a ``block_replaced``
     with ``text``): the target can only append (``events::Loss::correction``)."""

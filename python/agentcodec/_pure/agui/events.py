@@ -587,6 +587,8 @@ class Encoder:
             return
         role, message_kind = self._messages.get(message_id, ("assistant", None))
         if kind in ("text", "refusal"):
+            if kind == "refusal":
+                self._lost.append(ev.refusal_loss(self.protocol))
             block = _Block("text", message_id)
             if message_id not in self._open_text:
                 out.append(

@@ -480,6 +480,8 @@ class Encoder:
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         block = _Block(kind, part_id, fields)
         if kind in ("text", "refusal", "reasoning"):
+            if kind == "refusal":
+                self._lost.append(ev.refusal_loss(self.protocol))
             self._ensure_step(out)
             chunk_type = "reasoning-start" if kind == "reasoning" else "text-start"
             out.append({"type": chunk_type, "id": part_id})

@@ -474,6 +474,8 @@ class Encoder:
             # Tool results and media have no place in an assistant message.
             self._lost.append(ev.block_loss(self.protocol, kind_name))
             return
+        if kind == "refusal":
+            self._lost.append(ev.refusal_loss(self.protocol))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         if kind == "data":
             value = _anthropic_block(event.get("value"))

@@ -334,6 +334,8 @@ class Encoder:
     def __init__(
         self, namespace: list[str] | None = None, node: str | None = "model", timestamp: int | None = None
     ) -> None:
+        # What could not be carried since the last take_losses(): (what, why).
+        self._lost: list[tuple[str, str]] = []
         self._namespace = list(namespace or [])
         self._node = node
         self._timestamp = timestamp
@@ -346,6 +348,11 @@ class Encoder:
         self._blocks: dict[tuple[str, int], _Open] = {}
         self._wire = 0
         self._ended = False
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -433,6 +440,8 @@ class Encoder:
         if not isinstance(message_id, str) or index is None or not isinstance(kind, str):
             return
         self._announce(message_id, out, event.get("call_id"))
+        if kind == "refusal":
+            self._lost.append(ev.refusal_loss(self.protocol))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         block = _Open(kind, self._wire, fields)
         self._wire += 1
