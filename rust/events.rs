@@ -415,6 +415,15 @@ impl Loss {
         }
     }
 
+    /// A reasoning signature or encrypted reasoning (`encrypted`) the
+    /// target has no place for.
+    pub fn signature(target: &str) -> Self {
+        Loss {
+            what: "signatures".to_owned(),
+            why: format!("{target} has no place for a reasoning signature"),
+        }
+    }
+
     /// A refusal written as text: the target has no refusal block.
     pub fn refusal(target: &str) -> Self {
         Loss {

@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 
 use super::probe::Probe;
 use crate::events::{
+    Loss,
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, frame_sse,
     get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null, passthrough,
     run_failed, run_finished, run_started, Decode, Encode, Event, Held, Quick,
@@ -571,6 +572,8 @@ type WrittenKey = (String, u32);
 /// Neutral events to AgentScope events, as agentscope-runtime writes them.
 #[derive(Debug, Clone, Default)]
 pub struct Encoder {
+    /// What could not be carried since the last `take_losses`.
+    lost: Vec<Loss>,
     session_id: Option<String>,
     response_id: Option<String>,
     created_at: Option<i64>,
@@ -899,6 +902,10 @@ impl Encoder {
         let Some((key, content)) = self.blocks.get_mut(&block_key) else {
             return;
         };
+        if nonempty(get_str(event, "encrypted")).is_some() {
+            // A reasoning content has no place for a signature.
+            self.lost.push(Loss::signature("agentscope"));
+        }
         if content.kind == "media" {
             for field in ["url", "mime_type"] {
                 if let Some(value) = event.get(field) {
@@ -1115,6 +1122,10 @@ fn or_str_ref(value: Option<&str>) -> Value {
 }
 
 impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.ended {
             return; // the response has ended: one run per stream

@@ -899,6 +899,11 @@ impl Encoder {
         let Some(block) = block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
             return;
         };
+        if nonempty(get_str(event, "encrypted")).is_some() {
+            // A signature belongs in a provider's metadata, and which
+            // provider's is not known here.
+            self.lost.push(Loss::signature("ai-sdk"));
+        }
         // A text part only grows: a correction of streamed text has no place.
         if matches!(block.kind.as_str(), "text" | "refusal" | "reasoning")
             && get_str(event, "text").is_some()

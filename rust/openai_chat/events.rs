@@ -963,6 +963,10 @@ impl Encode for Encoder {
                     if let (Some(kind), Some(_)) = (kind, get_str(event, "text")) {
                         self.lost.push(Loss::correction("openai-chat", kind));
                     }
+                    let known = self.blocks.contains_key(&BlockRef(message_id, index));
+                    if known && get_str(event, "encrypted").is_some_and(|text| !text.is_empty()) {
+                        self.lost.push(Loss::signature("openai-chat"));
+                    }
                 }
             }
             "run_finished" => self.run_finished(event, out),

@@ -269,6 +269,18 @@ def block_loss(target: str, kind: str) -> tuple[str, str]:
     return kind, f"{target} has no place for a {kind} block"
 
 
+def signature_loss(target: str) -> tuple[str, str]:
+    """A reasoning signature or encrypted reasoning (``encrypted``) the
+    target has no place for (``events::Loss::signature``)."""
+    return "signatures", f"{target} has no place for a reasoning signature"
+
+
+def has_signature(event: dict[str, Any]) -> bool:
+    """Whether a ``block_replaced`` carries a signature (``encrypted``)."""
+    encrypted = event.get("encrypted")
+    return isinstance(encrypted, str) and bool(encrypted)
+
+
 def refusal_loss(target: str) -> tuple[str, str]:
     """A refusal written as text: the target has no refusal block
     (``events::Loss::refusal``)."""

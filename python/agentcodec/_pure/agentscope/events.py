@@ -360,6 +360,8 @@ class Encoder:
     def __init__(
         self, session_id: str | None = None, response_id: str | None = None, created_at: int | None = None
     ) -> None:
+        # What could not be carried since the last take_losses(): (what, why).
+        self._lost: list[tuple[str, str]] = []
         self._session_id = session_id
         self._response_id = response_id
         self._created_at = created_at
@@ -377,6 +379,11 @@ class Encoder:
         self._used_ids: dict[str, int] = {}
         # (neutral message, block index) -> (AgentScope message, content).
         self._blocks: dict[tuple[str, int], tuple[_Written, _Content]] = {}
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -587,6 +594,9 @@ class Encoder:
         if found is None:
             return
         written, content = found
+        if ev.has_signature(event):
+            # A reasoning content has no place for a signature.
+            self._lost.append(ev.signature_loss(self.protocol))
         field = ev.APPENDED_FIELD.get(content.kind)
         if content.kind == "media":
             for key in ("url", "mime_type"):

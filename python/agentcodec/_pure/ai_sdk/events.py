@@ -527,6 +527,10 @@ class Encoder:
         block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
         if block is None:
             return
+        if ev.has_signature(event):
+            # A signature belongs in a provider's metadata, and which
+            # provider's is not known here.
+            self._lost.append(ev.signature_loss(self.protocol))
         if block.kind in ("text", "refusal", "reasoning") and isinstance(event.get("text"), str):
             # A text part only grows: a correction of streamed text has no place.
             self._lost.append(ev.correction_loss(self.protocol, block.kind))

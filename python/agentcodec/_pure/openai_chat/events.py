@@ -557,6 +557,8 @@ class Encoder:
         ):
             # A delta only appends: a correction of streamed text has no place.
             self._lost.append(ev.correction_loss(self.protocol, found[1]))
+        if found is not None and ev.has_signature(event):
+            self._lost.append(ev.signature_loss(self.protocol))
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = ev.as_str(event.get("message_id"))
