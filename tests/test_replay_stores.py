@@ -247,3 +247,33 @@ def test_store_options_are_checked(tmp_path: Path) -> None:
         MemoryReplayStore(ttl=-1)
     with pytest.raises(ValueError, match="max_events"):
         RedisReplayStore(object(), max_events=True)
+
+
+@pytest.mark.parametrize("socket_timeout", [0.5, None])
+def test_a_reader_waits_out_a_quiet_stream_whatever_the_clients_socket_timeout(
+    redis_url: str, socket_timeout: float | None
+) -> None:
+    """A stream quiet for longer than the Redis client's socket timeout is
+    waited out, not cut: redis-py 8 times reads out at 5 s, the store's
+    default XREAD BLOCK, and a stream quiet for 5 s ended in a TimeoutError
+    (gateway.md 1). Here the client's timeout is 0.5 s, the store's block
+    the default, and the stream quiet for 1.2 s."""
+    from redis.asyncio import from_url
+
+    async def main() -> None:
+        options = {} if socket_timeout is None else {"socket_timeout": socket_timeout}
+        client = from_url(redis_url, **options)
+        store = RedisReplayStore(client)
+        try:
+            stream = await store.open()
+            await store.append(stream, b"first")
+            reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
+            await asyncio.sleep(1.2)
+            await store.append(stream, b"second")
+            await store.finish(stream)
+            assert await asyncio.wait_for(reader, 10) == [(1, b"first"), (2, b"second")]
+        finally:
+            await store.aclose()
+            await client.aclose()
+
+    asyncio.run(main())

@@ -30,13 +30,25 @@ def _field(fields: dict[Any, Any], name: str) -> Any:
     return fields.get(name) if value is None else value
 
 
+def _socket_timeout(redis: Any) -> float | None:
+    """The seconds after which the client gives up a read, if it does."""
+    pool = getattr(redis, "connection_pool", None)
+    options: dict[str, Any] = getattr(pool, "connection_kwargs", {}) or {}
+    for name in ("socket_timeout", "orig_socket_timeout"):
+        timeout = options.get(name)
+        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+            return float(timeout)
+    return None
+
+
 class RedisReplayStore(ReplayStore):
     """Streams kept in Redis (``pip install agentcodec[redis]``): ``redis``
     is a ``redis.asyncio.Redis`` client or a URL (``redis://host:6379/0``).
     Each stream keeps its last ``max_events`` events and expires ``ttl``
     seconds after its last write, an alias ``ttl`` seconds after it was set;
     keys are ``prefix`` + the stream id, and ``prefix`` + ``alias:`` + the
-    alias."""
+    alias. A reader waits for new events ``block_seconds`` at a time (XREAD
+    BLOCK), held under half the client's socket timeout."""
 
     def __init__(
         self,
@@ -61,6 +73,11 @@ class RedisReplayStore(ReplayStore):
         self._prefix = prefix
         self._max_events = max_events
         self._ttl_ms = max(1, int(ttl * 1000))
+        # XREAD BLOCK must end before the client times the read out: redis-py
+        # 8 does at 5 s by default, which cut every stream quiet for 5 s.
+        timeout = _socket_timeout(redis)
+        if timeout is not None:
+            block_seconds = min(block_seconds, timeout / 2)
         self._block_ms = max(1, int(block_seconds * 1000))
         # The last number written, per stream this process writes.
         self._written: dict[str, int] = {}
