@@ -406,6 +406,47 @@ def test_an_upstream_that_dies_midway_fails_the_run_in_the_target_protocol(cut_a
     assert assembler.close()["status"] == "failed"
 
 
+def _cut_at_an_event(stream: bytes, events: int) -> bytes:
+    """The stream's first ``events`` events, ending cleanly at a blank line."""
+    at = 0
+    for _ in range(events):
+        at = stream.index(b"\n\n", at) + 2
+    return stream[:at]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _cut_at_an_event((FIXTURES / "agent_turn.process.sse").read_bytes(), 12),
+        b"",
+        b'{"output": []}',
+        b"<html><body>Bad gateway</body></html>",
+    ],
+    ids=["cut-at-an-event", "empty", "json", "html"],
+)
+def test_an_upstream_that_ends_cleanly_before_its_run_ends_fails_the_run(body: bytes) -> None:
+    """The upstream closes its response without error, but its run never
+    ended (gateway.md 2): every protocol's stream still ends with its error
+    event, and the non-streamed Responses answer is failed, not in
+    progress."""
+    with gateway_before(RecordedAgent(body)) as url:
+        agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY).content
+        responses_stream = httpx.post(f"{url}/v1/responses", json={"input": QUESTION, "stream": True}).content
+        response = httpx.post(f"{url}/v1/responses", json={"input": QUESTION}).json()
+        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY).content
+    events = agui_events(agui_stream)
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["code"] == "upstream_error"
+    assert data_events(responses_stream)[-1]["type"] == "response.failed"
+    assert response["status"] == "failed"
+    process = data_events(process_stream)
+    assert process[-1]["object"] == "response"
+    assert process[-1]["status"] == "failed"
+    assert [event["sequence_number"] for event in process if "sequence_number" in event] == list(
+        range(len([event for event in process if "sequence_number" in event]))
+    )
+
+
 def test_an_upstream_that_refuses_or_is_gone_is_a_bad_gateway() -> None:
     with gateway_before(RecordedAgent(b"", status=503)) as url:
         refused = httpx.post(f"{url}/ag-ui", json=AGUI_BODY)

@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from .. import _protocols
 from .._backend import impl
+from .._vocabulary import tables
 from ..events import ProtocolName
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
@@ -72,6 +73,8 @@ def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any
 
 
 _DIED = "the agent's stream ended before its run did"
+# The statuses a response event ends its run with.
+_TERMINAL = frozenset(tables("agentscope")["TERMINAL_STATUSES"])
 
 
 def _event_json(data: str | None) -> dict[str, Any]:
@@ -82,34 +85,69 @@ def _event_json(data: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+class _RunWatch:
+    """Frames the upstream's Agent API stream as it goes by, and keeps what
+    ending its run needs: its first and last events, and whether a response
+    event ended it. A stream that stops without that end, whether the
+    upstream dropped it or closed it cleanly (an empty, JSON or HTML body
+    too), is ended as failed by the gateway. Only events that name a
+    response are read as JSON."""
+
+    def __init__(self) -> None:
+        self._decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+        self.first: str | None = None
+        self.last: str | None = None
+        self.ended = False
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        return self._seen(self._decoder.feed(chunk))
+
+    def close(self) -> list[Any]:
+        return self._seen(self._decoder.close())
+
+    def _seen(self, events: list[Any]) -> list[Any]:
+        if events:
+            self.first = events[0].data if self.first is None else self.first
+            self.last = events[-1].data
+            for event in events:
+                if '"response"' in event.data:
+                    found = _event_json(event.data)
+                    if found.get("object") == "response" and found.get("status") in _TERMINAL:
+                        self.ended = True
+        return events
+
+    def failed_event(self) -> bytes:
+        """The same response, failed, numbered on from the last event."""
+        started = _event_json(self.first)
+        response_id = started.get("id") if started.get("object") == "response" else None
+        number = _event_json(self.last).get("sequence_number")
+        following = number + 1 if isinstance(number, int) and not isinstance(number, bool) else None
+        return _failed_event(_DIED, response_id=response_id, sequence_number=following)
+
+
 async def _passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     """The upstream's Agent API events as it writes them, whole events only,
-    so that a failure midway ends the run with the same response's
-    ``failed`` event, numbered on from the last one, as the converted
-    endpoints do (only the first and last events are read as JSON)."""
-    decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
-    first: str | None = None
-    last: str | None = None
+    so that a stream that stops before its run ends (the upstream failed
+    midway, or closed early) ends with the same response's ``failed`` event,
+    numbered on from the last one, as the converted endpoints do."""
+    watch = _RunWatch()
     try:
         try:
             async for chunk in chunks:
-                events = decoder.feed(chunk)
+                events = watch.feed(chunk)
                 if events:
-                    first = events[0].data if first is None else first
-                    last = events[-1].data
                     yield b"".join(frame_event(event) for event in events)
-            tail = decoder.close()
+            tail = watch.close()
             if tail:
                 yield b"".join(frame_event(event) for event in tail)
+            if not watch.ended:
+                logger.warning("the upstream stream ended before its run did")
+                yield watch.failed_event()
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as exc:
             logger.warning("the upstream stream failed midway: %r", exc)
-            started = _event_json(first)
-            response_id = started.get("id") if started.get("object") == "response" else None
-            number = _event_json(last).get("sequence_number")
-            following = number + 1 if isinstance(number, int) and not isinstance(number, bool) else None
-            yield _failed_event(_DIED, response_id=response_id, sequence_number=following)
+            yield watch.failed_event()
     finally:
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
@@ -117,15 +155,23 @@ async def _passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
 
 
 async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIterator[bytes]:
-    """The upstream's bytes through a Transcoder. A failure midway (the
-    upstream gone, bytes that are no Agent API stream) ends the run as
-    failed in the target protocol, with everything converted before it."""
+    """The upstream's bytes through a Transcoder. A stream that stops before
+    its run ends (the upstream gone or closed early, bytes that are no Agent
+    API stream) ends the run as failed in the target protocol, with
+    everything converted before it."""
+    watch = _RunWatch()
     try:
         try:
             async for chunk in chunks:
+                watch.feed(chunk)
                 out = transcoder.feed(chunk)
                 if out:
                     yield out
+            watch.close()
+            if not watch.ended:
+                logger.warning("the upstream stream ended before its run did")
+                transcoder.reconnect()  # whatever event it left unterminated is dropped
+                yield transcoder.feed(_failed_event(_DIED))
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as exc:
