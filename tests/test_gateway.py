@@ -458,6 +458,44 @@ def test_an_upstream_that_refuses_or_is_gone_is_a_bad_gateway() -> None:
     assert gone.json()["error"]["code"] == "upstream_error"
 
 
+def test_nothing_of_the_upstream_reaches_a_client(caplog: pytest.LogCaptureFixture) -> None:
+    """A refusing upstream's status is the outcome a client learns; its URL
+    and body (here the agent's JSON detail) stay in the gateway's log
+    (gateway.md 6)."""
+    agent = RecordedAgent(b"", status=500)
+    with caplog.at_level("WARNING", logger="agentcodec.gateway"), gateway_before(agent) as url:
+        refused = httpx.post(f"{url}/ag-ui", json=AGUI_BODY)
+    assert refused.status_code == 502
+    assert refused.json()["error"] == {"code": "upstream_error", "message": "the agent answered 500"}
+    assert "not available" not in refused.text
+    assert "127.0.0.1" not in refused.text
+    assert "the agent is not available" in caplog.text
+
+
+def test_upstream_credentials_are_headers_of_their_own_never_the_urls() -> None:
+    """Credentials in the URL would go out as Basic auth in place of the
+    client's Authorization, and show wherever the URL does: refused, with
+    what to do instead. Headers given to the upstream go with every request,
+    over what the client's forwarded."""
+    with pytest.raises(ValueError, match="headers of their own"):
+        ProcessUpstream("http://admin:pw@127.0.0.1:9/process")
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with serve(agent) as upstream:
+        gateway = Gateway(ProcessUpstream(upstream, headers={"authorization": "Bearer upstream-key"}))
+        with serve(gateway) as url:
+            httpx.post(f"{url}/process", json=PROCESS_BODY, headers={"Authorization": "Bearer client"})
+    assert agent.headers[-1]["authorization"] == "Bearer upstream-key"
+    result = subprocess.run(
+        [sys.executable, "-m", "agentcodec", "gateway", "--upstream", "http://admin:pw@127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "--upstream-header" in result.stderr
+
+
 # --- requests converted into the AgentRequest ----------------------------------------------
 
 

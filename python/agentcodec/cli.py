@@ -286,6 +286,14 @@ def _parser() -> argparse.ArgumentParser:
         "resumes with Last-Event-ID. Without --upstream, a built-in demo agent answers.",
     )
     gateway.add_argument("--upstream", metavar="URL", help="the agent's /process URL (or its base URL)")
+    gateway.add_argument(
+        "--upstream-header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="send this header with every request to the upstream (repeatable): its credentials, "
+        "which do not belong in its URL",
+    )
     gateway.add_argument("--host", default="127.0.0.1", help="bind to this host (default: %(default)s)")
     gateway.add_argument("--port", type=int, default=8000, help="bind to this port (default: %(default)s)")
     gateway.add_argument("--uds", metavar="PATH", help="bind to this Unix domain socket")
@@ -336,7 +344,7 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     try:  # the gateway's extra, imported only by the command that needs it
         import uvicorn  # noqa: PLC0415
 
-        from .gateway import DemoAgent, Gateway  # noqa: PLC0415
+        from .gateway import DemoAgent, Gateway, ProcessUpstream  # noqa: PLC0415
         from .server import RedisReplayStore, ReplayStore  # noqa: PLC0415
     except ImportError as err:
         print(
@@ -354,7 +362,25 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as err:  # a URL redis-py cannot read
         print(f"agentcodec gateway: --redis {args.redis!r}: {err}", file=sys.stderr)
         return 2
-    upstream = args.upstream or DemoAgent(delay=args.demo_delay)
+    headers: dict[str, str] = {}
+    for header in args.upstream_header:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip():
+            print(f"agentcodec gateway: --upstream-header {header!r} is not 'NAME: VALUE'", file=sys.stderr)
+            return 2
+        headers[name.strip().lower()] = value.strip()
+    if headers and not args.upstream:
+        print("agentcodec gateway: --upstream-header needs --upstream", file=sys.stderr)
+        return 2
+    try:
+        upstream = (
+            ProcessUpstream(args.upstream, headers=headers)
+            if args.upstream
+            else DemoAgent(delay=args.demo_delay)
+        )
+    except ValueError as err:  # credentials in the URL
+        print(f"agentcodec gateway: --upstream: {err}", file=sys.stderr)
+        return 2
     app = Gateway(upstream, store=store, ping_interval=args.ping_interval)
     where = args.uds or (f"fd {args.fd}" if args.fd is not None else f"http://{args.host}:{args.port}")
     print(

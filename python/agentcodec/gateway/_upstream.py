@@ -4,12 +4,15 @@ Agent API stream."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Protocol
 
 import httpx
 
 __all__ = ["ProcessUpstream", "Upstream", "UpstreamError"]
+
+logger = logging.getLogger("agentcodec.gateway")
 
 # What a server closing a kept-alive connection under a request looks like.
 _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
@@ -49,9 +52,26 @@ class ProcessUpstream:
     a fresh connection; the pool lets idle connections go after 2 s, before
     the server would."""
 
-    def __init__(self, url: str, *, client: Any = None, timeout: float | None = 300.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        client: Any = None,
+        timeout: float | None = 300.0,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        parsed = httpx.URL(url)
+        if parsed.userinfo:
+            # httpx would send them as Basic auth, in place of the client's
+            # forwarded Authorization, and they would show wherever the URL does.
+            raise ValueError(
+                "the upstream URL holds credentials: give them as headers of their own "
+                "(ProcessUpstream(headers=...), agentcodec gateway --upstream-header)"
+            )
         url = url.rstrip("/")
         self.url = url if url.endswith("/process") else url + "/process"
+        # Sent with every request, over any header forwarded from the client.
+        self.headers = dict(headers or {})
         self._own_client = client is None
         self._client: httpx.AsyncClient = client or httpx.AsyncClient(
             timeout=httpx.Timeout(timeout, connect=10.0),
@@ -61,6 +81,7 @@ class ProcessUpstream:
 
     async def stream(self, request: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[bytes]:
         forwarded = {name: headers[name] for name in FORWARDED_HEADERS if name in headers}
+        forwarded.update(self.headers)
         forwarded["accept"] = "text/event-stream"
         try:
             try:
@@ -70,14 +91,17 @@ class ProcessUpstream:
                 # request (a stale keep-alive), so the agent has not run it.
                 response = await self._send(request, forwarded)
         except self._errors as exc:
-            raise UpstreamError(502, f"the agent at {self.url} cannot be reached: {exc!r}") from exc
+            # The details are the operator's: its log has them, the client learns the outcome.
+            logger.warning("the agent at %s cannot be reached: %r", self.url, exc)
+            raise UpstreamError(502, "the agent cannot be reached") from exc
         if response.status_code >= 300:
             try:
                 body = (await response.aread())[:2000].decode("utf-8", "replace")
             finally:
                 await response.aclose()
+            logger.warning("the agent at %s answered %d: %s", self.url, response.status_code, body)
             status = response.status_code if 400 <= response.status_code < 500 else 502
-            raise UpstreamError(status, f"the agent at {self.url} answered {response.status_code}: {body}")
+            raise UpstreamError(status, f"the agent answered {response.status_code}")
         return _body(response)
 
     async def _send(self, request: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
