@@ -222,6 +222,50 @@ def test_bad_requests_are_answered_400_saying_what_and_where(
     assert not_json.json()["error"]["message"].startswith("the request body is not JSON")
 
 
+DEEP = b"[" * 5000 + b"]" * 5000
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "headers"),
+    [
+        ("/process", DEEP, {}),
+        ("/ag-ui", b'{"threadId": "t", "runId": "r", "messages": ' + b"[" * 100 + b"]" * 100 + b"}", {}),
+        ("/v1/responses", b'{"input": "hi", "temperature": NaN}', {}),
+        ("/v1/responses", b'{"input": "\\ud800"}', {}),
+        ("/threads/t/commands", DEEP, {}),
+        ("/threads/t/stream/events", b'{"channels": 5}', {}),
+        ("/threads/t/stream/events", b'{"channels": [[1]]}', {}),
+        ("/threads/t/stream/events", b'{"channels": ["messages"], "namespaces": 5}', {}),
+        ("/threads/t/stream/events", b'{"channels": ["messages"], "since": [1]}', {"last-event-id": "3"}),
+        ("/threads/t/stream/events", b'{"channels": ["messages"], "since": 1e400}', {"last-event-id": "3"}),
+    ],
+    ids=[
+        "deep-process",
+        "deep-agui",
+        "nan",
+        "lone-surrogate",
+        "deep-command",
+        "channels-int",
+        "channels-nested",
+        "namespaces-int",
+        "since-list",
+        "since-huge",
+    ],
+)
+def test_a_body_no_handler_can_take_is_a_400_not_a_500(
+    path: str, content: bytes, headers: dict[str, str]
+) -> None:
+    """What once raised inside the gateway (RecursionError, TypeError,
+    OverflowError, or the upstream request's JSON encoding: gateway.md 5)
+    is a 400 that says why."""
+    with gateway_before(RecordedAgent.from_fixture("agent_turn")) as url:
+        response = httpx.post(
+            f"{url}{path}", content=content, headers={"content-type": "application/json", **headers}
+        )
+    assert response.status_code == 400, response.text
+    assert response.json()
+
+
 def test_many_concurrent_streams_with_aiohttp_and_httpx(demo: str) -> None:
     aiohttp = pytest.importorskip("aiohttp")
 

@@ -190,12 +190,50 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
+# How deep a request body may nest: far beyond any real request, far below
+# what would exhaust the interpreter's stack.
+MAX_BODY_DEPTH = 64
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 async def _json_body(request: Request) -> Any:
+    """The request's JSON body: standard JSON only (no NaN or Infinity, no
+    lone surrogate in a string, as the upstream's JSON cannot carry them),
+    nested at most ``MAX_BODY_DEPTH`` deep."""
     body = await request.body()
     try:
-        return json.loads(body)
+        value = json.loads(body, parse_constant=_no_constant)
+    except RecursionError as exc:
+        raise RequestError(f"the request body nests deeper than {MAX_BODY_DEPTH}") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise RequestError(f"the request body is not JSON: {exc}") from exc
+    _check_body(value)
+    return value
+
+
+def _check_body(value: Any) -> None:
+    """Refuses what nests deeper than ``MAX_BODY_DEPTH`` and strings that
+    are not Unicode text (a lone surrogate, which JSON's escapes allow)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise RequestError(f"the request body holds a string that is not text: {exc.reason}") from exc
+            continue
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > MAX_BODY_DEPTH:
+            raise RequestError(f"the request body nests deeper than {MAX_BODY_DEPTH}")
+        if isinstance(item, dict):
+            pending.extend((key, depth) for key in item)
+        pending.extend((child, depth + 1) for child in children)
 
 
 class Gateway:
@@ -375,11 +413,13 @@ class Gateway:
                 raise RequestError("an EventStreamRequest is a JSON object")
             subscription = Subscription.from_request(dict(body))
             since = body.get("since", 0)
-            last_event_id = request.headers.get("last-event-id", "")
-            if last_event_id.isdigit():
-                since = max(int(since or 0), int(last_event_id))
+            if since is None:
+                since = 0
             if isinstance(since, bool) or not isinstance(since, int) or since < 0:
                 raise RequestError(f"since must be a non-negative integer, not {since!r}")
+            last_event_id = request.headers.get("last-event-id", "")
+            if last_event_id.isascii() and last_event_id.isdigit():
+                since = max(since, int(last_event_id))
         except (RequestError, ValueError) as exc:
             return JSONResponse({"error": "invalid_argument", "message": str(exc)}, status_code=400)
         alias = _thread_alias(thread_id)

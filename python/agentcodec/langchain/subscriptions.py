@@ -43,17 +43,25 @@ class Subscription:
         namespaces: Iterable[Sequence[str]] | None = None,
         depth: int | None = None,
     ) -> None:
-        self.channels = frozenset(channels)
-        for channel in self.channels:
+        # What a request gives comes from JSON: any type, each refused with a ValueError.
+        if isinstance(channels, (str, bytes)) or not isinstance(channels, Iterable):
+            raise ValueError(f"channels is a list of channel names, not {channels!r}")
+        listed = list(channels)
+        for channel in listed:
             if not isinstance(channel, str) or not (
                 channel in CHANNELS or (channel.startswith("custom:") and len(channel) > len("custom:"))
             ):
                 raise ValueError(f"unknown channel {channel!r}")
+        self.channels = frozenset(listed)
         if not self.channels:
             raise ValueError("a subscription needs at least one channel")
-        prefixes = [list(prefix) for prefix in namespaces] if namespaces else [[]]
+        if namespaces is not None and (
+            isinstance(namespaces, (str, bytes)) or not isinstance(namespaces, Iterable)
+        ):
+            raise ValueError(f"namespaces is a list of namespaces, not {namespaces!r}")
+        prefixes = list(namespaces) if namespaces else [[]]
         for prefix in prefixes:
-            if not all(isinstance(part, str) for part in prefix):
+            if not isinstance(prefix, (list, tuple)) or not all(isinstance(part, str) for part in prefix):
                 raise ValueError(f"a namespace is a list of str, not {prefix!r}")
         self.namespaces = [tuple(prefix) for prefix in prefixes]
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
