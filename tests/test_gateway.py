@@ -324,6 +324,26 @@ def test_an_unknown_last_event_id_is_gone(demo: str) -> None:
     assert response.status_code == 410
 
 
+def test_a_last_event_id_resumes_only_its_own_protocols_stream(demo: str) -> None:
+    """An AG-UI stream's Last-Event-ID sent to the Responses or Agent API
+    endpoint once replayed AG-UI events there (gateway.md 8); a number past
+    what a store can hold broke the stream after its headers (gateway.md 3).
+    Both are gone, saying why, before anything is sent."""
+    stream = httpx.post(f"{demo}/ag-ui", json=AGUI_BODY).content
+    last_id = [line for line in stream.decode().splitlines() if line.startswith("id: ")][-1][4:]
+    assert last_id.startswith("agui.")
+    for path, body in (("/v1/responses", {"input": QUESTION, "stream": True}), ("/process", PROCESS_BODY)):
+        response = httpx.post(f"{demo}{path}", json=body, headers={"Last-Event-ID": last_id})
+        assert response.status_code == 410
+        assert "names a stream of agui, not of " in response.json()["error"]["message"]
+    resumed = httpx.post(f"{demo}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": last_id})
+    assert resumed.status_code == 200
+    huge = last_id.rpartition(":")[0] + ":99999999999999999999999"
+    response = httpx.post(f"{demo}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": huge})
+    assert response.status_code == 410
+    assert "not an id this server wrote" in response.json()["error"]["message"]
+
+
 def test_pings_keep_a_quiet_stream_open() -> None:
     with serve(Gateway(DemoAgent(delay=0.06), ping_interval=0.02)) as url:
         stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=30).content

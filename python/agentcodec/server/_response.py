@@ -42,14 +42,35 @@ _PING = impl.encode_sse_comment("ping")
 _running: set[asyncio.Task[None]] = set()
 
 
-def _event_id(stream_id: str, number: int) -> bytes:
-    return f"id: {stream_id}:{number}\n".encode()
+def _event_id(tagged: str, number: int) -> bytes:
+    return f"id: {tagged}:{number}\n".encode()
 
 
-def _parse_event_id(text: str) -> tuple[str, int]:
-    stream_id, _, number = text.rpartition(":")
-    if not stream_id or not number.isdigit():
+def _tagged(stream_id: str, protocol: str | None) -> str:
+    """The stream's id as its events carry it: ``<protocol>.<id>`` where the
+    response has a protocol, so that a resume at another protocol's endpoint
+    is told apart (stream ids hold no ``.``)."""
+    return stream_id if protocol is None else f"{protocol}.{stream_id}"
+
+
+# An event's number is a Redis stream id's first part: a 64-bit integer.
+_MAX_NUMBER = 2**63 - 1
+
+
+def _parse_event_id(text: str, protocol: str | None) -> tuple[str, int]:
+    """The stream and event a ``Last-Event-ID`` names, for a response of
+    ``protocol``; a ValueError for one this server did not write, or wrote
+    for another protocol's stream."""
+    tagged, _, number = text.rpartition(":")
+    if not tagged or not number.isascii() or not number.isdigit() or int(number) > _MAX_NUMBER:
         raise ValueError(f"Last-Event-ID {text!r} is not an id this server wrote")
+    tag, dot, stream_id = tagged.partition(".")
+    if not dot:
+        return tagged, int(number)  # an id written without a protocol
+    if tag != protocol:
+        raise ValueError(
+            f"Last-Event-ID {text!r} is of a {tag} stream, not of this {protocol or 'untyped'} one"
+        )
     return stream_id, int(number)
 
 
@@ -131,7 +152,7 @@ class EventStreamResponse(_ResponseBase):
             if resume_from:
                 await self._discard_content()
                 try:
-                    stream_id, after = _parse_event_id(resume_from)
+                    stream_id, after = _parse_event_id(resume_from, self.protocol)
                     entries = await self.store.replay(stream_id, after)
                 except (ValueError, ReplayError) as exc:
                     await _send_gone(send, str(exc))
@@ -144,7 +165,7 @@ class EventStreamResponse(_ResponseBase):
                 _running.add(producer)
                 producer.add_done_callback(_running.discard)
                 entries = await self.store.replay(stream_id, 0)
-            frames = _with_ids(stream_id, entries)
+            frames = _with_ids(_tagged(stream_id, self.protocol), entries)
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         finished = await self._stream(frames, receive, send)
         if not finished and producer is not None and self.on_disconnect == "cancel":
