@@ -69,7 +69,7 @@ def _parse_event_id(text: str, protocol: str | None) -> tuple[str, int]:
         return tagged, int(number)  # an id written without a protocol
     if tag != protocol:
         raise ValueError(
-            f"Last-Event-ID {text!r} is of a {tag} stream, not of this {protocol or 'untyped'} one"
+            f"Last-Event-ID {text!r} names a stream of {tag}, not of {protocol or 'an untyped stream'}"
         )
     return stream_id, int(number)
 
