@@ -249,3 +249,38 @@ def test_the_response_is_a_starlette_response() -> None:
         EventStreamResponse([], ping_interval=0)
     with pytest.raises(ValueError, match="unknown protocol"):
         EventStreamResponse([], protocol="sse")
+
+
+def test_a_plain_generator_left_by_its_client_is_closed_once_free(caplog: pytest.LogCaptureFixture) -> None:
+    """A blocking generator runs in a worker thread; its client leaving
+    while it computes once closed it under the running ``next`` ("generator
+    already executing", logged on every disconnect) and left its cleanup to
+    the garbage collector (gateway.md 10). It is now closed when the call in
+    flight returns: its ``finally`` runs, and nothing is logged."""
+    import threading
+
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    cleaned = threading.Event()
+
+    def produce() -> Iterator[dict[str, Any]]:
+        try:
+            for number in range(1000):
+                time.sleep(0.05)  # blocking work: why it runs in a thread
+                yield {"type": "RAW", "event": {"n": number}}
+        finally:
+            cleaned.set()
+
+    async def endpoint(request: Any) -> EventStreamResponse:
+        return EventStreamResponse(produce(), protocol="agui", ping_interval=None)
+
+    app = Starlette(routes=[Route("/", endpoint)])
+    with caplog.at_level("ERROR"), serve(app) as url:
+        with httpx.Client() as http, http.stream("GET", url) as response:
+            for _ in response.iter_bytes():
+                break
+        assert cleaned.wait(5), "the generator's cleanup did not run"
+        time.sleep(0.2)
+    assert "generator already executing" not in caplog.text
+    assert not [record for record in caplog.records if record.levelname == "ERROR"], caplog.text

@@ -5,6 +5,8 @@ stream whose producer failed."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
@@ -107,10 +109,25 @@ async def aiter_items(content: Any) -> AsyncGenerator[Any, None]:
         return
     items: Iterator[Any] = iter(content)
     done = object()
+    loop = asyncio.get_running_loop()
+    pending: asyncio.Future[Any] | None = None
     try:
-        while (item := await asyncio.to_thread(next, items, done)) is not done:
+        while True:
+            call = functools.partial(contextvars.copy_context().run, next, items, done)
+            pending = loop.run_in_executor(None, call)
+            # Shielded: a reader that leaves cancels the wait, not the call,
+            # so that ``pending`` says when the producer is free to close.
+            item = await asyncio.shield(pending)
+            if item is done:
+                return
             yield item
     finally:
         close = getattr(items, "close", None)
         if callable(close):
-            close()
+            if pending is not None and not pending.done():
+                # ``next`` still runs in its thread: closing the generator
+                # under it fails ("generator already executing") and leaves
+                # its cleanup to the garbage collector. Close it once free.
+                pending.add_done_callback(lambda _: loop.run_in_executor(None, close))
+            else:
+                close()
