@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from agent_servers import FIXTURES, RecordedAgent
-from agentcodec import agentscope, agui, client, langchain, openai_responses
+from agentcodec import Transcoder, agentscope, agui, client, langchain, openai_responses
 from agentcodec.gateway import (
     DemoAgent,
     Gateway,
@@ -897,3 +897,32 @@ def test_an_upstream_writing_what_is_no_agent_event_fails_the_run_keeping_what_c
     # What was converted before the bad event is all there: reasoning, the tool call and result.
     kinds = {event["type"] for event in events}
     assert {"REASONING_MESSAGE_END", "TOOL_CALL_END", "TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT"} <= kinds
+
+
+def test_a_conversion_past_a_framing_limit_fails_as_the_same_response() -> None:
+    """An upstream line past the Transcoder's limit: the Transcoder takes no
+    more bytes, and the run's end was fed as bytes, so the client got the
+    generic error event (a response "resp", numbered 2, after events numbered
+    to 35: gateway.md 7). The end is now given decoded: the same response,
+    failed, numbered on."""
+    from agentcodec.gateway._app import _converted
+
+    stream = (FIXTURES / "agent_turn.process.sse").read_bytes()
+    line = (
+        b'data: {"object":"content","type":"text","delta":true,"msg_id":"x","text":"'
+        + b"a" * 5000
+        + b'"}\n\n'
+    )
+
+    async def chunks() -> Any:
+        yield _cut_at_an_event(stream, 12)
+        yield line
+
+    async def main() -> bytes:
+        transcoder = Transcoder("agentscope", "openai-responses", max_line_bytes=1000)
+        return b"".join([piece async for piece in _converted(chunks(), transcoder)])
+
+    events = data_events(asyncio.run(main()))
+    assert events[-1]["type"] == "response.failed"
+    assert events[-1]["response"]["id"] == events[0]["response"]["id"]
+    assert [event["sequence_number"] for event in events] == list(range(len(events)))

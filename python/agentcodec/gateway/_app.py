@@ -58,7 +58,7 @@ logger = logging.getLogger("agentcodec.gateway")
 _running: set[asyncio.Task[None]] = set()
 
 
-def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any = None) -> bytes:
+def _failed(message: str, *, response_id: Any = None, sequence_number: Any = None) -> dict[str, Any]:
     """The Agent API event that ends a run whose upstream failed midway:
     each target's encoder then closes what is open in its own terms."""
     event: dict[str, Any] = {}
@@ -69,7 +69,20 @@ def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any
     event.update(
         {"object": "response", "status": "failed", "error": {"code": "upstream_error", "message": message}}
     )
-    return bytes(impl.encode_sse(event))
+    return event
+
+
+def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any = None) -> bytes:
+    """``_failed``, as SSE."""
+    return bytes(impl.encode_sse(_failed(message, response_id=response_id, sequence_number=sequence_number)))
+
+
+def _fail_conversion(transcoder: Any) -> bytes:
+    """The target's end of a run that failed upstream, in its own terms. Given
+    decoded, so that it reaches the encoder even after the source's framing
+    went past a limit (the Transcoder then takes no more bytes)."""
+    frame = _protocols.encoder(transcoder.target)
+    return b"".join(frame(event) for event in transcoder.feed_event(_failed(_DIED)))
 
 
 _DIED = "the agent's stream ended before its run did"
@@ -170,15 +183,13 @@ async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIter
             watch.close()
             if not watch.ended:
                 logger.warning("the upstream stream ended before its run did")
-                transcoder.reconnect()  # whatever event it left unterminated is dropped
-                yield transcoder.feed(_failed_event(_DIED))
+                yield _fail_conversion(transcoder)
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as exc:
             # Logged, not sent: the client learns the run failed, not the gateway's internals.
             logger.warning("the upstream stream failed midway: %r", exc)
-            transcoder.reconnect()  # whatever event it left unterminated is dropped
-            yield transcoder.feed(_failed_event(_DIED))
+            yield _fail_conversion(transcoder)
         yield transcoder.close()
     finally:
         aclose = getattr(chunks, "aclose", None)
