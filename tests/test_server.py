@@ -284,3 +284,31 @@ def test_a_plain_generator_left_by_its_client_is_closed_once_free(caplog: pytest
         time.sleep(0.2)
     assert "generator already executing" not in caplog.text
     assert not [record for record in caplog.records if record.levelname == "ERROR"], caplog.text
+
+
+def test_a_reader_fallen_behind_the_store_gets_the_protocols_error_event() -> None:
+    """A client slower than its producer by more than the store keeps: the
+    store cannot give what it dropped. The response ended cut short, a
+    broken chunked body (gateway.md 3); it now ends with the protocol's
+    error event, after what the client read."""
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    store = MemoryReplayStore(max_events=5)
+
+    async def produce() -> Any:
+        yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+        for number in range(200):
+            yield {"type": "RAW", "event": {"n": number}}
+
+    async def endpoint(request: Any) -> EventStreamResponse:
+        return EventStreamResponse(produce(), protocol="agui", store=store, ping_interval=None)
+
+    app = Starlette(routes=[Route("/", endpoint)])
+    with serve(app) as url, httpx.Client() as http, http.stream("GET", url) as response:
+        pieces = response.iter_bytes()
+        body = next(pieces)
+        time.sleep(0.3)  # the producer writes on, past what the store keeps
+        body += b"".join(pieces)
+    last = [line for line in body.decode().splitlines() if line.startswith("data: ")][-1]
+    assert '"type":"RUN_ERROR"' in last.replace(" ", "")

@@ -165,7 +165,7 @@ class EventStreamResponse(_ResponseBase):
                 _running.add(producer)
                 producer.add_done_callback(_running.discard)
                 entries = await self.store.replay(stream_id, 0)
-            frames = _with_ids(_tagged(stream_id, self.protocol), entries)
+            frames = _with_ids(_tagged(stream_id, self.protocol), entries, self.protocol)
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         finished = await self._stream(frames, receive, send)
         if not finished and producer is not None and self.on_disconnect == "cancel":
@@ -240,10 +240,20 @@ class EventStreamResponse(_ResponseBase):
             await frames.aclose()
 
 
-async def _with_ids(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncGenerator[bytes, None]:
+async def _with_ids(
+    stream_id: str, entries: AsyncIterator[tuple[int, bytes]], protocol: str | None
+) -> AsyncGenerator[bytes, None]:
+    """The stored events with their ids. A store that fails midway (a
+    reader fallen behind what it keeps, Redis gone) ends the stream with the
+    protocol's error event, not a response cut short."""
     try:
         async for number, event in entries:
             yield _event_id(stream_id, number) + event
+    except (asyncio.CancelledError, GeneratorExit):
+        raise
+    except Exception as exc:
+        logger.warning("the stream %s could not be read from its store: %r", stream_id, exc)
+        yield error_frame(protocol, "the stream could not be read on from the server's store", started=True)
     finally:
         aclose = getattr(entries, "aclose", None)
         if aclose is not None:
