@@ -48,6 +48,13 @@ pub trait Sink {
         self.neutral(log, block_delta(message_id, index, delta))
     }
 
+    /// The source's event is all given. A sink that holds an error for the
+    /// event's end (a loss, with `on_loss="error"`) returns it now, so that
+    /// everything the event brought is given first.
+    fn event_done(&mut self, _log: &mut Log) -> Result<(), Error> {
+        Ok(())
+    }
+
     /// The stream has ended.
     fn finish(&mut self) {}
 }
@@ -65,7 +72,7 @@ impl<S: Sink> Decoding<S> {
         for event in events {
             self.sink.neutral(log, event)?;
         }
-        Ok(())
+        self.sink.event_done(log)
     }
 }
 
@@ -92,7 +99,10 @@ impl<S: Sink> Protocol for Decoding<S> {
                     message_id,
                     index,
                     delta,
-                } => return self.sink.delta(log, &message_id, index, &delta),
+                } => {
+                    self.sink.delta(log, &message_id, index, &delta)?;
+                    return self.sink.event_done(log);
+                }
             }
         }
         match json::parse(text) {
@@ -227,6 +237,8 @@ pub struct Convert {
     losses: Vec<(u64, Loss)>,
     /// Whether a loss is an error (`on_loss="error"`) rather than a record.
     fail_on_loss: bool,
+    /// The loss to raise once the source's event is all converted.
+    failing: Option<(u64, Loss)>,
     /// The source's event being converted, for the losses at the end.
     event: u64,
 }
@@ -239,27 +251,26 @@ impl Convert {
     }
 
     /// Keeps what the encoder could not carry of the source's event `event`;
-    /// fails on the first when told to.
-    fn note_losses(&mut self, event: u64) -> Result<(), Error> {
+    /// told to fail on a loss, holds the first for the event's end.
+    fn note_losses(&mut self, event: u64) {
         self.event = event;
         let losses = self.encoder.take_losses();
         if losses.is_empty() {
-            return Ok(());
+            return;
         }
-        let first = losses[0].clone();
+        if self.fail_on_loss && self.failing.is_none() {
+            self.failing = Some((event, losses[0].clone()));
+        }
         self.losses
             .extend(losses.into_iter().map(|loss| (event, loss)));
-        if self.fail_on_loss {
-            return Err(Error::Loss(event, first));
-        }
-        Ok(())
     }
 }
 
 impl Sink for Convert {
     fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error> {
         self.encoder.encode(&event, &mut self.out);
-        self.note_losses(log.events)
+        self.note_losses(log.events);
+        Ok(())
     }
 
     fn delta(
@@ -277,9 +288,16 @@ impl Sink for Convert {
         {
             self.encoder
                 .encode(&block_delta(message_id, index, delta), &mut self.out);
-            return self.note_losses(log.events);
+            self.note_losses(log.events);
         }
         Ok(())
+    }
+
+    fn event_done(&mut self, _log: &mut Log) -> Result<(), Error> {
+        match self.failing.take() {
+            Some((event, loss)) => Err(Error::Loss(event, loss)),
+            None => Ok(()),
+        }
     }
 
     fn finish(&mut self) {
@@ -327,6 +345,7 @@ impl Transcoder {
             out: Vec::new(),
             losses: Vec::new(),
             fail_on_loss: false,
+            failing: None,
             event: 0,
         };
         let mut driver = driver(source, sink, limits, on_error);

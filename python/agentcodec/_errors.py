@@ -124,14 +124,16 @@ class StreamLimitError(AgentCodecError, ValueError):
 
 class ConversionLossError(AgentCodecError, ValueError):
     """A conversion told to fail on a loss (``Transcoder(..., on_loss="error")``)
-    met something its target cannot carry. What was converted before the
-    event stays; the events after it wait for the next call, as after any
-    error.
+    met something its target cannot carry. It is raised once the source's
+    event that brought it is converted, for the first of that event's
+    losses (``Transcoder.losses`` has them all); the events after it wait
+    for the next call, as after any error.
 
     Attributes:
         event: the number of the source's event that brought it, from 1.
-        what: what was lost (a block kind: ``"media"``, ``"data"``,
-            ``"tool_result"``).
+        what: what was lost, in the words of the README's table of what each
+            target cannot carry (``"media"``, ``"data"``, ``"tool_result"``,
+            ``"corrections"``, ``"refusal_kind"``, ``"signatures"``).
         why: why, in a sentence that names the target.
     """
 

@@ -97,6 +97,9 @@ class Row:
     #: What a conversion into it cannot carry (the README's table, "What
     #: each target cannot carry", in test_transcode's words).
     cannot_carry: frozenset[str] = frozenset()
+    #: Which data blocks it carries none the less (a data block holding one
+    #: of the protocol's own blocks), given the block's value.
+    carries_data: Callable[[Any], bool] = lambda value: False
     #: Whether its tool results are text (a value that is not is written as its JSON).
     results_as_text: bool = False
     #: Whether its streams carry several choices (n > 1) of one run.

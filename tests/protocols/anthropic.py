@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agentcodec import anthropic
+
+# The pure backend's rule for a data block it writes as an Anthropic block.
+from agentcodec._pure.anthropic.events import _anthropic_block
 from sse_helpers import data_events
 
 from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, list_length
@@ -72,6 +75,7 @@ ROW = Row(
     cannot_carry=frozenset(
         {"media", "data", "tool_result", "refusal_kind", "corrections", "broken_arguments"}
     ),
+    carries_data=lambda value: _anthropic_block(value) is not None,
     status_as_carried={"cancelled": "completed", "interrupted": "completed"},
     count_blocks=lambda assembler: list_length(assembler.message.get("content")),
     block_opening=({"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},),

@@ -111,10 +111,16 @@ class _Decoding(Driver):
         done = getattr(self._source, "done", None)
         for neutral in done() if done is not None else ():
             self._neutral(neutral)
+        self._event_done()
 
     def _apply_object(self, event: dict[str, Any]) -> None:
         for neutral in self._source.decode(event):
             self._neutral(neutral)
+        self._event_done()
+
+    def _event_done(self) -> None:
+        """The source's event is all given (``Sink::event_done``): what
+        waited for its end (a loss, with ``on_loss="error"``) is raised now."""
 
     def _message_count(self) -> int:
         return 0  # a converter holds no messages
@@ -248,6 +254,8 @@ class Transcoder(_Decoding):
         self._losses: list[tuple[int, str, str]] = []
         self._fail_on_loss = on_loss == "error"
         self._loss_event = 0  # the source's event being converted
+        # The loss to raise once the source's event is all converted.
+        self._failing: tuple[int, str, str] | None = None
 
     def feed(self, data: bytes | bytearray | memoryview) -> bytes:  # type: ignore[override]
         """Converts a chunk of the source's SSE stream; returns the target's
@@ -282,8 +290,13 @@ class Transcoder(_Decoding):
         lost = _take_losses(self._encoder)
         if lost:
             self._losses += [(self._events, what, why) for what, why in lost]
-            if self._fail_on_loss:
-                raise ConversionLossError(self._events, *lost[0])
+            if self._fail_on_loss and self._failing is None:
+                self._failing = (self._events, *lost[0])
+
+    def _event_done(self) -> None:
+        failing, self._failing = self._failing, None
+        if failing is not None:
+            raise ConversionLossError(*failing)
 
     def _take_bytes(self) -> bytes:
         events, self._out = self._out, []
