@@ -49,3 +49,21 @@ def view(backend: ModuleType, protocol: str, stream: bytes) -> dict[str, Any]:
 
 def agui_stream(events: list[dict[str, Any]]) -> bytes:
     return b"".join(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)
+
+
+def round_trip(backend: ModuleType, source: str, through: str, stream: bytes) -> bytes:
+    """The stream converted into ``through`` and back. A reasoning signature
+    the way there loses is reported there, where the row of ``through`` says
+    it has no place for one, and nowhere else."""
+    there = backend.Transcoder(source, through, **OPTIONS[through])
+    converted = there.feed(stream) + there.close()
+    lost = [loss["why"] for loss in there.losses if loss["what"] == "signatures"]
+    carried = "signatures" not in TABLE[through].cannot_carry
+    assert lost == ([] if carried else [f"{through} has no place for a reasoning signature"])
+    back = backend.Transcoder(through, source, **OPTIONS[source])
+    return back.feed(converted) + back.close()  # type: ignore[no-any-return]
+
+
+def sse(events: list[dict[str, Any]]) -> bytes:
+    """Events as SSE, each named by its ``type``."""
+    return b"".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events)

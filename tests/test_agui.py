@@ -515,3 +515,16 @@ def test_a_messages_snapshot_replaces_streamed_arguments(backend: ModuleType) ->
     assert assembler.tool_calls == [
         {"messageId": "m", "id": "c", "name": "f", "arguments": {"z": [True]}, "done": True}
     ]
+
+
+def test_both_backends_recognise_every_event_type_the_vocabulary_lists(backend: ModuleType) -> None:
+    """The Rust recogniser's list and the pure one's are one table
+    (agentcodec/_vocabulary/agui.txt): a stream of any listed type is
+    recognised by both."""
+    from agentcodec._vocabulary import tables
+
+    for kind in tables("agui")["KNOWN"]:
+        assembler = backend.AGUIAssembler(on_error="skip")
+        assembler.feed(f'data: {{"type": "{kind}"}}\n\n'.encode())
+        assembler.close()
+        assert not any(error["code"] == "unrecognized_stream" for error in assembler.errors), kind

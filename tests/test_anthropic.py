@@ -20,6 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import conversion
+import protocol_table
 from agentcodec import AgentCodecError, AnthropicError, AnthropicEventError, StreamLimitError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
@@ -762,3 +764,58 @@ def test_broken_tool_arguments_convert_to_an_anthropic_stream_its_readers_accept
     except ValueError:
         valid = False
     assert (written == whole) == valid
+
+
+def test_the_stop_reasons_literal_is_the_vocabularys_table() -> None:
+    """``StopReason`` is written out for type checkers; ``STOP_REASONS``
+    comes from the vocabulary both backends read: they must agree."""
+    from typing import get_args
+
+    from agentcodec import anthropic
+    from agentcodec._vocabulary import tables
+
+    assert get_args(anthropic.types.StopReason) == anthropic.types.STOP_REASONS
+    assert tables("anthropic")["STOP_REASONS"] == anthropic.types.STOP_REASONS
+
+
+SIGNED = conversion.sse(
+    [
+        {
+            "type": "message_start",
+            "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []},
+        },
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "let me think"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "SIG123"},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "answer"}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}},
+        {"type": "message_stop"},
+    ]
+)
+
+
+@pytest.mark.parametrize("through", [name for name in protocol_table.TABLE if name != "anthropic"])
+def test_a_thinking_signature_comes_back_from_every_target_with_a_place(
+    backend: ModuleType, through: str
+) -> None:
+    """A thinking block's signature, converted into every other protocol and
+    back, comes back where the target has a place for it, so that a
+    conversation converted midway can go on upstream."""
+    assembler = backend.AnthropicAssembler()
+    assembler.feed(conversion.round_trip(backend, "anthropic", through, SIGNED))
+    message = assembler.close()
+    (thinking,) = [block for block in message["content"] if block["type"] == "thinking"]
+    assert thinking["thinking"] == "let me think"
+    carried = "signatures" not in protocol_table.TABLE[through].cannot_carry
+    assert thinking["signature"] == ("SIG123" if carried else "")

@@ -946,3 +946,15 @@ def test_chat_output_is_what_openai_python_accumulates(source: str, path: Path) 
             # [DONE] closes every run that finished, and only those.
             ended = view(backend, source, path.read_bytes())["ended"]
             assert stream.endswith(b"data: [DONE]\n\n") == (ended and not failed)
+
+
+def test_the_finish_reasons_literal_is_the_vocabularys_table() -> None:
+    """``FinishReason`` is written out for type checkers; ``FINISH_REASONS``
+    comes from the vocabulary both backends read: they must agree."""
+    from typing import get_args
+
+    from agentcodec import openai_chat
+    from agentcodec._vocabulary import tables
+
+    assert get_args(openai_chat.types.FinishReason) == openai_chat.FINISH_REASONS
+    assert tables("openai-chat")["FINISH_REASONS"] == openai_chat.FINISH_REASONS

@@ -21,6 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import conversion
+import protocol_table
 from agentcodec import AgentCodecError, OpenAIResponsesError, OpenAIResponsesEventError
 from conftest import NATIVE, PURE, examples, requires_native
 from protocols import sse_event
@@ -602,3 +604,79 @@ def test_a_foreign_stream_of_one_event_is_refused_saying_so(backend: ModuleType)
     one.feed_event({"type": "RUN_STARTED"})
     with pytest.raises(AgentCodecError, match=r"its one event is not one$"):
         one.close()
+
+
+ENCRYPTED = conversion.sse(
+    [
+        {
+            "type": "response.created",
+            "response": {"id": "resp_1", "object": "response", "status": "in_progress", "output": []},
+        },
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"id": "rs_1", "type": "reasoning"},
+        },
+        {
+            "type": "response.reasoning_summary_part.added",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "part": {"type": "summary_text", "text": ""},
+        },
+        {
+            "type": "response.reasoning_summary_text.delta",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "delta": "thinking",
+        },
+        {
+            "type": "response.reasoning_summary_part.done",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "part": {"type": "summary_text", "text": "thinking"},
+        },
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {
+                "id": "rs_1",
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "thinking"}],
+                "encrypted_content": "ENC42",
+            },
+        },
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []},
+        },
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_1",
+            "output_index": 1,
+            "content_index": 0,
+            "delta": "hi",
+        },
+        {
+            "type": "response.completed",
+            "response": {"id": "resp_1", "object": "response", "status": "completed"},
+        },
+    ]
+)
+
+
+@pytest.mark.parametrize("through", [name for name in protocol_table.TABLE if name != "openai-responses"])
+def test_encrypted_reasoning_comes_back_from_every_target_with_a_place(
+    backend: ModuleType, through: str
+) -> None:
+    """A reasoning item's encrypted content, converted into every other
+    protocol and back, comes back where the target has a place for it."""
+    assembler = backend.OpenAIResponsesAssembler()
+    assembler.feed(conversion.round_trip(backend, "openai-responses", through, ENCRYPTED))
+    response = assembler.close()
+    (reasoning,) = [item for item in response["output"] if item["type"] == "reasoning"]
+    carried = "signatures" not in protocol_table.TABLE[through].cannot_carry
+    assert reasoning.get("encrypted_content") == ("ENC42" if carried else None)

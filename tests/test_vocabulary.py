@@ -5,11 +5,9 @@ it, the pure backend and the public types read it at import."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import get_args
 
 import pytest
 
-from agentcodec import anthropic, openai_chat
 from agentcodec._vocabulary import parse, tables
 
 FILES = sorted((Path(__file__).parent.parent / "python" / "agentcodec" / "_vocabulary").glob("*.txt"))
@@ -43,22 +41,3 @@ def test_comments_and_blank_lines_are_not_words() -> None:
         "A": ("one", "two"),
         "B": ("three",),
     }
-
-
-def test_the_public_literals_are_the_tables() -> None:
-    """The types' Literal aliases are written out for type checkers; the
-    tuples next to them come from the vocabulary: they must agree."""
-    assert get_args(openai_chat.types.FinishReason) == openai_chat.FINISH_REASONS
-    assert tables("openai-chat")["FINISH_REASONS"] == openai_chat.FINISH_REASONS
-    assert get_args(anthropic.types.StopReason) == anthropic.types.STOP_REASONS
-    assert tables("anthropic")["STOP_REASONS"] == anthropic.types.STOP_REASONS
-
-
-def test_both_backends_recognise_every_event_type_the_vocabulary_lists(backend: object) -> None:
-    """The Rust recogniser's list and the pure one's are the same table: an
-    AG-UI stream of any listed type is recognised by both."""
-    for kind in tables("agui")["KNOWN"]:
-        assembler = backend.AGUIAssembler(on_error="skip")  # type: ignore[attr-defined]
-        assembler.feed(f'data: {{"type": "{kind}"}}\n\n'.encode())
-        assembler.close()
-        assert not any(error["code"] == "unrecognized_stream" for error in assembler.errors), kind

@@ -17,7 +17,7 @@ __all__ = ["parse", "table", "tables"]
 
 @cache
 def tables(protocol: str) -> dict[str, tuple[str, ...]]:
-    """The protocol's tables by name (``"openai-chat"`` or ``openai_chat``)."""
+    """The protocol's tables, by its name (a ``-`` in it read as ``_``)."""
     stem = protocol.replace("-", "_")
     return parse(files(__name__).joinpath(f"{stem}.txt").read_text(encoding="utf-8"), f"{stem}.txt")
 
