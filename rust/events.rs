@@ -387,7 +387,7 @@ pub trait Decode {
     }
 
     /// The `[DONE]` sentinel: the end of the run, for a protocol that ends
-    /// its runs so (Chat Completions).
+    /// its runs so.
     fn done(&mut self, _out: &mut Vec<Event>) {}
 
     fn finish(&mut self, _out: &mut Vec<Event>) {}

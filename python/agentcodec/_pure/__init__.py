@@ -23,7 +23,7 @@ Transcoder = serialized(transcode.Transcoder)
 
 def _export_assemblers() -> list[str]:
     """Each protocol's assembler under the name the native module exports
-    it by (``OpenAIChatAssembler``; the class itself is ``Assembler`` on both
+    it by (``<Name>Assembler``; the class itself is ``Assembler`` on both
     backends): the registry lists them, so a new protocol needs no line here."""
     namespace: dict[str, Any] = globals()
     for protocol in PROTOCOLS.values():
