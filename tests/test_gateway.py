@@ -926,3 +926,67 @@ def test_a_conversion_past_a_framing_limit_fails_as_the_same_response() -> None:
     assert events[-1]["type"] == "response.failed"
     assert events[-1]["response"]["id"] == events[0]["response"]["id"]
     assert [event["sequence_number"] for event in events] == list(range(len(events)))
+
+
+def test_api_keys_guard_every_endpoint_but_health_and_stay_at_the_gateway() -> None:
+    """With keys, a request needs one (Bearer or X-Api-Key); the upstream
+    never sees the gateway's key; the health check needs none."""
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with serve(agent) as upstream, serve(Gateway(upstream, api_keys=["k1", "k2"])) as url:
+        missing = httpx.post(f"{url}/process", json=PROCESS_BODY)
+        wrong = httpx.post(f"{url}/process", json=PROCESS_BODY, headers={"Authorization": "Bearer nope"})
+        bearer = httpx.post(f"{url}/process", json=PROCESS_BODY, headers={"Authorization": "Bearer k2"})
+        header = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, headers={"X-Api-Key": "k1"})
+        health = httpx.get(f"{url}/health")
+    for refused in (missing, wrong):
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == "Bearer"
+        assert refused.json()["error"]["code"] == "unauthorized"
+    assert bearer.status_code == 200
+    assert data_events(bearer.content)[-1]["status"] == "completed"
+    assert header.status_code == 200
+    assert health.status_code == 200
+    assert len(agent.requests) == 2
+    assert all("authorization" not in seen and "x-api-key" not in seen for seen in agent.headers)
+    with pytest.raises(ValueError, match="non-empty"):
+        Gateway(DemoAgent(), api_keys=[""])
+
+
+def test_cors_lets_the_configured_origins_in_and_no_other() -> None:
+    """Browser frontends (AG-UI, the AI SDK) call from their origin: a
+    preflight from an allowed one is answered, before any key is asked for;
+    without origins, nothing cross-origin is allowed."""
+    preflight = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST"}
+    gateway = Gateway(DemoAgent(delay=0), cors_origins=["https://app.example"], api_keys=["k"])
+    with serve(gateway) as url:
+        allowed = httpx.options(
+            f"{url}/ag-ui", headers={**preflight, "Access-Control-Request-Headers": "x-api-key"}
+        )
+        other = httpx.options(f"{url}/ag-ui", headers={**preflight, "Origin": "https://evil.example"})
+        posted = httpx.post(
+            f"{url}/ag-ui", json=AGUI_BODY, headers={"Origin": "https://app.example", "X-Api-Key": "k"}
+        )
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == "https://app.example"
+    assert other.status_code == 400
+    assert "access-control-allow-origin" not in other.headers
+    assert posted.headers["access-control-allow-origin"] == "https://app.example"
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        closed = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, headers={"Origin": "https://app.example"})
+    assert "access-control-allow-origin" not in closed.headers
+
+
+def test_the_command_takes_keys_from_a_flag_a_file_and_the_environment(tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    keys.write_text("# the team's key\nfrom-file\n")
+    command = [sys.executable, "-m", "agentcodec", "gateway", "--log-level", "warning", "--demo-delay", "0"]
+    options = ["--api-key", "from-flag", "--api-keys-file", str(keys), "--cors-origin", "https://app.example"]
+    with serve_command([*command, *options], env={"AGENTCODEC_GATEWAY_API_KEYS": "from-env, other"}) as url:
+        for key in ("from-flag", "from-file", "from-env", "other"):
+            response = httpx.post(f"{url}/process", json=PROCESS_BODY, headers={"X-Api-Key": key})
+            assert response.status_code == 200, key
+        assert httpx.post(f"{url}/process", json=PROCESS_BODY).status_code == 401
+        preflight = httpx.options(
+            f"{url}/ag-ui", headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST"}
+        )
+        assert preflight.headers["access-control-allow-origin"] == "https://app.example"

@@ -294,6 +294,24 @@ def _parser() -> argparse.ArgumentParser:
         help="send this header with every request to the upstream (repeatable): its credentials, "
         "which do not belong in its URL",
     )
+    gateway.add_argument(
+        "--api-key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a key clients must send (Authorization: Bearer KEY, or X-Api-Key: KEY); repeatable. "
+        "Also read from --api-keys-file and AGENTCODEC_GATEWAY_API_KEYS (comma-separated). "
+        "Without any, the gateway takes every request",
+    )
+    gateway.add_argument("--api-keys-file", metavar="PATH", help="a file of keys, one a line")
+    gateway.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let browser pages from this origin call the gateway (repeatable; * for any). "
+        "Without any, nothing cross-origin",
+    )
     gateway.add_argument("--host", default="127.0.0.1", help="bind to this host (default: %(default)s)")
     gateway.add_argument("--port", type=int, default=8000, help="bind to this port (default: %(default)s)")
     gateway.add_argument("--uds", metavar="PATH", help="bind to this Unix domain socket")
@@ -381,7 +399,24 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as err:  # credentials in the URL
         print(f"agentcodec gateway: --upstream: {err}", file=sys.stderr)
         return 2
-    app = Gateway(upstream, store=store, ping_interval=args.ping_interval)
+    keys = list(args.api_key)
+    keys += [
+        key.strip() for key in os.environ.get("AGENTCODEC_GATEWAY_API_KEYS", "").split(",") if key.strip()
+    ]
+    if args.api_keys_file:
+        try:
+            with open(args.api_keys_file, encoding="utf-8") as lines:
+                keys += [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+        except OSError as err:
+            print(f"agentcodec gateway: --api-keys-file: {err}", file=sys.stderr)
+            return 2
+    app = Gateway(
+        upstream,
+        store=store,
+        ping_interval=args.ping_interval,
+        api_keys=keys or None,
+        cors_origins=args.cors_origin or None,
+    )
     where = args.uds or (f"fd {args.fd}" if args.fd is not None else f"http://{args.host}:{args.port}")
     print(
         f"agentcodec gateway: serving {args.upstream or 'the demo agent'} on {where}",

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -269,7 +272,13 @@ class Gateway:
         *,
         store: ReplayStore | None = None,
         ping_interval: float | None = 15.0,
+        api_keys: Iterable[str] | None = None,
+        cors_origins: Iterable[str] | None = None,
     ) -> None:
+        keys = list(api_keys or ())
+        if not all(isinstance(key, str) and key for key in keys):
+            raise ValueError("an API key is a non-empty str")
+        self._api_keys = [key.encode() for key in keys]
         if upstream is None:
             upstream = DemoAgent()
         elif isinstance(upstream, str):
@@ -286,10 +295,61 @@ class Gateway:
             Route("/threads/{thread_id}/stream/events", self._langchain_events, methods=["POST"]),
             Route("/health", self._health, methods=["GET"]),
         ]
-        self._app = Starlette(routes=routes, lifespan=self._lifespan)
+        middleware = []
+        origins = list(cors_origins or ())
+        if origins:
+            # Browser clients (AG-UI and AI SDK frontends) on these origins;
+            # a preflight is answered before any key is asked for.
+            middleware.append(
+                Middleware(
+                    CORSMiddleware,
+                    allow_origins=origins,
+                    allow_methods=["GET", "POST"],
+                    allow_headers=["authorization", "x-api-key", "content-type", "last-event-id"],
+                )
+            )
+        self._app = Starlette(routes=routes, middleware=middleware, lifespan=self._lifespan)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        # A preflight carries no key, and the health check needs none.
+        guarded = (
+            scope["type"] == "http" and scope.get("path") != "/health" and scope.get("method") != "OPTIONS"
+        )
+        if self._api_keys and guarded and not self._authorized(scope):
+            response = _error(
+                401, "unauthorized", "an API key is needed: Authorization: Bearer <key>, or X-Api-Key: <key>"
+            )
+            response.headers["www-authenticate"] = "Bearer"
+            await response(scope, receive, send)
+            return
         await self._app(scope, receive, send)
+
+    def _authorized(self, scope: Any) -> bool:
+        """Whether the request carries one of the keys, compared in constant
+        time (every key is compared, whichever matches)."""
+        given: list[bytes] = []
+        for raw_name, raw_value in scope.get("headers", ()):
+            name, value = bytes(raw_name).lower(), bytes(raw_value)
+            if name == b"authorization" and value[:7].lower() == b"bearer ":
+                given.append(value[7:].strip())
+            elif name == b"x-api-key":
+                given.append(value.strip())
+        found = False
+        for candidate in given:
+            for key in self._api_keys:
+                found |= hmac.compare_digest(candidate, key)
+        return found
+
+    def _upstream_headers(self, request: Request) -> Mapping[str, str]:
+        """The client's headers as the upstream may see them: without the
+        gateway's own key."""
+        if not self._api_keys:
+            return request.headers
+        return {
+            name: value
+            for name, value in request.headers.items()
+            if name.lower() not in ("authorization", "x-api-key")
+        }
 
     async def aclose(self) -> None:
         """Closes the upstream's connections and the store."""
@@ -316,7 +376,7 @@ class Gateway:
         self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
     ) -> Response:
         try:
-            chunks = await self.upstream.stream(agent_request, request.headers)
+            chunks = await self.upstream.stream(agent_request, self._upstream_headers(request))
         except UpstreamError as exc:
             return _error(exc.status, "upstream_error", exc.message)
         content: AsyncIterator[bytes] = (
@@ -362,7 +422,7 @@ class Gateway:
             return await self._run(request, agent_request, "openai-responses", **options)
         # Not streamed: the final response, as the Responses API answers it.
         try:
-            chunks = await self.upstream.stream(agent_request, request.headers)
+            chunks = await self.upstream.stream(agent_request, self._upstream_headers(request))
         except UpstreamError as exc:
             return _error(exc.status, "upstream_error", exc.message)
         assembler = _protocols.assembler("openai-responses")
@@ -401,7 +461,7 @@ class Gateway:
                 status_code=400,
             )
         try:
-            chunks = await self.upstream.stream(agent_request, request.headers)
+            chunks = await self.upstream.stream(agent_request, self._upstream_headers(request))
         except UpstreamError as exc:
             return JSONResponse(
                 {"type": "error", "id": command_id, "error": "unknown_error", "message": exc.message},
