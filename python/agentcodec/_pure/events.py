@@ -263,6 +263,19 @@ def _common_prefix(a: str, b: str) -> str:
     return a[:low]
 
 
+class RecordsLosses:
+    """What an encoder could not carry, kept as ``(what, why)`` in ``_lost``
+    (which the encoder sets up) until the Transcoder takes it
+    (``Encode::take_losses``)."""
+
+    _lost: list[tuple[str, str]]
+
+    def take_losses(self) -> list[tuple[str, str]]:
+        """What the encoder could not carry since the last call, in order."""
+        lost, self._lost = self._lost, []
+        return lost
+
+
 def block_loss(target: str, kind: str) -> tuple[str, str]:
     """A block of a kind the target has no place for, as ``(what, why)``
     (``events::Loss::block``)."""

@@ -67,12 +67,6 @@ def _encoder(name: str, options: dict[str, Any]) -> Any:
     return _protocol(name, "target").encoder(**options)
 
 
-def _take_losses(encoder: Any) -> list[tuple[str, str]]:
-    """What the encoder could not carry since the last call (``Encode::take_losses``)."""
-    take = getattr(encoder, "take_losses", None)
-    return take() if take is not None else []
-
-
 class _Decoding(Driver):
     """A driver that decodes a source protocol's events into neutral ones and
     hands them to ``_neutral``."""
@@ -275,7 +269,7 @@ class Transcoder(_Decoding):
         self._close()
         self._out.extend(self._encoder.finish())
         # The stream is over: what the end loses is recorded, not raised.
-        self._losses += [(self._loss_event, what, why) for what, why in _take_losses(self._encoder)]
+        self._losses += [(self._loss_event, what, why) for what, why in self._encoder.take_losses()]
         return self._take_bytes() + _trailer(self._encoder)
 
     @property
@@ -287,7 +281,7 @@ class Transcoder(_Decoding):
     def _neutral(self, event: dict[str, Any]) -> None:
         self._out.extend(self._encoder.encode(event))
         self._loss_event = self._events
-        lost = _take_losses(self._encoder)
+        lost = self._encoder.take_losses()
         if lost:
             self._losses += [(self._events, what, why) for what, why in lost]
             if self._fail_on_loss and self._failing is None:

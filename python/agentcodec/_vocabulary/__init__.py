@@ -12,7 +12,7 @@ import re
 from functools import cache
 from importlib.resources import files
 
-__all__ = ["parse", "table", "tables"]
+__all__ = ["parse", "tables"]
 
 
 @cache
@@ -43,8 +43,3 @@ def parse(text: str, source: str) -> dict[str, tuple[str, ...]]:
         else:
             words.append(line)
     return {name: tuple(words) for name, words in found.items()}
-
-
-def table(protocol: str, name: str) -> tuple[str, ...]:
-    """One of the protocol's tables."""
-    return tables(protocol)[name]

@@ -352,7 +352,7 @@ class _Written:
         return [self.done[index] for index in sorted(self.done)]
 
 
-class Encoder:
+class Encoder(ev.RecordsLosses):
     """Neutral events to AgentScope events, as agentscope-runtime writes them."""
 
     protocol = "agentscope"
@@ -379,11 +379,6 @@ class Encoder:
         self._used_ids: dict[str, int] = {}
         # (neutral message, block index) -> (AgentScope message, content).
         self._blocks: dict[tuple[str, int], tuple[_Written, _Content]] = {}
-
-    def take_losses(self) -> list[tuple[str, str]]:
-        """What the encoder could not carry since the last call, in order."""
-        lost, self._lost = self._lost, []
-        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

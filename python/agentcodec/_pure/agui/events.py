@@ -473,7 +473,7 @@ class _Block:
         self.parts: Any = None
 
 
-class Encoder:
+class Encoder(ev.RecordsLosses):
     """Neutral events to AG-UI events, in the form ag-ui-protocol serialises."""
 
     protocol = "agui"
@@ -492,11 +492,6 @@ class Encoder:
         self._open_text: dict[str, int] = {}
         self._open_reasoning: dict[str, int] = {}
         self._open_calls: set[str] = set()
-
-    def take_losses(self) -> list[tuple[str, str]]:
-        """What the encoder could not carry since the last call, in order."""
-        lost, self._lost = self._lost, []
-        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

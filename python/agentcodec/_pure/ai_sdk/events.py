@@ -367,7 +367,7 @@ class _Block:
         self.call_id: str | None = None
 
 
-class Encoder:
+class Encoder(ev.RecordsLosses):
     """Neutral events to AI SDK UI message chunks."""
 
     protocol = "ai-sdk"
@@ -385,11 +385,6 @@ class Encoder:
         self._calls: set[str] = set()  # tool calls written
         self._skipped: set[str] = set()  # messages with no place here
         self._reason: str | None = None
-
-    def take_losses(self) -> list[tuple[str, str]]:
-        """What the encoder could not carry since the last call, in order."""
-        lost, self._lost = self._lost, []
-        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -352,7 +352,7 @@ class _Encoded:
         self.input = JsonPrefix(require_object=True)
 
 
-class Encoder:
+class Encoder(ev.RecordsLosses):
     """Neutral events to Anthropic Messages events."""
 
     protocol = "anthropic"
@@ -373,11 +373,6 @@ class Encoder:
         self._last_kind: str | None = None
         self._reason: str | None = None
         self._stop_sequence: str | None = None
-
-    def take_losses(self) -> list[tuple[str, str]]:
-        """What the encoder could not carry since the last call, in order."""
-        lost, self._lost = self._lost, []
-        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -325,7 +325,7 @@ class _Open:
         self.text: list[str] = []
 
 
-class Encoder:
+class Encoder(ev.RecordsLosses):
     """Neutral events to LangChain protocol envelopes (the messages and
     lifecycle channels)."""
 
@@ -348,11 +348,6 @@ class Encoder:
         self._blocks: dict[tuple[str, int], _Open] = {}
         self._wire = 0
         self._ended = False
-
-    def take_losses(self) -> list[tuple[str, str]]:
-        """What the encoder could not carry since the last call, in order."""
-        lost, self._lost = self._lost, []
-        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

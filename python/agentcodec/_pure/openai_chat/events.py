@@ -385,7 +385,7 @@ class _EncodedChoice:
         self.ended = False  # its finish_reason was written
 
 
-class Encoder:
+class Encoder(ev.RecordsLosses):
     """Neutral events to OpenAI Chat Completions chunks."""
 
     protocol = "openai-chat"
@@ -408,11 +408,6 @@ class Encoder:
         self._open: dict[str, int] = {}
         # (neutral message, block) -> (choice, kind, tool index or None).
         self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
-
-    def take_losses(self) -> list[tuple[str, str]]:
-        """What the encoder could not carry since the last call, in order."""
-        lost, self._lost = self._lost, []
-        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -410,7 +410,7 @@ def _is_input_content(value: Any) -> bool:
     )
 
 
-class Encoder:
+class Encoder(ev.RecordsLosses):
     """Neutral events to OpenAI Responses events."""
 
     protocol = "openai-responses"
@@ -433,11 +433,6 @@ class Encoder:
         self._used_ids: dict[str, int] = {}
         # (neutral message, block) -> (item, part or None for a tool block).
         self._blocks: dict[tuple[str, int], tuple[_OpenItem, _Part | None]] = {}
-
-    def take_losses(self) -> list[tuple[str, str]]:
-        """What the encoder could not carry since the last call, in order."""
-        lost, self._lost = self._lost, []
-        return lost
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
