@@ -8,6 +8,19 @@
 //! Rust, which is why its fuzz targets run without a sanitizer.
 #![deny(unsafe_code)]
 
+/// `pub mod vocabulary` in a protocol's `mod.rs`: its vocabulary (event
+/// types, finish reasons, error codes), written once for both backends in
+/// `python/agentcodec/_vocabulary/<name>.txt`, whose constants build.rs makes.
+macro_rules! vocabulary {
+    ($name:literal) => {
+        /// The protocol's vocabulary, as `python/agentcodec/_vocabulary/`
+        /// holds it for both backends (build.rs makes its constants).
+        pub mod vocabulary {
+            include!(concat!(env!("OUT_DIR"), "/vocabulary/", $name, ".rs"));
+        }
+    };
+}
+
 pub mod accumulate;
 pub mod events;
 pub mod frozen;

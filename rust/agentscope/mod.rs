@@ -5,12 +5,7 @@ mod assembler;
 pub mod events;
 mod probe;
 
-/// The protocol's vocabulary (its event types, finish reasons, error codes),
-/// written once for both backends in `python/agentcodec/_vocabulary/agentscope.txt`;
-/// build.rs makes its constants.
-pub mod vocabulary {
-    include!(concat!(env!("OUT_DIR"), "/vocabulary/agentscope.rs"));
-}
+vocabulary!("agentscope");
 
 pub use assembler::{Assembler, DataMerge, Error, ErrorRecord, EventError, OnError, Options};
 

@@ -4,12 +4,7 @@ mod assembler;
 pub mod events;
 pub(crate) mod probe;
 
-/// The protocol's vocabulary (its event types, finish reasons, error codes),
-/// written once for both backends in `python/agentcodec/_vocabulary/ai_sdk.txt`;
-/// build.rs makes its constants.
-pub mod vocabulary {
-    include!(concat!(env!("OUT_DIR"), "/vocabulary/ai_sdk.rs"));
-}
+vocabulary!("ai_sdk");
 pub use vocabulary::{CHUNK_TYPES, OUTPUT_STATES};
 
 pub use assembler::{merge_metadata, Assembler, Error, ErrorRecord, EventError, OnError, Options};

@@ -3,12 +3,7 @@
 mod assembler;
 pub mod events;
 
-/// The protocol's vocabulary (its event types, finish reasons, error codes),
-/// written once for both backends in `python/agentcodec/_vocabulary/anthropic.txt`;
-/// build.rs makes its constants.
-pub mod vocabulary {
-    include!(concat!(env!("OUT_DIR"), "/vocabulary/anthropic.rs"));
-}
+vocabulary!("anthropic");
 pub use vocabulary::{EVENT_TYPES, TOOL_BLOCKS};
 pub(crate) mod probe;
 

@@ -4,12 +4,7 @@ mod assembler;
 pub mod events;
 mod probe;
 
-/// The protocol's vocabulary (its event types, finish reasons, error codes),
-/// written once for both backends in `python/agentcodec/_vocabulary/langchain.txt`;
-/// build.rs makes its constants.
-pub mod vocabulary {
-    include!(concat!(env!("OUT_DIR"), "/vocabulary/langchain.rs"));
-}
+vocabulary!("langchain");
 
 pub use assembler::{
     snake_case, Assembler, Error, ErrorRecord, EventError, OnError, Options, ToolArgs,

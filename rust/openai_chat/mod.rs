@@ -4,12 +4,7 @@ mod assembler;
 pub mod events;
 mod probe;
 
-/// The protocol's vocabulary (its event types, finish reasons, error codes),
-/// written once for both backends in `python/agentcodec/_vocabulary/openai_chat.txt`;
-/// build.rs makes its constants.
-pub mod vocabulary {
-    include!(concat!(env!("OUT_DIR"), "/vocabulary/openai_chat.rs"));
-}
+vocabulary!("openai_chat");
 
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
 

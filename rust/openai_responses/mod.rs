@@ -4,12 +4,7 @@ mod assembler;
 pub mod events;
 mod probe;
 
-/// The protocol's vocabulary (its event types, finish reasons, error codes),
-/// written once for both backends in `python/agentcodec/_vocabulary/openai_responses.txt`;
-/// build.rs makes its constants.
-pub mod vocabulary {
-    include!(concat!(env!("OUT_DIR"), "/vocabulary/openai_responses.rs"));
-}
+vocabulary!("openai_responses");
 
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
 
