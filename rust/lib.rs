@@ -51,6 +51,7 @@ macro_rules! with_protocols {
             openai_chat,
             anthropic,
             ai_sdk,
+            a2a,
         );
     };
 }

@@ -76,6 +76,14 @@ impl EncoderOption {
         }
     }
 
+    /// A str option that is one of `choices`.
+    pub const fn choice(name: &'static str, choices: &'static [&'static str]) -> Self {
+        EncoderOption {
+            name,
+            kind: OptionKind::Choice(choices),
+        }
+    }
+
     /// A list-of-str option.
     pub const fn str_list(name: &'static str) -> Self {
         EncoderOption {
@@ -91,13 +99,15 @@ pub enum OptionKind {
     Str,
     Int,
     StrList,
+    /// A str, one of these.
+    Choice(&'static [&'static str]),
 }
 
 impl OptionKind {
     /// The type's name, as Python spells it in the messages.
     pub fn describe(self) -> &'static str {
         match self {
-            OptionKind::Str => "str",
+            OptionKind::Str | OptionKind::Choice(_) => "str",
             OptionKind::Int => "int",
             OptionKind::StrList => "list[str]",
         }
@@ -134,7 +144,7 @@ impl OptionValue {
         matches!(
             (self, kind),
             (OptionValue::None, _)
-                | (OptionValue::Str(_), OptionKind::Str)
+                | (OptionValue::Str(_), OptionKind::Str | OptionKind::Choice(_))
                 | (
                     OptionValue::Int(_) | OptionValue::IntTooBig,
                     OptionKind::Int
@@ -179,6 +189,12 @@ pub enum OptionError {
     },
     /// An integer beyond 64 bits.
     TooBig { name: &'static str },
+    /// A str that is none of the option's choices.
+    Choice {
+        name: &'static str,
+        choices: &'static [&'static str],
+        given: String,
+    },
 }
 
 impl OptionError {
@@ -201,6 +217,18 @@ impl OptionError {
                 given,
             } => format!("{name} must be {expected} or None, not {given}"),
             OptionError::TooBig { name } => format!("{name} does not fit in 64 bits"),
+            OptionError::Choice {
+                name,
+                choices,
+                given,
+            } => {
+                let choices: Vec<String> = choices.iter().map(|choice| repr(choice)).collect();
+                format!(
+                    "{name} must be one of {} or None, not {}",
+                    choices.join(", "),
+                    repr(given)
+                )
+            }
         }
     }
 }
@@ -271,6 +299,15 @@ impl EncoderOptions {
             }
             if value == OptionValue::IntTooBig {
                 return Err(OptionError::TooBig { name: option.name });
+            }
+            if let (OptionKind::Choice(choices), OptionValue::Str(text)) = (option.kind, &value) {
+                if !choices.contains(&text.as_str()) {
+                    return Err(OptionError::Choice {
+                        name: option.name,
+                        choices,
+                        given: text.clone(),
+                    });
+                }
             }
             options.given.retain(|(other, _)| *other != option.name);
             options.given.push((option.name, value));

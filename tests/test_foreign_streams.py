@@ -16,16 +16,13 @@ from protocol_table import FIXTURES, TABLE
 STREAMS = {name: row.stream for name, row in TABLE.items()}
 ASSEMBLERS = {name: row.assembler for name, row in TABLE.items()}
 JSON_BODY = b'{"id": "r1", "object": "response", "output": [{"type": "message", "content": "hi"}]}'
-# What a2a-sdk's servers stream (scripts/a2a_fixtures.py): JSON-RPC responses,
-# a JSON-RPC error among them, that no protocol here may take for its own.
-A2A = [(f"A2A {path.stem}", path.read_bytes()) for path in sorted((FIXTURES / "a2a").glob("*.sse"))]
 
 
 def foreign(protocol: str) -> list[tuple[str, bytes]]:
-    """What is not ``protocol``'s stream: an event stream of each protocol
-    whose events it does not take for its own, a JSON body, nothing."""
+    """What is not ``protocol``'s stream: an event stream of each other
+    protocol, whose events it does not take for its own, a JSON body, nothing."""
     others = [(other, (FIXTURES / STREAMS[other]).read_bytes()) for other in PROTOCOLS if other != protocol]
-    return [*others, *A2A, ("a JSON body", JSON_BODY), ("nothing", b"")]
+    return [*others, ("a JSON body", JSON_BODY), ("nothing", b"")]
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -51,10 +51,13 @@ def transcript(
     blocks at the positions in ``skip``, or the arguments of the calls in
     ``broken``)."""
     lines: list[tuple[Any, ...]] = []
-    blocks = [block for message in neutral["messages"] for block in message["blocks"]]
+    # (positions count the blocks the target carries, as ``corrected`` counts them)
+    blocks = [
+        block for message in neutral["messages"] for block in message["blocks"] if block["kind"] not in losses
+    ]
     for position, block in enumerate(blocks):
         kind = block["kind"]
-        if kind in losses or position in skip:
+        if position in skip:
             continue
         if kind in ("text", "reasoning", "refusal"):
             if not block.get("text"):
@@ -109,10 +112,13 @@ def broken_calls(neutral: dict[str, Any]) -> set[Any]:
     }
 
 
-def corrected(neutral: dict[str, Any]) -> set[int]:
-    """The positions of blocks whose streamed text a snapshot corrected: an
-    append-only target (AG-UI) keeps what streamed, not the correction."""
-    blocks = [block for message in neutral["messages"] for block in message["blocks"]]
+def corrected(neutral: dict[str, Any], losses: set[str] = frozenset()) -> set[int]:
+    """The positions of blocks whose streamed text a snapshot corrected, among
+    the blocks of kinds the target carries: an append-only target (AG-UI)
+    keeps what streamed, not the correction."""
+    blocks = [
+        block for message in neutral["messages"] for block in message["blocks"] if block["kind"] not in losses
+    ]
     # (A tool's output given whole, not streamed, corrects nothing.)
     return {
         position
@@ -161,7 +167,7 @@ def test_what_the_target_can_carry_comes_through(source: str, path: Path, target
     original = view(backend, source, stream)
     converted = view(backend, target, convert(backend, source, target, stream))
     losses = TARGET_LOSSES[target]
-    skip = corrected(original) if "corrections" in losses else set()
+    skip = corrected(original, losses) if "corrections" in losses else set()
     broken = broken_calls(original) if "broken_arguments" in losses else set()
     assert transcript(converted, losses, skip, broken) == transcript(original, losses, skip, broken)
     assert run_outcome(converted) == run_outcome(original, target)
@@ -176,7 +182,7 @@ def test_round_trips_keep_what_the_middle_carries(source: str, path: Path, middl
     back = convert(backend, middle, source, there)
     losses = TARGET_LOSSES[middle] | TARGET_LOSSES[source]
     original = view(backend, source, stream)
-    skip = corrected(original) if "corrections" in losses else set()
+    skip = corrected(original, losses) if "corrections" in losses else set()
     broken = broken_calls(original) if "broken_arguments" in losses else set()
     returned = transcript(view(backend, source, back), losses, skip, broken)
     if middle != source and len(original["messages"]) > 1 and TABLE[source].carries_choices:

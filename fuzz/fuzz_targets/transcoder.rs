@@ -31,6 +31,7 @@ fn options(target: &'static Descriptor) -> EncoderOptions {
             OptionKind::Str => OptionValue::from("x"),
             OptionKind::Int => OptionValue::Int(1),
             OptionKind::StrList => OptionValue::StrList(Vec::new()),
+            OptionKind::Choice(choices) => OptionValue::from(choices[0]),
         };
         (option.name.to_owned(), value)
     });

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from ._backend import backend
 from ._errors import (
+    A2AError,
+    A2AEventError,
     AgentCodecError,
     AgentScopeError,
     AgentScopeEventError,
@@ -74,6 +76,8 @@ __all__ = [
     "AgentCodecError",
     "AgentScopeError",
     "AgentScopeEventError",
+    "A2AError",
+    "A2AEventError",
     "AnthropicError",
     "AnthropicEventError",
     "LangChainError",

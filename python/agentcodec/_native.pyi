@@ -14,6 +14,7 @@ from agentcodec.events import ProtocolName
 _Result = TypeVar("_Result")
 
 __all__ = [
+    "A2AAssembler",
     "AGUIAssembler",
     "AISDKAssembler",
     "AgentScopeAssembler",
@@ -337,6 +338,49 @@ class OpenAIChatAssembler(_Assembler[dict[str, Any]]):
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
+
+@final
+class A2AAssembler(_Assembler[dict[str, Any] | None]):
+    """Assembles an A2A stream into its Task. Public as
+    ``agentcodec.a2a.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
+    ) -> A2AAssembler: ...
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the events the data completed, decoded."""
+    def close(self) -> dict[str, Any] | None:
+        """Ends the stream and returns the Task (or the Message that
+        answered without one)."""
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The result so far, what ``close()`` returns once the stream ends: ``outcome``."""
+    @property
+    def task(self) -> dict[str, Any] | None:
+        """The Task so far (None before any task event)."""
+    @property
+    def message(self) -> dict[str, Any] | None:
+        """The Message that answered the request, when it made no task."""
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """The JSON-RPC error that ended the stream, if one did."""
+    @property
+    def version(self) -> str | None:
+        """The stream's spec version, "0.3" or "1.0", once an event said it."""
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Events kept without being assembled: the JSON-RPC errors."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """JSON-RPC errors the server sent or, with ``on_error="skip"``, events skipped."""
 
 @final
 class AnthropicAssembler(_Assembler[dict[str, Any]]):

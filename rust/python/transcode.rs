@@ -65,7 +65,7 @@ fn option_value(kind: OptionKind, value: &Bound<'_, PyAny>) -> PyResult<OptionVa
         return Ok(OptionValue::None);
     }
     let fitting = match kind {
-        OptionKind::Str => value
+        OptionKind::Str | OptionKind::Choice(_) => value
             .cast::<PyString>()
             .ok()
             .map(|text| text.to_str().map(|text| OptionValue::Str(text.to_owned())))
@@ -123,7 +123,9 @@ fn encoder_options(
                 .unwrap_or_default()
         });
         match err {
-            OptionError::TooBig { .. } => PyValueError::new_err(message),
+            OptionError::TooBig { .. } | OptionError::Choice { .. } => {
+                PyValueError::new_err(message)
+            }
             _ => PyTypeError::new_err(message),
         }
     })

@@ -28,8 +28,9 @@ class Protocol:
     #: A new encoder of neutral events into its own, from keyword options.
     encoder: Callable[..., Any]
     #: The options the encoder takes and their types (each may be None),
-    #: in the order messages list them.
-    options: Mapping[str, str]
+    #: in the order messages list them: a type's name, or the strs an
+    #: option may be.
+    options: Mapping[str, str | tuple[str, ...]]
     #: The exception of one of its events, and of the stream as a whole.
     event_error: type[_EventError]
     base_error: type[AgentCodecError]

@@ -33,8 +33,15 @@ def _trailer(encoder: Any) -> bytes:
     return trailer() if trailer is not None else b""
 
 
-def _check_option(name: str, value: Any, kind: str) -> None:
+def _check_option(name: str, value: Any, kind: str | tuple[str, ...]) -> None:
     if value is None:
+        return
+    if isinstance(kind, tuple):
+        # One of a few strs (``registry::OptionKind::Choice``).
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
+        if value not in kind:
+            raise ValueError(f"{name} must be one of {', '.join(map(repr, kind))} or None, not {value!r}")
         return
     if kind == "str":
         fits = isinstance(value, str)
