@@ -32,16 +32,12 @@ from langchain_core.language_models.chat_model_stream import ChatModelStream
 from agentcodec import _pure
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures"
+sys.path.insert(0, str(ROOT / "tests"))
+from protocol_table import FIXTURES, TABLE  # noqa: E402  (the tests' table of protocols)
+
 OUT = FIXTURES / "langchain_judged"
-SOURCES = {
-    "agentscope": ["agentscope/*.sse", "agentapp/*.process.sse", "java/*.process.sse"],
-    "agui": ["agentapp/*.agui.sse", "sdk/agui_*.sse"],
-    "openai-responses": ["agentapp/*.responses.sse", "sdk/responses_*.sse"],
-    "openai-chat": ["sdk/chat_*.sse"],
-    "anthropic": ["sdk/anthropic_*.sse"],
-    "ai-sdk": ["ai_sdk/*.sse"],
-}
+# Every other protocol's recorded streams, as the tests take them.
+SOURCES = {name: row.streams() for name, row in TABLE.items() if name != "langchain"}
 TIMESTAMP = 1763700000000
 
 
@@ -90,19 +86,18 @@ def ai_messages(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     count = 0
-    for source, patterns in SOURCES.items():
-        for pattern in patterns:
-            for path in sorted(FIXTURES.glob(pattern)):
-                transcoder = _pure.Transcoder(source, "langchain", timestamp=TIMESTAMP)
-                stream = transcoder.feed(path.read_bytes()) + transcoder.close()
-                name = f"{path.parent.name}__{path.stem}"
-                expected = {"source": f"{source}:{path.relative_to(FIXTURES)}",
-                            "sha256": hashlib.sha256(stream).hexdigest(),
-                            "judge": f"langchain-core {core_version} ChatModelStream",
-                            "messages": ai_messages(envelopes(stream))}  # fmt: skip
-                text = json.dumps(expected, indent=2, ensure_ascii=False, default=str) + "\n"
-                (OUT / f"{name}.json").write_text(text, encoding="utf-8")
-                count += 1
+    for source, paths in SOURCES.items():
+        for path in paths:
+            transcoder = _pure.Transcoder(source, "langchain", timestamp=TIMESTAMP)
+            stream = transcoder.feed(path.read_bytes()) + transcoder.close()
+            name = f"{path.parent.name}__{path.stem}"
+            expected = {"source": f"{source}:{path.relative_to(FIXTURES)}",
+                        "sha256": hashlib.sha256(stream).hexdigest(),
+                        "judge": f"langchain-core {core_version} ChatModelStream",
+                        "messages": ai_messages(envelopes(stream))}  # fmt: skip
+            text = json.dumps(expected, indent=2, ensure_ascii=False, default=str) + "\n"
+            (OUT / f"{name}.json").write_text(text, encoding="utf-8")
+            count += 1
     print(f"wrote {count} fixtures to {OUT}", file=sys.stderr)
     return 0
 

@@ -125,7 +125,11 @@ class Server:
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_dropped_connection_resumes_after_the_last_event(protocol: str) -> None:
-    server = Server(_stream(protocol), cut_at=[333, 1, 201])
+    # Cut midway through the second event, then at once, then midway through
+    # the second event after the resumption point: wherever the events end.
+    sizes = [len(event) + 2 for event in _with_ids(_stream(protocol)).split(b"\n\n") if event]
+    cuts = [sizes[0] + sizes[1] // 2, 1, sizes[1] + sizes[2] // 2]
+    server = Server(_stream(protocol), cut_at=cuts)
     stream = client.EventStream(server.connect(), protocol, reconnect=server.connect, retry_delay=0)
     events = list(stream)
     assert stream.reconnections == 3

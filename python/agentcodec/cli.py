@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -190,9 +191,27 @@ def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Wraps help without breaking a hyphenated name such as ``ai-sdk``
+    across lines, where it would read as two words."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(
+            " ".join(text.split()),
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+        )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentcodec",
+        formatter_class=_HelpFormatter,
         description="Fast, conformant codec for AI-agent streaming protocols.",
     )
     parser.add_argument(
@@ -202,6 +221,7 @@ def _parser() -> argparse.ArgumentParser:
 
     decode = commands.add_parser(
         "decode",
+        formatter_class=_HelpFormatter,
         help="print the events of an SSE capture as JSON lines",
         description="Decode a captured text/event-stream and print one JSON object per event: "
         '{"event", "id", "retry", "data"}.',
@@ -218,6 +238,7 @@ def _parser() -> argparse.ArgumentParser:
 
     assemble = commands.add_parser(
         "assemble",
+        formatter_class=_HelpFormatter,
         help="print what an agent stream assembles to, as JSON",
         description="Assemble a captured agent stream and print the result as JSON: the final "
         "object the protocol's own SDK gives (the AgentScope response, the AG-UI run, the OpenAI "
@@ -257,6 +278,7 @@ def _parser() -> argparse.ArgumentParser:
 
     convert = commands.add_parser(
         "convert",
+        formatter_class=_HelpFormatter,
         help="convert an agent stream into another protocol's, as it streams",
         description="Convert a captured or live agent stream into another protocol's SSE stream, "
         "writing each event as soon as the input completes it.",
@@ -279,6 +301,7 @@ def _parser() -> argparse.ArgumentParser:
 
     gateway = commands.add_parser(
         "gateway",
+        formatter_class=_HelpFormatter,
         help="serve one agent as /process, AG-UI, OpenAI Responses and LangChain (needs agentcodec[gateway])",
         description="Front an AgentScope Agent API server (POST /process) and serve the same agent as "
         "/process, /ag-ui, /compatible-mode/v1/responses and the LangChain protocol's "
@@ -340,6 +363,7 @@ def _parser() -> argparse.ArgumentParser:
 
     stream = commands.add_parser(
         "stream",
+        formatter_class=_HelpFormatter,
         help="post a request and print the events of the stream it answers with (needs httpx)",
         description="POST a JSON request to URL and print the events of the stream that answers it as "
         "JSON lines as they arrive (with --assemble, then what they assemble to); a dropped connection "

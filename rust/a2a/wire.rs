@@ -94,7 +94,7 @@ pub fn read(event: &Map<String, Value>) -> Result<Read, &'static str> {
             Some(_) => return Err("has a result that is not an object"),
         };
         let Some((what, version, field)) = shape(result, false) else {
-            return Err("has a result that is no A2A event: it has no kind (0.3) and not one of task, message, statusUpdate, artifactUpdate (1.0)");
+            return Err("has a result with no type: no kind (0.3) and not one of task, message, statusUpdate, artifactUpdate (1.0)");
         };
         let at = field.map_or(At::Result, At::ResultField);
         return Ok(Read {
@@ -104,7 +104,7 @@ pub fn read(event: &Map<String, Value>) -> Result<Read, &'static str> {
         });
     }
     let Some((what, version, field)) = shape(event, true) else {
-        return Err("is no A2A event: neither a JSON-RPC response nor a result (a 0.3 kind, or one of task, message, statusUpdate, artifactUpdate)");
+        return Err("has no type: neither a JSON-RPC response nor a result (a 0.3 kind, or one of task, message, statusUpdate, artifactUpdate)");
     };
     Ok(Read {
         what,

@@ -78,14 +78,14 @@ def read(event: dict[str, Any]) -> Read:
         shape = _shape(result, bare=False)
         if shape is None:
             raise EventProblemError(
-                "has a result that is no A2A event: it has no kind (0.3) and not one of "
+                "has a result with no type: no kind (0.3) and not one of "
                 "task, message, statusUpdate, artifactUpdate (1.0)"
             )
         return shape
     shape = _shape(event, bare=True)
     if shape is None:
         raise EventProblemError(
-            "is no A2A event: neither a JSON-RPC response nor a result (a 0.3 kind, or one of "
+            "has no type: neither a JSON-RPC response nor a result (a 0.3 kind, or one of "
             "task, message, statusUpdate, artifactUpdate)"
         )
     return shape
