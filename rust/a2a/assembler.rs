@@ -425,3 +425,72 @@ impl Tasks {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::Assemble;
+
+    const TASK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}}"#;
+
+    fn chunk(text: &str, append: bool) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"artifactUpdate":{{"taskId":"t","contextId":"c","append":{append},"artifact":{{"artifactId":"a","parts":[{{"text":"{text}"}}]}}}}}}}}"#
+        )
+    }
+
+    fn feed(assembler: &mut Assembler, events: &[&str]) -> Result<(), Error> {
+        for event in events {
+            assembler.feed(format!("data: {event}\n\n").as_bytes())?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn appended_chunks_stay_separate_parts_as_the_sdk_keeps_them() {
+        let mut assembler = Assembler::default();
+        feed(&mut assembler, &[TASK, &chunk("a", false), &chunk("b", true)]).unwrap();
+        let task = assembler.task();
+        assert_eq!(
+            task["artifacts"][0]["parts"].to_string(),
+            r#"[{"text":"a"},{"text":"b"}]"#
+        );
+        assert_eq!(assembler.version(), Some("1.0"));
+    }
+
+    #[test]
+    fn an_update_before_any_task_makes_one_submitted() {
+        let mut assembler = Assembler::default();
+        feed(&mut assembler, &[&chunk("a", false)]).unwrap();
+        assert_eq!(
+            assembler.task()["status"].to_string(),
+            r#"{"state":"TASK_STATE_SUBMITTED"}"#
+        );
+    }
+
+    #[test]
+    fn a_json_rpc_error_fails_the_task_and_ends_the_stream() {
+        let mut assembler = Assembler::default();
+        let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}"#;
+        feed(&mut assembler, &[TASK, error]).unwrap();
+        assert_eq!(assembler.task()["status"]["state"], "TASK_STATE_FAILED");
+        assert_eq!(assembler.error()["code"], -32603);
+        let Err(Error::Event(after)) = feed(&mut assembler, &[&chunk("a", false)]) else {
+            panic!("an event after the error is refused");
+        };
+        assert_eq!(after.event, 3);
+        // What was assembled stays.
+        assert_eq!(assembler.task()["status"]["state"], "TASK_STATE_FAILED");
+    }
+
+    #[test]
+    fn append_to_an_artifact_that_never_started_is_an_event_error() {
+        let mut assembler = Assembler::default();
+        let Err(Error::Event(error)) = feed(&mut assembler, &[TASK, &chunk("a", true)]) else {
+            panic!("append to an unknown artifact is refused");
+        };
+        assert_eq!(error.event, 2);
+        assert!(error.to_string().starts_with("A2A event 2 "), "{error}");
+        assert!(assembler.task()["artifacts"].is_null());
+    }
+}

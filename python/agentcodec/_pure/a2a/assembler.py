@@ -65,7 +65,8 @@ class Assembler(AssemblerBase):
     def _result(self) -> dict[str, Any] | None:
         if self._task is not None:
             return self._render_task()
-        return render(self._message)
+        message: dict[str, Any] | None = render(self._message)
+        return message
 
     @property
     def task(self) -> dict[str, Any] | None:
@@ -75,12 +76,14 @@ class Assembler(AssemblerBase):
     @property
     def message(self) -> dict[str, Any] | None:
         """The Message that answered the request, when it made no task."""
-        return render(self._message)
+        message: dict[str, Any] | None = render(self._message)
+        return message
 
     @property
     def error(self) -> dict[str, Any] | None:
         """The JSON-RPC error that ended the stream, if one did."""
-        return render(self._error)
+        error: dict[str, Any] | None = render(self._error)
+        return error
 
     @property
     def version(self) -> str | None:

@@ -320,15 +320,15 @@ class Encoder(ev.RecordsLosses):
             if message_id is not None:
                 self._end_message(message_id, out)
         elif kind == "run_finished":
-            status = ev.as_str(event.get("status")) or "completed"
-            self._end({"state": _END_STATES.get(status, "completed")}, out)
+            ended = ev.as_str(event.get("status")) or "completed"
+            self._end({"state": _END_STATES.get(ended, "completed")}, out)
         elif kind == "run_failed":
             state = "rejected" if event.get("code") == "rejected" else "failed"
-            status: dict[str, Any] = {"state": state}
+            failed: dict[str, Any] = {"state": state}
             text = ev.as_str(event.get("message"))
             if text:
-                status["message"] = text
-            self._end(status, out)
+                failed["message"] = text
+            self._end(failed, out)
         return out
 
     def finish(self) -> list[dict[str, Any]]:
