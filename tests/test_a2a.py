@@ -171,6 +171,43 @@ def test_bad_events_are_refused_saying_which_and_keeping_what_came_before(
     assert len(messages) == 1, messages  # both backends say it alike
 
 
+def test_a_version_chosen_refuses_the_others_events_and_spells_what_it_makes(backend: ModuleType) -> None:
+    update = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "kind": "artifact-update",
+            "taskId": "t",
+            "contextId": "c",
+            "artifact": {"artifactId": "a", "parts": [{"kind": "text", "text": "x"}]},
+        },
+    }
+    assembler = backend.A2AAssembler(version="0.3")
+    assert assembler.version == "0.3"
+    assembler.feed(sse([update]))
+    assert assembler.task["status"] == {"state": "submitted"}
+    with pytest.raises(A2AEventError, match=r"^A2A event 2 is an A2A 1\.0 event in a 0\.3 stream$"):
+        assembler.feed(sse([chunk("b", "y")]))
+    # A stream that begins with an error is spelt as chosen too.
+    assembler = backend.A2AAssembler(version="0.3")
+    assembler.feed(sse([{"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}}]))
+    assert assembler.version == "0.3"
+
+
+@pytest.mark.parametrize(
+    ("version", "error", "says"),
+    [
+        ("2", ValueError, r"^version must be one of '1\.0', '0\.3' or None, not '2'$"),
+        (1.0, TypeError, r"^version must be str or None, not float$"),
+    ],
+)
+def test_the_assemblers_version_is_one_of_the_specs(
+    backend: ModuleType, version: Any, error: type[Exception], says: str
+) -> None:
+    with pytest.raises(error, match=says):
+        backend.A2AAssembler(version=version)
+
+
 def test_skipped_events_are_kept_as_errors(backend: ModuleType) -> None:
     assembler, task = assemble(backend, sse([TASK, {"x": 1}, chunk("a", "x")]), on_error="skip")
     assert task["artifacts"] == [{"artifactId": "a", "parts": [{"text": "x"}]}]

@@ -347,6 +347,7 @@ class A2AAssembler(_Assembler[dict[str, Any] | None]):
     def __new__(
         cls,
         *,
+        version: Literal["1.0", "0.3"] | None = None,
         on_error: Literal["raise", "skip"] = "raise",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,

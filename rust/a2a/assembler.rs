@@ -77,6 +77,16 @@ impl Assembler {
         }
     }
 
+    /// Reads the stream as `version`'s (one of [`super::VERSIONS`]) from the first
+    /// event: an event of the other version is an event error, and what the
+    /// assembler spells itself (a task an update makes, a failed state) is
+    /// spelled as `version` spells it. Without it, the first event that
+    /// says its version decides.
+    pub fn with_version(mut self, version: &'static str) -> Self {
+        self.driver.protocol.version = Some(version);
+        self
+    }
+
     /// The Task, or the Message when the agent answered without a task;
     /// null before either.
     pub fn result(&self) -> Value {
@@ -428,6 +438,7 @@ impl Tasks {
 
 #[cfg(test)]
 mod tests {
+    use super::super::VERSIONS;
     use super::*;
     use crate::stream::Assemble;
 
@@ -481,6 +492,21 @@ mod tests {
         assert_eq!(after.event, 3);
         // What was assembled stays.
         assert_eq!(assembler.task()["status"]["state"], "TASK_STATE_FAILED");
+    }
+
+    #[test]
+    fn a_version_chosen_refuses_the_others_events_and_spells_what_it_makes() {
+        let mut assembler = Assembler::default().with_version(VERSIONS[1]);
+        let update = r#"{"jsonrpc":"2.0","id":1,"result":{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}}"#;
+        feed(&mut assembler, &[update]).unwrap();
+        assert_eq!(
+            assembler.task()["status"].to_string(),
+            r#"{"state":"submitted"}"#
+        );
+        let Err(Error::Event(error)) = feed(&mut assembler, &[&chunk("b", false)]) else {
+            panic!("a 1.0 event in a 0.3 stream is refused");
+        };
+        assert_eq!(error.to_string(), "A2A event 2 is an A2A 1.0 event in a 0.3 stream");
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! `agentcodec._native.A2AAssembler`.
 
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyString};
 
+use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::to_python;
-use crate::a2a::{Assembler, Options};
+use crate::a2a::{Assembler, Options, VERSIONS};
 use crate::stream::Assemble;
 
 /// Assembles an A2A stream into its Task.
@@ -26,6 +28,27 @@ pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("A2AAssembler", m.py().get_type::<A2AAssembler>())
 }
 
+/// The `version` argument: one of the spec versions, as the encoder's
+/// option of that name is checked.
+fn spec_version(value: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    let Ok(text) = value.cast::<PyString>() else {
+        let kind = value.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "version must be str or None, not {kind}"
+        )));
+    };
+    let text = text.to_cow()?;
+    if let Some(version) = VERSIONS.iter().find(|version| **version == text) {
+        return Ok(version);
+    }
+    let choices: Vec<String> = VERSIONS.iter().map(|version| format!("'{version}'")).collect();
+    Err(PyValueError::new_err(format!(
+        "version must be one of {} or None, not {}",
+        choices.join(", "),
+        value.repr()?
+    )))
+}
+
 impl A2AAssembler {
     /// The Task, or the Message when the agent answered without a task: a
     /// new dict on every access.
@@ -41,8 +64,44 @@ assembler_methods!(
     item = event,
     errors = "JSON-RPC errors the server sent or, with `on_error=\"skip\"`, events skipped.",
     result = outcome,
-    new = limits_only,
     {
+        #[new]
+        #[pyo3(signature = (*, version = None, on_error = StrArg::Default("raise"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, max_stream_bytes = LimitArg::Default, max_messages = LimitArg::Default, max_blocks = LimitArg::Default), text_signature = "(*, version=None, on_error='raise', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, max_stream_bytes=268435456, max_messages=100000, max_blocks=500000)")]
+        #[allow(clippy::too_many_arguments)] // one per Python argument
+        fn new(
+            py: Python<'_>,
+            version: Option<&Bound<'_, PyAny>>,
+            on_error: StrArg,
+            max_line_bytes: LimitArg,
+            max_event_bytes: LimitArg,
+            max_errors: LimitArg,
+            max_stream_bytes: LimitArg,
+            max_messages: LimitArg,
+            max_blocks: LimitArg,
+        ) -> PyResult<Self> {
+            let version = match version {
+                Some(version) if !version.is_none() => Some(spec_version(version)?),
+                _ => None,
+            };
+            let on_error = assemblers::on_error(py, &on_error.get(py, "on_error")?)?;
+            let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
+            let mut inner = Assembler::new(Options { on_error, limits });
+            if let Some(version) = version {
+                inner = inner.with_version(version);
+            }
+            assemblers::set_limits(
+                py,
+                &mut inner,
+                &max_errors,
+                &max_stream_bytes,
+                &max_messages,
+                &max_blocks,
+            )?;
+            Ok(A2AAssembler {
+                state: assemblers::guarded(inner),
+            })
+        }
+
         /// Ends the stream and returns the Task (or the Message that
         /// answered without one).
         fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

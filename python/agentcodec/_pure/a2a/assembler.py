@@ -33,7 +33,15 @@ from typing import Any
 from ..._errors import A2AError, A2AEventError
 from ..accumulate import render
 from ..json_values import quote
-from ..stream import AssemblerBase, EventProblemError
+from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+from ..stream import (
+    DEFAULT_MAX_BLOCKS,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_STREAM_BYTES,
+    AssemblerBase,
+    EventProblemError,
+)
 from . import wire
 
 __all__ = ["Assembler"]
@@ -42,13 +50,46 @@ __all__ = ["Assembler"]
 class Assembler(AssemblerBase):
     """Assembles an A2A stream into its Task."""
 
+    _version: str | None
+
     _recognizes = staticmethod(wire.recognizes)
 
     _event_error = A2AEventError
     _base_error = A2AError
 
+    def __init__(
+        self,
+        *,
+        version: str | None = None,
+        on_error: str = "raise",
+        max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_errors: int | None = DEFAULT_MAX_ERRORS,
+        max_stream_bytes: int | None = DEFAULT_MAX_STREAM_BYTES,
+        max_messages: int | None = DEFAULT_MAX_MESSAGES,
+        max_blocks: int | None = DEFAULT_MAX_BLOCKS,
+    ) -> None:
+        if version is not None:
+            if not isinstance(version, str):
+                raise TypeError(f"version must be str or None, not {type(version).__name__}")
+            if version not in wire.VERSIONS:
+                choices = ", ".join(map(repr, wire.VERSIONS))
+                raise ValueError(f"version must be one of {choices} or None, not {version!r}")
+        super().__init__(
+            on_error=on_error,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_errors=max_errors,
+            max_stream_bytes=max_stream_bytes,
+            max_messages=max_messages,
+            max_blocks=max_blocks,
+        )
+        # Chosen, the version is the stream's from the first event: the other
+        # version's events are event errors (as the first event's would be).
+        self._version = version
+
     def _init_state(self) -> None:
-        self._version: str | None = None
+        self._version = None
         # The task's fields, "artifacts" and "history" held apart.
         self._task: dict[str, Any] | None = None
         self._artifacts: list[dict[str, Any]] = []
