@@ -905,7 +905,7 @@ def test_a_conversion_past_a_framing_limit_fails_as_the_same_response() -> None:
     generic error event (a response "resp", numbered 2, after events numbered
     to 35: gateway.md 7). The end is now given decoded: the same response,
     failed, numbered on."""
-    from agentcodec.gateway._app import _converted
+    from agentcodec.gateway._streams import converted as _converted
 
     stream = (FIXTURES / "agent_turn.process.sse").read_bytes()
     line = (

@@ -312,3 +312,8 @@ def test_a_reader_fallen_behind_the_store_gets_the_protocols_error_event() -> No
         body += b"".join(pieces)
     last = [line for line in body.decode().splitlines() if line.startswith("data: ")][-1]
     assert '"type":"RUN_ERROR"' in last.replace(" ", "")
+
+
+def test_a_stream_id_names_a_stream_of_the_store_given() -> None:
+    with pytest.raises(ValueError, match=r"^stream_id names a stream of the store: give the store too$"):
+        EventStreamResponse([], stream_id="x")

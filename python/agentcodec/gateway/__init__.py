@@ -2,8 +2,9 @@
 
 ``Gateway(upstream)`` is an ASGI app that fronts an AgentScope Agent API
 server (``/process``) and serves the same agent as ``/process``, AG-UI
-(``/ag-ui``), the OpenAI Responses API (``/compatible-mode/v1/responses``)
-and the LangChain Agent Streaming Protocol (``/threads/{id}/stream/events``),
+(``/ag-ui``), the OpenAI Responses API (``/compatible-mode/v1/responses``),
+the LangChain Agent Streaming Protocol (``/threads/{id}/stream/events``) and
+A2A (``/a2a``, 0.3 and 1.0, its agent card at ``/.well-known/agent-card.json``),
 converting each stream as it arrives, resumable from a replay store. Without
 an upstream it serves ``DemoAgent``. ``agentcodec gateway`` runs it on
 uvicorn. Needs ``pip install agentcodec[gateway]``.
@@ -15,6 +16,7 @@ from ._app import Gateway
 from ._demo import DemoAgent
 from ._requests import (
     RequestError,
+    agent_request_from_a2a,
     agent_request_from_agui,
     agent_request_from_langchain,
     agent_request_from_process,
@@ -29,6 +31,7 @@ __all__ = [
     "RequestError",
     "Upstream",
     "UpstreamError",
+    "agent_request_from_a2a",
     "agent_request_from_agui",
     "agent_request_from_langchain",
     "agent_request_from_process",

@@ -10,7 +10,9 @@ Routes (all ``POST``, JSON bodies):
   Responses API (``stream: false`` answers the final response as JSON);
 - ``/threads/{thread_id}/commands`` (``run.start``) and
   ``/threads/{thread_id}/stream/events``: the LangChain Agent Streaming
-  Protocol's SSE transport.
+  Protocol's SSE transport;
+- ``/a2a``: A2A's JSON-RPC binding, 0.3 and 1.0 (``_a2a.py``), with the agent
+  card at ``GET /.well-known/agent-card.json``.
 
 A dropped client resends its request with ``Last-Event-ID`` and gets the
 rest of its stream from the store, from whichever replica it reaches when the
@@ -38,11 +40,12 @@ from starlette.routing import Route
 
 from .. import _protocols
 from .._backend import impl
-from .._vocabulary import tables
 from ..events import ProtocolName
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
-from ..server._frames import frame_event, record
+from ..server._frames import record
+from ._a2a import A2AEndpoint
+from ._body import json_body
 from ._demo import DemoAgent
 from ._requests import (
     RequestError,
@@ -51,6 +54,7 @@ from ._requests import (
     agent_request_from_process,
     agent_request_from_responses,
 )
+from ._streams import converted, passed_through
 from ._upstream import ProcessUpstream, Upstream, UpstreamError
 
 __all__ = ["Gateway"]
@@ -61,193 +65,12 @@ logger = logging.getLogger("agentcodec.gateway")
 _running: set[asyncio.Task[None]] = set()
 
 
-def _failed(message: str, *, response_id: Any = None, sequence_number: Any = None) -> dict[str, Any]:
-    """The Agent API event that ends a run whose upstream failed midway:
-    each target's encoder then closes what is open in its own terms."""
-    event: dict[str, Any] = {}
-    if isinstance(sequence_number, int) and not isinstance(sequence_number, bool):
-        event["sequence_number"] = sequence_number
-    if isinstance(response_id, str):
-        event["id"] = response_id
-    event.update(
-        {"object": "response", "status": "failed", "error": {"code": "upstream_error", "message": message}}
-    )
-    return event
-
-
-def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any = None) -> bytes:
-    """``_failed``, as SSE."""
-    return bytes(impl.encode_sse(_failed(message, response_id=response_id, sequence_number=sequence_number)))
-
-
-def _fail_conversion(transcoder: Any) -> bytes:
-    """The target's end of a run that failed upstream, in its own terms. Given
-    decoded, so that it reaches the encoder even after the source's framing
-    went past a limit (the Transcoder then takes no more bytes)."""
-    frame = _protocols.encoder(transcoder.target)
-    return b"".join(frame(event) for event in transcoder.feed_event(_failed(_DIED)))
-
-
-_DIED = "the agent's stream ended before its run did"
-# The statuses a response event ends its run with.
-_TERMINAL = frozenset(tables("agentscope")["TERMINAL_STATUSES"])
-
-
-def _event_json(data: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(data) if data is not None else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-class _RunWatch:
-    """Frames the upstream's Agent API stream as it goes by, and keeps what
-    ending its run needs: its first and last events, and whether a response
-    event ended it. A stream that stops without that end, whether the
-    upstream dropped it or closed it cleanly (an empty, JSON or HTML body
-    too), is ended as failed by the gateway. Only events that name a
-    response are read as JSON."""
-
-    def __init__(self) -> None:
-        self._decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
-        self.first: str | None = None
-        self.last: str | None = None
-        self.ended = False
-
-    def feed(self, chunk: bytes) -> list[Any]:
-        return self._seen(self._decoder.feed(chunk))
-
-    def close(self) -> list[Any]:
-        return self._seen(self._decoder.close())
-
-    def _seen(self, events: list[Any]) -> list[Any]:
-        if events:
-            self.first = events[0].data if self.first is None else self.first
-            self.last = events[-1].data
-            for event in events:
-                if '"response"' in event.data:
-                    found = _event_json(event.data)
-                    if found.get("object") == "response" and found.get("status") in _TERMINAL:
-                        self.ended = True
-        return events
-
-    def failed_event(self) -> bytes:
-        """The same response, failed, numbered on from the last event."""
-        started = _event_json(self.first)
-        response_id = started.get("id") if started.get("object") == "response" else None
-        number = _event_json(self.last).get("sequence_number")
-        following = number + 1 if isinstance(number, int) and not isinstance(number, bool) else None
-        return _failed_event(_DIED, response_id=response_id, sequence_number=following)
-
-
-async def _passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """The upstream's Agent API events as it writes them, whole events only,
-    so that a stream that stops before its run ends (the upstream failed
-    midway, or closed early) ends with the same response's ``failed`` event,
-    numbered on from the last one, as the converted endpoints do."""
-    watch = _RunWatch()
-    try:
-        try:
-            async for chunk in chunks:
-                events = watch.feed(chunk)
-                if events:
-                    yield b"".join(frame_event(event) for event in events)
-            tail = watch.close()
-            if tail:
-                yield b"".join(frame_event(event) for event in tail)
-            if not watch.ended:
-                logger.warning("the upstream stream ended before its run did")
-                yield watch.failed_event()
-        except (asyncio.CancelledError, GeneratorExit):
-            raise
-        except Exception as exc:
-            logger.warning("the upstream stream failed midway: %r", exc)
-            yield watch.failed_event()
-    finally:
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-
-async def _converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIterator[bytes]:
-    """The upstream's bytes through a Transcoder. A stream that stops before
-    its run ends (the upstream gone or closed early, bytes that are no Agent
-    API stream) ends the run as failed in the target protocol, with
-    everything converted before it."""
-    watch = _RunWatch()
-    try:
-        try:
-            async for chunk in chunks:
-                watch.feed(chunk)
-                out = transcoder.feed(chunk)
-                if out:
-                    yield out
-            watch.close()
-            if not watch.ended:
-                logger.warning("the upstream stream ended before its run did")
-                yield _fail_conversion(transcoder)
-        except (asyncio.CancelledError, GeneratorExit):
-            raise
-        except Exception as exc:
-            # Logged, not sent: the client learns the run failed, not the gateway's internals.
-            logger.warning("the upstream stream failed midway: %r", exc)
-            yield _fail_conversion(transcoder)
-        yield transcoder.close()
-    finally:
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-# How deep a request body may nest: far beyond any real request, far below
-# what would exhaust the interpreter's stack.
-MAX_BODY_DEPTH = 64
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-async def _json_body(request: Request) -> Any:
-    """The request's JSON body: standard JSON only (no NaN or Infinity, no
-    lone surrogate in a string, as the upstream's JSON cannot carry them),
-    nested at most ``MAX_BODY_DEPTH`` deep."""
-    body = await request.body()
-    try:
-        value = json.loads(body, parse_constant=_no_constant)
-    except RecursionError as exc:
-        raise RequestError(f"the request body nests deeper than {MAX_BODY_DEPTH}") from exc
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise RequestError(f"the request body is not JSON: {exc}") from exc
-    _check_body(value)
-    return value
-
-
-def _check_body(value: Any) -> None:
-    """Refuses what nests deeper than ``MAX_BODY_DEPTH`` and strings that
-    are not Unicode text (a lone surrogate, which JSON's escapes allow)."""
-    pending = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise RequestError(f"the request body holds a string that is not text: {exc.reason}") from exc
-            continue
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        if depth > MAX_BODY_DEPTH:
-            raise RequestError(f"the request body nests deeper than {MAX_BODY_DEPTH}")
-        if isinstance(item, dict):
-            pending.extend((key, depth) for key in item)
-        pending.extend((child, depth + 1) for child in children)
+# What answers without an API key.
+_PUBLIC_PATHS = frozenset({"/health", "/.well-known/agent-card.json"})
 
 
 class Gateway:
@@ -286,6 +109,7 @@ class Gateway:
         self.upstream: Upstream = upstream
         self.store: ReplayStore = store if store is not None else MemoryReplayStore()
         self.ping_interval = ping_interval
+        self._a2a = A2AEndpoint(self)
         routes = [
             Route("/process", self._process, methods=["POST"]),
             Route("/ag-ui", self._agui, methods=["POST"]),
@@ -293,6 +117,8 @@ class Gateway:
             Route("/v1/responses", self._responses, methods=["POST"]),
             Route("/threads/{thread_id}/commands", self._langchain_command, methods=["POST"]),
             Route("/threads/{thread_id}/stream/events", self._langchain_events, methods=["POST"]),
+            Route("/a2a", self._a2a.handle, methods=["POST"], name="a2a"),
+            Route("/.well-known/agent-card.json", self._a2a.card, methods=["GET"]),
             Route("/health", self._health, methods=["GET"]),
         ]
         middleware = []
@@ -311,9 +137,12 @@ class Gateway:
         self._app = Starlette(routes=routes, middleware=middleware, lifespan=self._lifespan)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        # A preflight carries no key, and the health check needs none.
+        # A preflight carries no key; the health check and the agent card
+        # (which clients read before they call) need none.
         guarded = (
-            scope["type"] == "http" and scope.get("path") != "/health" and scope.get("method") != "OPTIONS"
+            scope["type"] == "http"
+            and scope.get("path") not in _PUBLIC_PATHS
+            and scope.get("method") != "OPTIONS"
         )
         if self._api_keys and guarded and not self._authorized(scope):
             response = _error(
@@ -380,9 +209,9 @@ class Gateway:
         except UpstreamError as exc:
             return _error(exc.status, "upstream_error", exc.message)
         content: AsyncIterator[bytes] = (
-            _passed_through(chunks)
+            passed_through(chunks)
             if protocol == "agentscope"
-            else _converted(chunks, impl.Transcoder("agentscope", protocol, **options))
+            else converted(chunks, impl.Transcoder("agentscope", protocol, **options))
         )
         return EventStreamResponse(
             content, protocol=protocol, store=self.store, ping_interval=self.ping_interval
@@ -393,7 +222,7 @@ class Gateway:
         if resumed is not None:
             return resumed
         try:
-            agent_request = agent_request_from_process(await _json_body(request))
+            agent_request = agent_request_from_process(await json_body(request))
         except RequestError as exc:
             return _error(400, "invalid_request", str(exc))
         return await self._run(request, agent_request, "agentscope")
@@ -403,7 +232,7 @@ class Gateway:
         if resumed is not None:
             return resumed
         try:
-            agent_request, thread_id, run_id = agent_request_from_agui(await _json_body(request))
+            agent_request, thread_id, run_id = agent_request_from_agui(await json_body(request))
         except RequestError as exc:
             return _error(400, "invalid_request", str(exc))
         return await self._run(request, agent_request, "agui", thread_id=thread_id, run_id=run_id)
@@ -413,7 +242,7 @@ class Gateway:
         if resumed is not None:
             return resumed
         try:
-            body = await _json_body(request)
+            body = await json_body(request)
             agent_request = agent_request_from_responses(body)
         except RequestError as exc:
             return _error(400, "invalid_request", str(exc))
@@ -426,7 +255,7 @@ class Gateway:
         except UpstreamError as exc:
             return _error(exc.status, "upstream_error", exc.message)
         assembler = _protocols.assembler("openai-responses")
-        async for data in _converted(chunks, impl.Transcoder("agentscope", "openai-responses", **options)):
+        async for data in converted(chunks, impl.Transcoder("agentscope", "openai-responses", **options)):
             assembler.feed(data)
         return JSONResponse(assembler.close())
 
@@ -439,7 +268,7 @@ class Gateway:
         thread_id = request.path_params["thread_id"]
         command_id = None
         try:
-            command = await _json_body(request)
+            command = await json_body(request)
             if not isinstance(command, Mapping):
                 raise RequestError("a command is a JSON object")
             command_id = command.get("id")
@@ -469,7 +298,7 @@ class Gateway:
             )
         run_id = await self.store.open()
         task = asyncio.get_running_loop().create_task(
-            record(self.store, run_id, _converted(chunks, impl.Transcoder("agentscope", "langchain")))
+            record(self.store, run_id, converted(chunks, impl.Transcoder("agentscope", "langchain")))
         )
         _running.add(task)
         task.add_done_callback(_running.discard)
@@ -479,7 +308,7 @@ class Gateway:
     async def _langchain_events(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
         try:
-            body = await _json_body(request)
+            body = await json_body(request)
             if not isinstance(body, Mapping):
                 raise RequestError("an EventStreamRequest is a JSON object")
             subscription = Subscription.from_request(dict(body))

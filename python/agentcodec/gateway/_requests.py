@@ -16,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "RequestError",
+    "agent_request_from_a2a",
     "agent_request_from_agui",
     "agent_request_from_langchain",
     "agent_request_from_process",
@@ -444,3 +445,65 @@ def agent_request_from_langchain(params: Any, thread_id: str) -> Json:
         if isinstance(user_id, str):
             request["user_id"] = user_id
     return request
+
+
+# --- A2A -----------------------------------------------------------------------------------
+
+
+def _a2a_media(url: str, mime: str, name: Any) -> Json:
+    """A file part as the Agent API's content of its media kind."""
+    kind = mime.partition("/")[0]
+    if kind == "image":
+        return {"type": "image", "image_url": url}
+    if kind == "audio":
+        return {"type": "audio", "data": url, "format": mime.partition("/")[2] or None}
+    if kind == "video":
+        return {"type": "video", "video_url": url}
+    part: Json = {"type": "file", "file_url": url}
+    if isinstance(name, str) and name:
+        part["filename"] = name
+    return part
+
+
+def _a2a_part(part: Any, where: str) -> Json:
+    """One part of an A2A message, 0.3 (``kind``, ``file: {uri | bytes}``)
+    or 1.0 (``text``, ``url`` or ``raw``, ``data``), as Agent API content."""
+    part = _object(part, where)
+    if "text" in part:
+        return _text(_string(part.get("text"), f"{where}.text"))
+    if "data" in part and part.get("kind") in (None, "data"):
+        data = part["data"]
+        return {"type": "data", "data": data if isinstance(data, Mapping) else {"value": data}}
+    file = _object(part["file"], f"{where}.file") if part.get("kind") == "file" else part
+    mime = file.get("mimeType") or file.get("mediaType") or "application/octet-stream"
+    mime = _string(mime, f"{where}.mediaType")
+    name = file.get("name") if "name" in file else file.get("filename")
+    url = file.get("uri") if "uri" in file else file.get("url")
+    if url is not None:
+        return _a2a_media(_string(url, f"{where}.url"), mime, name)
+    raw = file.get("bytes") if "bytes" in file else file.get("raw")
+    if raw is not None:
+        return _a2a_media(f"data:{mime};base64,{_string(raw, f'{where}.raw')}", mime, name)
+    raise RequestError(f"{where} is no A2A part: it has no text, data, url or raw bytes")
+
+
+def agent_request_from_a2a(params: Any) -> tuple[Json, str | None]:
+    """The params of an A2A ``message/send`` or ``message/stream`` (0.3),
+    ``SendMessage`` or ``SendStreamingMessage`` (1.0) as an AgentRequest,
+    with the message's ``contextId`` (the AgentRequest's ``session_id``),
+    if it has one."""
+    params = _object(params, "params")
+    message = _object(params.get("message"), "params.message")
+    role = message.get("role")
+    if role not in ("user", "ROLE_USER"):
+        raise RequestError(f"params.message.role must be the user's, not {role!r}")
+    parts = _list(message.get("parts"), "params.message.parts")
+    if not parts:
+        raise RequestError("params.message.parts is empty")
+    content = [_a2a_part(part, f"params.message.parts[{i}]") for i, part in enumerate(parts)]
+    user = _message("user", content, message_id=message.get("messageId"))
+    request: Json = {"input": [user], "stream": True}
+    context_id = message.get("contextId")
+    if context_id is not None:
+        request["session_id"] = _string(context_id, "params.message.contextId")
+    return request, request.get("session_id")

@@ -175,6 +175,25 @@ class RedisReplayStore(ReplayStore):
             return _nothing()
         return self._follow(stream_id, key, after)
 
+    async def stored(self, stream_id: str) -> tuple[list[StreamEntry], bool]:
+        entries = await self._redis.xrange(self._key(stream_id), "-", "+")
+        if not entries:
+            raise ReplayError(stream_id, 0, None)
+        events: list[StreamEntry] = []
+        finished = False
+        for entry_id, fields in entries:
+            if _field(fields, "end") is not None:
+                finished = True
+                continue
+            event = _field(fields, "e")
+            if event is None:  # the open entry
+                continue
+            number = int(_text(entry_id).split("-")[0])
+            if number != len(events) + 1:  # the first events were trimmed
+                raise ReplayError(stream_id, 0, number)
+            events.append((number, event.encode() if isinstance(event, str) else event))
+        return events, finished
+
     async def _ended_by(self, key: str, number: int) -> bool | None:
         """Whether the stream ended at or before event ``number`` (its end
         entry, ``<last>-2``, comes before a reader's cursor past it, so

@@ -75,6 +75,14 @@ class ReplayStore(abc.ABC):
         and later if a reader falls so far behind that the next event was
         dropped before it was read."""
 
+    async def stored(self, stream_id: str) -> tuple[list[StreamEntry], bool]:
+        """The events stored now, without waiting for more, and whether the
+        stream has finished: what a snapshot of a running stream (such as
+        a task's state, asked while it runs) is made from. Raises
+        ``ReplayError`` when the stream is not stored or its first events
+        were dropped."""
+        raise NotImplementedError(f"{type(self).__name__} gives no snapshot of a stream")
+
     @abc.abstractmethod
     async def set_alias(self, alias: str, stream_id: str) -> None:
         """Points ``alias`` at a stream (replacing where it pointed); those
@@ -188,6 +196,15 @@ class MemoryReplayStore(ReplayStore):
             if stream.dropped:
                 raise ReplayError(stream_id, seen, None)
             await stream.wakeup.wait()
+
+    async def stored(self, stream_id: str) -> tuple[list[StreamEntry], bool]:
+        self._evict()
+        stream = self._streams.get(stream_id)
+        if stream is None:
+            raise ReplayError(stream_id, 0, None)
+        if stream.first > 1:
+            raise ReplayError(stream_id, 0, stream.first)
+        return list(enumerate(stream.events, stream.first)), stream.finished
 
     async def set_alias(self, alias: str, stream_id: str) -> None:
         if stream_id not in self._streams:

@@ -95,6 +95,9 @@ class EventStreamResponse(_ResponseBase):
       its end even when the client leaves (``on_disconnect="continue"``),
       so that the client can come back for the rest.
     - Without a store, the producer is stopped when the client leaves.
+    - ``stream_id`` records into a stream the caller opened in the store
+      (``await store.open()``), to name it elsewhere first (an alias, a
+      task's id); by default the response opens one.
     """
 
     media_type = "text/event-stream"
@@ -109,7 +112,10 @@ class EventStreamResponse(_ResponseBase):
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
         on_disconnect: Literal["cancel", "continue"] | None = None,
+        stream_id: str | None = None,
     ) -> None:
+        if stream_id is not None and store is None:
+            raise ValueError("stream_id names a stream of the store: give the store too")
         if protocol is not None:
             _protocols.check(protocol)
         if ping_interval is not None and (
@@ -130,6 +136,7 @@ class EventStreamResponse(_ResponseBase):
         self.ping_interval = ping_interval
         self.status_code = status_code
         self.on_disconnect = on_disconnect
+        self.stream_id = stream_id
         self.background = None  # what Starlette and FastAPI look for on a response
         merged = {
             "content-type": "text/event-stream; charset=utf-8",
@@ -158,7 +165,7 @@ class EventStreamResponse(_ResponseBase):
                     await _send_gone(send, str(exc))
                     return
             else:
-                stream_id = await self.store.open()
+                stream_id = self.stream_id if self.stream_id is not None else await self.store.open()
                 producer = asyncio.get_running_loop().create_task(
                     record(self.store, stream_id, self._produce())
                 )

@@ -1,0 +1,292 @@
+"""The gateway's A2A endpoint: JSON-RPC 2.0 on one URL (``POST /a2a``),
+both spec versions, told apart by the method's name as a2a-sdk names them:
+
+- ``message/stream`` (0.3), ``SendStreamingMessage`` (1.0): the agent's
+  run, converted to A2A as it streams, a Task first;
+- ``message/send``, ``SendMessage``: the same run, answered when it ends
+  with the Task it assembles to;
+- ``tasks/get``, ``GetTask``: a task's state now, assembled from its
+  stream as the replay store holds it (on any replica sharing the store);
+- ``tasks/resubscribe``, ``SubscribeToTask``: the task's stream again from
+  its start, then live until it ends.
+
+Every task's stream is kept in the replay store, named by the task's id,
+so that a dropped client resumes it with ``Last-Event-ID`` as at the other
+endpoints. The agent card (``/.well-known/agent-card.json``) names the
+endpoint for both versions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from .._backend import impl
+from .._errors import A2AEventError
+from .._version import __version__
+from ..server import EventStreamResponse, ReplayError
+from ..server._frames import record
+from ._body import json_body
+from ._requests import RequestError, agent_request_from_a2a
+from ._streams import converted
+from ._upstream import UpstreamError
+
+if TYPE_CHECKING:
+    from ._app import Gateway
+
+__all__ = ["A2AEndpoint", "agent_card"]
+
+# The methods, by name: (the spec version that names it so, what it does).
+_METHODS = {
+    "message/stream": ("0.3", "stream"),
+    "SendStreamingMessage": ("1.0", "stream"),
+    "message/send": ("0.3", "send"),
+    "SendMessage": ("1.0", "send"),
+    "tasks/get": ("0.3", "get"),
+    "GetTask": ("1.0", "get"),
+    "tasks/resubscribe": ("0.3", "subscribe"),
+    "SubscribeToTask": ("1.0", "subscribe"),
+}
+
+# JSON-RPC's error codes, and A2A's own.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+TASK_NOT_FOUND = -32001
+
+# Background runs (message/send) are held here until they end.
+_running: set[asyncio.Task[None]] = set()
+
+
+def _task_alias(task_id: str) -> str:
+    return f"a2a-task:{task_id}"
+
+
+def rpc_error(request_id: Any, code: int, message: str) -> JSONResponse:
+    """A JSON-RPC error response (HTTP 200, as JSON-RPC over HTTP answers)."""
+    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+
+def _rpc_result(request_id: Any, result: Any) -> JSONResponse:
+    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def _valid_id(value: Any) -> bool:
+    """A JSON-RPC id: a string, an integer or null."""
+    return value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _reidentified(frame: bytes, request_id: Any) -> bytes:
+    """A stored event of a task's stream, answering ``request_id``: each
+    JSON-RPC response of it carries the id of the request it answers."""
+    decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+    out = []
+    for event in [*decoder.feed(frame), *decoder.close()]:
+        response = json.loads(event.data)
+        if isinstance(response, dict):
+            response["id"] = request_id
+        kind = None if event.event == "message" else event.event
+        out.append(bytes(impl.encode_sse(response, event=kind)))
+    return b"".join(out)
+
+
+async def _answering(frames: AsyncIterator[bytes], request_id: Any) -> AsyncIterator[bytes]:
+    async for frame in frames:
+        yield _reidentified(frame, request_id)
+
+
+def agent_card(endpoint: str) -> dict[str, Any]:
+    """The gateway's agent card, for clients of either version: 1.0's
+    ``supportedInterfaces`` (one for each version, as a2a-sdk 1.x chooses
+    among them) and 0.3's ``url`` and ``preferredTransport``."""
+    return {
+        "name": "agentcodec gateway",
+        "description": "An agent served by agentcodec's gateway.",
+        "version": __version__,
+        "supportedInterfaces": [
+            {"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        ],
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain", "application/json"],
+        "defaultOutputModes": ["text/plain", "application/json"],
+        "skills": [
+            {"id": "chat", "name": "chat", "description": "Answers a conversation's turn.", "tags": ["chat"]}
+        ],
+        # 0.3's names of the same (a 1.x client reads supportedInterfaces).
+        "url": endpoint,
+        "protocolVersion": "0.3.0",
+        "preferredTransport": "JSONRPC",
+    }
+
+
+class A2AEndpoint:
+    """Serves the gateway's agent over A2A's JSON-RPC binding."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+
+    async def card(self, request: Request) -> Response:
+        endpoint = str(request.url_for("a2a"))
+        return JSONResponse(agent_card(endpoint))
+
+    async def handle(self, request: Request) -> Response:
+        resumed = self._gateway._resumed(request, "a2a")
+        if resumed is not None:
+            return resumed
+        try:
+            body = await json_body(request)
+        except RequestError as exc:
+            return rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")
+        if not isinstance(body, Mapping):
+            return rpc_error(None, INVALID_REQUEST, "Invalid Request: a request is a JSON object")
+        request_id = body.get("id")
+        if not _valid_id(request_id):
+            message = "Invalid Request: id must be a string, an integer or null"
+            return rpc_error(None, INVALID_REQUEST, message)
+        if body.get("jsonrpc") != "2.0":
+            return rpc_error(request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
+        method = body.get("method")
+        if not isinstance(method, str) or method not in _METHODS:
+            names = ", ".join(_METHODS)
+            message = f"Method not found: {method!r} (this agent answers {names})"
+            return rpc_error(request_id, METHOD_NOT_FOUND, message)
+        version, action = _METHODS[method]
+        params = body.get("params")
+        try:
+            if action in ("stream", "send"):
+                return await self._run(request, request_id, version, params, streamed=action == "stream")
+            if action == "get":
+                return await self._get(request_id, version, params)
+            return await self._subscribe(request_id, version, params)
+        except RequestError as exc:
+            return rpc_error(request_id, INVALID_PARAMS, f"Invalid params: {exc}")
+
+    # --- running the agent ---------------------------------------------------------------
+
+    async def _run(
+        self, request: Request, request_id: Any, version: str, params: Any, *, streamed: bool
+    ) -> Response:
+        agent_request, context_id = agent_request_from_a2a(params)
+        gateway = self._gateway
+        task_id = str(uuid.uuid4())
+        context_id = context_id or str(uuid.uuid4())
+        agent_request["session_id"] = context_id
+        try:
+            chunks = await gateway.upstream.stream(agent_request, gateway._upstream_headers(request))
+        except UpstreamError as exc:
+            return rpc_error(request_id, INTERNAL_ERROR, f"the agent could not be reached: {exc.message}")
+        # The encoder writes a str id itself; any other is written into each event.
+        transcoder = impl.Transcoder(
+            "agentscope",
+            "a2a",
+            version=version,
+            task_id=task_id,
+            context_id=context_id,
+            request_id=request_id if isinstance(request_id, str) else None,
+        )
+        frames = converted(chunks, transcoder)
+        if request_id is not None and not isinstance(request_id, str):
+            frames = _answering(frames, request_id)
+        store = gateway.store
+        stream_id = await store.open()
+        await store.set_alias(_task_alias(task_id), stream_id)
+        if streamed:
+            return EventStreamResponse(
+                frames, protocol="a2a", store=store, stream_id=stream_id, ping_interval=gateway.ping_interval
+            )
+        producer = asyncio.get_running_loop().create_task(record(store, stream_id, frames))
+        _running.add(producer)
+        producer.add_done_callback(_running.discard)
+        assembler = impl.A2AAssembler(version=version)
+        async for _, frame in await store.replay(stream_id, 0):
+            assembler.feed(frame)
+        result = assembler.close()
+        if version == "1.0":
+            result = {"task": result} if assembler.task is not None else {"message": result}
+        return _rpc_result(request_id, result)
+
+    # --- a task, from the store ----------------------------------------------------------
+
+    async def _stream_of(self, params: Any) -> tuple[str, str]:
+        if not isinstance(params, Mapping):
+            raise RequestError("params must be a JSON object")
+        task_id = params.get("id")
+        if not isinstance(task_id, str) or not task_id:
+            raise RequestError("params.id must be a task's id (a string)")
+        stream_id = await self._gateway.store.resolve_alias(_task_alias(task_id))
+        if stream_id is None:
+            raise LookupError(task_id)
+        return task_id, stream_id
+
+    async def _get(self, request_id: Any, version: str, params: Any) -> Response:
+        try:
+            task_id, stream_id = await self._stream_of(params)
+            entries, _ = await self._gateway.store.stored(stream_id)
+        except (LookupError, ReplayError):
+            return rpc_error(request_id, TASK_NOT_FOUND, "Task not found")
+        assembler = impl.A2AAssembler(version=version)
+        try:
+            for _, frame in entries:
+                assembler.feed(frame)
+        except A2AEventError:
+            return self._other_version(request_id, task_id, version)
+        task = assembler.task
+        if task is None:
+            message = f"Task not found: task {task_id} has not started yet"
+            return rpc_error(request_id, TASK_NOT_FOUND, message)
+        history_length = params.get("historyLength")
+        if isinstance(history_length, int) and not isinstance(history_length, bool) and history_length >= 0:
+            history = task.pop("history", None) or []
+            if history_length and history:
+                task["history"] = history[-history_length:]
+        return _rpc_result(request_id, task)
+
+    async def _subscribe(self, request_id: Any, version: str, params: Any) -> Response:
+        try:
+            task_id, stream_id = await self._stream_of(params)
+            entries, _ = await self._gateway.store.stored(stream_id)
+            live = await self._gateway.store.replay(stream_id, 0)
+        except (LookupError, ReplayError):
+            return rpc_error(request_id, TASK_NOT_FOUND, "Task not found")
+        if entries:
+            try:
+                impl.A2AAssembler(version=version).feed(entries[0][1])
+            except A2AEventError:
+                return self._other_version(request_id, task_id, version)
+        return EventStreamResponse(
+            self._followed(stream_id, live, request_id),
+            protocol="a2a",
+            ping_interval=self._gateway.ping_interval,
+        )
+
+    @staticmethod
+    async def _followed(
+        stream_id: str, entries: AsyncIterator[tuple[int, bytes]], request_id: Any
+    ) -> AsyncIterator[bytes]:
+        """The task's events from its start, answering this request, each
+        with the id a resume at ``/a2a`` takes (``Last-Event-ID``)."""
+        try:
+            async for number, frame in entries:
+                yield f"id: a2a.{stream_id}:{number}\n".encode() + _reidentified(frame, request_id)
+        finally:
+            aclose = getattr(entries, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    @staticmethod
+    def _other_version(request_id: Any, task_id: str, version: str) -> Response:
+        other = "1.0" if version == "0.3" else "0.3"
+        return rpc_error(
+            request_id,
+            INVALID_PARAMS,
+            f"Invalid params: task {task_id} streams as A2A {other}: ask for it with {other}'s methods",
+        )

@@ -1,0 +1,160 @@
+"""The upstream's Agent API stream on its way to a client: passed through
+whole events at a time, or converted into another protocol; either way,
+a stream that stops before its run ends (the upstream failed midway, or
+closed early) ends the run as failed, in the client's protocol."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .. import _protocols
+from .._backend import impl
+from .._vocabulary import tables
+from ..server._frames import frame_event
+
+__all__ = ["converted", "passed_through"]
+
+logger = logging.getLogger("agentcodec.gateway")
+
+
+def _failed(message: str, *, response_id: Any = None, sequence_number: Any = None) -> dict[str, Any]:
+    """The Agent API event that ends a run whose upstream failed midway:
+    each target's encoder then closes what is open in its own terms."""
+    event: dict[str, Any] = {}
+    if isinstance(sequence_number, int) and not isinstance(sequence_number, bool):
+        event["sequence_number"] = sequence_number
+    if isinstance(response_id, str):
+        event["id"] = response_id
+    event.update(
+        {"object": "response", "status": "failed", "error": {"code": "upstream_error", "message": message}}
+    )
+    return event
+
+
+def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any = None) -> bytes:
+    """``_failed``, as SSE."""
+    return bytes(impl.encode_sse(_failed(message, response_id=response_id, sequence_number=sequence_number)))
+
+
+def _fail_conversion(transcoder: Any) -> bytes:
+    """The target's end of a run that failed upstream, in its own terms. Given
+    decoded, so that it reaches the encoder even after the source's framing
+    went past a limit (the Transcoder then takes no more bytes)."""
+    frame = _protocols.encoder(transcoder.target)
+    return b"".join(frame(event) for event in transcoder.feed_event(_failed(_DIED)))
+
+
+_DIED = "the agent's stream ended before its run did"
+# The statuses a response event ends its run with.
+_TERMINAL = frozenset(tables("agentscope")["TERMINAL_STATUSES"])
+
+
+def _event_json(data: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(data) if data is not None else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class _RunWatch:
+    """Frames the upstream's Agent API stream as it goes by, and keeps what
+    ending its run needs: its first and last events, and whether a response
+    event ended it. A stream that stops without that end, whether the
+    upstream dropped it or closed it cleanly (an empty, JSON or HTML body
+    too), is ended as failed by the gateway. Only events that name a
+    response are read as JSON."""
+
+    def __init__(self) -> None:
+        self._decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+        self.first: str | None = None
+        self.last: str | None = None
+        self.ended = False
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        return self._seen(self._decoder.feed(chunk))
+
+    def close(self) -> list[Any]:
+        return self._seen(self._decoder.close())
+
+    def _seen(self, events: list[Any]) -> list[Any]:
+        if events:
+            self.first = events[0].data if self.first is None else self.first
+            self.last = events[-1].data
+            for event in events:
+                if '"response"' in event.data:
+                    found = _event_json(event.data)
+                    if found.get("object") == "response" and found.get("status") in _TERMINAL:
+                        self.ended = True
+        return events
+
+    def failed_event(self) -> bytes:
+        """The same response, failed, numbered on from the last event."""
+        started = _event_json(self.first)
+        response_id = started.get("id") if started.get("object") == "response" else None
+        number = _event_json(self.last).get("sequence_number")
+        following = number + 1 if isinstance(number, int) and not isinstance(number, bool) else None
+        return _failed_event(_DIED, response_id=response_id, sequence_number=following)
+
+
+async def passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The upstream's Agent API events as it writes them, whole events only,
+    so that a stream that stops before its run ends (the upstream failed
+    midway, or closed early) ends with the same response's ``failed`` event,
+    numbered on from the last one, as the converted endpoints do."""
+    watch = _RunWatch()
+    try:
+        try:
+            async for chunk in chunks:
+                events = watch.feed(chunk)
+                if events:
+                    yield b"".join(frame_event(event) for event in events)
+            tail = watch.close()
+            if tail:
+                yield b"".join(frame_event(event) for event in tail)
+            if not watch.ended:
+                logger.warning("the upstream stream ended before its run did")
+                yield watch.failed_event()
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception as exc:
+            logger.warning("the upstream stream failed midway: %r", exc)
+            yield watch.failed_event()
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+async def converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIterator[bytes]:
+    """The upstream's bytes through a Transcoder. A stream that stops before
+    its run ends (the upstream gone or closed early, bytes that are no Agent
+    API stream) ends the run as failed in the target protocol, with
+    everything converted before it."""
+    watch = _RunWatch()
+    try:
+        try:
+            async for chunk in chunks:
+                watch.feed(chunk)
+                out = transcoder.feed(chunk)
+                if out:
+                    yield out
+            watch.close()
+            if not watch.ended:
+                logger.warning("the upstream stream ended before its run did")
+                yield _fail_conversion(transcoder)
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception as exc:
+            # Logged, not sent: the client learns the run failed, not the gateway's internals.
+            logger.warning("the upstream stream failed midway: %r", exc)
+            yield _fail_conversion(transcoder)
+        yield transcoder.close()
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()

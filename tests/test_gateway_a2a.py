@@ -1,0 +1,292 @@
+"""The gateway's A2A endpoint on uvicorn, called by a2a-sdk's own client
+(1.x, and its 0.3 compatibility transport) and by httpx: every JSON-RPC
+method of both versions, the agent card, resume, and what it refuses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agentcodec import a2a
+from agentcodec.gateway import DemoAgent, Gateway, RequestError, agent_request_from_a2a
+from agentcodec.server import MemoryReplayStore
+from servers import redis_server, serve
+from sse_helpers import data_events
+
+pytest.importorskip("a2a.client")
+
+QUESTION = "How many words are in this question?"
+ANSWER = f'You wrote "{QUESTION}": that is 7 words.'
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[str]:
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        yield url
+
+
+def user_message(version: str, text: str = QUESTION, **extra: Any) -> dict[str, Any]:
+    if version == "0.3":
+        return {
+            "kind": "message",
+            "role": "user",
+            "messageId": "m1",
+            "parts": [{"kind": "text", "text": text}],
+            **extra,
+        }
+    return {"role": "ROLE_USER", "messageId": "m1", "parts": [{"text": text}], **extra}
+
+
+def rpc(url: str, method: str, params: Any, request_id: Any = 1, **kwargs: Any) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    return httpx.post(f"{url}/a2a", json=body, **kwargs)
+
+
+def answer_text(task: dict[str, Any]) -> str:
+    return "".join(
+        part.get("text", "") for artifact in task.get("artifacts") or [] for part in artifact["parts"]
+    )
+
+
+# --- a2a-sdk's own client -------------------------------------------------------------------
+
+
+async def sdk_conversation(url: str, version: str, *, streaming: bool) -> tuple[list[Any], Any, Any]:
+    """a2a-sdk 1.x's client, given the gateway's card (restricted to the
+    interface of ``version``): the events of one message, the task
+    ``get_task`` then gives, and the events ``subscribe`` gives again."""
+    from a2a.client import ClientConfig, create_client
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, SubscribeToTaskRequest
+
+    card = httpx.get(f"{url}/.well-known/agent-card.json").json()
+    card["supportedInterfaces"] = [i for i in card["supportedInterfaces"] if i["protocolVersion"] == version]
+    async with httpx.AsyncClient(timeout=10) as http:
+        client = await create_client(
+            parse_agent_card(card), client_config=ClientConfig(streaming=streaming, httpx_client=http)
+        )
+        message = Message(role=Role.ROLE_USER, message_id="m1", parts=[Part(text=QUESTION)])
+        events = [event async for event in client.send_message(SendMessageRequest(message=message))]
+        task_id = next(event.task.id for event in events if event.HasField("task"))
+        task = await client.get_task(GetTaskRequest(id=task_id))
+        await client.close()
+        # (a2a-sdk resubscribes only with a streaming client)
+        streamer = await create_client(
+            parse_agent_card(card), client_config=ClientConfig(streaming=True, httpx_client=http)
+        )
+        again = [event async for event in streamer.subscribe(SubscribeToTaskRequest(id=task_id))]
+        await streamer.close()
+    return events, task, again
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+@pytest.mark.parametrize("streaming", [True, False], ids=["stream", "send"])
+def test_a2a_sdks_client_streams_gets_and_resubscribes(demo: str, version: str, streaming: bool) -> None:
+    from google.protobuf.json_format import MessageToDict
+
+    events, task, again = asyncio.run(sdk_conversation(demo, version, streaming=streaming))
+    final = MessageToDict(task)
+    assert final["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert answer_text(final) == ANSWER
+    if streaming:
+        assert len(events) > 3  # the Task, then the answer in chunks, then the end
+    # What the client got again, assembled, is the task get_task gave.
+    assembler = a2a.Assembler()
+    for event in again:
+        assembler.feed_event({"jsonrpc": "2.0", "id": 1, "result": MessageToDict(event)})
+    assert assembler.close() == final
+
+
+def test_the_agent_card_is_what_a2a_sdk_reads_for_both_versions(demo: str) -> None:
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.compat.v0_3.types import AgentCard as AgentCard03
+
+    response = httpx.get(f"{demo}/.well-known/agent-card.json")
+    assert response.status_code == 200
+    card = response.json()
+    parsed = parse_agent_card(dict(card))
+    assert {(i.url, i.protocol_version) for i in parsed.supported_interfaces} == {
+        (f"{demo}/a2a", "1.0"),
+        (f"{demo}/a2a", "0.3"),
+    }
+    assert parsed.capabilities.streaming
+    legacy = AgentCard03.model_validate(card)
+    assert (legacy.url, legacy.preferred_transport) == (f"{demo}/a2a", "JSONRPC")
+
+
+# --- the wire, read by the protocol's assembler ---------------------------------------------
+
+
+@pytest.mark.parametrize(("version", "method"), [("1.0", "SendStreamingMessage"), ("0.3", "message/stream")])
+def test_a_stream_answers_the_request_and_resumes_from_the_store(
+    demo: str, version: str, method: str
+) -> None:
+    response = rpc(demo, method, {"message": user_message(version, contextId="ctx")}, request_id=7)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
+    events = data_events(response.content)
+    assert {event["id"] for event in events} == {7}  # the request's own id, an integer
+    assembler = a2a.Assembler(version=version)
+    assembler.feed(response.content)
+    task = assembler.close()
+    assert task["contextId"] == "ctx"
+    assert answer_text(task) == ANSWER
+    # A client that dropped after the third event resumes where it was.
+    third = [line for line in response.content.split(b"\n") if line.startswith(b"id: ")][2]
+    resumed = rpc(
+        demo, method, {"message": user_message(version)}, headers={"last-event-id": third[4:].decode()}
+    )
+    assert data_events(resumed.content) == events[3:]
+
+
+@pytest.mark.parametrize(
+    ("version", "send", "get"), [("1.0", "SendMessage", "GetTask"), ("0.3", "message/send", "tasks/get")]
+)
+def test_send_answers_the_task_and_get_gives_it_again(demo: str, version: str, send: str, get: str) -> None:
+    sent = rpc(demo, send, {"message": user_message(version)}, request_id="s").json()
+    assert sent["id"] == "s"
+    task = sent["result"]["task"] if version == "1.0" else sent["result"]
+    assert answer_text(task) == ANSWER
+    got = rpc(demo, get, {"id": task["id"]}).json()
+    assert got["result"] == task
+    trimmed = rpc(demo, get, {"id": task["id"], "historyLength": 0}).json()["result"]
+    assert "history" not in trimmed
+
+
+def test_a_task_is_found_from_another_replica_sharing_the_store(tmp_path: Path) -> None:
+    from agentcodec.server import RedisReplayStore
+
+    with (
+        redis_server(tmp_path) as redis_url,
+        serve(Gateway(DemoAgent(delay=0), store=RedisReplayStore(redis_url))) as first,
+        serve(Gateway(DemoAgent(delay=0), store=RedisReplayStore(redis_url))) as second,
+    ):
+        task = rpc(first, "SendMessage", {"message": user_message("1.0")}).json()["result"]["task"]
+        assert rpc(second, "GetTask", {"id": task["id"]}).json()["result"] == task
+        again = rpc(second, "SubscribeToTask", {"id": task["id"]}, request_id=9)
+        assembler = a2a.Assembler()
+        assembler.feed(again.content)
+        assert assembler.close() == task
+        assert {event["id"] for event in data_events(again.content)} == {9}
+
+
+# --- what it refuses ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"{not json", -32700),
+        (b"[1, 2]", -32600),
+        (json.dumps({"jsonrpc": "1.0", "id": 1, "method": "GetTask"}).encode(), -32600),
+        (json.dumps({"jsonrpc": "2.0", "id": [1], "method": "GetTask"}).encode(), -32600),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/cancel"}).encode(), -32601),
+        (
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}}).encode(),
+            -32001,
+        ),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {}}).encode(), -32602),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {}}).encode(), -32602),
+    ],
+    ids=[
+        "not-json",
+        "not-an-object",
+        "not-2.0",
+        "bad-id",
+        "unknown-method",
+        "unknown-task",
+        "no-id",
+        "no-message",
+    ],
+)
+def test_bad_requests_get_json_rpc_errors(demo: str, body: bytes, code: int) -> None:
+    response = httpx.post(f"{demo}/a2a", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 200
+    error = response.json()["error"]
+    assert error["code"] == code
+    assert error["message"]
+
+
+def test_a_task_is_asked_for_in_the_version_it_streams_in(demo: str) -> None:
+    task = rpc(demo, "SendMessage", {"message": user_message("1.0")}).json()["result"]["task"]
+    error = rpc(demo, "tasks/get", {"id": task["id"]}).json()["error"]
+    assert error["code"] == -32602
+    assert "streams as A2A 1.0" in error["message"]
+
+
+def test_the_card_needs_no_key_and_the_endpoint_does() -> None:
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["k"])) as url:
+        assert httpx.get(f"{url}/.well-known/agent-card.json").status_code == 200
+        assert rpc(url, "GetTask", {"id": "x"}).status_code == 401
+        assert (
+            rpc(url, "GetTask", {"id": "x"}, headers={"authorization": "Bearer k"}).json()["error"]["code"]
+            == -32001
+        )
+
+
+@pytest.mark.parametrize(
+    ("part", "content"),
+    [
+        ({"kind": "text", "text": "hi"}, {"type": "text", "text": "hi"}),
+        ({"text": "hi"}, {"type": "text", "text": "hi"}),
+        ({"kind": "data", "data": {"a": 1}}, {"type": "data", "data": {"a": 1}}),
+        ({"data": [1]}, {"type": "data", "data": {"value": [1]}}),
+        (
+            {"kind": "file", "file": {"uri": "https://x/p.png", "mimeType": "image/png"}},
+            {"type": "image", "image_url": "https://x/p.png"},
+        ),
+        (
+            {"url": "https://x/r.pdf", "mediaType": "application/pdf", "filename": "r.pdf"},
+            {"type": "file", "file_url": "https://x/r.pdf", "filename": "r.pdf"},
+        ),
+        (
+            {"raw": "AAAA", "mediaType": "audio/wav"},
+            {"type": "audio", "data": "data:audio/wav;base64,AAAA", "format": "wav"},
+        ),
+    ],
+)
+def test_a_messages_parts_become_the_agent_requests_content(
+    part: dict[str, Any], content: dict[str, Any]
+) -> None:
+    request, context = agent_request_from_a2a(
+        {"message": {"role": "user", "parts": [part], "contextId": "c"}}
+    )
+    assert request["input"][0]["content"] == [content]
+    assert (context, request["session_id"]) == ("c", "c")
+
+
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        ({}, "params.message must be a JSON object"),
+        ({"message": {"role": "agent", "parts": [{"text": "x"}]}}, "params.message.role must be the user's"),
+        ({"message": {"role": "user", "parts": []}}, "params.message.parts is empty"),
+        (
+            {"message": {"role": "user", "parts": [{"kind": "file", "file": {}}]}},
+            "params.message.parts[0] is no A2A part",
+        ),
+    ],
+)
+def test_a_message_the_agent_cannot_take_is_refused_saying_where(params: Any, says: str) -> None:
+    with pytest.raises(RequestError, match=r"^" + __import__("re").escape(says)):
+        agent_request_from_a2a(params)
+
+
+def test_the_replay_store_gives_a_running_streams_snapshot() -> None:
+    async def main() -> Any:
+        store = MemoryReplayStore()
+        stream_id = await store.open()
+        await store.append(stream_id, b"data: 1\n\n")
+        running = await store.stored(stream_id)
+        await store.finish(stream_id)
+        return running, await store.stored(stream_id)
+
+    running, finished = asyncio.run(main())
+    assert running == ([(1, b"data: 1\n\n")], False)
+    assert finished == ([(1, b"data: 1\n\n")], True)
