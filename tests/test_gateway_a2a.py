@@ -137,6 +137,8 @@ def test_a_stream_answers_the_request_and_resumes_from_the_store(
     task = assembler.close()
     assert task["contextId"] == "ctx"
     assert answer_text(task) == ANSWER
+    # The user's message heads the history, of the task, as a2a-sdk's server has it.
+    assert task["history"][0] == user_message(version, contextId="ctx", taskId=task["id"])
     # A client that dropped after the third event resumes where it was.
     third = [line for line in response.content.split(b"\n") if line.startswith(b"id: ")][2]
     resumed = rpc(

@@ -103,6 +103,40 @@ async def _answering(frames: AsyncIterator[bytes], request_id: Any) -> AsyncIter
         yield _reidentified(frame, request_id)
 
 
+async def _with_the_request(
+    frames: AsyncIterator[bytes], message: Mapping[str, Any], task_id: str, context_id: str
+) -> AsyncIterator[bytes]:
+    """The run's events, its first (the Task) holding the user's message
+    in its history, of the task and its context, as a2a-sdk's server
+    writes the task it makes."""
+    first = True
+    async for frame in frames:
+        if first and frame:
+            first = False
+            yield _with_history(frame, {**message, "taskId": task_id, "contextId": context_id})
+        else:
+            yield frame
+
+
+def _with_history(frame: bytes, message: dict[str, Any]) -> bytes:
+    decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+    events = [*decoder.feed(frame), *decoder.close()]
+    out = []
+    for position, event in enumerate(events):
+        response = json.loads(event.data)
+        if position == 0 and isinstance(response, dict) and isinstance(response.get("result"), dict):
+            result = response["result"]
+            # 1.0's StreamResponse holds the task; 0.3's result is it.
+            task = (
+                result.get("task") if "task" in result else (result if result.get("kind") == "task" else None)
+            )
+            if isinstance(task, dict):
+                task["history"] = [message, *(task.get("history") or [])]
+        kind = None if event.event == "message" else event.event
+        out.append(bytes(impl.encode_sse(response, event=kind)))
+    return b"".join(out)
+
+
 def agent_card(endpoint: str) -> dict[str, Any]:
     """The gateway's agent card, for clients of either version: 1.0's
     ``supportedInterfaces`` (one for each version, as a2a-sdk 1.x chooses
@@ -193,7 +227,7 @@ class A2AEndpoint:
             context_id=context_id,
             request_id=request_id if isinstance(request_id, str) else None,
         )
-        frames = converted(chunks, transcoder)
+        frames = _with_the_request(converted(chunks, transcoder), params["message"], task_id, context_id)
         if request_id is not None and not isinstance(request_id, str):
             frames = _answering(frames, request_id)
         store = gateway.store
