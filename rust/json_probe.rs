@@ -234,6 +234,35 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// An array of objects, each through `T::field` into a new item of
+    /// `items` (`true`); any other value, or an array that holds anything
+    /// but objects, is checked and skipped (`false`, `items` then partial).
+    pub fn objects_into<T: Fields<'a>>(&mut self, items: &mut Vec<T>) -> Result<bool> {
+        if self.peek_value()? != b'[' {
+            self.skip()?;
+            return Ok(false);
+        }
+        if self.open(b']')? {
+            return Ok(true);
+        }
+        let mut all_objects = true;
+        loop {
+            if all_objects {
+                let mut item = T::default();
+                if self.fields_into(&mut item)? {
+                    items.push(item);
+                } else {
+                    all_objects = false;
+                }
+            } else {
+                self.skip()?;
+            }
+            if self.after_item(b']')? {
+                return Ok(all_objects);
+            }
+        }
+    }
+
     /// An object's entries into `value` (`true`); any other value is checked
     /// and skipped (`false`).
     fn fields_into<T: Fields<'a>>(&mut self, value: &mut T) -> Result<bool> {
@@ -765,6 +794,36 @@ fn non_digits(word: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    /// How many entries an object had.
+    #[derive(Default)]
+    struct Entries(usize);
+
+    impl<'a> super::Fields<'a> for Entries {
+        fn field(&mut self, _key: &str, cursor: &mut super::Cursor<'a>) -> super::Result<()> {
+            self.0 += 1;
+            cursor.skip()
+        }
+    }
+
+    #[test]
+    fn objects_into_takes_an_array_of_objects_only() {
+        let read = |text: &str| {
+            let mut cursor = super::Cursor::new(text);
+            let mut items: Vec<Entries> = Vec::new();
+            let all = cursor.objects_into(&mut items).ok()?;
+            cursor.end().ok()?;
+            Some((all, items.iter().map(|item| item.0).collect::<Vec<_>>()))
+        };
+        assert_eq!(read(r#"[{"a":1,"b":[2]},{}]"#), Some((true, vec![2, 0])));
+        assert_eq!(read("[]"), Some((true, vec![])));
+        assert_eq!(
+            read(r#"[{"a":1},2,{"b":3}]"#).map(|(all, _)| all),
+            Some(false)
+        );
+        assert_eq!(read(r#"{"a":1}"#).map(|(all, _)| all), Some(false));
+        assert_eq!(read(r#"[{"a":1},"#), None);
+    }
+
     #[test]
     fn is_key_sees_a_difference_at_every_position_of_every_length() {
         fn check<const N: usize>(name: &[u8; N]) {

@@ -22,6 +22,7 @@
 
 use std::collections::HashMap;
 
+use super::probe;
 use super::vocabulary::{FINAL_STATES, INTERRUPTED_STATES};
 use super::wire::{self, What};
 use crate::json::{quote, Map, Value};
@@ -147,6 +148,33 @@ impl Assembler {
 impl Protocol for Tasks {
     fn recognizes(&self, event: &Map<String, Value>) -> bool {
         super::recognizes(event)
+    }
+
+    /// Most events of a stream append text to an artifact: they take the
+    /// quick path, once the task holds the artifact.
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        if self.ended || self.task.is_none() {
+            return false;
+        }
+        let Some(version) = self.version else {
+            return false;
+        };
+        let Some(append) = probe::Response::parse(text).and_then(|probe| probe.into_append(version))
+        else {
+            return false;
+        };
+        if self.task_id() != Some(&*append.task_id) {
+            return false;
+        }
+        let Some(&position) = self.artifact_at.get(&*append.artifact_id) else {
+            return false;
+        };
+        let Some(Value::Array(held)) = self.artifacts[position].get_mut("parts") else {
+            return false;
+        };
+        self.parts += append.parts.len();
+        held.extend(append.parts);
+        true
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {

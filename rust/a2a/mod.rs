@@ -3,6 +3,7 @@
 
 mod assembler;
 pub mod events;
+mod probe;
 pub(crate) mod wire;
 
 vocabulary!("a2a");

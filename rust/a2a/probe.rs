@@ -1,0 +1,293 @@
+//! A quick look at an A2A event, for the common case: a JSON-RPC response
+//! whose result is an artifact update that appends text parts to an
+//! artifact (1.0's `{"artifactUpdate": {...}}`, 0.3's `kind:
+//! "artifact-update"`). Anything else, or anything it does not know in
+//! one, goes to the full path (see `crate::json_probe`).
+
+use std::borrow::Cow;
+
+use crate::json::{Map, Value};
+use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField};
+
+/// The JSON-RPC response.
+#[derive(Debug, Default)]
+pub struct Response<'a> {
+    jsonrpc: bool,
+    result: Option<Obj<Outcome<'a>>>,
+    other: bool,
+}
+
+impl<'a> Fields<'a> for Response<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        crate::match_key!(key, {
+            b"jsonrpc" => {
+                self.jsonrpc = true;
+                cursor.skip()?
+            },
+            b"id" => cursor.skip()?,
+            b"result" => cursor.object_into(&mut self.result)?,
+            _ => {
+                self.other = true;
+                cursor.skip()?
+            },
+        });
+        Ok(())
+    }
+}
+
+/// A result: 1.0's holds the update under `artifactUpdate`, 0.3's is the
+/// update itself, tagged by `kind`.
+#[derive(Debug, Default)]
+struct Outcome<'a> {
+    kind: Option<StrField<'a>>,
+    artifact_update: Option<Obj<Update<'a>>>,
+    update: Update<'a>,
+}
+
+impl<'a> Fields<'a> for Outcome<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        crate::match_key!(key, {
+            b"kind" => self.kind = Some(cursor.str_field()?),
+            b"artifactUpdate" => cursor.object_into(&mut self.artifact_update)?,
+            _ => self.update.field(key, cursor)?,
+        });
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Update<'a> {
+    task_id: Option<StrField<'a>>,
+    append: Option<Scalar<'a>>,
+    artifact: Option<Obj<Artifact<'a>>>,
+    /// Any field: a 1.0 result that holds more than its update, or what
+    /// the full path merges (`metadata`).
+    any: bool,
+    other: bool,
+}
+
+impl<'a> Fields<'a> for Update<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        self.any = true;
+        crate::match_key!(key, {
+            b"taskId" => self.task_id = Some(cursor.str_field()?),
+            // Neither is read once the task is held.
+            b"contextId" => cursor.skip()?,
+            b"lastChunk" => cursor.skip()?,
+            b"append" => self.append = Some(cursor.scalar()?),
+            b"artifact" => cursor.object_into(&mut self.artifact)?,
+            _ => {
+                self.other = true;
+                cursor.skip()?
+            },
+        });
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Artifact<'a> {
+    artifact_id: Option<StrField<'a>>,
+    parts: Option<Vec<Part<'a>>>,
+    other: bool,
+}
+
+impl<'a> Fields<'a> for Artifact<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        crate::match_key!(key, {
+            b"artifactId" => self.artifact_id = Some(cursor.str_field()?),
+            b"parts" => {
+                let mut parts = Vec::new();
+                self.parts = cursor.objects_into(&mut parts)?.then_some(parts);
+            },
+            _ => {
+                self.other = true;
+                cursor.skip()?
+            },
+        });
+        Ok(())
+    }
+}
+
+/// A text part: `{"text"}` (1.0) or `{"kind": "text", "text"}` (0.3), its
+/// keys in the order they came.
+#[derive(Debug, Default)]
+struct Part<'a> {
+    text: Option<StrField<'a>>,
+    kind: Option<StrField<'a>>,
+    kind_first: bool,
+    other: bool,
+}
+
+impl<'a> Fields<'a> for Part<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        crate::match_key!(key, {
+            b"text" => {
+                self.other |= self.text.is_some();
+                self.text = Some(cursor.str_field()?)
+            },
+            b"kind" => {
+                self.other |= self.kind.is_some();
+                self.kind_first = self.text.is_none();
+                self.kind = Some(cursor.str_field()?)
+            },
+            _ => {
+                self.other = true;
+                cursor.skip()?
+            },
+        });
+        Ok(())
+    }
+}
+
+impl Part<'_> {
+    /// The part as the full parse makes it, when it is a plain text part.
+    fn to_value(&self) -> Option<Value> {
+        if self.other {
+            return None;
+        }
+        let text = Value::String(self.text.as_ref()?.as_str()?.to_owned());
+        let mut part = Map::new();
+        match &self.kind {
+            None => {
+                part.insert("text".to_owned(), text);
+            }
+            Some(kind) => {
+                let kind = Value::String(kind.as_str()?.to_owned());
+                if self.kind_first {
+                    part.insert("kind".to_owned(), kind);
+                    part.insert("text".to_owned(), text);
+                } else {
+                    part.insert("text".to_owned(), text);
+                    part.insert("kind".to_owned(), kind);
+                }
+            }
+        }
+        Some(Value::Object(part))
+    }
+}
+
+/// An append of text parts to an artifact.
+#[derive(Debug, PartialEq)]
+pub struct Append<'a> {
+    pub task_id: Cow<'a, str>,
+    pub artifact_id: Cow<'a, str>,
+    pub parts: Vec<Value>,
+}
+
+impl<'a> Response<'a> {
+    /// Probes an event's text: `None` when it is not a JSON object (the
+    /// full path then reports it).
+    pub fn parse(text: &'a str) -> Option<Response<'a>> {
+        Cursor::parse_object(text)
+    }
+
+    /// The append this event is, in a stream of `version`; `None` for any
+    /// other event, or one not plainly so.
+    pub fn into_append(self, version: &str) -> Option<Append<'a>> {
+        if !self.jsonrpc || self.other {
+            return None;
+        }
+        let Obj(Some(outcome)) = self.result? else {
+            return None;
+        };
+        let update = if version == "0.3" {
+            if outcome.kind?.as_str()? != "artifact-update" || outcome.artifact_update.is_some() {
+                return None;
+            }
+            outcome.update
+        } else {
+            if outcome.kind.is_some() || outcome.update.any {
+                return None;
+            }
+            let Obj(Some(update)) = outcome.artifact_update? else {
+                return None;
+            };
+            update
+        };
+        if update.other || !matches!(update.append, Some(Scalar::Bool(true))) {
+            return None;
+        }
+        let Obj(Some(artifact)) = update.artifact? else {
+            return None;
+        };
+        if artifact.other {
+            return None;
+        }
+        let parts = artifact
+            .parts?
+            .iter()
+            .map(Part::to_value)
+            .collect::<Option<Vec<_>>>()?;
+        let (StrField::Str(task_id), StrField::Str(artifact_id)) =
+            (update.task_id?, artifact.artifact_id?)
+        else {
+            return None;
+        };
+        Some(Append {
+            task_id,
+            artifact_id,
+            parts,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn append(text: &str, version: &str) -> Option<(String, String, String)> {
+        let append = Response::parse(text)?.into_append(version)?;
+        Some((
+            append.task_id.into_owned(),
+            append.artifact_id.into_owned(),
+            Value::Array(append.parts).to_string(),
+        ))
+    }
+
+    #[test]
+    fn reads_appends_of_text_parts_in_either_version() {
+        let v1 = r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","append":true,"artifact":{"artifactId":"a\"1","parts":[{"text":"Hi \"you\""}]}}}}"#;
+        assert_eq!(
+            append(v1, "1.0"),
+            Some(("t".into(), "a\"1".into(), r#"[{"text":"Hi \"you\""}]"#.into()))
+        );
+        let v03 = r#"{"id":1,"jsonrpc":"2.0","result":{"append":true,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"},{"text":"y","kind":"text"}]},"contextId":"c","kind":"artifact-update","lastChunk":false,"taskId":"t"}}"#;
+        assert_eq!(
+            append(v03, "0.3"),
+            Some((
+                "t".into(),
+                "a".into(),
+                r#"[{"kind":"text","text":"x"},{"text":"y","kind":"text"}]"#.into()
+            ))
+        );
+        // Each version's shape only in its own stream.
+        assert_eq!(append(v1, "0.3"), None);
+        assert_eq!(append(v03, "1.0"), None);
+    }
+
+    #[test]
+    fn leaves_to_the_full_path_what_is_not_plainly_an_append_of_text() {
+        let update = |body: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"artifactUpdate":{{"taskId":"t",{body}}}}}}}"#)
+        };
+        for text in [
+            update(r#""append":false,"artifact":{"artifactId":"a","parts":[{"text":"x"}]}"#),
+            update(r#""artifact":{"artifactId":"a","parts":[{"text":"x"}]}"#),
+            update(r#""append":true,"artifact":{"artifactId":"a","parts":[{"data":{}}]}"#),
+            update(r#""append":true,"artifact":{"artifactId":"a","parts":[{"text":"x","metadata":{}}]}"#),
+            update(r#""append":true,"artifact":{"artifactId":"a","parts":[{"text":"x","text":"y"}]}"#),
+            update(r#""append":true,"artifact":{"artifactId":"a","parts":[{"text":5}]}"#),
+            update(r#""append":true,"artifact":{"artifactId":"a","parts":[5]}"#),
+            update(r#""append":true,"artifact":{"artifactId":"a","parts":[{"text":"x"}],"metadata":{}}"#),
+            update(r#""append":true,"artifact":{"artifactId":5,"parts":[{"text":"x"}]}"#),
+            update(r#""append":true,"metadata":{"k":1},"artifact":{"artifactId":"a","parts":[{"text":"x"}]}"#),
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1},"result":{"artifactUpdate":{"taskId":"t","append":true,"artifact":{"artifactId":"a","parts":[]}}}}"#.to_owned(),
+            r#"{"result":{"artifactUpdate":{"taskId":"t","append":true,"artifact":{"artifactId":"a","parts":[]}}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","result":{"task":{},"artifactUpdate":{"taskId":"t","append":true,"artifact":{"artifactId":"a","parts":[]}}}}"#.to_owned(),
+        ] {
+            assert_eq!(append(&text, "1.0"), None, "{text}");
+        }
+        assert!(Response::parse(r#"{"jsonrpc":"2.0","#).is_none());
+    }
+}
