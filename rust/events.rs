@@ -103,6 +103,17 @@ pub fn message_finished(message_id: &str, usage: Value, stop_reason: Value) -> E
     )
 }
 
+/// The media kind of a MIME type, as a media block's `media_type` says
+/// it: image, audio, video, or file for any other.
+pub fn media_kind(mime_type: &str) -> &'static str {
+    match mime_type.split('/').next() {
+        Some("image") => "image",
+        Some("audio") => "audio",
+        Some("video") => "video",
+        _ => "file",
+    }
+}
+
 /// The fixed fields of each block kind, in order.
 pub fn block_fields(kind: &str) -> &'static [&'static str] {
     match kind {

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use super::vocabulary::VERSIONS;
 use super::wire::{self, What};
 use crate::events::{
-    as_int, block_delta, block_fields, block_finished, block_started, frame_sse, get_str,
+    as_int, block_delta, media_kind, block_fields, block_finished, block_started, frame_sse, get_str,
     message_finished, message_started, nonempty, passthrough, run_failed, run_finished, run_started, Decode,
     Encode, Event, Loss,
 };
@@ -32,16 +32,6 @@ fn end_state(status: &str) -> &'static str {
         "cancelled" => "canceled",
         "interrupted" => "input-required",
         _ => "completed",
-    }
-}
-
-/// The media kind of a MIME type: image, audio, video, or file.
-fn media_type(mime_type: Option<&str>) -> &'static str {
-    match mime_type.unwrap_or("").split('/').next() {
-        Some("image") => "image",
-        Some("audio") => "audio",
-        Some("video") => "video",
-        _ => "file",
     }
 }
 
@@ -81,7 +71,7 @@ fn read_part(part: &Map<String, Value>) -> (&'static str, Vec<(&'static str, Val
         let mime_type = field("mimeType", "mediaType").and_then(Value::as_str);
         if url.is_some() || data.is_some() {
             let fields = vec![
-                ("media_type", media_type(mime_type).into()),
+                ("media_type", media_kind(mime_type.unwrap_or("")).into()),
                 ("mime_type", mime_type.map_or(Value::Null, Value::from)),
                 ("url", url.map_or(Value::Null, Value::from)),
             ];

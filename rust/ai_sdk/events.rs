@@ -12,7 +12,7 @@ use super::probe::{self, Target};
 use crate::events::{
     Loss,
     block_delta, block_fields, block_finished, block_key, block_replaced, block_started, frame_sse,
-    get_str, message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
+    get_str, media_kind, message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
     run_started, BlockRef, Decode, Encode, Event, Quick,
 };
 use crate::json::{self, write_string, Map, Value};
@@ -523,14 +523,8 @@ impl Decoder {
             out.push(passthrough("ai-sdk", event));
             return;
         };
-        let major = mime_type.split('/').next().unwrap_or("");
-        let media_type = if ["image", "audio", "video"].contains(&major) {
-            major
-        } else {
-            "file"
-        };
         let fields = [
-            ("media_type", Value::from(media_type)),
+            ("media_type", Value::from(media_kind(mime_type))),
             ("mime_type", Value::from(mime_type)),
             ("url", Value::from(url)),
         ];

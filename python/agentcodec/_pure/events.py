@@ -152,6 +152,13 @@ def message_finished(message_id: str, usage: Any = None, stop_reason: Any = None
     return {"type": "message_finished", "message_id": message_id, "usage": usage, "stop_reason": stop_reason}
 
 
+def media_kind(mime_type: str) -> str:
+    """The media kind of a MIME type, as a media block's ``media_type`` says
+    it: image, audio, video, or file for any other."""
+    major = mime_type.split("/", 1)[0]
+    return major if major in ("image", "audio", "video") else "file"
+
+
 def block_started(message_id: str, index: int, kind: str, **fields: Any) -> dict[str, Any]:
     event: dict[str, Any] = {"type": "block_started", "message_id": message_id, "index": index, "kind": kind}
     for name in BLOCK_FIELDS.get(kind, ()):

@@ -52,12 +52,6 @@ _STATUSES = {
 }
 
 
-def media_type(mime_type: str | None) -> str:
-    """The media kind of a MIME type: image, audio, video, or file."""
-    major = (mime_type or "").split("/", 1)[0]
-    return major if major in ("image", "audio", "video") else "file"
-
-
 def read_part(part: dict[str, Any]) -> tuple[str, dict[str, Any], str | None]:
     """A part as a block: its kind, fixed fields and text (the text of a
     text part, the base64 bytes of a file part). A part of no known kind
@@ -74,7 +68,7 @@ def read_part(part: dict[str, Any]) -> tuple[str, dict[str, Any], str | None]:
         data = ev.as_str(file.get("bytes") if kind == "file" else file.get("raw"))
         mime_type = ev.as_str(file.get("mimeType") if kind == "file" else file.get("mediaType"))
         if url is not None or data is not None:
-            fields = {"media_type": media_type(mime_type), "mime_type": mime_type, "url": url}
+            fields = {"media_type": ev.media_kind(mime_type or ""), "mime_type": mime_type, "url": url}
             return "media", fields, data
     return "data", {"value": part}, None
 

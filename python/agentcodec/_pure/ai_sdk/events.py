@@ -321,9 +321,7 @@ class Decoder:
         if url is None or mime_type is None:
             out.append(ev.passthrough("ai-sdk", chunk))
             return
-        major = mime_type.split("/", 1)[0]
-        media_type = major if major in ("image", "audio", "video") else "file"
-        block = self._open("media", out, media_type=media_type, mime_type=mime_type, url=url)
+        block = self._open("media", out, media_type=ev.media_kind(mime_type), mime_type=mime_type, url=url)
         out.append(ev.block_finished(*block))
 
     def _whole(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
