@@ -103,6 +103,14 @@ def test_a_status_update_moves_the_held_message_into_the_history(backend: Module
     assert task["status"]["message"]["messageId"] == "b"
 
 
+def test_events_named_jsonrpc_are_read_as_the_java_runtime_writes_them(backend: ModuleType) -> None:
+    """agentscope-java's /a2a names every event ``jsonrpc``; a2a-sdk 1.x
+    names an error ``error``: the name does not change what an event is."""
+    named = b"".join(b"event: jsonrpc\n" + sse([event]) for event in (TASK, chunk("a", "x")))
+    _, task = assemble(backend, named)
+    assert task["artifacts"] == [{"artifactId": "a", "parts": [{"text": "x"}]}]
+
+
 def test_bare_results_are_read_when_their_shape_says_what_they_are(backend: ModuleType) -> None:
     """Results without their JSON-RPC envelope, as some clients hand them on."""
     bare = [event["result"] for event in (TASK, chunk("a", "x"))]
