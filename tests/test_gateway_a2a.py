@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from agent_servers import RecordedAgent
 from agentcodec import a2a
 from agentcodec.gateway import DemoAgent, Gateway, RequestError, agent_request_from_a2a
 from agentcodec.server import MemoryReplayStore
@@ -176,6 +177,38 @@ def test_a_task_is_found_from_another_replica_sharing_the_store(tmp_path: Path) 
         assembler.feed(again.content)
         assert assembler.close() == task
         assert {event["id"] for event in data_events(again.content)} == {9}
+
+
+# --- a failing upstream ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cut_after", [3000, 9000])
+@pytest.mark.parametrize(("version", "method"), [("1.0", "SendStreamingMessage"), ("0.3", "message/stream")])
+def test_an_upstream_that_dies_midway_fails_the_task(cut_after: int, version: str, method: str) -> None:
+    agent = RecordedAgent.from_fixture("agent_turn", cut_after=cut_after)
+    with serve(agent) as upstream, serve(Gateway(upstream)) as url:
+        stream = rpc(url, method, {"message": user_message(version)}).content
+        assembler = a2a.Assembler(version=version)
+        assembler.feed(stream)
+        task = assembler.close()
+        failed = "TASK_STATE_FAILED" if version == "1.0" else "failed"
+        assert task["status"]["state"] == failed
+        # tasks/get gives the same task, failed, from the store.
+        get = "GetTask" if version == "1.0" else "tasks/get"
+        assert rpc(url, get, {"id": task["id"]}).json()["result"] == task
+    if version == "0.3":
+        assert data_events(stream)[-1]["result"]["final"] is True
+
+
+def test_an_upstream_that_refuses_is_a_json_rpc_error_that_names_nothing_of_it() -> None:
+    with serve(RecordedAgent(b"", status=503)) as upstream, serve(Gateway(upstream)) as url:
+        for method in ("SendStreamingMessage", "SendMessage"):
+            answer = rpc(url, method, {"message": user_message("1.0")})
+            assert answer.status_code == 200
+            assert answer.json()["error"] == {
+                "code": -32603,
+                "message": "the agent could not be reached: the agent answered 503",
+            }
 
 
 # --- what it refuses ------------------------------------------------------------------------
