@@ -324,6 +324,49 @@ def test_every_stream_written_as_a2a_0_3_is_what_a2a_sdk_reads_and_assembles_ali
             assert ours == sdk_task_0_3(successes)
 
 
+def test_appends_of_every_shape_keep_their_order_as_a2a_sdk_does() -> None:
+    """Text appended plainly (which the native backend reads on its quick
+    path) between appends it reads whole (metadata, another kind of part),
+    a replacement, and the task read midway: the parts stay in order, the
+    same on both backends as in a2a-sdk's TaskManager."""
+
+    def update(artifact: dict[str, Any], append: bool = True) -> dict[str, Any]:
+        body = {"taskId": "t", "contextId": "c", "artifact": artifact}
+        if append:
+            body["append"] = True
+        return {"artifactUpdate": body}
+
+    def text(artifact_id: str, *texts: str, **extra: Any) -> dict[str, Any]:
+        return {"artifactId": artifact_id, "parts": [{"text": t} for t in texts], **extra}
+
+    results = [
+        {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
+        update(text("a", "1"), append=False),
+        update(text("b", "x"), append=False),
+        update(text("a", "2", "3")),
+        update(text("b", "y")),
+        update(text("a", "4", metadata={"k": 1})),
+        update(text("a", "5")),
+        update({"artifactId": "a", "parts": [{"data": {"n": 6}}]}),
+        update(text("a", "7")),
+        update(text("b", "z"), append=False),
+        update(text("b", "w")),
+    ]
+    stream = sse([{"jsonrpc": "2.0", "id": 1, "result": result} for result in results])
+    outcomes = []
+    for backend in backends():
+        for size in (None, 1):
+            _, task = assemble(backend, stream, size)
+            outcomes.append(task)
+            midway = backend.A2AAssembler()
+            midway.feed(sse([{"jsonrpc": "2.0", "id": 1, "result": result} for result in results[:5]]))
+            assert [len(artifact["parts"]) for artifact in midway.task["artifacts"]] == [3, 2]
+    assert all(outcome == outcomes[0] for outcome in outcomes)
+    assert outcomes[0] == sdk_task_1_0(results)
+    texts = [part.get("text", part.get("data")) for part in outcomes[0]["artifacts"][0]["parts"]]
+    assert texts == ["1", "2", "3", "4", "5", {"n": 6}, "7"]
+
+
 def test_what_cannot_be_carried_is_reported_not_lost_silently(backend: ModuleType) -> None:
     stream = (Path(__file__).resolve().parent / "fixtures" / "sdk" / "anthropic_every_block.sse").read_bytes()
     transcoder = backend.Transcoder("anthropic", "a2a", task_id="t", context_id="c")

@@ -22,12 +22,24 @@
 
 use std::collections::HashMap;
 
-use super::probe;
+use super::probe::{self, TextPart};
 use super::vocabulary::{FINAL_STATES, INTERRUPTED_STATES};
 use super::wire::{self, What};
 use crate::json::{quote, Map, Value};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
+
+/// The task as held, for a reader that renders it itself without a copy
+/// (the Python binding): its fields (their `artifacts` and `history`
+/// stand for the lists below), each artifact with the text parts the
+/// quick path appended after those of its `parts`, and the history.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskView<'a> {
+    pub fields: &'a Map<String, Value>,
+    pub artifacts: &'a [Map<String, Value>],
+    pub appended: &'a [Vec<TextPart>],
+    pub history: &'a [Value],
+}
 
 /// Assembles an A2A stream.
 #[derive(Debug, Clone)]
@@ -43,6 +55,10 @@ pub struct Tasks {
     artifacts: Vec<Map<String, Value>>,
     /// `artifactId` -> position.
     artifact_at: HashMap<String, usize>,
+    /// The text parts the quick path appended to each artifact (by
+    /// position) after those of its `parts`: kept as text until the task
+    /// is read, or the full path touches the artifact.
+    appended: Vec<Vec<TextPart>>,
     history: Vec<Value>,
     message: Option<Map<String, Value>>,
     error: Option<Map<String, Value>>,
@@ -111,7 +127,14 @@ impl Assembler {
                     state
                         .artifacts
                         .iter()
-                        .map(|artifact| Value::Object(artifact.clone()))
+                        .zip(&state.appended)
+                        .map(|(artifact, appended)| {
+                            let mut artifact = artifact.clone();
+                            if let Some(Value::Array(parts)) = artifact.get_mut("parts") {
+                                parts.extend(appended.iter().map(TextPart::to_value));
+                            }
+                            Value::Object(artifact)
+                        })
                         .collect(),
                 ),
                 "history" => Value::Array(state.history.clone()),
@@ -120,6 +143,18 @@ impl Assembler {
             task.insert(key.clone(), value);
         }
         Value::Object(task)
+    }
+
+    /// The task as held (None before any task event), to be rendered by
+    /// the reader: see [`TaskView`].
+    pub fn task_view(&self) -> Option<TaskView<'_>> {
+        let state = &self.driver.protocol;
+        Some(TaskView {
+            fields: state.task.as_ref()?,
+            artifacts: &state.artifacts,
+            appended: &state.appended,
+            history: &state.history,
+        })
     }
 
     /// The Message that answered the request, when it made no task.
@@ -169,11 +204,11 @@ impl Protocol for Tasks {
         let Some(&position) = self.artifact_at.get(&*append.artifact_id) else {
             return false;
         };
-        let Some(Value::Array(held)) = self.artifacts[position].get_mut("parts") else {
+        if !matches!(self.artifacts[position].get("parts"), Some(Value::Array(_))) {
             return false;
-        };
+        }
         self.parts += append.parts.len();
-        held.extend(append.parts);
+        self.appended[position].extend(append.parts);
         true
     }
 
@@ -323,11 +358,24 @@ impl Tasks {
                 _ => unreachable!("checked"),
             })
             .collect();
+        self.appended = vec![Vec::new(); self.artifacts.len()];
         self.artifact_at = at;
         self.history = history;
         self.parts = parts;
         self.task = Some(task);
         Ok(())
+    }
+
+    /// The quick path's parts of the artifact at `position`, made parts of
+    /// its `parts` (before the full path touches it).
+    fn settle(&mut self, position: usize) {
+        let appended = std::mem::take(&mut self.appended[position]);
+        if appended.is_empty() {
+            return;
+        }
+        if let Some(Value::Array(parts)) = self.artifacts[position].get_mut("parts") {
+            parts.extend(appended.iter().map(TextPart::to_value));
+        }
     }
 
     fn task_id(&self) -> Option<&str> {
@@ -434,6 +482,7 @@ impl Tasks {
                 Some(Value::Array(parts)) => parts,
                 _ => Vec::new(),
             };
+            self.settle(position);
             let held = &mut self.artifacts[position];
             match held.get_mut("parts") {
                 Some(Value::Array(held_parts)) => held_parts.extend(parts),
@@ -453,10 +502,12 @@ impl Tasks {
             None => {
                 self.artifact_at.insert(id, self.artifacts.len());
                 self.artifacts.push(artifact);
+                self.appended.push(Vec::new());
             }
             Some(position) => {
                 let replaced = std::mem::replace(&mut self.artifacts[position], artifact);
                 self.parts -= objects(&replaced, "parts", "").map_or(0, <[Value]>::len);
+                self.parts -= std::mem::take(&mut self.appended[position]).len();
             }
         }
         self.parts += count;

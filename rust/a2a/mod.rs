@@ -9,7 +9,8 @@ pub(crate) mod wire;
 vocabulary!("a2a");
 pub use vocabulary::{TASK_STATES, VERSIONS};
 
-pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options};
+pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options, TaskView};
+pub use probe::TextPart;
 
 use crate::json::{Map, Value};
 use crate::registry::{Descriptor, EncoderOption};

@@ -141,19 +141,45 @@ impl<'a> Fields<'a> for Part<'a> {
 }
 
 impl Part<'_> {
-    /// The part as the full parse makes it, when it is a plain text part.
-    fn to_value(&self) -> Option<Value> {
+    /// The part, when it is a plain text part.
+    fn to_text_part(&self) -> Option<TextPart> {
         if self.other {
             return None;
         }
-        let text = Value::String(self.text.as_ref()?.as_str()?.to_owned());
+        let text = self.text.as_ref()?.as_str()?.to_owned();
+        let kind = match &self.kind {
+            None => None,
+            Some(kind) => Some(kind.as_str()?.to_owned()),
+        };
+        Some(TextPart {
+            text,
+            kind,
+            kind_first: self.kind_first,
+        })
+    }
+}
+
+/// A text part as the quick path keeps it: its text (and 0.3's `kind`),
+/// one allocation where the full parse's object takes four.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextPart {
+    pub text: String,
+    pub kind: Option<String>,
+    /// Whether `kind` came before `text` (a part keeps its keys' order).
+    pub kind_first: bool,
+}
+
+impl TextPart {
+    /// The part as the full parse makes it.
+    pub fn to_value(&self) -> Value {
+        let text = Value::String(self.text.clone());
         let mut part = Map::new();
         match &self.kind {
             None => {
                 part.insert("text".to_owned(), text);
             }
             Some(kind) => {
-                let kind = Value::String(kind.as_str()?.to_owned());
+                let kind = Value::String(kind.clone());
                 if self.kind_first {
                     part.insert("kind".to_owned(), kind);
                     part.insert("text".to_owned(), text);
@@ -163,7 +189,7 @@ impl Part<'_> {
                 }
             }
         }
-        Some(Value::Object(part))
+        Value::Object(part)
     }
 }
 
@@ -172,7 +198,7 @@ impl Part<'_> {
 pub struct Append<'a> {
     pub task_id: Cow<'a, str>,
     pub artifact_id: Cow<'a, str>,
-    pub parts: Vec<Value>,
+    pub parts: Vec<TextPart>,
 }
 
 impl<'a> Response<'a> {
@@ -217,7 +243,7 @@ impl<'a> Response<'a> {
         let parts = artifact
             .parts?
             .iter()
-            .map(Part::to_value)
+            .map(Part::to_text_part)
             .collect::<Option<Vec<_>>>()?;
         let (StrField::Str(task_id), StrField::Str(artifact_id)) =
             (update.task_id?, artifact.artifact_id?)
@@ -241,7 +267,7 @@ mod tests {
         Some((
             append.task_id.into_owned(),
             append.artifact_id.into_owned(),
-            Value::Array(append.parts).to_string(),
+            Value::Array(append.parts.iter().map(TextPart::to_value).collect()).to_string(),
         ))
     }
 

@@ -2,14 +2,16 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::intern;
+use pyo3::types::{PyDict, PyList, PyString};
 
 use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::to_python;
-use crate::a2a::{Assembler, Options, VERSIONS};
+use crate::a2a::{Assembler, Options, TaskView, TextPart, VERSIONS};
+use crate::json::{Map, Value};
 use crate::stream::Assemble;
 
 /// Assembles an A2A stream into its Task.
@@ -49,12 +51,91 @@ fn spec_version(value: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     )))
 }
 
+/// The task as Python objects, made from what the assembler holds without
+/// a copy of it first: a task holds one part a chunk (a hundred thousand in
+/// a long answer), and copying each before making its dict cost as much
+/// again, in fresh memory.
+fn task_to_python<'py>(py: Python<'py>, view: TaskView<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let task = PyDict::new(py);
+    for (key, value) in view.fields {
+        let item = match key.as_str() {
+            "artifacts" => {
+                let list = PyList::empty(py);
+                for (artifact, appended) in view.artifacts.iter().zip(view.appended) {
+                    list.append(artifact_to_python(py, artifact, appended)?)?;
+                }
+                list.into_any()
+            }
+            "history" => {
+                let list = PyList::empty(py);
+                for message in view.history {
+                    list.append(to_python(py, message)?)?;
+                }
+                list.into_any()
+            }
+            _ => to_python(py, value)?,
+        };
+        task.set_item(PyString::new(py, key), item)?;
+    }
+    Ok(task.into_any())
+}
+
+fn artifact_to_python<'py>(
+    py: Python<'py>,
+    artifact: &Map<String, Value>,
+    appended: &[TextPart],
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (key, value) in artifact {
+        let item = match value {
+            Value::Array(parts) if key == "parts" => {
+                let list = PyList::empty(py);
+                for part in parts {
+                    list.append(to_python(py, part)?)?;
+                }
+                for part in appended {
+                    list.append(text_part_to_python(py, part)?)?;
+                }
+                list.into_any()
+            }
+            _ => to_python(py, value)?,
+        };
+        dict.set_item(PyString::new(py, key), item)?;
+    }
+    Ok(dict)
+}
+
+fn text_part_to_python<'py>(py: Python<'py>, part: &TextPart) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    let text = PyString::new(py, &part.text);
+    match &part.kind {
+        None => dict.set_item(intern!(py, "text"), text)?,
+        Some(kind) => {
+            let kind = if kind == "text" {
+                intern!(py, "text").clone()
+            } else {
+                PyString::new(py, kind)
+            };
+            if part.kind_first {
+                dict.set_item(intern!(py, "kind"), kind)?;
+                dict.set_item(intern!(py, "text"), text)?;
+            } else {
+                dict.set_item(intern!(py, "text"), text)?;
+                dict.set_item(intern!(py, "kind"), kind)?;
+            }
+        }
+    }
+    Ok(dict)
+}
+
 impl A2AAssembler {
     /// The Task, or the Message when the agent answered without a task: a
     /// new dict on every access.
     fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.state
-            .with(py, |state| to_python(py, &state.inner.result()))
+        self.state.with(py, |state| match state.inner.task_view() {
+            Some(view) => task_to_python(py, view),
+            None => to_python(py, &state.inner.result()),
+        })
     }
 }
 
@@ -106,15 +187,18 @@ assembler_methods!(
         /// answered without one).
         fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
             self.state.with(py, |state| {
-                assemblers::close(py, &mut state.inner, to_py_err)?;
-                to_python(py, &state.inner.result())
-            })
+                assemblers::close(py, &mut state.inner, to_py_err)
+            })?;
+            self.outcome(py)
         }
 
         /// The Task so far (None before any task event).
         #[getter]
         fn task<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.task()))
+            self.state.with(py, |state| match state.inner.task_view() {
+                Some(view) => task_to_python(py, view),
+                None => Ok(py.None().into_bound(py)),
+            })
         }
 
         /// The Message that answered the request, when it made no task.
