@@ -64,6 +64,23 @@ def test_a_recorded_stream_assembles_to_the_task_the_server_holds(
     assert assembler.result == task
 
 
+@pytest.mark.parametrize("name", ["agent_turn", "agent_fails"])
+def test_an_agentapps_a2a_answer_is_read_as_a2a_sdk_reads_it(backend: ModuleType, name: str) -> None:
+    """agentscope-runtime's AgentApp on its /a2a (a2a-sdk 0.3's server, its
+    card saying it cannot stream): message/send answers the run's last
+    message, or an internal error when the run failed; message/stream is
+    refused with an error (scripts/agentapp_a2a_fixtures.py)."""
+    agentapp = FIXTURES.parent / "agentapp"
+    answer = json.loads((agentapp / f"{name}.a2a.json").read_text(encoding="utf-8"))
+    reference = json.loads((agentapp / f"{name}.a2a.reference.json").read_text(encoding="utf-8"))
+    assembler, result = assemble(backend, sse([answer]))
+    assert result == reference["result"]
+    assert assembler.error == answer.get("error")
+    refused, _ = assemble(backend, sse([reference["message/stream"]]))
+    assert refused.error == {"code": -32603, "message": "Streaming is not supported by the agent"}
+    assert [error["code"] for error in refused.errors] == ["-32603"]
+
+
 def test_a_crash_is_the_servers_json_rpc_error_and_fails_the_task(backend: ModuleType) -> None:
     """1.x sends the executor's exception as a JSON-RPC error (``event:
     error``) and records the task as failed; the error is kept."""
