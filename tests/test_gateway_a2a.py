@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,29 @@ def test_send_answers_the_task_and_get_gives_it_again(demo: str, version: str, s
     assert got["result"] == task
     trimmed = rpc(demo, get, {"id": task["id"], "historyLength": 0}).json()["result"]
     assert "history" not in trimmed
+
+
+@pytest.mark.parametrize(
+    ("version", "send", "get", "configuration"),
+    [
+        ("1.0", "SendMessage", "GetTask", {"returnImmediately": True}),
+        ("0.3", "message/send", "tasks/get", {"blocking": False}),
+    ],
+)
+def test_a_send_that_does_not_wait_answers_the_task_at_once_and_get_follows_it(
+    version: str, send: str, get: str, configuration: dict[str, Any]
+) -> None:
+    with serve(Gateway(DemoAgent(delay=0.01))) as url:
+        params = {"message": user_message(version), "configuration": configuration}
+        result = rpc(url, send, params).json()["result"]
+        task = result["task"] if version == "1.0" else result
+        assert task["status"]["state"] in ("TASK_STATE_SUBMITTED", "submitted")
+        for _ in range(500):
+            got = rpc(url, get, {"id": task["id"]}).json()["result"]
+            if got["status"]["state"] in ("TASK_STATE_COMPLETED", "completed"):
+                break
+            time.sleep(0.01)
+        assert answer_text(got) == ANSWER
 
 
 def test_a_task_is_found_from_another_replica_sharing_the_store(tmp_path: Path) -> None:

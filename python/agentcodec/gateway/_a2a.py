@@ -162,6 +162,18 @@ def agent_card(endpoint: str) -> dict[str, Any]:
     }
 
 
+def _waits(params: Mapping[str, Any], version: str) -> bool:
+    """Whether a ``message/send`` waits for the run to end: unless its
+    configuration says ``blocking: false`` (0.3) or ``returnImmediately:
+    true`` (1.0)."""
+    configuration = params.get("configuration")
+    if not isinstance(configuration, Mapping):
+        return True
+    if version == "0.3":
+        return configuration.get("blocking") is not False
+    return configuration.get("returnImmediately") is not True
+
+
 class A2AEndpoint:
     """Serves the gateway's agent over A2A's JSON-RPC binding."""
 
@@ -241,9 +253,15 @@ class A2AEndpoint:
         _running.add(producer)
         producer.add_done_callback(_running.discard)
         assembler = impl.A2AAssembler(version=version)
-        async for _, frame in await store.replay(stream_id, 0):
-            assembler.feed(frame)
-        result = assembler.close()
+        entries = await store.replay(stream_id, 0)
+        try:
+            async for _, frame in entries:
+                assembler.feed(frame)
+                if assembler.task is not None and not _waits(params, version):
+                    break  # the task as it stands; the run goes on (tasks/get follows it)
+        finally:
+            await entries.aclose()  # type: ignore[attr-defined]
+        result = assembler.result
         if version == "1.0":
             result = {"task": result} if assembler.task is not None else {"message": result}
         return _rpc_result(request_id, result)
