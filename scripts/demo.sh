@@ -35,4 +35,4 @@ PY
 echo "==> POST $base/ag-ui: the events as they stream, then the run they assemble to"
 .venv/bin/agentcodec stream "$base/ag-ui" --protocol agui --assemble --data \
     '{"threadId": "thread-1", "runId": "run-1", "messages": [{"id": "u1", "role": "user", "content": "How many words are in this question?"}]}'
-echo "==> The same agent is served as $base/process, $base/compatible-mode/v1/responses and $base/threads/{id}/stream/events"
+echo "==> The same agent is served as $base/process, $base/compatible-mode/v1/responses, $base/threads/{id}/stream/events and $base/a2a (its card: $base/.well-known/agent-card.json)"

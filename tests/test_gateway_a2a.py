@@ -112,6 +112,7 @@ def test_the_agent_card_is_what_a2a_sdk_reads_for_both_versions(demo: str) -> No
     response = httpx.get(f"{demo}/.well-known/agent-card.json")
     assert response.status_code == 200
     card = response.json()
+    assert "securitySchemes" not in card  # no key asked for
     parsed = parse_agent_card(dict(card))
     assert {(i.url, i.protocol_version) for i in parsed.supported_interfaces} == {
         (f"{demo}/a2a", "1.0"),
@@ -280,8 +281,19 @@ def test_a_task_is_asked_for_in_the_version_it_streams_in(demo: str) -> None:
 
 
 def test_the_card_needs_no_key_and_the_endpoint_does() -> None:
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.compat.v0_3.types import AgentCard as AgentCard03
+
     with serve(Gateway(DemoAgent(delay=0), api_keys=["k"])) as url:
-        assert httpx.get(f"{url}/.well-known/agent-card.json").status_code == 200
+        response = httpx.get(f"{url}/.well-known/agent-card.json")
+        assert response.status_code == 200
+        # The card says how to give the key, as both versions' readers take it.
+        card = parse_agent_card(response.json())
+        assert card.security_schemes["bearer"].http_auth_security_scheme.scheme == "bearer"
+        assert card.security_schemes["apiKey"].api_key_security_scheme.name == "X-Api-Key"
+        assert len(card.security_requirements) == 2
+        legacy = AgentCard03.model_validate(response.json())
+        assert legacy.security == [{"bearer": []}, {"apiKey": []}]
         assert rpc(url, "GetTask", {"id": "x"}).status_code == 401
         assert (
             rpc(url, "GetTask", {"id": "x"}, headers={"authorization": "Bearer k"}).json()["error"]["code"]

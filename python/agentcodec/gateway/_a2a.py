@@ -137,11 +137,13 @@ def _with_history(frame: bytes, message: dict[str, Any]) -> bytes:
     return b"".join(out)
 
 
-def agent_card(endpoint: str) -> dict[str, Any]:
+def agent_card(endpoint: str, *, keyed: bool = False) -> dict[str, Any]:
     """The gateway's agent card, for clients of either version: 1.0's
     ``supportedInterfaces`` (one for each version, as a2a-sdk 1.x chooses
-    among them) and 0.3's ``url`` and ``preferredTransport``."""
-    return {
+    among them) and 0.3's ``url`` and ``preferredTransport``. ``keyed``:
+    the endpoint asks for an API key, as a bearer token or ``X-Api-Key``
+    (said in 0.3's terms, which a2a-sdk 1.x's card reader maps to 1.0's)."""
+    card = {
         "name": "agentcodec gateway",
         "description": "An agent served by agentcodec's gateway.",
         "version": __version__,
@@ -160,6 +162,13 @@ def agent_card(endpoint: str) -> dict[str, Any]:
         "protocolVersion": "0.3.0",
         "preferredTransport": "JSONRPC",
     }
+    if keyed:
+        card["securitySchemes"] = {
+            "bearer": {"type": "http", "scheme": "bearer"},
+            "apiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+        }
+        card["security"] = [{"bearer": []}, {"apiKey": []}]
+    return card
 
 
 def _waits(params: Mapping[str, Any], version: str) -> bool:
@@ -182,7 +191,7 @@ class A2AEndpoint:
 
     async def card(self, request: Request) -> Response:
         endpoint = str(request.url_for("a2a"))
-        return JSONResponse(agent_card(endpoint))
+        return JSONResponse(agent_card(endpoint, keyed=bool(self._gateway._api_keys)))
 
     async def handle(self, request: Request) -> Response:
         resumed = self._gateway._resumed(request, "a2a")
