@@ -217,9 +217,56 @@ def test_bad_requests_are_answered_400_saying_what_and_where(
     response = httpx.post(f"{demo}{path}", json=body)
     assert response.status_code == 400
     assert response.json() == {"error": {"code": "invalid_request", "message": message}}
-    not_json = httpx.post(f"{demo}{path}", content=b"{nope")
+    not_json = httpx.post(f"{demo}{path}", content=b"{nope", headers={"content-type": "application/json"})
     assert not_json.status_code == 400
     assert not_json.json()["error"]["message"].startswith("the request body is not JSON")
+
+
+@pytest.mark.parametrize("path", ["/process", "/ag-ui", "/v1/responses", "/threads/t/commands", "/a2a"])
+@pytest.mark.parametrize(
+    ("content_type", "says"),
+    [
+        (None, "not without a Content-Type"),
+        ("text/plain", "not 'text/plain'"),
+        ("application/x-www-form-urlencoded", "not 'application/x-www-form-urlencoded'"),
+    ],
+)
+def test_a_body_not_sent_as_json_is_a_415(demo: str, path: str, content_type: str | None, says: str) -> None:
+    """A browser posts text/plain or a form cross-origin without CORS's
+    preflight: every endpoint takes JSON only, and says so."""
+    headers = {} if content_type is None else {"content-type": content_type}
+    response = httpx.post(f"{demo}{path}", content=json.dumps(AGUI_BODY).encode(), headers=headers)
+    assert response.status_code == 415
+    assert says in response.text
+    # A JSON type with parameters, or of the +json family, is JSON.
+    for given in ("application/json; charset=utf-8", "application/vnd.agent+json"):
+        taken = httpx.post(f"{demo}{path}", content=b"[", headers={"content-type": given})
+        assert taken.status_code in (200, 400), given
+
+
+def test_a_body_past_max_body_bytes_is_a_413_read_no_further() -> None:
+    with serve(Gateway(DemoAgent(delay=0), max_body_bytes=1000)) as url:
+        small = httpx.post(f"{url}/ag-ui", json=AGUI_BODY)
+        assert small.status_code == 200
+        big = {**AGUI_BODY, "messages": [{"id": "u1", "role": "user", "content": "x" * 2000}]}
+        refused = httpx.post(f"{url}/ag-ui", json=big)
+        assert refused.status_code == 413
+        assert refused.json()["error"] == {
+            "code": "request_too_large",
+            "message": "the request body is larger than 1,000 bytes, the gateway's limit",
+        }
+
+        # Without a Content-Length (chunked), the body is read no further than the limit.
+        def chunks() -> Iterator[bytes]:
+            yield json.dumps(big).encode()
+
+        chunked = httpx.post(f"{url}/ag-ui", content=chunks(), headers={"content-type": "application/json"})
+        assert chunked.status_code == 413
+        a2a_refused = httpx.post(f"{url}/a2a", json={"jsonrpc": "2.0", "id": 1, "method": "x", "params": big})
+        assert a2a_refused.status_code == 413
+        assert a2a_refused.json()["error"]["code"] == -32600
+    with pytest.raises(ValueError, match="max_body_bytes must be a positive int or None"):
+        Gateway(DemoAgent(), max_body_bytes=0)
 
 
 DEEP = b"[" * 5000 + b"]" * 5000

@@ -337,6 +337,14 @@ def _parser() -> argparse.ArgumentParser:
         help="let browser pages from this origin call the gateway (repeatable; * for any). "
         "Without any, nothing cross-origin",
     )
+    gateway.add_argument(
+        "--max-body-bytes",
+        type=_limit,
+        default=argparse.SUPPRESS,
+        metavar="N",
+        help="largest request body taken, refused with 413 past it ('none' for no limit; "
+        "default: Gateway's, 16 MiB)",
+    )
     gateway.add_argument("--host", default="127.0.0.1", help="bind to this host (default: %(default)s)")
     gateway.add_argument("--port", type=int, default=8000, help="bind to this port (default: %(default)s)")
     gateway.add_argument("--uds", metavar="PATH", help="bind to this Unix domain socket")
@@ -442,6 +450,8 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         ping_interval=args.ping_interval,
         api_keys=keys or None,
         cors_origins=args.cors_origin or None,
+        # Given or not: the gateway's own default stands unless the flag is.
+        **({"max_body_bytes": args.max_body_bytes} if "max_body_bytes" in vars(args) else {}),
     )
     where = args.uds or (f"fd {args.fd}" if args.fd is not None else f"http://{args.host}:{args.port}")
     print(

@@ -70,9 +70,11 @@ def _task_alias(task_id: str) -> str:
     return f"a2a-task:{task_id}"
 
 
-def rpc_error(request_id: Any, code: int, message: str) -> JSONResponse:
-    """A JSON-RPC error response (HTTP 200, as JSON-RPC over HTTP answers)."""
-    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+def rpc_error(request_id: Any, code: int, message: str, *, status: int = 200) -> JSONResponse:
+    """A JSON-RPC error response (HTTP 200, as JSON-RPC over HTTP answers,
+    unless the body itself was refused)."""
+    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return JSONResponse(error, status_code=status)
 
 
 def _rpc_result(request_id: Any, result: Any) -> JSONResponse:
@@ -198,8 +200,10 @@ class A2AEndpoint:
         if resumed is not None:
             return resumed
         try:
-            body = await json_body(request)
+            body = await json_body(request, self._gateway.max_body_bytes)
         except RequestError as exc:
+            if exc.status != 400:  # too large, or not JSON: HTTP says so
+                return rpc_error(None, INVALID_REQUEST, f"Invalid Request: {exc}", status=exc.status)
             return rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")
         if not isinstance(body, Mapping):
             return rpc_error(None, INVALID_REQUEST, "Invalid Request: a request is a JSON object")

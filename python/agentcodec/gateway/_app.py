@@ -45,7 +45,7 @@ from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
 from ..server._frames import record
 from ._a2a import A2AEndpoint
-from ._body import json_body
+from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
 from ._requests import (
     RequestError,
@@ -97,7 +97,13 @@ class Gateway:
         ping_interval: float | None = 15.0,
         api_keys: Iterable[str] | None = None,
         cors_origins: Iterable[str] | None = None,
+        max_body_bytes: int | None = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
+        if max_body_bytes is not None and (
+            isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1
+        ):
+            raise ValueError(f"max_body_bytes must be a positive int or None, not {max_body_bytes!r}")
+        self.max_body_bytes = max_body_bytes
         keys = list(api_keys or ())
         if not all(isinstance(key, str) and key for key in keys):
             raise ValueError("an API key is a non-empty str")
@@ -222,9 +228,9 @@ class Gateway:
         if resumed is not None:
             return resumed
         try:
-            agent_request = agent_request_from_process(await json_body(request))
+            agent_request = agent_request_from_process(await json_body(request, self.max_body_bytes))
         except RequestError as exc:
-            return _error(400, "invalid_request", str(exc))
+            return _error(exc.status, exc.code, str(exc))
         return await self._run(request, agent_request, "agentscope")
 
     async def _agui(self, request: Request) -> Response:
@@ -232,9 +238,10 @@ class Gateway:
         if resumed is not None:
             return resumed
         try:
-            agent_request, thread_id, run_id = agent_request_from_agui(await json_body(request))
+            body = await json_body(request, self.max_body_bytes)
+            agent_request, thread_id, run_id = agent_request_from_agui(body)
         except RequestError as exc:
-            return _error(400, "invalid_request", str(exc))
+            return _error(exc.status, exc.code, str(exc))
         return await self._run(request, agent_request, "agui", thread_id=thread_id, run_id=run_id)
 
     async def _responses(self, request: Request) -> Response:
@@ -242,10 +249,10 @@ class Gateway:
         if resumed is not None:
             return resumed
         try:
-            body = await json_body(request)
+            body = await json_body(request, self.max_body_bytes)
             agent_request = agent_request_from_responses(body)
         except RequestError as exc:
-            return _error(400, "invalid_request", str(exc))
+            return _error(exc.status, exc.code, str(exc))
         options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
         if body.get("stream"):
             return await self._run(request, agent_request, "openai-responses", **options)
@@ -268,7 +275,7 @@ class Gateway:
         thread_id = request.path_params["thread_id"]
         command_id = None
         try:
-            command = await json_body(request)
+            command = await json_body(request, self.max_body_bytes)
             if not isinstance(command, Mapping):
                 raise RequestError("a command is a JSON object")
             command_id = command.get("id")
@@ -287,7 +294,7 @@ class Gateway:
         except RequestError as exc:
             return JSONResponse(
                 {"type": "error", "id": command_id, "error": "invalid_argument", "message": str(exc)},
-                status_code=400,
+                status_code=exc.status,
             )
         try:
             chunks = await self.upstream.stream(agent_request, self._upstream_headers(request))
@@ -308,7 +315,7 @@ class Gateway:
     async def _langchain_events(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
         try:
-            body = await json_body(request)
+            body = await json_body(request, self.max_body_bytes)
             if not isinstance(body, Mapping):
                 raise RequestError("an EventStreamRequest is a JSON object")
             subscription = Subscription.from_request(dict(body))
@@ -321,7 +328,8 @@ class Gateway:
             if last_event_id.isascii() and last_event_id.isdigit():
                 since = max(since, int(last_event_id))
         except (RequestError, ValueError) as exc:
-            return JSONResponse({"error": "invalid_argument", "message": str(exc)}, status_code=400)
+            status = exc.status if isinstance(exc, RequestError) else 400
+            return JSONResponse({"error": "invalid_argument", "message": str(exc)}, status_code=status)
         alias = _thread_alias(thread_id)
         run_id = await self.store.resolve_alias(alias)
         entries = None

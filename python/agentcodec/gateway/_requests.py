@@ -27,7 +27,12 @@ Json = dict[str, Any]
 
 
 class RequestError(ValueError):
-    """A request the endpoint cannot take; the message says what and where."""
+    """A request the endpoint cannot take; the message says what and where.
+    ``status`` and ``code`` are the HTTP status and error code it is
+    answered with."""
+
+    status = 400
+    code = "invalid_request"
 
 
 # --- the Agent API's pieces ----------------------------------------------------------------
