@@ -12,6 +12,7 @@ use super::guard::Guarded;
 use super::json::to_python;
 use crate::a2a::{Assembler, Options, TaskView, TextPart, VERSIONS};
 use crate::json::{Map, Value};
+use crate::registry::OptionError;
 use crate::stream::Assemble;
 
 /// Assembles an A2A stream into its Task.
@@ -30,25 +31,23 @@ pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("A2AAssembler", m.py().get_type::<A2AAssembler>())
 }
 
-/// The `version` argument: one of the spec versions, as the encoder's
-/// option of that name is checked.
+/// The `version` argument: one of the spec versions, checked as the
+/// encoder's option of that name is, with its messages.
 fn spec_version(value: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     let Ok(text) = value.cast::<PyString>() else {
-        let kind = value.get_type().name()?;
-        return Err(PyTypeError::new_err(format!(
-            "version must be str or None, not {kind}"
-        )));
+        let given = value.get_type().name()?.to_string();
+        let error = OptionError::Type { name: "version", expected: "str", given };
+        return Err(PyTypeError::new_err(error.message(str::to_owned)));
     };
     let text = text.to_cow()?;
     if let Some(version) = VERSIONS.iter().find(|version| **version == text) {
         return Ok(version);
     }
-    let choices: Vec<String> = VERSIONS.iter().map(|version| format!("'{version}'")).collect();
-    Err(PyValueError::new_err(format!(
-        "version must be one of {} or None, not {}",
-        choices.join(", "),
-        value.repr()?
-    )))
+    let error = OptionError::Choice { name: "version", choices: &VERSIONS, given: text.into_owned() };
+    let py = value.py();
+    Err(PyValueError::new_err(error.message(|text| {
+        PyString::new(py, text).repr().map(|repr| repr.to_string()).unwrap_or_default()
+    })))
 }
 
 /// The task as Python objects, made from what the assembler holds without

@@ -10,8 +10,9 @@ from typing import Any
 
 from .. import _json
 from .._errors import AgentCodecError, _EventError
+from .events import as_int
 
-__all__ = ["Protocol", "data_frame", "frame", "sse_field", "typed_frame"]
+__all__ = ["Protocol", "check_option", "data_frame", "frame", "sse_field", "typed_frame"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,28 @@ def data_frame(event: dict[str, Any]) -> bytes:
 def typed_frame(event: dict[str, Any]) -> bytes:
     """An event named by its ``type``."""
     return frame(event, name=sse_field(event.get("type")))
+
+
+def check_option(name: str, value: Any, kind: str | tuple[str, ...]) -> None:
+    """Refuses an option's value (None is always taken) that is not of its
+    ``kind``: ``"str"``, ``"int"`` (64-bit), ``"list[str]"``, or a tuple of
+    the strs it may be; the messages are ``registry::OptionError``'s."""
+    if value is None:
+        return
+    if isinstance(kind, tuple):
+        # One of a few strs (``registry::OptionKind::Choice``).
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
+        if value not in kind:
+            raise ValueError(f"{name} must be one of {', '.join(map(repr, kind))} or None, not {value!r}")
+        return
+    if kind == "str":
+        fits = isinstance(value, str)
+    elif kind == "int":
+        fits = type(value) is int
+        if fits and as_int(value) is None:
+            raise ValueError(f"{name} does not fit in 64 bits")
+    else:
+        fits = isinstance(value, (list, tuple)) and all(isinstance(part, str) for part in value)
+    if not fits:
+        raise TypeError(f"{name} must be {kind} or None, not {type(value).__name__}")

@@ -10,10 +10,10 @@ from typing import Any
 from .._errors import ConversionLossError
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
-from .events import APPENDED_FIELD, BLOCK_FIELDS, as_int
+from .events import APPENDED_FIELD, BLOCK_FIELDS
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, loads
-from .protocol import Protocol
+from .protocol import Protocol, check_option
 from .registry import PROTOCOLS
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from .stream import (
@@ -33,28 +33,6 @@ def _trailer(encoder: Any) -> bytes:
     return trailer() if trailer is not None else b""
 
 
-def _check_option(name: str, value: Any, kind: str | tuple[str, ...]) -> None:
-    if value is None:
-        return
-    if isinstance(kind, tuple):
-        # One of a few strs (``registry::OptionKind::Choice``).
-        if not isinstance(value, str):
-            raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
-        if value not in kind:
-            raise ValueError(f"{name} must be one of {', '.join(map(repr, kind))} or None, not {value!r}")
-        return
-    if kind == "str":
-        fits = isinstance(value, str)
-    elif kind == "int":
-        fits = type(value) is int
-        if fits and as_int(value) is None:
-            raise ValueError(f"{name} does not fit in 64 bits")
-    else:
-        fits = isinstance(value, (list, tuple)) and all(isinstance(part, str) for part in value)
-    if not fits:
-        raise TypeError(f"{name} must be {kind} or None, not {type(value).__name__}")
-
-
 def _protocol(name: Any, role: str) -> Protocol:
     if not isinstance(name, str):
         raise TypeError(f"{role} must be a protocol name (str), not {type(name).__name__}")
@@ -70,7 +48,7 @@ def _encoder(name: str, options: dict[str, Any]) -> Any:
     if unknown:
         raise TypeError(f"the {name} encoder takes no option {unknown[0]!r} (it takes {', '.join(allowed)})")
     for option, value in options.items():
-        _check_option(option, value, allowed[option])
+        check_option(option, value, allowed[option])
     return _protocol(name, "target").encoder(**options)
 
 

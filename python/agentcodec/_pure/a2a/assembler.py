@@ -33,6 +33,7 @@ from typing import Any
 from ..._errors import A2AError, A2AEventError
 from ..accumulate import render
 from ..json_values import quote
+from ..protocol import check_option
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 from ..stream import (
     DEFAULT_MAX_BLOCKS,
@@ -69,12 +70,7 @@ class Assembler(AssemblerBase):
         max_messages: int | None = DEFAULT_MAX_MESSAGES,
         max_blocks: int | None = DEFAULT_MAX_BLOCKS,
     ) -> None:
-        if version is not None:
-            if not isinstance(version, str):
-                raise TypeError(f"version must be str or None, not {type(version).__name__}")
-            if version not in wire.VERSIONS:
-                choices = ", ".join(map(repr, wire.VERSIONS))
-                raise ValueError(f"version must be one of {choices} or None, not {version!r}")
+        check_option("version", version, wire.VERSIONS)  # as the encoder's option of that name
         super().__init__(
             on_error=on_error,
             max_line_bytes=max_line_bytes,
