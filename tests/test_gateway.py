@@ -222,7 +222,7 @@ def test_bad_requests_are_answered_400_saying_what_and_where(
     assert not_json.json()["error"]["message"].startswith("the request body is not JSON")
 
 
-@pytest.mark.parametrize("path", ["/process", "/ag-ui", "/v1/responses", "/threads/t/commands", "/a2a"])
+@pytest.mark.parametrize("path", ["/process", "/ag-ui", "/v1/responses", "/threads/t/commands"])
 @pytest.mark.parametrize(
     ("content_type", "says"),
     [
@@ -262,9 +262,6 @@ def test_a_body_past_max_body_bytes_is_a_413_read_no_further() -> None:
 
         chunked = httpx.post(f"{url}/ag-ui", content=chunks(), headers={"content-type": "application/json"})
         assert chunked.status_code == 413
-        a2a_refused = httpx.post(f"{url}/a2a", json={"jsonrpc": "2.0", "id": 1, "method": "x", "params": big})
-        assert a2a_refused.status_code == 413
-        assert a2a_refused.json()["error"]["code"] == -32600
     with pytest.raises(ValueError, match="max_body_bytes must be a positive int or None"):
         Gateway(DemoAgent(), max_body_bytes=0)
 

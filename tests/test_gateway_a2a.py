@@ -273,6 +273,17 @@ def test_bad_requests_get_json_rpc_errors(demo: str, body: bytes, code: int) -> 
     assert error["message"]
 
 
+def test_a_body_not_json_or_too_large_is_refused_by_http_status_with_a_json_rpc_error() -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x" * 2000}}
+    with serve(Gateway(DemoAgent(delay=0), max_body_bytes=1000)) as url:
+        too_large = httpx.post(f"{url}/a2a", json=body)
+        not_json = httpx.post(f"{url}/a2a", content=b"{}", headers={"content-type": "text/plain"})
+    assert (too_large.status_code, too_large.json()["error"]["code"]) == (413, -32600)
+    assert "larger than 1,000 bytes" in too_large.json()["error"]["message"]
+    assert (not_json.status_code, not_json.json()["error"]["code"]) == (415, -32600)
+    assert "must be JSON" in not_json.json()["error"]["message"]
+
+
 def test_a_task_is_asked_for_in_the_version_it_streams_in(demo: str) -> None:
     task = rpc(demo, "SendMessage", {"message": user_message("1.0")}).json()["result"]["task"]
     error = rpc(demo, "tasks/get", {"id": task["id"]}).json()["error"]

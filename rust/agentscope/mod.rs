@@ -21,7 +21,7 @@ pub fn recognizes(event: &Map<String, Value>) -> bool {
         Some(Value::String(object)) => {
             matches!(object.as_str(), "response" | "message" | "content")
         }
-        // An error frame; a JSON-RPC error (A2A's) is another protocol's.
+        // An error frame; a JSON-RPC error response is another protocol's.
         None | Some(Value::Null) => event.contains_key("error") && !event.contains_key("jsonrpc"),
         Some(_) => false,
     }

@@ -33,7 +33,7 @@ pub(crate) fn error_fields(error: Option<&Value>) -> (Option<&str>, Option<&str>
 pub fn recognizes(chunk: &crate::json::Map<String, Value>) -> bool {
     chunk.get("choices").is_some_and(Value::is_array)
         || chunk.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
-        // An error frame; a JSON-RPC error (A2A's) is another protocol's.
+        // An error frame; a JSON-RPC error response is another protocol's.
         || (chunk.get("error").is_some_and(Value::is_object) && !chunk.contains_key("jsonrpc"))
 }
 

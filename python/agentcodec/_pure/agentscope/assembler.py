@@ -174,7 +174,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     kind = event.get("object")
     if isinstance(kind, str):
         return kind in ("response", "message", "content")
-    # An error frame; a JSON-RPC error (A2A's) is another protocol's.
+    # An error frame; a JSON-RPC error response is another protocol's.
     return kind is None and "error" in event and "jsonrpc" not in event
 
 

@@ -51,7 +51,7 @@ def recognizes(event: dict[str, Any]) -> bool:
     return (
         isinstance(event.get("choices"), list)
         or event.get("object") == "chat.completion.chunk"
-        # An error frame; a JSON-RPC error (A2A's) is another protocol's.
+        # An error frame; a JSON-RPC error response is another protocol's.
         or (isinstance(event.get("error"), dict) and "jsonrpc" not in event)
     )
 
