@@ -16,6 +16,9 @@ use crate::json::{write_object, Map, Value};
 /// A neutral event, or a protocol event: a JSON object.
 pub type Event = Map<String, Value>;
 
+/// The statuses of a finished run (`run_finished`'s `status`).
+pub const RUN_STATUSES: [&str; 4] = ["completed", "incomplete", "cancelled", "interrupted"];
+
 /// Indexes and counts: integers of at most 64 bits.
 pub fn as_int(value: Option<&Value>) -> Option<i64> {
     value.and_then(Value::as_i64)
@@ -35,6 +38,11 @@ pub fn get_str<'e>(event: &'e Event, key: &str) -> Option<&'e str> {
 /// default`, an empty string takes the default too.
 pub fn nonempty(value: Option<&str>) -> Option<&str> {
     value.filter(|text| !text.is_empty())
+}
+
+/// Whether a `block_replaced` carries annotations (a non-empty list).
+pub fn has_annotations(event: &Event) -> bool {
+    matches!(event.get("annotations"), Some(Value::Array(list)) if !list.is_empty())
 }
 
 /// An optional value: `None` is JSON null.
@@ -451,6 +459,71 @@ impl Loss {
             why: format!(
                 "{target} cannot replace the text of a {kind} block that already streamed"
             ),
+        }
+    }
+
+    /// A run status the target has no word for: the run is written with
+    /// the status it reads back as (`written`), which the encoder gives in
+    /// the neutral words. None when the status is carried, or is none of
+    /// the neutral statuses (an unknown one is written as completed).
+    pub fn status(target: &str, status: Option<&str>, written: &str) -> Option<Self> {
+        // Every protocol has a word for completed.
+        let status = status.filter(|status| {
+            RUN_STATUSES.contains(status) && *status != "completed" && *status != written
+        })?;
+        Some(Loss {
+            what: "run_status".to_owned(),
+            why: format!("{target} has no run status {status}: the run is written as {written}"),
+        })
+    }
+
+    /// A tool result that is a JSON value, written as its JSON text: the
+    /// target's tool results are text.
+    pub fn result_as_json(target: &str) -> Self {
+        Loss {
+            what: "result_as_json".to_owned(),
+            why: format!(
+                "{target} carries tool results as text: a JSON value is written as its JSON"
+            ),
+        }
+    }
+
+    /// The usage a `run_finished` or `run_failed` carries, where the
+    /// target has no place for it. None when it carries none.
+    pub fn run_usage(target: &str, event: &Event) -> Option<Self> {
+        let Some(Value::Object(usage)) = event.get("usage") else {
+            return None;
+        };
+        if usage.is_empty() {
+            return None;
+        }
+        let run = if get_str(event, "type") == Some("run_failed") {
+            "a failed run"
+        } else {
+            "a run"
+        };
+        Some(Loss {
+            what: "usage".to_owned(),
+            why: format!("{target} has no place for the usage of {run}"),
+        })
+    }
+
+    /// A tool's arguments that are not a JSON object, where the target
+    /// takes an object: they end as the JSON of their last clean prefix.
+    pub fn broken_arguments(target: &str) -> Self {
+        Loss {
+            what: "broken_arguments".to_owned(),
+            why: format!(
+                "{target} takes a tool's input as a JSON object: arguments that are not one end at their last clean point"
+            ),
+        }
+    }
+
+    /// Annotations of a text block (citations) the target has no place for.
+    pub fn annotations(target: &str) -> Self {
+        Loss {
+            what: "annotations".to_owned(),
+            why: format!("{target} has no place for these annotations of a text block"),
         }
     }
 

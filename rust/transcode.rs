@@ -387,12 +387,19 @@ impl Transcoder {
 /// Encodes neutral events into a protocol's events and SSE bytes.
 pub struct Encoder {
     encoder: Box<dyn Encode + Send + Sync>,
+    /// The neutral events encoded so far.
+    events: u64,
+    /// What the target could not carry, by the neutral event (from 1)
+    /// that brought it.
+    losses: Vec<(u64, Loss)>,
 }
 
 impl Encoder {
     pub fn new(target: EncoderOptions) -> Self {
         Encoder {
             encoder: target.encoder(),
+            events: 0,
+            losses: Vec::new(),
         }
     }
 
@@ -400,7 +407,22 @@ impl Encoder {
     pub fn encode_events(&mut self, event: &Event) -> Vec<Event> {
         let mut out = Vec::new();
         self.encoder.encode(event, &mut out);
+        self.events += 1;
+        self.note_losses();
         out
+    }
+
+    /// What the target could not carry so far, in order, by the neutral
+    /// event that brought it.
+    pub fn losses(&self) -> &[(u64, Loss)] {
+        &self.losses
+    }
+
+    fn note_losses(&mut self) {
+        let event = self.events;
+        let lost = self.encoder.take_losses();
+        self.losses
+            .extend(lost.into_iter().map(|loss| (event, loss)));
     }
 
     /// The SSE bytes of what one neutral event becomes.
@@ -413,6 +435,7 @@ impl Encoder {
     pub fn close(&mut self) -> Vec<u8> {
         let mut events = Vec::new();
         self.encoder.finish(&mut events);
+        self.note_losses();
         let mut bytes = self.frame_all(&events);
         self.encoder.trailer(&mut bytes);
         bytes

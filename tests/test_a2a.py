@@ -389,7 +389,13 @@ def test_what_cannot_be_carried_is_reported_not_lost_silently(backend: ModuleTyp
     transcoder = backend.Transcoder("anthropic", "a2a", task_id="t", context_id="c")
     transcoder.feed(stream)
     transcoder.close()
-    assert {loss["what"] for loss in transcoder.losses} == {"reasoning", "signatures", "tool_call"}
+    assert {loss["what"] for loss in transcoder.losses} == {
+        "reasoning",
+        "signatures",
+        "tool_call",
+        "usage",
+        "annotations",
+    }
     assert "a2a has no place for a tool_call block" in {loss["why"] for loss in transcoder.losses}
 
 

@@ -159,14 +159,19 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
         events.append(
             {
                 "type": "run_finished",
-                "status": rng.choice(["completed", "incomplete", "cancelled", None]),
+                "status": rng.choice(["completed", "incomplete", "cancelled", "interrupted", None]),
                 "usage": rng.choice([None, {"input_tokens": 1}]),
                 "result": rng.choice([None, {"x": 1}]),
             }
         )
     elif roll < 0.7:
         events.append(
-            {"type": "run_failed", "code": rng.choice([None, "c"]), "message": rng.choice([None, "boom", ""])}
+            {
+                "type": "run_failed",
+                "code": rng.choice([None, "c"]),
+                "message": rng.choice([None, "boom", ""]),
+                "usage": rng.choice([None, {"input_tokens": 1}]),
+            }
         )
     # Fields of the wrong type: no encoder may fail on them.
     for _ in range(rng.choice([0, 0, 1, 2])):
@@ -180,7 +185,8 @@ def outcome(backend: ModuleType, use: str, source: str, target: str, events: lis
     try:
         if use == "transcode":
             transcoder = backend.Transcoder(source, target, on_error="skip", **OPTIONS[target])
-            return [transcoder.feed_event(event) for event in events], transcoder.close(), transcoder.errors
+            written = [transcoder.feed_event(event) for event in events], transcoder.close()
+            return written, transcoder.errors, transcoder.losses
         if use == "decode":
             decoder = backend.NeutralDecoder(source, on_error="skip")
             return [decoder.feed_event(event) for event in events], decoder.close(), decoder.errors
@@ -190,7 +196,7 @@ def outcome(backend: ModuleType, use: str, source: str, target: str, events: lis
                 assembler.feed_event(event)
             return assembler.close(), assembler.errors
         encoder = backend.NeutralEncoder(target, **OPTIONS[target])
-        return [encoder.encode(event) for event in events], encoder.close()
+        return [encoder.encode(event) for event in events], encoder.close(), encoder.losses
     except Exception as exc:
         return type(exc).__name__, str(exc)
 

@@ -677,6 +677,10 @@ class NeutralEncoder:
     def close(self) -> bytes:
         """The SSE bytes the encoder writes at the end."""
     @property
+    def losses(self) -> list[dict[str, Any]]:
+        """What the target could not carry so far, in order: ``event`` (the
+        neutral event that brought it, counted from 1), ``what`` and ``why``."""
+    @property
     def target(self) -> str: ...
 
 @final

@@ -5,8 +5,8 @@ form: a dict with a ``type``.
 
 =====================  ==================================================================
 ``run_started``        ``run_id``, ``thread_id``, ``model``, ``created_at``
-``run_finished``       ``status`` (completed, incomplete, cancelled, interrupted), ``usage``,
-                       ``result``
+``run_finished``       ``status`` (``RUN_STATUSES``: completed, incomplete, cancelled,
+                       interrupted), ``usage``, ``result``
 ``run_failed``         ``code``, ``message``, ``usage``
 ``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
                        tool_result, or None)
@@ -50,6 +50,7 @@ from ._pure.events import (
     BLOCK_KINDS,
     MESSAGE_KINDS,
     PROTOCOL_NAMES,
+    RUN_STATUSES,
     ProtocolName,
 )
 
@@ -71,6 +72,7 @@ __all__ = [
     "BLOCK_KINDS",
     "MESSAGE_KINDS",
     "PROTOCOLS",
+    "RUN_STATUSES",
     "Assembler",
     "ProtocolName",
     "Decoder",

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use super::vocabulary::VERSIONS;
 use super::wire::{self, What};
 use crate::events::{
+    has_annotations,
     as_int, block_delta, media_kind, block_fields, block_finished, block_started, frame_sse, get_str,
     message_finished, message_started, nonempty, passthrough, run_failed, run_finished, run_started, Decode,
     Encode, Event, Loss,
@@ -533,6 +534,9 @@ impl Encoder {
         let Some(block) = self.blocks.get_mut(&(message_id.to_owned(), index)) else {
             return;
         };
+        if has_annotations(event) {
+            self.lost.push(Loss::annotations(TARGET));
+        }
         match block.kind {
             "text" => {
                 let Some(text) = get_str(event, "text") else {
@@ -738,9 +742,15 @@ impl Encode for Encoder {
             }
             "run_finished" => {
                 let status = get_str(event, "status").filter(|status| !status.is_empty());
-                self.end(end_state(status.unwrap_or("completed")), None, out);
+                let state = end_state(status.unwrap_or("completed"));
+                let carried = neutral_status(state).unwrap_or("completed");
+                self.lost.extend(Loss::status(TARGET, status, carried));
+                // A task has no usage.
+                self.lost.extend(Loss::run_usage(TARGET, event));
+                self.end(state, None, out);
             }
             "run_failed" => {
+                self.lost.extend(Loss::run_usage(TARGET, event));
                 let state = if get_str(event, "code") == Some("rejected") {
                     "rejected"
                 } else {

@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 
 use super::probe::Probe;
 use crate::events::{
+    has_annotations,
     Loss,
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, frame_sse,
     get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null, passthrough,
@@ -906,6 +907,9 @@ impl Encoder {
             // A reasoning content has no place for a signature.
             self.lost.push(Loss::signature("agentscope"));
         }
+        if has_annotations(event) {
+            self.lost.push(Loss::annotations("agentscope"));
+        }
         if content.kind == "media" {
             for field in ["url", "mime_type"] {
                 if let Some(value) = event.get(field) {
@@ -999,11 +1003,16 @@ impl Encoder {
         for key in current {
             self.complete_message(key, "completed", Value::Null, out);
         }
-        let status = match get_str(event, "status") {
-            Some("cancelled") => "canceled",
-            Some("incomplete" | "interrupted") => "incomplete",
-            _ => "completed",
+        let (status, carried) = match get_str(event, "status") {
+            Some("cancelled") => ("canceled", "cancelled"),
+            Some("incomplete" | "interrupted") => ("incomplete", "incomplete"),
+            _ => ("completed", "completed"),
         };
+        self.lost.extend(Loss::status(
+            "agentscope",
+            get_str(event, "status"),
+            carried,
+        ));
         let completed_at = self.created_at.map_or(Value::Null, Value::from);
         self.response(
             status,

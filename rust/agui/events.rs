@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use indexmap::IndexMap;
 
 use crate::events::{
+    has_annotations,
     Loss,
     as_int, block_delta, block_finished, block_replaced, block_started, frame_sse, get, get_str,
     message_finished, message_started, nonempty, or_null, passthrough, run_failed, run_finished,
@@ -716,7 +717,14 @@ impl Encoder {
         if let Some(result) = get(event, "result") {
             fields.push(("result", result.clone()));
         }
-        if get_str(event, "status") == Some("cancelled") {
+        let status = get_str(event, "status");
+        let carried = if status == Some("cancelled") {
+            "cancelled"
+        } else {
+            "completed"
+        };
+        self.lost.extend(Loss::status("agui", status, carried));
+        if status == Some("cancelled") {
             let mut outcome = Map::new();
             outcome.insert("type".to_owned(), "cancelled".into());
             fields.push(("outcome", Value::Object(outcome)));
@@ -881,6 +889,9 @@ impl Encoder {
         let Some(block) = self.blocks.get_mut(&key) else {
             return;
         };
+        if has_annotations(event) {
+            self.lost.push(Loss::annotations("agui"));
+        }
         if block.kind == BlockKind::ToolResult {
             if let Some(output) = event.get("output") {
                 match output {
@@ -898,7 +909,12 @@ impl Encoder {
                     }
                     // AG-UI's content is a string or parts: any other value as its JSON.
                     other => {
-                        block.text = json::to_text(other);
+                        let text = json::to_text(other);
+                        // Once a block: the same value again is the same text.
+                        if text != block.text {
+                            self.lost.push(Loss::result_as_json("agui"));
+                        }
+                        block.text = text;
                         block.parts = None;
                     }
                 }

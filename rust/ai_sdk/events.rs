@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 
 use super::probe::{self, Target};
 use crate::events::{
+    has_annotations,
     Loss,
     block_delta, block_fields, block_finished, block_key, block_replaced, block_started, frame_sse,
     get_str, media_kind, message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
@@ -626,6 +627,7 @@ impl Encode for Encoder {
             }
             "run_finished" => self.run_finished(event, out),
             "run_failed" => {
+                self.lost.extend(Loss::run_usage("ai-sdk", event));
                 self.ensure_started(out, None, None);
                 self.close_all(out, true);
                 let message = nonempty(get_str(event, "message")).unwrap_or("the run failed");
@@ -904,6 +906,9 @@ impl Encoder {
         {
             self.lost.push(Loss::correction("ai-sdk", &block.kind));
         }
+        if has_annotations(event) {
+            self.lost.push(Loss::annotations("ai-sdk"));
+        }
         if block.kind == "tool_call" {
             if let Some(arguments) = get_str(event, "arguments") {
                 block.text = arguments.to_owned(); // the input snapshot, written at the end
@@ -1038,7 +1043,10 @@ impl Encoder {
         self.close_all(out, false);
         self.finished = true;
         self.completed = true;
-        if get_str(event, "status") == Some("cancelled") {
+        // The UI stream has no usage.
+        self.lost.extend(Loss::run_usage("ai-sdk", event));
+        let status = get_str(event, "status");
+        if status == Some("cancelled") {
             out.push(chunk("abort", vec![]));
             return;
         }
@@ -1047,6 +1055,14 @@ impl Encoder {
             None if get_str(event, "status") == Some("incomplete") => "length",
             None => "stop",
         };
+        // The finish reason reads back as incomplete (length) or completed:
+        // an interrupted run has no word.
+        let carried = if finish_reason == "length" {
+            "incomplete"
+        } else {
+            "completed"
+        };
+        self.lost.extend(Loss::status("ai-sdk", status, carried));
         let mut finish = chunk("finish", vec![("finishReason", finish_reason.into())]);
         if let Some(metadata) = event.get("metadata").filter(|value| !value.is_null()) {
             finish.insert("messageMetadata".to_owned(), metadata.clone());

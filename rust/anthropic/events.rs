@@ -560,6 +560,8 @@ impl Encode for Encoder {
                 self.ensure_started(out);
             }
             "run_failed" => {
+                // An error event has no usage.
+                self.lost.extend(Loss::run_usage("anthropic", event));
                 let mut error = Map::new();
                 let code = nonempty(get_str(event, "code")).unwrap_or("api_error");
                 error.insert("type".to_owned(), code.into());
@@ -869,6 +871,14 @@ impl Encoder {
             None if self.last_kind.as_deref() == Some("tool_call") => "tool_use",
             None => "end_turn",
         };
+        // The stop reason reads back as incomplete (max_tokens) or
+        // completed: a stopped run has no word.
+        let carried = if reason == "max_tokens" {
+            "incomplete"
+        } else {
+            "completed"
+        };
+        self.lost.extend(Loss::status("anthropic", status, carried));
         let mut delta = Map::new();
         delta.insert("stop_reason".to_owned(), reason.into());
         delta.insert(
@@ -900,6 +910,10 @@ impl Encoder {
             self.write_start(serial, None, out);
             if let Some(block) = self.blocks.remove(&serial) {
                 if let Some(index) = block.index {
+                    let tool = TOOL_BLOCKS.contains(&block.anthropic_type.as_str());
+                    if tool && !block.input.is_whole() {
+                        self.lost.push(Loss::broken_arguments("anthropic"));
+                    }
                     let end = block.input.finish();
                     if TOOL_BLOCKS.contains(&block.anthropic_type.as_str()) && !end.is_empty() {
                         let body =
@@ -1033,6 +1047,7 @@ impl Encoder {
         }
         if block.anthropic_type == "text" {
             if let Some(Value::Array(annotations)) = event.get("annotations") {
+                let mut foreign = false;
                 for citation in annotations.iter().skip(block.citations) {
                     let kind = citation.get("type").and_then(Value::as_str);
                     if kind.is_some_and(|kind| CITATION_TYPES.contains(&kind)) {
@@ -1041,7 +1056,12 @@ impl Encoder {
                             vec![("citation", citation.clone())],
                         );
                         out.push(block_event(index, body));
+                    } else {
+                        foreign = true;
                     }
+                }
+                if foreign {
+                    self.lost.push(Loss::annotations("anthropic"));
                 }
                 block.citations = block.citations.max(annotations.len());
             }

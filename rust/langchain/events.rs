@@ -748,7 +748,12 @@ impl Encoder {
             let value = match value {
                 Value::String(_) | Value::Null => Cow::Borrowed(value),
                 other if Some(key) == field && block.kind == "tool_result" => {
-                    Cow::Owned(Value::String(to_text(other)))
+                    let text = to_text(other);
+                    // Once a block: the same value again is the same text.
+                    if text != block.text {
+                        self.lost.push(Loss::result_as_json(PROTOCOL));
+                    }
+                    Cow::Owned(Value::String(text))
                 }
                 other => Cow::Borrowed(other),
             };
@@ -843,11 +848,17 @@ impl Encoder {
             Some("interrupted" | "cancelled") => "interrupted",
             _ => "completed",
         };
+        self.lost
+            .extend(Loss::status(PROTOCOL, get_str(event, "status"), status));
+        // Usage is a message's: the run's has no place.
+        self.lost.extend(Loss::run_usage(PROTOCOL, event));
         self.lifecycle(object(vec![("event", status.into())]), out);
         self.ended = true;
     }
 
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
+        // Usage is a message's: the run's has no place.
+        self.lost.extend(Loss::run_usage(PROTOCOL, event));
         let message = nonempty(get_str(event, "message")).unwrap_or("run failed");
         if self.current.is_some() {
             let mut error = vec![("event", "error".into()), ("message", message.into())];

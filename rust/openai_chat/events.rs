@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::probe::{Chunk, TEXT_KEYS};
 
 use crate::events::{
+    has_annotations,
     Loss,
     as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, message_finished,
     message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
@@ -861,9 +862,16 @@ impl Encoder {
             self.announce(0, out);
         }
         let choices: Vec<i64> = self.choices.keys().copied().collect();
+        // The finish reasons read back as incomplete (length,
+        // content_filter) or completed: a stopped run has no word.
+        let mut carried = "completed";
         for choice in choices {
-            self.end_choice(choice, status, out);
+            if let Some("length" | "content_filter") = self.end_choice(choice, status, out).as_deref() {
+                carried = "incomplete";
+            }
         }
+        self.lost
+            .extend(Loss::status("openai-chat", status, carried));
         if let Some(usage) = usage_to_chat(event.get("usage")) {
             let mut chunk = self.chunk(Vec::new());
             chunk.insert("usage".to_owned(), usage);
@@ -873,12 +881,16 @@ impl Encoder {
         self.completed = true;
     }
 
-    fn end_choice(&mut self, choice: i64, status: Option<&str>, out: &mut Vec<Event>) {
-        let Some(state) = self.choices.get_mut(&choice) else {
-            return;
-        };
+    /// Ends a choice that is still open, giving the finish reason it wrote.
+    fn end_choice(
+        &mut self,
+        choice: i64,
+        status: Option<&str>,
+        out: &mut Vec<Event>,
+    ) -> Option<String> {
+        let state = self.choices.get_mut(&choice)?;
         if state.ended {
-            return;
+            return None;
         }
         state.ended = true;
         let reason = match &state.reason {
@@ -888,9 +900,12 @@ impl Encoder {
             None => "stop".to_owned(),
         };
         out.push(self.delta(choice, Map::new(), Some(&reason)));
+        Some(reason)
     }
 
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
+        // An error chunk has no usage.
+        self.lost.extend(Loss::run_usage("openai-chat", event));
         let mut error = Map::new();
         error.insert(
             "message".to_owned(),
@@ -966,6 +981,9 @@ impl Encode for Encoder {
                     let known = self.blocks.contains_key(&BlockRef(message_id, index));
                     if known && get_str(event, "encrypted").is_some_and(|text| !text.is_empty()) {
                         self.lost.push(Loss::signature("openai-chat"));
+                    }
+                    if known && has_annotations(event) {
+                        self.lost.push(Loss::annotations("openai-chat"));
                     }
                 }
             }

@@ -1133,7 +1133,13 @@ impl Encoder {
                 }
                 // A tool's output is text or input content parts: any other value as its JSON.
                 Some(value) if kind == "tool_result" => {
-                    self.parts[part].value = PartValue::Text(to_text(value));
+                    let text = to_text(value);
+                    // Once a block: the same value again is the same text.
+                    if !matches!(&self.parts[part].value, PartValue::Text(written) if *written == text)
+                    {
+                        self.lost.push(Loss::result_as_json(PROTOCOL));
+                    }
+                    self.parts[part].value = PartValue::Text(text);
                 }
                 _ => {}
             }
@@ -1329,6 +1335,7 @@ impl Encoder {
             } else {
                 "incomplete"
             };
+            self.lost.extend(Loss::status(PROTOCOL, Some(status), shown));
             let response = self.response(shown, true, Value::Null, Value::Object(details), usage);
             self.event("response.incomplete", vec![("response", response)])
         } else {

@@ -10,7 +10,7 @@ use super::assemblers::{self, ToPyErr};
 use super::errors::error_records;
 use super::guard::Guarded;
 use super::json::{from_python, to_python};
-use crate::events::Event;
+use crate::events::{Event, Loss};
 use crate::json::Value;
 use crate::registry::{self, Descriptor, EncoderOptions, OptionError, OptionKind, OptionValue};
 use crate::stream::Assemble;
@@ -275,17 +275,8 @@ stream_methods!(Transcoder, {
     /// source's event that brought it), ``what`` and ``why``.
     #[getter]
     fn losses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.state.with(py, |state| {
-            let list = PyList::empty(py);
-            for (event, loss) in state.losses() {
-                let record = PyDict::new(py);
-                record.set_item("event", event)?;
-                record.set_item("what", loss.what.as_str())?;
-                record.set_item("why", loss.why.as_str())?;
-                list.append(record)?;
-            }
-            Ok(list)
-        })
+        self.state
+            .with(py, |state| loss_records(py, state.losses()))
     }
 });
 
@@ -349,6 +340,19 @@ stream_methods!(NeutralDecoder, {
         })
     }
 });
+
+/// Losses as Python's records: `{event, what, why}` dicts.
+fn loss_records<'py>(py: Python<'py>, losses: &[(u64, Loss)]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for (event, loss) in losses {
+        let record = PyDict::new(py);
+        record.set_item("event", event)?;
+        record.set_item("what", loss.what.as_str())?;
+        record.set_item("why", loss.why.as_str())?;
+        list.append(record)?;
+    }
+    Ok(list)
+}
 
 /// Encodes neutral events into a protocol's events and SSE bytes.
 #[pyclass(frozen, module = "agentcodec", name = "NeutralEncoder")]
@@ -419,6 +423,14 @@ impl NeutralEncoder {
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         self.state
             .with(py, |state| Ok(PyBytes::new(py, &state.close())))
+    }
+
+    /// What the target could not carry so far, in order: ``event`` (the
+    /// neutral event that brought it, counted from 1), ``what`` and ``why``.
+    #[getter]
+    fn losses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.state
+            .with(py, |state| loss_records(py, state.losses()))
     }
 }
 

@@ -54,6 +54,8 @@ ROW = Row(
             "refusal_kind",
             "corrections",
             "media_order",
+            "usage",
+            "annotations",
         }
     ),
     status_as_carried={"incomplete": "completed"},

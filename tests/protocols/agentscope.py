@@ -74,5 +74,5 @@ ROW = Row(
         JudgedToolCalls("agentscope/*.sse", beside, lambda recorded: _judged_calls(recorded["final"])),
     ),
     # A reasoning message has no place for a signature.
-    cannot_carry=frozenset({"signatures"}),
+    cannot_carry=frozenset({"signatures", "annotations"}),
 )

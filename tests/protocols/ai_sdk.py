@@ -53,7 +53,9 @@ ROW = Row(
     ended_by_done=True,
     fixed_options={"message_id": "m"},
     # (media is written whole, once complete: streamed media lands after what started meanwhile)
-    cannot_carry=frozenset({"signatures", "refusal_kind", "corrections", "media_order"}),
+    cannot_carry=frozenset(
+        {"signatures", "refusal_kind", "corrections", "media_order", "usage", "annotations"}
+    ),
     status_as_carried={"interrupted": "completed"},
     count_blocks=lambda assembler: list_length(assembler.message.get("parts")),
     block_opening=({"type": "start", "messageId": "m"},),

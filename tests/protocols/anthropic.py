@@ -73,7 +73,16 @@ ROW = Row(
     fixed_options={"response_id": "msg_1", "model": "m"},
     # (tool arguments that are no JSON object end as the JSON of their last clean prefix)
     cannot_carry=frozenset(
-        {"media", "data", "tool_result", "refusal_kind", "corrections", "broken_arguments"}
+        {
+            "media",
+            "data",
+            "tool_result",
+            "refusal_kind",
+            "corrections",
+            "broken_arguments",
+            "usage",
+            "annotations",
+        }
     ),
     carries_data=lambda value: _anthropic_block(value) is not None,
     status_as_carried={"cancelled": "completed", "interrupted": "completed"},

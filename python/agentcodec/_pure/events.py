@@ -58,6 +58,7 @@ __all__ = [
     "BLOCK_FIELDS",
     "BLOCK_KINDS",
     "MESSAGE_KINDS",
+    "RUN_STATUSES",
     "block_delta",
     "block_finished",
     "block_replaced",
@@ -81,6 +82,8 @@ ProtocolName: TypeAlias = Literal[
 PROTOCOL_NAMES: tuple[ProtocolName, ...] = get_args(ProtocolName)
 
 MESSAGE_KINDS = ("message", "reasoning", "tool_call", "tool_result")
+#: The statuses of a finished run (``run_finished``'s ``status``).
+RUN_STATUSES = ("completed", "incomplete", "cancelled", "interrupted")
 BLOCK_KINDS = ("text", "reasoning", "refusal", "tool_call", "tool_result", "media", "data")
 #: The fixed fields of each block kind, in order.
 BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
@@ -295,6 +298,13 @@ def signature_loss(target: str) -> tuple[str, str]:
     return "signatures", f"{target} has no place for a reasoning signature"
 
 
+def has_annotations(event: dict[str, Any]) -> bool:
+    """Whether a ``block_replaced`` carries annotations (a non-empty list)
+    (``events::has_annotations``)."""
+    annotations = event.get("annotations")
+    return isinstance(annotations, list) and bool(annotations)
+
+
 def has_signature(event: dict[str, Any]) -> bool:
     """Whether a ``block_replaced`` carries a signature (``encrypted``)."""
     encrypted = event.get("encrypted")
@@ -311,6 +321,49 @@ def correction_loss(target: str, kind: str) -> tuple[str, str]:
     """A correction of text that already streamed (a ``block_replaced``
     with ``text``): the target can only append (``events::Loss::correction``)."""
     return "corrections", f"{target} cannot replace the text of a {kind} block that already streamed"
+
+
+def status_loss(target: str, status: Any, written: str) -> list[tuple[str, str]]:
+    """A run status the target has no word for: the run is written with the
+    status it reads back as (``written``, in the neutral words). Nothing when
+    the status is carried or is none of ``RUN_STATUSES``
+    (``events::Loss::status``)."""
+    # Every protocol has a word for completed.
+    if status not in RUN_STATUSES or status in ("completed", written):
+        return []
+    return [("run_status", f"{target} has no run status {status}: the run is written as {written}")]
+
+
+def result_as_json_loss(target: str) -> tuple[str, str]:
+    """A tool result that is a JSON value, written as its JSON text
+    (``events::Loss::result_as_json``)."""
+    return "result_as_json", f"{target} carries tool results as text: a JSON value is written as its JSON"
+
+
+def run_usage_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """The usage a ``run_finished`` or ``run_failed`` carries, where the
+    target has no place for it: nothing when it carries none
+    (``events::Loss::run_usage``)."""
+    usage = event.get("usage")
+    if not isinstance(usage, dict) or not usage:
+        return []
+    run = "a failed run" if event.get("type") == "run_failed" else "a run"
+    return [("usage", f"{target} has no place for the usage of {run}")]
+
+
+def broken_arguments_loss(target: str) -> tuple[str, str]:
+    """A tool's arguments that are not a JSON object, where the target takes
+    an object (``events::Loss::broken_arguments``)."""
+    return "broken_arguments", (
+        f"{target} takes a tool's input as a JSON object: "
+        "arguments that are not one end at their last clean point"
+    )
+
+
+def annotations_loss(target: str) -> tuple[str, str]:
+    """Annotations of a text block the target has no place for
+    (``events::Loss::annotations``)."""
+    return "annotations", f"{target} has no place for these annotations of a text block"
 
 
 def other_role_loss(target: str, kind: str) -> tuple[str, str]:

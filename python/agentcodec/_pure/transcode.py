@@ -173,6 +173,17 @@ class Encoder:
         self.target = target
         self._encoder = _encoder(target, options)
         self._frame = protocol.frame
+        self._events = 0  # the neutral events encoded so far
+        self._losses: list[tuple[int, str, str]] = []
+
+    @property
+    def losses(self) -> list[dict[str, Any]]:
+        """What the target could not carry so far, in order: ``event`` (the
+        neutral event that brought it, counted from 1), ``what`` and ``why``."""
+        return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
+
+    def _note_losses(self) -> None:
+        self._losses += [(self._events, what, why) for what, why in self._encoder.take_losses()]
 
     def encode(self, event: dict[str, Any]) -> bytes:
         """The SSE bytes of what one neutral event becomes."""
@@ -189,10 +200,15 @@ class Encoder:
             raise TypeError(f"a neutral event must be JSON-compatible: {exc}") from None
         if not isinstance(copied, dict):
             raise TypeError(f"a neutral event is a dict, not {type(event).__name__}")
-        return [render(item) for item in self._encoder.encode(copied)]
+        encoded = [render(item) for item in self._encoder.encode(copied)]
+        self._events += 1
+        self._note_losses()
+        return encoded
 
     def close(self) -> bytes:
-        closing = b"".join(self._frame(render(item)) for item in self._encoder.finish())
+        finished = self._encoder.finish()
+        self._note_losses()
+        closing = b"".join(self._frame(render(item)) for item in finished)
         return closing + _trailer(self._encoder)
 
 

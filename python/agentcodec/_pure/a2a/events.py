@@ -315,8 +315,13 @@ class Encoder(ev.RecordsLosses):
                 self._end_message(message_id, out)
         elif kind == "run_finished":
             ended = ev.as_str(event.get("status")) or "completed"
-            self._end({"state": _END_STATES.get(ended, "completed")}, out)
+            state = _END_STATES.get(ended, "completed")
+            self._lost.extend(ev.status_loss(TARGET, event.get("status"), _STATUSES.get(state, "completed")))
+            # A task has no usage.
+            self._lost.extend(ev.run_usage_loss(TARGET, event))
+            self._end({"state": state}, out)
         elif kind == "run_failed":
+            self._lost.extend(ev.run_usage_loss(TARGET, event))
             state = "rejected" if event.get("code") == "rejected" else "failed"
             failed: dict[str, Any] = {"state": state}
             text = ev.as_str(event.get("message"))
@@ -408,6 +413,8 @@ class Encoder(ev.RecordsLosses):
         block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
         if block is None:
             return
+        if ev.has_annotations(event):
+            self._lost.append(ev.annotations_loss(TARGET))
         if block.kind == "text" and isinstance(event.get("text"), str):
             # A snapshot: what it adds to the text written is a chunk; a
             # correction of text that streamed has no place (a chunk only appends).

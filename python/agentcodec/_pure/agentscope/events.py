@@ -440,6 +440,8 @@ class Encoder(ev.RecordsLosses):
             ev.as_str(event.get("status")) or "",
             "completed",
         )
+        carried = "cancelled" if status == "canceled" else status
+        self._lost.extend(ev.status_loss("agentscope", event.get("status"), carried))
         self._response(status, out, completed_at=self._created_at, usage=event.get("usage"))
         self._ended = True
 
@@ -592,6 +594,8 @@ class Encoder(ev.RecordsLosses):
         if ev.has_signature(event):
             # A reasoning content has no place for a signature.
             self._lost.append(ev.signature_loss(self.protocol))
+        if ev.has_annotations(event):
+            self._lost.append(ev.annotations_loss(self.protocol))
         field = ev.APPENDED_FIELD.get(content.kind)
         if content.kind == "media":
             for key in ("url", "mime_type"):

@@ -545,7 +545,9 @@ class Encoder(ev.RecordsLosses):
         }
         if event.get("result") is not None:
             finished["result"] = event["result"]
-        if event.get("status") == "cancelled":
+        carried = "cancelled" if event.get("status") == "cancelled" else "completed"
+        self._lost.extend(ev.status_loss("agui", event.get("status"), carried))
+        if carried == "cancelled":
             finished["outcome"] = {"type": "cancelled"}
         usage = usage_to_agui(event.get("usage"))
         if usage is not None:
@@ -644,6 +646,8 @@ class Encoder(ev.RecordsLosses):
         if block.kind in ("text", "reasoning") and isinstance(event.get("text"), str):
             # AG-UI only appends: a correction of streamed text has no place.
             self._lost.append(ev.correction_loss(self.protocol, block.kind))
+        if ev.has_annotations(event):
+            self._lost.append(ev.annotations_loss(self.protocol))
         if block.kind == "tool_result" and "output" in event:
             output = event["output"]
             if isinstance(output, list) and all(
@@ -654,7 +658,11 @@ class Encoder(ev.RecordsLosses):
                 block.text, block.parts = [], None
             else:
                 # AG-UI's content is a string or parts: any other value as its JSON.
-                block.text, block.parts = [output if isinstance(output, str) else _json.dumps(output)], None
+                text = output if isinstance(output, str) else _json.dumps(output)
+                # Once a block: the same value again is the same text.
+                if not isinstance(output, str) and "".join(block.text) != text:
+                    self._lost.append(ev.result_as_json_loss(self.protocol))
+                block.text, block.parts = [text], None
         if isinstance(event.get("encrypted"), str) and block.kind in ("reasoning", "tool_call", "text"):
             out.append(
                 {

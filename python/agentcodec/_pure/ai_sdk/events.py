@@ -527,6 +527,8 @@ class Encoder(ev.RecordsLosses):
         if block.kind in ("text", "refusal", "reasoning") and isinstance(event.get("text"), str):
             # A text part only grows: a correction of streamed text has no place.
             self._lost.append(ev.correction_loss(self.protocol, block.kind))
+        if ev.has_annotations(event):
+            self._lost.append(ev.annotations_loss(self.protocol))
         if block.kind == "tool_call" and isinstance(event.get("arguments"), str):
             block.pieces = [event["arguments"]]  # the input snapshot, written at the end
         elif block.kind == "tool_result" and "output" in event:
@@ -617,6 +619,8 @@ class Encoder(ev.RecordsLosses):
         self._ensure_started(out)
         self._close_all(out)
         self._finished = self._completed = True
+        # The UI stream has no usage.
+        self._lost.extend(ev.run_usage_loss("ai-sdk", event))
         if event.get("status") == "cancelled":
             out.append({"type": "abort"})
             return
@@ -625,12 +629,17 @@ class Encoder(ev.RecordsLosses):
             finish_reason = FROM_NEUTRAL_REASONS.get(reason, "other")
         else:
             finish_reason = "length" if event.get("status") == "incomplete" else "stop"
+        # The finish reason reads back as incomplete (length) or completed:
+        # an interrupted run has no word.
+        carried = "incomplete" if finish_reason == "length" else "completed"
+        self._lost.extend(ev.status_loss("ai-sdk", event.get("status"), carried))
         finish: dict[str, Any] = {"type": "finish", "finishReason": finish_reason}
         if event.get("metadata") is not None:
             finish["messageMetadata"] = event["metadata"]
         out.append(finish)
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        self._lost.extend(ev.run_usage_loss("ai-sdk", event))
         self._ensure_started(out)
         self._close_all(out, cut=True)
         out.append({"type": "error", "errorText": ev.as_str(event.get("message")) or "the run failed"})

@@ -384,6 +384,8 @@ class Encoder(ev.RecordsLosses):
             self._model = self._model or ev.as_str(event.get("model"))
             self._ensure_started(out)
         elif kind == "run_failed":
+            # An error event has no usage.
+            self._lost.extend(ev.run_usage_loss(self.protocol, event))
             code = ev.as_str(event.get("code")) or "api_error"
             error = {"type": code, "message": ev.as_str(event.get("message")) or ""}
             out.append({"type": "error", "error": error})
@@ -540,6 +542,10 @@ class Encoder(ev.RecordsLosses):
                 reason = "tool_use"
             else:
                 reason = "end_turn"
+        # The stop reason reads back as incomplete (max_tokens) or
+        # completed: a stopped run has no word.
+        carried = "incomplete" if reason == "max_tokens" else "completed"
+        self._lost.extend(ev.status_loss("anthropic", status, carried))
         delta = {"stop_reason": reason, "stop_sequence": self._stop_sequence}
         out.append({"type": "message_delta", "delta": delta, "usage": usage_to_anthropic(usage)})
         if stop:
@@ -553,6 +559,8 @@ class Encoder(ev.RecordsLosses):
             block = self._current
             self._write_start(block, None, out)
             if block.index is not None:
+                if block.anthropic_type in TOOL_BLOCKS and not block.input.is_whole():
+                    self._lost.append(ev.broken_arguments_loss(self.protocol))
                 end = block.input.finish()
                 if end and block.anthropic_type in TOOL_BLOCKS:
                     body = {"type": "input_json_delta", "partial_json": end}
@@ -631,10 +639,15 @@ class Encoder(ev.RecordsLosses):
             out.append({"type": "content_block_delta", "index": block.index, "delta": delta})
         annotations = event.get("annotations")
         if block.anthropic_type == "text" and isinstance(annotations, list):
+            foreign = False
             for citation in annotations[block.citations :]:
                 if isinstance(citation, dict) and citation.get("type") in CITATION_TYPES:
                     delta = {"type": "citations_delta", "citation": citation}
                     out.append({"type": "content_block_delta", "index": block.index, "delta": delta})
+                else:
+                    foreign = True
+            if foreign:
+                self._lost.append(ev.annotations_loss(self.protocol))
             block.citations = max(block.citations, len(annotations))
 
 

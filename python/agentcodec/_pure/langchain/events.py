@@ -384,10 +384,15 @@ class Encoder(ev.RecordsLosses):
         # The lifecycle has no "cancelled" or "incomplete": a stopped run is
         # interrupted, a cut answer completed.
         status = "interrupted" if event.get("status") in ("interrupted", "cancelled") else "completed"
+        self._lost.extend(ev.status_loss(self.protocol, event.get("status"), status))
+        # Usage is a message's: the run's has no place.
+        self._lost.extend(ev.run_usage_loss(self.protocol, event))
         out.append(self._envelope("lifecycle", {"event": status}))
         self._ended = True
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # Usage is a message's: the run's has no place.
+        self._lost.extend(ev.run_usage_loss(self.protocol, event))
         message = ev.as_str(event.get("message")) or "run failed"
         if self._current is not None:
             error: dict[str, Any] = {"event": "error", "message": message}
@@ -511,6 +516,9 @@ class Encoder(ev.RecordsLosses):
             if key == field and block.kind == "tool_result" and not isinstance(value, (str, type(None))):
                 # A tool's result is a tool message's text: any other value as its JSON.
                 value = _json.dumps(value)
+                # Once a block: the same value again is the same text.
+                if "".join(block.text) != value:
+                    self._lost.append(ev.result_as_json_loss(self.protocol))
             if key == field and isinstance(value, str):
                 block.text = [value]
                 key = {

@@ -554,6 +554,8 @@ class Encoder(ev.RecordsLosses):
             self._lost.append(ev.correction_loss(self.protocol, found[1]))
         if found is not None and ev.has_signature(event):
             self._lost.append(ev.signature_loss(self.protocol))
+        if found is not None and ev.has_annotations(event):
+            self._lost.append(ev.annotations_loss(self.protocol))
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = ev.as_str(event.get("message_id"))
@@ -569,18 +571,24 @@ class Encoder(ev.RecordsLosses):
         status = event.get("status")
         if not self._choices:
             self._announce(0, out)
+        # The finish reasons read back as incomplete (length,
+        # content_filter) or completed: a stopped run has no word.
+        carried = "completed"
         for choice in sorted(self._choices):
-            self._end_choice(choice, status, out)
+            if self._end_choice(choice, status, out) in ("length", "content_filter"):
+                carried = "incomplete"
+        self._lost.extend(ev.status_loss("openai-chat", status, carried))
         usage = usage_to_chat(event.get("usage"))
         if usage is not None:
             out.append(self._chunk([], usage=usage))
         self._finished = True
         self._completed = True
 
-    def _end_choice(self, choice: int, status: Any, out: list[dict[str, Any]]) -> None:
+    def _end_choice(self, choice: int, status: Any, out: list[dict[str, Any]]) -> str | None:
+        """Ends a choice that is still open, giving the finish reason it wrote."""
         state = self._choices[choice]
         if state.ended:
-            return
+            return None
         state.ended = True
         reason = state.reason
         if reason is None:
@@ -591,8 +599,11 @@ class Encoder(ev.RecordsLosses):
             else:
                 reason = "stop"
         out.append(self._delta(choice, {}, reason))
+        return reason
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # An error chunk has no usage.
+        self._lost.extend(ev.run_usage_loss(self.protocol, event))
         error = {
             "message": ev.as_str(event.get("message")) or "",
             "type": "server_error",

@@ -629,7 +629,14 @@ class Encoder(ev.RecordsLosses):
             output = event[field]
             # Input content parts (or null) are written whole; a tool's output
             # is text or those parts, so any other value as its JSON.
-            part.text = [output if _is_input_content(output) else _json.dumps(output)]
+            if _is_input_content(output):
+                part.text = [output]
+            else:
+                text = _json.dumps(output)
+                # Once a block: the same value again is the same text.
+                if part.text != [text]:
+                    self._lost.append(ev.result_as_json_loss(self.protocol))
+                part.text = [text]
         annotations = event.get("annotations")
         if part.kind == "text" and isinstance(annotations, list):
             for annotation in annotations[len(part.annotations) :]:
@@ -763,8 +770,10 @@ class Encoder(ev.RecordsLosses):
                 )
             )
         else:
+            shown = "cancelled" if status == "cancelled" else "incomplete"
+            self._lost.extend(ev.status_loss(self.protocol, status, shown))
             response = self._response(
-                "cancelled" if status == "cancelled" else "incomplete",
+                shown,
                 output=True,
                 usage=usage,
                 incomplete_details={"reason": status},
