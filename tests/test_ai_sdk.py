@@ -596,3 +596,82 @@ def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries
         adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
         for event in data_events(converted[0]):
             adapter.validate_python(event)  # output is a str where the API says so
+
+
+# --- reasoning signatures, kept in the provider's metadata ---
+
+
+def signed_reasoning(**fields: Any) -> list[dict[str, Any]]:
+    """A run of one reasoning block whose signature comes as ``fields``."""
+    return [
+        {"type": "run_started", "run_id": "r", "thread_id": "t"},
+        {"type": "message_started", "message_id": "rs_1", "role": "assistant", "kind": "reasoning"},
+        {"type": "block_started", "message_id": "rs_1", "index": 0, "kind": "reasoning"},
+        {"type": "block_delta", "message_id": "rs_1", "index": 0, "delta": "thinking"},
+        {"type": "block_replaced", "message_id": "rs_1", "index": 0, **fields},
+        {"type": "block_finished", "message_id": "rs_1", "index": 0},
+        {"type": "message_finished", "message_id": "rs_1"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "metadata"),
+    [
+        ({"encrypted": "SIG", "encrypted_by": "anthropic"}, {"anthropic": {"signature": "SIG"}}),
+        (
+            {"encrypted": "DATA", "redacted": True, "encrypted_by": "anthropic"},
+            {"anthropic": {"redactedData": "DATA"}},
+        ),
+        (
+            {"encrypted": "ENC", "encrypted_by": "openai"},
+            {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "ENC"}},
+        ),
+    ],
+    ids=["signature", "redacted", "encrypted_content"],
+)
+def test_a_signature_is_kept_in_its_providers_metadata_and_read_back(
+    backend: ModuleType, fields: dict[str, Any], metadata: dict[str, Any]
+) -> None:
+    """Written as the SDK's providers write it (an empty reasoning delta
+    carrying ``providerMetadata``), kept by the SDK's reader on the reasoning
+    part, and read back as the same neutral fields."""
+    encoder = backend.NeutralEncoder("ai-sdk")
+    stream = b"".join(encoder.encode(event) for event in signed_reasoning(**fields)) + encoder.close()
+    assert encoder.losses == []
+    assembler = backend.AISDKAssembler()
+    assembler.feed(stream)
+    (reasoning,) = [part for part in assembler.close()["parts"] if part["type"] == "reasoning"]
+    assert reasoning["text"] == "thinking"
+    assert reasoning["providerMetadata"] == metadata
+    decoder = backend.NeutralDecoder("ai-sdk")
+    replaced = [
+        event for event in decoder.feed(stream) + decoder.close() if event["type"] == "block_replaced"
+    ]
+    assert [{key: event[key] for key in fields} for event in replaced] == [fields]
+
+
+def test_a_signature_given_again_is_read_once(backend: ModuleType) -> None:
+    """OpenAI's provider gives the encrypted content at the part's start and
+    again at its end: one ``block_replaced``."""
+    metadata = {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "ENC"}}
+    chunks = [
+        {"type": "start", "messageId": "m"},
+        {"type": "reasoning-start", "id": "r0", "providerMetadata": metadata},
+        {"type": "reasoning-delta", "id": "r0", "delta": "thinking"},
+        {"type": "reasoning-end", "id": "r0", "providerMetadata": metadata},
+        {"type": "finish"},
+    ]
+    decoder = backend.NeutralDecoder("ai-sdk")
+    events = decoder.feed(b"".join(sse_event(chunk) for chunk in chunks)) + decoder.close()
+    replaced = [event for event in events if event["type"] == "block_replaced"]
+    assert [(event["encrypted"], event["encrypted_by"]) for event in replaced] == [("ENC", "openai")]
+
+
+def test_a_signature_whose_provider_is_not_known_is_reported(backend: ModuleType) -> None:
+    encoder = backend.NeutralEncoder("ai-sdk")
+    stream = b"".join(encoder.encode(event) for event in signed_reasoning(encrypted="SIG")) + encoder.close()
+    assert b"providerMetadata" not in stream
+    assert encoder.losses == [
+        {"event": 5, "what": "signatures", "why": "ai-sdk has no place for a reasoning signature"}
+    ]

@@ -821,5 +821,5 @@ def test_a_thinking_signature_comes_back_from_every_target_with_a_place(
         return
     (thinking,) = thinking_blocks
     assert thinking["thinking"] == "let me think"
-    carried = "signatures" not in protocol_table.TABLE[through].cannot_carry
+    carried = protocol_table.TABLE[through].carries_signatures_of(protocol_table.TABLE["anthropic"])
     assert thinking["signature"] == ("SIG123" if carried else "")

@@ -682,5 +682,5 @@ def test_encrypted_reasoning_comes_back_from_every_target_with_a_place(
         assert reasoning_items == []  # reported as a loss by the encoder
         return
     (reasoning,) = reasoning_items
-    carried = "signatures" not in protocol_table.TABLE[through].cannot_carry
+    carried = protocol_table.TABLE[through].carries_signatures_of(protocol_table.TABLE["openai-responses"])
     assert reasoning.get("encrypted_content") == ("ENC42" if carried else None)

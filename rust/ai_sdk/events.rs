@@ -23,6 +23,44 @@ pub const DONE: &[u8] = b"data: [DONE]\n\n";
 /// Chunks kept whole as a data block's value, and written back as they are.
 const WHOLE_PARTS: [&str; 4] = ["source-url", "source-document", "custom", "reasoning-file"];
 
+/// The signature a reasoning chunk's `providerMetadata` carries: the
+/// encrypted value, whether it is redacted reasoning, and whose it is
+/// (Anthropic's `signature` or `redactedData`, OpenAI's
+/// `reasoningEncryptedContent`, as the AI SDK's providers write them).
+fn provider_signature(event: &Event) -> Option<(&str, bool, &'static str)> {
+    let metadata = event.get("providerMetadata")?;
+    let field = |provider: &str, key: &str| {
+        nonempty(metadata.get(provider)?.get(key).and_then(Value::as_str))
+    };
+    if let Some(signature) = field("anthropic", "signature") {
+        return Some((signature, false, "anthropic"));
+    }
+    if let Some(data) = field("anthropic", "redactedData") {
+        return Some((data, true, "anthropic"));
+    }
+    field("openai", "reasoningEncryptedContent").map(|encrypted| (encrypted, false, "openai"))
+}
+
+/// A signature as the AI SDK's provider of `by` keeps it in a reasoning
+/// part's `providerMetadata` (`item_id`: the OpenAI item it belongs to).
+fn signature_metadata(by: &str, encrypted: &str, redacted: bool, item_id: &str) -> Option<Value> {
+    let mut fields = Map::new();
+    match by {
+        "anthropic" => {
+            let key = if redacted { "redactedData" } else { "signature" };
+            fields.insert(key.to_owned(), encrypted.into());
+        }
+        "openai" => {
+            fields.insert("itemId".to_owned(), item_id.into());
+            fields.insert("reasoningEncryptedContent".to_owned(), encrypted.into());
+        }
+        _ => return None,
+    }
+    let mut metadata = Map::new();
+    metadata.insert(by.to_owned(), Value::Object(fields));
+    Some(Value::Object(metadata))
+}
+
 fn to_neutral_reason(reason: &str) -> &str {
     match reason {
         "tool-calls" => "tool_calls",
@@ -88,6 +126,9 @@ pub struct Decoder {
     /// Part id -> its block.
     texts: HashMap<String, (String, i64)>,
     reasonings: HashMap<String, (String, i64)>,
+    /// The signature last given for each open reasoning block: a provider
+    /// may repeat it (OpenAI's at the part's start and end), given once.
+    signatures: HashMap<(String, i64), String>,
     calls: HashMap<String, Call>,
     /// The calls whose input is streaming.
     open_calls: HashSet<String>,
@@ -275,6 +316,9 @@ impl Decoder {
     }
 
     fn closed(&mut self, message_id: &str, index: i64, out: &mut Vec<Event>) {
+        if !self.signatures.is_empty() {
+            self.signatures.remove(&(message_id.to_owned(), index));
+        }
         if let Some(count) = self.open_blocks.get_mut(message_id) {
             *count = count.saturating_sub(1);
         }
@@ -311,6 +355,7 @@ impl Decoder {
         }
         self.texts.clear();
         self.reasonings.clear();
+        self.signatures.clear();
         for call_id in std::mem::take(&mut self.open_calls) {
             if let Some(call) = self.calls.get_mut(&call_id) {
                 call.open = false;
@@ -354,16 +399,41 @@ impl Decoder {
             started.insert("part_id".to_owned(), part_id.into());
         }
         self.opened(&block.0);
+        if block_kind == "reasoning" {
+            self.signature(&block, event, out);
+        }
         self.active(kind).insert(part_id.to_owned(), block);
+    }
+
+    /// The signature a reasoning part's `providerMetadata` carries, as a
+    /// `block_replaced`, unless it was given already.
+    fn signature(&mut self, block: &(String, i64), event: &Event, out: &mut Vec<Event>) {
+        let Some((encrypted, redacted, by)) = provider_signature(event) else {
+            return;
+        };
+        let key = (block.0.clone(), block.1);
+        if self.signatures.get(&key).is_some_and(|given| given == encrypted) {
+            return;
+        }
+        let mut fields = vec![("encrypted", Value::from(encrypted))];
+        if redacted {
+            fields.push(("redacted", true.into()));
+        }
+        fields.push(("encrypted_by", by.into()));
+        out.push(block_replaced(&block.0, block.1, fields));
+        self.signatures.insert(key, encrypted.to_owned());
     }
 
     fn part_delta(&mut self, event: &Event, kind: &str, out: &mut Vec<Event>) {
         let part_id = get_str(event, "id").unwrap_or("");
         let block = self.active(kind).get(part_id).cloned();
         match (block, event.get("delta").and_then(Value::as_str)) {
-            (Some((message_id, index)), Some(delta)) => {
+            (Some(block), Some(delta)) => {
                 if !delta.is_empty() {
-                    out.push(block_delta(&message_id, index, delta));
+                    out.push(block_delta(&block.0, block.1, delta));
+                }
+                if kind == "reasoning-delta" {
+                    self.signature(&block, event, out);
                 }
             }
             _ => out.push(passthrough("ai-sdk", event)),
@@ -373,7 +443,12 @@ impl Decoder {
     fn part_end(&mut self, event: &Event, kind: &str, out: &mut Vec<Event>) {
         let part_id = get_str(event, "id").unwrap_or("");
         match self.active(kind).remove(part_id) {
-            Some((message_id, index)) => self.closed(&message_id, index, out),
+            Some(block) => {
+                if kind == "reasoning-end" {
+                    self.signature(&block, event, out);
+                }
+                self.closed(&block.0, block.1, out);
+            }
             None => out.push(passthrough("ai-sdk", event)),
         }
     }
@@ -618,7 +693,7 @@ impl Encode for Encoder {
             }
             "block_started" => self.block_started(event, out),
             "block_delta" => self.block_delta(event, out),
-            "block_replaced" => self.block_replaced(event),
+            "block_replaced" => self.block_replaced(event, out),
             "block_finished" => {
                 if let Some(block) = block_key(event).and_then(|key| self.blocks.shift_remove(&key))
                 {
@@ -891,14 +966,32 @@ impl Encoder {
         block.text.push_str(delta);
     }
 
-    fn block_replaced(&mut self, event: &Event) {
-        let Some(block) = block_key(event).and_then(|key| self.blocks.get_mut(&key)) else {
+    fn block_replaced(&mut self, event: &Event, out: &mut Vec<Event>) {
+        let Some(key) = block_key(event) else {
             return;
         };
-        if nonempty(get_str(event, "encrypted")).is_some() {
-            // A signature belongs in a provider's metadata, and which
-            // provider's is not known here.
-            self.lost.push(Loss::signature("ai-sdk"));
+        let Some(block) = self.blocks.get_mut(&key) else {
+            return;
+        };
+        if let Some(encrypted) = nonempty(get_str(event, "encrypted")) {
+            // A signature belongs in its provider's metadata: where the
+            // provider is not known, or the block is not reasoning, it has
+            // no place.
+            let redacted = event.get("redacted") == Some(&Value::Bool(true));
+            let metadata = get_str(event, "encrypted_by")
+                .filter(|_| block.kind == "reasoning")
+                .and_then(|by| signature_metadata(by, encrypted, redacted, &key.0));
+            match metadata {
+                Some(metadata) => out.push(chunk(
+                    "reasoning-delta",
+                    vec![
+                        ("id", block.part_id.as_str().into()),
+                        ("delta", "".into()),
+                        ("providerMetadata", metadata),
+                    ],
+                )),
+                None => self.lost.push(Loss::signature("ai-sdk")),
+            }
         }
         // A text part only grows: a correction of streamed text has no place.
         if matches!(block.kind.as_str(), "text" | "refusal" | "reasoning")

@@ -16,6 +16,10 @@ use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
 pub use super::vocabulary::STOP_REASONS;
 
+/// Who made the signatures it reads (`encrypted_by`): a reader that keeps
+/// them per provider (the AI SDK's `providerMetadata`) files them so.
+const BY: &str = "anthropic";
+
 /// The citations a text block carries; other protocols' annotations
 /// (Responses' url_citation) have no Anthropic form.
 const CITATION_TYPES: [&str; 5] = [
@@ -357,7 +361,7 @@ impl Decoder {
                     out.push(block_replaced(
                         &message_id,
                         index,
-                        vec![("encrypted", signature.into())],
+                        vec![("encrypted", signature.into()), ("encrypted_by", BY.into())],
                     ));
                 }
                 self.open.insert(index, decoded("reasoning", false));
@@ -368,7 +372,11 @@ impl Decoder {
                 out.push(block_replaced(
                     &message_id,
                     index,
-                    vec![("encrypted", data.into()), ("redacted", true.into())],
+                    vec![
+                        ("encrypted", data.into()),
+                        ("redacted", true.into()),
+                        ("encrypted_by", BY.into()),
+                    ],
                 ));
                 self.open.insert(index, decoded("reasoning", true));
             }
@@ -435,7 +443,7 @@ impl Decoder {
                 out.push(block_replaced(
                     &message_id,
                     index,
-                    vec![("encrypted", signature.into())],
+                    vec![("encrypted", signature.into()), ("encrypted_by", BY.into())],
                 ));
                 return;
             }

@@ -507,7 +507,7 @@ impl Decoder {
                         out.push(block_replaced(
                             &item.message_id,
                             last,
-                            vec![("encrypted", encrypted.into())],
+                            vec![("encrypted", encrypted.into()), ("encrypted_by", "openai".into())],
                         ));
                     }
                 }

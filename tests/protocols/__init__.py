@@ -97,6 +97,12 @@ class Row:
     #: What a conversion into it cannot carry (the README's table, "What
     #: each target cannot carry", in test_transcode's words).
     cannot_carry: frozenset[str] = frozenset()
+    #: Whose reasoning signatures its reader names (``encrypted_by``), where
+    #: it names them.
+    encrypted_by: str | None = None
+    #: Whether it carries a signature only where the source names whose it
+    #: is (the AI SDK keeps one in its provider's ``providerMetadata``).
+    signatures_need_provider: bool = False
     #: Which data blocks it carries none the less (a data block holding one
     #: of the protocol's own blocks), given the block's value.
     carries_data: Callable[[Any], bool] = lambda value: False
@@ -122,6 +128,12 @@ class Row:
     judged_tool_calls: tuple[JudgedToolCalls, ...] = ()
     #: A turn its builder writes, where it has a builder that makes up ids.
     built_turn: BuiltTurn | None = None
+
+    def carries_signatures_of(self, source: Row) -> bool:
+        """Whether a reasoning signature read from ``source`` has a place here."""
+        if "signatures" not in self.cannot_carry:
+            return True
+        return self.signatures_need_provider and source.encrypted_by is not None
 
     def recorded(self) -> bytes:
         """The bytes of ``stream``."""

@@ -53,6 +53,7 @@ ROW = Row(
     ended_by_done=True,
     fixed_options={"message_id": "m"},
     # (media is written whole, once complete: streamed media lands after what started meanwhile)
+    signatures_need_provider=True,
     cannot_carry=frozenset(
         {"signatures", "refusal_kind", "corrections", "media_order", "usage", "annotations"}
     ),

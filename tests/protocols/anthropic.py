@@ -72,6 +72,7 @@ ROW = Row(
     reads=("message",),
     fixed_options={"response_id": "msg_1", "model": "m"},
     # (tool arguments that are no JSON object end as the JSON of their last clean prefix)
+    encrypted_by="anthropic",
     cannot_carry=frozenset(
         {
             "media",

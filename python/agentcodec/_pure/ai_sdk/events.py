@@ -94,6 +94,9 @@ class Decoder:
         self._next = 0  # the next block index
         self._texts: dict[str, tuple[str, int]] = {}  # part id -> its block
         self._reasonings: dict[str, tuple[str, int]] = {}
+        # The signature last given for each open reasoning block: a provider
+        # may repeat it (OpenAI's at the part's start and end), given once.
+        self._signatures: dict[tuple[str, int], str] = {}
         self._calls: dict[str, _Call] = {}
         self._open_calls: dict[str, _Call] = {}  # the calls whose input is streaming
         # Message id -> its blocks still open: whether a message can finish
@@ -190,6 +193,8 @@ class Decoder:
         self._open_blocks[message_id] = self._open_blocks.get(message_id, 0) + 1
 
     def _closed(self, message_id: str, index: int, out: list[dict[str, Any]]) -> None:
+        if self._signatures:
+            self._signatures.pop((message_id, index), None)
         self._open_blocks[message_id] -= 1
         out.append(ev.block_finished(message_id, index))
 
@@ -207,6 +212,7 @@ class Decoder:
             out.append(ev.block_finished(message_id, index))
         self._texts.clear()
         self._reasonings.clear()
+        self._signatures.clear()
         for call in self._open_calls.values():
             call.open = False
         self._open_calls.clear()
@@ -229,8 +235,24 @@ class Decoder:
             self._closed(*old, out)
         block = self._open(kind, out)
         out[-1]["part_id"] = part_id
-        active[part_id] = block
         self._opened(block[0])
+        if kind == "reasoning":
+            self._signature(block, chunk, out)
+        active[part_id] = block
+
+    def _signature(self, block: tuple[str, int], chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        """The signature a reasoning part's ``providerMetadata`` carries, as
+        a ``block_replaced``, unless it was given already."""
+        found = _provider_signature(chunk)
+        if found is None or self._signatures.get(block) == found[0]:
+            return
+        encrypted, redacted, by = found
+        fields: dict[str, Any] = {"encrypted": encrypted}
+        if redacted:
+            fields["redacted"] = True
+        fields["encrypted_by"] = by
+        out.append(ev.block_replaced(*block, fields))
+        self._signatures[block] = encrypted
 
     def _part_delta(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
         active = self._texts if chunk["type"] == "text-delta" else self._reasonings
@@ -238,16 +260,21 @@ class Decoder:
         delta = chunk.get("delta")
         if block is None or not isinstance(delta, str):
             out.append(ev.passthrough("ai-sdk", chunk))
-        elif delta:
+            return
+        if delta:
             out.append(ev.block_delta(*block, delta))
+        if chunk["type"] == "reasoning-delta":
+            self._signature(block, chunk, out)
 
     def _part_end(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
         active = self._texts if chunk["type"] == "text-end" else self._reasonings
         block = active.pop(ev.as_str(chunk.get("id")) or "", None)
         if block is None:
             out.append(ev.passthrough("ai-sdk", chunk))
-        else:
-            self._closed(*block, out)
+            return
+        if chunk["type"] == "reasoning-end":
+            self._signature(block, chunk, out)
+        self._closed(*block, out)
 
     def _tool_start(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> _Call | None:
         call_id, name = ev.as_str(chunk.get("toolCallId")), ev.as_str(chunk.get("toolName"))
@@ -347,6 +374,40 @@ _DECODERS = {
     "reasoning-file": Decoder._whole,
     "custom": Decoder._whole,
 }
+
+
+def _provider_signature(chunk: dict[str, Any]) -> tuple[str, bool, str] | None:
+    """The signature a reasoning chunk's ``providerMetadata`` carries: the
+    encrypted value, whether it is redacted reasoning, and whose it is
+    (Anthropic's ``signature`` or ``redactedData``, OpenAI's
+    ``reasoningEncryptedContent``, as the AI SDK's providers write them)."""
+    metadata = chunk.get("providerMetadata")
+    if not isinstance(metadata, dict):
+        return None
+
+    def field(provider: str, key: str) -> str | None:
+        fields = metadata.get(provider)
+        value = fields.get(key) if isinstance(fields, dict) else None
+        return value if isinstance(value, str) and value else None
+
+    signature = field("anthropic", "signature")
+    if signature is not None:
+        return signature, False, "anthropic"
+    data = field("anthropic", "redactedData")
+    if data is not None:
+        return data, True, "anthropic"
+    encrypted = field("openai", "reasoningEncryptedContent")
+    return None if encrypted is None else (encrypted, False, "openai")
+
+
+def _signature_metadata(by: str, encrypted: str, redacted: bool, item_id: str) -> dict[str, Any] | None:
+    """A signature as the AI SDK's provider of ``by`` keeps it in a reasoning
+    part's ``providerMetadata`` (``item_id``: the OpenAI item it belongs to)."""
+    if by == "anthropic":
+        return {by: {"redactedData" if redacted else "signature": encrypted}}
+    if by == "openai":
+        return {by: {"itemId": item_id, "reasoningEncryptedContent": encrypted}}
+    return None
 
 
 class _Block:
@@ -517,13 +578,31 @@ class Encoder(ev.RecordsLosses):
         block.pieces.append(delta)
 
     def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
-        if block is None:
+        key = ev.block_key(event)
+        block = self._blocks.get(key)  # type: ignore[arg-type]
+        if key is None or block is None:
             return
         if ev.has_signature(event):
-            # A signature belongs in a provider's metadata, and which
-            # provider's is not known here.
-            self._lost.append(ev.signature_loss(self.protocol))
+            # A signature belongs in its provider's metadata: where the
+            # provider is not known, or the block is not reasoning, it has
+            # no place.
+            by = event.get("encrypted_by")
+            metadata = (
+                _signature_metadata(by, event["encrypted"], event.get("redacted") is True, key[0])
+                if block.kind == "reasoning" and isinstance(by, str)
+                else None
+            )
+            if metadata is None:
+                self._lost.append(ev.signature_loss(self.protocol))
+            else:
+                out.append(
+                    {
+                        "type": "reasoning-delta",
+                        "id": block.part_id,
+                        "delta": "",
+                        "providerMetadata": metadata,
+                    }
+                )
         if block.kind in ("text", "refusal", "reasoning") and isinstance(event.get("text"), str):
             # A text part only grows: a correction of streamed text has no place.
             self._lost.append(ev.correction_loss(self.protocol, block.kind))

@@ -69,6 +69,9 @@ APPENDED = {
     "thinking_delta": ("thinking", "reasoning"),
     "input_json_delta": ("partial_json", "tool_call"),
 }
+# Who made the signatures it reads (``encrypted_by``): a reader that keeps them
+# per provider (the AI SDK's ``providerMetadata``) files them so.
+BY = "anthropic"
 # The citations a text block carries; other protocols' annotations (Responses'
 # url_citation) have no Anthropic form.
 CITATION_TYPES = (
@@ -252,12 +255,16 @@ class Decoder:
             self._initial(index, block.get("thinking"), out)
             signature = block.get("signature")
             if isinstance(signature, str) and signature:
-                out.append(ev.block_replaced(message_id, index, {"encrypted": signature}))
+                out.append(ev.block_replaced(message_id, index, {"encrypted": signature, "encrypted_by": BY}))
         elif block_type == "redacted_thinking":
             self._open[index] = _Decoded("reasoning", redacted=True)
             out.append(ev.block_started(message_id, index, "reasoning"))
             data = block.get("data")
-            fields = {"encrypted": data if isinstance(data, str) else "", "redacted": True}
+            fields = {
+                "encrypted": data if isinstance(data, str) else "",
+                "redacted": True,
+                "encrypted_by": BY,
+            }
             out.append(ev.block_replaced(message_id, index, fields))
         elif block_type in TOOL_BLOCKS:
             self._open[index] = _Decoded("tool_call")
@@ -299,7 +306,9 @@ class Decoder:
         elif kind == "signature_delta" and block.kind == "reasoning" and not block.redacted:
             signature = delta.get("signature")
             if isinstance(signature, str):
-                out.append(ev.block_replaced(self._message_id, index, {"encrypted": signature}))
+                out.append(
+                    ev.block_replaced(self._message_id, index, {"encrypted": signature, "encrypted_by": BY})
+                )
                 return
         elif kind == "citations_delta" and block.kind == "text":
             block.citations.append(delta.get("citation"))

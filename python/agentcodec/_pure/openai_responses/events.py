@@ -340,7 +340,11 @@ class Decoder:
             encrypted = item_dict.get("encrypted_content")
             if isinstance(encrypted, str) and item.blocks:
                 last = max(block.index for block in item.blocks.values())
-                out.append(ev.block_replaced(item.message_id, last, {"encrypted": encrypted}))
+                out.append(
+                    ev.block_replaced(
+                        item.message_id, last, {"encrypted": encrypted, "encrypted_by": "openai"}
+                    )
+                )
         for block in sorted(item.blocks.values(), key=lambda block: block.index):
             if block.open:
                 block.open = False
