@@ -69,6 +69,28 @@ def test_async_sources_assemble_alike(protocol: str) -> None:
     assert asyncio.run(client.aassemble(chunks(), protocol)) == _assemble_at_once(protocol)
 
 
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_an_assembler_given_is_read_into(protocol: str) -> None:
+    """``assemble(source, assembler=...)``: the assembler given, with its own
+    options, takes the stream, as the protocol's would."""
+    assembler = agentcodec._protocols.assembler(protocol)
+    assert client.assemble(_chunks(_stream(protocol), 7), assembler=assembler) == _assemble_at_once(protocol)
+    assert assembler.result == _assemble_at_once(protocol)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, "assemble\\(\\) takes a protocol or an assembler, one of the two"),
+        ({"protocol": "agui", "assembler": "x"}, "one of the two"),
+        ({"assembler": "x", "strict": True}, "the assembler's options with a protocol"),
+    ],
+)
+def test_assemble_takes_a_protocol_or_an_assembler(arguments: dict[str, Any], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        client.assemble([b""], **arguments)
+
+
 def test_without_a_protocol_the_events_are_sse_events() -> None:
     data = b"retry: 5\nid: 1\nevent: a\ndata: x\n\ndata: y"
     stream = client.EventStream([data[:9], data[9:]])

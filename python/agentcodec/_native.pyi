@@ -9,7 +9,15 @@ from typing import Any, Generic, Literal, TypeAlias, TypeVar, final
 
 from typing_extensions import Buffer
 
+from agentcodec.a2a.types import Message as _A2AMessage
+from agentcodec.a2a.types import Task as _A2ATask
+from agentcodec.agentscope.types import AgentResponse as _AgentResponse
+from agentcodec.agui.types import Run as _AGUIRun
+from agentcodec.ai_sdk.types import UIMessage as _UIMessage
+from agentcodec.anthropic.types import Message as _AnthropicMessage
 from agentcodec.events import ProtocolName
+from agentcodec.openai_chat.types import ChatCompletion as _ChatCompletion
+from agentcodec.openai_responses.types import Response as _Response
 
 _Result = TypeVar("_Result")
 
@@ -159,7 +167,7 @@ class _Assembler(Generic[_Result]):
         """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
-class AgentScopeAssembler(_Assembler[dict[str, Any]]):
+class AgentScopeAssembler(_Assembler[_AgentResponse]):
     """Assembles an AgentScope Agent API (``/process``) stream into its
     AgentResponse. Public as ``agentcodec.agentscope.Assembler``."""
 
@@ -176,13 +184,13 @@ class AgentScopeAssembler(_Assembler[dict[str, Any]]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AgentScopeAssembler: ...
-    def close(self) -> dict[str, Any]:
+    def close(self) -> _AgentResponse:
         """Ends the stream and returns the final response."""
     @property
-    def result(self) -> dict[str, Any]:
+    def result(self) -> _AgentResponse:
         """The result so far, what ``close()`` returns once the stream ends: ``response``."""
     @property
-    def response(self) -> dict[str, Any]:
+    def response(self) -> _AgentResponse:
         """The AgentResponse assembled so far: a new dict on every access."""
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -244,7 +252,7 @@ class LangChainAssembler(_Assembler[list[dict[str, Any]]]):
     def duplicate_count(self) -> int: ...
 
 @final
-class AGUIAssembler(_Assembler[dict[str, Any]]):
+class AGUIAssembler(_Assembler[_AGUIRun]):
     """Assembles an AG-UI stream into the run the AG-UI client holds: its
     messages, state, status, result and error. Public as
     ``agentcodec.agui.Assembler``."""
@@ -262,14 +270,14 @@ class AGUIAssembler(_Assembler[dict[str, Any]]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AGUIAssembler: ...
-    def close(self) -> dict[str, Any]:
+    def close(self) -> _AGUIRun:
         """Ends the stream and returns the run. A stream that ended without
         RUN_FINISHED or RUN_ERROR is "incomplete", with everything assembled."""
     @property
-    def result(self) -> dict[str, Any]:
+    def result(self) -> _AGUIRun:
         """The result so far, what ``close()`` returns once the stream ends: ``run``."""
     @property
-    def run(self) -> dict[str, Any]:
+    def run(self) -> _AGUIRun:
         """The run so far: ``threadId``, ``runId``, ``parentRunId``, ``status``,
         ``error``, ``result``, ``outcome``, ``usage``, ``messages``, ``state``
         and the kept ``events``; a new dict on every access."""
@@ -295,7 +303,7 @@ class AGUIAssembler(_Assembler[dict[str, Any]]):
         """Errors the stream reported (RUN_ERROR) or, with ``on_error="skip"``, events skipped."""
 
 @final
-class OpenAIChatAssembler(_Assembler[dict[str, Any]]):
+class OpenAIChatAssembler(_Assembler[_ChatCompletion]):
     """Assembles an OpenAI Chat Completions stream into its final
     ChatCompletion. Public as ``agentcodec.openai_chat.Assembler``."""
 
@@ -314,13 +322,13 @@ class OpenAIChatAssembler(_Assembler[dict[str, Any]]):
         """Like ``feed``, and returns the chunks the data completed, decoded."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
         """Assembles one chunk that is already decoded (a dict)."""
-    def close(self) -> dict[str, Any]:
+    def close(self) -> _ChatCompletion:
         """Ends the stream and returns the ChatCompletion."""
     @property
-    def result(self) -> dict[str, Any]:
+    def result(self) -> _ChatCompletion:
         """The result so far, what ``close()`` returns once the stream ends: ``completion``."""
     @property
-    def completion(self) -> dict[str, Any]:
+    def completion(self) -> _ChatCompletion:
         """The ChatCompletion so far: a new dict on every access."""
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
@@ -340,7 +348,7 @@ class OpenAIChatAssembler(_Assembler[dict[str, Any]]):
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
 
 @final
-class A2AAssembler(_Assembler[dict[str, Any] | None]):
+class A2AAssembler(_Assembler[_A2ATask | _A2AMessage | None]):
     """Assembles an A2A stream into its Task. Public as
     ``agentcodec.a2a.Assembler``."""
 
@@ -358,17 +366,17 @@ class A2AAssembler(_Assembler[dict[str, Any] | None]):
     ) -> A2AAssembler: ...
     def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
         """Like ``feed``, and returns the events the data completed, decoded."""
-    def close(self) -> dict[str, Any] | None:
+    def close(self) -> _A2ATask | _A2AMessage | None:
         """Ends the stream and returns the Task (or the Message that
         answered without one)."""
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> _A2ATask | _A2AMessage | None:
         """The result so far, what ``close()`` returns once the stream ends: ``outcome``."""
     @property
-    def task(self) -> dict[str, Any] | None:
+    def task(self) -> _A2ATask | None:
         """The Task so far (None before any task event)."""
     @property
-    def message(self) -> dict[str, Any] | None:
+    def message(self) -> _A2AMessage | None:
         """The Message that answered the request, when it made no task."""
     @property
     def error(self) -> dict[str, Any] | None:
@@ -384,7 +392,7 @@ class A2AAssembler(_Assembler[dict[str, Any] | None]):
         """JSON-RPC errors the server sent or, with ``on_error="skip"``, events skipped."""
 
 @final
-class AnthropicAssembler(_Assembler[dict[str, Any]]):
+class AnthropicAssembler(_Assembler[_AnthropicMessage]):
     """Assembles an Anthropic Messages stream into its final Message. Public
     as ``agentcodec.anthropic.Assembler``."""
 
@@ -401,13 +409,13 @@ class AnthropicAssembler(_Assembler[dict[str, Any]]):
     ) -> AnthropicAssembler: ...
     def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
         """Like ``feed``, and returns the events the data completed, decoded."""
-    def close(self) -> dict[str, Any]:
+    def close(self) -> _AnthropicMessage:
         """Ends the stream and returns the Message."""
     @property
-    def result(self) -> dict[str, Any]:
+    def result(self) -> _AnthropicMessage:
         """The result so far, what ``close()`` returns once the stream ends: ``message``."""
     @property
-    def message(self) -> dict[str, Any]:
+    def message(self) -> _AnthropicMessage:
         """The Message so far: a new dict on every access. A tool block's
         ``input`` is parsed when the block stops; until then it is what
         ``content_block_start`` gave."""
@@ -427,7 +435,7 @@ class AnthropicAssembler(_Assembler[dict[str, Any]]):
         """Errors the server sent or, with ``on_error="skip"``, events skipped."""
 
 @final
-class AISDKAssembler(_Assembler[dict[str, Any]]):
+class AISDKAssembler(_Assembler[_UIMessage]):
     """Assembles a Vercel AI SDK UI message stream into its UIMessage.
     Public as ``agentcodec.ai_sdk.Assembler``."""
 
@@ -446,13 +454,13 @@ class AISDKAssembler(_Assembler[dict[str, Any]]):
         """Like ``feed``, and returns the chunks the data completed, decoded."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
         """Assembles one chunk that is already decoded (a dict)."""
-    def close(self) -> dict[str, Any]:
+    def close(self) -> _UIMessage:
         """Ends the stream and returns the UIMessage."""
     @property
-    def result(self) -> dict[str, Any]:
+    def result(self) -> _UIMessage:
         """The result so far, what ``close()`` returns once the stream ends: ``message``."""
     @property
-    def message(self) -> dict[str, Any]:
+    def message(self) -> _UIMessage:
         """The UIMessage so far: a new dict on every access. A tool part
         whose input is streaming has no ``input`` until the input is
         complete (``tool-input-available``, or the stream's end)."""
@@ -480,7 +488,7 @@ class AISDKAssembler(_Assembler[dict[str, Any]]):
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
 
 @final
-class OpenAIResponsesAssembler(_Assembler[dict[str, Any]]):
+class OpenAIResponsesAssembler(_Assembler[_Response]):
     """Assembles an OpenAI Responses stream into its final Response. Public
     as ``agentcodec.openai_responses.Assembler``."""
 
@@ -495,14 +503,14 @@ class OpenAIResponsesAssembler(_Assembler[dict[str, Any]]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> OpenAIResponsesAssembler: ...
-    def close(self) -> dict[str, Any]:
+    def close(self) -> _Response:
         """Ends the stream and returns the Response: the last one the server
         sent, with every output item as assembled."""
     @property
-    def result(self) -> dict[str, Any]:
+    def result(self) -> _Response:
         """The result so far, what ``close()`` returns once the stream ends: ``response``."""
     @property
-    def response(self) -> dict[str, Any]:
+    def response(self) -> _Response:
         """The Response so far: a new dict on every access."""
     @property
     def output_text(self) -> str:

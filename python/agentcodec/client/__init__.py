@@ -12,27 +12,16 @@ pass, resumed with ``Last-Event-ID`` when the connection drops.
 - ``assemble(source, protocol)`` / ``aassemble(...)``: a whole stream into
   its final result, in one call.
 
+Each is typed by the protocol's result: ``assemble(source, "agui")`` is an
+``agentcodec.agui.Run``, ``connect(..., protocol="anthropic")`` an
+``EventStream[agentcodec.anthropic.Message]``.
+
 Nothing here imports an HTTP library: the one you pass in is used.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from .. import _protocols
-from ..events import ProtocolName
-from ._connect import aconnect, connect
+from ._connect import aassemble, aconnect, assemble, connect
 from ._stream import AsyncEventStream, EventStream
 
 __all__ = ["AsyncEventStream", "EventStream", "aassemble", "aconnect", "assemble", "connect"]
-
-
-def assemble(source: Any, protocol: ProtocolName, **options: Any) -> Any:
-    """Reads a whole stream from a synchronous source into the protocol's
-    assembler; returns its final result. ``options`` are the assembler's."""
-    return EventStream(source, assembler=_protocols.assembler(protocol, **options)).until_done()
-
-
-async def aassemble(source: Any, protocol: ProtocolName, **options: Any) -> Any:
-    """``assemble`` for an asynchronous source."""
-    return await AsyncEventStream(source, assembler=_protocols.assembler(protocol, **options)).until_done()

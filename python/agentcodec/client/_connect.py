@@ -1,20 +1,43 @@
-"""Opening a stream with an HTTP client: the request, the SSE headers, a
+"""Opening a stream with an HTTP client (the request, the SSE headers, a
 failed status raised as the client raises it, and the same request sent
-again with ``Last-Event-ID`` when the connection drops."""
+again with ``Last-Event-ID`` when the connection drops), and reading one
+whole. Each is typed by the protocol's result: the overloads below are the
+one place that pairs a protocol's name with its result's type."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    asynccontextmanager,
+    contextmanager,
+)
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
 
 from .. import _protocols
 from .._errors import SSEError
 from ..events import ProtocolName
 from ._stream import AsyncEventStream, EventStream
 
-__all__ = ["aconnect", "connect"]
+if TYPE_CHECKING:
+    from .._native import _Assembler
+    from ..a2a.types import Message as _A2AMessage
+    from ..a2a.types import Task as _A2ATask
+    from ..agentscope.types import AgentResponse as _AgentScopeResult
+    from ..agui.types import Run as _AGUIResult
+    from ..ai_sdk.types import UIMessage as _AISDKResult
+    from ..anthropic.types import Message as _AnthropicResult
+    from ..openai_chat.types import ChatCompletion as _ChatResult
+    from ..openai_responses.types import Response as _ResponsesResult
+
+    _LangChainResult: TypeAlias = list[dict[str, Any]]
+    _A2AResult: TypeAlias = _A2ATask | _A2AMessage | None
+
+__all__ = ["aassemble", "aconnect", "assemble", "connect"]
+
+_R = TypeVar("_R")
 
 
 def _headers(headers: Mapping[str, str] | None, last_event_id: str) -> dict[str, str]:
@@ -48,7 +71,82 @@ def _check_stream(content_type: str | None, protocol: str | None) -> None:
         )
 
 
-@contextmanager
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["agentscope"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[_AgentScopeResult]]: ...
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["langchain"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[_LangChainResult]]: ...
+@overload
+def connect(
+    client: Any, method: str, url: str, *, protocol: Literal["agui"], assembler: None = None, **options: Any
+) -> AbstractContextManager[EventStream[_AGUIResult]]: ...
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["openai-responses"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[_ResponsesResult]]: ...
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["openai-chat"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[_ChatResult]]: ...
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["anthropic"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[_AnthropicResult]]: ...
+@overload
+def connect(
+    client: Any, method: str, url: str, *, protocol: Literal["ai-sdk"], assembler: None = None, **options: Any
+) -> AbstractContextManager[EventStream[_AISDKResult]]: ...
+@overload
+def connect(
+    client: Any, method: str, url: str, *, protocol: Literal["a2a"], assembler: None = None, **options: Any
+) -> AbstractContextManager[EventStream[_A2AResult]]: ...
+@overload
+def connect(
+    client: Any, method: str, url: str, *, protocol: None = None, assembler: _Assembler[_R], **options: Any
+) -> AbstractContextManager[EventStream[_R]]: ...
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: ProtocolName | None = None,
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[Any]]: ...
 def connect(
     client: Any,
     method: str,
@@ -60,14 +158,15 @@ def connect(
     max_retries: int = 3,
     retry_delay: float = 1.0,
     **request: Any,
-) -> Iterator[EventStream]:
+) -> AbstractContextManager[EventStream[Any]]:
     """Sends a request with an ``httpx.Client`` and reads the response as an
     ``EventStream`` of ``protocol``; on a dropped connection the request is
     sent again with ``Last-Event-ID`` and the stream goes on. Keyword
     arguments beyond the stream's go to ``client.build_request`` (``json``,
     ``params``, ...). A response with an error status raises
     ``httpx.HTTPStatusError``, its body read; one that is not an event
-    stream raises ``SSEError``."""
+    stream raises ``SSEError``. The stream is typed by the protocol's result
+    (``EventStream[agentcodec.agui.Run]`` for ``protocol="agui"``)."""
     if protocol is not None:
         _protocols.check(protocol)
     if _is_async(client):
@@ -75,7 +174,32 @@ def connect(
             f"connect() takes an httpx.Client, not {type(client).__name__}: "
             "for an asynchronous client, use `async with aconnect(...)`"
         )
+    return _connect(
+        client,
+        method,
+        url,
+        protocol=protocol,
+        assembler=assembler,
+        headers=headers,
+        max_retries=max_retries,
+        retry_delay=retry_delay,
+        request=request,
+    )
 
+
+@contextmanager
+def _connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: ProtocolName | None,
+    assembler: Any,
+    headers: Mapping[str, str] | None,
+    max_retries: int,
+    retry_delay: float,
+    request: dict[str, Any],
+) -> Iterator[EventStream[Any]]:
     def open_stream(last_event_id: str) -> Any:
         sent = client.build_request(method, url, headers=_headers(headers, last_event_id), **request)
         response = client.send(sent, stream=True)
@@ -104,8 +228,83 @@ def connect(
         stream.close()
 
 
-@asynccontextmanager
-async def aconnect(
+@overload
+def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["agentscope"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_AgentScopeResult]]: ...
+@overload
+def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["langchain"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_LangChainResult]]: ...
+@overload
+def aconnect(
+    client: Any, method: str, url: str, *, protocol: Literal["agui"], assembler: None = None, **options: Any
+) -> AbstractAsyncContextManager[AsyncEventStream[_AGUIResult]]: ...
+@overload
+def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["openai-responses"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_ResponsesResult]]: ...
+@overload
+def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["openai-chat"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_ChatResult]]: ...
+@overload
+def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["anthropic"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_AnthropicResult]]: ...
+@overload
+def aconnect(
+    client: Any, method: str, url: str, *, protocol: Literal["ai-sdk"], assembler: None = None, **options: Any
+) -> AbstractAsyncContextManager[AsyncEventStream[_AISDKResult]]: ...
+@overload
+def aconnect(
+    client: Any, method: str, url: str, *, protocol: Literal["a2a"], assembler: None = None, **options: Any
+) -> AbstractAsyncContextManager[AsyncEventStream[_A2AResult]]: ...
+@overload
+def aconnect(
+    client: Any, method: str, url: str, *, protocol: None = None, assembler: _Assembler[_R], **options: Any
+) -> AbstractAsyncContextManager[AsyncEventStream[_R]]: ...
+@overload
+def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: ProtocolName | None = None,
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[Any]]: ...
+def aconnect(
     client: Any,
     method: str,
     url: str,
@@ -116,7 +315,7 @@ async def aconnect(
     max_retries: int = 3,
     retry_delay: float = 1.0,
     **request: Any,
-) -> AsyncIterator[AsyncEventStream]:
+) -> AbstractAsyncContextManager[AsyncEventStream[Any]]:
     """``connect`` for an ``httpx.AsyncClient`` or an ``aiohttp.ClientSession``
     (whose error statuses raise ``aiohttp.ClientResponseError``). Keyword
     arguments beyond the stream's go to the client's request. A response
@@ -128,6 +327,32 @@ async def aconnect(
             f"aconnect() takes an httpx.AsyncClient or an aiohttp.ClientSession, not "
             f"{type(client).__name__}: for a synchronous client, use `with connect(...)`"
         )
+    return _aconnect(
+        client,
+        method,
+        url,
+        protocol=protocol,
+        assembler=assembler,
+        headers=headers,
+        max_retries=max_retries,
+        retry_delay=retry_delay,
+        request=request,
+    )
+
+
+@asynccontextmanager
+async def _aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: ProtocolName | None,
+    assembler: Any,
+    headers: Mapping[str, str] | None,
+    max_retries: int,
+    retry_delay: float,
+    request: dict[str, Any],
+) -> AsyncIterator[AsyncEventStream[Any]]:
     if _is_aiohttp(client):
 
         async def open_stream(last_event_id: str) -> Any:
@@ -171,3 +396,108 @@ async def aconnect(
         yield stream
     finally:
         await stream.aclose()
+
+
+@overload
+def assemble(
+    source: Any, protocol: Literal["agentscope"], *, assembler: None = None, **options: Any
+) -> _AgentScopeResult: ...
+@overload
+def assemble(
+    source: Any, protocol: Literal["langchain"], *, assembler: None = None, **options: Any
+) -> _LangChainResult: ...
+@overload
+def assemble(
+    source: Any, protocol: Literal["agui"], *, assembler: None = None, **options: Any
+) -> _AGUIResult: ...
+@overload
+def assemble(
+    source: Any, protocol: Literal["openai-responses"], *, assembler: None = None, **options: Any
+) -> _ResponsesResult: ...
+@overload
+def assemble(
+    source: Any, protocol: Literal["openai-chat"], *, assembler: None = None, **options: Any
+) -> _ChatResult: ...
+@overload
+def assemble(
+    source: Any, protocol: Literal["anthropic"], *, assembler: None = None, **options: Any
+) -> _AnthropicResult: ...
+@overload
+def assemble(
+    source: Any, protocol: Literal["ai-sdk"], *, assembler: None = None, **options: Any
+) -> _AISDKResult: ...
+@overload
+def assemble(
+    source: Any, protocol: Literal["a2a"], *, assembler: None = None, **options: Any
+) -> _A2AResult: ...
+@overload
+def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_R], **options: Any) -> _R: ...
+@overload
+def assemble(
+    source: Any, protocol: ProtocolName | None = None, *, assembler: None = None, **options: Any
+) -> Any: ...
+def assemble(
+    source: Any, protocol: ProtocolName | None = None, *, assembler: Any = None, **options: Any
+) -> Any:
+    """Reads a whole stream from a synchronous source into the protocol's
+    assembler (or the ``assembler`` given); returns its final result.
+    ``options`` are the assembler's."""
+    return EventStream(source, assembler=_assembler(protocol, assembler, options)).until_done()
+
+
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["agentscope"], *, assembler: None = None, **options: Any
+) -> _AgentScopeResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["langchain"], *, assembler: None = None, **options: Any
+) -> _LangChainResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["agui"], *, assembler: None = None, **options: Any
+) -> _AGUIResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["openai-responses"], *, assembler: None = None, **options: Any
+) -> _ResponsesResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["openai-chat"], *, assembler: None = None, **options: Any
+) -> _ChatResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["anthropic"], *, assembler: None = None, **options: Any
+) -> _AnthropicResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["ai-sdk"], *, assembler: None = None, **options: Any
+) -> _AISDKResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["a2a"], *, assembler: None = None, **options: Any
+) -> _A2AResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: None = None, *, assembler: _Assembler[_R], **options: Any
+) -> _R: ...
+@overload
+async def aassemble(
+    source: Any, protocol: ProtocolName | None = None, *, assembler: None = None, **options: Any
+) -> Any: ...
+async def aassemble(
+    source: Any, protocol: ProtocolName | None = None, *, assembler: Any = None, **options: Any
+) -> Any:
+    """``assemble`` for an asynchronous source."""
+    return await AsyncEventStream(source, assembler=_assembler(protocol, assembler, options)).until_done()
+
+
+def _assembler(protocol: ProtocolName | None, assembler: Any, options: dict[str, Any]) -> Any:
+    """The assembler ``assemble`` reads into: the protocol's, or the one given."""
+    if protocol is not None and assembler is None:
+        return _protocols.assembler(protocol, **options)
+    if protocol is None and assembler is not None:
+        if options:
+            raise TypeError("assemble() takes the assembler's options with a protocol, not with an assembler")
+        return assembler
+    raise TypeError("assemble() takes a protocol or an assembler, one of the two")

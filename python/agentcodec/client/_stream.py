@@ -8,16 +8,21 @@ import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from .. import _protocols
 from .._backend import impl
 from ..events import ProtocolName
 from ._sources import aclose_source, aiter_chunks, close_source, connection_errors, iter_chunks
 
+if TYPE_CHECKING:
+    from .._native import _Assembler
+
 __all__ = ["AsyncEventStream", "EventStream"]
 
 _UNSET: Any = object()
+#: The assembler's final result: what ``until_done()`` gives.
+_R = TypeVar("_R")
 
 
 class _Reading:
@@ -75,7 +80,7 @@ def _check_retries(max_retries: int) -> int:
     return max_retries
 
 
-class EventStream:
+class EventStream(Generic[_R]):
     """A stream of events read from a synchronous source (an httpx response,
     a file-like object, any iterable of bytes), in any chunking.
 
@@ -91,8 +96,34 @@ class EventStream:
     stream's ``retry`` (else ``retry_delay`` seconds) first, up to
     ``max_retries`` times in a row without an event between. A stream
     without event IDs cannot be resumed: its error is raised.
+
+    Given an ``assembler``, the stream is typed by its result
+    (``EventStream[agentcodec.agui.Run]``); ``connect`` types it by the
+    protocol's name too.
     """
 
+    @overload
+    def __init__(
+        self: EventStream[_R],
+        source: Any,
+        protocol: None = None,
+        *,
+        assembler: _Assembler[_R],
+        reconnect: Callable[[str], Any] | None = None,
+        max_retries: int = 3,
+        retry_delay: float = 1.0,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: EventStream[Any],
+        source: Any,
+        protocol: ProtocolName | None = None,
+        *,
+        assembler: None = None,
+        reconnect: Callable[[str], Any] | None = None,
+        max_retries: int = 3,
+        retry_delay: float = 1.0,
+    ) -> None: ...
     def __init__(
         self,
         source: Any,
@@ -114,9 +145,10 @@ class EventStream:
         """How many times the stream was resumed on a new connection."""
 
     @property
-    def assembler(self) -> Any:
+    def assembler(self) -> _Assembler[_R] | None:
         """The assembler the events go into (None without a protocol)."""
-        return self._reading.assembler
+        assembler: _Assembler[_R] | None = self._reading.assembler
+        return assembler
 
     @property
     def last_event_id(self) -> str:
@@ -177,19 +209,19 @@ class EventStream:
             return events, failures
         raise exc
 
-    def until_done(self) -> Any:
+    def until_done(self) -> _R:
         """Reads the rest of the stream; returns the assembler's final result
         (None without a protocol)."""
         for _ in self:
             pass
         self._reading.end()
-        return None if self._reading.assembler is None else self._reading.result
+        return cast(_R, None if self._reading.assembler is None else self._reading.result)
 
     def close(self) -> None:
         """Lets the source go (closes the response)."""
         close_source(self._source)
 
-    def __enter__(self) -> EventStream:
+    def __enter__(self) -> EventStream[_R]:
         return self
 
     def __exit__(
@@ -198,11 +230,33 @@ class EventStream:
         self.close()
 
 
-class AsyncEventStream:
+class AsyncEventStream(Generic[_R]):
     """``EventStream`` for asynchronous sources: an httpx response of an
     ``AsyncClient``, an aiohttp response, any async iterable of bytes.
     ``reconnect`` may be a coroutine function."""
 
+    @overload
+    def __init__(
+        self: AsyncEventStream[_R],
+        source: Any,
+        protocol: None = None,
+        *,
+        assembler: _Assembler[_R],
+        reconnect: Callable[[str], Any | Awaitable[Any]] | None = None,
+        max_retries: int = 3,
+        retry_delay: float = 1.0,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: AsyncEventStream[Any],
+        source: Any,
+        protocol: ProtocolName | None = None,
+        *,
+        assembler: None = None,
+        reconnect: Callable[[str], Any | Awaitable[Any]] | None = None,
+        max_retries: int = 3,
+        retry_delay: float = 1.0,
+    ) -> None: ...
     def __init__(
         self,
         source: Any,
@@ -224,9 +278,10 @@ class AsyncEventStream:
         """How many times the stream was resumed on a new connection."""
 
     @property
-    def assembler(self) -> Any:
+    def assembler(self) -> _Assembler[_R] | None:
         """The assembler the events go into (None without a protocol)."""
-        return self._reading.assembler
+        assembler: _Assembler[_R] | None = self._reading.assembler
+        return assembler
 
     @property
     def last_event_id(self) -> str:
@@ -289,19 +344,19 @@ class AsyncEventStream:
             return events, failures
         raise exc
 
-    async def until_done(self) -> Any:
+    async def until_done(self) -> _R:
         """Reads the rest of the stream; returns the assembler's final result
         (None without a protocol)."""
         async for _ in self:
             pass
         self._reading.end()
-        return None if self._reading.assembler is None else self._reading.result
+        return cast(_R, None if self._reading.assembler is None else self._reading.result)
 
     async def aclose(self) -> None:
         """Lets the source go (closes the response)."""
         await aclose_source(self._source)
 
-    async def __aenter__(self) -> AsyncEventStream:
+    async def __aenter__(self) -> AsyncEventStream[_R]:
         return self
 
     async def __aexit__(
