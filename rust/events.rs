@@ -488,23 +488,24 @@ impl Loss {
         }
     }
 
-    /// The usage a `run_finished` or `run_failed` carries, where the
-    /// target has no place for it. None when it carries none.
-    pub fn run_usage(target: &str, event: &Event) -> Option<Self> {
+    /// The usage a `run_finished`, `run_failed` or `message_finished`
+    /// carries, where the target has no place for it. None when it carries
+    /// none.
+    pub fn usage(target: &str, event: &Event) -> Option<Self> {
         let Some(Value::Object(usage)) = event.get("usage") else {
             return None;
         };
         if usage.is_empty() {
             return None;
         }
-        let run = if get_str(event, "type") == Some("run_failed") {
-            "a failed run"
-        } else {
-            "a run"
+        let of = match get_str(event, "type") {
+            Some("run_failed") => "a failed run",
+            Some("message_finished") => "a message",
+            _ => "a run",
         };
         Some(Loss {
             what: "usage".to_owned(),
-            why: format!("{target} has no place for the usage of {run}"),
+            why: format!("{target} has no place for the usage of {of}"),
         })
     }
 

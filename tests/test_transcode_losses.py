@@ -510,3 +510,27 @@ def test_a_neutral_encoder_reports_its_losses_by_the_neutral_event(backend: Modu
             "why": "agui has no run status interrupted: the run is written as completed",
         },
     ]
+
+
+def test_the_usage_of_a_message_is_reported_where_it_does_not_read_back(backend: ModuleType) -> None:
+    """Written from AgentScope, which keeps a message's usage: a target
+    reports it exactly when its reader gives the message no such usage."""
+    usage = {"input_tokens": 3, "output_tokens": 5}
+    events = neutral_run("completed")
+    events[5] = {**events[5], "usage": usage}
+    encoder = backend.NeutralEncoder("agentscope")
+    stream = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    assert [message["usage"] for message in view(backend, "agentscope", stream)["messages"]] == [usage]
+    for target, row in TABLE.items():
+        losses = [
+            loss["why"]
+            for loss in losses_of(backend, "agentscope", target, stream)
+            if loss["what"] == "usage"
+        ]
+        messages = view(backend, target, convert(backend, "agentscope", target, stream))["messages"]
+        kept = [{key: (message.get("usage") or {}).get(key) for key in usage} for message in messages]
+        if kept == [usage]:
+            assert losses == [], target
+        else:
+            assert "usage" in row.cannot_carry, target
+            assert losses == [f"{target} has no place for the usage of a message"], target

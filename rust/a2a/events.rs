@@ -735,6 +735,8 @@ impl Encode for Encoder {
                 }
             }
             "message_finished" => {
+                // A task has no usage.
+                self.lost.extend(Loss::usage(TARGET, event));
                 if let Some(message_id) = get_str(event, "message_id") {
                     let message_id = message_id.to_owned();
                     self.end_message(&message_id, out);
@@ -746,11 +748,11 @@ impl Encode for Encoder {
                 let carried = neutral_status(state).unwrap_or("completed");
                 self.lost.extend(Loss::status(TARGET, status, carried));
                 // A task has no usage.
-                self.lost.extend(Loss::run_usage(TARGET, event));
+                self.lost.extend(Loss::usage(TARGET, event));
                 self.end(state, None, out);
             }
             "run_failed" => {
-                self.lost.extend(Loss::run_usage(TARGET, event));
+                self.lost.extend(Loss::usage(TARGET, event));
                 let state = if get_str(event, "code") == Some("rejected") {
                     "rejected"
                 } else {

@@ -1022,6 +1022,8 @@ impl Encode for Encoder {
         }
         self.ensure_started(out);
         match kind {
+            // A message's usage has no place: only the run's.
+            "message_finished" => self.lost.extend(Loss::usage("agui", event)),
             "run_finished" => self.run_finished(event, out),
             "run_failed" => self.run_failed(event, out),
             "message_started" => {

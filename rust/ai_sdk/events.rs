@@ -685,6 +685,8 @@ impl Encode for Encoder {
                 }
             }
             "message_finished" => {
+                // The UI stream has no usage.
+                self.lost.extend(Loss::usage("ai-sdk", event));
                 let skipped = get_str(event, "message_id")
                     .is_some_and(|message_id| self.skipped.contains(message_id));
                 if let (Some(reason), false) = (get_str(event, "stop_reason"), skipped) {
@@ -702,7 +704,7 @@ impl Encode for Encoder {
             }
             "run_finished" => self.run_finished(event, out),
             "run_failed" => {
-                self.lost.extend(Loss::run_usage("ai-sdk", event));
+                self.lost.extend(Loss::usage("ai-sdk", event));
                 self.ensure_started(out, None, None);
                 self.close_all(out, true);
                 let message = nonempty(get_str(event, "message")).unwrap_or("the run failed");
@@ -1137,7 +1139,7 @@ impl Encoder {
         self.finished = true;
         self.completed = true;
         // The UI stream has no usage.
-        self.lost.extend(Loss::run_usage("ai-sdk", event));
+        self.lost.extend(Loss::usage("ai-sdk", event));
         let status = get_str(event, "status");
         if status == Some("cancelled") {
             out.push(chunk("abort", vec![]));

@@ -569,7 +569,7 @@ impl Encode for Encoder {
             }
             "run_failed" => {
                 // An error event has no usage.
-                self.lost.extend(Loss::run_usage("anthropic", event));
+                self.lost.extend(Loss::usage("anthropic", event));
                 let mut error = Map::new();
                 let code = nonempty(get_str(event, "code")).unwrap_or("api_error");
                 error.insert("type".to_owned(), code.into());
@@ -766,6 +766,8 @@ impl Encoder {
     }
 
     fn message_finished(&mut self, event: &Event) {
+        // The stream's one message carries the run's usage, not a message's.
+        self.lost.extend(Loss::usage("anthropic", event));
         let message_id = get_str(event, "message_id");
         if let Some(message_id) = message_id {
             self.open.remove(message_id);

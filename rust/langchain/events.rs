@@ -851,14 +851,14 @@ impl Encoder {
         self.lost
             .extend(Loss::status(PROTOCOL, get_str(event, "status"), status));
         // Usage is a message's: the run's has no place.
-        self.lost.extend(Loss::run_usage(PROTOCOL, event));
+        self.lost.extend(Loss::usage(PROTOCOL, event));
         self.lifecycle(object(vec![("event", status.into())]), out);
         self.ended = true;
     }
 
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
         // Usage is a message's: the run's has no place.
-        self.lost.extend(Loss::run_usage(PROTOCOL, event));
+        self.lost.extend(Loss::usage(PROTOCOL, event));
         let message = nonempty(get_str(event, "message")).unwrap_or("run failed");
         if self.current.is_some() {
             let mut error = vec![("event", "error".into()), ("message", message.into())];

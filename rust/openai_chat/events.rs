@@ -838,6 +838,8 @@ impl Encoder {
     }
 
     fn message_finished(&mut self, event: &Event) {
+        // A choice has no usage: only the completion.
+        self.lost.extend(Loss::usage("openai-chat", event));
         if let Some(message_id) = get_str(event, "message_id") {
             self.open.remove(message_id);
         }
@@ -905,7 +907,7 @@ impl Encoder {
 
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
         // An error chunk has no usage.
-        self.lost.extend(Loss::run_usage("openai-chat", event));
+        self.lost.extend(Loss::usage("openai-chat", event));
         let mut error = Map::new();
         error.insert(
             "message".to_owned(),

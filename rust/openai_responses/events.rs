@@ -1418,6 +1418,8 @@ impl Encode for Encoder {
         self.ensure_started(out);
         match kind {
             "message_finished" => {
+                // An item has no usage: only the response.
+                self.lost.extend(Loss::usage(PROTOCOL, event));
                 if let Some(message_id) = get_str(event, "message_id") {
                     self.close_message(message_id, out);
                 }

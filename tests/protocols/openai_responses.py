@@ -106,7 +106,7 @@ ROW = Row(
     ),
     fixed_options={"response_id": "resp_1", "model": "m", "created_at": 1763700000},
     encrypted_by="openai",
-    cannot_carry=frozenset({"media", "data"}),
+    cannot_carry=frozenset({"media", "data", "usage"}),
     status_as_carried={"interrupted": "incomplete"},
     count_blocks=lambda assembler: sum(
         list_length(item.get("content")) + list_length(item.get("summary"))

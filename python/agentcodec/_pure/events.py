@@ -340,15 +340,15 @@ def result_as_json_loss(target: str) -> tuple[str, str]:
     return "result_as_json", f"{target} carries tool results as text: a JSON value is written as its JSON"
 
 
-def run_usage_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
-    """The usage a ``run_finished`` or ``run_failed`` carries, where the
-    target has no place for it: nothing when it carries none
-    (``events::Loss::run_usage``)."""
+def usage_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """The usage a ``run_finished``, ``run_failed`` or ``message_finished``
+    carries, where the target has no place for it: nothing when it carries
+    none (``events::Loss::usage``)."""
     usage = event.get("usage")
     if not isinstance(usage, dict) or not usage:
         return []
-    run = "a failed run" if event.get("type") == "run_failed" else "a run"
-    return [("usage", f"{target} has no place for the usage of {run}")]
+    of = {"run_failed": "a failed run", "message_finished": "a message"}.get(event.get("type"), "a run")  # type: ignore[arg-type]
+    return [("usage", f"{target} has no place for the usage of {of}")]
 
 
 def broken_arguments_loss(target: str) -> tuple[str, str]:

@@ -310,6 +310,8 @@ class Encoder(ev.RecordsLosses):
             if block is not None:
                 self._end_block(block, out)
         elif kind == "message_finished":
+            # A task has no usage.
+            self._lost.extend(ev.usage_loss(TARGET, event))
             message_id = ev.as_str(event.get("message_id"))
             if message_id is not None:
                 self._end_message(message_id, out)
@@ -318,10 +320,10 @@ class Encoder(ev.RecordsLosses):
             state = _END_STATES.get(ended, "completed")
             self._lost.extend(ev.status_loss(TARGET, event.get("status"), _STATUSES.get(state, "completed")))
             # A task has no usage.
-            self._lost.extend(ev.run_usage_loss(TARGET, event))
+            self._lost.extend(ev.usage_loss(TARGET, event))
             self._end({"state": state}, out)
         elif kind == "run_failed":
-            self._lost.extend(ev.run_usage_loss(TARGET, event))
+            self._lost.extend(ev.usage_loss(TARGET, event))
             state = "rejected" if event.get("code") == "rejected" else "failed"
             failed: dict[str, Any] = {"state": state}
             text = ev.as_str(event.get("message"))

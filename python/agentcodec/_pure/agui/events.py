@@ -714,6 +714,10 @@ class Encoder(ev.RecordsLosses):
         else:
             out.append({"type": "STATE_DELTA", "delta": event.get("patch")})
 
+    def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # A message's usage has no place: only the run's.
+        self._lost.extend(ev.usage_loss(self.protocol, event))
+
     def _passthrough(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         inner = event.get("event")
         if event.get("protocol") == "agui" and isinstance(inner, dict):
@@ -727,6 +731,7 @@ class Encoder(ev.RecordsLosses):
 
 _ENCODERS = {
     "run_started": Encoder._run_started,
+    "message_finished": Encoder._message_finished,
     "run_finished": Encoder._run_finished,
     "run_failed": Encoder._run_failed,
     "message_started": Encoder._message_started,

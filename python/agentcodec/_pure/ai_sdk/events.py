@@ -521,6 +521,8 @@ class Encoder(ev.RecordsLosses):
             self._skipped.add(message_id)
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # The UI stream has no usage.
+        self._lost.extend(ev.usage_loss("ai-sdk", event))
         reason = event.get("stop_reason")
         if isinstance(reason, str) and ev.as_str(event.get("message_id")) not in self._skipped:
             self._reason = reason
@@ -699,7 +701,7 @@ class Encoder(ev.RecordsLosses):
         self._close_all(out)
         self._finished = self._completed = True
         # The UI stream has no usage.
-        self._lost.extend(ev.run_usage_loss("ai-sdk", event))
+        self._lost.extend(ev.usage_loss("ai-sdk", event))
         if event.get("status") == "cancelled":
             out.append({"type": "abort"})
             return
@@ -718,7 +720,7 @@ class Encoder(ev.RecordsLosses):
         out.append(finish)
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        self._lost.extend(ev.run_usage_loss("ai-sdk", event))
+        self._lost.extend(ev.usage_loss("ai-sdk", event))
         self._ensure_started(out)
         self._close_all(out, cut=True)
         out.append({"type": "error", "errorText": ev.as_str(event.get("message")) or "the run failed"})

@@ -394,7 +394,7 @@ class Encoder(ev.RecordsLosses):
             self._ensure_started(out)
         elif kind == "run_failed":
             # An error event has no usage.
-            self._lost.extend(ev.run_usage_loss(self.protocol, event))
+            self._lost.extend(ev.usage_loss(self.protocol, event))
             code = ev.as_str(event.get("code")) or "api_error"
             error = {"type": code, "message": ev.as_str(event.get("message")) or ""}
             out.append({"type": "error", "error": error})
@@ -453,6 +453,8 @@ class Encoder(ev.RecordsLosses):
         self._ensure_started(out)
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # The stream's one message carries the run's usage, not a message's.
+        self._lost.extend(ev.usage_loss(self.protocol, event))
         message_id = ev.as_str(event.get("message_id"))
         if message_id is not None:
             self._open.discard(message_id)

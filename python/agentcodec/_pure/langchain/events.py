@@ -386,13 +386,13 @@ class Encoder(ev.RecordsLosses):
         status = "interrupted" if event.get("status") in ("interrupted", "cancelled") else "completed"
         self._lost.extend(ev.status_loss(self.protocol, event.get("status"), status))
         # Usage is a message's: the run's has no place.
-        self._lost.extend(ev.run_usage_loss(self.protocol, event))
+        self._lost.extend(ev.usage_loss(self.protocol, event))
         out.append(self._envelope("lifecycle", {"event": status}))
         self._ended = True
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         # Usage is a message's: the run's has no place.
-        self._lost.extend(ev.run_usage_loss(self.protocol, event))
+        self._lost.extend(ev.usage_loss(self.protocol, event))
         message = ev.as_str(event.get("message")) or "run failed"
         if self._current is not None:
             error: dict[str, Any] = {"event": "error", "message": message}

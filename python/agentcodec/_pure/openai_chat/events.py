@@ -558,6 +558,8 @@ class Encoder(ev.RecordsLosses):
             self._lost.append(ev.annotations_loss(self.protocol))
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # A choice has no usage: only the completion.
+        self._lost.extend(ev.usage_loss(self.protocol, event))
         message_id = ev.as_str(event.get("message_id"))
         if message_id is None:
             return
@@ -603,7 +605,7 @@ class Encoder(ev.RecordsLosses):
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         # An error chunk has no usage.
-        self._lost.extend(ev.run_usage_loss(self.protocol, event))
+        self._lost.extend(ev.usage_loss(self.protocol, event))
         error = {
             "message": ev.as_str(event.get("message")) or "",
             "type": "server_error",

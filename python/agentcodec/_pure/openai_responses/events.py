@@ -749,6 +749,8 @@ class Encoder(ev.RecordsLosses):
         out.append(self._event("response.output_item.done", output_index=item.index, item=body))
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # An item has no usage: only the response.
+        self._lost.extend(ev.usage_loss(self.protocol, event))
         message_id = event.get("message_id")
         if isinstance(message_id, str):
             self._close_message(message_id, out)
