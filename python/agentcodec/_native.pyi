@@ -9,16 +9,25 @@ from typing import Any, Generic, Literal, TypeAlias, TypeVar, final
 
 from typing_extensions import Buffer
 
+from agentcodec.a2a.types import JSONRPCResponse as _A2AEvent
 from agentcodec.a2a.types import Message as _A2AMessage
 from agentcodec.a2a.types import Task as _A2ATask
 from agentcodec.agentscope.types import AgentResponse as _AgentResponse
+from agentcodec.agentscope.types import Event as _AgentScopeEvent
+from agentcodec.agui.types import Event as _AGUIEvent
 from agentcodec.agui.types import Run as _AGUIRun
 from agentcodec.ai_sdk.types import UIMessage as _UIMessage
+from agentcodec.ai_sdk.types import UIMessageChunk as _UIMessageChunk
 from agentcodec.anthropic.types import Message as _AnthropicMessage
+from agentcodec.anthropic.types import StreamEvent as _AnthropicEvent
 from agentcodec.events import ProtocolName
+from agentcodec.langchain.types import Event as _LangChainEvent
 from agentcodec.openai_chat.types import ChatCompletion as _ChatCompletion
+from agentcodec.openai_chat.types import ChatCompletionChunk as _ChatCompletionChunk
 from agentcodec.openai_responses.types import Response as _Response
+from agentcodec.openai_responses.types import StreamEvent as _ResponsesEvent
 
+_Event = TypeVar("_Event")
 _Result = TypeVar("_Result")
 
 __all__ = [
@@ -127,13 +136,13 @@ def frame_json_string(prefix: str, text: str, suffix: str) -> bytes:
     """``prefix``, ``text`` as a JSON string (as ``json.dumps(text,
     ensure_ascii=False)`` writes it) and ``suffix``, as UTF-8."""
 
-class _Assembler(Generic[_Result]):
+class _Assembler(Generic[_Event, _Result]):
     """What every protocol's assembler has (in the stubs alone: the native
     classes share no base at runtime, the pure ones share ``Driver``)."""
 
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+    def feed_with_events(self, data: Buffer) -> list[_Event]:
         """Like ``feed``, and returns the events the chunk completed, decoded."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
         """Assembles one event that is already decoded (a dict)."""
@@ -167,7 +176,7 @@ class _Assembler(Generic[_Result]):
         """Every error recorded, including those past ``max_errors`` not kept."""
 
 @final
-class AgentScopeAssembler(_Assembler[_AgentResponse]):
+class AgentScopeAssembler(_Assembler[_AgentScopeEvent, _AgentResponse]):
     """Assembles an AgentScope Agent API (``/process``) stream into its
     AgentResponse. Public as ``agentcodec.agentscope.Assembler``."""
 
@@ -208,7 +217,7 @@ class AgentScopeAssembler(_Assembler[_AgentResponse]):
         """Errors the stream reported or, with ``on_error="skip"``, frames skipped."""
 
 @final
-class LangChainAssembler(_Assembler[list[dict[str, Any]]]):
+class LangChainAssembler(_Assembler[_LangChainEvent, list[dict[str, Any]]]):
     """Assembles the messages of a LangChain Agent Streaming Protocol stream.
     Public as ``agentcodec.langchain.Assembler``."""
 
@@ -224,7 +233,7 @@ class LangChainAssembler(_Assembler[list[dict[str, Any]]]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> LangChainAssembler: ...
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+    def feed_with_events(self, data: Buffer) -> list[_LangChainEvent]:
         """Like ``feed``, and returns the messages the data completed, decoded."""
     def feed_frame(self, frame: str | Buffer) -> None:
         """Assembles one WebSocket text frame (one JSON message)."""
@@ -252,7 +261,7 @@ class LangChainAssembler(_Assembler[list[dict[str, Any]]]):
     def duplicate_count(self) -> int: ...
 
 @final
-class AGUIAssembler(_Assembler[_AGUIRun]):
+class AGUIAssembler(_Assembler[_AGUIEvent, _AGUIRun]):
     """Assembles an AG-UI stream into the run the AG-UI client holds: its
     messages, state, status, result and error. Public as
     ``agentcodec.agui.Assembler``."""
@@ -303,7 +312,7 @@ class AGUIAssembler(_Assembler[_AGUIRun]):
         """Errors the stream reported (RUN_ERROR) or, with ``on_error="skip"``, events skipped."""
 
 @final
-class OpenAIChatAssembler(_Assembler[_ChatCompletion]):
+class OpenAIChatAssembler(_Assembler[_ChatCompletionChunk, _ChatCompletion]):
     """Assembles an OpenAI Chat Completions stream into its final
     ChatCompletion. Public as ``agentcodec.openai_chat.Assembler``."""
 
@@ -318,7 +327,7 @@ class OpenAIChatAssembler(_Assembler[_ChatCompletion]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> OpenAIChatAssembler: ...
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+    def feed_with_events(self, data: Buffer) -> list[_ChatCompletionChunk]:
         """Like ``feed``, and returns the chunks the data completed, decoded."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
         """Assembles one chunk that is already decoded (a dict)."""
@@ -348,7 +357,7 @@ class OpenAIChatAssembler(_Assembler[_ChatCompletion]):
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
 
 @final
-class A2AAssembler(_Assembler[_A2ATask | _A2AMessage | None]):
+class A2AAssembler(_Assembler[_A2AEvent, _A2ATask | _A2AMessage | None]):
     """Assembles an A2A stream into its Task. Public as
     ``agentcodec.a2a.Assembler``."""
 
@@ -364,7 +373,7 @@ class A2AAssembler(_Assembler[_A2ATask | _A2AMessage | None]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> A2AAssembler: ...
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+    def feed_with_events(self, data: Buffer) -> list[_A2AEvent]:
         """Like ``feed``, and returns the events the data completed, decoded."""
     def close(self) -> _A2ATask | _A2AMessage | None:
         """Ends the stream and returns the Task (or the Message that
@@ -392,7 +401,7 @@ class A2AAssembler(_Assembler[_A2ATask | _A2AMessage | None]):
         """JSON-RPC errors the server sent or, with ``on_error="skip"``, events skipped."""
 
 @final
-class AnthropicAssembler(_Assembler[_AnthropicMessage]):
+class AnthropicAssembler(_Assembler[_AnthropicEvent, _AnthropicMessage]):
     """Assembles an Anthropic Messages stream into its final Message. Public
     as ``agentcodec.anthropic.Assembler``."""
 
@@ -407,7 +416,7 @@ class AnthropicAssembler(_Assembler[_AnthropicMessage]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AnthropicAssembler: ...
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+    def feed_with_events(self, data: Buffer) -> list[_AnthropicEvent]:
         """Like ``feed``, and returns the events the data completed, decoded."""
     def close(self) -> _AnthropicMessage:
         """Ends the stream and returns the Message."""
@@ -435,7 +444,7 @@ class AnthropicAssembler(_Assembler[_AnthropicMessage]):
         """Errors the server sent or, with ``on_error="skip"``, events skipped."""
 
 @final
-class AISDKAssembler(_Assembler[_UIMessage]):
+class AISDKAssembler(_Assembler[_UIMessageChunk, _UIMessage]):
     """Assembles a Vercel AI SDK UI message stream into its UIMessage.
     Public as ``agentcodec.ai_sdk.Assembler``."""
 
@@ -450,7 +459,7 @@ class AISDKAssembler(_Assembler[_UIMessage]):
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> AISDKAssembler: ...
-    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+    def feed_with_events(self, data: Buffer) -> list[_UIMessageChunk]:
         """Like ``feed``, and returns the chunks the data completed, decoded."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
         """Assembles one chunk that is already decoded (a dict)."""
@@ -488,7 +497,7 @@ class AISDKAssembler(_Assembler[_UIMessage]):
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
 
 @final
-class OpenAIResponsesAssembler(_Assembler[_Response]):
+class OpenAIResponsesAssembler(_Assembler[_ResponsesEvent, _Response]):
     """Assembles an OpenAI Responses stream into its final Response. Public
     as ``agentcodec.openai_responses.Assembler``."""
 

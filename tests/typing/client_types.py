@@ -16,7 +16,7 @@ from agentcodec.agentscope.types import AgentResponse
 from agentcodec.ai_sdk.types import UIMessage
 from agentcodec.client import AsyncEventStream, EventStream, aassemble, aconnect, assemble, connect
 from agentcodec.openai_chat.types import ChatCompletion
-from agentcodec.openai_responses.types import Response
+from agentcodec.openai_responses.types import Response, StreamEvent
 
 
 def results_by_protocol(source: bytes) -> None:
@@ -33,19 +33,22 @@ def results_by_protocol(source: bytes) -> None:
 
 def streams_by_protocol(client: httpx.Client, source: bytes) -> None:
     with connect(client, "POST", "http://agent/run", protocol="anthropic", json={}) as stream:
-        assert_type(stream, EventStream[anthropic.Message])
+        assert_type(stream, EventStream[anthropic.StreamEvent, anthropic.Message])
+        for event in stream:
+            if event["type"] == "content_block_delta":
+                assert_type(event, anthropic.ContentBlockDeltaEvent)
         assert_type(stream.until_done(), anthropic.Message)
         assert stream.assembler is not None
         assert_type(stream.assembler.result, anthropic.Message)
     with connect(client, "GET", "http://agent/run", assembler=agui.Assembler()) as stream_of_run:
         assert_type(stream_of_run.until_done(), agui.Run)
-    assert_type(EventStream([source], assembler=agui.Assembler()), EventStream[agui.Run])
-    assert_type(EventStream([source], "agui"), EventStream[Any])
-    assert_type(EventStream([source]), EventStream[Any])
+    assert_type(EventStream([source], assembler=agui.Assembler()), EventStream[agui.Event, agui.Run])
+    assert_type(EventStream([source], "agui"), EventStream[Any, Any])
+    assert_type(EventStream([source]), EventStream[Any, Any])
 
 
 async def async_streams_by_protocol(client: httpx.AsyncClient, source: bytes) -> None:
     async with aconnect(client, "POST", "http://agent/run", protocol="openai-responses") as stream:
-        assert_type(stream, AsyncEventStream[Response])
+        assert_type(stream, AsyncEventStream[StreamEvent, Response])
         assert_type(await stream.until_done(), Response)
     assert_type(await aassemble(stream, "agui"), agui.Run)

@@ -23,20 +23,29 @@ from ._stream import AsyncEventStream, EventStream
 
 if TYPE_CHECKING:
     from .._native import _Assembler
+    from ..a2a.types import JSONRPCResponse as _A2AEvent
     from ..a2a.types import Message as _A2AMessage
     from ..a2a.types import Task as _A2ATask
     from ..agentscope.types import AgentResponse as _AgentScopeResult
+    from ..agentscope.types import Event as _AgentScopeEvent
+    from ..agui.types import Event as _AGUIEvent
     from ..agui.types import Run as _AGUIResult
     from ..ai_sdk.types import UIMessage as _AISDKResult
+    from ..ai_sdk.types import UIMessageChunk as _AISDKEvent
     from ..anthropic.types import Message as _AnthropicResult
+    from ..anthropic.types import StreamEvent as _AnthropicEvent
+    from ..langchain.types import Event as _LangChainEvent
     from ..openai_chat.types import ChatCompletion as _ChatResult
+    from ..openai_chat.types import ChatCompletionChunk as _ChatEvent
     from ..openai_responses.types import Response as _ResponsesResult
+    from ..openai_responses.types import StreamEvent as _ResponsesEvent
 
     _LangChainResult: TypeAlias = list[dict[str, Any]]
     _A2AResult: TypeAlias = _A2ATask | _A2AMessage | None
 
 __all__ = ["aassemble", "aconnect", "assemble", "connect"]
 
+_E = TypeVar("_E")
 _R = TypeVar("_R")
 
 
@@ -80,7 +89,7 @@ def connect(
     protocol: Literal["agentscope"],
     assembler: None = None,
     **options: Any,
-) -> AbstractContextManager[EventStream[_AgentScopeResult]]: ...
+) -> AbstractContextManager[EventStream[_AgentScopeEvent, _AgentScopeResult]]: ...
 @overload
 def connect(
     client: Any,
@@ -90,11 +99,11 @@ def connect(
     protocol: Literal["langchain"],
     assembler: None = None,
     **options: Any,
-) -> AbstractContextManager[EventStream[_LangChainResult]]: ...
+) -> AbstractContextManager[EventStream[_LangChainEvent, _LangChainResult]]: ...
 @overload
 def connect(
     client: Any, method: str, url: str, *, protocol: Literal["agui"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_AGUIResult]]: ...
+) -> AbstractContextManager[EventStream[_AGUIEvent, _AGUIResult]]: ...
 @overload
 def connect(
     client: Any,
@@ -104,7 +113,7 @@ def connect(
     protocol: Literal["openai-responses"],
     assembler: None = None,
     **options: Any,
-) -> AbstractContextManager[EventStream[_ResponsesResult]]: ...
+) -> AbstractContextManager[EventStream[_ResponsesEvent, _ResponsesResult]]: ...
 @overload
 def connect(
     client: Any,
@@ -114,7 +123,7 @@ def connect(
     protocol: Literal["openai-chat"],
     assembler: None = None,
     **options: Any,
-) -> AbstractContextManager[EventStream[_ChatResult]]: ...
+) -> AbstractContextManager[EventStream[_ChatEvent, _ChatResult]]: ...
 @overload
 def connect(
     client: Any,
@@ -124,19 +133,25 @@ def connect(
     protocol: Literal["anthropic"],
     assembler: None = None,
     **options: Any,
-) -> AbstractContextManager[EventStream[_AnthropicResult]]: ...
+) -> AbstractContextManager[EventStream[_AnthropicEvent, _AnthropicResult]]: ...
 @overload
 def connect(
     client: Any, method: str, url: str, *, protocol: Literal["ai-sdk"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_AISDKResult]]: ...
+) -> AbstractContextManager[EventStream[_AISDKEvent, _AISDKResult]]: ...
 @overload
 def connect(
     client: Any, method: str, url: str, *, protocol: Literal["a2a"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_A2AResult]]: ...
+) -> AbstractContextManager[EventStream[_A2AEvent, _A2AResult]]: ...
 @overload
 def connect(
-    client: Any, method: str, url: str, *, protocol: None = None, assembler: _Assembler[_R], **options: Any
-) -> AbstractContextManager[EventStream[_R]]: ...
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: None = None,
+    assembler: _Assembler[_E, _R],
+    **options: Any,
+) -> AbstractContextManager[EventStream[_E, _R]]: ...
 @overload
 def connect(
     client: Any,
@@ -146,7 +161,7 @@ def connect(
     protocol: ProtocolName | None = None,
     assembler: None = None,
     **options: Any,
-) -> AbstractContextManager[EventStream[Any]]: ...
+) -> AbstractContextManager[EventStream[Any, Any]]: ...
 def connect(
     client: Any,
     method: str,
@@ -158,7 +173,7 @@ def connect(
     max_retries: int = 3,
     retry_delay: float = 1.0,
     **request: Any,
-) -> AbstractContextManager[EventStream[Any]]:
+) -> AbstractContextManager[EventStream[Any, Any]]:
     """Sends a request with an ``httpx.Client`` and reads the response as an
     ``EventStream`` of ``protocol``; on a dropped connection the request is
     sent again with ``Last-Event-ID`` and the stream goes on. Keyword
@@ -199,7 +214,7 @@ def _connect(
     max_retries: int,
     retry_delay: float,
     request: dict[str, Any],
-) -> Iterator[EventStream[Any]]:
+) -> Iterator[EventStream[Any, Any]]:
     def open_stream(last_event_id: str) -> Any:
         sent = client.build_request(method, url, headers=_headers(headers, last_event_id), **request)
         response = client.send(sent, stream=True)
@@ -237,7 +252,7 @@ def aconnect(
     protocol: Literal["agentscope"],
     assembler: None = None,
     **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_AgentScopeResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_AgentScopeEvent, _AgentScopeResult]]: ...
 @overload
 def aconnect(
     client: Any,
@@ -247,11 +262,11 @@ def aconnect(
     protocol: Literal["langchain"],
     assembler: None = None,
     **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_LangChainResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_LangChainEvent, _LangChainResult]]: ...
 @overload
 def aconnect(
     client: Any, method: str, url: str, *, protocol: Literal["agui"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_AGUIResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_AGUIEvent, _AGUIResult]]: ...
 @overload
 def aconnect(
     client: Any,
@@ -261,7 +276,7 @@ def aconnect(
     protocol: Literal["openai-responses"],
     assembler: None = None,
     **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_ResponsesResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_ResponsesEvent, _ResponsesResult]]: ...
 @overload
 def aconnect(
     client: Any,
@@ -271,7 +286,7 @@ def aconnect(
     protocol: Literal["openai-chat"],
     assembler: None = None,
     **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_ChatResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_ChatEvent, _ChatResult]]: ...
 @overload
 def aconnect(
     client: Any,
@@ -281,19 +296,25 @@ def aconnect(
     protocol: Literal["anthropic"],
     assembler: None = None,
     **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_AnthropicResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_AnthropicEvent, _AnthropicResult]]: ...
 @overload
 def aconnect(
     client: Any, method: str, url: str, *, protocol: Literal["ai-sdk"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_AISDKResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_AISDKEvent, _AISDKResult]]: ...
 @overload
 def aconnect(
     client: Any, method: str, url: str, *, protocol: Literal["a2a"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_A2AResult]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[_A2AEvent, _A2AResult]]: ...
 @overload
 def aconnect(
-    client: Any, method: str, url: str, *, protocol: None = None, assembler: _Assembler[_R], **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_R]]: ...
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: None = None,
+    assembler: _Assembler[_E, _R],
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_E, _R]]: ...
 @overload
 def aconnect(
     client: Any,
@@ -303,7 +324,7 @@ def aconnect(
     protocol: ProtocolName | None = None,
     assembler: None = None,
     **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[Any]]: ...
+) -> AbstractAsyncContextManager[AsyncEventStream[Any, Any]]: ...
 def aconnect(
     client: Any,
     method: str,
@@ -315,7 +336,7 @@ def aconnect(
     max_retries: int = 3,
     retry_delay: float = 1.0,
     **request: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[Any]]:
+) -> AbstractAsyncContextManager[AsyncEventStream[Any, Any]]:
     """``connect`` for an ``httpx.AsyncClient`` or an ``aiohttp.ClientSession``
     (whose error statuses raise ``aiohttp.ClientResponseError``). Keyword
     arguments beyond the stream's go to the client's request. A response
@@ -352,7 +373,7 @@ async def _aconnect(
     max_retries: int,
     retry_delay: float,
     request: dict[str, Any],
-) -> AsyncIterator[AsyncEventStream[Any]]:
+) -> AsyncIterator[AsyncEventStream[Any, Any]]:
     if _is_aiohttp(client):
 
         async def open_stream(last_event_id: str) -> Any:
@@ -431,7 +452,7 @@ def assemble(
     source: Any, protocol: Literal["a2a"], *, assembler: None = None, **options: Any
 ) -> _A2AResult: ...
 @overload
-def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_R], **options: Any) -> _R: ...
+def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any) -> _R: ...
 @overload
 def assemble(
     source: Any, protocol: ProtocolName | None = None, *, assembler: None = None, **options: Any
@@ -479,7 +500,7 @@ async def aassemble(
 ) -> _A2AResult: ...
 @overload
 async def aassemble(
-    source: Any, protocol: None = None, *, assembler: _Assembler[_R], **options: Any
+    source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any
 ) -> _R: ...
 @overload
 async def aassemble(

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 __all__ = ["AsyncEventStream", "EventStream"]
 
 _UNSET: Any = object()
-#: The assembler's final result: what ``until_done()`` gives.
+#: The protocol's events, what iterating gives, and the assembler's final
+#: result, what ``until_done()`` gives.
+_E = TypeVar("_E")
 _R = TypeVar("_R")
 
 
@@ -80,7 +82,7 @@ def _check_retries(max_retries: int) -> int:
     return max_retries
 
 
-class EventStream(Generic[_R]):
+class EventStream(Generic[_E, _R]):
     """A stream of events read from a synchronous source (an httpx response,
     a file-like object, any iterable of bytes), in any chunking.
 
@@ -98,24 +100,24 @@ class EventStream(Generic[_R]):
     without event IDs cannot be resumed: its error is raised.
 
     Given an ``assembler``, the stream is typed by its result
-    (``EventStream[agentcodec.agui.Run]``); ``connect`` types it by the
-    protocol's name too.
+    and events (``EventStream[agentcodec.agui.Event, agentcodec.agui.Run]``);
+    ``connect`` types it by the protocol's name too.
     """
 
     @overload
     def __init__(
-        self: EventStream[_R],
+        self: EventStream[_E, _R],
         source: Any,
         protocol: None = None,
         *,
-        assembler: _Assembler[_R],
+        assembler: _Assembler[_E, _R],
         reconnect: Callable[[str], Any] | None = None,
         max_retries: int = 3,
         retry_delay: float = 1.0,
     ) -> None: ...
     @overload
     def __init__(
-        self: EventStream[Any],
+        self: EventStream[Any, Any],
         source: Any,
         protocol: ProtocolName | None = None,
         *,
@@ -145,9 +147,9 @@ class EventStream(Generic[_R]):
         """How many times the stream was resumed on a new connection."""
 
     @property
-    def assembler(self) -> _Assembler[_R] | None:
+    def assembler(self) -> _Assembler[_E, _R] | None:
         """The assembler the events go into (None without a protocol)."""
-        assembler: _Assembler[_R] | None = self._reading.assembler
+        assembler: _Assembler[_E, _R] | None = self._reading.assembler
         return assembler
 
     @property
@@ -155,7 +157,7 @@ class EventStream(Generic[_R]):
         """The last event ID seen, what a reconnection sends as ``Last-Event-ID``."""
         return self._reading.last_event_id
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[_E]:
         if self._reading_now:
             raise RuntimeError("the stream is already being read")
         if self._done:
@@ -221,7 +223,7 @@ class EventStream(Generic[_R]):
         """Lets the source go (closes the response)."""
         close_source(self._source)
 
-    def __enter__(self) -> EventStream[_R]:
+    def __enter__(self) -> EventStream[_E, _R]:
         return self
 
     def __exit__(
@@ -230,25 +232,25 @@ class EventStream(Generic[_R]):
         self.close()
 
 
-class AsyncEventStream(Generic[_R]):
+class AsyncEventStream(Generic[_E, _R]):
     """``EventStream`` for asynchronous sources: an httpx response of an
     ``AsyncClient``, an aiohttp response, any async iterable of bytes.
     ``reconnect`` may be a coroutine function."""
 
     @overload
     def __init__(
-        self: AsyncEventStream[_R],
+        self: AsyncEventStream[_E, _R],
         source: Any,
         protocol: None = None,
         *,
-        assembler: _Assembler[_R],
+        assembler: _Assembler[_E, _R],
         reconnect: Callable[[str], Any | Awaitable[Any]] | None = None,
         max_retries: int = 3,
         retry_delay: float = 1.0,
     ) -> None: ...
     @overload
     def __init__(
-        self: AsyncEventStream[Any],
+        self: AsyncEventStream[Any, Any],
         source: Any,
         protocol: ProtocolName | None = None,
         *,
@@ -278,9 +280,9 @@ class AsyncEventStream(Generic[_R]):
         """How many times the stream was resumed on a new connection."""
 
     @property
-    def assembler(self) -> _Assembler[_R] | None:
+    def assembler(self) -> _Assembler[_E, _R] | None:
         """The assembler the events go into (None without a protocol)."""
-        assembler: _Assembler[_R] | None = self._reading.assembler
+        assembler: _Assembler[_E, _R] | None = self._reading.assembler
         return assembler
 
     @property
@@ -288,7 +290,7 @@ class AsyncEventStream(Generic[_R]):
         """The last event ID seen, what a reconnection sends as ``Last-Event-ID``."""
         return self._reading.last_event_id
 
-    def __aiter__(self) -> AsyncIterator[Any]:
+    def __aiter__(self) -> AsyncIterator[_E]:
         if self._reading_now:
             raise RuntimeError("the stream is already being read")
         return self._events()
@@ -356,7 +358,7 @@ class AsyncEventStream(Generic[_R]):
         """Lets the source go (closes the response)."""
         await aclose_source(self._source)
 
-    async def __aenter__(self) -> AsyncEventStream[_R]:
+    async def __aenter__(self) -> AsyncEventStream[_E, _R]:
         return self
 
     async def __aexit__(
