@@ -6,7 +6,7 @@ requests it was sent; one that fails midway or refuses."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +56,31 @@ class RecordedAgent:
             await asyncio.sleep(0)
         if self.cut_after is not None:
             raise ConnectionResetError("the agent went away")  # uvicorn aborts the response
+
+
+class ScriptedAgent:
+    """Serves ``POST /process`` with what ``body()`` yields, paced as it
+    sleeps, after ``answer_after`` seconds without an answer: an upstream
+    that stalls, only pings, or runs on without end."""
+
+    def __init__(self, body: Callable[[], AsyncIterator[bytes]], *, answer_after: float = 0.0) -> None:
+        self.body = body
+        self.answer_after = answer_after
+        self.cancelled = 0  # responses whose client (the gateway) went away midway
+        self.app = Starlette(routes=[Route("/process", self._process, methods=["POST"])])
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+    async def _process(self, request: Request) -> Response:
+        await request.body()
+        await asyncio.sleep(self.answer_after)
+        return StreamingResponse(self._counted(), media_type="text/event-stream")
+
+    async def _counted(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self.body():
+                yield chunk
+        except (asyncio.CancelledError, GeneratorExit):
+            self.cancelled += 1
+            raise

@@ -76,6 +76,18 @@ def _limit(text: str) -> int | None:
     return value
 
 
+def _seconds(text: str) -> float | None:
+    if text.lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("a timeout is a positive number of seconds, or 'none'")
+    return value
+
+
 def _open(args: argparse.Namespace) -> tuple[BinaryIO, str]:
     if args.file in (None, "-"):
         return sys.stdin.buffer, "<stdin>"
@@ -345,6 +357,20 @@ def _parser() -> argparse.ArgumentParser:
         help="largest request body taken, refused with 413 past it ('none' for no limit; "
         "default: Gateway's, 16 MiB)",
     )
+    for name, default, what in (
+        ("connect", "10", "for a connection to the upstream"),
+        ("first-byte", "120", "from a request to the upstream's first event"),
+        ("idle", "300", "between two of the upstream's events (keep-alive comments are none)"),
+        ("run", "3600", "for a whole run"),
+        ("send", "30", "for a client to take a write; one that stops reading is let go"),
+    ):
+        gateway.add_argument(
+            f"--{name}-timeout",
+            type=_seconds,
+            default=argparse.SUPPRESS,
+            metavar="SECONDS",
+            help=f"how long to wait {what} ('none' for no limit; default: {default})",
+        )
     gateway.add_argument("--host", default="127.0.0.1", help="bind to this host (default: %(default)s)")
     gateway.add_argument("--port", type=int, default=8000, help="bind to this port (default: %(default)s)")
     gateway.add_argument("--uds", metavar="PATH", help="bind to this Unix domain socket")
@@ -396,7 +422,7 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     try:  # the gateway's extra, imported only by the command that needs it
         import uvicorn  # noqa: PLC0415
 
-        from .gateway import DemoAgent, Gateway, ProcessUpstream  # noqa: PLC0415
+        from .gateway import DemoAgent, Gateway, ProcessUpstream, Timeouts  # noqa: PLC0415
         from .server import RedisReplayStore, ReplayStore  # noqa: PLC0415
     except ImportError as err:
         print(
@@ -424,9 +450,16 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     if headers and not args.upstream:
         print("agentcodec gateway: --upstream-header needs --upstream", file=sys.stderr)
         return 2
+    timeouts = Timeouts(
+        **{
+            name: vars(args)[f"{name}_timeout"]
+            for name in ("connect", "first_byte", "idle", "run", "send")
+            if f"{name}_timeout" in vars(args)
+        }
+    )
     try:
         upstream = (
-            ProcessUpstream(args.upstream, headers=headers)
+            ProcessUpstream(args.upstream, headers=headers, timeout=None, connect_timeout=timeouts.connect)
             if args.upstream
             else DemoAgent(delay=args.demo_delay)
         )
@@ -450,6 +483,7 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         ping_interval=args.ping_interval,
         api_keys=keys or None,
         cors_origins=args.cors_origin or None,
+        timeouts=timeouts,
         # Given or not: the gateway's own default stands unless the flag is.
         **({"max_body_bytes": args.max_body_bytes} if "max_body_bytes" in vars(args) else {}),
     )

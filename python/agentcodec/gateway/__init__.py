@@ -7,7 +7,8 @@ the LangChain Agent Streaming Protocol (``/threads/{id}/stream/events``) and
 A2A (``/a2a``, 0.3 and 1.0, its agent card at ``/.well-known/agent-card.json``),
 converting each stream as it arrives, resumable from a replay store. Without
 an upstream it serves ``DemoAgent``. ``agentcodec gateway`` runs it on
-uvicorn. Needs ``pip install agentcodec[gateway]``.
+uvicorn. ``Timeouts`` bound how long it waits for the upstream and for
+its clients. Needs ``pip install agentcodec[gateway]``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ._requests import (
     agent_request_from_process,
     agent_request_from_responses,
 )
+from ._timeouts import Timeouts
 from ._upstream import ProcessUpstream, Upstream, UpstreamError
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "Gateway",
     "ProcessUpstream",
     "RequestError",
+    "Timeouts",
     "Upstream",
     "UpstreamError",
     "agent_request_from_a2a",

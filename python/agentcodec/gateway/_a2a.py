@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 from .._backend import impl
 from .._errors import A2AEventError
 from .._version import __version__
-from ..server import EventStreamResponse, ReplayError
+from ..server import ReplayError
 from ..server._frames import record
 from ._body import json_body
 from ._requests import RequestError, agent_request_from_a2a
@@ -240,7 +240,7 @@ class A2AEndpoint:
         context_id = context_id or str(uuid.uuid4())
         agent_request["session_id"] = context_id
         try:
-            chunks = await gateway.upstream.stream(agent_request, gateway._upstream_headers(request))
+            chunks = await gateway.start_run(agent_request, request)
         except UpstreamError as exc:
             return rpc_error(request_id, INTERNAL_ERROR, f"the agent could not be reached: {exc.message}")
         # The encoder writes a str id itself; any other is written into each event.
@@ -259,9 +259,7 @@ class A2AEndpoint:
         stream_id = await store.open()
         await store.set_alias(_task_alias(task_id), stream_id)
         if streamed:
-            return EventStreamResponse(
-                frames, protocol="a2a", store=store, stream_id=stream_id, ping_interval=gateway.ping_interval
-            )
+            return gateway.event_stream(frames, "a2a", store=store, stream_id=stream_id)
         producer = asyncio.get_running_loop().create_task(record(store, stream_id, frames))
         _running.add(producer)
         producer.add_done_callback(_running.discard)
@@ -327,11 +325,7 @@ class A2AEndpoint:
                 impl.A2AAssembler(version=version).feed(entries[0][1])
             except A2AEventError:
                 return self._other_version(request_id, task_id, version)
-        return EventStreamResponse(
-            self._followed(stream_id, live, request_id),
-            protocol="a2a",
-            ping_interval=self._gateway.ping_interval,
-        )
+        return self._gateway.event_stream(self._followed(stream_id, live, request_id), "a2a")
 
     @staticmethod
     async def _followed(

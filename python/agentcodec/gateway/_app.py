@@ -55,6 +55,7 @@ from ._requests import (
     agent_request_from_responses,
 )
 from ._streams import converted, passed_through
+from ._timeouts import Timeouts, UpstreamTimeoutError, paced, within
 from ._upstream import ProcessUpstream, Upstream, UpstreamError
 
 __all__ = ["Gateway"]
@@ -81,9 +82,12 @@ class Gateway:
     the built-in demo agent. ``store`` keeps every stream for
     ``Last-Event-ID`` resume (a ``MemoryReplayStore`` by default; share a
     ``RedisReplayStore`` between replicas). ``ping_interval`` is how often
-    a quiet stream gets a keep-alive comment. The LangChain endpoint keeps
-    each thread's latest run as a store alias (bounded as the store bounds
-    them).
+    a quiet stream gets a keep-alive comment. ``timeouts`` bound how long
+    the upstream may take (to connect, to its first event, between events,
+    for the whole run) and how long a client may take a write
+    (``Timeouts``); a stalled run ends as failed in the client's protocol.
+    The LangChain endpoint keeps each thread's latest run as a store alias
+    (bounded as the store bounds them).
 
     Run it with any ASGI server (``uvicorn.run(Gateway(url))``), mount it in
     a Starlette or FastAPI app, or start it with ``agentcodec gateway``.
@@ -98,6 +102,7 @@ class Gateway:
         api_keys: Iterable[str] | None = None,
         cors_origins: Iterable[str] | None = None,
         max_body_bytes: int | None = DEFAULT_MAX_BODY_BYTES,
+        timeouts: Timeouts | None = None,
     ) -> None:
         if max_body_bytes is not None and (
             isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1
@@ -108,10 +113,14 @@ class Gateway:
         if not all(isinstance(key, str) and key for key in keys):
             raise ValueError("an API key is a non-empty str")
         self._api_keys = [key.encode() for key in keys]
+        self.timeouts = timeouts if timeouts is not None else Timeouts()
+        if not isinstance(self.timeouts, Timeouts):
+            raise TypeError(f"timeouts must be a Timeouts, not {type(timeouts).__name__}")
         if upstream is None:
             upstream = DemoAgent()
         elif isinstance(upstream, str):
-            upstream = ProcessUpstream(upstream)
+            # The gateway's timeouts watch the run; the connection's own is the connect one.
+            upstream = ProcessUpstream(upstream, timeout=None, connect_timeout=self.timeouts.connect)
         self.upstream: Upstream = upstream
         self.store: ReplayStore = store if store is not None else MemoryReplayStore()
         self.ping_interval = ping_interval
@@ -186,6 +195,38 @@ class Gateway:
             if name.lower() not in ("authorization", "x-api-key")
         }
 
+    async def start_run(self, agent_request: dict[str, Any], request: Request) -> AsyncIterator[bytes]:
+        """Starts a run of ``agent_request`` upstream, with the client's
+        headers as the upstream may see them, and gives its Agent API
+        stream, held to the timeouts. Raises ``UpstreamError`` when the run
+        does not start (504 when the upstream took too long to answer)."""
+        timeouts = self.timeouts
+        started = asyncio.get_running_loop().time()
+        waits = [limit for limit in (timeouts.first_byte, timeouts.run) if limit is not None]
+        limit = min(waits) if waits else None
+        message = f"the agent did not answer within {limit:g} s" if limit is not None else ""
+        try:
+            chunks = await within(
+                self.upstream.stream(agent_request, self._upstream_headers(request)), limit, message
+            )
+        except UpstreamTimeoutError as exc:
+            logger.warning("%s", exc)
+            raise UpstreamError(504, str(exc)) from None
+        if timeouts.first_byte is None and timeouts.idle is None and timeouts.run is None:
+            return chunks
+        return paced(chunks, timeouts, started)
+
+    def event_stream(self, content: Any, protocol: ProtocolName, **options: Any) -> EventStreamResponse:
+        """An event-stream response of the gateway's: its keep-alive pings
+        and its send timeout."""
+        return EventStreamResponse(
+            content,
+            protocol=protocol,
+            ping_interval=self.ping_interval,
+            send_timeout=self.timeouts.send,
+            **options,
+        )
+
     async def aclose(self) -> None:
         """Closes the upstream's connections and the store."""
         await self.upstream.aclose()
@@ -205,13 +246,13 @@ class Gateway:
         store; the agent is not run again."""
         if not request.headers.get("last-event-id"):
             return None
-        return EventStreamResponse((), protocol=protocol, store=self.store, ping_interval=self.ping_interval)
+        return self.event_stream((), protocol, store=self.store)
 
     async def _run(
         self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
     ) -> Response:
         try:
-            chunks = await self.upstream.stream(agent_request, self._upstream_headers(request))
+            chunks = await self.start_run(agent_request, request)
         except UpstreamError as exc:
             return _error(exc.status, "upstream_error", exc.message)
         content: AsyncIterator[bytes] = (
@@ -219,9 +260,7 @@ class Gateway:
             if protocol == "agentscope"
             else converted(chunks, impl.Transcoder("agentscope", protocol, **options))
         )
-        return EventStreamResponse(
-            content, protocol=protocol, store=self.store, ping_interval=self.ping_interval
-        )
+        return self.event_stream(content, protocol, store=self.store)
 
     async def _process(self, request: Request) -> Response:
         resumed = self._resumed(request, "agentscope")
@@ -258,7 +297,7 @@ class Gateway:
             return await self._run(request, agent_request, "openai-responses", **options)
         # Not streamed: the final response, as the Responses API answers it.
         try:
-            chunks = await self.upstream.stream(agent_request, self._upstream_headers(request))
+            chunks = await self.start_run(agent_request, request)
         except UpstreamError as exc:
             return _error(exc.status, "upstream_error", exc.message)
         assembler = _protocols.assembler("openai-responses")
@@ -297,7 +336,7 @@ class Gateway:
                 status_code=exc.status,
             )
         try:
-            chunks = await self.upstream.stream(agent_request, self._upstream_headers(request))
+            chunks = await self.start_run(agent_request, request)
         except UpstreamError as exc:
             return JSONResponse(
                 {"type": "error", "id": command_id, "error": "unknown_error", "message": exc.message},
@@ -338,11 +377,7 @@ class Gateway:
                 entries = await self.store.replay(run_id, since)
             except ReplayError as exc:
                 return JSONResponse({"error": "resume_gap", "message": str(exc)}, status_code=410)
-        return EventStreamResponse(
-            self._langchain_follow(alias, entries, since, subscription),
-            protocol="langchain",
-            ping_interval=self.ping_interval,
-        )
+        return self.event_stream(self._langchain_follow(alias, entries, since, subscription), "langchain")
 
     async def _langchain_follow(
         self,

@@ -15,6 +15,7 @@ from .. import _protocols
 from .._backend import impl
 from .._vocabulary import tables
 from ..server._frames import frame_event
+from ._timeouts import UpstreamTimeoutError
 
 __all__ = ["converted", "passed_through"]
 
@@ -40,12 +41,18 @@ def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any
     return bytes(impl.encode_sse(_failed(message, response_id=response_id, sequence_number=sequence_number)))
 
 
-def _fail_conversion(transcoder: Any) -> bytes:
+def _fail_conversion(transcoder: Any, message: str = "") -> bytes:
     """The target's end of a run that failed upstream, in its own terms. Given
     decoded, so that it reaches the encoder even after the source's framing
     went past a limit (the Transcoder then takes no more bytes)."""
     frame = _protocols.encoder(transcoder.target)
-    return b"".join(frame(event) for event in transcoder.feed_event(_failed(_DIED)))
+    return b"".join(frame(event) for event in transcoder.feed_event(_failed(message or _DIED)))
+
+
+def _why(exc: Exception) -> str:
+    """What a client is told of a stream that failed midway: a timeout says
+    which; anything else is the upstream's, and only the log has it."""
+    return str(exc) if isinstance(exc, UpstreamTimeoutError) else _DIED
 
 
 _DIED = "the agent's stream ended before its run did"
@@ -92,13 +99,13 @@ class _RunWatch:
                         self.ended = True
         return events
 
-    def failed_event(self) -> bytes:
+    def failed_event(self, message: str = _DIED) -> bytes:
         """The same response, failed, numbered on from the last event."""
         started = _event_json(self.first)
         response_id = started.get("id") if started.get("object") == "response" else None
         number = _event_json(self.last).get("sequence_number")
         following = number + 1 if isinstance(number, int) and not isinstance(number, bool) else None
-        return _failed_event(_DIED, response_id=response_id, sequence_number=following)
+        return _failed_event(message, response_id=response_id, sequence_number=following)
 
 
 async def passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -123,7 +130,7 @@ async def passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             raise
         except Exception as exc:
             logger.warning("the upstream stream failed midway: %r", exc)
-            yield watch.failed_event()
+            yield watch.failed_event(_why(exc))
     finally:
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
@@ -152,7 +159,7 @@ async def converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncItera
         except Exception as exc:
             # Logged, not sent: the client learns the run failed, not the gateway's internals.
             logger.warning("the upstream stream failed midway: %r", exc)
-            yield _fail_conversion(transcoder)
+            yield _fail_conversion(transcoder, _why(exc))
         yield transcoder.close()
     finally:
         aclose = getattr(chunks, "aclose", None)

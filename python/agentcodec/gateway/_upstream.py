@@ -46,6 +46,8 @@ class ProcessUpstream:
     (a base URL gets ``/process`` appended). Requests go out on one pooled
     ``httpx.AsyncClient`` (pass your own to configure it); the client's
     ``authorization``, ``cookie`` and tracing headers are forwarded.
+    ``timeout`` bounds each read and write, ``connect_timeout`` a new
+    connection (the gateway gives its own, and watches its runs itself).
 
     A request the agent's server drops unanswered (a pooled connection it
     closed while idle: uvicorn closes them after 5 s) is sent once more, on
@@ -58,6 +60,7 @@ class ProcessUpstream:
         *,
         client: Any = None,
         timeout: float | None = 300.0,
+        connect_timeout: float | None = 10.0,
         headers: Mapping[str, str] | None = None,
     ) -> None:
         parsed = httpx.URL(url)
@@ -74,7 +77,7 @@ class ProcessUpstream:
         self.headers = dict(headers or {})
         self._own_client = client is None
         self._client: httpx.AsyncClient = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=10.0),
+            timeout=httpx.Timeout(timeout, connect=connect_timeout),
             limits=httpx.Limits(max_connections=None, keepalive_expiry=2.0),
         )
         self._errors = (httpx.HTTPError, OSError)

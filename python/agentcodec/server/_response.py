@@ -98,6 +98,9 @@ class EventStreamResponse(_ResponseBase):
     - ``stream_id`` records into a stream the caller opened in the store
       (``await store.open()``), to name it elsewhere first (an alias, a
       task's id); by default the response opens one.
+    - ``send_timeout``: a client that takes no write for that many seconds
+      (it stopped reading, and the connection's buffers are full) is let go,
+      as if it had left; None waits for it.
     """
 
     media_type = "text/event-stream"
@@ -113,6 +116,7 @@ class EventStreamResponse(_ResponseBase):
         headers: Mapping[str, str] | None = None,
         on_disconnect: Literal["cancel", "continue"] | None = None,
         stream_id: str | None = None,
+        send_timeout: float | None = None,
     ) -> None:
         if stream_id is not None and store is None:
             raise ValueError("stream_id names a stream of the store: give the store too")
@@ -126,6 +130,12 @@ class EventStreamResponse(_ResponseBase):
             raise ValueError(
                 f"ping_interval must be a positive number of seconds or None, not {ping_interval!r}"
             )
+        if send_timeout is not None and (
+            isinstance(send_timeout, bool) or not isinstance(send_timeout, (int, float)) or send_timeout <= 0
+        ):
+            raise ValueError(
+                f"send_timeout must be a positive number of seconds or None, not {send_timeout!r}"
+            )
         if on_disconnect is None:
             on_disconnect = "cancel" if store is None else "continue"
         if on_disconnect not in ("cancel", "continue"):
@@ -137,6 +147,7 @@ class EventStreamResponse(_ResponseBase):
         self.status_code = status_code
         self.on_disconnect = on_disconnect
         self.stream_id = stream_id
+        self.send_timeout = send_timeout
         self.background = None  # what Starlette and FastAPI look for on a response
         merged = {
             "content-type": "text/event-stream; charset=utf-8",
@@ -229,7 +240,7 @@ class EventStreamResponse(_ResponseBase):
                     pending = asyncio.ensure_future(anext(frames))
                 done, _ = await asyncio.wait({pending}, timeout=self.ping_interval)
                 if not done:
-                    await send({"type": "http.response.body", "body": _PING, "more_body": True})
+                    await self._send(send, _PING, more=True)
                     continue
                 try:
                     frame = pending.result()
@@ -237,14 +248,25 @@ class EventStreamResponse(_ResponseBase):
                     break
                 finally:
                     pending = None
-                await send({"type": "http.response.body", "body": frame, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await self._send(send, frame, more=True)
+            await self._send(send, b"", more=False)
         finally:
             if pending is not None:
                 pending.cancel()
                 with contextlib.suppress(BaseException):
                     await pending
             await frames.aclose()
+
+    async def _send(self, send: Send, body: bytes, *, more: bool) -> None:
+        message = {"type": "http.response.body", "body": body, "more_body": more}
+        if self.send_timeout is None:
+            await send(message)
+            return
+        try:
+            await asyncio.wait_for(send(message), self.send_timeout)
+        except asyncio.TimeoutError:
+            logger.info("a client took no write for %g s: let go", self.send_timeout)
+            raise
 
 
 async def _with_ids(

@@ -1,0 +1,136 @@
+"""How long the gateway waits: for its upstream to connect, to send its
+first event, between events and for the whole run; for a client to take
+what is written to it. A stalled upstream ends the run as failed in the
+client's protocol; a client that stops reading is let go."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass, fields
+from typing import TypeVar
+
+__all__ = ["Timeouts", "UpstreamTimeoutError", "paced", "within"]
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds the gateway waits, each None for no limit.
+
+    - ``connect``: for a connection to the upstream (``ProcessUpstream``).
+    - ``first_byte``: from the request to the upstream's first event.
+    - ``idle``: between two of the upstream's events. Keep-alive comments
+      are not events: an upstream that only pings is idle.
+    - ``run``: for the whole run, from the request to its last event.
+    - ``send``: for a client to take one write; a client that stops
+      reading is let go (its stream stays in the store for resume).
+    """
+
+    connect: float | None = 10.0
+    first_byte: float | None = 120.0
+    idle: float | None = 300.0
+    run: float | None = 3600.0
+    send: float | None = 30.0
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0
+            ):
+                raise ValueError(
+                    f"the {field.name} timeout must be a positive number of seconds or None, not {value!r}"
+                )
+
+
+class UpstreamTimeoutError(Exception):
+    """The upstream took longer than a timeout allows: the message says
+    which, in words a client may read."""
+
+
+async def within(waiting: Awaitable[_T], timeout: float | None, message: str) -> _T:
+    """``waiting``, or ``UpstreamTimeoutError(message)`` after ``timeout`` seconds."""
+    if timeout is None:
+        return await waiting
+    try:
+        return await asyncio.wait_for(waiting, timeout)
+    except asyncio.TimeoutError:
+        raise UpstreamTimeoutError(message) from None
+
+
+class _Activity:
+    """Whether a chunk of an SSE stream holds more than keep-alive comments
+    and blank lines, its lines cut anywhere by the chunking."""
+
+    def __init__(self) -> None:
+        # Where the last chunk ended: at a line's start, or inside a comment
+        # line or another line (a field: data, event, id, retry).
+        self._state = "start"
+
+    def seen_in(self, chunk: bytes) -> bool:
+        found = self._state == "field"  # a field line going on
+        position, size = 0, len(chunk)
+        while position < size:
+            if self._state == "start":
+                first = chunk[position : position + 1]
+                if first in (b"\n", b"\r"):  # a blank line (or a CR of one)
+                    position += 1
+                    continue
+                self._state = "comment" if first == b":" else "field"
+                found = found or self._state == "field"
+            end = chunk.find(b"\n", position)
+            if end == -1:
+                break
+            self._state = "start"
+            position = end + 1
+        return found
+
+
+async def paced(chunks: AsyncIterator[bytes], timeouts: Timeouts, started: float) -> AsyncIterator[bytes]:
+    """The upstream's chunks, as long as its first event comes within
+    ``first_byte`` seconds of ``started`` (the loop's time the request went
+    out), each next within ``idle`` seconds of the last, and the run ends
+    within ``run`` seconds; otherwise ``UpstreamTimeoutError``, and the
+    upstream's response is closed."""
+    loop = asyncio.get_running_loop()
+    activity = _Activity()
+    iterator = chunks.__aiter__()
+    last_event: float | None = None
+    try:
+        while True:
+            now = loop.time()
+            limits: list[tuple[float, str]] = []
+            if last_event is None and timeouts.first_byte is not None:
+                limits.append(
+                    (
+                        started + timeouts.first_byte - now,
+                        f"the agent sent no event within {timeouts.first_byte:g} s",
+                    )
+                )
+            if last_event is not None and timeouts.idle is not None:
+                limits.append(
+                    (last_event + timeouts.idle - now, f"the agent sent no event for {timeouts.idle:g} s")
+                )
+            if timeouts.run is not None:
+                limits.append(
+                    (started + timeouts.run - now, f"the agent's run went on past {timeouts.run:g} s")
+                )
+            if limits:
+                left, message = min(limits)
+                try:
+                    chunk = await asyncio.wait_for(iterator.__anext__(), max(left, 0.0))
+                except asyncio.TimeoutError:
+                    raise UpstreamTimeoutError(message) from None
+            else:
+                chunk = await iterator.__anext__()
+            if activity.seen_in(chunk):
+                last_event = loop.time()
+            yield chunk
+    except StopAsyncIteration:
+        return
+    finally:
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            await aclose()

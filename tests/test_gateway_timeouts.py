@@ -1,0 +1,198 @@
+"""The gateway's timeouts, on uvicorn with a real upstream that stalls: no
+answer, no first event, only keep-alive comments, a run without end, and a
+client that stops reading. Each stalled run ends with its protocol's error
+event (or a 504 before the stream begins), saying which timeout it was, and
+the upstream's response is let go."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from agent_servers import FIXTURES, ScriptedAgent
+from agentcodec.gateway import Gateway, Timeouts
+from agentcodec.server import MemoryReplayStore
+from servers import serve
+from sse_helpers import data_events
+from test_gateway import AGUI_BODY, PROCESS_BODY, agui_events
+
+# The first events of a recorded run: a response, a message, some content.
+RECORDED = (FIXTURES / "agent_turn.process.sse").read_bytes()
+FIRST_EVENTS = RECORDED[
+    : RECORDED.index(b"\n\n", RECORDED.index(b"\n\n", RECORDED.index(b"\n\n") + 2) + 2) + 2
+]
+
+
+def gateway_with(agent: ScriptedAgent, store: Any = None, **timeouts: Any) -> Any:
+    return serve(Gateway(_serve_upstream(agent), store=store, timeouts=Timeouts(**timeouts)))
+
+
+_upstreams: list[Any] = []
+
+
+def _serve_upstream(agent: ScriptedAgent) -> str:
+    context = serve(agent)
+    url = context.__enter__()
+    _upstreams.append(context)
+    return str(url)
+
+
+@pytest.fixture(autouse=True)
+def _close_upstreams() -> Any:
+    yield
+    while _upstreams:
+        _upstreams.pop().__exit__(None, None, None)
+
+
+def the_end(agui_stream: bytes, process_stream: bytes) -> tuple[Any, Any]:
+    """The AG-UI run's last event's message, and the Agent API's last event's error."""
+    agui_last = agui_events(agui_stream)[-1]
+    process_last = data_events(process_stream)[-1]
+    assert agui_last["type"] == "RUN_ERROR"
+    assert agui_last["code"] == "upstream_error"
+    assert process_last["object"] == "response"
+    assert process_last["status"] == "failed"
+    return agui_last["message"], process_last["error"]["message"]
+
+
+def test_an_upstream_that_sends_no_first_event_is_timed_out() -> None:
+    async def headers_then_nothing() -> AsyncIterator[bytes]:
+        yield b": ping\n\n"  # a comment is no event
+        await asyncio.sleep(3600)
+
+    agent = ScriptedAgent(headers_then_nothing)
+    with gateway_with(agent, first_byte=0.5) as url:
+        began = time.monotonic()
+        agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10).content
+        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).content
+        took = time.monotonic() - began
+    said = "the agent sent no event within 0.5 s"
+    assert the_end(agui_stream, process_stream) == (said, said)
+    assert took < 5
+    deadline = time.monotonic() + 5
+    while agent.cancelled < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert agent.cancelled == 2  # the upstream's responses were let go
+
+
+def test_an_upstream_that_only_pings_is_idle() -> None:
+    """Keep-alive comments keep bytes coming but are no activity."""
+
+    async def events_then_pings() -> AsyncIterator[bytes]:
+        yield FIRST_EVENTS
+        while True:
+            await asyncio.sleep(0.05)
+            yield b": keep-alive\n\n"
+
+    with gateway_with(ScriptedAgent(events_then_pings), idle=0.6) as url:
+        agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10).content
+        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).content
+    said = "the agent sent no event for 0.6 s"
+    assert the_end(agui_stream, process_stream) == (said, said)
+    # What came before the stall was passed on.
+    assert data_events(process_stream)[:-1] == data_events(FIRST_EVENTS)
+
+
+def test_events_keep_a_slow_upstream_alive_until_the_run_timeout() -> None:
+    """Events closer than ``idle`` keep the run going; ``run`` bounds it whole."""
+
+    async def endless() -> AsyncIterator[bytes]:
+        yield FIRST_EVENTS
+        while True:
+            await asyncio.sleep(0.1)
+            yield b'data: {"object": "content", "type": "text", "delta": true, "text": "x"}\n\n'
+
+    with gateway_with(ScriptedAgent(endless), idle=0.5, run=1.5) as url:
+        began = time.monotonic()
+        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).content
+        took = time.monotonic() - began
+    last = data_events(process_stream)[-1]
+    assert last["error"]["message"] == "the agent's run went on past 1.5 s"
+    assert 1.4 < took < 5
+
+
+def test_an_upstream_that_does_not_answer_is_a_504() -> None:
+    async def never() -> AsyncIterator[bytes]:
+        yield b""
+
+    with gateway_with(ScriptedAgent(never, answer_after=2), first_byte=0.5) as url:
+        answer = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10)
+    assert answer.status_code == 504
+    assert answer.json()["error"]["message"] == "the agent did not answer within 0.5 s"
+
+
+def test_no_timeout_lets_a_slow_upstream_be() -> None:
+    async def slow() -> AsyncIterator[bytes]:
+        await asyncio.sleep(0.3)
+        yield RECORDED
+
+    with gateway_with(ScriptedAgent(slow), first_byte=None, idle=None, run=None) as url:
+        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).content
+    assert data_events(process_stream) == data_events(RECORDED)
+
+
+def test_a_client_that_stops_reading_is_let_go_after_the_send_timeout() -> None:
+    """A client that sends its request and reads nothing: once the
+    connection's buffers are full, the gateway waits ``send`` seconds for it,
+    then closes the connection (the run goes on into the store, for the
+    client to resume)."""
+    big = b'data: {"object": "content", "type": "text", "delta": true, "text": "' + b"x" * 60000 + b'"}\n\n'
+
+    async def flood() -> AsyncIterator[bytes]:
+        yield FIRST_EVENTS
+        while True:
+            yield big
+            await asyncio.sleep(0.001)
+
+    store = MemoryReplayStore(max_events=100)  # the run goes on: its memory stays small
+    with gateway_with(ScriptedAgent(flood), store, send=0.5, idle=None, run=None) as url:
+        host, port = httpx.URL(url).host, httpx.URL(url).port
+        with socket.create_connection((host, port)) as stalled:
+            body = b'{"input": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}'
+            stalled.sendall(
+                b"POST /process HTTP/1.1\r\nhost: gateway\r\ncontent-type: application/json\r\n"
+                + f"content-length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            time.sleep(2)  # nothing read: the gateway's writes stall, then it lets go
+            stalled.settimeout(10)
+            received = 0
+            while True:
+                data = stalled.recv(1 << 20)
+                if not data:
+                    break  # the gateway closed the connection
+                received += len(data)
+                assert received < 200_000_000, "the gateway went on writing to a client that stopped reading"
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ("0", "a timeout is a positive number of seconds, or 'none'"),
+        ("soon", "'soon' is not a number of seconds"),
+    ],
+)
+def test_the_command_refuses_a_timeout_that_is_no_number_of_seconds(given: str, says: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "agentcodec", "gateway", "--idle-timeout", given],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert says in run.stderr
+
+
+@pytest.mark.parametrize("field", ["connect", "first_byte", "idle", "run", "send"])
+@pytest.mark.parametrize("value", [0, -1, True, "1"])
+def test_timeouts_are_positive_seconds_or_none(field: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=f"the {field} timeout must be a positive number of seconds or None"):
+        Timeouts(**{field: value})
