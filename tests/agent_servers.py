@@ -67,6 +67,7 @@ class ScriptedAgent:
         self.body = body
         self.answer_after = answer_after
         self.cancelled = 0  # responses whose client (the gateway) went away midway
+        self.runs = 0  # requests answered
         self.app = Starlette(routes=[Route("/process", self._process, methods=["POST"])])
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -74,6 +75,7 @@ class ScriptedAgent:
 
     async def _process(self, request: Request) -> Response:
         await request.body()
+        self.runs += 1
         await asyncio.sleep(self.answer_after)
         return StreamingResponse(self._counted(), media_type="text/event-stream")
 

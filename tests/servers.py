@@ -63,6 +63,15 @@ def serve_command(command: list[str], env: dict[str, str] | None = None) -> Iter
     """Runs a server command (uvicorn, ``agentcodec gateway``) in a process
     of its own, handing it a listening socket with ``--fd N``; yields its
     base URL once it answers ``/health``."""
+    with command_server(command, env) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def command_server(
+    command: list[str], env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``serve_command``, giving the process too (to signal it)."""
     sock = _listening_socket()
     environment = {
         **os.environ,
@@ -75,9 +84,10 @@ def serve_command(command: list[str], env: dict[str, str] | None = None) -> Iter
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     try:
         _wait_until_up(url, process)
-        yield url
+        yield url, process
     finally:
-        process.terminate()
+        if process.poll() is None:
+            process.terminate()
         process.wait(10)
         sock.close()
 

@@ -7,11 +7,13 @@ the upstream's response is let go."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,7 +22,7 @@ import pytest
 from agent_servers import FIXTURES, ScriptedAgent
 from agentcodec.gateway import Gateway, Timeouts
 from agentcodec.server import MemoryReplayStore
-from servers import serve
+from servers import command_server, redis_server, serve
 from sse_helpers import data_events
 from test_gateway import AGUI_BODY, PROCESS_BODY, agui_events
 
@@ -50,6 +52,11 @@ def _close_upstreams() -> Any:
     yield
     while _upstreams:
         _upstreams.pop().__exit__(None, None, None)
+
+
+def event_ids(stream: bytes) -> list[str]:
+    """The ids of a stream's events, in order."""
+    return [line[4:].strip() for line in stream.decode().splitlines() if line.startswith("id: ")]
 
 
 def the_end(agui_stream: bytes, process_stream: bytes) -> tuple[Any, Any]:
@@ -196,3 +203,51 @@ def test_the_command_refuses_a_timeout_that_is_no_number_of_seconds(given: str, 
 def test_timeouts_are_positive_seconds_or_none(field: str, value: Any) -> None:
     with pytest.raises(ValueError, match=f"the {field} timeout must be a positive number of seconds or None"):
         Timeouts(**{field: value})
+
+
+# --- a replica that stops (SIGTERM) drains --------------------------------------------------
+
+
+def test_a_replica_that_stops_ends_its_runs_and_a_resuming_client_gets_the_end(tmp_path: Path) -> None:
+    """SIGTERM to a gateway process with a run going on: its client's stream
+    ends with the protocol's error event, the process exits on its own, and
+    a client resuming on another replica (one redis-server) gets the rest
+    and that end at once, without running the agent again."""
+
+    async def endless() -> AsyncIterator[bytes]:
+        yield FIRST_EVENTS
+        while True:
+            await asyncio.sleep(0.05)
+            yield b'data: {"object": "content", "type": "text", "delta": true, "text": "x"}\n\n'
+
+    agent = ScriptedAgent(endless)
+    with redis_server(tmp_path) as redis_url, serve(agent) as upstream:
+        arguments = [sys.executable, "-m", "agentcodec", "gateway", "--log-level", "warning"]
+        arguments += ["--upstream", upstream, "--redis", redis_url]
+        with command_server(arguments) as (first, process), command_server(arguments) as (second, _):
+            received = b""
+            stopped_at = None
+            with httpx.stream("POST", f"{first}/ag-ui", json=AGUI_BODY, timeout=30) as response:
+                for chunk in response.iter_raw():
+                    received += chunk
+                    if received.count(b"data: ") >= 6 and stopped_at is None:
+                        stopped_at = time.monotonic()
+                        process.send_signal(signal.SIGTERM)
+            assert stopped_at is not None
+            process.wait(10)
+            took = time.monotonic() - stopped_at
+            events = agui_events(received)
+            assert events[-1]["type"] == "RUN_ERROR"
+            assert events[-1]["message"] == "the gateway stopped before the run ended"
+            # (uvicorn raises the signal again once it has shut down, as the exit status)
+            assert process.returncode in (0, -signal.SIGTERM)
+            assert took < 4  # the runs ended at once, not after uvicorn's 5 s of grace
+            # Resumed on the other replica after the third event: the rest, and the end.
+            resumed = httpx.post(
+                f"{second}/ag-ui",
+                json=AGUI_BODY,
+                headers={"Last-Event-ID": event_ids(received)[2]},
+                timeout=10,
+            )
+            assert data_events(resumed.content) == data_events(received)[3:]
+    assert agent.runs == 1

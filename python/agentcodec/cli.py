@@ -493,7 +493,7 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
@@ -503,6 +503,17 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         lifespan="on",
         timeout_graceful_shutdown=5,
     )
+
+    class DrainingServer(uvicorn.Server):
+        """On SIGTERM or SIGINT, the gateway's runs end first (each stream
+        with its protocol's error event, recorded as ended), so that the
+        connections the server then waits for close on their own."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            app.request_stop()
+            super().handle_exit(sig, frame)
+
+    DrainingServer(config).run()
     return 0
 
 

@@ -18,7 +18,6 @@ endpoint for both versions.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Mapping
@@ -31,7 +30,7 @@ from .._backend import impl
 from .._errors import A2AEventError
 from .._version import __version__
 from ..server import ReplayError
-from ..server._frames import record
+from ..server._response import recording
 from ._body import json_body
 from ._requests import RequestError, agent_request_from_a2a
 from ._streams import converted
@@ -61,9 +60,6 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 TASK_NOT_FOUND = -32001
-
-# Background runs (message/send) are held here until they end.
-_running: set[asyncio.Task[None]] = set()
 
 
 def _task_alias(task_id: str) -> str:
@@ -260,9 +256,7 @@ class A2AEndpoint:
         await store.set_alias(_task_alias(task_id), stream_id)
         if streamed:
             return gateway.event_stream(frames, "a2a", store=store, stream_id=stream_id)
-        producer = asyncio.get_running_loop().create_task(record(store, stream_id, frames))
-        _running.add(producer)
-        producer.add_done_callback(_running.discard)
+        recording(store, stream_id, frames)
         assembler = impl.A2AAssembler(version=version)
         entries = await store.replay(stream_id, 0)
         try:

@@ -43,7 +43,7 @@ from .._backend import impl
 from ..events import ProtocolName
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
-from ..server._frames import record
+from ..server._response import finish_recording, recording
 from ._a2a import A2AEndpoint
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
@@ -61,9 +61,6 @@ from ._upstream import ProcessUpstream, Upstream, UpstreamError
 __all__ = ["Gateway"]
 
 logger = logging.getLogger("agentcodec.gateway")
-
-# Background runs (LangChain run.start) are held here until they end.
-_running: set[asyncio.Task[None]] = set()
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -124,6 +121,9 @@ class Gateway:
         self.upstream: Upstream = upstream
         self.store: ReplayStore = store if store is not None else MemoryReplayStore()
         self.ping_interval = ping_interval
+        self._stopping: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runs = 0  # runs going on: their upstream streams not yet ended
         self._a2a = A2AEndpoint(self)
         routes = [
             Route("/process", self._process, methods=["POST"]),
@@ -212,9 +212,48 @@ class Gateway:
         except UpstreamTimeoutError as exc:
             logger.warning("%s", exc)
             raise UpstreamError(504, str(exc)) from None
-        if timeouts.first_byte is None and timeouts.idle is None and timeouts.run is None:
-            return chunks
-        return paced(chunks, timeouts, started)
+        return self._counted(paced(chunks, timeouts, started, self._stopping_event()))
+
+    def _stopping_event(self) -> asyncio.Event:
+        """Set when the gateway stops: its runs end. Made in the loop that serves."""
+        if self._stopping is None:
+            self._loop = asyncio.get_running_loop()
+            self._stopping = asyncio.Event()
+        return self._stopping
+
+    async def _counted(self, content: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """``content``, counted among the runs going on until it ends."""
+        self._runs += 1
+        try:
+            async for chunk in content:
+                yield chunk
+        finally:
+            self._runs -= 1
+            aclose = getattr(content, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    def request_stop(self) -> None:
+        """Ends every run going on, now: each ends with its protocol's error
+        event, recorded in the store as ended, so that a client resuming on
+        another replica gets that end at once. Safe to call from a signal
+        handler or another thread; ``agentcodec gateway`` calls it on
+        SIGTERM and SIGINT, before the server waits for its connections."""
+        if self._stopping is None or self._loop is None:
+            return  # no run was ever started
+        self._loop.call_soon_threadsafe(self._stopping.set)
+
+    async def drain(self, timeout: float = 5.0) -> None:
+        """``request_stop``, then waits up to ``timeout`` seconds for the
+        runs to end and their streams to be recorded as ended."""
+        if self._stopping is None:
+            return
+        self._stopping.set()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._runs and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        await finish_recording(max(deadline - loop.time(), 0.0))
 
     def event_stream(self, content: Any, protocol: ProtocolName, **options: Any) -> EventStreamResponse:
         """An event-stream response of the gateway's: its keep-alive pings
@@ -228,7 +267,9 @@ class Gateway:
         )
 
     async def aclose(self) -> None:
-        """Closes the upstream's connections and the store."""
+        """Ends the runs going on (``drain``), then closes the upstream's
+        connections and the store."""
+        await self.drain()
         await self.upstream.aclose()
         await self.store.aclose()
 
@@ -343,11 +384,7 @@ class Gateway:
                 status_code=exc.status,
             )
         run_id = await self.store.open()
-        task = asyncio.get_running_loop().create_task(
-            record(self.store, run_id, converted(chunks, impl.Transcoder("agentscope", "langchain")))
-        )
-        _running.add(task)
-        task.add_done_callback(_running.discard)
+        recording(self.store, run_id, converted(chunks, impl.Transcoder("agentscope", "langchain")))
         await self.store.set_alias(_thread_alias(thread_id), run_id)
         return JSONResponse({"type": "success", "id": command_id, "result": {"runId": run_id}})
 

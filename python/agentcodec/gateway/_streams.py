@@ -15,7 +15,7 @@ from .. import _protocols
 from .._backend import impl
 from .._vocabulary import tables
 from ..server._frames import frame_event
-from ._timeouts import UpstreamTimeoutError
+from ._timeouts import RunStoppedError
 
 __all__ = ["converted", "passed_through"]
 
@@ -50,9 +50,10 @@ def _fail_conversion(transcoder: Any, message: str = "") -> bytes:
 
 
 def _why(exc: Exception) -> str:
-    """What a client is told of a stream that failed midway: a timeout says
-    which; anything else is the upstream's, and only the log has it."""
-    return str(exc) if isinstance(exc, UpstreamTimeoutError) else _DIED
+    """What a client is told of a stream that failed midway: a run the
+    gateway stopped says why (a timeout, the gateway stopping); anything
+    else is the upstream's, and only the log has it."""
+    return str(exc) if isinstance(exc, RunStoppedError) else _DIED
 
 
 _DIED = "the agent's stream ended before its run did"

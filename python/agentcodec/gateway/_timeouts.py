@@ -1,16 +1,18 @@
 """How long the gateway waits: for its upstream to connect, to send its
 first event, between events and for the whole run; for a client to take
 what is written to it. A stalled upstream ends the run as failed in the
-client's protocol; a client that stops reading is let go."""
+client's protocol; a client that stops reading is let go. A gateway that
+stops ends its runs the same way, at once."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, fields
 from typing import TypeVar
 
-__all__ = ["Timeouts", "UpstreamTimeoutError", "paced", "within"]
+__all__ = ["GatewayStoppingError", "RunStoppedError", "Timeouts", "UpstreamTimeoutError", "paced", "within"]
 
 _T = TypeVar("_T")
 
@@ -45,9 +47,20 @@ class Timeouts:
                 )
 
 
-class UpstreamTimeoutError(Exception):
-    """The upstream took longer than a timeout allows: the message says
-    which, in words a client may read."""
+class RunStoppedError(Exception):
+    """The gateway stopped a run: the message says why, in words a client may read."""
+
+
+class UpstreamTimeoutError(RunStoppedError):
+    """The upstream took longer than a timeout allows: the message says which."""
+
+
+class GatewayStoppingError(RunStoppedError):
+    """The gateway is stopping (SIGTERM): its runs end now, recorded as
+    ended, so that a client resuming on another replica gets the end."""
+
+    def __init__(self) -> None:
+        super().__init__("the gateway stopped before the run ended")
 
 
 async def within(waiting: Awaitable[_T], timeout: float | None, message: str) -> _T:
@@ -88,16 +101,20 @@ class _Activity:
         return found
 
 
-async def paced(chunks: AsyncIterator[bytes], timeouts: Timeouts, started: float) -> AsyncIterator[bytes]:
+async def paced(
+    chunks: AsyncIterator[bytes], timeouts: Timeouts, started: float, stopping: asyncio.Event | None = None
+) -> AsyncIterator[bytes]:
     """The upstream's chunks, as long as its first event comes within
     ``first_byte`` seconds of ``started`` (the loop's time the request went
-    out), each next within ``idle`` seconds of the last, and the run ends
-    within ``run`` seconds; otherwise ``UpstreamTimeoutError``, and the
-    upstream's response is closed."""
+    out), each next within ``idle`` seconds of the last, the run ends within
+    ``run`` seconds, and ``stopping`` is not set; otherwise
+    ``UpstreamTimeoutError`` or ``GatewayStoppingError``, and the upstream's
+    response is closed."""
     loop = asyncio.get_running_loop()
     activity = _Activity()
     iterator = chunks.__aiter__()
     last_event: float | None = None
+    stop = asyncio.ensure_future(stopping.wait()) if stopping is not None else None
     try:
         while True:
             now = loop.time()
@@ -117,20 +134,29 @@ async def paced(chunks: AsyncIterator[bytes], timeouts: Timeouts, started: float
                 limits.append(
                     (started + timeouts.run - now, f"the agent's run went on past {timeouts.run:g} s")
                 )
-            if limits:
-                left, message = min(limits)
-                try:
-                    chunk = await asyncio.wait_for(iterator.__anext__(), max(left, 0.0))
-                except asyncio.TimeoutError:
-                    raise UpstreamTimeoutError(message) from None
-            else:
-                chunk = await iterator.__anext__()
+            left, message = min(limits) if limits else (None, "")
+            following = asyncio.ensure_future(iterator.__anext__())
+            waiting = {following} if stop is None else {following, stop}
+            await asyncio.wait(
+                waiting, timeout=None if left is None else max(left, 0.0), return_when=asyncio.FIRST_COMPLETED
+            )
+            if not following.done():
+                following.cancel()
+                with contextlib.suppress(BaseException):
+                    await following
+                if stop is not None and stop.done():
+                    raise GatewayStoppingError
+                raise UpstreamTimeoutError(message)
+            try:
+                chunk = following.result()
+            except StopAsyncIteration:
+                return
             if activity.seen_in(chunk):
                 last_event = loop.time()
             yield chunk
-    except StopAsyncIteration:
-        return
     finally:
+        if stop is not None:
+            stop.cancel()
         aclose = getattr(iterator, "aclose", None)
         if aclose is not None:
             await aclose()

@@ -42,6 +42,22 @@ _PING = impl.encode_sse_comment("ping")
 _running: set[asyncio.Task[None]] = set()
 
 
+def recording(store: ReplayStore, stream_id: str, frames: AsyncIterator[bytes]) -> asyncio.Task[None]:
+    """Records ``frames`` into the store in a task of its own, held until it
+    ends (``finish_recording`` waits for it)."""
+    producer = asyncio.get_running_loop().create_task(record(store, stream_id, frames))
+    _running.add(producer)
+    producer.add_done_callback(_running.discard)
+    return producer
+
+
+async def finish_recording(timeout: float) -> None:
+    """Waits up to ``timeout`` seconds for the streams being recorded to be
+    finished in their stores."""
+    if _running and timeout > 0:
+        await asyncio.wait(set(_running), timeout=timeout)
+
+
 def _event_id(tagged: str, number: int) -> bytes:
     return f"id: {tagged}:{number}\n".encode()
 
@@ -177,11 +193,7 @@ class EventStreamResponse(_ResponseBase):
                     return
             else:
                 stream_id = self.stream_id if self.stream_id is not None else await self.store.open()
-                producer = asyncio.get_running_loop().create_task(
-                    record(self.store, stream_id, self._produce())
-                )
-                _running.add(producer)
-                producer.add_done_callback(_running.discard)
+                producer = recording(self.store, stream_id, self._produce())
                 entries = await self.store.replay(stream_id, 0)
             frames = _with_ids(_tagged(stream_id, self.protocol), entries, self.protocol)
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
