@@ -251,3 +251,59 @@ def test_a_replica_that_stops_ends_its_runs_and_a_resuming_client_gets_the_end(t
             )
             assert data_events(resumed.content) == data_events(received)[3:]
     assert agent.runs == 1
+
+
+# --- runs going on at once, in all and per key ------------------------------------------------
+
+
+def slow_run() -> AsyncIterator[bytes]:
+    """The recorded run, its first events now and the rest a second later."""
+
+    async def body() -> AsyncIterator[bytes]:
+        yield FIRST_EVENTS
+        await asyncio.sleep(1.0)
+        yield RECORDED[len(FIRST_EVENTS) :]
+
+    return body()
+
+
+def test_runs_past_max_runs_are_refused_429_until_one_ends() -> None:
+    with serve(ScriptedAgent(slow_run)) as upstream, serve(Gateway(upstream, max_runs=1)) as url:
+        with httpx.stream("POST", f"{url}/process", json=PROCESS_BODY, timeout=10) as going_on:
+            chunks = going_on.iter_raw()
+            first = next(chunks)
+            refused = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10)
+            rest = b"".join(chunks)
+        assert refused.status_code == 429
+        assert refused.json()["error"] == {
+            "code": "too_many_runs",
+            "message": "too many runs going on: 1 at most",
+        }
+        assert data_events(first + rest)[-1]["status"] == "completed"
+        time.sleep(0.2)  # the run is counted until its upstream stream is closed
+        assert httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).status_code == 200
+
+
+def test_runs_past_max_runs_per_key_are_refused_429_for_that_key_alone() -> None:
+    with serve(ScriptedAgent(slow_run)) as upstream:
+        gateway = Gateway(upstream, api_keys=["key-a", "key-b"], max_runs_per_key=1)
+        with serve(gateway) as url:
+            a = {"Authorization": "Bearer key-a"}
+            with httpx.stream("POST", f"{url}/process", json=PROCESS_BODY, headers=a, timeout=10) as going_on:
+                chunks = going_on.iter_raw()
+                next(chunks)
+                again = httpx.post(f"{url}/process", json=PROCESS_BODY, headers=a, timeout=10)
+                other = httpx.post(
+                    f"{url}/process", json=PROCESS_BODY, headers={"X-Api-Key": "key-b"}, timeout=10
+                )
+                b"".join(chunks)
+    assert again.status_code == 429
+    assert again.json()["error"]["message"] == "too many runs going on for this key: 1 at most"
+    assert other.status_code == 200
+
+
+@pytest.mark.parametrize("limit", [0, -1, True, 1.5])
+def test_run_limits_are_positive_ints(limit: Any) -> None:
+    for name in ("max_runs", "max_runs_per_key"):
+        with pytest.raises(ValueError, match=f"{name} must be a positive int or None"):
+            Gateway(None, **{name: limit})

@@ -357,6 +357,20 @@ def _parser() -> argparse.ArgumentParser:
         help="largest request body taken, refused with 413 past it ('none' for no limit; "
         "default: Gateway's, 16 MiB)",
     )
+    gateway.add_argument(
+        "--max-runs",
+        type=_limit,
+        default=None,
+        metavar="N",
+        help="runs going on at once, past which a request is answered 429 (default: no limit)",
+    )
+    gateway.add_argument(
+        "--max-runs-per-key",
+        type=_limit,
+        default=None,
+        metavar="N",
+        help="the same, for the runs of one API key (default: no limit)",
+    )
     for name, default, what in (
         ("connect", "10", "for a connection to the upstream"),
         ("first-byte", "120", "from a request to the upstream's first event"),
@@ -484,6 +498,8 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         api_keys=keys or None,
         cors_origins=args.cors_origin or None,
         timeouts=timeouts,
+        max_runs=args.max_runs or None,
+        max_runs_per_key=args.max_runs_per_key or None,
         # Given or not: the gateway's own default stands unless the flag is.
         **({"max_body_bytes": args.max_body_bytes} if "max_body_bytes" in vars(args) else {}),
     )

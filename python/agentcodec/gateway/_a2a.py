@@ -238,7 +238,13 @@ class A2AEndpoint:
         try:
             chunks = await gateway.start_run(agent_request, request)
         except UpstreamError as exc:
-            return rpc_error(request_id, INTERNAL_ERROR, f"the agent could not be reached: {exc.message}")
+            # (too many runs, or an agent that did not answer in time, is said as such)
+            said = (
+                exc.message
+                if exc.code != "upstream_error" or exc.status == 504
+                else f"the agent could not be reached: {exc.message}"
+            )
+            return rpc_error(request_id, INTERNAL_ERROR, said)
         # The encoder writes a str id itself; any other is written into each event.
         transcoder = impl.Transcoder(
             "agentscope",

@@ -67,6 +67,8 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
+# Where a request's API key (its place in api_keys) is kept in the ASGI scope's state.
+_KEY = "agentcodec.api_key"
 # What answers without an API key.
 _PUBLIC_PATHS = frozenset({"/health", "/.well-known/agent-card.json"})
 
@@ -79,7 +81,9 @@ class Gateway:
     the built-in demo agent. ``store`` keeps every stream for
     ``Last-Event-ID`` resume (a ``MemoryReplayStore`` by default; share a
     ``RedisReplayStore`` between replicas). ``ping_interval`` is how often
-    a quiet stream gets a keep-alive comment. ``timeouts`` bound how long
+    a quiet stream gets a keep-alive comment. ``max_runs`` bounds the runs
+    going on at once, ``max_runs_per_key`` those of one API key; past
+    either, a request is answered ``429``. ``timeouts`` bound how long
     the upstream may take (to connect, to its first event, between events,
     for the whole run) and how long a client may take a write
     (``Timeouts``); a stalled run ends as failed in the client's protocol.
@@ -100,12 +104,19 @@ class Gateway:
         cors_origins: Iterable[str] | None = None,
         max_body_bytes: int | None = DEFAULT_MAX_BODY_BYTES,
         timeouts: Timeouts | None = None,
+        max_runs: int | None = None,
+        max_runs_per_key: int | None = None,
     ) -> None:
         if max_body_bytes is not None and (
             isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1
         ):
             raise ValueError(f"max_body_bytes must be a positive int or None, not {max_body_bytes!r}")
         self.max_body_bytes = max_body_bytes
+        for name, limit in (("max_runs", max_runs), ("max_runs_per_key", max_runs_per_key)):
+            if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+                raise ValueError(f"{name} must be a positive int or None, not {limit!r}")
+        self.max_runs = max_runs
+        self.max_runs_per_key = max_runs_per_key
         keys = list(api_keys or ())
         if not all(isinstance(key, str) and key for key in keys):
             raise ValueError("an API key is a non-empty str")
@@ -124,6 +135,7 @@ class Gateway:
         self._stopping: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runs = 0  # runs going on: their upstream streams not yet ended
+        self._runs_by_key: dict[int, int] = {}  # the same, by the API key's place in api_keys
         self._a2a = A2AEndpoint(self)
         routes = [
             Route("/process", self._process, methods=["POST"]),
@@ -159,18 +171,21 @@ class Gateway:
             and scope.get("path") not in _PUBLIC_PATHS
             and scope.get("method") != "OPTIONS"
         )
-        if self._api_keys and guarded and not self._authorized(scope):
+        key = self._authorized(scope) if self._api_keys and guarded else None
+        if self._api_keys and guarded and key is None:
             response = _error(
                 401, "unauthorized", "an API key is needed: Authorization: Bearer <key>, or X-Api-Key: <key>"
             )
             response.headers["www-authenticate"] = "Bearer"
             await response(scope, receive, send)
             return
+        if key is not None:
+            scope.setdefault("state", {})[_KEY] = key
         await self._app(scope, receive, send)
 
-    def _authorized(self, scope: Any) -> bool:
-        """Whether the request carries one of the keys, compared in constant
-        time (every key is compared, whichever matches)."""
+    def _authorized(self, scope: Any) -> int | None:
+        """Which of the keys the request carries (its place in ``api_keys``),
+        compared in constant time (every key is compared, whichever matches)."""
         given: list[bytes] = []
         for raw_name, raw_value in scope.get("headers", ()):
             name, value = bytes(raw_name).lower(), bytes(raw_value)
@@ -178,10 +193,11 @@ class Gateway:
                 given.append(value[7:].strip())
             elif name == b"x-api-key":
                 given.append(value.strip())
-        found = False
+        found = None
         for candidate in given:
-            for key in self._api_keys:
-                found |= hmac.compare_digest(candidate, key)
+            for place, key in enumerate(self._api_keys):
+                if hmac.compare_digest(candidate, key) and found is None:
+                    found = place
         return found
 
     def _upstream_headers(self, request: Request) -> Mapping[str, str]:
@@ -200,6 +216,8 @@ class Gateway:
         headers as the upstream may see them, and gives its Agent API
         stream, held to the timeouts. Raises ``UpstreamError`` when the run
         does not start (504 when the upstream took too long to answer)."""
+        key = request.scope.get("state", {}).get(_KEY)
+        self._admit(key)
         timeouts = self.timeouts
         started = asyncio.get_running_loop().time()
         waits = [limit for limit in (timeouts.first_byte, timeouts.run) if limit is not None]
@@ -210,9 +228,33 @@ class Gateway:
                 self.upstream.stream(agent_request, self._upstream_headers(request)), limit, message
             )
         except UpstreamTimeoutError as exc:
+            self._ended(key)
             logger.warning("%s", exc)
             raise UpstreamError(504, str(exc)) from None
-        return self._counted(paced(chunks, timeouts, started, self._stopping_event()))
+        except BaseException:
+            self._ended(key)
+            raise
+        return self._counted(paced(chunks, timeouts, started, self._stopping_event()), key)
+
+    def _admit(self, key: int | None) -> None:
+        """Counts a run among those going on (and its key's), or refuses it
+        past ``max_runs`` or ``max_runs_per_key``: counted from its request,
+        so that requests waiting for the upstream's answer count too."""
+        if self.max_runs is not None and self._runs >= self.max_runs:
+            raise UpstreamError(429, f"too many runs going on: {self.max_runs} at most", "too_many_runs")
+        by_key = self._runs_by_key.get(key, 0) if key is not None else 0
+        if self.max_runs_per_key is not None and key is not None and by_key >= self.max_runs_per_key:
+            raise UpstreamError(
+                429, f"too many runs going on for this key: {self.max_runs_per_key} at most", "too_many_runs"
+            )
+        self._runs += 1
+        if key is not None:
+            self._runs_by_key[key] = by_key + 1
+
+    def _ended(self, key: int | None) -> None:
+        self._runs -= 1
+        if key is not None:
+            self._runs_by_key[key] -= 1
 
     def _stopping_event(self) -> asyncio.Event:
         """Set when the gateway stops: its runs end. Made in the loop that serves."""
@@ -221,14 +263,13 @@ class Gateway:
             self._stopping = asyncio.Event()
         return self._stopping
 
-    async def _counted(self, content: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        """``content``, counted among the runs going on until it ends."""
-        self._runs += 1
+    async def _counted(self, content: AsyncIterator[bytes], key: int | None) -> AsyncIterator[bytes]:
+        """``content``, counted among the runs going on (and its key's) until it ends."""
         try:
             async for chunk in content:
                 yield chunk
         finally:
-            self._runs -= 1
+            self._ended(key)
             aclose = getattr(content, "aclose", None)
             if aclose is not None:
                 await aclose()
@@ -249,6 +290,7 @@ class Gateway:
         if self._stopping is None:
             return
         self._stopping.set()
+        # (Runs counted but still waiting for the upstream's answer end with it.)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while self._runs and loop.time() < deadline:
@@ -295,7 +337,7 @@ class Gateway:
         try:
             chunks = await self.start_run(agent_request, request)
         except UpstreamError as exc:
-            return _error(exc.status, "upstream_error", exc.message)
+            return _error(exc.status, exc.code, exc.message)
         content: AsyncIterator[bytes] = (
             passed_through(chunks)
             if protocol == "agentscope"
@@ -340,7 +382,7 @@ class Gateway:
         try:
             chunks = await self.start_run(agent_request, request)
         except UpstreamError as exc:
-            return _error(exc.status, "upstream_error", exc.message)
+            return _error(exc.status, exc.code, exc.message)
         assembler = _protocols.assembler("openai-responses")
         async for data in converted(chunks, impl.Transcoder("agentscope", "openai-responses", **options)):
             assembler.feed(data)
@@ -380,7 +422,12 @@ class Gateway:
             chunks = await self.start_run(agent_request, request)
         except UpstreamError as exc:
             return JSONResponse(
-                {"type": "error", "id": command_id, "error": "unknown_error", "message": exc.message},
+                {
+                    "type": "error",
+                    "id": command_id,
+                    "error": "unknown_error" if exc.status >= 500 else "invalid_argument",
+                    "message": exc.message,
+                },
                 status_code=exc.status,
             )
         run_id = await self.store.open()

@@ -22,13 +22,16 @@ FORWARDED_HEADERS = ("authorization", "cookie", "x-request-id", "traceparent", "
 
 
 class UpstreamError(Exception):
-    """The upstream refused a request, or could not be reached, before its
-    stream began: ``status`` is what the gateway answers its client."""
+    """A run that could not start: the upstream refused it, could not be
+    reached or took too long to answer, or the gateway has too many runs
+    going on. ``status`` is what the gateway answers its client, ``code``
+    the error's name in its body."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str = "upstream_error") -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
 
 
 class Upstream(Protocol):
