@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from agent_servers import FIXTURES, ScriptedAgent
-from agentcodec.gateway import Gateway, Timeouts
+from agentcodec.gateway import DemoAgent, Gateway, Timeouts
 from agentcodec.server import MemoryReplayStore
 from servers import command_server, redis_server, serve
 from sse_helpers import data_events
@@ -307,3 +307,57 @@ def test_run_limits_are_positive_ints(limit: Any) -> None:
     for name in ("max_runs", "max_runs_per_key"):
         with pytest.raises(ValueError, match=f"{name} must be a positive int or None"):
             Gateway(None, **{name: limit})
+
+
+# --- /metrics -------------------------------------------------------------------------------
+
+
+def metric_samples(text: str) -> dict[str, float]:
+    """The samples of a Prometheus text exposition, by name and labels."""
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
+
+
+def test_metrics_count_runs_streams_events_and_resumes() -> None:
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10).content
+        ids = event_ids(stream)
+        hit = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": ids[1]}, timeout=10)
+        miss = httpx.post(
+            f"{url}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": "agui.nothing:1"}, timeout=10
+        )
+        answer = httpx.get(f"{url}/metrics", timeout=10)
+    assert hit.status_code == 200
+    assert miss.status_code == 410
+    assert answer.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    samples = metric_samples(answer.text)
+    assert samples["agentcodec_gateway_runs"] == 0
+    assert samples["agentcodec_gateway_runs_started_total"] == 1
+    # Every event sent, the resumed stream's too (what followed the second event).
+    assert samples['agentcodec_gateway_events_sent_total{protocol="agui"}'] == len(ids) + len(ids) - 2
+    assert samples['agentcodec_gateway_streams_open{protocol="agui"}'] == 0
+    assert samples['agentcodec_gateway_resumes_total{outcome="hit"}'] == 1
+    assert samples['agentcodec_gateway_resumes_total{outcome="miss"}'] == 1
+
+
+def test_metrics_count_runs_refused_and_failed() -> None:
+    async def stalls() -> AsyncIterator[bytes]:
+        yield FIRST_EVENTS
+        await asyncio.sleep(3600)
+
+    with (
+        serve(ScriptedAgent(stalls)) as upstream,
+        serve(Gateway(upstream, timeouts=Timeouts(idle=0.3))) as url,
+    ):
+        httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10)
+        samples = metric_samples(httpx.get(f"{url}/metrics", timeout=10).text)
+    assert samples['agentcodec_gateway_runs_failed_total{reason="timeout"}'] == 1
+    with serve(Gateway("http://127.0.0.1:9/process")) as url:  # nothing listens there
+        assert httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).status_code == 502
+        samples = metric_samples(httpx.get(f"{url}/metrics", timeout=10).text)
+    assert samples['agentcodec_gateway_runs_refused_total{reason="upstream"}'] == 1
+    assert samples["agentcodec_gateway_runs_started_total"] == 0

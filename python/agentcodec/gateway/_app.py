@@ -43,10 +43,11 @@ from .._backend import impl
 from ..events import ProtocolName
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
-from ..server._response import finish_recording, recording
+from ..server._response import PING, finish_recording, recording
 from ._a2a import A2AEndpoint
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
+from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import (
     RequestError,
     agent_request_from_agui,
@@ -55,7 +56,7 @@ from ._requests import (
     agent_request_from_responses,
 )
 from ._streams import converted, passed_through
-from ._timeouts import Timeouts, UpstreamTimeoutError, paced, within
+from ._timeouts import GatewayStoppingError, RunStoppedError, Timeouts, UpstreamTimeoutError, paced, within
 from ._upstream import ProcessUpstream, Upstream, UpstreamError
 
 __all__ = ["Gateway"]
@@ -65,6 +66,22 @@ logger = logging.getLogger("agentcodec.gateway")
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+# The protocol each streaming route speaks (the LangChain one by its path's end).
+_STREAM_ROUTES = {
+    "/process": "agentscope",
+    "/ag-ui": "agui",
+    "/v1/responses": "openai-responses",
+    "/compatible-mode/v1/responses": "openai-responses",
+    "/a2a": "a2a",
+}
+
+
+def _stream_protocol(path: str) -> str | None:
+    if path.endswith("/stream/events") and path.startswith("/threads/"):
+        return "langchain"
+    return _STREAM_ROUTES.get(path)
 
 
 # Where a request's API key (its place in api_keys) is kept in the ASGI scope's state.
@@ -136,6 +153,7 @@ class Gateway:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runs = 0  # runs going on: their upstream streams not yet ended
         self._runs_by_key: dict[int, int] = {}  # the same, by the API key's place in api_keys
+        self.metrics = Metrics(lambda: self._runs)
         self._a2a = A2AEndpoint(self)
         routes = [
             Route("/process", self._process, methods=["POST"]),
@@ -147,6 +165,7 @@ class Gateway:
             Route("/a2a", self._a2a.handle, methods=["POST"], name="a2a"),
             Route("/.well-known/agent-card.json", self._a2a.card, methods=["GET"]),
             Route("/health", self._health, methods=["GET"]),
+            Route("/metrics", self._metrics, methods=["GET"]),
         ]
         middleware = []
         origins = list(cors_origins or ())
@@ -181,7 +200,44 @@ class Gateway:
             return
         if key is not None:
             scope.setdefault("state", {})[_KEY] = key
-        await self._app(scope, receive, send)
+        protocol = _stream_protocol(scope.get("path", "")) if scope["type"] == "http" else None
+        if protocol is None:
+            await self._app(scope, receive, send)
+            return
+        await self._app(scope, receive, self._observed(scope, protocol, send))
+
+    def _observed(self, scope: Any, protocol: str, send: Any) -> Any:
+        """``send``, counting for the metrics what a streaming route answers:
+        the stream open, its events (not its keep-alive pings), and whether a
+        resume found its stream."""
+        metrics = self.metrics
+        resuming = any(
+            bytes(name).lower() == b"last-event-id" and value for name, value in scope.get("headers", ())
+        )
+        streaming = False
+
+        async def observed(message: Any) -> None:
+            nonlocal streaming
+            kind = message["type"]
+            if kind == "http.response.start":
+                streaming = any(
+                    bytes(name).lower() == b"content-type" and bytes(value).startswith(b"text/event-stream")
+                    for name, value in message.get("headers", ())
+                )
+                if resuming:
+                    metrics.resumes["hit" if streaming else "miss"] += 1
+                if streaming:
+                    metrics.streams_open[protocol] += 1
+            elif kind == "http.response.body" and streaming:
+                body = message.get("body", b"")
+                if body and body != PING:
+                    metrics.events_sent[protocol] += 1
+                if not message.get("more_body", False):
+                    metrics.streams_open[protocol] -= 1
+                    streaming = False
+            await send(message)
+
+        return observed
 
     def _authorized(self, scope: Any) -> int | None:
         """Which of the keys the request carries (its place in ``api_keys``),
@@ -217,7 +273,11 @@ class Gateway:
         stream, held to the timeouts. Raises ``UpstreamError`` when the run
         does not start (504 when the upstream took too long to answer)."""
         key = request.scope.get("state", {}).get(_KEY)
-        self._admit(key)
+        try:
+            self._admit(key)
+        except UpstreamError:
+            self.metrics.runs_refused["too_many_runs"] += 1
+            raise
         timeouts = self.timeouts
         started = asyncio.get_running_loop().time()
         waits = [limit for limit in (timeouts.first_byte, timeouts.run) if limit is not None]
@@ -229,11 +289,15 @@ class Gateway:
             )
         except UpstreamTimeoutError as exc:
             self._ended(key)
+            self.metrics.runs_refused["timeout"] += 1
             logger.warning("%s", exc)
             raise UpstreamError(504, str(exc)) from None
-        except BaseException:
+        except BaseException as exc:
             self._ended(key)
+            if isinstance(exc, UpstreamError):
+                self.metrics.runs_refused["upstream"] += 1
             raise
+        self.metrics.runs_started += 1
         return self._counted(paced(chunks, timeouts, started, self._stopping_event()), key)
 
     def _admit(self, key: int | None) -> None:
@@ -268,6 +332,15 @@ class Gateway:
         try:
             async for chunk in content:
                 yield chunk
+        except GatewayStoppingError:
+            self.metrics.runs_failed["stopping"] += 1
+            raise
+        except RunStoppedError:
+            self.metrics.runs_failed["timeout"] += 1
+            raise
+        except Exception:
+            self.metrics.runs_failed["upstream"] += 1
+            raise
         finally:
             self._ended(key)
             aclose = getattr(content, "aclose", None)
@@ -390,6 +463,9 @@ class Gateway:
 
     async def _health(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
+
+    async def _metrics(self, request: Request) -> Response:
+        return Response(self.metrics.render(), media_type=CONTENT_TYPE)
 
     # --- the LangChain protocol's SSE transport --------------------------------------------
 

@@ -35,7 +35,8 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
-_PING = impl.encode_sse_comment("ping")
+#: The keep-alive comment a quiet stream gets.
+PING = impl.encode_sse_comment("ping")
 
 # Producers that write to a store go on after their client leaves; they are
 # held here so that nothing collects them before they end.
@@ -252,7 +253,7 @@ class EventStreamResponse(_ResponseBase):
                     pending = asyncio.ensure_future(anext(frames))
                 done, _ = await asyncio.wait({pending}, timeout=self.ping_interval)
                 if not done:
-                    await self._send(send, _PING, more=True)
+                    await self._send(send, PING, more=True)
                     continue
                 try:
                     frame = pending.result()
