@@ -198,6 +198,7 @@ cargo bench --locked --bench sse -- --quick
 cargo bench --locked --bench assemble -- --quick
 "$native" benches/memory.py --megabytes 2 --protocol all
 "$native" benches/memory.py --blocks 2000 --protocol all
+"$native" benches/gateway_latency.py --streams 2 --rounds 1 > /dev/null
 
 step "Benchmarks: instructions counted by callgrind against the committed baseline (3% tolerance)"
 command -v valgrind > /dev/null || install_package valgrind

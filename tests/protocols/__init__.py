@@ -101,7 +101,7 @@ class Row:
     #: it names them.
     encrypted_by: str | None = None
     #: Whether it carries a signature only where the source names whose it
-    #: is (the AI SDK keeps one in its provider's ``providerMetadata``).
+    #: is (a target that keeps one under its provider's name).
     signatures_need_provider: bool = False
     #: Which data blocks it carries none the less (a data block holding one
     #: of the protocol's own blocks), given the block's value.
