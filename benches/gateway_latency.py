@@ -12,6 +12,12 @@ one after the other, each concurrency level ``--rounds`` times.
 
     python benches/gateway_latency.py                      # 1, 10, 50 and 100 streams
     python benches/gateway_latency.py --streams 50 --rounds 5
+    python benches/gateway_latency.py --back-to-back       # bursts through the gateway alone
+
+``--back-to-back`` sends each concurrency's bursts through the gateway one
+right after the other (``/process``), as a busy gateway meets them, and
+prints each burst's time to the first delta: what the connections a burst
+leaves behind cost the next.
 """
 
 from __future__ import annotations
@@ -148,6 +154,9 @@ def main() -> int:
     )
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 10, 50, 100], help="concurrent streams")
     parser.add_argument("--rounds", type=int, default=3, help="rounds at each concurrency (default: 3)")
+    parser.add_argument(
+        "--back-to-back", action="store_true", help="bursts through the gateway, one after another"
+    )
     args = parser.parse_args()
     python = sys.executable
     machine = platform.processor() or platform.machine()
@@ -170,6 +179,19 @@ def main() -> int:
             "--fd",
         ]
         with server(gateway) as (through, pid):
+            if args.back_to_back:
+                print("streams  first delta p50/p99 of each burst, through the gateway (/process)")
+                for streams in args.streams:
+                    bursts = [
+                        asyncio.run(round_of(through, "/process", streams, None))[0]
+                        for _ in range(args.rounds)
+                    ]
+                    shown = [
+                        f"{percentile(firsts, 0.5) * 1000:.0f}/{percentile(firsts, 0.99) * 1000:.0f}"
+                        for firsts in bursts
+                    ]
+                    print(f"{streams:>7}  " + "  ".join(shown), flush=True)
+                return 0
             for streams in args.streams:
                 for endpoint in ("/process", "/ag-ui"):
                     direct: tuple[list[float], list[float]] = ([], [])

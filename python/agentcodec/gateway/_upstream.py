@@ -17,6 +17,9 @@ logger = logging.getLogger("agentcodec.gateway")
 # What a server closing a kept-alive connection under a request looks like.
 _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
+# The connection pools requests go out on, in turn (see ProcessUpstream).
+_POOLS = 16
+
 # Request headers a client sends that the agent behind the gateway needs.
 FORWARDED_HEADERS = ("authorization", "cookie", "x-request-id", "traceparent", "tracestate")
 
@@ -79,10 +82,20 @@ class ProcessUpstream:
         # Sent with every request, over any header forwarded from the client.
         self.headers = dict(headers or {})
         self._own_client = client is None
-        self._client: httpx.AsyncClient = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=connect_timeout),
-            limits=httpx.Limits(max_connections=None, keepalive_expiry=2.0),
+        # httpx's pool does work per request that grows with the connections
+        # it holds, so a burst of streams goes out on several small pools.
+        self._clients: list[httpx.AsyncClient] = (
+            [client]
+            if client is not None
+            else [
+                httpx.AsyncClient(
+                    timeout=httpx.Timeout(timeout, connect=connect_timeout),
+                    limits=httpx.Limits(max_connections=None, keepalive_expiry=2.0),
+                )
+                for _ in range(_POOLS)
+            ]
         )
+        self._next_pool = 0
         self._errors = (httpx.HTTPError, OSError)
 
     async def stream(self, request: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[bytes]:
@@ -111,12 +124,15 @@ class ProcessUpstream:
         return _body(response)
 
     async def _send(self, request: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
-        built = self._client.build_request("POST", self.url, json=request, headers=headers)
-        return await self._client.send(built, stream=True)
+        client = self._clients[self._next_pool]
+        self._next_pool = (self._next_pool + 1) % len(self._clients)
+        built = client.build_request("POST", self.url, json=request, headers=headers)
+        return await client.send(built, stream=True)
 
     async def aclose(self) -> None:
         if self._own_client:
-            await self._client.aclose()
+            for client in self._clients:
+                await client.aclose()
 
 
 async def _body(response: Any) -> AsyncIterator[bytes]:
