@@ -84,7 +84,7 @@ def _stream_protocol(path: str) -> str | None:
     return _STREAM_ROUTES.get(path)
 
 
-# Where a request's API key (its place in api_keys) is kept in the ASGI scope's state.
+# Where a request's API key (its place in api_keys) is kept in its ASGI scope.
 _KEY = "agentcodec.api_key"
 # What answers without an API key.
 _PUBLIC_PATHS = frozenset({"/health", "/.well-known/agent-card.json"})
@@ -199,7 +199,8 @@ class Gateway:
             await response(scope, receive, send)
             return
         if key is not None:
-            scope.setdefault("state", {})[_KEY] = key
+            # (Not in scope["state"]: servers may share that dict between requests.)
+            scope[_KEY] = key
         protocol = _stream_protocol(scope.get("path", "")) if scope["type"] == "http" else None
         if protocol is None:
             await self._app(scope, receive, send)
@@ -272,7 +273,7 @@ class Gateway:
         headers as the upstream may see them, and gives its Agent API
         stream, held to the timeouts. Raises ``UpstreamError`` when the run
         does not start (504 when the upstream took too long to answer)."""
-        key = request.scope.get("state", {}).get(_KEY)
+        key = request.scope.get(_KEY)
         try:
             self._admit(key)
         except UpstreamError:
