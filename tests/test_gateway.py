@@ -604,6 +604,40 @@ def test_upstream_credentials_are_headers_of_their_own_never_the_urls() -> None:
     assert "--upstream-header" in result.stderr
 
 
+def test_what_is_forwarded_upstream_is_named() -> None:
+    """By default the client's authorization, cookie and tracing headers go
+    upstream; ``forward_headers`` (``--forward-header``) names them instead,
+    and ``()`` forwards none."""
+    agent = RecordedAgent.from_fixture("agent_turn")
+    sent = {"Authorization": "Bearer client", "X-Tenant": "t1", "traceparent": "00-a-b-01"}
+    with serve(agent) as upstream:
+        for forward, expected in (
+            (None, {"authorization", "traceparent"}),
+            (["X-Tenant"], {"x-tenant"}),
+            ([], set()),
+        ):
+            options = {} if forward is None else {"forward_headers": forward}
+            with serve(Gateway(ProcessUpstream(upstream, **options))) as url:
+                httpx.post(f"{url}/process", json=PROCESS_BODY, headers=sent)
+            got = {name for name in agent.headers[-1] if name in ("authorization", "x-tenant", "traceparent")}
+            assert got == expected, forward
+    with pytest.raises(TypeError, match="a list of header names"):
+        ProcessUpstream("http://127.0.0.1:9", forward_headers="x-tenant")
+
+
+def test_the_command_forwards_the_headers_it_is_told() -> None:
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with (
+        serve(agent) as upstream,
+        gateway_process("--upstream", upstream, "--forward-header", "X-Tenant") as url,
+    ):
+        httpx.post(
+            f"{url}/process", json=PROCESS_BODY, headers={"Authorization": "Bearer c", "X-Tenant": "t1"}
+        )
+    assert agent.headers[-1].get("x-tenant") == "t1"
+    assert "authorization" not in agent.headers[-1]
+
+
 # --- requests converted into the AgentRequest ----------------------------------------------
 
 

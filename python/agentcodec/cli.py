@@ -332,6 +332,13 @@ def _parser() -> argparse.ArgumentParser:
         "which do not belong in its URL",
     )
     gateway.add_argument(
+        "--forward-header",
+        action="append",
+        metavar="NAME",
+        help="forward this header of a client's request to the upstream (repeatable; 'none' for no "
+        "header; default: authorization, cookie, x-request-id, traceparent, tracestate)",
+    )
+    gateway.add_argument(
         "--api-key",
         action="append",
         default=[],
@@ -464,6 +471,9 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     if headers and not args.upstream:
         print("agentcodec gateway: --upstream-header needs --upstream", file=sys.stderr)
         return 2
+    if args.forward_header is not None and not args.upstream:
+        print("agentcodec gateway: --forward-header needs --upstream", file=sys.stderr)
+        return 2
     timeouts = Timeouts(
         **{
             name: vars(args)[f"{name}_timeout"]
@@ -473,7 +483,17 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     )
     try:
         upstream = (
-            ProcessUpstream(args.upstream, headers=headers, timeout=None, connect_timeout=timeouts.connect)
+            ProcessUpstream(
+                args.upstream,
+                headers=headers,
+                timeout=None,
+                connect_timeout=timeouts.connect,
+                **(
+                    {"forward_headers": [name for name in args.forward_header if name.lower() != "none"]}
+                    if args.forward_header is not None
+                    else {}
+                ),
+            )
             if args.upstream
             else DemoAgent(delay=args.demo_delay)
         )

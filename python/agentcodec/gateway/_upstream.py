@@ -5,7 +5,7 @@ Agent API stream."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any, Protocol
 
 import httpx
@@ -51,7 +51,8 @@ class ProcessUpstream:
     """An AgentScope Agent API server: ``url`` is its ``/process`` endpoint
     (a base URL gets ``/process`` appended). Requests go out on one pooled
     ``httpx.AsyncClient`` (pass your own to configure it); the client's
-    ``authorization``, ``cookie`` and tracing headers are forwarded.
+    ``authorization``, ``cookie`` and tracing headers are forwarded
+    (``forward_headers`` names them: ``()`` forwards none).
     ``timeout`` bounds each read and write, ``connect_timeout`` a new
     connection (the gateway gives its own, and watches its runs itself).
 
@@ -68,6 +69,7 @@ class ProcessUpstream:
         timeout: float | None = 300.0,
         connect_timeout: float | None = 10.0,
         headers: Mapping[str, str] | None = None,
+        forward_headers: Iterable[str] = FORWARDED_HEADERS,
     ) -> None:
         parsed = httpx.URL(url)
         if parsed.userinfo:
@@ -81,6 +83,9 @@ class ProcessUpstream:
         self.url = url if url.endswith("/process") else url + "/process"
         # Sent with every request, over any header forwarded from the client.
         self.headers = dict(headers or {})
+        if isinstance(forward_headers, str):
+            raise TypeError("forward_headers is a list of header names, not a str")
+        self.forward_headers = tuple(name.lower() for name in forward_headers)
         self._own_client = client is None
         # httpx's pool does work per request that grows with the connections
         # it holds, so a burst of streams goes out on several small pools.
@@ -99,7 +104,7 @@ class ProcessUpstream:
         self._errors = (httpx.HTTPError, OSError)
 
     async def stream(self, request: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[bytes]:
-        forwarded = {name: headers[name] for name in FORWARDED_HEADERS if name in headers}
+        forwarded = {name: headers[name] for name in self.forward_headers if name in headers}
         forwarded.update(self.headers)
         forwarded["accept"] = "text/event-stream"
         try:
