@@ -7,6 +7,7 @@ the upstream's response is let go."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import socket
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 
 from agent_servers import FIXTURES, ScriptedAgent
 from agentcodec.gateway import DemoAgent, Gateway, Timeouts
-from agentcodec.server import MemoryReplayStore
+from agentcodec.server import MemoryReplayStore, RedisReplayStore
 from servers import command_server, redis_server, serve
 from sse_helpers import data_events
 from test_gateway import AGUI_BODY, PROCESS_BODY, agui_events
@@ -361,3 +362,34 @@ def test_metrics_count_runs_refused_and_failed() -> None:
         samples = metric_samples(httpx.get(f"{url}/metrics", timeout=10).text)
     assert samples['agentcodec_gateway_runs_refused_total{reason="upstream"}'] == 1
     assert samples["agentcodec_gateway_runs_started_total"] == 0
+
+
+# --- a Redis that restarts ------------------------------------------------------------------
+
+
+def test_a_redis_restart_ends_the_stream_in_flight_with_its_error_and_the_gateway_recovers(
+    tmp_path: Path,
+) -> None:
+    """redis-server stopped and started again (nothing kept) under a stream:
+    its client gets the protocol's error event, not a clean end; the next
+    requests stream whole, with no restart of the gateway (gateway.md 9)."""
+    url = f"unix://{tmp_path / 'redis.sock'}"
+    with serve(Gateway(DemoAgent(delay=0.05), store=RedisReplayStore(url))) as gateway:
+        first_redis = contextlib.ExitStack()
+        first_redis.enter_context(redis_server(tmp_path))
+        whole = data_events(httpx.post(f"{gateway}/ag-ui", json=AGUI_BODY, timeout=20).content)
+        assert whole[-1]["type"] == "RUN_FINISHED"
+        received = b""
+        with httpx.stream("POST", f"{gateway}/ag-ui", json=AGUI_BODY, timeout=20) as response:
+            chunks = response.iter_raw()
+            while received.count(b"data:") < 5:
+                received += next(chunks)
+            first_redis.close()  # gone, and its streams with it
+            with redis_server(tmp_path):
+                received += b"".join(chunks)
+                last = data_events(received)[-1]
+                assert last["type"] == "RUN_ERROR"
+                assert last["message"] == "the stream could not be read on from the server's store"
+                for _ in range(2):
+                    again = data_events(httpx.post(f"{gateway}/ag-ui", json=AGUI_BODY, timeout=20).content)
+                    assert [again[0]["type"], again[-1]["type"]] == ["RUN_STARTED", "RUN_FINISHED"]
