@@ -393,3 +393,21 @@ def test_a_redis_restart_ends_the_stream_in_flight_with_its_error_and_the_gatewa
                 for _ in range(2):
                     again = data_events(httpx.post(f"{gateway}/ag-ui", json=AGUI_BODY, timeout=20).content)
                     assert [again[0]["type"], again[-1]["type"]] == ["RUN_STARTED", "RUN_FINISHED"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (["--store-max-bytes", "0"], "--store-max-bytes: max_bytes must be a positive int or None"),
+        (["--redis", "redis://127.0.0.1:9", "--store-max-bytes", "10"], "Redis's is its maxmemory"),
+    ],
+)
+def test_the_command_checks_the_store_budget(arguments: list[str], says: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "agentcodec", "gateway", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert says in run.stderr

@@ -277,3 +277,41 @@ def test_a_reader_waits_out_a_quiet_stream_whatever_the_clients_socket_timeout(
             await client.aclose()
 
     asyncio.run(main())
+
+
+def test_the_memory_store_keeps_to_its_byte_budget_forgetting_the_oldest_first() -> None:
+    """Past ``max_bytes``, finished streams go first, oldest first; then the
+    oldest events of the oldest streams, a reader behind them told of the
+    gap; the newest events stay."""
+
+    async def main() -> None:
+        store = MemoryReplayStore(max_bytes=100)
+        done = await store.open()
+        await store.append(done, b"d" * 40)
+        await store.finish(done)
+        older, newer = await store.open(), await store.open()
+        await store.append(older, b"o" * 30)
+        caught_up = await store.replay(older, 0)
+        assert await anext(caught_up) == (1, b"o" * 30)
+        behind = await store.replay(older, 0)  # has read nothing yet
+        await store.append(older, b"p" * 30)
+        await store.append(newer, b"n" * 30)  # 130 bytes kept: the finished stream goes
+        with pytest.raises(ReplayError):
+            await store.replay(done, 0)
+        await store.append(newer, b"m" * 30)  # 120: the oldest event of the oldest stream goes
+        with pytest.raises(ReplayError):
+            await store.replay(older, 0)
+        await store.finish(older)
+        await store.finish(newer)
+        assert await collect(caught_up) == [(2, b"p" * 30)]
+        with pytest.raises(ReplayError):
+            await collect(behind)
+        assert await collect(await store.replay(newer, 0)) == [(1, b"n" * 30), (2, b"m" * 30)]
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("budget", [0, -1, True, 1.5])
+def test_the_byte_budget_is_a_positive_int_or_none(budget: Any) -> None:
+    with pytest.raises(ValueError, match="max_bytes must be a positive int or None"):
+        MemoryReplayStore(max_bytes=budget)

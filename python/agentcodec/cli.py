@@ -402,6 +402,14 @@ def _parser() -> argparse.ArgumentParser:
         help="keep streams in Redis (redis://...), so that replicas resume each other's (default: in memory)",
     )
     gateway.add_argument(
+        "--store-max-bytes",
+        type=_limit,
+        default=argparse.SUPPRESS,
+        metavar="N",
+        help="the in-memory store's budget: past it the oldest finished streams, then the oldest "
+        "events, are forgotten ('none' for no budget; default: 256 MiB)",
+    )
+    gateway.add_argument(
         "--ping-interval",
         type=float,
         default=15.0,
@@ -444,22 +452,35 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         import uvicorn  # noqa: PLC0415
 
         from .gateway import DemoAgent, Gateway, ProcessUpstream, Timeouts  # noqa: PLC0415
-        from .server import RedisReplayStore, ReplayStore  # noqa: PLC0415
+        from .server import MemoryReplayStore, RedisReplayStore, ReplayStore  # noqa: PLC0415
     except ImportError as err:
         print(
             f"agentcodec gateway needs its extra: pip install 'agentcodec[gateway]' ({err})", file=sys.stderr
         )
         return 1
+    if args.redis and "store_max_bytes" in vars(args):
+        print(
+            "agentcodec gateway: --store-max-bytes is the memory store's: Redis's is its maxmemory",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        store: ReplayStore | None = RedisReplayStore(args.redis) if args.redis else None
+        store: ReplayStore | None = (
+            RedisReplayStore(args.redis)
+            if args.redis
+            else MemoryReplayStore(max_bytes=args.store_max_bytes)
+            if "store_max_bytes" in vars(args)
+            else None
+        )
     except ImportError as err:
         print(
             f"agentcodec gateway --redis needs redis: pip install 'agentcodec[redis]' ({err})",
             file=sys.stderr,
         )
         return 1
-    except ValueError as err:  # a URL redis-py cannot read
-        print(f"agentcodec gateway: --redis {args.redis!r}: {err}", file=sys.stderr)
+    except ValueError as err:  # a URL redis-py cannot read, or a budget of 0
+        where = f"--redis {args.redis!r}" if args.redis else "--store-max-bytes"
+        print(f"agentcodec gateway: {where}: {err}", file=sys.stderr)
         return 2
     headers: dict[str, str] = {}
     for header in args.upstream_header:

@@ -103,10 +103,11 @@ def new_stream_id() -> str:
 
 
 class _MemoryStream:
-    __slots__ = ("dropped", "events", "finished", "finished_at", "first", "last", "wakeup")
+    __slots__ = ("dropped", "events", "finished", "finished_at", "first", "last", "size", "wakeup")
 
     def __init__(self, max_events: int) -> None:
         self.events: deque[bytes] = deque(maxlen=max_events)
+        self.size = 0  # the bytes of the events kept
         self.first = 1  # the number of events[0]
         self.last = 0
         self.finished = False
@@ -126,16 +127,31 @@ class _AliasWaiters:
 class MemoryReplayStore(ReplayStore):
     """Streams kept in this process: each one's last ``max_events`` events;
     a finished stream is forgotten ``ttl`` seconds after it ended, and the
-    oldest streams first once more than ``max_streams`` are kept. Memory is
-    bounded by ``max_streams * max_events`` events; an alias is forgotten
-    with its stream, or, past ``max_streams`` aliases, the oldest set first.
-    Replicas cannot share it: that is what ``RedisReplayStore``
-    is for."""
+    oldest streams first once more than ``max_streams`` are kept. The events
+    kept weigh ``max_bytes`` at most (None: no budget): past it, the oldest
+    finished streams are forgotten first, then the oldest events of the
+    oldest streams (a reader behind them gets a ``ReplayError``). An alias
+    is forgotten with its stream, or, past ``max_streams`` aliases, the
+    oldest set first. Replicas cannot share it: that is what
+    ``RedisReplayStore`` is for (whose budget is Redis's own ``maxmemory``)."""
 
-    def __init__(self, *, max_events: int = 10_000, max_streams: int = 1_000, ttl: float = 600.0) -> None:
+    def __init__(
+        self,
+        *,
+        max_events: int = 10_000,
+        max_streams: int = 1_000,
+        ttl: float = 600.0,
+        max_bytes: int | None = 256 * 1024 * 1024,
+    ) -> None:
         for name, value in (("max_events", max_events), ("max_streams", max_streams)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
+        if max_bytes is not None and (
+            isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1
+        ):
+            raise ValueError(f"max_bytes must be a positive int or None, not {max_bytes!r}")
+        self._max_bytes = max_bytes
+        self._bytes = 0  # the bytes of every event kept
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl < 0:
             raise ValueError(f"ttl must be a non-negative number of seconds, not {ttl!r}")
         self._max_events = max_events
@@ -161,10 +177,35 @@ class MemoryReplayStore(ReplayStore):
         stream = self._writable(stream_id)
         if len(stream.events) == stream.events.maxlen:
             stream.first += 1
-        stream.events.append(bytes(event))
+            self._forget(stream, len(stream.events[0]))
+        event = bytes(event)
+        stream.events.append(event)
+        stream.size += len(event)
+        self._bytes += len(event)
         stream.last += 1
+        if self._max_bytes is not None and self._bytes > self._max_bytes:
+            self._fit(self._max_bytes)
         self._wake(stream)
         return stream.last
+
+    def _forget(self, stream: _MemoryStream, size: int) -> None:
+        stream.size -= size
+        self._bytes -= size
+
+    def _fit(self, budget: int) -> None:
+        """Forgets the oldest finished streams, then the oldest events of the
+        oldest streams, until what is kept fits ``budget``."""
+        while self._bytes > budget:
+            finished = next((key for key, stream in self._streams.items() if stream.finished), None)
+            if finished is not None:
+                self._drop(finished)
+                continue
+            oldest = next((stream for stream in self._streams.values() if stream.events), None)
+            if oldest is None:
+                return
+            self._forget(oldest, len(oldest.events.popleft()))
+            oldest.first += 1
+            self._wake(oldest)  # a reader behind it learns of the gap
 
     async def finish(self, stream_id: str) -> None:
         stream = self._writable(stream_id)
@@ -268,6 +309,7 @@ class MemoryReplayStore(ReplayStore):
 
     def _drop(self, stream_id: str) -> None:
         stream = self._streams.pop(stream_id)
+        self._bytes -= stream.size
         # Readers following a stream dropped before it finished learn that
         # the rest is lost, instead of waiting forever.
         stream.dropped = not stream.finished
