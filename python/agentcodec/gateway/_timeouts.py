@@ -114,26 +114,23 @@ async def paced(
     activity = _Activity()
     iterator = chunks.__aiter__()
     last_event: float | None = None
+    no_first_event = (
+        f"the agent sent no event within {timeouts.first_byte:g} s" if timeouts.first_byte else ""
+    )
+    idle = f"the agent sent no event for {timeouts.idle:g} s" if timeouts.idle else ""
+    too_long = f"the agent's run went on past {timeouts.run:g} s" if timeouts.run else ""
     stop = asyncio.ensure_future(stopping.wait()) if stopping is not None else None
+    following: asyncio.Future[bytes] | None = None
     try:
         while True:
             now = loop.time()
             limits: list[tuple[float, str]] = []
             if last_event is None and timeouts.first_byte is not None:
-                limits.append(
-                    (
-                        started + timeouts.first_byte - now,
-                        f"the agent sent no event within {timeouts.first_byte:g} s",
-                    )
-                )
+                limits.append((started + timeouts.first_byte - now, no_first_event))
             if last_event is not None and timeouts.idle is not None:
-                limits.append(
-                    (last_event + timeouts.idle - now, f"the agent sent no event for {timeouts.idle:g} s")
-                )
+                limits.append((last_event + timeouts.idle - now, idle))
             if timeouts.run is not None:
-                limits.append(
-                    (started + timeouts.run - now, f"the agent's run went on past {timeouts.run:g} s")
-                )
+                limits.append((started + timeouts.run - now, too_long))
             left, message = min(limits) if limits else (None, "")
             following = asyncio.ensure_future(iterator.__anext__())
             waiting = {following} if stop is None else {following, stop}
@@ -141,9 +138,6 @@ async def paced(
                 waiting, timeout=None if left is None else max(left, 0.0), return_when=asyncio.FIRST_COMPLETED
             )
             if not following.done():
-                following.cancel()
-                with contextlib.suppress(BaseException):
-                    await following
                 if stop is not None and stop.done():
                     raise GatewayStoppingError
                 raise UpstreamTimeoutError(message)
@@ -151,12 +145,19 @@ async def paced(
                 chunk = following.result()
             except StopAsyncIteration:
                 return
+            finally:
+                following = None
             if activity.seen_in(chunk):
                 last_event = loop.time()
             yield chunk
     finally:
         if stop is not None:
             stop.cancel()
+        if following is not None and not following.done():
+            # Timed out, stopped, or this generator cancelled while waiting.
+            following.cancel()
+            with contextlib.suppress(BaseException):
+                await following
         aclose = getattr(iterator, "aclose", None)
         if aclose is not None:
             await aclose()
