@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
 import signal
 import socket
 import subprocess
@@ -21,6 +23,7 @@ import httpx
 import pytest
 
 from agent_servers import FIXTURES, ScriptedAgent
+from agentcodec import cli
 from agentcodec.gateway import DemoAgent, Gateway, Timeouts
 from agentcodec.server import MemoryReplayStore, RedisReplayStore
 from servers import command_server, redis_server, serve
@@ -411,3 +414,55 @@ def test_the_command_checks_the_store_budget(arguments: list[str], says: str) ->
     )
     assert run.returncode == 2
     assert says in run.stderr
+
+
+# --- the access log -------------------------------------------------------------------------
+
+
+def test_the_access_log_has_a_record_for_each_request_its_fields_as_attributes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="agentcodec.gateway.access")
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, headers={"X-Request-Id": "req-1"}, timeout=10)
+        httpx.get(f"{url}/health", timeout=10)
+        time.sleep(0.1)  # the record is written once the response has ended
+    records = [record for record in caplog.records if record.name == "agentcodec.gateway.access"]
+    streamed, health = records[-2:]
+    events = len(event_ids(stream.content))
+    assert (streamed.method, streamed.path, streamed.status, streamed.protocol) == (
+        "POST",
+        "/ag-ui",
+        200,
+        "agui",
+    )
+    assert (streamed.events, streamed.request_id) == (events, "req-1")
+    assert streamed.duration_ms > 0
+    assert streamed.getMessage().startswith("POST /ag-ui 200 ")
+    assert streamed.getMessage().endswith(f" ms {events} events")
+    assert (health.path, health.status, health.protocol, health.events) == ("/health", 200, None, None)
+
+
+def test_the_command_writes_the_access_log_as_json_lines() -> None:
+    record = logging.LogRecord(
+        "agentcodec.gateway.access", logging.INFO, __file__, 1, "GET /health 200", (), None
+    )
+    for name, value in {"method": "GET", "path": "/health", "status": 200, "protocol": None}.items():
+        setattr(record, name, value)
+    line = json.loads(cli._JSONLines().format(record))
+    assert {key: line[key] for key in ("level", "message", "method", "path", "status", "protocol")} == {
+        "level": "info",
+        "message": "GET /health 200",
+        "method": "GET",
+        "path": "/health",
+        "status": 200,
+        "protocol": None,
+    }
+    refused = subprocess.run(
+        [sys.executable, "-m", "agentcodec", "gateway", "--access-log", "xml"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert "invalid choice: 'xml'" in refused.stderr

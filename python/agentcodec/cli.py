@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import textwrap
@@ -424,6 +425,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the demo agent's pause between tokens (default: %(default)s)",
     )
     gateway.add_argument("--log-level", default="info", help="uvicorn's log level (default: %(default)s)")
+    gateway.add_argument(
+        "--access-log",
+        choices=("text", "json", "off"),
+        default="text",
+        help="a line for each request once its response ends: its method, path, status, time, and a "
+        "stream's protocol and events; json writes each as a JSON object (default: %(default)s)",
+    )
     gateway.set_defaults(run=_cmd_gateway)
 
     stream = commands.add_parser(
@@ -445,6 +453,37 @@ def _parser() -> argparse.ArgumentParser:
     stream.add_argument("--assemble", action="store_true", help="print the assembled result last")
     stream.set_defaults(run=_cmd_stream)
     return parser
+
+
+class _JSONLines(logging.Formatter):
+    """A log record as one JSON object a line: its time, level and message,
+    and the fields the access log gives as attributes."""
+
+    FIELDS = ("method", "path", "status", "duration_ms", "protocol", "events", "client", "request_id")
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname.lower(),
+            "message": record.getMessage(),
+        }
+        entry.update({name: getattr(record, name) for name in self.FIELDS if hasattr(record, name)})
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def _access_log(form: str, level: str) -> None:
+    """Sends the gateway's access log to stderr, as text or JSON lines, at
+    the server's log level; ``off`` sends it nowhere."""
+    from .gateway._access import access_logger  # noqa: PLC0415
+
+    access_logger.propagate = False
+    if form == "off":
+        access_logger.disabled = True
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_JSONLines() if form == "json" else logging.Formatter("%(asctime)s %(message)s"))
+    access_logger.addHandler(handler)
+    access_logger.setLevel("DEBUG" if level.lower() == "trace" else level.upper())
 
 
 def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
@@ -550,6 +589,7 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         file=sys.stderr,
         flush=True,
     )
+    _access_log(args.access_log, args.log_level)
     config = uvicorn.Config(
         app,
         host=args.host,
@@ -557,6 +597,7 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
         uds=args.uds,
         fd=args.fd,
         log_level=args.log_level,
+        access_log=False,  # the gateway's own, which knows a stream's protocol and events
         lifespan="on",
         timeout_graceful_shutdown=5,
     )

@@ -43,8 +43,9 @@ from .._backend import impl
 from ..events import ProtocolName
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
-from ..server._response import PING, finish_recording, recording
+from ..server._response import finish_recording, recording
 from ._a2a import A2AEndpoint
+from ._access import Exchange
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
 from ._metrics import CONTENT_TYPE, Metrics
@@ -183,13 +184,19 @@ class Gateway:
         self._app = Starlette(routes=routes, middleware=middleware, lifespan=self._lifespan)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        exchange = Exchange(scope, _stream_protocol(scope.get("path", "")), self.metrics)
+        try:
+            await self._serve(scope, receive, exchange.observe(send))
+        finally:
+            exchange.ended()
+
+    async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
         # A preflight carries no key; the health check and the agent card
         # (which clients read before they call) need none.
-        guarded = (
-            scope["type"] == "http"
-            and scope.get("path") not in _PUBLIC_PATHS
-            and scope.get("method") != "OPTIONS"
-        )
+        guarded = scope.get("path") not in _PUBLIC_PATHS and scope.get("method") != "OPTIONS"
         key = self._authorized(scope) if self._api_keys and guarded else None
         if self._api_keys and guarded and key is None:
             response = _error(
@@ -201,44 +208,7 @@ class Gateway:
         if key is not None:
             # (Not in scope["state"]: servers may share that dict between requests.)
             scope[_KEY] = key
-        protocol = _stream_protocol(scope.get("path", "")) if scope["type"] == "http" else None
-        if protocol is None:
-            await self._app(scope, receive, send)
-            return
-        await self._app(scope, receive, self._observed(scope, protocol, send))
-
-    def _observed(self, scope: Any, protocol: str, send: Any) -> Any:
-        """``send``, counting for the metrics what a streaming route answers:
-        the stream open, its events (not its keep-alive pings), and whether a
-        resume found its stream."""
-        metrics = self.metrics
-        resuming = any(
-            bytes(name).lower() == b"last-event-id" and value for name, value in scope.get("headers", ())
-        )
-        streaming = False
-
-        async def observed(message: Any) -> None:
-            nonlocal streaming
-            kind = message["type"]
-            if kind == "http.response.start":
-                streaming = any(
-                    bytes(name).lower() == b"content-type" and bytes(value).startswith(b"text/event-stream")
-                    for name, value in message.get("headers", ())
-                )
-                if resuming:
-                    metrics.resumes["hit" if streaming else "miss"] += 1
-                if streaming:
-                    metrics.streams_open[protocol] += 1
-            elif kind == "http.response.body" and streaming:
-                body = message.get("body", b"")
-                if body and body != PING:
-                    metrics.events_sent[protocol] += 1
-                if not message.get("more_body", False):
-                    metrics.streams_open[protocol] -= 1
-                    streaming = False
-            await send(message)
-
-        return observed
+        await self._app(scope, receive, send)
 
     def _authorized(self, scope: Any) -> int | None:
         """Which of the keys the request carries (its place in ``api_keys``),
