@@ -395,6 +395,12 @@ pub enum Quick<'t> {
 pub trait Decode {
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>);
 
+    /// Whether the protocol's streams may be NDJSON as well as SSE (see
+    /// [`crate::stream::Protocol::ndjson`]).
+    fn ndjson(&self) -> bool {
+        false
+    }
+
     /// Whether an event is one of the protocol's (its module's
     /// `recognizes`).
     fn recognizes(&self, event: &Event) -> bool;

@@ -28,6 +28,7 @@ pub mod json;
 pub mod json_patch;
 pub mod json_prefix;
 pub mod json_probe;
+pub mod ndjson;
 pub mod partial_json;
 pub mod recent;
 pub mod registry;

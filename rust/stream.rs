@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use crate::json::{Map, Value};
-use crate::sse::{Decoder, LimitError, Limits};
+use crate::ndjson::Framing;
+use crate::sse::{LimitError, Limits};
 
 /// Whether an event's text is the `[DONE]` sentinel some servers end with
 /// (ASCII white space around it allowed, as in the pure backend).
@@ -428,6 +429,12 @@ impl Log {
 /// [`Protocol::apply_value`]) does the rest: `[DONE]`, the quick path,
 /// parsing, the observer, and refusing what is not an object.
 pub trait Protocol {
+    /// Whether its streams may be NDJSON (a JSON text a line) as well as
+    /// SSE: the stream's first byte tells ([`Framing`]).
+    fn ndjson(&self) -> bool {
+        false
+    }
+
     /// Applies one event that is a JSON object.
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error>;
 
@@ -677,7 +684,7 @@ pub trait Assemble {
 /// Feeds a protocol: frames SSE, counts events, keeps the backlog.
 #[derive(Debug, Clone)]
 pub struct Driver<P> {
-    decoder: Decoder,
+    decoder: Framing,
     pub protocol: P,
     pub log: Log,
     /// Event texts decoded but not applied yet, because an earlier one failed.
@@ -702,7 +709,11 @@ pub struct Driver<P> {
 impl<P: Protocol> Driver<P> {
     pub fn new(protocol: P, limits: Limits, on_error: OnError, subject: &'static str) -> Self {
         Driver {
-            decoder: Decoder::new(limits),
+            decoder: if protocol.ndjson() {
+                Framing::sniffing(limits)
+            } else {
+                Framing::sse(limits)
+            },
             protocol,
             log: Log::new(on_error, subject),
             backlog: VecDeque::new(),
@@ -747,12 +758,12 @@ impl<P: Protocol> Driver<P> {
             backlog,
             ..
         } = self;
-        let framing = decoder.feed(chunk, |event| {
+        let framing = decoder.feed(chunk, |data| {
             if failure.is_some() {
-                backlog.push_back(event.data.to_owned());
+                backlog.push_back(data.to_owned());
                 return;
             }
-            if let Err(err) = apply_event(protocol, log, event.data, observe.as_deref_mut()) {
+            if let Err(err) = apply_event(protocol, log, data, observe.as_deref_mut()) {
                 failure = Some(err);
             }
         });
@@ -837,7 +848,7 @@ impl<P: Protocol> Driver<P> {
                 let Driver {
                     decoder, backlog, ..
                 } = self;
-                let framing = decoder.close(|event| backlog.push_back(event.data.to_owned()));
+                let framing = decoder.close(|data| backlog.push_back(data.to_owned()));
                 if let Err(limit) = framing {
                     self.framing_failed = true;
                     self.pending_limit = Some(limit);
@@ -892,7 +903,7 @@ impl<P: Protocol> Driver<P> {
             decoder, backlog, ..
         } = self;
         decoder
-            .close(|event| backlog.push_back(event.data.to_owned()))
+            .close(|data| backlog.push_back(data.to_owned()))
             .map_err(Error::Limit)
     }
 

@@ -116,6 +116,10 @@ impl<S: Sink> Protocol for Decoding<S> {
         }
     }
 
+    fn ndjson(&self) -> bool {
+        self.decoder.ndjson()
+    }
+
     /// Chat's end of the run; the other protocols end by an event.
     fn done_marker(&mut self, log: &mut Log) -> Result<(), Error> {
         self.decoder.done(&mut self.scratch);

@@ -74,6 +74,8 @@ class SSELimitError(SSEError):
             exceeded it.
         events: the events the failing call completed before that line; earlier
             calls already returned theirs. The decoder accepts no more input.
+        subject: what went past the limit: ``"SSE line"``, ``"SSE event data"``,
+            or ``"NDJSON line"`` in a newline-delimited JSON stream.
     """
 
     limit: str
@@ -82,18 +84,25 @@ class SSELimitError(SSEError):
     # SSEEvent of whichever backend raised.
     events: list[Any]
 
-    def __init__(self, limit: str, max_bytes: int, offset: int, events: Sequence[Any] = ()) -> None:
+    def __init__(
+        self,
+        limit: str,
+        max_bytes: int,
+        offset: int,
+        events: Sequence[Any] = (),
+        subject: str | None = None,
+    ) -> None:
         self.limit = limit
         self.max_bytes = max_bytes
         self.offset = offset
         self.events = list(events)
-        subject = _LIMIT_SUBJECT.get(limit, "SSE input")
+        self.subject = subject or _LIMIT_SUBJECT.get(limit, "SSE input")
         super().__init__(
-            f"{subject} exceeds {limit}={max_bytes} at the line starting at byte offset {offset}"
+            f"{self.subject} exceeds {limit}={max_bytes} at the line starting at byte offset {offset}"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.limit, self.max_bytes, self.offset, self.events))
+        return (type(self), (self.limit, self.max_bytes, self.offset, self.events, self.subject))
 
 
 class StreamLimitError(AgentCodecError, ValueError):

@@ -66,14 +66,20 @@ pub fn partial_json_error(py: Python<'_>, offset: usize, reason: &str) -> PyErr 
     )
 }
 
-/// `SSELimitError(limit, max_bytes, offset, events)`: `events` are those
-/// completed by the call that failed, before the offending line.
+/// `SSELimitError(limit, max_bytes, offset, events, subject)`: `events` are
+/// those completed by the call that failed, before the offending line.
 pub fn sse_limit_error(py: Python<'_>, err: &LimitError, events: Bound<'_, PyList>) -> PyErr {
     raise(
         py,
         &SSE_LIMIT_ERROR,
         "SSELimitError",
-        (err.kind.setting(), err.max_bytes, err.offset, events),
+        (
+            err.kind.setting(),
+            err.max_bytes,
+            err.offset,
+            events,
+            err.kind.subject(),
+        ),
     )
 }
 

@@ -31,14 +31,25 @@ impl Default for Limits {
 pub enum LimitKind {
     Line,
     Event,
+    /// A line of newline-delimited JSON (`max_line_bytes`).
+    JsonLine,
 }
 
 impl LimitKind {
     /// The name of the setting, as users spell it.
     pub fn setting(self) -> &'static str {
         match self {
-            LimitKind::Line => "max_line_bytes",
+            LimitKind::Line | LimitKind::JsonLine => "max_line_bytes",
             LimitKind::Event => "max_event_bytes",
+        }
+    }
+
+    /// What went past the limit, as messages name it.
+    pub fn subject(self) -> &'static str {
+        match self {
+            LimitKind::Line => "SSE line",
+            LimitKind::Event => "SSE event data",
+            LimitKind::JsonLine => "NDJSON line",
         }
     }
 }
@@ -54,13 +65,10 @@ pub struct LimitError {
 
 impl fmt::Display for LimitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.kind {
-            LimitKind::Line => "SSE line",
-            LimitKind::Event => "SSE event data",
-        };
         write!(
             f,
-            "{what} exceeds {}={} at the line starting at byte offset {}",
+            "{} exceeds {}={} at the line starting at byte offset {}",
+            self.kind.subject(),
             self.kind.setting(),
             self.max_bytes,
             self.offset

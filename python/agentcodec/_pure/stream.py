@@ -10,6 +10,7 @@ from .._errors import AgentCodecError, SSELimitError, StreamLimitError, _EventEr
 from ._args import as_bytes, limit_arg
 from .accumulate import render
 from .json_values import JSONValueError, copy_value, json_kind, loads
+from .ndjson import Framing
 from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 from .tool_calls import ToolCallReader
@@ -106,6 +107,9 @@ class Driver:
     #: and (capitalised as its class) for a wrong argument to feed().
     _name = "assembler"
     _class_name = "Assembler"
+    #: Whether its streams may be NDJSON as well as SSE: the stream's first
+    #: byte tells (``ndjson.Framing``).
+    _ndjson = False
 
     def __init__(
         self,
@@ -123,7 +127,8 @@ class Driver:
         if on_error not in ON_ERROR_MODES:
             raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
         self._skip_errors = on_error == "skip"
-        self._decoder = TextDecoder(
+        framing = Framing if self._ndjson else TextDecoder
+        self._decoder: TextDecoder | Framing = framing(
             max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
             max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
         )

@@ -1,0 +1,146 @@
+"""Newline-delimited JSON (NDJSON, JSON Lines): one JSON text a line, as
+Ollama streams its answers; and ``Framing``, which tells it from SSE by a
+stream's first byte. The mirror of ``rust/ndjson.rs``.
+
+Lines end at LF alone, a CR before it dropped: a JSON text holds no raw LF,
+but may hold other characters some readers take for line breaks (U+2028,
+U+0085), which must not split it. Lines of white space are skipped; the last
+line needs no LF. UTF-8 is decoded lossily, as SSE is."""
+
+from __future__ import annotations
+
+from .._errors import SSELimitError
+from .sse_decoder import TextDecoder
+
+__all__ = ["Framing", "LineDecoder"]
+
+_BOM = b"\xef\xbb\xbf"
+# The white space JSON allows around a text.
+_WHITE_SPACE = b" \t\r\n"
+# White space held before a stream says its framing: past this, it is SSE.
+_MOST_HELD = 4096
+_SUBJECT = "NDJSON line"
+
+
+class LineDecoder:
+    """Incremental NDJSON decoder: ``feed_texts`` gives each line's text."""
+
+    __slots__ = ("_failed", "_line", "_line_start", "_max_line_bytes", "_offset")
+
+    def __init__(self, *, max_line_bytes: int | None) -> None:
+        self._max_line_bytes = max_line_bytes
+        self._offset = 0
+        self._line = bytearray()
+        self._line_start = 0
+        self._failed: SSELimitError | None = None
+
+    last_event_id = ""
+    retry = None
+
+    def feed_texts(self, data: bytes | bytearray | memoryview) -> list[str]:
+        """The lines the chunk completes. On a limit error, its ``events``
+        are the lines before the long one, and no more input is taken."""
+        if self._failed is not None:
+            raise self._error(self._failed)
+        lines: list[str] = []
+        data = bytes(data)
+        base = self._offset
+        pos = 0
+        while True:
+            found = data.find(b"\n", pos)
+            if found < 0:
+                break
+            if not self._line:
+                start = base + pos
+                self._check(found - pos, start, lines)
+                _emit(data[pos:found], start, lines)
+            else:
+                self._check(len(self._line) + found - pos, self._line_start, lines)
+                self._line += data[pos:found]
+                _emit(bytes(self._line), self._line_start, lines)
+                self._line.clear()
+            pos = found + 1
+        if pos < len(data):
+            if not self._line:
+                self._line_start = base + pos
+            self._check(len(self._line) + len(data) - pos, self._line_start, lines)
+            self._line += data[pos:]
+        self._offset = base + len(data)
+        return lines
+
+    def close_texts(self) -> list[str]:
+        """Ends the stream: a last line without its LF is a line too."""
+        if self._failed is not None:
+            raise self._error(self._failed)
+        lines: list[str] = []
+        _emit(bytes(self._line), self._line_start, lines)
+        self._line.clear()
+        self._offset = self._line_start = 0
+        return lines
+
+    def _check(self, length: int, start: int, lines: list[str]) -> None:
+        maximum = self._max_line_bytes
+        if maximum is not None and length > maximum:
+            self._failed = SSELimitError("max_line_bytes", maximum, start, subject=_SUBJECT)
+            raise self._error(self._failed, lines)
+
+    @staticmethod
+    def _error(failed: SSELimitError, lines: list[str] | None = None) -> SSELimitError:
+        return SSELimitError(failed.limit, failed.max_bytes, failed.offset, lines or [], failed.subject)
+
+
+def _emit(line: bytes, start: int, lines: list[str]) -> None:
+    """Keeps a line (less its CR, and a BOM opening the stream) unless it is
+    white space."""
+    if start == 0 and line.startswith(_BOM):
+        line = line[3:]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if line.strip(_WHITE_SPACE):
+        lines.append(line.decode("utf-8", "replace"))
+
+
+class Framing:
+    """SSE or NDJSON, as the stream's first byte that is not white space
+    (nor a BOM) says: ``{`` opens a JSON line, where SSE lines open with a
+    field name or ``:``. Reads as the SSE ``TextDecoder`` does."""
+
+    __slots__ = ("_decoder", "_held", "_max_event_bytes", "_max_line_bytes")
+
+    def __init__(self, *, max_line_bytes: int | None, max_event_bytes: int | None) -> None:
+        self._max_line_bytes = max_line_bytes
+        self._max_event_bytes = max_event_bytes
+        self._decoder: TextDecoder | LineDecoder | None = None
+        self._held = b""
+
+    @property
+    def last_event_id(self) -> str:
+        return self._decoder.last_event_id if self._decoder is not None else ""
+
+    @property
+    def retry(self) -> int | None:
+        return self._decoder.retry if self._decoder is not None else None
+
+    def feed_texts(self, data: bytes | bytearray | memoryview) -> list[str]:
+        if self._decoder is not None:
+            return self._decoder.feed_texts(data)
+        held = self._held + bytes(data)
+        opening = held[3:] if held.startswith(_BOM) else held
+        first = b"" if len(held) < 3 and _BOM.startswith(held) else opening.lstrip(_WHITE_SPACE)[:1]
+        if not first and len(held) < _MOST_HELD:
+            self._held = held  # white space, or a BOM split across chunks
+            return []
+        self._held = b""
+        if first == b"{":
+            self._decoder = LineDecoder(max_line_bytes=self._max_line_bytes)
+        else:
+            self._decoder = TextDecoder(
+                max_line_bytes=self._max_line_bytes, max_event_bytes=self._max_event_bytes
+            )
+        return self._decoder.feed_texts(held)
+
+    def close_texts(self) -> list[str]:
+        if self._decoder is None:
+            self._held = b""
+            return []
+        return self._decoder.close_texts()
