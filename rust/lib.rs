@@ -53,6 +53,7 @@ macro_rules! with_protocols {
             anthropic,
             ai_sdk,
             a2a,
+            ollama,
         );
     };
 }

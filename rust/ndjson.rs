@@ -1,5 +1,5 @@
 //! Newline-delimited JSON (NDJSON, JSON Lines): one JSON text a line, as
-//! Ollama streams its answers; and [`Framing`], which tells it from SSE by
+//! model servers stream answers; and [`Framing`], which tells it from SSE by
 //! a stream's first byte.
 //!
 //! Lines end at LF alone, a CR before it dropped: a JSON text holds no raw

@@ -28,10 +28,18 @@ def split_at(data: bytes, cuts: Iterable[int]) -> list[bytes]:
     return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+def as_sse(stream: bytes) -> bytes:
+    """A stream as SSE: an NDJSON stream (a JSON text a line)
+    becomes an event a line, carrying the same texts; SSE stays as it is."""
+    if stream.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
+        return stream
+    return b"".join(b"data: " + line.rstrip(b"\r") + b"\n\n" for line in stream.split(b"\n") if line.strip())
+
+
 def data_events(stream: bytes) -> list[Any]:
     """The JSON data of every event in an SSE stream (comments and ids aside)."""
     from agentcodec import SSEDecoder
 
     decoder = SSEDecoder(max_line_bytes=None, max_event_bytes=None)
-    events = [*decoder.feed(stream), *decoder.close()]
+    events = [*decoder.feed(as_sse(stream)), *decoder.close()]
     return [json.loads(event.data) for event in events if event.data != "[DONE]"]

@@ -18,6 +18,7 @@ import pytest
 from agentcodec import AgentCodecError, StreamLimitError
 from conftest import NATIVE, PURE, requires_native
 from protocol_table import TABLE
+from sse_helpers import as_sse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -26,7 +27,9 @@ STREAM_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in
 
 
 def events_of(data: bytes) -> list[bytes]:
-    """The stream's events, each with the blank line that ends it."""
+    """The stream's events, each with the blank line that ends it (an NDJSON
+    stream's lines as SSE events)."""
+    data = as_sse(data)
     end = b"\r\n\r\n" if b"\r\n\r\n" in data else b"\n\n"
     return [event + end for event in data.split(end) if event.strip()]
 
@@ -70,8 +73,8 @@ def without_event_numbers(result: dict[str, Any]) -> dict[str, Any]:
 def test_done_twice_at_the_end_is_as_once_and_as_none(backend: ModuleType, protocol: str, path: Path) -> None:
     """`[DONE]` is the OpenAI-style end some servers and proxies write after any
     protocol: every assembler takes it, once or twice (two of them
-    once refused it as not JSON)."""
-    data = path.read_bytes()
+    once refused it as not JSON). An NDJSON stream is read as SSE here."""
+    data = as_sse(path.read_bytes())
     expected = assemble(backend, protocol, data)
     assert assemble(backend, protocol, data + b"data: [DONE]\n\n") == expected
     assert assemble(backend, protocol, data + b"data: [DONE]\n\ndata: [DONE]\n\n") == expected

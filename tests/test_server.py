@@ -230,10 +230,13 @@ def test_a_dropped_stream_resumes_on_another_replica(tmp_path: Path) -> None:
 @pytest.mark.parametrize("protocol", events.PROTOCOLS)
 def test_the_response_sends_the_headers_the_protocols_clients_look_for(protocol: str) -> None:
     """The protocol's own headers (a version header, say), beside the
-    event stream's: its content type, no caching, no proxy buffering."""
+    event stream's: its content type (an NDJSON protocol's its own), no caching,
+    no proxy buffering."""
     own = getattr(_protocols.module(protocol), "HEADERS", {})
     headers = dict(EventStreamResponse([], protocol=protocol).raw_headers)
-    assert headers[b"content-type"] == b"text/event-stream; charset=utf-8"
+    media_type = getattr(_protocols.module(protocol), "MEDIA_TYPE", None)
+    expected = media_type or "text/event-stream; charset=utf-8"
+    assert headers[b"content-type"] == expected.encode()
     assert headers[b"cache-control"] == b"no-store"
     assert headers[b"x-accel-buffering"] == b"no"
     for key, value in own.items():

@@ -32,7 +32,7 @@ from agui_reference import apply_events, verify_events
 from conftest import PURE
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, agui_stream, backends, convert, view
 from protocol_table import TABLE
-from sse_helpers import data_events
+from sse_helpers import as_sse, data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # What each target cannot carry (README, "Converting between protocols": "What each target cannot carry").
@@ -756,7 +756,7 @@ def test_each_protocol_frames_its_events_in_one_place(source: str, target: str) 
     """The Transcoder's bytes are its events written by the target package's
     public ``encode`` (what servers write events with), on both backends."""
     stream = TABLE[source].recorded()
-    data = [event.data for event in backends()[0].SSEDecoder().feed(stream)]
+    data = [event.data for event in backends()[0].SSEDecoder().feed(as_sse(stream))]
     events = [json.loads(text) for text in data if text != "[DONE]"]
     # Chat ends by a marker that is no event: it goes as bytes.
     done = b"data: [DONE]\n\n" if "[DONE]" in data else b""

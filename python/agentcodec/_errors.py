@@ -24,6 +24,8 @@ __all__ = [
     "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
+    "OllamaError",
+    "OllamaEventError",
     "OpenAIChatError",
     "OpenAIChatEventError",
     "OpenAIResponsesError",
@@ -290,6 +292,23 @@ class A2AEventError(_EventError, A2AError):
     """
 
     subject = "A2A event"
+
+
+class OllamaError(AgentCodecError, ValueError):
+    """An Ollama stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class OllamaEventError(_EventError, OllamaError):
+    """One line of an Ollama stream cannot be applied: it is not a JSON
+    object, its text or lists are of another type, or it comes after the
+    done line.
+
+    Attributes:
+        event: the line's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "Ollama line"
 
 
 class AISDKError(AgentCodecError, ValueError):

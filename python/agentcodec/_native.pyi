@@ -22,6 +22,9 @@ from agentcodec.anthropic.types import Message as _AnthropicMessage
 from agentcodec.anthropic.types import StreamEvent as _AnthropicEvent
 from agentcodec.events import ProtocolName
 from agentcodec.langchain.types import Event as _LangChainEvent
+from agentcodec.ollama.types import ChatResponse as _OllamaChatResponse
+from agentcodec.ollama.types import GenerateResponse as _OllamaGenerateResponse
+from agentcodec.ollama.types import Line as _OllamaLine
 from agentcodec.openai_chat.types import ChatCompletion as _ChatCompletion
 from agentcodec.openai_chat.types import ChatCompletionChunk as _ChatCompletionChunk
 from agentcodec.openai_responses.types import Response as _Response
@@ -42,6 +45,7 @@ __all__ = [
     "NeutralAssembler",
     "NeutralDecoder",
     "NeutralEncoder",
+    "OllamaAssembler",
     "OpenAIChatAssembler",
     "OpenAIResponsesAssembler",
     "PartialJSON",
@@ -355,6 +359,45 @@ class OpenAIChatAssembler(_Assembler[_ChatCompletionChunk, _ChatCompletion]):
     @property
     def event_count(self) -> int:
         """Chunks seen so far (SSE events, and chunks passed to ``feed_event``)."""
+
+@final
+class OllamaAssembler(_Assembler[_OllamaLine, _OllamaChatResponse | _OllamaGenerateResponse]):
+    """Assembles an Ollama stream (NDJSON, or the same lines as SSE) into the
+    answer the server gives without streaming. Public as
+    ``agentcodec.ollama.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
+    ) -> OllamaAssembler: ...
+    def feed_with_events(self, data: Buffer) -> list[_OllamaLine]:
+        """Like ``feed``, and returns the lines the data completed, decoded."""
+    def feed_event(self, event: Mapping[str, Any]) -> None:
+        """Assembles one line that is already decoded (a dict)."""
+    def close(self) -> _OllamaChatResponse | _OllamaGenerateResponse:
+        """Ends the stream and returns the answer."""
+    @property
+    def result(self) -> _OllamaChatResponse | _OllamaGenerateResponse:
+        """The result so far, what ``close()`` returns once the stream ends: ``answer``."""
+    @property
+    def answer(self) -> _OllamaChatResponse | _OllamaGenerateResponse:
+        """The answer so far: a new dict on every access."""
+    @property
+    def done(self) -> bool:
+        """Whether the done line came."""
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """Errors the server sent or, with ``on_error="skip"``, lines skipped."""
+    @property
+    def event_count(self) -> int:
+        """Lines seen so far (from the stream, and passed to ``feed_event``)."""
 
 @final
 class A2AAssembler(_Assembler[_A2AEvent, _A2ATask | _A2AMessage | None]):

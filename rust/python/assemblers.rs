@@ -226,7 +226,7 @@ macro_rules! assembler_methods {
                 &self,
                 py: Python<'py>,
                 data: &Bound<'py, PyAny>,
-            ) -> PyResult<Bound<'py, PyList>> {
+            ) -> PyResult<Bound<'py, ::pyo3::types::PyList>> {
                 self.state.with(py, |state| {
                     assemblers::feed_with_events(py, &mut state.inner, data, to_py_err)
                 })
@@ -269,7 +269,7 @@ macro_rules! assembler_methods {
 
             #[doc = $errors]
             #[getter]
-            fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+            fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, ::pyo3::types::PyList>> {
                 self.state
                     .with(py, |state| error_records(py, state.inner.errors()))
             }

@@ -88,6 +88,9 @@ class Row:
     reads: tuple[str, ...]
     #: Whether ``[DONE]`` ends the protocol's streams (what follows is refused).
     ended_by_done: bool = False
+    #: Whether its streams are NDJSON (a JSON text a line), which its readers
+    #: tell from SSE by the first byte.
+    ndjson: bool = False
     #: Events that bring a stream's messages to three, where the protocol
     #: has more than one message a stream.
     three_messages: tuple[dict[str, Any], ...] = field(default=())

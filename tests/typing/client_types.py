@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from typing_extensions import assert_type
 
-from agentcodec import agui, anthropic
+from agentcodec import agui, anthropic, ollama
 from agentcodec.a2a.types import Message as A2AMessage
 from agentcodec.a2a.types import Task
 from agentcodec.agentscope.types import AgentResponse
@@ -28,6 +28,7 @@ def results_by_protocol(source: bytes) -> None:
     assert_type(assemble([source], "anthropic"), anthropic.Message)
     assert_type(assemble([source], "ai-sdk"), UIMessage)
     assert_type(assemble([source], "a2a"), Task | A2AMessage | None)
+    assert_type(assemble([source], "ollama"), ollama.ChatResponse | ollama.GenerateResponse)
     assert_type(assemble([source], assembler=agui.Assembler()), agui.Run)
 
 

@@ -76,7 +76,15 @@ __all__ = [
 #: backend's package of each is ``_pure/<name>/``, its public
 #: package ``agentcodec.<name>``, with ``-`` as ``_``).
 ProtocolName: TypeAlias = Literal[
-    "agentscope", "langchain", "agui", "openai-responses", "openai-chat", "anthropic", "ai-sdk", "a2a"
+    "agentscope",
+    "langchain",
+    "agui",
+    "openai-responses",
+    "openai-chat",
+    "anthropic",
+    "ai-sdk",
+    "a2a",
+    "ollama",
 ]
 #: Every protocol's name, in order.
 PROTOCOL_NAMES: tuple[ProtocolName, ...] = get_args(ProtocolName)

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from ..anthropic.types import Message as _AnthropicResult
     from ..anthropic.types import StreamEvent as _AnthropicEvent
     from ..langchain.types import Event as _LangChainEvent
+    from ..ollama.types import ChatResponse as _OllamaChatResponse
+    from ..ollama.types import GenerateResponse as _OllamaGenerateResponse
+    from ..ollama.types import Line as _OllamaEvent
     from ..openai_chat.types import ChatCompletion as _ChatResult
     from ..openai_chat.types import ChatCompletionChunk as _ChatEvent
     from ..openai_responses.types import Response as _ResponsesResult
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
 
     _LangChainResult: TypeAlias = list[dict[str, Any]]
     _A2AResult: TypeAlias = _A2ATask | _A2AMessage | None
+    _OllamaResult: TypeAlias = _OllamaChatResponse | _OllamaGenerateResponse
 
 __all__ = ["aassemble", "aconnect", "assemble", "connect"]
 
@@ -49,8 +53,8 @@ _E = TypeVar("_E")
 _R = TypeVar("_R")
 
 
-def _headers(headers: Mapping[str, str] | None, last_event_id: str) -> dict[str, str]:
-    merged = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+def _headers(headers: Mapping[str, str] | None, last_event_id: str, protocol: str | None) -> dict[str, str]:
+    merged = {"Accept": _protocols.media_type(protocol), "Cache-Control": "no-store"}
     merged.update(headers or {})
     if last_event_id:
         merged["Last-Event-ID"] = last_event_id
@@ -144,6 +148,10 @@ def connect(
 ) -> AbstractContextManager[EventStream[_A2AEvent, _A2AResult]]: ...
 @overload
 def connect(
+    client: Any, method: str, url: str, *, protocol: Literal["ollama"], assembler: None = None, **options: Any
+) -> AbstractContextManager[EventStream[_OllamaEvent, _OllamaResult]]: ...
+@overload
+def connect(
     client: Any,
     method: str,
     url: str,
@@ -216,7 +224,9 @@ def _connect(
     request: dict[str, Any],
 ) -> Iterator[EventStream[Any, Any]]:
     def open_stream(last_event_id: str) -> Any:
-        sent = client.build_request(method, url, headers=_headers(headers, last_event_id), **request)
+        sent = client.build_request(
+            method, url, headers=_headers(headers, last_event_id, protocol), **request
+        )
         response = client.send(sent, stream=True)
         if response.is_error:
             response.read()
@@ -307,6 +317,10 @@ def aconnect(
 ) -> AbstractAsyncContextManager[AsyncEventStream[_A2AEvent, _A2AResult]]: ...
 @overload
 def aconnect(
+    client: Any, method: str, url: str, *, protocol: Literal["ollama"], assembler: None = None, **options: Any
+) -> AbstractAsyncContextManager[AsyncEventStream[_OllamaEvent, _OllamaResult]]: ...
+@overload
+def aconnect(
     client: Any,
     method: str,
     url: str,
@@ -377,7 +391,9 @@ async def _aconnect(
     if _is_aiohttp(client):
 
         async def open_stream(last_event_id: str) -> Any:
-            response = await client.request(method, url, headers=_headers(headers, last_event_id), **request)
+            response = await client.request(
+                method, url, headers=_headers(headers, last_event_id, protocol), **request
+            )
             if response.status >= 400:
                 await response.read()
                 response.release()
@@ -392,7 +408,9 @@ async def _aconnect(
     else:
 
         async def open_stream(last_event_id: str) -> Any:
-            sent = client.build_request(method, url, headers=_headers(headers, last_event_id), **request)
+            sent = client.build_request(
+                method, url, headers=_headers(headers, last_event_id, protocol), **request
+            )
             response = await client.send(sent, stream=True)
             if response.is_error:
                 await response.aread()
@@ -452,6 +470,10 @@ def assemble(
     source: Any, protocol: Literal["a2a"], *, assembler: None = None, **options: Any
 ) -> _A2AResult: ...
 @overload
+def assemble(
+    source: Any, protocol: Literal["ollama"], *, assembler: None = None, **options: Any
+) -> _OllamaResult: ...
+@overload
 def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any) -> _R: ...
 @overload
 def assemble(
@@ -498,6 +520,10 @@ async def aassemble(
 async def aassemble(
     source: Any, protocol: Literal["a2a"], *, assembler: None = None, **options: Any
 ) -> _A2AResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["ollama"], *, assembler: None = None, **options: Any
+) -> _OllamaResult: ...
 @overload
 async def aassemble(
     source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any

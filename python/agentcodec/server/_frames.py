@@ -24,8 +24,9 @@ def item_writer(protocol: str | None) -> Callable[[Any], bytes]:
     """Writes one produced item: bytes are SSE already (one or more whole
     events: a ``Transcoder``'s or builder's output); a mapping is an event
     of the protocol (a JSON ``data:`` event without one); a string is the
-    data of one event."""
+    data of one event (a line, in a protocol whose streams are lines)."""
     encode = _protocols.encoder(protocol) if protocol is not None else impl.encode_sse
+    sse = _protocols.media_type(protocol) == "text/event-stream"
 
     def write(item: Any) -> bytes:
         if isinstance(item, (bytes, bytearray, memoryview)):
@@ -33,7 +34,8 @@ def item_writer(protocol: str | None) -> Callable[[Any], bytes]:
         if isinstance(item, Mapping):
             return bytes(encode(item))
         if isinstance(item, str):
-            return bytes(impl.encode_sse(item))
+            # (a line, in a protocol whose streams are NDJSON)
+            return bytes(impl.encode_sse(item)) if sse else (item + "\n").encode()
         raise TypeError(f"a stream item must be bytes, a mapping or a str, not {type(item).__name__}")
 
     return write

@@ -118,6 +118,11 @@ class EventStreamResponse(_ResponseBase):
     - ``send_timeout``: a client that takes no write for that many seconds
       (it stopped reading, and the connection's buffers are full) is let go,
       as if it had left; None waits for it.
+
+    A protocol whose streams are not SSE (but NDJSON) is written in its
+    own media type, a line an event: with no keep-alive comments, which a
+    line reader would take for a line, and no store, since its events carry
+    no ids to resume after.
     """
 
     media_type = "text/event-stream"
@@ -139,6 +144,11 @@ class EventStreamResponse(_ResponseBase):
             raise ValueError("stream_id names a stream of the store: give the store too")
         if protocol is not None:
             _protocols.check(protocol)
+        media_type = _protocols.media_type(protocol)
+        if media_type != "text/event-stream":
+            if store is not None:
+                raise ValueError(f"{protocol} streams have no event ids to resume after: they take no store")
+            ping_interval = None  # a comment would be no line of the protocol
         if ping_interval is not None and (
             isinstance(ping_interval, bool)
             or not isinstance(ping_interval, (int, float))
@@ -166,8 +176,9 @@ class EventStreamResponse(_ResponseBase):
         self.stream_id = stream_id
         self.send_timeout = send_timeout
         self.background = None  # what Starlette and FastAPI look for on a response
+        self.media_type = media_type
         merged = {
-            "content-type": "text/event-stream; charset=utf-8",
+            "content-type": f"{media_type}; charset=utf-8" if media_type.startswith("text/") else media_type,
             "cache-control": "no-store",
             "x-accel-buffering": "no",  # nginx would hold the events back
             **_protocols.headers(protocol),
