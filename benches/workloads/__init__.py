@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from agentcodec._protocols import encoder, media_type
 from agentcodec.agentscope import ResponseBuilder
 from agentcodec.events import PROTOCOLS
 
@@ -262,7 +263,12 @@ def converted_stream(target: str, count: int, **options: Any) -> Stream:
     source = agentscope_stream("agent", count)
     transcoder = _pure.Transcoder("agentscope", target, **options)
     data = transcoder.feed(source.data) + transcoder.close()
-    return Stream(f"{target}-agent-{count}", data, data.count(b"\n\n"))
+    return Stream(f"{target}-agent-{count}", data, _event_count(target, data))
+
+
+def _event_count(protocol: str, data: bytes) -> int:
+    """The events in a stream of the protocol: SSE events, or lines."""
+    return data.count(b"\n\n") if media_type(protocol) == "text/event-stream" else data.count(b"\n")
 
 
 # --- the rows ------------------------------------------------------------------------------
@@ -334,11 +340,13 @@ def rows() -> tuple[Workload, ...]:
 
 
 def tiny_blocks_stream(protocol: str, count: int) -> Stream:
-    """One message of ``count`` tiny blocks, in ``protocol``'s events."""
-    frames = (
-        b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
-        for event in row(protocol).tiny_blocks(count)
-    )
+    """One message of ``count`` tiny blocks, in ``protocol``'s events (as
+    lines, where its streams are)."""
+    events_of = row(protocol).tiny_blocks(count)
+    if media_type(protocol) != "text/event-stream":
+        data = b"".join(bytes(encoder(protocol)(event)) for event in events_of)
+        return Stream(f"{protocol}-tiny-blocks-{count}", data, data.count(b"\n"))
+    frames = (b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n" for event in events_of)
     data, events = _frames(frames)
     return Stream(f"{protocol}-tiny-blocks-{count}", data, events)
 

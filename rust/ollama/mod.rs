@@ -3,6 +3,7 @@
 
 mod assembler;
 pub mod events;
+mod probe;
 pub mod time;
 
 vocabulary!("ollama");
