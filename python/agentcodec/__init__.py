@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ._native import (
         DEFAULT_MAX_EVENT_BYTES,
         DEFAULT_MAX_LINE_BYTES,
+        NDJSONDecoder,
         PartialJSON,
         SSEDecoder,
         SSEEvent,
@@ -60,6 +61,7 @@ else:
 
     DEFAULT_MAX_EVENT_BYTES = _impl.DEFAULT_MAX_EVENT_BYTES
     DEFAULT_MAX_LINE_BYTES = _impl.DEFAULT_MAX_LINE_BYTES
+    NDJSONDecoder = _impl.NDJSONDecoder
     PartialJSON = _impl.PartialJSON
     SSEDecoder = _impl.SSEDecoder
     SSEEvent = _impl.SSEEvent
@@ -84,6 +86,7 @@ __all__ = [
     "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
+    "NDJSONDecoder",
     "OllamaError",
     "OllamaEventError",
     "OpenAIChatError",

@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
+    "NDJSONDecoder",
     "NeutralAssembler",
     "NeutralDecoder",
     "NeutralEncoder",
@@ -90,6 +91,23 @@ class SSEEvent:
         for anything jiter refuses)."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class NDJSONDecoder:
+    """Splits newline-delimited JSON (NDJSON, JSON Lines) into its lines, in
+    any chunking: at LF alone (never at U+0085 or U+2028, which a JSON text
+    may hold), a CR before it and a BOM opening the stream dropped, lines of
+    white space skipped, the last line needing no LF. Raises
+    ``SSELimitError`` (its ``subject`` ``"NDJSON line"``) for a line past
+    ``max_line_bytes``, its ``events`` the lines completed before it."""
+
+    def __new__(cls, *, max_line_bytes: int | None = 67108864) -> NDJSONDecoder: ...
+    def feed(self, data: Buffer) -> list[str]:
+        """Decodes one chunk and returns the lines it completed, as text."""
+    def close(self) -> list[str]:
+        """Ends the stream: a last line without its LF is a line too."""
+    @property
+    def max_line_bytes(self) -> int | None: ...
 
 @final
 class SSEDecoder:

@@ -65,7 +65,7 @@ impl LimitArg {
             .map(|max| max as u64))
     }
 
-    fn resolve(
+    pub(super) fn resolve(
         &self,
         py: Python<'_>,
         name: &str,

@@ -31,6 +31,7 @@ mod bytes;
 mod errors;
 mod guard;
 mod json;
+mod ndjson;
 mod partial_json;
 mod sse;
 mod tool_calls;
@@ -43,6 +44,7 @@ use crate::sse::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES};
 assert_python_aligned!(
     sse::SSEEvent,
     sse::SSEDecoder,
+    ndjson::NDJSONDecoder,
     partial_json::PartialJSON,
     transcode::Transcoder,
     transcode::NeutralDecoder,
@@ -57,6 +59,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_EVENT_BYTES", DEFAULT_MAX_EVENT_BYTES)?;
     m.add_class::<sse::SSEEvent>()?;
     m.add_class::<sse::SSEDecoder>()?;
+    m.add_class::<ndjson::NDJSONDecoder>()?;
     add_protocols(m)?;
     // Exposed to users as agentcodec.Transcoder and the neutral classes.
     m.add_class::<transcode::Transcoder>()?;

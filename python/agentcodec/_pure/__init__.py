@@ -5,7 +5,7 @@ for module, used where the native extension is unavailable or when
 from typing import Any
 
 from .._version import __version__
-from . import partial_json, sse_decoder, transcode
+from . import ndjson, partial_json, sse_decoder, transcode
 from ._guard import serialized
 from .registry import PROTOCOLS
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
@@ -15,6 +15,7 @@ from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
 # time per object (see _guard). SSEEvent is immutable.
 PartialJSON = serialized(partial_json.PartialJSON)
 SSEDecoder = serialized(sse_decoder.SSEDecoder)
+NDJSONDecoder = serialized(ndjson.NDJSONDecoder)
 NeutralAssembler = serialized(transcode.Assembler, "NeutralAssembler")
 NeutralDecoder = serialized(transcode.Decoder, "NeutralDecoder")
 NeutralEncoder = serialized(transcode.Encoder, "NeutralEncoder")
@@ -34,6 +35,7 @@ def _export_assemblers() -> list[str]:
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "NDJSONDecoder",
     "NeutralAssembler",
     "NeutralDecoder",
     "NeutralEncoder",

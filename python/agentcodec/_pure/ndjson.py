@@ -9,10 +9,13 @@ line needs no LF. UTF-8 is decoded lossily, as SSE is."""
 
 from __future__ import annotations
 
-from .._errors import SSELimitError
-from .sse_decoder import TextDecoder
+from typing import Any
 
-__all__ = ["Framing", "LineDecoder"]
+from .._errors import SSELimitError
+from ._args import as_bytes, limit_arg
+from .sse_decoder import DEFAULT_MAX_LINE_BYTES, TextDecoder
+
+__all__ = ["Framing", "LineDecoder", "NDJSONDecoder"]
 
 _BOM = b"\xef\xbb\xbf"
 # The white space JSON allows around a text.
@@ -98,6 +101,31 @@ def _emit(line: bytes, start: int, lines: list[str]) -> None:
         line = line[:-1]
     if line.strip(_WHITE_SPACE):
         lines.append(line.decode("utf-8", "replace"))
+
+
+class NDJSONDecoder:
+    """Splits newline-delimited JSON (NDJSON, JSON Lines) into its lines, in
+    any chunking: at LF alone (never at U+0085 or U+2028, which a JSON text
+    may hold), a CR before it and a BOM opening the stream dropped, lines of
+    white space skipped, the last line needing no LF."""
+
+    __slots__ = ("_decoder", "_max_line_bytes")
+
+    def __init__(self, *, max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES) -> None:
+        self._max_line_bytes = limit_arg("max_line_bytes", max_line_bytes)
+        self._decoder = LineDecoder(max_line_bytes=self._max_line_bytes)
+
+    def feed(self, data: Any) -> list[str]:
+        """Decodes one chunk and returns the lines it completed, as text."""
+        return self._decoder.feed_texts(as_bytes(data, "NDJSONDecoder.feed()"))
+
+    def close(self) -> list[str]:
+        """Ends the stream: a last line without its LF is a line too."""
+        return self._decoder.close_texts()
+
+    @property
+    def max_line_bytes(self) -> int | None:
+        return self._max_line_bytes
 
 
 class Framing:
