@@ -758,15 +758,24 @@ impl<P: Protocol> Driver<P> {
             backlog,
             ..
         } = self;
-        let framing = decoder.feed(chunk, |data| {
-            if failure.is_some() {
-                backlog.push_back(data.to_owned());
-                return;
-            }
-            if let Err(err) = apply_event(protocol, log, data, observe.as_deref_mut()) {
-                failure = Some(err);
-            }
-        });
+        // What each event's text is given to, written out for each framing:
+        // one closure called from two decoders would not be inlined into
+        // either, and SSE, every protocol's framing but one, pays a call an
+        // event for it.
+        macro_rules! take {
+            ($data:expr) => {{
+                let data: &str = $data;
+                if failure.is_some() {
+                    backlog.push_back(data.to_owned());
+                } else if let Err(err) = apply_event(protocol, log, data, observe.as_deref_mut()) {
+                    failure = Some(err);
+                }
+            }};
+        }
+        let framing = match decoder {
+            Framing::Sse(sse) => sse.feed(chunk, |event| take!(event.data)),
+            other => other.feed(chunk, |data| take!(data)),
+        };
         if framing.is_err() {
             self.framing_failed = true;
         }

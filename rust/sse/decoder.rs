@@ -526,6 +526,7 @@ fn strip_field(line: &[u8], colon: usize) -> &[u8] {
 
 /// UTF-8 with invalid sequences replaced by U+FFFD. Valid text, the usual
 /// case, takes the fast validator and is borrowed.
+#[inline]
 pub(crate) fn lossy_utf8(bytes: &[u8]) -> Cow<'_, str> {
     match simdutf8::basic::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
