@@ -186,6 +186,21 @@ def test_native_json_writing_is_the_pure_backends(data: object, fields: dict) ->
     assert _encode_outcome(NATIVE, data, **fields) == _expected(data, **fields)
 
 
+def test_native_floats_are_pythons_repr_on_many_floats() -> None:
+    """Floats whose shortest digits have two candidates, which the native
+    writer once broke the other way from Python's repr (1658206780088562.3
+    for Python's 1658206780088562.2), and a spread of others: random bit
+    patterns, and decimals of up to 17 digits at every scale."""
+    if NATIVE is None:
+        pytest.skip("the native backend is not built")
+    rng = __import__("random").Random(7)
+    floats = [1658206780088562.2, 271821092707313.62, -26829767983277.312, 1e-5, 1.5e-5, 9.999999999999999e-6]
+    floats += [__import__("struct").unpack("<d", rng.randbytes(8))[0] for _ in range(20000)]
+    floats += [rng.randrange(10**17) / 10 ** rng.randrange(-5, 30) for _ in range(20000)]
+    for value in filter(__import__("math").isfinite, floats):
+        assert NATIVE.encode_sse({"x": value}) == PURE.encode_sse({"x": value}), repr(value)
+
+
 class _Colour(str, __import__("enum").Enum):
     RED = "red"
 
