@@ -51,18 +51,23 @@ def workloads_measured() -> dict[str, tuple[str, str]]:
             measured[name] = (PROTOCOLS[workload.protocol].exported_as, f"{workload.protocol}-{kind}")
     measured["transcode-agui"] = ("Transcoder:agui", "agentscope-agent")
     measured["transcode-responses"] = ("Transcoder:openai-responses", "agentscope-agent")
-    # The builders' events of a 5,000-token answer, made as dicts, written.
+    # The builders' events of a 5,000-token answer, made as dicts, written;
+    # then 5,000 events with floats, and with non-ASCII text.
     measured["encode-events"] = ("encode_sse", "tokens")
+    measured["encode-floats"] = ("encode_sse", "events-floats")
+    measured["encode-non-ascii"] = ("encode_sse", "events-non-ascii")
     return measured
 
 
 def stream(name: str) -> bytes:
-    """The stream a workload runs on: ``tokens``, or ``<protocol>-<kind>``
-    of 5,000 deltas."""
+    """The stream a workload runs on: ``tokens``, ``events-<kind>`` (5,000
+    events of a kind, as JSON), or ``<protocol>-<kind>`` of 5,000 deltas."""
     import workloads
 
     if name == "tokens":
         return json.dumps(workloads.tokens(5000)).encode()
+    if name.startswith("events-"):
+        return json.dumps(workloads.encoded_events(name.removeprefix("events-"), 5000)).encode()
     protocol, _, kind = name.rpartition("-")
     return workloads.row(protocol).stream(kind, 5000).data
 
@@ -75,8 +80,11 @@ def run(what: str, path: str, base: bool) -> None:
     if what == "encode_sse":
         from agentcodec.agentscope import ResponseBuilder
 
-        tokens = json.loads(Path(path).read_text())
-        events = list(ResponseBuilder(session_id="s").generate_streaming_response(tokens))
+        made = json.loads(Path(path).read_text())
+        if Path(path).stem.startswith("events-"):
+            events = made  # events of a kind, made as dicts
+        else:
+            events = list(ResponseBuilder(session_id="s").generate_streaming_response(made))
         if not base:
             for event in events:
                 _native.encode_sse(event)

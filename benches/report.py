@@ -188,6 +188,26 @@ def build_rows(count: int, min_time: float) -> list[tuple[str, str, float, float
     return rows
 
 
+def encode_kind_rows(count: int, min_time: float) -> list[tuple[str, str, float, float, float]]:
+    """Writing events of one kind each (floats, non-ASCII text, nested
+    objects, lists, integers, and all in turn), made as dicts before the
+    timing, as SSE."""
+    rows = []
+    impls = peers.available("encode")
+    for kind in workloads.ENCODED_KINDS:
+        events = workloads.encoded_events(kind, count)
+        size = sum(map(len, map(agentcodec.encode_sse, events))) / 1e6
+        best = best_times(
+            {name: lambda impl=impl, events=events: impl(events) for name, impl in impls}, min_time
+        )
+        fast = None
+        for name, elapsed in best.items():
+            fast = fast or elapsed
+            label = f"write {count} {kind} events made as dicts"
+            rows.append((label, name, size / elapsed, len(events) / elapsed, elapsed / fast))
+    return rows
+
+
 def encode_rows(count: int, min_time: float) -> list[tuple[str, str, float, float, float]]:
     """Writing the builders' events, made as dicts before the timing, as SSE."""
     events = list(
@@ -234,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     print("measuring building", file=sys.stderr)
     build = build_rows(long, args.min_time) if not args.layer or "build" in args.layer else []
     if not args.layer or "encode" in args.layer:
-        build += encode_rows(long, args.min_time)
+        build += encode_rows(long, args.min_time) + encode_kind_rows(long, args.min_time)
 
     def add(layer: str, label: str, stream: workloads.Stream, chunks: list[Any], **kw: Any) -> None:
         if args.layer and layer not in args.layer:

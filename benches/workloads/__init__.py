@@ -35,6 +35,8 @@ __all__ = [
     "agentscope_stream",
     "assembling",
     "converted_stream",
+    "ENCODED_KINDS",
+    "encoded_events",
     "interleaved",
     "langchain_stream",
     "network_chunks",
@@ -66,6 +68,41 @@ def tokens(count: int, seed: int = 0) -> list[str]:
         word = rng.choice(WORDS)
         out.append((" " if i else "") + word + ("\n" if rng.random() < 0.02 else ""))
     return out
+
+
+#: The kinds of event ``encoded_events`` makes, each what ``encode_sse`` is
+#: measured on alone, then all in turn ("mixed").
+ENCODED_KINDS = ("floats", "non-ascii", "nested", "lists", "ints", "mixed")
+
+
+def encoded_events(kind: str, count: int, seed: int = 3) -> list[dict[str, Any]]:
+    """``count`` events of a kind, as servers make them before writing them:
+    floats (latencies, scores, log probabilities: 16 or 17 digits), non-ASCII
+    text, nested objects (usage with details), lists, integers; "mixed" takes
+    each kind in turn."""
+    rng = random.Random(seed)
+    words = tokens(count, seed)
+
+    def one(kind: str, n: int) -> dict[str, Any]:
+        if kind == "floats":
+            return {
+                "type": "metrics",
+                "latency": rng.random(),
+                "score": rng.random() * 100,
+                "logprob": -rng.random(),
+            }
+        if kind == "non-ascii":
+            return {"type": "text_delta", "delta": words[n] + " naïve 数据", "index": n}
+        if kind == "nested":
+            details = {"cached_tokens": n % 97, "reasoning_tokens": n % 13}
+            return {"type": "usage", "usage": {"input_tokens": n, "output_tokens": 2 * n, "details": details}}
+        if kind == "lists":
+            return {"type": "tool_args", "path": ["items", n, "tags"], "values": [n, n + 1, "a", None, True]}
+        if kind == "ints":
+            return {"type": "progress", "step": n, "total": count, "tokens": n * 7919, "sequence": n * 104729}
+        return one(ENCODED_KINDS[n % 5], n)
+
+    return [one(kind, n) for n in range(count)]
 
 
 def network_chunks(data: bytes, seed: int = 1, smallest: int = 1, largest: int = 4096) -> list[bytes]:
