@@ -192,7 +192,7 @@ class A2AEndpoint:
         return JSONResponse(agent_card(endpoint, keyed=bool(self._gateway._api_keys)))
 
     async def handle(self, request: Request) -> Response:
-        resumed = self._gateway._resumed(request, "a2a")
+        resumed = self._gateway.resumed(request, "a2a")
         if resumed is not None:
             return resumed
         try:

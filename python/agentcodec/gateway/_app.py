@@ -366,14 +366,16 @@ class Gateway:
         finally:
             await self.aclose()
 
-    # --- the AgentApp's three endpoints ----------------------------------------------------
-
-    def _resumed(self, request: Request, protocol: ProtocolName) -> Response | None:
-        """A request carrying ``Last-Event-ID`` replays its stream from the
-        store; the agent is not run again."""
+    def resumed(self, request: Request, protocol: ProtocolName) -> Response | None:
+        """The response to a request carrying ``Last-Event-ID``: its stream
+        replayed from the store and followed live, the agent not run again
+        (a ``410`` for an id the store cannot resume); None for any other
+        request. An endpoint of the gateway's answers with it first."""
         if not request.headers.get("last-event-id"):
             return None
         return self.event_stream((), protocol, store=self.store)
+
+    # --- the AgentApp's three endpoints ----------------------------------------------------
 
     async def _run(
         self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
@@ -390,7 +392,7 @@ class Gateway:
         return self.event_stream(content, protocol, store=self.store)
 
     async def _process(self, request: Request) -> Response:
-        resumed = self._resumed(request, "agentscope")
+        resumed = self.resumed(request, "agentscope")
         if resumed is not None:
             return resumed
         try:
@@ -400,7 +402,7 @@ class Gateway:
         return await self._run(request, agent_request, "agentscope")
 
     async def _agui(self, request: Request) -> Response:
-        resumed = self._resumed(request, "agui")
+        resumed = self.resumed(request, "agui")
         if resumed is not None:
             return resumed
         try:
@@ -411,7 +413,7 @@ class Gateway:
         return await self._run(request, agent_request, "agui", thread_id=thread_id, run_id=run_id)
 
     async def _responses(self, request: Request) -> Response:
-        resumed = self._resumed(request, "openai-responses")
+        resumed = self.resumed(request, "openai-responses")
         if resumed is not None:
             return resumed
         try:
