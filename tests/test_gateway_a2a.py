@@ -246,6 +246,8 @@ def test_an_upstream_that_refuses_is_a_json_rpc_error_that_names_nothing_of_it()
         (b"[1, 2]", -32600),
         (json.dumps({"jsonrpc": "1.0", "id": 1, "method": "GetTask"}).encode(), -32600),
         (json.dumps({"jsonrpc": "2.0", "id": [1], "method": "GetTask"}).encode(), -32600),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "params": {}}).encode(), -32600),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": 7}).encode(), -32600),
         (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/cancel"}).encode(), -32601),
         (
             json.dumps({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}}).encode(),
@@ -259,6 +261,8 @@ def test_an_upstream_that_refuses_is_a_json_rpc_error_that_names_nothing_of_it()
         "not-an-object",
         "not-2.0",
         "bad-id",
+        "no-method",
+        "method-not-a-string",
         "unknown-method",
         "unknown-task",
         "no-id",

@@ -210,7 +210,10 @@ class A2AEndpoint:
         if body.get("jsonrpc") != "2.0":
             return rpc_error(request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
         method = body.get("method")
-        if not isinstance(method, str) or method not in _METHODS:
+        if not isinstance(method, str):
+            # No method at all is a request JSON-RPC 2.0 does not know, not an unknown method.
+            return rpc_error(request_id, INVALID_REQUEST, "Invalid Request: method must be a string")
+        if method not in _METHODS:
             names = ", ".join(_METHODS)
             message = f"Method not found: {method!r} (this agent answers {names})"
             return rpc_error(request_id, METHOD_NOT_FOUND, message)
