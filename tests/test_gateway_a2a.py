@@ -187,6 +187,47 @@ def test_a_send_that_does_not_wait_answers_the_task_at_once_and_get_follows_it(
         assert answer_text(got) == ANSWER
 
 
+@pytest.mark.parametrize(
+    ("version", "send", "stream", "cancel", "get", "configuration"),
+    [
+        ("1.0", "SendMessage", "SendStreamingMessage", "CancelTask", "GetTask", {"returnImmediately": True}),
+        ("0.3", "message/send", "message/stream", "tasks/cancel", "tasks/get", {"blocking": False}),
+    ],
+)
+def test_a_running_task_is_cancelled_upstream_and_ends_canceled(
+    *, version: str, send: str, stream: str, cancel: str, get: str, configuration: dict[str, Any]
+) -> None:
+    """A task whose run goes on is cancelled: its upstream run is let go,
+    its stream ends with the canceled state (final, in 0.3), and the answer
+    is the task. A task whose run has ended cannot be cancelled (-32002),
+    an unknown one is not found (-32001)."""
+    canceled = "TASK_STATE_CANCELED" if version == "1.0" else "canceled"
+    with serve(Gateway(DemoAgent(delay=0.05))) as url:
+        params = {"message": user_message(version), "configuration": configuration}
+        result = rpc(url, send, params).json()["result"]
+        task_id = (result["task"] if version == "1.0" else result)["id"]
+        answer = rpc(url, cancel, {"id": task_id}).json()["result"]
+        assert (answer["id"], answer["status"]["state"]) == (task_id, canceled)
+        assert answer_text(answer) != ANSWER  # cut short
+        assert rpc(url, get, {"id": task_id}).json()["result"]["status"]["state"] == canceled
+        again = rpc(url, cancel, {"id": task_id}).json()["error"]
+        assert again["code"] == -32002
+        assert again["message"] == f"Task cannot be canceled: its run has ended ({canceled})"
+        assert rpc(url, cancel, {"id": "nope"}).json()["error"]["code"] == -32001
+        # A streaming client sees the end.
+        body = {"jsonrpc": "2.0", "id": 1, "method": stream, "params": {"message": user_message(version)}}
+        with httpx.stream("POST", f"{url}/a2a", json=body, timeout=10) as response:
+            lines = response.iter_lines()
+            first = json.loads(next(line for line in lines if line.startswith("data: "))[6:])["result"]
+            streamed_id = (first["task"] if version == "1.0" else first)["id"]
+            assert rpc(url, cancel, {"id": streamed_id}).json()["result"]["status"]["state"] == canceled
+            events = [json.loads(line[6:])["result"] for line in lines if line.startswith("data: ")]
+        last = events[-1]["statusUpdate"] if version == "1.0" else events[-1]
+        assert last["status"]["state"] == canceled
+        if version == "0.3":
+            assert last["final"] is True
+
+
 def test_a_task_is_found_from_another_replica_sharing_the_store(tmp_path: Path) -> None:
     from agentcodec.server import RedisReplayStore
 
@@ -248,7 +289,7 @@ def test_an_upstream_that_refuses_is_a_json_rpc_error_that_names_nothing_of_it()
         (json.dumps({"jsonrpc": "2.0", "id": [1], "method": "GetTask"}).encode(), -32600),
         (json.dumps({"jsonrpc": "2.0", "id": 1, "params": {}}).encode(), -32600),
         (json.dumps({"jsonrpc": "2.0", "id": 1, "method": 7}).encode(), -32600),
-        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/cancel"}).encode(), -32601),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/list"}).encode(), -32601),
         (
             json.dumps({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}}).encode(),
             -32001,

@@ -18,7 +18,9 @@ endpoint for both versions.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -51,6 +53,8 @@ _METHODS = {
     "GetTask": ("1.0", "get"),
     "tasks/resubscribe": ("0.3", "subscribe"),
     "SubscribeToTask": ("1.0", "subscribe"),
+    "tasks/cancel": ("0.3", "cancel"),
+    "CancelTask": ("1.0", "cancel"),
 }
 
 # JSON-RPC's error codes, and A2A's own.
@@ -60,6 +64,9 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 TASK_NOT_FOUND = -32001
+TASK_NOT_CANCELABLE = -32002
+# How long a cancel waits for the run's end to be recorded before it answers.
+_CANCEL_WAIT = 10.0
 
 
 def _task_alias(task_id: str) -> str:
@@ -186,6 +193,8 @@ class A2AEndpoint:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
+        # The runs going on here, by task: what cancels each.
+        self._cancels: dict[str, asyncio.Event] = {}
 
     async def card(self, request: Request) -> Response:
         endpoint = str(request.url_for("a2a"))
@@ -224,6 +233,8 @@ class A2AEndpoint:
                 return await self._run(request, request_id, version, params, streamed=action == "stream")
             if action == "get":
                 return await self._get(request_id, version, params)
+            if action == "cancel":
+                return await self._cancel(request_id, version, params)
             return await self._subscribe(request_id, version, params)
         except RequestError as exc:
             return rpc_error(request_id, INVALID_PARAMS, f"Invalid params: {exc}")
@@ -238,8 +249,9 @@ class A2AEndpoint:
         task_id = str(uuid.uuid4())
         context_id = context_id or str(uuid.uuid4())
         agent_request["session_id"] = context_id
+        cancel = asyncio.Event()
         try:
-            chunks = await gateway.start_run(agent_request, request)
+            chunks = await gateway.start_run(agent_request, request, cancelled=cancel)
         except UpstreamError as exc:
             # (too many runs, or an agent that did not answer in time, is said as such)
             said = (
@@ -258,6 +270,8 @@ class A2AEndpoint:
             request_id=request_id if isinstance(request_id, str) else None,
         )
         frames = _with_the_request(converted(chunks, transcoder), params["message"], task_id, context_id)
+        self._cancels[task_id] = cancel
+        frames = self._cancelable(task_id, frames)
         if request_id is not None and not isinstance(request_id, str):
             frames = _answering(frames, request_id)
         store = gateway.store
@@ -279,6 +293,47 @@ class A2AEndpoint:
         if version == "1.0":
             result = {"task": result} if assembler.task is not None else {"message": result}
         return _rpc_result(request_id, result)
+
+    async def _cancelable(self, task_id: str, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """The run's frames, its task cancelable here (``_cancels``) until they end."""
+        try:
+            async for frame in frames:
+                yield frame
+        finally:
+            self._cancels.pop(task_id, None)
+
+    async def _cancel(self, request_id: Any, version: str, params: Any) -> Response:
+        """``tasks/cancel`` / ``CancelTask``: a task that runs here is
+        cancelled upstream and ends ``canceled``, and the task is the
+        answer; a task whose run has ended, or runs on another replica,
+        cannot be (``-32002``)."""
+        try:
+            task_id, stream_id = await self._stream_of(params)
+        except LookupError:
+            return rpc_error(request_id, TASK_NOT_FOUND, "Task not found")
+        cancel = self._cancels.get(task_id)
+        if cancel is None:
+            task, ended = await self._task(stream_id, version)
+            state = ((task or {}).get("status") or {}).get("state")
+            why = f"its run has ended ({state})" if ended else "it runs on another replica of the gateway"
+            return rpc_error(request_id, TASK_NOT_CANCELABLE, f"Task cannot be canceled: {why}")
+        cancel.set()
+        # The answer is the task once its end is recorded.
+        deadline = time.monotonic() + _CANCEL_WAIT
+        task, ended = await self._task(stream_id, version)
+        while not ended and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+            task, ended = await self._task(stream_id, version)
+        return _rpc_result(request_id, task)
+
+    async def _task(self, stream_id: str, version: str) -> tuple[Any, bool]:
+        """The task as its stream in the store holds it so far, and whether
+        the stream has ended."""
+        entries, ended = await self._gateway.store.stored(stream_id)
+        assembler = impl.A2AAssembler(version=version)
+        for _, frame in entries:
+            assembler.feed(frame)
+        return assembler.task, ended
 
     # --- a task, from the store ----------------------------------------------------------
 

@@ -238,11 +238,14 @@ class Gateway:
             if name.lower() not in ("authorization", "x-api-key")
         }
 
-    async def start_run(self, agent_request: dict[str, Any], request: Request) -> AsyncIterator[bytes]:
+    async def start_run(
+        self, agent_request: dict[str, Any], request: Request, *, cancelled: asyncio.Event | None = None
+    ) -> AsyncIterator[bytes]:
         """Starts a run of ``agent_request`` upstream, with the client's
         headers as the upstream may see them, and gives its Agent API
-        stream, held to the timeouts. Raises ``UpstreamError`` when the run
-        does not start (504 when the upstream took too long to answer)."""
+        stream, held to the timeouts; setting ``cancelled`` ends it as
+        cancelled. Raises ``UpstreamError`` when the run does not start (504
+        when the upstream took too long to answer)."""
         key = request.scope.get(_KEY)
         try:
             self._admit(key)
@@ -269,7 +272,7 @@ class Gateway:
                 self.metrics.runs_refused["upstream"] += 1
             raise
         self.metrics.runs_started += 1
-        return self._counted(paced(chunks, timeouts, started, self._stopping_event()), key)
+        return self._counted(paced(chunks, timeouts, started, self._stopping_event(), cancelled), key)
 
     def _admit(self, key: int | None) -> None:
         """Counts a run among those going on (and its key's), or refuses it

@@ -15,7 +15,7 @@ from .. import _protocols
 from .._backend import impl
 from .._vocabulary import tables
 from ..server._frames import frame_event
-from ._timeouts import RunStoppedError
+from ._timeouts import RunCancelledError, RunStoppedError
 
 __all__ = ["converted", "passed_through"]
 
@@ -47,6 +47,15 @@ def _fail_conversion(transcoder: Any, message: str = "") -> bytes:
     went past a limit (the Transcoder then takes no more bytes)."""
     frame = _protocols.encoder(transcoder.target)
     return b"".join(frame(event) for event in transcoder.feed_event(_failed(message or _DIED)))
+
+
+def _cancel_conversion(transcoder: Any) -> bytes:
+    """The target's end of a run its client cancelled, in its own terms
+    (A2A's ``canceled`` state): an Agent API response that says so, given
+    decoded."""
+    frame = _protocols.encoder(transcoder.target)
+    cancelled = {"object": "response", "status": "canceled"}
+    return b"".join(frame(event) for event in transcoder.feed_event(cancelled))
 
 
 def _why(exc: Exception) -> str:
@@ -157,6 +166,8 @@ async def converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncItera
                 yield _fail_conversion(transcoder)
         except (asyncio.CancelledError, GeneratorExit):
             raise
+        except RunCancelledError:
+            yield _cancel_conversion(transcoder)
         except Exception as exc:
             # Logged, not sent: the client learns the run failed, not the gateway's internals.
             logger.warning("the upstream stream failed midway: %r", exc)

@@ -55,6 +55,13 @@ class UpstreamTimeoutError(RunStoppedError):
     """The upstream took longer than a timeout allows: the message says which."""
 
 
+class RunCancelledError(RunStoppedError):
+    """A client asked for the run to be cancelled (A2A's ``tasks/cancel``)."""
+
+    def __init__(self) -> None:
+        super().__init__("the run was cancelled")
+
+
 class GatewayStoppingError(RunStoppedError):
     """The gateway is stopping (SIGTERM): its runs end now, recorded as
     ended, so that a client resuming on another replica gets the end."""
@@ -102,13 +109,18 @@ class _Activity:
 
 
 async def paced(
-    chunks: AsyncIterator[bytes], timeouts: Timeouts, started: float, stopping: asyncio.Event | None = None
+    chunks: AsyncIterator[bytes],
+    timeouts: Timeouts,
+    started: float,
+    stopping: asyncio.Event | None = None,
+    cancelled: asyncio.Event | None = None,
 ) -> AsyncIterator[bytes]:
     """The upstream's chunks, as long as its first event comes within
     ``first_byte`` seconds of ``started`` (the loop's time the request went
     out), each next within ``idle`` seconds of the last, the run ends within
-    ``run`` seconds, and ``stopping`` is not set; otherwise
-    ``UpstreamTimeoutError`` or ``GatewayStoppingError``, and the upstream's
+    ``run`` seconds, and neither ``stopping`` (the gateway's) nor
+    ``cancelled`` (the run's) is set; otherwise ``UpstreamTimeoutError``,
+    ``GatewayStoppingError`` or ``RunCancelledError``, and the upstream's
     response is closed."""
     loop = asyncio.get_running_loop()
     activity = _Activity()
@@ -120,6 +132,7 @@ async def paced(
     idle = f"the agent sent no event for {timeouts.idle:g} s" if timeouts.idle else ""
     too_long = f"the agent's run went on past {timeouts.run:g} s" if timeouts.run else ""
     stop = asyncio.ensure_future(stopping.wait()) if stopping is not None else None
+    cancel = asyncio.ensure_future(cancelled.wait()) if cancelled is not None else None
     following: asyncio.Future[bytes] | None = None
     try:
         while True:
@@ -133,13 +146,15 @@ async def paced(
                 limits.append((started + timeouts.run - now, too_long))
             left, message = min(limits) if limits else (None, "")
             following = asyncio.ensure_future(iterator.__anext__())
-            waiting = {following} if stop is None else {following, stop}
+            waiting = {following, *(future for future in (stop, cancel) if future is not None)}
             await asyncio.wait(
                 waiting, timeout=None if left is None else max(left, 0.0), return_when=asyncio.FIRST_COMPLETED
             )
             if not following.done():
                 if stop is not None and stop.done():
                     raise GatewayStoppingError
+                if cancel is not None and cancel.done():
+                    raise RunCancelledError
                 raise UpstreamTimeoutError(message)
             try:
                 chunk = following.result()
@@ -151,8 +166,9 @@ async def paced(
                 last_event = loop.time()
             yield chunk
     finally:
-        if stop is not None:
-            stop.cancel()
+        for future in (stop, cancel):
+            if future is not None:
+                future.cancel()
         if following is not None and not following.done():
             # Timed out, stopped, or this generator cancelled while waiting.
             following.cancel()
