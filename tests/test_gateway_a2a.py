@@ -214,6 +214,9 @@ def test_a_running_task_is_cancelled_upstream_and_ends_canceled(
         assert again["code"] == -32002
         assert again["message"] == f"Task cannot be canceled: its run has ended ({canceled})"
         assert rpc(url, cancel, {"id": "nope"}).json()["error"]["code"] == -32001
+        # Asked for in the other version's words, as GetTask is.
+        other = "tasks/cancel" if version == "1.0" else "CancelTask"
+        assert rpc(url, other, {"id": task_id}).json()["error"]["code"] == -32602
         # A streaming client sees the end.
         body = {"jsonrpc": "2.0", "id": 1, "method": stream, "params": {"message": user_message(version)}}
         with httpx.stream("POST", f"{url}/a2a", json=body, timeout=10) as response:

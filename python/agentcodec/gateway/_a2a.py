@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -270,13 +269,13 @@ class A2AEndpoint:
             request_id=request_id if isinstance(request_id, str) else None,
         )
         frames = _with_the_request(converted(chunks, transcoder), params["message"], task_id, context_id)
-        self._cancels[task_id] = cancel
         frames = self._cancelable(task_id, frames)
         if request_id is not None and not isinstance(request_id, str):
             frames = _answering(frames, request_id)
         store = gateway.store
         stream_id = await store.open()
         await store.set_alias(_task_alias(task_id), stream_id)
+        self._cancels[task_id] = cancel  # until its frames end (_cancelable)
         if streamed:
             return gateway.event_stream(frames, "a2a", store=store, stream_id=stream_id)
         recording(store, stream_id, frames)
@@ -311,29 +310,34 @@ class A2AEndpoint:
             task_id, stream_id = await self._stream_of(params)
         except LookupError:
             return rpc_error(request_id, TASK_NOT_FOUND, "Task not found")
-        cancel = self._cancels.get(task_id)
-        if cancel is None:
-            task, ended = await self._task(stream_id, version)
-            state = ((task or {}).get("status") or {}).get("state")
-            why = f"its run has ended ({state})" if ended else "it runs on another replica of the gateway"
-            return rpc_error(request_id, TASK_NOT_CANCELABLE, f"Task cannot be canceled: {why}")
-        cancel.set()
-        # The answer is the task once its end is recorded.
-        deadline = time.monotonic() + _CANCEL_WAIT
-        task, ended = await self._task(stream_id, version)
-        while not ended and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-            task, ended = await self._task(stream_id, version)
-        return _rpc_result(request_id, task)
-
-    async def _task(self, stream_id: str, version: str) -> tuple[Any, bool]:
-        """The task as its stream in the store holds it so far, and whether
-        the stream has ended."""
-        entries, ended = await self._gateway.store.stored(stream_id)
+        store = self._gateway.store
         assembler = impl.A2AAssembler(version=version)
-        for _, frame in entries:
-            assembler.feed(frame)
-        return assembler.task, ended
+        cancel = self._cancels.get(task_id)
+        try:
+            if cancel is None:
+                entries, ended = await store.stored(stream_id)
+                for _, frame in entries:
+                    assembler.feed(frame)
+                state = ((assembler.task or {}).get("status") or {}).get("state")
+                why = f"its run has ended ({state})" if ended else "it runs on another replica of the gateway"
+                return rpc_error(request_id, TASK_NOT_CANCELABLE, f"Task cannot be canceled: {why}")
+            cancel.set()
+            # The answer is the task once its end is recorded, each event read once.
+            followed = await store.replay(stream_id, 0)
+
+            async def follow() -> None:
+                async for _, frame in followed:
+                    assembler.feed(frame)
+
+            try:
+                await asyncio.wait_for(follow(), _CANCEL_WAIT)
+            except asyncio.TimeoutError:
+                pass  # the task as it stands
+            finally:
+                await followed.aclose()  # type: ignore[attr-defined]
+        except A2AEventError:
+            return self._other_version(request_id, task_id, version)
+        return _rpc_result(request_id, assembler.task)
 
     # --- a task, from the store ----------------------------------------------------------
 
