@@ -160,7 +160,8 @@ def frame_json_string(prefix: str, text: str, suffix: str) -> bytes:
 
 class _Assembler(Generic[_Event, _Result]):
     """What every protocol's assembler has (in the stubs alone: the native
-    classes share no base at runtime, the pure ones share ``Driver``)."""
+    classes share no base at runtime, the pure ones share ``Driver``). The
+    assemblers of protocols whose tool calls stream declare ``tool_calls``."""
 
     def feed(self, data: Buffer) -> None:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
@@ -174,9 +175,6 @@ class _Assembler(Generic[_Event, _Result]):
     def result(self) -> _Result:
         """The final object so far (what the protocol's SDK gives), what
         ``close()`` returns once the stream ends."""
-    @property
-    def tool_calls(self) -> list[dict[str, Any]]:
-        """Every tool call, its arguments parsed so far while they stream."""
     @property
     def errors(self) -> list[dict[str, Any]]:
         """Errors the stream reported or, with ``on_error="skip"``, events skipped."""
@@ -395,27 +393,12 @@ class OllamaAssembler(_Assembler[_OllamaLine, _OllamaChatResponse | _OllamaGener
         max_messages: int | None = 100000,
         max_blocks: int | None = 500000,
     ) -> OllamaAssembler: ...
-    def feed_with_events(self, data: Buffer) -> list[_OllamaLine]:
-        """Like ``feed``, and returns the lines the data completed, decoded."""
-    def feed_event(self, event: Mapping[str, Any]) -> None:
-        """Assembles one line that is already decoded (a dict)."""
-    def close(self) -> _OllamaChatResponse | _OllamaGenerateResponse:
-        """Ends the stream and returns the answer."""
-    @property
-    def result(self) -> _OllamaChatResponse | _OllamaGenerateResponse:
-        """The result so far, what ``close()`` returns once the stream ends: ``answer``."""
     @property
     def answer(self) -> _OllamaChatResponse | _OllamaGenerateResponse:
         """The answer so far: a new dict on every access."""
     @property
     def done(self) -> bool:
         """Whether the done line came."""
-    @property
-    def errors(self) -> list[dict[str, Any]]:
-        """Errors the server sent or, with ``on_error="skip"``, lines skipped."""
-    @property
-    def event_count(self) -> int:
-        """Lines seen so far (from the stream, and passed to ``feed_event``)."""
 
 @final
 class A2AAssembler(_Assembler[_A2AEvent, _A2ATask | _A2AMessage | None]):

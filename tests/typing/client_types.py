@@ -53,3 +53,10 @@ async def async_streams_by_protocol(client: httpx.AsyncClient, source: bytes) ->
         assert_type(stream, AsyncEventStream[StreamEvent, Response])
         assert_type(await stream.until_done(), Response)
     assert_type(await aassemble(stream, "agui"), agui.Run)
+
+
+def tool_calls_only_where_they_stream(source: bytes) -> None:
+    """Ollama's and A2A's assemblers have no ``tool_calls`` (its tool calls
+    come whole; A2A has none): the typing says so."""
+    _ = ollama.Assembler().tool_calls  # type: ignore[attr-defined]
+    assert_type(agui.Assembler().tool_calls, list[dict[str, Any]])
