@@ -50,9 +50,9 @@ def _fail_conversion(transcoder: Any, message: str = "") -> bytes:
 
 
 def _cancel_conversion(transcoder: Any) -> bytes:
-    """The target's end of a run its client cancelled, in its own terms
-    (A2A's ``canceled`` state): an Agent API response that says so, given
-    decoded."""
+    """The target's end of a run its client cancelled, in its own terms (a
+    cancelled status, where the target has one): an Agent API response that
+    says so, given decoded."""
     frame = _protocols.encoder(transcoder.target)
     cancelled = {"object": "response", "status": "canceled"}
     return b"".join(frame(event) for event in transcoder.feed_event(cancelled))

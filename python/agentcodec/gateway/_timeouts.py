@@ -56,7 +56,7 @@ class UpstreamTimeoutError(RunStoppedError):
 
 
 class RunCancelledError(RunStoppedError):
-    """A client asked for the run to be cancelled (A2A's ``tasks/cancel``)."""
+    """A client asked for the run to be cancelled (its task cancelled)."""
 
     def __init__(self) -> None:
         super().__init__("the run was cancelled")
