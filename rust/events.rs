@@ -395,10 +395,10 @@ pub enum Quick<'t> {
 pub trait Decode {
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>);
 
-    /// Whether the protocol's streams may be NDJSON as well as SSE (see
-    /// [`crate::stream::Protocol::ndjson`]).
-    fn ndjson(&self) -> bool {
-        false
+    /// The JSON framing the protocol's streams may have besides SSE (see
+    /// [`crate::stream::Protocol::json_framing`]).
+    fn json_framing(&self) -> Option<crate::framing::JsonFraming> {
+        None
     }
 
     /// Whether an event is one of the protocol's (its module's

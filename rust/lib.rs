@@ -23,8 +23,10 @@ macro_rules! vocabulary {
 
 pub mod accumulate;
 pub mod events;
+pub mod framing;
 pub mod frozen;
 pub mod json;
+pub mod json_array;
 pub mod json_patch;
 pub mod json_prefix;
 pub mod json_probe;

@@ -1,6 +1,6 @@
 //! Newline-delimited JSON (NDJSON, JSON Lines): one JSON text a line, as
-//! model servers stream answers; and [`Framing`], which tells it from SSE by
-//! a stream's first byte.
+//! model servers stream answers. [`crate::framing::Framing`] tells it from
+//! SSE by a stream's first byte.
 //!
 //! Lines end at LF alone, a CR before it dropped: a JSON text holds no raw
 //! LF, but may hold other characters some readers take for line breaks
@@ -11,12 +11,12 @@
 
 use memchr::memchr;
 
-use crate::sse::{self, lossy_utf8, LimitError, LimitKind, Limits};
+use crate::sse::{lossy_utf8, LimitError, LimitKind, Limits};
 
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+pub(crate) const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// The white space JSON allows around a text.
-fn is_white_space(byte: u8) -> bool {
+pub(crate) fn is_white_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
 }
 
@@ -125,105 +125,6 @@ fn emit(mut line: &[u8], start: u64, on_line: &mut impl FnMut(&str)) {
     on_line(&lossy_utf8(line));
 }
 
-/// How a stream is framed: SSE, or NDJSON for a protocol that sends it,
-/// told by the stream's first byte that is not white space (nor a BOM):
-/// `{` opens a JSON line, where SSE lines open with a field name or `:`.
-// One a reader, held inline: SSE, the usual case, is not put behind a box.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone)]
-pub enum Framing {
-    Sse(sse::Decoder),
-    Lines(Decoder),
-    /// Not known yet: the white space the stream opened with, held.
-    Undecided {
-        limits: Limits,
-        held: Vec<u8>,
-    },
-}
-
-/// White space held before a stream says its framing: past this, it is SSE
-/// (whose reader bounds what it keeps).
-const MOST_HELD: usize = 4096;
-
-impl Framing {
-    /// SSE alone.
-    pub fn sse(limits: Limits) -> Self {
-        Framing::Sse(sse::Decoder::new(limits))
-    }
-
-    /// SSE or NDJSON, as the stream's first byte says.
-    pub fn sniffing(limits: Limits) -> Self {
-        Framing::Undecided {
-            limits,
-            held: Vec::new(),
-        }
-    }
-
-    /// Feeds one chunk; `on_event` is called with every event's text (an
-    /// SSE event's data, a JSON line).
-    #[inline]
-    pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&str)) -> Result<(), LimitError> {
-        match self {
-            Framing::Sse(decoder) => decoder.feed(chunk, |event| on_event(event.data)),
-            Framing::Lines(decoder) => decoder.feed(chunk, on_event),
-            Framing::Undecided { .. } => self.decide(chunk, on_event),
-        }
-    }
-
-    #[cold]
-    fn decide(&mut self, chunk: &[u8], on_event: impl FnMut(&str)) -> Result<(), LimitError> {
-        let Framing::Undecided { limits, held } = self else {
-            unreachable!("only an undecided framing decides")
-        };
-        held.extend_from_slice(chunk);
-        let opening = held.strip_prefix(&BOM).unwrap_or(held);
-        let first = if held.len() < BOM.len() && BOM.starts_with(held) {
-            None
-        } else {
-            opening.iter().copied().find(|&byte| !is_white_space(byte))
-        };
-        let waiting = held.len() < MOST_HELD;
-        let decided = match first {
-            Some(b'{') => Framing::Lines(Decoder::new(*limits)),
-            Some(_) => Framing::sse(*limits),
-            // White space, or a BOM split across chunks: wait, within reason.
-            None if waiting => return Ok(()),
-            None => Framing::sse(*limits),
-        };
-        let held = std::mem::take(held);
-        *self = decided;
-        self.feed(&held, on_event)
-    }
-
-    /// Ends the stream (see each decoder's `close`).
-    pub fn close(&mut self, mut on_event: impl FnMut(&str)) -> Result<(), LimitError> {
-        match self {
-            Framing::Sse(decoder) => decoder.close(|event| on_event(event.data)),
-            Framing::Lines(decoder) => decoder.close(on_event),
-            Framing::Undecided { held, .. } => {
-                held.clear();
-                Ok(())
-            }
-        }
-    }
-
-    /// The last event ID an SSE stream set ("" for NDJSON).
-    pub fn last_event_id(&self) -> &str {
-        match self {
-            Framing::Sse(decoder) => decoder.last_event_id(),
-            _ => "",
-        }
-    }
-
-    /// The reconnection time an SSE stream set.
-    pub fn retry(&self) -> Option<u64> {
-        match self {
-            Framing::Sse(decoder) => decoder.retry(),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,24 +172,5 @@ mod tests {
             "NDJSON line exceeds max_line_bytes=8 at the line starting at byte offset 8"
         );
         assert!(decoder.feed(b"\n", |_| ()).is_err());
-    }
-
-    #[test]
-    fn the_first_byte_tells_the_framing() {
-        for (chunks, expected) in [
-            (&[&b"\xEF\xBB"[..], b"\xBF \n{\"a\":1}\n"][..], "{\"a\":1}"),
-            (&[&b"  \n"[..], b"data: {\"a\":1}\n\n"][..], "{\"a\":1}"),
-            (&[&b""[..], b": hi\n\ndata: [DONE]\n\n"][..], "[DONE]"),
-        ] {
-            let mut framing = Framing::sniffing(Limits::default());
-            let mut out = Vec::new();
-            for chunk in chunks {
-                framing
-                    .feed(chunk, |text| out.push(text.to_owned()))
-                    .unwrap();
-            }
-            framing.close(|text| out.push(text.to_owned())).unwrap();
-            assert_eq!(out, [expected]);
-        }
     }
 }

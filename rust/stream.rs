@@ -6,8 +6,8 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+use crate::framing::{Framing, JsonFraming};
 use crate::json::{Map, Value};
-use crate::ndjson::Framing;
 use crate::sse::{LimitError, Limits};
 
 /// Whether an event's text is the `[DONE]` sentinel some servers end with
@@ -429,10 +429,10 @@ impl Log {
 /// [`Protocol::apply_value`]) does the rest: `[DONE]`, the quick path,
 /// parsing, the observer, and refusing what is not an object.
 pub trait Protocol {
-    /// Whether its streams may be NDJSON (a JSON text a line) as well as
-    /// SSE: the stream's first byte tells ([`Framing`]).
-    fn ndjson(&self) -> bool {
-        false
+    /// The JSON framing its streams may have instead of SSE (NDJSON lines,
+    /// a streamed JSON array): the stream's first byte tells ([`Framing`]).
+    fn json_framing(&self) -> Option<JsonFraming> {
+        None
     }
 
     /// Applies one event that is a JSON object.
@@ -709,10 +709,9 @@ pub struct Driver<P> {
 impl<P: Protocol> Driver<P> {
     pub fn new(protocol: P, limits: Limits, on_error: OnError, subject: &'static str) -> Self {
         Driver {
-            decoder: if protocol.ndjson() {
-                Framing::sniffing(limits)
-            } else {
-                Framing::sse(limits)
+            decoder: match protocol.json_framing() {
+                Some(json) => Framing::sniffing(limits, json),
+                None => Framing::sse(limits),
             },
             protocol,
             log: Log::new(on_error, subject),

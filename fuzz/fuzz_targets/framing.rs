@@ -1,10 +1,13 @@
 //! How a stream is framed ([`Framing`]): no panic on any bytes, and any
 //! chunking gives the same event texts and errors as the whole input at
-//! once, whether the stream turns out NDJSON (its first byte that is not
-//! white space is `{`) or SSE. The line decoder alone holds to the same.
+//! once, whether the stream turns out JSON (its first byte that is not
+//! white space is `{` or `[`: NDJSON, or a streamed JSON array) or SSE.
+//! The line and array decoders alone hold to the same.
 #![no_main]
 
-use agentcodec::ndjson::{Decoder, Framing};
+use agentcodec::framing::{Framing, JsonFraming};
+use agentcodec::json_array;
+use agentcodec::ndjson::Decoder;
 use agentcodec::sse::Limits;
 use libfuzzer_sys::fuzz_target;
 
@@ -16,8 +19,8 @@ const LIMITS: Limits = Limits {
     max_event_bytes: Some(1024),
 };
 
-fn framed(pieces: &[&[u8]]) -> (Vec<String>, Option<String>) {
-    let mut framing = Framing::sniffing(LIMITS);
+fn framed(pieces: &[&[u8]], json: JsonFraming) -> (Vec<String>, Option<String>) {
+    let mut framing = Framing::sniffing(LIMITS, json);
     let mut texts = Vec::new();
     for piece in pieces {
         if let Err(err) = framing.feed(piece, |text| texts.push(text.to_owned())) {
@@ -40,10 +43,30 @@ fn lines(pieces: &[&[u8]]) -> (Vec<String>, Option<String>) {
     (texts, error.map(|err| err.to_string()))
 }
 
+fn elements(pieces: &[&[u8]]) -> (Vec<String>, Option<String>) {
+    let mut decoder = json_array::Decoder::new(LIMITS);
+    let mut texts = Vec::new();
+    for piece in pieces {
+        if let Err(err) = decoder.feed(piece, |text| texts.push(text.to_owned())) {
+            return (texts, Some(err.to_string()));
+        }
+    }
+    let error = decoder.close(|text| texts.push(text.to_owned())).err();
+    (texts, error.map(|err| err.to_string()))
+}
+
 fuzz_target!(|input: &[u8]| {
     let (seed, data) = chunks::split(input);
     let pieces = chunks::chunks(seed, data);
-    assert_eq!(framed(&pieces), framed(&[data]));
+    for json in [JsonFraming::Lines, JsonFraming::Array] {
+        assert_eq!(framed(&pieces, json), framed(&[data], json));
+    }
+    let whole = elements(&[data]);
+    assert_eq!(elements(&pieces), whole);
+    // An element is never empty and never opens with white space.
+    for element in &whole.0 {
+        assert!(!element.is_empty() && !element.starts_with([' ', '\t', '\r', '\n']));
+    }
     let whole = lines(&[data]);
     assert_eq!(lines(&pieces), whole);
     // A line is never empty, never white space, never holds an LF.

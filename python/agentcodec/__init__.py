@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ._native import (
         DEFAULT_MAX_EVENT_BYTES,
         DEFAULT_MAX_LINE_BYTES,
+        JSONArrayDecoder,
         NDJSONDecoder,
         PartialJSON,
         SSEDecoder,
@@ -61,6 +62,7 @@ else:
 
     DEFAULT_MAX_EVENT_BYTES = _impl.DEFAULT_MAX_EVENT_BYTES
     DEFAULT_MAX_LINE_BYTES = _impl.DEFAULT_MAX_LINE_BYTES
+    JSONArrayDecoder = _impl.JSONArrayDecoder
     NDJSONDecoder = _impl.NDJSONDecoder
     PartialJSON = _impl.PartialJSON
     SSEDecoder = _impl.SSEDecoder
@@ -86,6 +88,7 @@ __all__ = [
     "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
+    "JSONArrayDecoder",
     "NDJSONDecoder",
     "OllamaError",
     "OllamaEventError",

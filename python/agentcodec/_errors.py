@@ -72,12 +72,13 @@ class SSELimitError(SSEError):
     Attributes:
         limit: the name of the setting, ``"max_line_bytes"`` or ``"max_event_bytes"``.
         max_bytes: its value.
-        offset: the byte offset, from the start of the stream, of the line that
-            exceeded it.
+        offset: the byte offset, from the start of the stream, of the line (or
+            the JSON array element) that exceeded it.
         events: the events the failing call completed before that line; earlier
             calls already returned theirs. The decoder accepts no more input.
         subject: what went past the limit: ``"SSE line"``, ``"SSE event data"``,
-            or ``"NDJSON line"`` in a newline-delimited JSON stream.
+            ``"NDJSON line"`` in a newline-delimited JSON stream, or
+            ``"JSON array element"`` in a streamed JSON array.
     """
 
     limit: str
@@ -99,8 +100,9 @@ class SSELimitError(SSEError):
         self.offset = offset
         self.events = list(events)
         self.subject = subject or _LIMIT_SUBJECT.get(limit, "SSE input")
+        unit = "element" if self.subject == "JSON array element" else "line"
         super().__init__(
-            f"{self.subject} exceeds {limit}={max_bytes} at the line starting at byte offset {offset}"
+            f"{self.subject} exceeds {limit}={max_bytes} at the {unit} starting at byte offset {offset}"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
+    "JSONArrayDecoder",
     "NDJSONDecoder",
     "NeutralAssembler",
     "NeutralDecoder",
@@ -91,6 +92,25 @@ class SSEEvent:
         for anything jiter refuses)."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class JSONArrayDecoder:
+    """Splits a streamed JSON array (``[{...},\\r\\n{...}]``, as Gemini answers
+    without ``alt=sse``) into its elements' texts, in any chunking, each
+    handed out as soon as it is whole. A JSON text outside any array is an
+    element too; white space and commas between elements are skipped. Raises
+    ``SSELimitError`` (its ``subject`` ``"JSON array element"``) for an
+    element past ``max_event_bytes``, its ``events`` the elements completed
+    before it."""
+
+    def __new__(cls, *, max_event_bytes: int | None = 67108864) -> JSONArrayDecoder: ...
+    def feed(self, data: Buffer) -> list[str]:
+        """Decodes one chunk and returns the elements it completed, as text."""
+    def close(self) -> list[str]:
+        """Ends the stream: an element cut off by the end is handed out as it
+        came."""
+    @property
+    def max_event_bytes(self) -> int | None: ...
 
 @final
 class NDJSONDecoder:

@@ -28,6 +28,7 @@ use crate::events::{
     message_finished, message_started, passthrough, run_failed, run_finished, run_started,
     BlockRef, Decode, Encode, Event, Loss,
 };
+use crate::framing::JsonFraming;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 
@@ -115,8 +116,8 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
-    fn ndjson(&self) -> bool {
-        true
+    fn json_framing(&self) -> Option<JsonFraming> {
+        Some(JsonFraming::Lines)
     }
 
     fn recognizes(&self, event: &Event) -> bool {

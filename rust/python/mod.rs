@@ -31,6 +31,7 @@ mod bytes;
 mod errors;
 mod guard;
 mod json;
+mod json_array;
 mod ndjson;
 mod partial_json;
 mod sse;
@@ -45,6 +46,7 @@ assert_python_aligned!(
     sse::SSEEvent,
     sse::SSEDecoder,
     ndjson::NDJSONDecoder,
+    json_array::JSONArrayDecoder,
     partial_json::PartialJSON,
     transcode::Transcoder,
     transcode::NeutralDecoder,
@@ -60,6 +62,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sse::SSEEvent>()?;
     m.add_class::<sse::SSEDecoder>()?;
     m.add_class::<ndjson::NDJSONDecoder>()?;
+    m.add_class::<json_array::JSONArrayDecoder>()?;
     add_protocols(m)?;
     // Exposed to users as agentcodec.Transcoder and the neutral classes.
     m.add_class::<transcode::Transcoder>()?;

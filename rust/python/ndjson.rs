@@ -60,7 +60,7 @@ impl NDJSONDecoder {
 
 /// Runs one decoder step, collecting its lines; a limit error becomes
 /// `SSELimitError` carrying the lines completed before it.
-fn lines<'py, F>(py: Python<'py>, step: F) -> PyResult<Bound<'py, PyList>>
+pub(super) fn lines<'py, F>(py: Python<'py>, step: F) -> PyResult<Bound<'py, PyList>>
 where
     F: FnOnce(&mut dyn FnMut(&str)) -> PyResult<Result<(), LimitError>>,
 {

@@ -33,6 +33,8 @@ pub enum LimitKind {
     Event,
     /// A line of newline-delimited JSON (`max_line_bytes`).
     JsonLine,
+    /// An element of a streamed JSON array (`max_event_bytes`).
+    JsonElement,
 }
 
 impl LimitKind {
@@ -40,7 +42,15 @@ impl LimitKind {
     pub fn setting(self) -> &'static str {
         match self {
             LimitKind::Line | LimitKind::JsonLine => "max_line_bytes",
-            LimitKind::Event => "max_event_bytes",
+            LimitKind::Event | LimitKind::JsonElement => "max_event_bytes",
+        }
+    }
+
+    /// Where the offset points: the start of a line, or of an element.
+    pub fn unit(self) -> &'static str {
+        match self {
+            LimitKind::JsonElement => "element",
+            _ => "line",
         }
     }
 
@@ -50,6 +60,7 @@ impl LimitKind {
             LimitKind::Line => "SSE line",
             LimitKind::Event => "SSE event data",
             LimitKind::JsonLine => "NDJSON line",
+            LimitKind::JsonElement => "JSON array element",
         }
     }
 }
@@ -67,10 +78,11 @@ impl fmt::Display for LimitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} exceeds {}={} at the line starting at byte offset {}",
+            "{} exceeds {}={} at the {} starting at byte offset {}",
             self.kind.subject(),
             self.kind.setting(),
             self.max_bytes,
+            self.kind.unit(),
             self.offset
         )
     }

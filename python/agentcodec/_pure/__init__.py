@@ -5,7 +5,7 @@ for module, used where the native extension is unavailable or when
 from typing import Any
 
 from .._version import __version__
-from . import ndjson, partial_json, sse_decoder, transcode
+from . import json_array, ndjson, partial_json, sse_decoder, transcode
 from ._guard import serialized
 from .registry import PROTOCOLS
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
@@ -16,6 +16,7 @@ from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
 PartialJSON = serialized(partial_json.PartialJSON)
 SSEDecoder = serialized(sse_decoder.SSEDecoder)
 NDJSONDecoder = serialized(ndjson.NDJSONDecoder)
+JSONArrayDecoder = serialized(json_array.JSONArrayDecoder)
 NeutralAssembler = serialized(transcode.Assembler, "NeutralAssembler")
 NeutralDecoder = serialized(transcode.Decoder, "NeutralDecoder")
 NeutralEncoder = serialized(transcode.Encoder, "NeutralEncoder")
@@ -35,6 +36,7 @@ def _export_assemblers() -> list[str]:
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "JSONArrayDecoder",
     "NDJSONDecoder",
     "NeutralAssembler",
     "NeutralDecoder",

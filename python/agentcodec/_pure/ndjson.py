@@ -1,6 +1,6 @@
 """Newline-delimited JSON (NDJSON, JSON Lines): one JSON text a line, as
-model servers stream answers; and ``Framing``, which tells it from SSE by a
-stream's first byte. The mirror of ``rust/ndjson.rs``.
+model servers stream answers. The mirror of ``rust/ndjson.rs``; ``framing``
+tells it from SSE by a stream's first byte.
 
 Lines end at LF alone, a CR before it dropped: a JSON text holds no raw LF,
 but may hold other characters some readers take for line breaks (U+2028,
@@ -13,15 +13,13 @@ from typing import Any
 
 from .._errors import SSELimitError
 from ._args import as_bytes, limit_arg
-from .sse_decoder import DEFAULT_MAX_LINE_BYTES, TextDecoder
+from .sse_decoder import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["Framing", "LineDecoder", "NDJSONDecoder"]
+__all__ = ["LineDecoder", "NDJSONDecoder"]
 
 _BOM = b"\xef\xbb\xbf"
 # The white space JSON allows around a text.
 _WHITE_SPACE = b" \t\r\n"
-# White space held before a stream says its framing: past this, it is SSE.
-_MOST_HELD = 4096
 _SUBJECT = "NDJSON line"
 
 
@@ -126,49 +124,3 @@ class NDJSONDecoder:
     @property
     def max_line_bytes(self) -> int | None:
         return self._max_line_bytes
-
-
-class Framing:
-    """SSE or NDJSON, as the stream's first byte that is not white space
-    (nor a BOM) says: ``{`` opens a JSON line, where SSE lines open with a
-    field name or ``:``. Reads as the SSE ``TextDecoder`` does."""
-
-    __slots__ = ("_decoder", "_held", "_max_event_bytes", "_max_line_bytes")
-
-    def __init__(self, *, max_line_bytes: int | None, max_event_bytes: int | None) -> None:
-        self._max_line_bytes = max_line_bytes
-        self._max_event_bytes = max_event_bytes
-        self._decoder: TextDecoder | LineDecoder | None = None
-        self._held = b""
-
-    @property
-    def last_event_id(self) -> str:
-        return self._decoder.last_event_id if self._decoder is not None else ""
-
-    @property
-    def retry(self) -> int | None:
-        return self._decoder.retry if self._decoder is not None else None
-
-    def feed_texts(self, data: bytes | bytearray | memoryview) -> list[str]:
-        if self._decoder is not None:
-            return self._decoder.feed_texts(data)
-        held = self._held + bytes(data)
-        opening = held[3:] if held.startswith(_BOM) else held
-        first = b"" if len(held) < 3 and _BOM.startswith(held) else opening.lstrip(_WHITE_SPACE)[:1]
-        if not first and len(held) < _MOST_HELD:
-            self._held = held  # white space, or a BOM split across chunks
-            return []
-        self._held = b""
-        if first == b"{":
-            self._decoder = LineDecoder(max_line_bytes=self._max_line_bytes)
-        else:
-            self._decoder = TextDecoder(
-                max_line_bytes=self._max_line_bytes, max_event_bytes=self._max_event_bytes
-            )
-        return self._decoder.feed_texts(held)
-
-    def close_texts(self) -> list[str]:
-        if self._decoder is None:
-            self._held = b""
-            return []
-        return self._decoder.close_texts()

@@ -9,8 +9,8 @@ from typing import Any
 from .._errors import AgentCodecError, SSELimitError, StreamLimitError, _EventError
 from ._args import as_bytes, limit_arg
 from .accumulate import render
+from .framing import Framing, JsonFraming
 from .json_values import JSONValueError, copy_value, json_kind, loads
-from .ndjson import Framing
 from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
 from .tool_calls import ToolCallReader
@@ -107,9 +107,9 @@ class Driver:
     #: and (capitalised as its class) for a wrong argument to feed().
     _name = "assembler"
     _class_name = "Assembler"
-    #: Whether its streams may be NDJSON as well as SSE: the stream's first
-    #: byte tells (``ndjson.Framing``).
-    _ndjson = False
+    #: The JSON framing its streams may have instead of SSE (NDJSON lines, a
+    #: streamed JSON array): the stream's first byte tells (``framing.Framing``).
+    _json_framing: JsonFraming | None = None
 
     def __init__(
         self,
@@ -127,10 +127,13 @@ class Driver:
         if on_error not in ON_ERROR_MODES:
             raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
         self._skip_errors = on_error == "skip"
-        framing = Framing if self._ndjson else TextDecoder
-        self._decoder: TextDecoder | Framing = framing(
-            max_line_bytes=limit_arg("max_line_bytes", max_line_bytes),
-            max_event_bytes=limit_arg("max_event_bytes", max_event_bytes),
+        limits = {
+            "max_line_bytes": limit_arg("max_line_bytes", max_line_bytes),
+            "max_event_bytes": limit_arg("max_event_bytes", max_event_bytes),
+        }
+        json = self._json_framing
+        self._decoder: TextDecoder | Framing = (
+            TextDecoder(**limits) if json is None else Framing(json, **limits)
         )
         # The first max_errors errors recorded, and how many there were: a
         # stream of junk skipped must not grow memory without bound.

@@ -1,0 +1,71 @@
+"""How a stream is framed: SSE, or the JSON framing a protocol may send
+instead (NDJSON lines, a streamed JSON array), told by the stream's first
+byte that is not white space (nor a BOM): ``{`` or ``[`` opens JSON, where SSE
+lines open with a field name or ``:``. The mirror of ``rust/framing.rs``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .json_array import ArrayDecoder
+from .ndjson import LineDecoder
+from .sse_decoder import TextDecoder
+
+__all__ = ["Framing", "JsonFraming"]
+
+#: The framing a protocol's streams may have besides SSE: a JSON text a line
+#: (Ollama), or one JSON array streamed element by element (Gemini).
+JsonFraming = Literal["lines", "array"]
+
+_BOM = b"\xef\xbb\xbf"
+_WHITE_SPACE = b" \t\r\n"
+# White space held before a stream says its framing: past this, it is SSE.
+_MOST_HELD = 4096
+
+
+class Framing:
+    """SSE or ``json``, as the stream's first byte says. Reads as the SSE
+    ``TextDecoder`` does."""
+
+    __slots__ = ("_decoder", "_held", "_json", "_max_event_bytes", "_max_line_bytes")
+
+    def __init__(self, json: JsonFraming, *, max_line_bytes: int | None, max_event_bytes: int | None) -> None:
+        self._json = json
+        self._max_line_bytes = max_line_bytes
+        self._max_event_bytes = max_event_bytes
+        self._decoder: TextDecoder | LineDecoder | ArrayDecoder | None = None
+        self._held = b""
+
+    @property
+    def last_event_id(self) -> str:
+        return self._decoder.last_event_id if self._decoder is not None else ""
+
+    @property
+    def retry(self) -> int | None:
+        return self._decoder.retry if self._decoder is not None else None
+
+    def feed_texts(self, data: bytes | bytearray | memoryview) -> list[str]:
+        if self._decoder is not None:
+            return self._decoder.feed_texts(data)
+        held = self._held + bytes(data)
+        opening = held[3:] if held.startswith(_BOM) else held
+        first = b"" if len(held) < 3 and _BOM.startswith(held) else opening.lstrip(_WHITE_SPACE)[:1]
+        if not first and len(held) < _MOST_HELD:
+            self._held = held  # white space, or a BOM split across chunks
+            return []
+        self._held = b""
+        if first in (b"{", b"[") and self._json == "lines":
+            self._decoder = LineDecoder(max_line_bytes=self._max_line_bytes)
+        elif first in (b"{", b"["):
+            self._decoder = ArrayDecoder(max_event_bytes=self._max_event_bytes)
+        else:
+            self._decoder = TextDecoder(
+                max_line_bytes=self._max_line_bytes, max_event_bytes=self._max_event_bytes
+            )
+        return self._decoder.feed_texts(held)
+
+    def close_texts(self) -> list[str]:
+        if self._decoder is None:
+            self._held = b""
+            return []
+        return self._decoder.close_texts()
