@@ -34,6 +34,7 @@ pub mod ndjson;
 pub mod partial_json;
 pub mod recent;
 pub mod registry;
+pub mod rfc3339;
 pub mod sse;
 pub mod stream;
 pub mod tool_calls;
@@ -56,6 +57,7 @@ macro_rules! with_protocols {
             ai_sdk,
             a2a,
             ollama,
+            gemini,
         );
     };
 }

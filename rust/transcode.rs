@@ -65,6 +65,9 @@ pub struct Decoding<S> {
     decoder: Box<dyn Decode + Send + Sync>,
     scratch: Vec<Event>,
     pub sink: S,
+    /// The events the stream brought so far: what the decoder gives at its
+    /// end came with the last of them.
+    events: u64,
 }
 
 impl<S: Sink> Decoding<S> {
@@ -89,6 +92,7 @@ impl<S: Sink> Protocol for Decoding<S> {
         text: &str,
         observe: Observer<'_, '_>,
     ) -> Result<(), Error> {
+        self.events = log.events;
         if is_done_marker(text) {
             return self.done_marker(log);
         }
@@ -128,6 +132,7 @@ impl<S: Sink> Protocol for Decoding<S> {
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
+        self.events = log.events;
         self.decoder.decode(&event, &mut self.scratch);
         self.emit(log)
     }
@@ -145,6 +150,7 @@ impl<S: Sink> Protocol for Decoding<S> {
         for event in std::mem::take(&mut self.scratch) {
             // Decoders end with events that cannot fail (no state patches).
             let mut log = Log::detached();
+            log.events = self.events;
             let _ = self.sink.neutral(&mut log, event);
         }
         self.sink.finish();
@@ -161,6 +167,7 @@ fn driver<S: Sink>(
         decoder: (source.decoder)(),
         scratch: Vec::new(),
         sink,
+        events: 0,
     };
     Driver::new(decoding, limits, on_error, source.subject)
 }

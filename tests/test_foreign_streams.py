@@ -58,7 +58,8 @@ def test_the_transcoder_and_the_neutral_readers_say_so_too(backend: ModuleType, 
     target = "agui" if protocol != "agui" else "openai-responses"
     for what, stream in foreign(protocol)[-2:]:
         # A JSON body is no SSE event, and one NDJSON line.
-        held = "its one event is not one" if stream and TABLE[protocol].ndjson else "it held no events"
+        json_body = stream and TABLE[protocol].json_framing is not None
+        held = "its one event is not one" if json_body else "it held no events"
         for reader in (
             backend.Transcoder(protocol, target),
             backend.NeutralDecoder(protocol),

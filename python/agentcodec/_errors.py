@@ -24,6 +24,8 @@ __all__ = [
     "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
+    "GeminiError",
+    "GeminiEventError",
     "OllamaError",
     "OllamaEventError",
     "OpenAIChatError",
@@ -294,6 +296,23 @@ class A2AEventError(_EventError, A2AError):
     """
 
     subject = "A2A event"
+
+
+class GeminiError(AgentCodecError, ValueError):
+    """A Gemini stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class GeminiEventError(_EventError, GeminiError):
+    """One record of a Gemini stream cannot be applied: it is not a JSON
+    object, its candidates, content or parts are of another type, or a
+    streamed argument's ``jsonPath`` cannot be followed.
+
+    Attributes:
+        event: the record's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "Gemini record"
 
 
 class OllamaError(AgentCodecError, ValueError):

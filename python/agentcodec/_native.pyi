@@ -21,6 +21,8 @@ from agentcodec.ai_sdk.types import UIMessageChunk as _UIMessageChunk
 from agentcodec.anthropic.types import Message as _AnthropicMessage
 from agentcodec.anthropic.types import StreamEvent as _AnthropicEvent
 from agentcodec.events import ProtocolName
+from agentcodec.gemini.types import GenerateContentResponse as _GeminiResponse
+from agentcodec.gemini.types import Record as _GeminiRecord
 from agentcodec.langchain.types import Event as _LangChainEvent
 from agentcodec.ollama.types import ChatResponse as _OllamaChatResponse
 from agentcodec.ollama.types import GenerateResponse as _OllamaGenerateResponse
@@ -48,6 +50,7 @@ __all__ = [
     "NeutralDecoder",
     "NeutralEncoder",
     "OllamaAssembler",
+    "GeminiAssembler",
     "OpenAIChatAssembler",
     "OpenAIResponsesAssembler",
     "PartialJSON",
@@ -419,6 +422,27 @@ class OllamaAssembler(_Assembler[_OllamaLine, _OllamaChatResponse | _OllamaGener
     @property
     def done(self) -> bool:
         """Whether the done line came."""
+
+@final
+class GeminiAssembler(_Assembler[_GeminiRecord, _GeminiResponse]):
+    """Assembles a Gemini stream (SSE with ``alt=sse``, or the streamed JSON
+    array without) into the ``GenerateContentResponse`` that
+    ``generateContent`` gives. Public as ``agentcodec.gemini.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
+    ) -> GeminiAssembler: ...
+    @property
+    def response(self) -> _GeminiResponse:
+        """The response so far: a new dict on every access."""
 
 @final
 class A2AAssembler(_Assembler[_A2AEvent, _A2ATask | _A2AMessage | None]):

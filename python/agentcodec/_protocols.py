@@ -65,3 +65,14 @@ def media_type(protocol: str | None) -> str:
         return "text/event-stream"
     media: str = getattr(module(protocol), "MEDIA_TYPE", "text/event-stream")
     return media
+
+
+def read_media_types(protocol: str | None) -> tuple[str, ...]:
+    """The media types a client reads the protocol's streams in: its own,
+    and those its package lists beside (``READ_MEDIA_TYPES``: Gemini's JSON
+    array answers as ``application/json``)."""
+    own = media_type(protocol)
+    if protocol is None:
+        return (own,)
+    others: tuple[str, ...] = getattr(module(protocol), "READ_MEDIA_TYPES", ())
+    return (own, *others)

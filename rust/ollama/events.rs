@@ -142,7 +142,7 @@ impl Decode for Decoder {
         if !self.started {
             self.started = true;
             let created = get_str(line, "created_at")
-                .and_then(super::time::unix_seconds)
+                .and_then(crate::rfc3339::unix_seconds)
                 .map_or(Value::Null, Value::from);
             let model = line.get("model").cloned().unwrap_or(Value::Null);
             out.push(run_started(Value::Null, Value::Null, model, created));
@@ -301,7 +301,7 @@ impl Encoder {
         if !self.started {
             self.started = true;
             if self.created_at.is_none() {
-                self.created_at = Some(super::time::rfc3339(crate::events::now()));
+                self.created_at = Some(crate::rfc3339::rfc3339(crate::events::now()));
             }
         }
     }
@@ -510,7 +510,7 @@ impl Encode for Encoder {
             if self.created_at.is_none() {
                 self.created_at = match event.get("created_at") {
                     Some(Value::String(text)) => Some(text.clone()),
-                    other => as_int(other).map(super::time::rfc3339),
+                    other => as_int(other).map(crate::rfc3339::rfc3339),
                 };
             }
         }

@@ -4,7 +4,6 @@
 mod assembler;
 pub mod events;
 mod probe;
-pub mod time;
 
 vocabulary!("ollama");
 pub use vocabulary::{DONE_REASONS, ENDPOINTS};

@@ -88,8 +88,12 @@ class Row:
     reads: tuple[str, ...]
     #: Whether ``[DONE]`` ends the protocol's streams (what follows is refused).
     ended_by_done: bool = False
-    #: Whether its streams are NDJSON (a JSON text a line), which its readers
-    #: tell from SSE by the first byte.
+    #: The JSON framing its streams may have instead of SSE ("lines": NDJSON,
+    #: "array": one streamed JSON array), which its readers tell from SSE by
+    #: the first byte.
+    json_framing: str | None = None
+    #: Whether its recorded streams are NDJSON, not SSE (no event ids to
+    #: resume after).
     ndjson: bool = False
     #: Events that bring a stream's messages to three, where the protocol
     #: has more than one message a stream.
@@ -106,6 +110,9 @@ class Row:
     #: Whether it carries a signature only where the source names whose it
     #: is (a target that keeps one under its provider's name).
     signatures_need_provider: bool = False
+    #: Whether it carries only the signatures it made itself (a provider's,
+    #: which its API checks).
+    signatures_own_only: bool = False
     #: Which data blocks it carries none the less (a data block holding one
     #: of the protocol's own blocks), given the block's value.
     carries_data: Callable[[Any], bool] = lambda value: False
@@ -136,6 +143,8 @@ class Row:
         """Whether a reasoning signature read from ``source`` has a place here."""
         if "signatures" not in self.cannot_carry:
             return True
+        if self.signatures_own_only:
+            return source.encrypted_by == self.encrypted_by
         return self.signatures_need_provider and source.encrypted_by is not None
 
     def recorded(self) -> bytes:

@@ -85,6 +85,7 @@ ProtocolName: TypeAlias = Literal[
     "ai-sdk",
     "a2a",
     "ollama",
+    "gemini",
 ]
 #: Every protocol's name, in order.
 PROTOCOL_NAMES: tuple[ProtocolName, ...] = get_args(ProtocolName)

@@ -77,7 +77,7 @@ def _check_stream(content_type: str | None, protocol: str | None) -> None:
     it as one, where it would give no events."""
     expected = _protocols.media_type(protocol)
     media_type = (content_type or "").partition(";")[0].strip().lower()
-    if media_type != expected:
+    if media_type not in _protocols.read_media_types(protocol):
         raise SSEError(
             f"expected a response of Content-Type {expected!r}, got {content_type or 'none'!r}"
             + (": did the request ask for a stream?" if media_type == "application/json" else "")

@@ -30,8 +30,8 @@ from ..._vocabulary import tables
 from .. import events as ev
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads
+from ..rfc3339 import rfc3339, unix_seconds
 from .assembler import error_message, recognizes
-from .time import rfc3339, unix_seconds
 
 __all__ = ["DONE_REASONS", "ENDPOINTS", "MESSAGE_ID", "Decoder", "Encoder", "frame"]
 

@@ -1,6 +1,7 @@
-//! Ollama's times (RFC 3339, as Go writes them: `2025-05-12T10:00:00.123456789Z`)
-//! and the neutral vocabulary's (Unix seconds). The pure backend's
-//! `_pure/ollama/time.py` mirrors it.
+//! Times as the providers write them (RFC 3339: Ollama's as Go writes them,
+//! `2025-05-12T10:00:00.123456789Z`; Gemini's `createTime`) and the neutral
+//! vocabulary's (Unix seconds). The pure backend's `_pure/rfc3339.py`
+//! mirrors it.
 
 /// Days since 1970-01-01 of a date of the proleptic Gregorian calendar.
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
@@ -22,7 +23,11 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let shifted_month = (5 * of_year + 2) / 153;
     let day = of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month, day)
 }
@@ -31,7 +36,10 @@ fn digits(text: &[u8]) -> Option<i64> {
     if text.is_empty() || !text.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some(text.iter().fold(0, |n, digit| n * 10 + i64::from(digit - b'0')))
+    Some(
+        text.iter()
+            .fold(0, |n, digit| n * 10 + i64::from(digit - b'0')),
+    )
 }
 
 /// The Unix seconds of an RFC 3339 time (a fraction of a second dropped);
@@ -47,15 +55,30 @@ pub fn unix_seconds(text: &str) -> Option<i64> {
     {
         return None;
     }
-    let (year, month, day) = (digits(&bytes[0..4])?, digits(&bytes[5..7])?, digits(&bytes[8..10])?);
-    let (hour, minute, second) =
-        (digits(&bytes[11..13])?, digits(&bytes[14..16])?, digits(&bytes[17..19])?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
+    let (year, month, day) = (
+        digits(&bytes[0..4])?,
+        digits(&bytes[5..7])?,
+        digits(&bytes[8..10])?,
+    );
+    let (hour, minute, second) = (
+        digits(&bytes[11..13])?,
+        digits(&bytes[14..16])?,
+        digits(&bytes[17..19])?,
+    );
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
         return None;
     }
     let mut rest = &bytes[19..];
     if let Some(fraction) = rest.strip_prefix(b".") {
-        let length = fraction.iter().take_while(|byte| byte.is_ascii_digit()).count();
+        let length = fraction
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count();
         if length == 0 {
             return None;
         }
@@ -97,9 +120,18 @@ mod tests {
     #[test]
     fn reads_and_writes_go_times() {
         assert_eq!(unix_seconds("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(unix_seconds("2025-05-12T10:00:00.123456789Z"), Some(1_747_044_000));
-        assert_eq!(unix_seconds("2025-05-12T12:00:00+02:00"), Some(1_747_044_000));
-        assert_eq!(unix_seconds("2024-02-29T23:59:59-00:30"), Some(1_709_252_999));
+        assert_eq!(
+            unix_seconds("2025-05-12T10:00:00.123456789Z"),
+            Some(1_747_044_000)
+        );
+        assert_eq!(
+            unix_seconds("2025-05-12T12:00:00+02:00"),
+            Some(1_747_044_000)
+        );
+        assert_eq!(
+            unix_seconds("2024-02-29T23:59:59-00:30"),
+            Some(1_709_252_999)
+        );
         assert_eq!(unix_seconds("yesterday"), None);
         assert_eq!(unix_seconds("2025-13-12T10:00:00Z"), None);
         assert_eq!(rfc3339(1_747_044_000), "2025-05-12T10:00:00Z");

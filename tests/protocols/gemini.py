@@ -1,0 +1,57 @@
+"""Gemini, for the cross-cutting tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import Row, list_length
+
+
+def record(parts: list[dict[str, Any]], index: int = 0, **fields: Any) -> dict[str, Any]:
+    """A record of one candidate's newest parts."""
+    candidate = {"content": {"parts": parts, "role": "model"}, "index": index, **fields}
+    return {"candidates": [candidate], "modelVersion": "m", "responseId": "r"}
+
+
+def _parts(assembler: Any) -> int:
+    return sum(
+        list_length((candidate.get("content") or {}).get("parts"))
+        for candidate in assembler.response.get("candidates") or ()
+    )
+
+
+ROW = Row(
+    name="gemini",
+    assembler="GeminiAssembler",
+    result="response",
+    stream="gemini/text_signature.sse",
+    recorded_streams=("gemini/*.sse",),
+    reads=("response",),
+    json_framing="array",
+    three_messages=(record([{"text": "x"}], 0), record([{"text": "x"}], 1), record([{"text": "x"}], 2)),
+    fixed_options={"model": "m", "response_id": "r"},
+    # (a tool call is written whole when its block finishes, its arguments an
+    # object: Gemini's calls come whole, bar Vertex AI's streamed arguments)
+    cannot_carry=frozenset(
+        {
+            "block_ends",
+            "signatures",
+            "data",
+            "tool_result",
+            "refusal_kind",
+            "corrections",
+            "broken_arguments",
+            "annotations",
+            "usage",
+        }
+    ),
+    encrypted_by="gemini",
+    signatures_own_only=True,
+    carries_choices=True,
+    status_as_carried={"cancelled": "completed", "interrupted": "completed"},
+    count_blocks=_parts,
+    block_opening=(),
+    one_block=lambda n: record([{"functionCall": {"name": "f", "args": {"n": n}}}]),
+    text_opening=(),
+    text_delta=record([{"text": "b"}], x=0),
+)
