@@ -86,6 +86,48 @@ def test_any_chunking_and_the_json_array_framing_give_the_same_response(
     assert assemble(backend, compact, chunk).response == whole
 
 
+@pytest.mark.parametrize(
+    "path", [*STREAMS, FIXTURES / "gemini" / "text_signature.array"], ids=[*IDS, "array"]
+)
+def test_records_read_from_bytes_and_given_decoded_assemble_alike(backend: ModuleType, path: Path) -> None:
+    """The bytes take the quick path where a record adds a piece of text;
+    records given decoded take the full one: both give one response."""
+    data = path.read_bytes()
+    records = backend.GeminiAssembler().feed_with_events(data)
+    given = backend.GeminiAssembler()
+    for record in records:
+        given.feed_event(record)
+    assert given.close() == assemble(backend, data).response
+    # Records the quick path must leave alone: a field or a kind it does not
+    # hold yet, a second candidate, a role of another type.
+    odd = [
+        {
+            "candidates": [{"content": {"parts": [{"text": "a"}], "role": "model"}, "index": 0}],
+            "modelVersion": "m",
+        },
+        {
+            "candidates": [{"content": {"parts": [{"text": "b"}], "role": "model"}, "index": 0}],
+            "modelVersion": 5,
+        },
+        {"candidates": [{"content": {"parts": [{"text": "c", "thought": True}], "role": 1}, "index": 0}]},
+        {
+            "candidates": [{"content": {"parts": [{"text": "d", "thought": True}]}, "index": 0}],
+            "createTime": "t",
+        },
+        {"candidates": [{"content": {"parts": [{"text": ""}], "role": "user"}, "index": 1}]},
+        {"candidates": [{"content": {"parts": [{"text": "e"}]}, "index": 1.0}]},
+        {"candidates": [{"content": {"parts": [{"text": "f"}]}}], "usageMetadata": {"promptTokenCount": 1}},
+        {"candidates": [{"content": {"parts": [{"text": "g"}]}}], "usageMetadata": 2},
+    ]
+    fed = backend.GeminiAssembler(on_error="skip")
+    fed.feed(b"".join(b"data: " + json.dumps(record).encode() + b"\n\n" for record in odd))
+    given = backend.GeminiAssembler(on_error="skip")
+    for record in odd:
+        given.feed_event(record)
+    assert fed.close() == given.close()
+    assert fed.errors == given.errors
+
+
 def _comparable(record: dict[str, Any]) -> dict[str, Any]:
     """A record as google-genai's client gives it: through its converters
     and models, bytes in base64 of its alphabet."""

@@ -305,7 +305,10 @@ def converted_stream(target: str, count: int, **options: Any) -> Stream:
 
 def _event_count(protocol: str, data: bytes) -> int:
     """The events in a stream of the protocol: SSE events, or lines."""
-    return data.count(b"\n\n") if media_type(protocol) == "text/event-stream" else data.count(b"\n")
+    if media_type(protocol) != "text/event-stream":
+        return data.count(b"\n")
+    # (LF line ends, or CRLF as Gemini's server writes them)
+    return max(data.count(b"\n\n"), data.count(b"\r\n\r\n"))
 
 
 # --- the rows ------------------------------------------------------------------------------

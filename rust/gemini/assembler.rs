@@ -28,8 +28,10 @@
 use indexmap::IndexMap;
 
 use super::args::{parse_path, partial_value, ArgsWriter};
+use super::probe::Record;
 use crate::framing::JsonFraming;
 use crate::json::{kind, Map, Value};
+use crate::json_probe::{Obj, Scalar};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 
@@ -200,6 +202,13 @@ impl Protocol for Gemini {
         super::recognizes(event)
     }
 
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        let Some(record) = Record::parse(text) else {
+            return false;
+        };
+        self.apply_piece(&record)
+    }
+
     fn apply_object(&mut self, log: &mut Log, record: Map<String, Value>) -> Result<(), Error> {
         let applied = self.apply(log, record);
         log.report(applied)
@@ -314,7 +323,120 @@ fn check(record: &Map<String, Value>) -> Result<(), Bad> {
     Ok(())
 }
 
+/// Sets a held field to a scalar the record gives, in place (the field is
+/// held already, so that the order the full path keeps stands).
+fn set_scalar(held: &mut Fields, key: &str, given: &Option<Scalar<'_>>) {
+    let (Some(given), Some(value)) = (given, held.get_mut(key)) else {
+        return;
+    };
+    let same = match (given, &*value) {
+        (Scalar::Str(text), Value::String(kept)) => text == kept,
+        _ => false,
+    };
+    if !same {
+        if let Some(given) = given.to_value() {
+            *value = given;
+        }
+    }
+}
+
+/// Whether the quick path can take a scalar field: absent, or of a kind it
+/// sets (a string, or the candidate's integer index) where one is held.
+fn takes(held: &Fields, key: &str, given: &Option<Scalar<'_>>) -> bool {
+    match given {
+        None => true,
+        Some(Scalar::Str(_) | Scalar::Number(_)) => held.contains_key(key),
+        Some(_) => false,
+    }
+}
+
 impl Gemini {
+    /// A record that adds a piece of text to a candidate's last text part,
+    /// applied from a probe: what the full path does for it, without a
+    /// `Value` tree. False, having changed nothing, for any other record:
+    /// one with other fields or parts, or that would add a field or a part
+    /// the response does not hold yet (the full path keeps the order the
+    /// records first gave them in).
+    fn apply_piece(&mut self, record: &Record<'_>) -> bool {
+        let Some(Obj(Some(candidate))) = &record.candidates else {
+            return false;
+        };
+        let Some(Obj(Some(content))) = &candidate.content else {
+            return false;
+        };
+        let Some(Obj(Some(part))) = &content.parts else {
+            return false;
+        };
+        let Some(Scalar::Str(piece)) = &part.text else {
+            return false;
+        };
+        let index = match &candidate.index {
+            None => 0,
+            Some(index) => match index.as_i64() {
+                Some(index) => index,
+                None => return false,
+            },
+        };
+        if record.other || candidate.other || content.other || part.other {
+            return false;
+        }
+        let answer = &self.answer;
+        if !answer.contains_key("candidates")
+            || !takes(answer, "modelVersion", &record.model_version)
+            || !takes(answer, "responseId", &record.response_id)
+            || !takes(answer, "createTime", &record.create_time)
+            || matches!(record.model_version, Some(Scalar::Number(_)))
+            || matches!(record.response_id, Some(Scalar::Number(_)))
+            || matches!(record.create_time, Some(Scalar::Number(_)))
+            || (record.usage.is_some() && !answer.contains_key("usageMetadata"))
+        {
+            return false;
+        }
+        let Some(held) = self.candidates.get(&index) else {
+            return false;
+        };
+        if !held.fields.contains_key("content")
+            || !takes(&held.fields, "index", &candidate.index)
+            || !held.content.contains_key("parts")
+            || !takes(&held.content, "role", &content.role)
+            || matches!(content.role, Some(Scalar::Number(_)))
+        {
+            return false;
+        }
+        let thought = part.thought == Some(Scalar::Bool(true));
+        let joins = held.parts.last().is_some_and(|last| {
+            last.is_text() && !last.fields.contains_key("thoughtSignature") && last.thought() == thought
+        });
+        // (an empty text part that joins nothing is dropped)
+        if !joins && !piece.is_empty() {
+            return false;
+        }
+        let usage = match record.usage {
+            None => None,
+            Some(raw) => match crate::json::parse(raw) {
+                Ok(usage) => Some(usage),
+                Err(_) => return false,
+            },
+        };
+        set_scalar(&mut self.answer, "modelVersion", &record.model_version);
+        set_scalar(&mut self.answer, "responseId", &record.response_id);
+        set_scalar(&mut self.answer, "createTime", &record.create_time);
+        if let (Some(usage), Some(held)) = (usage, self.answer.get_mut("usageMetadata")) {
+            *held = usage;
+        }
+        let held = self.candidates.get_mut(&index).expect("looked up above");
+        set_scalar(&mut held.fields, "index", &candidate.index);
+        set_scalar(&mut held.content, "role", &content.role);
+        held.carrying_call = false;
+        if joins {
+            let last = held.parts.last_mut().expect("a part joins the last");
+            if let Some(Value::String(text)) = last.fields.get_mut("text") {
+                text.push_str(piece);
+            }
+        }
+        true
+    }
+
     fn apply(&mut self, log: &mut Log, record: Map<String, Value>) -> Result<(), Bad> {
         if let Some(error) = record.get("error").filter(|error| !error.is_null()) {
             let (code, message) = super::error_message(error);

@@ -5,6 +5,7 @@
 pub mod args;
 mod assembler;
 pub mod events;
+mod probe;
 
 vocabulary!("gemini");
 pub use vocabulary::FINISH_REASONS;
