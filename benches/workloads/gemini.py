@@ -36,7 +36,12 @@ def assemble_genai_client(chunks: list[bytes]) -> Any:
                 calls.append(part.function_call)
             elif part.text:
                 (thoughts if part.thought else text).append(part.text)
-    return {"text": "".join(text), "thoughts": "".join(thoughts), "calls": calls, "usage": last.usage_metadata}
+    return {
+        "text": "".join(text),
+        "thoughts": "".join(thoughts),
+        "calls": calls,
+        "usage": last.usage_metadata,
+    }
 
 
 def _tiny_blocks(count: int) -> Iterator[dict[str, Any]]:

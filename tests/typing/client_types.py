@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from typing_extensions import assert_type
 
-from agentcodec import agui, anthropic, ollama
+from agentcodec import agui, anthropic, gemini, ollama
 from agentcodec.a2a.types import Message as A2AMessage
 from agentcodec.a2a.types import Task
 from agentcodec.agentscope.types import AgentResponse
@@ -29,6 +29,7 @@ def results_by_protocol(source: bytes) -> None:
     assert_type(assemble([source], "ai-sdk"), UIMessage)
     assert_type(assemble([source], "a2a"), Task | A2AMessage | None)
     assert_type(assemble([source], "ollama"), ollama.ChatResponse | ollama.GenerateResponse)
+    assert_type(assemble([source], "gemini"), gemini.GenerateContentResponse)
     assert_type(assemble([source], assembler=agui.Assembler()), agui.Run)
 
 
@@ -59,4 +60,5 @@ def tool_calls_only_where_they_stream(source: bytes) -> None:
     """Ollama's and A2A's assemblers have no ``tool_calls`` (its tool calls
     come whole; A2A has none): the typing says so."""
     _ = ollama.Assembler().tool_calls  # type: ignore[attr-defined]
+    _ = gemini.Assembler().tool_calls  # type: ignore[attr-defined]
     assert_type(agui.Assembler().tool_calls, list[dict[str, Any]])

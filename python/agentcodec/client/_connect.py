@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from ..ai_sdk.types import UIMessageChunk as _AISDKEvent
     from ..anthropic.types import Message as _AnthropicResult
     from ..anthropic.types import StreamEvent as _AnthropicEvent
+    from ..gemini.types import GenerateContentResponse as _GeminiResult
+    from ..gemini.types import Record as _GeminiEvent
     from ..langchain.types import Event as _LangChainEvent
     from ..ollama.types import ChatResponse as _OllamaChatResponse
     from ..ollama.types import GenerateResponse as _OllamaGenerateResponse
@@ -150,6 +152,10 @@ def connect(
 def connect(
     client: Any, method: str, url: str, *, protocol: Literal["ollama"], assembler: None = None, **options: Any
 ) -> AbstractContextManager[EventStream[_OllamaEvent, _OllamaResult]]: ...
+@overload
+def connect(
+    client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
+) -> AbstractContextManager[EventStream[_GeminiEvent, _GeminiResult]]: ...
 @overload
 def connect(
     client: Any,
@@ -321,6 +327,10 @@ def aconnect(
 ) -> AbstractAsyncContextManager[AsyncEventStream[_OllamaEvent, _OllamaResult]]: ...
 @overload
 def aconnect(
+    client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
+) -> AbstractAsyncContextManager[AsyncEventStream[_GeminiEvent, _GeminiResult]]: ...
+@overload
+def aconnect(
     client: Any,
     method: str,
     url: str,
@@ -474,6 +484,10 @@ def assemble(
     source: Any, protocol: Literal["ollama"], *, assembler: None = None, **options: Any
 ) -> _OllamaResult: ...
 @overload
+def assemble(
+    source: Any, protocol: Literal["gemini"], *, assembler: None = None, **options: Any
+) -> _GeminiResult: ...
+@overload
 def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any) -> _R: ...
 @overload
 def assemble(
@@ -524,6 +538,10 @@ async def aassemble(
 async def aassemble(
     source: Any, protocol: Literal["ollama"], *, assembler: None = None, **options: Any
 ) -> _OllamaResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["gemini"], *, assembler: None = None, **options: Any
+) -> _GeminiResult: ...
 @overload
 async def aassemble(
     source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any
