@@ -207,6 +207,15 @@ def test_bad_records_say_which_and_why_and_what_came_before_stands(backend: Modu
             "its candidates[0].content.parts[0].functionCall.partialArgs[0]: "
             'jsonPath "$..a" has an empty name at 1',
         ),
+        (
+            {
+                "candidates": [
+                    {"content": {"parts": [{"functionCall": {"partialArgs": [{"stringValue": "x"}]}}]}}
+                ]
+            },
+            "its candidates[0].content.parts[0].functionCall.partialArgs[0].jsonPath "
+            "is JSON null, not a string",
+        ),
         ([1], "is a JSON array, not an object"),
     ]
     for record, problem in bad_records:

@@ -283,7 +283,7 @@ fn check_part(part: &Value, at: &str) -> Result<(), Bad> {
                 }
             }
             other => {
-                let kind = other.map_or("null", kind);
+                let kind = other.map_or("JSON null", kind);
                 return bad(format!("its {at}.jsonPath is {kind}, not a string"));
             }
         }
