@@ -23,6 +23,7 @@ macro_rules! vocabulary {
 
 pub mod accumulate;
 pub mod events;
+pub mod eventstream;
 pub mod framing;
 pub mod frozen;
 pub mod json;

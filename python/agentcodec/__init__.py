@@ -26,6 +26,7 @@ from ._errors import (
     AnthropicError,
     AnthropicEventError,
     ConversionLossError,
+    EventStreamError,
     GeminiError,
     GeminiEventError,
     LangChainError,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from ._native import (
         DEFAULT_MAX_EVENT_BYTES,
         DEFAULT_MAX_LINE_BYTES,
+        EventStreamDecoder,
         JSONArrayDecoder,
         NDJSONDecoder,
         PartialJSON,
@@ -64,6 +66,7 @@ else:
 
     DEFAULT_MAX_EVENT_BYTES = _impl.DEFAULT_MAX_EVENT_BYTES
     DEFAULT_MAX_LINE_BYTES = _impl.DEFAULT_MAX_LINE_BYTES
+    EventStreamDecoder = _impl.EventStreamDecoder
     JSONArrayDecoder = _impl.JSONArrayDecoder
     NDJSONDecoder = _impl.NDJSONDecoder
     PartialJSON = _impl.PartialJSON
@@ -90,8 +93,10 @@ __all__ = [
     "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
+    "EventStreamDecoder",
     "JSONArrayDecoder",
     "NDJSONDecoder",
+    "EventStreamError",
     "GeminiError",
     "GeminiEventError",
     "OllamaError",

@@ -24,6 +24,7 @@ __all__ = [
     "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
+    "EventStreamError",
     "GeminiError",
     "GeminiEventError",
     "OllamaError",
@@ -49,6 +50,28 @@ class SSEError(AgentCodecError, ValueError):
 
 
 _LIMIT_SUBJECT = {"max_line_bytes": "SSE line", "max_event_bytes": "SSE event data"}
+
+
+class EventStreamError(AgentCodecError, ValueError):
+    """An AWS event stream that cannot be decoded: a message whose prelude or
+    message CRC does not match, whose length cannot hold its headers or
+    exceeds ``max_message_bytes``, whose headers are malformed, or a stream
+    that ends inside a message. The decoder takes no more input.
+
+    Attributes:
+        offset: the byte offset, from the start of the stream, of the message.
+        reason: what is wrong with it.
+        messages: the messages the failing call completed before it.
+    """
+
+    def __init__(self, offset: int, reason: str, messages: Sequence[Any] = ()) -> None:
+        self.offset = offset
+        self.reason = reason
+        self.messages = list(messages)
+        super().__init__(f"event stream message at byte offset {offset}: {reason}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.offset, self.reason, self.messages))
 
 
 class PartialJSONError(AgentCodecError, ValueError):

@@ -9,6 +9,7 @@ from typing import Any, Generic, Literal, TypeAlias, TypeVar, final
 
 from typing_extensions import Buffer
 
+from agentcodec._eventstream_message import EventStreamMessage, HeaderValue
 from agentcodec.a2a.types import JSONRPCResponse as _A2AEvent
 from agentcodec.a2a.types import Message as _A2AMessage
 from agentcodec.a2a.types import Task as _A2ATask
@@ -44,6 +45,7 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
     "LangChainAssembler",
+    "EventStreamDecoder",
     "JSONArrayDecoder",
     "NDJSONDecoder",
     "NeutralAssembler",
@@ -58,6 +60,7 @@ __all__ = [
     "SSEEvent",
     "Transcoder",
     "__version__",
+    "encode_event_message",
     "encode_sse",
     "encode_sse_comment",
     "frame_json_string",
@@ -95,6 +98,27 @@ class SSEEvent:
         for anything jiter refuses)."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class EventStreamDecoder:
+    """Splits an AWS event stream (``application/vnd.amazon.eventstream``)
+    into its messages, in any chunking, each as soon as it is whole, both
+    CRCs checked. Raises ``EventStreamError`` (its ``offset`` where the bad
+    message starts, its ``messages`` those the failing call completed before
+    it); the decoder then takes no more input."""
+
+    def __new__(cls, *, max_message_bytes: int | None = 67108864) -> EventStreamDecoder: ...
+    def feed(self, data: Buffer) -> list[EventStreamMessage]:
+        """Decodes one chunk and returns the messages it completed."""
+    def close(self) -> list[EventStreamMessage]:
+        """Ends the stream: one that ends inside a message is an error."""
+    @property
+    def max_message_bytes(self) -> int | None: ...
+
+def encode_event_message(headers: dict[str, HeaderValue], payload: Buffer | None = None) -> bytes:
+    """One message: its prelude, headers, payload and CRCs. A ``bool`` is a
+    boolean header, an ``int`` a 32-bit one (64-bit past that range), a
+    ``str`` a string, ``bytes`` a byte array."""
 
 @final
 class JSONArrayDecoder:

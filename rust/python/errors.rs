@@ -13,6 +13,7 @@ static SSE_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static STREAM_LIMIT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static PARTIAL_JSON_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static CONVERSION_LOSS_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static EVENT_STREAM_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Defines a protocol binding's `to_py_err`: the protocol's errors raised as
 /// its own exception classes of `agentcodec._errors`, `$base(message)` and
@@ -63,6 +64,22 @@ pub fn partial_json_error(py: Python<'_>, offset: usize, reason: &str) -> PyErr 
         &PARTIAL_JSON_ERROR,
         "PartialJSONError",
         (offset, reason),
+    )
+}
+
+/// `EventStreamError(offset, reason, messages)`: `messages` are those
+/// completed by the call that failed, before the bad one.
+pub fn event_stream_error(
+    py: Python<'_>,
+    offset: u64,
+    reason: &str,
+    messages: Bound<'_, PyList>,
+) -> PyErr {
+    raise(
+        py,
+        &EVENT_STREAM_ERROR,
+        "EventStreamError",
+        (offset, reason, messages),
     )
 }
 

@@ -29,6 +29,7 @@ mod args;
 mod assemblers;
 mod bytes;
 mod errors;
+mod eventstream;
 mod guard;
 mod json;
 mod json_array;
@@ -47,6 +48,7 @@ assert_python_aligned!(
     sse::SSEDecoder,
     ndjson::NDJSONDecoder,
     json_array::JSONArrayDecoder,
+    eventstream::EventStreamDecoder,
     partial_json::PartialJSON,
     transcode::Transcoder,
     transcode::NeutralDecoder,
@@ -63,6 +65,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sse::SSEDecoder>()?;
     m.add_class::<ndjson::NDJSONDecoder>()?;
     m.add_class::<json_array::JSONArrayDecoder>()?;
+    m.add_class::<eventstream::EventStreamDecoder>()?;
+    m.add_function(wrap_pyfunction!(eventstream::encode_event_message, m)?)?;
     add_protocols(m)?;
     // Exposed to users as agentcodec.Transcoder and the neutral classes.
     m.add_class::<transcode::Transcoder>()?;

@@ -5,7 +5,7 @@ for module, used where the native extension is unavailable or when
 from typing import Any
 
 from .._version import __version__
-from . import json_array, ndjson, partial_json, sse_decoder, transcode
+from . import eventstream, json_array, ndjson, partial_json, sse_decoder, transcode
 from ._guard import serialized
 from .registry import PROTOCOLS
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
@@ -17,6 +17,8 @@ PartialJSON = serialized(partial_json.PartialJSON)
 SSEDecoder = serialized(sse_decoder.SSEDecoder)
 NDJSONDecoder = serialized(ndjson.NDJSONDecoder)
 JSONArrayDecoder = serialized(json_array.JSONArrayDecoder)
+EventStreamDecoder = serialized(eventstream.EventStreamDecoder)
+encode_event_message = eventstream.encode_event_message
 NeutralAssembler = serialized(transcode.Assembler, "NeutralAssembler")
 NeutralDecoder = serialized(transcode.Decoder, "NeutralDecoder")
 NeutralEncoder = serialized(transcode.Encoder, "NeutralEncoder")
@@ -36,6 +38,7 @@ def _export_assemblers() -> list[str]:
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "EventStreamDecoder",
     "JSONArrayDecoder",
     "NDJSONDecoder",
     "NeutralAssembler",
@@ -46,6 +49,7 @@ __all__ = [
     "SSEEvent",
     "Transcoder",
     "__version__",
+    "encode_event_message",
     "encode_sse",
     "encode_sse_comment",
     "frame_json_string",

@@ -1,0 +1,490 @@
+//! The AWS event stream (`application/vnd.amazon.eventstream`), the binary
+//! framing of Bedrock's ConverseStream and of the other AWS streaming APIs:
+//! decoding its messages in any chunking, and encoding them.
+//!
+//! A message is a prelude (its total length, its headers' length, both
+//! 32-bit big-endian, and the CRC32 of those 8 bytes), its headers (each a
+//! name of 1 to 255 bytes, a type byte and a value of that type), its
+//! payload, and the CRC32 of everything before it. Both CRCs are checked: a
+//! message that fails either is an error naming where it starts, and the
+//! messages before it have been handed out. A message longer than the limit
+//! is refused from its prelude, before it is held.
+//! `python/agentcodec/_pure/eventstream.py` mirrors this module.
+
+use std::fmt;
+
+/// The bytes of a prelude, and of a prelude and the message CRC.
+const PRELUDE: usize = 12;
+const OVERHEAD: usize = 16;
+
+/// CRC32 (IEEE 802.3, as zlib computes it) by a table of 256 entries,
+/// made at compile time.
+const CRC_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut n = 0;
+    while n < 256 {
+        let mut crc = n as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 1 == 1 {
+                0xEDB8_8320 ^ (crc >> 1)
+            } else {
+                crc >> 1
+            };
+            bit += 1;
+        }
+        table[n] = crc;
+        n += 1;
+    }
+    table
+};
+
+/// The CRC32 of `bytes`.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc = CRC_TABLE[((crc ^ u32::from(byte)) & 0xFF) as usize] ^ (crc >> 8);
+    }
+    !crc
+}
+
+/// A header's value, by its type byte (0 to 9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderValue {
+    Bool(bool),
+    Byte(i8),
+    Short(i16),
+    Int(i32),
+    Long(i64),
+    Bytes(Vec<u8>),
+    String(String),
+    /// Milliseconds since the Unix epoch.
+    Timestamp(i64),
+    Uuid([u8; 16]),
+}
+
+/// A message's headers, in order.
+pub type Headers = Vec<(String, HeaderValue)>;
+
+/// One message: its headers in order, and its payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message<'a> {
+    pub headers: Headers,
+    pub payload: &'a [u8],
+}
+
+impl Message<'_> {
+    /// The value of a string header.
+    pub fn header_str(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find_map(|(key, value)| match value {
+            HeaderValue::String(text) if key == name => Some(text.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// What is wrong with the stream, and where the message it is in starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameError {
+    pub offset: u64,
+    pub reason: String,
+}
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "event stream message at byte offset {}: {}",
+            self.offset, self.reason
+        )
+    }
+}
+
+impl std::error::Error for FrameError {}
+
+/// A name as JSON writes it, for the messages both backends share.
+fn quoted(name: &str) -> String {
+    crate::json::to_text(&crate::json::Value::String(name.to_owned()))
+}
+
+fn be32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Incremental decoder: hands out each message as soon as it is whole.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    max_message_bytes: Option<usize>,
+    /// Bytes of a message not whole yet.
+    held: Vec<u8>,
+    /// Stream offset of `held[0]`.
+    offset: u64,
+    failed: Option<FrameError>,
+}
+
+impl Decoder {
+    /// A decoder refusing messages longer than `max_message_bytes`.
+    pub fn new(max_message_bytes: Option<usize>) -> Self {
+        Decoder {
+            max_message_bytes,
+            ..Decoder::default()
+        }
+    }
+
+    /// Feeds one chunk; `on_message` is called with every message it
+    /// completes. After an error the messages before the bad one have been
+    /// handed out, and the decoder refuses further input.
+    pub fn feed(
+        &mut self,
+        chunk: &[u8],
+        mut on_message: impl FnMut(&Message<'_>),
+    ) -> Result<(), FrameError> {
+        if let Some(err) = &self.failed {
+            return Err(err.clone());
+        }
+        let result = if self.held.is_empty() {
+            // Whole messages are read from the chunk itself; only a message
+            // cut by the chunk's end is copied.
+            let read = scan(chunk, self.offset, self.max_message_bytes, &mut on_message);
+            match read {
+                Ok(used) => {
+                    self.held.extend_from_slice(&chunk[used..]);
+                    self.offset += used as u64;
+                    Ok(())
+                }
+                Err(err) => Err(err),
+            }
+        } else {
+            self.held.extend_from_slice(chunk);
+            let held = std::mem::take(&mut self.held);
+            let read = scan(&held, self.offset, self.max_message_bytes, &mut on_message);
+            self.held = held;
+            match read {
+                Ok(used) => {
+                    self.held.drain(..used);
+                    self.offset += used as u64;
+                    Ok(())
+                }
+                Err(err) => Err(err),
+            }
+        };
+        if let Err(err) = &result {
+            self.failed = Some(err.clone());
+            self.held = Vec::new();
+        }
+        result
+    }
+
+    /// Ends the stream: one that ends inside a message is an error. The
+    /// decoder may then read a new stream.
+    pub fn close(&mut self) -> Result<(), FrameError> {
+        if let Some(err) = &self.failed {
+            return Err(err.clone());
+        }
+        let cut = !self.held.is_empty();
+        let error = FrameError {
+            offset: self.offset,
+            reason: format!("the stream ends {} bytes into it", self.held.len()),
+        };
+        *self = Decoder::new(self.max_message_bytes);
+        if cut {
+            return Err(error);
+        }
+        Ok(())
+    }
+}
+
+/// Hands out the whole messages `bytes` holds; gives how many bytes they took.
+fn scan(
+    bytes: &[u8],
+    base: u64,
+    max: Option<usize>,
+    on_message: &mut impl FnMut(&Message<'_>),
+) -> Result<usize, FrameError> {
+    let mut pos = 0;
+    while bytes.len() - pos >= PRELUDE {
+        let offset = base + pos as u64;
+        let fail = |reason: String| Err(FrameError { offset, reason });
+        let prelude = &bytes[pos..pos + PRELUDE];
+        let expected = be32(prelude, 8);
+        let found = crc32(&prelude[..8]);
+        if expected != found {
+            return fail(format!(
+                "its prelude CRC is {expected:#010x}, not {found:#010x}"
+            ));
+        }
+        let total = be32(prelude, 0) as usize;
+        let headers = be32(prelude, 4) as usize;
+        if total < OVERHEAD || headers > total - OVERHEAD {
+            return fail(format!(
+                "its length {total} cannot hold its {headers} bytes of headers"
+            ));
+        }
+        if let Some(max) = max.filter(|&max| total > max) {
+            return fail(format!(
+                "its length {total} exceeds max_message_bytes={max}"
+            ));
+        }
+        if bytes.len() - pos < total {
+            break;
+        }
+        let frame = &bytes[pos..pos + total];
+        let expected = be32(frame, total - 4);
+        let found = crc32(&frame[..total - 4]);
+        if expected != found {
+            return fail(format!(
+                "its message CRC is {expected:#010x}, not {found:#010x}"
+            ));
+        }
+        let parsed = match parse_headers(&frame[PRELUDE..PRELUDE + headers]) {
+            Ok(parsed) => parsed,
+            Err(reason) => return fail(reason),
+        };
+        on_message(&Message {
+            headers: parsed,
+            payload: &frame[PRELUDE + headers..total - 4],
+        });
+        pos += total;
+    }
+    Ok(pos)
+}
+
+fn parse_headers(mut bytes: &[u8]) -> Result<Headers, String> {
+    let mut headers = Vec::new();
+    let mut at = 0usize;
+    let short =
+        |what: &str, at: usize| format!("its headers end inside {what} at header byte {at}");
+    while !bytes.is_empty() {
+        let name_length = usize::from(bytes[0]);
+        if name_length == 0 {
+            return Err(format!("a header at header byte {at} has an empty name"));
+        }
+        if bytes.len() < 2 + name_length {
+            return Err(short("a header's name", at));
+        }
+        let name = match std::str::from_utf8(&bytes[1..1 + name_length]) {
+            Ok(name) => name.to_owned(),
+            Err(_) => return Err(format!("the header name at header byte {at} is not UTF-8")),
+        };
+        let kind = bytes[1 + name_length];
+        let rest = &bytes[2 + name_length..];
+        let fixed = |size: usize| -> Result<&[u8], String> {
+            rest.get(..size)
+                .ok_or_else(|| short(&format!("header {}", quoted(&name)), at))
+        };
+        let (value, size) = match kind {
+            0 => (HeaderValue::Bool(true), 0),
+            1 => (HeaderValue::Bool(false), 0),
+            2 => (HeaderValue::Byte(fixed(1)?[0] as i8), 1),
+            3 => {
+                let raw = fixed(2)?;
+                (HeaderValue::Short(i16::from_be_bytes([raw[0], raw[1]])), 2)
+            }
+            4 => {
+                let raw = fixed(4)?;
+                (
+                    HeaderValue::Int(i32::from_be_bytes([raw[0], raw[1], raw[2], raw[3]])),
+                    4,
+                )
+            }
+            5 | 8 => {
+                let raw: [u8; 8] = fixed(8)?.try_into().expect("eight bytes");
+                let number = i64::from_be_bytes(raw);
+                let value = if kind == 5 {
+                    HeaderValue::Long(number)
+                } else {
+                    HeaderValue::Timestamp(number)
+                };
+                (value, 8)
+            }
+            6 | 7 => {
+                let raw = fixed(2)?;
+                let length = usize::from(u16::from_be_bytes([raw[0], raw[1]]));
+                let data = fixed(2 + length)?[2..].to_vec();
+                let value = if kind == 6 {
+                    HeaderValue::Bytes(data)
+                } else {
+                    match String::from_utf8(data) {
+                        Ok(text) => HeaderValue::String(text),
+                        Err(_) => {
+                            return Err(format!(
+                                "header {} is a string that is not UTF-8",
+                                quoted(&name)
+                            ))
+                        }
+                    }
+                };
+                (value, 2 + length)
+            }
+            9 => {
+                let raw: [u8; 16] = fixed(16)?.try_into().expect("sixteen bytes");
+                (HeaderValue::Uuid(raw), 16)
+            }
+            other => {
+                return Err(format!(
+                    "header {} has the unknown type {other}",
+                    quoted(&name)
+                ))
+            }
+        };
+        headers.push((name, value));
+        let used = 2 + name_length + size;
+        bytes = &bytes[used..];
+        at += used;
+    }
+    Ok(headers)
+}
+
+/// Appends one message: its prelude, headers, payload and CRCs. A header
+/// name longer than 255 bytes, or a string or bytes value longer than
+/// 65,535, is an error (the format has no room for it).
+pub fn encode(
+    headers: &[(String, HeaderValue)],
+    payload: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let mut written = Vec::new();
+    for (name, value) in headers {
+        let name_length = u8::try_from(name.len())
+            .ok()
+            .filter(|&length| length > 0)
+            .ok_or_else(|| format!("header name {} is not 1 to 255 bytes long", quoted(name)))?;
+        written.push(name_length);
+        written.extend_from_slice(name.as_bytes());
+        match value {
+            HeaderValue::Bool(true) => written.push(0),
+            HeaderValue::Bool(false) => written.push(1),
+            HeaderValue::Byte(byte) => {
+                written.push(2);
+                written.extend_from_slice(&byte.to_be_bytes());
+            }
+            HeaderValue::Short(number) => {
+                written.push(3);
+                written.extend_from_slice(&number.to_be_bytes());
+            }
+            HeaderValue::Int(number) => {
+                written.push(4);
+                written.extend_from_slice(&number.to_be_bytes());
+            }
+            HeaderValue::Long(number) => {
+                written.push(5);
+                written.extend_from_slice(&number.to_be_bytes());
+            }
+            HeaderValue::Bytes(_) | HeaderValue::String(_) => {
+                let (kind, data) = match value {
+                    HeaderValue::String(text) => (7, text.as_bytes()),
+                    HeaderValue::Bytes(data) => (6, data.as_slice()),
+                    _ => unreachable!("matched above"),
+                };
+                let length = u16::try_from(data.len())
+                    .map_err(|_| format!("header {} is longer than 65535 bytes", quoted(name)))?;
+                written.push(kind);
+                written.extend_from_slice(&length.to_be_bytes());
+                written.extend_from_slice(data);
+            }
+            HeaderValue::Timestamp(millis) => {
+                written.push(8);
+                written.extend_from_slice(&millis.to_be_bytes());
+            }
+            HeaderValue::Uuid(raw) => {
+                written.push(9);
+                written.extend_from_slice(raw);
+            }
+        }
+    }
+    let total = OVERHEAD + written.len() + payload.len();
+    let total = u32::try_from(total).map_err(|_| "the message is longer than 4 GiB".to_owned())?;
+    let headers_length = written.len() as u32;
+    let start = out.len();
+    out.extend_from_slice(&total.to_be_bytes());
+    out.extend_from_slice(&headers_length.to_be_bytes());
+    let prelude_crc = crc32(&out[start..]);
+    out.extend_from_slice(&prelude_crc.to_be_bytes());
+    out.extend_from_slice(&written);
+    out.extend_from_slice(payload);
+    let message_crc = crc32(&out[start..]);
+    out.extend_from_slice(&message_crc.to_be_bytes());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(chunks: &[&[u8]]) -> Result<Vec<(Headers, Vec<u8>)>, FrameError> {
+        let mut decoder = Decoder::new(Some(1 << 20));
+        let mut out = Vec::new();
+        for chunk in chunks {
+            decoder.feed(chunk, |message| {
+                out.push((message.headers.clone(), message.payload.to_vec()));
+            })?;
+        }
+        decoder.close()?;
+        Ok(out)
+    }
+
+    #[test]
+    fn crc32_is_zlibs() {
+        assert_eq!(crc32(b""), 0);
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn what_is_encoded_decodes_in_any_chunking() {
+        let headers = vec![
+            (
+                ":event-type".to_owned(),
+                HeaderValue::String("contentBlockDelta".into()),
+            ),
+            ("flag".to_owned(), HeaderValue::Bool(false)),
+            ("n".to_owned(), HeaderValue::Int(-7)),
+            ("when".to_owned(), HeaderValue::Timestamp(1_700_000_000_000)),
+            ("raw".to_owned(), HeaderValue::Bytes(vec![0, 1, 2])),
+            ("id".to_owned(), HeaderValue::Uuid([7; 16])),
+        ];
+        let mut stream = Vec::new();
+        encode(&headers, br#"{"delta":{"text":"Hi"}}"#, &mut stream).unwrap();
+        encode(&[], b"", &mut stream).unwrap();
+        let whole = messages(&[&stream]).unwrap();
+        assert_eq!(whole.len(), 2);
+        assert_eq!(whole[0].0, headers);
+        assert_eq!(whole[0].1, br#"{"delta":{"text":"Hi"}}"#);
+        for cut in 0..stream.len() {
+            assert_eq!(
+                messages(&[&stream[..cut], &stream[cut..]]).unwrap(),
+                whole,
+                "{cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_crc_names_the_message_and_what_came_before_stands() {
+        let mut stream = Vec::new();
+        encode(&[], b"first", &mut stream).unwrap();
+        let second = stream.len();
+        encode(&[], b"second", &mut stream).unwrap();
+        let mut corrupt = stream.clone();
+        *corrupt.last_mut().unwrap() ^= 1;
+        let mut decoder = Decoder::new(None);
+        let mut seen = Vec::new();
+        let err = decoder
+            .feed(&corrupt, |message| seen.push(message.payload.to_vec()))
+            .unwrap_err();
+        assert_eq!(seen, vec![b"first".to_vec()]);
+        assert_eq!(err.offset, second as u64);
+        assert!(err.reason.starts_with("its message CRC is"), "{err}");
+        assert!(decoder.feed(b"", |_| ()).is_err());
+        let mut corrupt = stream.clone();
+        corrupt[second + 2] ^= 1;
+        let err = messages(&[&corrupt]).unwrap_err();
+        assert!(err.reason.starts_with("its prelude CRC is"), "{err}");
+        let err = messages(&[&stream[..second + 3]]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "event stream message at byte offset {second}: the stream ends 3 bytes into it"
+            )
+        );
+    }
+}
