@@ -396,8 +396,8 @@ pub trait Decode {
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>);
 
     /// The JSON framing the protocol's streams may have besides SSE (see
-    /// [`crate::stream::Protocol::json_framing`]).
-    fn json_framing(&self) -> Option<crate::framing::JsonFraming> {
+    /// [`crate::stream::Protocol::framing`]).
+    fn framing(&self) -> Option<crate::framing::Kind> {
         None
     }
 

@@ -1,19 +1,80 @@
-//! How a stream is framed: SSE, or the JSON framing a protocol may send
-//! instead (NDJSON lines, a streamed JSON array), told by the stream's
-//! first byte that is not white space (nor a BOM): `{` or `[` opens JSON,
-//! where SSE lines open with a field name or `:`.
+//! How a stream is framed: SSE, or the framing a protocol may send instead
+//! (NDJSON lines, a streamed JSON array, the AWS event stream), told by the
+//! stream's first byte that is not white space (nor a BOM): `{` or `[`
+//! opens JSON, a zero byte an event stream message (the top byte of its
+//! length), where SSE lines open with a field name or `:`.
 
+use std::fmt;
+
+use crate::eventstream::{self, FrameError, Message};
+use crate::json::{to_text, Value};
 use crate::json_array;
 use crate::ndjson::{self, is_white_space, BOM};
 use crate::sse::{self, LimitError, Limits};
 
 /// The framing a protocol's streams may have besides SSE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JsonFraming {
+pub enum Kind {
     /// A JSON text a line (Ollama).
     Lines,
     /// One JSON array, streamed element by element (Gemini without `alt=sse`).
     Array,
+    /// The AWS event stream (Bedrock): each message is given as the JSON
+    /// its event is in the service's model, `{"<event type>": <payload>}`
+    /// (an exception's type, or `error` for an error message, in its place).
+    EventStream,
+}
+
+/// Why a framing stops reading: a limit, or a message it cannot read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FramingError {
+    Limit(LimitError),
+    Frame(FrameError),
+}
+
+impl From<LimitError> for FramingError {
+    fn from(err: LimitError) -> Self {
+        FramingError::Limit(err)
+    }
+}
+
+impl fmt::Display for FramingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FramingError::Limit(err) => err.fmt(f),
+            FramingError::Frame(err) => err.fmt(f),
+        }
+    }
+}
+
+/// An event stream message as the JSON text of its event.
+pub fn event_text(message: &Message<'_>) -> String {
+    let payload = String::from_utf8_lossy(message.payload);
+    let payload = if payload.trim().is_empty() {
+        "{}".into()
+    } else {
+        payload
+    };
+    let quoted = |text: &str| to_text(&Value::String(text.to_owned()));
+    match message.header_str(":message-type") {
+        Some("exception") => {
+            let name = message.header_str(":exception-type").unwrap_or("exception");
+            format!("{{{}:{payload}}}", quoted(name))
+        }
+        Some("error") => {
+            let code = message.header_str(":error-code").unwrap_or("");
+            let text = message.header_str(":error-message").unwrap_or("");
+            format!(
+                "{{\"error\":{{\"code\":{},\"message\":{}}}}}",
+                quoted(code),
+                quoted(text)
+            )
+        }
+        _ => {
+            let name = message.header_str(":event-type").unwrap_or("");
+            format!("{{{}:{payload}}}", quoted(name))
+        }
+    }
 }
 
 /// A stream's reader, once its framing is known.
@@ -24,10 +85,11 @@ pub enum Framing {
     Sse(sse::Decoder),
     Lines(ndjson::Decoder),
     Array(json_array::Decoder),
+    EventStream(eventstream::Decoder),
     /// Not known yet: the white space the stream opened with, held.
     Undecided {
         limits: Limits,
-        json: JsonFraming,
+        json: Kind,
         held: Vec<u8>,
     },
 }
@@ -42,8 +104,8 @@ impl Framing {
         Framing::Sse(sse::Decoder::new(limits))
     }
 
-    /// SSE or `json`, as the stream's first byte says.
-    pub fn sniffing(limits: Limits, json: JsonFraming) -> Self {
+    /// SSE or the framing of `kind`, as the stream's first byte says.
+    pub fn sniffing(limits: Limits, json: Kind) -> Self {
         Framing::Undecided {
             limits,
             json,
@@ -52,19 +114,27 @@ impl Framing {
     }
 
     /// Feeds one chunk; `on_event` is called with every event's text (an
-    /// SSE event's data, a JSON line, an array's element).
+    /// SSE event's data, a JSON line, an array's element, an event stream
+    /// message's event as JSON).
     #[inline]
-    pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&str)) -> Result<(), LimitError> {
+    pub fn feed(
+        &mut self,
+        chunk: &[u8],
+        mut on_event: impl FnMut(&str),
+    ) -> Result<(), FramingError> {
         match self {
-            Framing::Sse(decoder) => decoder.feed(chunk, |event| on_event(event.data)),
-            Framing::Lines(decoder) => decoder.feed(chunk, on_event),
-            Framing::Array(decoder) => decoder.feed(chunk, on_event),
+            Framing::Sse(decoder) => Ok(decoder.feed(chunk, |event| on_event(event.data))?),
+            Framing::Lines(decoder) => Ok(decoder.feed(chunk, on_event)?),
+            Framing::Array(decoder) => Ok(decoder.feed(chunk, on_event)?),
+            Framing::EventStream(decoder) => decoder
+                .feed(chunk, |message| on_event(&event_text(message)))
+                .map_err(FramingError::Frame),
             Framing::Undecided { .. } => self.decide(chunk, on_event),
         }
     }
 
     #[cold]
-    fn decide(&mut self, chunk: &[u8], on_event: impl FnMut(&str)) -> Result<(), LimitError> {
+    fn decide(&mut self, chunk: &[u8], on_event: impl FnMut(&str)) -> Result<(), FramingError> {
         let Framing::Undecided { limits, json, held } = self else {
             unreachable!("only an undecided framing decides")
         };
@@ -77,11 +147,10 @@ impl Framing {
         };
         let waiting = held.len() < MOST_HELD;
         let decided = match (first, *json) {
-            (Some(b'{' | b'['), JsonFraming::Lines) => {
-                Framing::Lines(ndjson::Decoder::new(*limits))
-            }
-            (Some(b'{' | b'['), JsonFraming::Array) => {
-                Framing::Array(json_array::Decoder::new(*limits))
+            (Some(b'{' | b'['), Kind::Lines) => Framing::Lines(ndjson::Decoder::new(*limits)),
+            (Some(b'{' | b'['), Kind::Array) => Framing::Array(json_array::Decoder::new(*limits)),
+            (Some(0), Kind::EventStream) => {
+                Framing::EventStream(eventstream::Decoder::new(limits.max_event_bytes))
             }
             (Some(_), _) => Framing::sse(*limits),
             // White space, or a BOM split across chunks: wait, within reason.
@@ -94,11 +163,12 @@ impl Framing {
     }
 
     /// Ends the stream (see each decoder's `close`).
-    pub fn close(&mut self, mut on_event: impl FnMut(&str)) -> Result<(), LimitError> {
+    pub fn close(&mut self, mut on_event: impl FnMut(&str)) -> Result<(), FramingError> {
         match self {
-            Framing::Sse(decoder) => decoder.close(|event| on_event(event.data)),
-            Framing::Lines(decoder) => decoder.close(on_event),
-            Framing::Array(decoder) => decoder.close(on_event),
+            Framing::Sse(decoder) => Ok(decoder.close(|event| on_event(event.data))?),
+            Framing::Lines(decoder) => Ok(decoder.close(on_event)?),
+            Framing::Array(decoder) => Ok(decoder.close(on_event)?),
+            Framing::EventStream(decoder) => decoder.close().map_err(FramingError::Frame),
             Framing::Undecided { held, .. } => {
                 held.clear();
                 Ok(())
@@ -106,7 +176,7 @@ impl Framing {
         }
     }
 
-    /// The last event ID an SSE stream set ("" for JSON).
+    /// The last event ID an SSE stream set ("" for the others).
     pub fn last_event_id(&self) -> &str {
         match self {
             Framing::Sse(decoder) => decoder.last_event_id(),
@@ -127,7 +197,7 @@ impl Framing {
 mod tests {
     use super::*;
 
-    fn framed(chunks: &[&[u8]], json: JsonFraming) -> Vec<String> {
+    fn framed(chunks: &[&[u8]], json: Kind) -> Vec<String> {
         let mut framing = Framing::sniffing(Limits::default(), json);
         let mut out = Vec::new();
         for chunk in chunks {
@@ -141,7 +211,7 @@ mod tests {
 
     #[test]
     fn the_first_byte_tells_the_framing() {
-        for json in [JsonFraming::Lines, JsonFraming::Array] {
+        for json in [Kind::Lines, Kind::Array] {
             for (chunks, expected) in [
                 (&[&b"\xEF\xBB"[..], b"\xBF \n{\"a\":1}\n"][..], "{\"a\":1}"),
                 (&[&b"  \n"[..], b"data: {\"a\":1}\n\n"][..], "{\"a\":1}"),
@@ -151,13 +221,10 @@ mod tests {
             }
         }
         let array: &[&[u8]] = &[b"\r\n[{\"a\":", b"\n 1},\r\n{\"b\":2}]"];
-        assert_eq!(
-            framed(array, JsonFraming::Array),
-            ["{\"a\":\n 1}", "{\"b\":2}"]
-        );
+        assert_eq!(framed(array, Kind::Array), ["{\"a\":\n 1}", "{\"b\":2}"]);
         // Lines read the same bytes as lines.
         assert_eq!(
-            framed(array, JsonFraming::Lines),
+            framed(array, Kind::Lines),
             ["[{\"a\":", " 1},", "{\"b\":2}]"]
         );
     }

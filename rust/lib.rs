@@ -59,6 +59,7 @@ macro_rules! with_protocols {
             a2a,
             ollama,
             gemini,
+            bedrock,
         );
     };
 }

@@ -6,7 +6,8 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use crate::framing::{Framing, JsonFraming};
+use crate::eventstream::FrameError;
+use crate::framing::{Framing, FramingError, Kind};
 use crate::json::{Map, Value};
 use crate::sse::{LimitError, Limits};
 
@@ -127,6 +128,8 @@ impl fmt::Display for Unrecognized {
 pub enum Error {
     /// The SSE framing exceeded a size limit.
     Limit(LimitError),
+    /// A message of a binary framing (the AWS event stream) cannot be read.
+    Frame(FrameError),
     /// The stream went past a limit of the assembler's.
     Exceeded(Exceeded),
     /// An event could not be used.
@@ -145,6 +148,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Limit(err) => err.fmt(f),
+            Error::Frame(err) => err.fmt(f),
             Error::Exceeded(err) => err.fmt(f),
             Error::Event(err) => err.fmt(f),
             Error::Closed(what) => write!(f, "the {what} is closed"),
@@ -155,6 +159,15 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<FramingError> for Error {
+    fn from(err: FramingError) -> Self {
+        match err {
+            FramingError::Limit(err) => Error::Limit(err),
+            FramingError::Frame(err) => Error::Frame(err),
+        }
+    }
+}
 
 /// An event skipped, or an error the stream itself reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -431,7 +444,7 @@ impl Log {
 pub trait Protocol {
     /// The JSON framing its streams may have instead of SSE (NDJSON lines,
     /// a streamed JSON array): the stream's first byte tells ([`Framing`]).
-    fn json_framing(&self) -> Option<JsonFraming> {
+    fn framing(&self) -> Option<Kind> {
         None
     }
 
@@ -700,7 +713,7 @@ pub struct Driver<P> {
     framing_failed: bool,
     /// A limit error not reported yet (an event error was raised instead):
     /// `close()` reports it.
-    pending_limit: Option<LimitError>,
+    pending_limit: Option<FramingError>,
     /// The stream went past a limit of the assembler's: every call that
     /// brings input says so again, and `close()` finishes what was applied.
     exceeded: Option<Exceeded>,
@@ -709,7 +722,7 @@ pub struct Driver<P> {
 impl<P: Protocol> Driver<P> {
     pub fn new(protocol: P, limits: Limits, on_error: OnError, subject: &'static str) -> Self {
         Driver {
-            decoder: match protocol.json_framing() {
+            decoder: match protocol.framing() {
                 Some(json) => Framing::sniffing(limits, json),
                 None => Framing::sse(limits),
             },
@@ -772,7 +785,9 @@ impl<P: Protocol> Driver<P> {
             }};
         }
         let framing = match decoder {
-            Framing::Sse(sse) => sse.feed(chunk, |event| take!(event.data)),
+            Framing::Sse(sse) => sse
+                .feed(chunk, |event| take!(event.data))
+                .map_err(FramingError::Limit),
             other => other.feed(chunk, |data| take!(data)),
         };
         if framing.is_err() {
@@ -784,7 +799,7 @@ impl<P: Protocol> Driver<P> {
                 Err(err)
             }
             (Some(err), Ok(())) => Err(err),
-            (None, Err(limit)) => Err(Error::Limit(limit)),
+            (None, Err(limit)) => Err(limit.into()),
             (None, Ok(())) => Ok(()),
         };
         self.note(result)
@@ -875,7 +890,7 @@ impl<P: Protocol> Driver<P> {
             };
         }
         if let Some(limit) = self.pending_limit.take() {
-            return Err(Error::Limit(limit));
+            return Err(limit.into());
         }
         self.closed = true;
         self.protocol.finish();
@@ -912,7 +927,7 @@ impl<P: Protocol> Driver<P> {
         } = self;
         decoder
             .close(|data| backlog.push_back(data.to_owned()))
-            .map_err(Error::Limit)
+            .map_err(Error::from)
     }
 
     /// The last event ID of the stream, to send as `Last-Event-ID`.

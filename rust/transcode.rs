@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 use crate::events::{
     appended_field, block_delta, block_fields, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
-use crate::framing::JsonFraming;
+use crate::framing::Kind;
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::registry::Descriptor;
@@ -121,8 +121,8 @@ impl<S: Sink> Protocol for Decoding<S> {
         }
     }
 
-    fn json_framing(&self) -> Option<JsonFraming> {
-        self.decoder.json_framing()
+    fn framing(&self) -> Option<Kind> {
+        self.decoder.framing()
     }
 
     /// Chat's end of the run; the other protocols end by an event.

@@ -29,8 +29,15 @@ def split_at(data: bytes, cuts: Iterable[int]) -> list[bytes]:
 
 
 def as_sse(stream: bytes) -> bytes:
-    """A stream as SSE: an NDJSON stream (a JSON text a line)
-    becomes an event a line, carrying the same texts; SSE stays as it is."""
+    """A stream as SSE: an NDJSON stream (a JSON text a line) becomes an
+    event a line, carrying the same texts; an AWS event stream an event a
+    message, carrying its event's JSON; SSE stays as it is."""
+    if stream[:1] == b"\x00":
+        from agentcodec._pure.eventstream import EventStreamDecoder
+        from agentcodec._pure.framing import event_text
+
+        messages = EventStreamDecoder(max_message_bytes=None).feed(stream)
+        return b"".join(b"data: " + event_text(message).encode() + b"\n\n" for message in messages)
     if stream.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
         return stream
     return b"".join(b"data: " + line.rstrip(b"\r") + b"\n\n" for line in stream.split(b"\n") if line.strip())

@@ -195,21 +195,21 @@ def test_assemble_agentapp_endpoints(
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_assemble_prints_what_the_assembler_gives_and_convert_writes_a_readable_stream(
-    protocol: str, capsys: pytest.CaptureFixture[str]
+    protocol: str, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     """Each protocol's recorded stream: `assemble` prints its assembler's
     result; `convert` into the next protocol writes a stream that protocol's
-    assembler reads without an error."""
+    assembler reads without an error (Bedrock's binary)."""
     row = TABLE[protocol]
     capture = FIXTURES / row.stream
     assert main(["assemble", "--protocol", protocol, str(capture)]) == 0
     assembler = _protocols.assembler(protocol)
     assembler.feed(row.recorded())
-    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(assembler.close()))
+    assert json.loads(capsysbinary.readouterr().out) == json.loads(json.dumps(assembler.close()))
     target = PROTOCOLS[(PROTOCOLS.index(protocol) + 1) % len(PROTOCOLS)]
     assert main(["convert", "--from", protocol, "--to", target, str(capture)]) == 0
     converted = _protocols.assembler(target)
-    converted.feed(capsys.readouterr().out.encode())
+    converted.feed(capsysbinary.readouterr().out)
     converted.close()
     assert converted.errors == []
 

@@ -25,7 +25,7 @@ ASSEMBLERS = {name: row.assembler for name, row in TABLE.items()}
 
 # The protocols streamed as SSE, whose events may carry the ids a client
 # resumes after (an NDJSON stream has none).
-RESUMABLE = [name for name in PROTOCOLS if not TABLE[name].ndjson]
+RESUMABLE = [name for name in PROTOCOLS if not TABLE[name].ndjson and not TABLE[name].binary]
 
 
 def _stream(protocol: str) -> bytes:

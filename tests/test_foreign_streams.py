@@ -58,7 +58,7 @@ def test_the_transcoder_and_the_neutral_readers_say_so_too(backend: ModuleType, 
     target = "agui" if protocol != "agui" else "openai-responses"
     for what, stream in foreign(protocol)[-2:]:
         # A JSON body is no SSE event, and one NDJSON line.
-        json_body = stream and TABLE[protocol].json_framing is not None
+        json_body = stream and TABLE[protocol].framing in ("lines", "array")
         held = "its one event is not one" if json_body else "it held no events"
         for reader in (
             backend.Transcoder(protocol, target),

@@ -132,6 +132,8 @@ def _argument_texts(recorded: Any) -> Iterator[str]:
             yield from _argument_texts(item)
     elif isinstance(recorded, dict):
         for key, value in recorded.items():
+            if key == "delta":
+                continue  # a piece of the arguments, not the whole (Bedrock's events)
             if key in ("arguments", "args", "input", "rawInput", "partial_json"):
                 if isinstance(value, str) and value:
                     yield value

@@ -19,6 +19,7 @@ from agentcodec._pure.events import BLOCK_FIELDS, BLOCK_KINDS
 from agentcodec.events import PROTOCOLS
 from conftest import NATIVE, PURE, examples
 from protocol_table import TABLE
+from sse_helpers import data_events
 
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="compares the native backend with the pure one")
 
@@ -29,8 +30,8 @@ ODD_VALUES = [None, 0, 1, "", "x", [], {}, True, 1.5, "m1", 2**40]
 
 
 def _events(path: Path) -> list[Any]:
-    blocks = path.read_text(encoding="utf-8").split("\n\n")
-    return [json.loads(block.split("data: ", 1)[1]) for block in blocks if "data: {" in block]
+    """A recorded stream's events, whatever its framing (SSE, NDJSON, binary)."""
+    return [event for event in data_events(path.read_bytes()) if isinstance(event, dict)]
 
 
 STREAMS = {protocol: [_events(path) for path in row.streams()] for protocol, row in TABLE.items()}

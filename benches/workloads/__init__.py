@@ -305,6 +305,10 @@ def converted_stream(target: str, count: int, **options: Any) -> Stream:
 
 def _event_count(protocol: str, data: bytes) -> int:
     """The events in a stream of the protocol: SSE events, or lines."""
+    if media_type(protocol) == "application/vnd.amazon.eventstream":
+        from agentcodec import EventStreamDecoder
+
+        return len(EventStreamDecoder(max_message_bytes=None).feed(data))
     if media_type(protocol) != "text/event-stream":
         return data.count(b"\n")
     # (LF line ends, or CRLF as Gemini's server writes them)

@@ -1,13 +1,14 @@
 //! How a stream is framed ([`Framing`]): no panic on any bytes, and any
 //! chunking gives the same event texts and errors as the whole input at
 //! once, whether the stream turns out JSON (its first byte that is not
-//! white space is `{` or `[`: NDJSON, or a streamed JSON array) or SSE.
+//! white space is `{` or `[`: NDJSON, or a streamed JSON array), an AWS
+//! event stream (a zero byte) or SSE.
 //! The line and array decoders alone hold to the same, and so does the AWS
 //! event stream's, whose CRCs a mutated input mostly fails (seeded with
 //! valid messages, it reaches the headers too).
 #![no_main]
 
-use agentcodec::framing::{Framing, JsonFraming};
+use agentcodec::framing::{Framing, Kind};
 use agentcodec::eventstream;
 use agentcodec::json_array;
 use agentcodec::ndjson::Decoder;
@@ -22,7 +23,7 @@ const LIMITS: Limits = Limits {
     max_event_bytes: Some(1024),
 };
 
-fn framed(pieces: &[&[u8]], json: JsonFraming) -> (Vec<String>, Option<String>) {
+fn framed(pieces: &[&[u8]], json: Kind) -> (Vec<String>, Option<String>) {
     let mut framing = Framing::sniffing(LIMITS, json);
     let mut texts = Vec::new();
     for piece in pieces {
@@ -74,7 +75,7 @@ fn messages(pieces: &[&[u8]]) -> (Vec<String>, Option<String>) {
 fuzz_target!(|input: &[u8]| {
     let (seed, data) = chunks::split(input);
     let pieces = chunks::chunks(seed, data);
-    for json in [JsonFraming::Lines, JsonFraming::Array] {
+    for json in [Kind::Lines, Kind::Array, Kind::EventStream] {
         assert_eq!(framed(&pieces, json), framed(&[data], json));
     }
     assert_eq!(messages(&pieces), messages(&[data]));

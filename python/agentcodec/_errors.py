@@ -25,6 +25,8 @@ __all__ = [
     "LangChainError",
     "LangChainEventError",
     "EventStreamError",
+    "BedrockError",
+    "BedrockEventError",
     "GeminiError",
     "GeminiEventError",
     "OllamaError",
@@ -319,6 +321,22 @@ class A2AEventError(_EventError, A2AError):
     """
 
     subject = "A2A event"
+
+
+class BedrockError(AgentCodecError, ValueError):
+    """A Bedrock stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class BedrockEventError(_EventError, BedrockError):
+    """One event of a Bedrock stream cannot be applied: it is not a JSON
+    object, or its parts are of another type than the model's.
+
+    Attributes:
+        event: the event's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "Bedrock event"
 
 
 class GeminiError(AgentCodecError, ValueError):

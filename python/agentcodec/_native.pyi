@@ -21,6 +21,8 @@ from agentcodec.ai_sdk.types import UIMessage as _UIMessage
 from agentcodec.ai_sdk.types import UIMessageChunk as _UIMessageChunk
 from agentcodec.anthropic.types import Message as _AnthropicMessage
 from agentcodec.anthropic.types import StreamEvent as _AnthropicEvent
+from agentcodec.bedrock.types import ConverseResponse as _BedrockResponse
+from agentcodec.bedrock.types import Event as _BedrockEvent
 from agentcodec.events import ProtocolName
 from agentcodec.gemini.types import GenerateContentResponse as _GeminiResponse
 from agentcodec.gemini.types import Record as _GeminiRecord
@@ -53,6 +55,7 @@ __all__ = [
     "NeutralEncoder",
     "OllamaAssembler",
     "GeminiAssembler",
+    "BedrockAssembler",
     "OpenAIChatAssembler",
     "OpenAIResponsesAssembler",
     "PartialJSON",
@@ -466,6 +469,27 @@ class GeminiAssembler(_Assembler[_GeminiRecord, _GeminiResponse]):
     ) -> GeminiAssembler: ...
     @property
     def response(self) -> _GeminiResponse:
+        """The response so far: a new dict on every access."""
+
+@final
+class BedrockAssembler(_Assembler[_BedrockEvent, _BedrockResponse]):
+    """Assembles a Bedrock ConverseStream (the AWS event stream, or the same
+    events as SSE) into the response Converse gives. Public as
+    ``agentcodec.bedrock.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
+    ) -> BedrockAssembler: ...
+    @property
+    def response(self) -> _BedrockResponse:
         """The response so far: a new dict on every access."""
 
 @final

@@ -29,7 +29,7 @@ use indexmap::IndexMap;
 
 use super::args::{parse_path, partial_value, ArgsWriter};
 use super::probe::Record;
-use crate::framing::JsonFraming;
+use crate::framing::Kind;
 use crate::json::{kind, Map, Value};
 use crate::json_probe::{Obj, Scalar};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
@@ -194,8 +194,8 @@ fn is_text<'a>(mut fields: impl Iterator<Item = (&'a str, &'a Value)>) -> bool {
 }
 
 impl Protocol for Gemini {
-    fn json_framing(&self) -> Option<JsonFraming> {
-        Some(JsonFraming::Array)
+    fn framing(&self) -> Option<Kind> {
+        Some(Kind::Array)
     }
 
     fn recognizes(&self, event: &Map<String, Value>) -> bool {

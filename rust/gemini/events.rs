@@ -39,7 +39,7 @@ use crate::events::{
     has_annotations, media_kind, message_finished, message_started, passthrough, run_failed,
     run_finished, run_started, BlockRef, Decode, Encode, Event, Loss,
 };
-use crate::framing::JsonFraming;
+use crate::framing::Kind;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 
@@ -138,8 +138,8 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
-    fn json_framing(&self) -> Option<JsonFraming> {
-        Some(JsonFraming::Array)
+    fn framing(&self) -> Option<Kind> {
+        Some(Kind::Array)
     }
 
     fn recognizes(&self, event: &Event) -> bool {

@@ -18,7 +18,7 @@
 use indexmap::IndexMap;
 
 use super::probe::Line;
-use crate::framing::JsonFraming;
+use crate::framing::Kind;
 use crate::json::{kind, Map, Value};
 use crate::json_probe::{Obj, Scalar};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
@@ -145,8 +145,8 @@ impl Assembler {
 }
 
 impl Protocol for Ollama {
-    fn json_framing(&self) -> Option<JsonFraming> {
-        Some(JsonFraming::Lines)
+    fn framing(&self) -> Option<Kind> {
+        Some(Kind::Lines)
     }
 
     fn recognizes(&self, event: &Map<String, Value>) -> bool {

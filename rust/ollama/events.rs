@@ -28,7 +28,7 @@ use crate::events::{
     message_finished, message_started, passthrough, run_failed, run_finished, run_started,
     BlockRef, Decode, Encode, Event, Loss,
 };
-use crate::framing::JsonFraming;
+use crate::framing::Kind;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 
@@ -116,8 +116,8 @@ pub struct Decoder {
 }
 
 impl Decode for Decoder {
-    fn json_framing(&self) -> Option<JsonFraming> {
-        Some(JsonFraming::Lines)
+    fn framing(&self) -> Option<Kind> {
+        Some(Kind::Lines)
     }
 
     fn recognizes(&self, event: &Event) -> bool {

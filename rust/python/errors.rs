@@ -128,6 +128,9 @@ pub fn stream_error(
 ) -> PyErr {
     match err {
         Error::Limit(limit) => sse_limit_error(py, &limit, PyList::empty(py)),
+        Error::Frame(frame) => {
+            event_stream_error(py, frame.offset, &frame.reason, PyList::empty(py))
+        }
         Error::Exceeded(exceeded) => stream_limit_error(py, &exceeded),
         Error::Event(error) => event(py, error.event, &error.problem),
         Error::Closed(what) => base(py, &format!("the {what} is closed")),

@@ -91,10 +91,12 @@ class Row:
     #: The JSON framing its streams may have instead of SSE ("lines": NDJSON,
     #: "array": one streamed JSON array), which its readers tell from SSE by
     #: the first byte.
-    json_framing: str | None = None
+    framing: str | None = None
     #: Whether its recorded streams are NDJSON, not SSE (no event ids to
     #: resume after).
     ndjson: bool = False
+    #: Whether its streams are binary (the AWS event stream): not SSE either.
+    binary: bool = False
     #: Events that bring a stream's messages to three, where the protocol
     #: has more than one message a stream.
     three_messages: tuple[dict[str, Any], ...] = field(default=())

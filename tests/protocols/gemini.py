@@ -27,7 +27,7 @@ ROW = Row(
     stream="gemini/text_signature.sse",
     recorded_streams=("gemini/*.sse",),
     reads=("response",),
-    json_framing="array",
+    framing="array",
     three_messages=(record([{"text": "x"}], 0), record([{"text": "x"}], 1), record([{"text": "x"}], 2)),
     fixed_options={"model": "m", "response_id": "r"},
     # (a tool call is written whole when its block finishes, its arguments an

@@ -33,7 +33,7 @@ ROW = Row(
     recorded_streams=("ollama/*.ndjson",),
     reads=("answer", "done"),
     ndjson=True,
-    json_framing="lines",
+    framing="lines",
     fixed_options={"model": "m", "created_at": "2026-11-20T10:00:00Z", "endpoint": "chat"},
     # (a tool call is written whole when its block finishes, its arguments an
     # object: Ollama's blocks have no ends of their own)

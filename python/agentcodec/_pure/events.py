@@ -86,6 +86,7 @@ ProtocolName: TypeAlias = Literal[
     "a2a",
     "ollama",
     "gemini",
+    "bedrock",
 ]
 #: Every protocol's name, in order.
 PROTOCOL_NAMES: tuple[ProtocolName, ...] = get_args(ProtocolName)

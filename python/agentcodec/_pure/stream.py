@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import AgentCodecError, SSELimitError, StreamLimitError, _EventError
+from .._errors import AgentCodecError, EventStreamError, SSELimitError, StreamLimitError, _EventError
 from ._args import as_bytes, limit_arg
 from .accumulate import render
-from .framing import Framing, JsonFraming
+from .framing import Framing, Kind
 from .json_values import JSONValueError, copy_value, json_kind, loads
 from .partial_json import why_not_json
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
@@ -57,6 +57,16 @@ def is_done_marker(text: str) -> bool:
     # An event's JSON object settles it at the first character: every
     # event asks, so it must not cost a strip.
     return text[:1] != "{" and text.strip(" \t\n\r\x0b\x0c") == "[DONE]"
+
+
+def _before(exc: SSELimitError | EventStreamError) -> list[str]:
+    """The event texts a framing error carries (those the failing call read
+    before it), taken off it: they go into the assembled state instead."""
+    if isinstance(exc, SSELimitError):
+        before, exc.events = exc.events, []
+    else:
+        before, exc.messages = exc.messages, []
+    return before
 
 
 class EventProblemError(Exception):
@@ -109,7 +119,7 @@ class Driver:
     _class_name = "Assembler"
     #: The JSON framing its streams may have instead of SSE (NDJSON lines, a
     #: streamed JSON array): the stream's first byte tells (``framing.Framing``).
-    _json_framing: JsonFraming | None = None
+    _framing: Kind | None = None
 
     def __init__(
         self,
@@ -131,7 +141,7 @@ class Driver:
             "max_line_bytes": limit_arg("max_line_bytes", max_line_bytes),
             "max_event_bytes": limit_arg("max_event_bytes", max_event_bytes),
         }
-        json = self._json_framing
+        json = self._framing
         self._decoder: TextDecoder | Framing = (
             TextDecoder(**limits) if json is None else Framing(json, **limits)
         )
@@ -160,7 +170,7 @@ class Driver:
         self._framing_failed = False  # the SSE framing exceeded a limit
         # A limit error not reported yet (an event error was raised
         # instead): close() reports it.
-        self._pending_limit: SSELimitError | None = None
+        self._pending_limit: SSELimitError | EventStreamError | None = None
         # Parses tool calls' arguments as they stream, for ``tool_calls``.
         self._tool_call_reader = ToolCallReader()
         # Whether an event of the protocol came (see _recognizes).
@@ -240,11 +250,11 @@ class Driver:
         texts = self._take_backlog()
         try:
             events = self._decoder.feed_texts(data)
-        except SSELimitError as exc:
+        except (SSELimitError, EventStreamError) as exc:
             # Apply what came before the limit, then raise: those events are
             # in the assembled state, not on the exception.
             self._framing_failed = True
-            before, exc.events = exc.events, []
+            before = _before(exc)
             self._pending_limit = exc
             self._apply_all(texts + before, observed)
             self._pending_limit = None
@@ -273,10 +283,9 @@ class Driver:
             if not self._framing_failed:
                 try:
                     self._backlog += self._decoder.close_texts()
-                except SSELimitError as exc:
+                except (SSELimitError, EventStreamError) as exc:
                     self._framing_failed = True
-                    before, exc.events = exc.events, []
-                    self._backlog += before
+                    self._backlog += _before(exc)
                     self._pending_limit = exc
         try:
             self._apply_all(self._take_backlog(), None)

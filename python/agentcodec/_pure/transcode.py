@@ -66,7 +66,7 @@ class _Decoding(Driver):
         max_errors: int | None = DEFAULT_MAX_ERRORS,
     ) -> None:
         protocol = _protocol(source, "source")
-        self._json_framing = getattr(protocol.decoder, "json_framing", None)
+        self._framing = getattr(protocol.decoder, "framing", None)
         self._event_error = protocol.event_error
         self._base_error = protocol.base_error
         super().__init__(

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from ..ai_sdk.types import UIMessageChunk as _AISDKEvent
     from ..anthropic.types import Message as _AnthropicResult
     from ..anthropic.types import StreamEvent as _AnthropicEvent
+    from ..bedrock.types import ConverseResponse as _BedrockResult
+    from ..bedrock.types import Event as _BedrockEvent
     from ..gemini.types import GenerateContentResponse as _GeminiResult
     from ..gemini.types import Record as _GeminiEvent
     from ..langchain.types import Event as _LangChainEvent
@@ -152,6 +154,16 @@ def connect(
 def connect(
     client: Any, method: str, url: str, *, protocol: Literal["ollama"], assembler: None = None, **options: Any
 ) -> AbstractContextManager[EventStream[_OllamaEvent, _OllamaResult]]: ...
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["bedrock"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[_BedrockEvent, _BedrockResult]]: ...
 @overload
 def connect(
     client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
@@ -327,6 +339,16 @@ def aconnect(
 ) -> AbstractAsyncContextManager[AsyncEventStream[_OllamaEvent, _OllamaResult]]: ...
 @overload
 def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["bedrock"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_BedrockEvent, _BedrockResult]]: ...
+@overload
+def aconnect(
     client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
 ) -> AbstractAsyncContextManager[AsyncEventStream[_GeminiEvent, _GeminiResult]]: ...
 @overload
@@ -488,6 +510,10 @@ def assemble(
     source: Any, protocol: Literal["gemini"], *, assembler: None = None, **options: Any
 ) -> _GeminiResult: ...
 @overload
+def assemble(
+    source: Any, protocol: Literal["bedrock"], *, assembler: None = None, **options: Any
+) -> _BedrockResult: ...
+@overload
 def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any) -> _R: ...
 @overload
 def assemble(
@@ -542,6 +568,10 @@ async def aassemble(
 async def aassemble(
     source: Any, protocol: Literal["gemini"], *, assembler: None = None, **options: Any
 ) -> _GeminiResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["bedrock"], *, assembler: None = None, **options: Any
+) -> _BedrockResult: ...
 @overload
 async def aassemble(
     source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any

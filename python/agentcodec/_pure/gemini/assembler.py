@@ -153,7 +153,7 @@ class Assembler(AssemblerBase):
 
     _event_error = GeminiEventError
     _base_error = GeminiError
-    _json_framing = "array"
+    _framing = "array"
 
     def _init_state(self) -> None:
         # The response's fields in the order the records first gave them

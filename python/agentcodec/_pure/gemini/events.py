@@ -99,7 +99,7 @@ class Decoder:
     recognizes = staticmethod(recognizes)
 
     protocol = "gemini"
-    json_framing = "array"
+    framing = "array"
 
     def __init__(self) -> None:
         self._started = False

@@ -70,7 +70,7 @@ class Assembler(AssemblerBase):
 
     _event_error = OllamaEventError
     _base_error = OllamaError
-    _json_framing = "lines"
+    _framing = "lines"
 
     def _init_state(self) -> None:
         # The answer so far, its fields in the order the lines first gave them.

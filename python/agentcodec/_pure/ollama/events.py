@@ -76,7 +76,7 @@ class Decoder:
     recognizes = staticmethod(recognizes)
 
     protocol = "ollama"
-    json_framing = "lines"
+    framing = "lines"
 
     def __init__(self) -> None:
         self._started = False

@@ -1,0 +1,49 @@
+"""Bedrock ConverseStream, for the cross-cutting tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import Row
+
+
+def delta(index: int, piece: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A contentBlockDelta event."""
+    return {"contentBlockDelta": {"delta": piece, "contentBlockIndex": index, **fields}}
+
+
+def _blocks(assembler: Any) -> int:
+    output = assembler.response.get("output") or {}
+    return len((output.get("message") or {}).get("content") or ())
+
+
+ROW = Row(
+    name="bedrock",
+    assembler="BedrockAssembler",
+    result="response",
+    stream="bedrock/text.bin",
+    recorded_streams=("bedrock/*.bin",),
+    reads=("response",),
+    framing="eventstream",
+    binary=True,
+    cannot_carry=frozenset(
+        {
+            "signatures",
+            "media",
+            "data",
+            "tool_result",
+            "refusal_kind",
+            "corrections",
+            "annotations",
+            "usage",
+        }
+    ),
+    encrypted_by="bedrock",
+    signatures_own_only=True,
+    status_as_carried={"cancelled": "completed", "interrupted": "completed"},
+    count_blocks=_blocks,
+    block_opening=({"messageStart": {"role": "assistant"}},),
+    one_block=lambda n: delta(n, {"text": "x"}),
+    text_opening=({"messageStart": {"role": "assistant"}},),
+    text_delta=delta(0, {"text": "b"}, x=0),
+)

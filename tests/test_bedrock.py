@@ -1,0 +1,290 @@
+"""Bedrock's ConverseStream, on both backends, judged by the response
+Converse gives the same request (tests/fixtures/bedrock/, written by
+scripts/bedrock_fixtures.py) and by botocore: its own event-stream parser
+reads the streams agentcodec reads, and what agentcodec writes."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+import agentcodec
+from agentcodec import BedrockError, BedrockEventError, EventStreamError
+from agentcodec.bedrock import MEDIA_TYPE
+from agentcodec.eventstream import encode_event_message
+from conversion import SOURCE_IDS, SOURCES, convert
+from protocol_table import FIXTURES
+from sse_helpers import as_sse
+
+pytest.importorskip("botocore")
+import botocore.session
+from botocore.eventstream import EventStream
+from botocore.exceptions import EventStreamError as BotocoreStreamError
+from botocore.parsers import EventStreamJSONParser
+
+STREAMS = sorted((FIXTURES / "bedrock").glob("*.bin"))
+IDS = [path.stem for path in STREAMS]
+
+
+def judge(path: Path) -> dict[str, Any]:
+    return json.loads(path.with_suffix(".json").read_text())  # type: ignore[no-any-return]
+
+
+def assemble(backend: ModuleType, data: bytes, chunk: int | None = None, **options: Any) -> Any:
+    assembler = backend.BedrockAssembler(**options)
+    if chunk is None:
+        assembler.feed(data)
+    else:
+        rng = random.Random(chunk)
+        position = 0
+        while position < len(data):
+            size = rng.randint(1, chunk)
+            assembler.feed(data[position : position + size])
+            position += size
+    assembler.close()
+    return assembler
+
+
+class _Raw:
+    """What botocore reads an event stream from: a urllib3-like response."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def stream(self, amt: int = 1024) -> Any:
+        yield self._data
+
+    def close(self) -> None:
+        pass
+
+
+def botocore_events(data: bytes) -> list[dict[str, Any]]:
+    """What client.converse_stream()['stream'] yields for the bytes."""
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = model.operation_model("ConverseStream").output_shape.members["stream"]
+    return list(EventStream(_Raw(data), shape, EventStreamJSONParser(), "ConverseStream"))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+def test_the_response_is_what_converse_answers(backend: ModuleType, path: Path) -> None:
+    expected = judge(path)["response"]
+    assembler = assemble(backend, path.read_bytes())
+    assert assembler.response == expected
+    failure = expected.get("throttlingException")
+    if failure is None:
+        assert assembler.errors == []
+    else:
+        events = len(judge(path)["botocore"]["events"]) + 1
+        assert assembler.errors == [
+            {"event": events, "code": "throttlingException", "message": failure["message"]}
+        ]
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+@pytest.mark.parametrize("chunk", [1, 5, 64])
+def test_any_chunking_and_the_same_events_as_sse_give_the_same_response(
+    backend: ModuleType, path: Path, chunk: int
+) -> None:
+    data = path.read_bytes()
+    whole = assemble(backend, data).response
+    assert assemble(backend, data, chunk).response == whole
+    assert assemble(backend, as_sse(data), chunk).response == whole
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+def test_each_event_is_what_botocore_parses(backend: ModuleType, path: Path) -> None:
+    """The events feed_with_events gives are botocore's (less the ``p``
+    padding its model has no place for); it raises at the exception."""
+    recorded = judge(path)["botocore"]
+    events = backend.BedrockAssembler(on_error="skip").feed_with_events(path.read_bytes())
+    if "raised" in recorded:
+        (name, payload), *_ = events.pop().items()
+        assert recorded["raised"] == {"Code": name, "Message": payload["message"]}
+    unpadded = [
+        {name: {k: v for k, v in body.items() if k != "p"} for name, body in e.items()} for e in events
+    ]
+    assert unpadded == recorded["events"]
+
+
+def test_a_bad_crc_is_an_error_naming_the_message_and_what_came_before_stands(backend: ModuleType) -> None:
+    data = bytearray((FIXTURES / "bedrock" / "text.bin").read_bytes())
+    messages = agentcodec.EventStreamDecoder().feed(bytes(data))
+    third = sum(len(encode_event_message(m.headers, m.payload)) for m in messages[:2])
+    data[third + 20] ^= 0x01  # inside the third message's headers
+    assembler = backend.BedrockAssembler()
+    with pytest.raises(EventStreamError) as caught:
+        assembler.feed(bytes(data))
+    assert caught.value.offset == third
+    assert caught.value.reason.startswith("its message CRC is 0x")
+    assert str(caught.value).startswith(f"event stream message at byte offset {third}: its message CRC")
+    # The two messages before it stand.
+    assert assembler.response["output"]["message"]["content"] == [{"text": "Hello"}]
+    with pytest.raises(EventStreamError):
+        assembler.feed(b"")
+    assert isinstance(caught.value, agentcodec.AgentCodecError)
+    # botocore refuses it too.
+    with pytest.raises(Exception, match=r"[Cc]hecksum"):
+        botocore_events(bytes(data))
+
+
+def test_bad_events_say_which_and_why_and_what_came_before_stands(backend: ModuleType) -> None:
+    good = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"delta": {"text": "a"}, "contentBlockIndex": 0}},
+    ]
+    for event, problem in [
+        (
+            {"contentBlockDelta": {"delta": {"text": 5}, "contentBlockIndex": 0}},
+            "its contentBlockDelta.delta.text is a JSON number, not a string",
+        ),
+        (
+            {"contentBlockDelta": {"delta": {"text": "b"}}},
+            "its contentBlockDelta.contentBlockIndex is JSON null, not an index",
+        ),
+        (
+            {"contentBlockStop": {"contentBlockIndex": -1}},
+            "its contentBlockStop.contentBlockIndex is a JSON number, not an index",
+        ),
+        ({"messageStop": []}, "its messageStop is a JSON array, not an object"),
+        (
+            {"contentBlockDelta": {"delta": {"toolUse": {"input": {}}}, "contentBlockIndex": 1}},
+            "its contentBlockDelta.delta.toolUse.input is a JSON object, not a string",
+        ),
+    ]:
+        stream = b"".join(agentcodec.bedrock.encode(e) for e in [*good, event])
+        assembler = backend.BedrockAssembler()
+        with pytest.raises(BedrockEventError) as caught:
+            assembler.feed(stream)
+        assert str(caught.value) == f"Bedrock event 3 {problem}"
+        assert assembler.response["output"]["message"]["content"] == [{"text": "a"}]
+        assert isinstance(caught.value, BedrockError)
+
+
+def test_a_tool_use_reads_as_its_start_until_it_stops(backend: ModuleType) -> None:
+    path = FIXTURES / "bedrock" / "tool_use.bin"
+    events = backend.BedrockAssembler().feed_with_events(path.read_bytes())
+    assembler = backend.BedrockAssembler()
+    seen = []
+    for event in events:
+        assembler.feed_event(event)
+        content = (assembler.response.get("output") or {"message": {"content": []}})["message"]["content"]
+        seen.append([block.get("toolUse", {}).get("input") for block in content if "toolUse" in block])
+    assert seen[3:9] == [[{}], [{}], [{}], [{}], [{}], [{"city": "Zürich", "days": 3}]]
+    # A stream cut short: the input is what came, parsed where it can be.
+    cut = backend.BedrockAssembler()
+    for event in events[:6]:
+        cut.feed_event(event)
+    assert (
+        cut.close()["output"]["message"]["content"][1]["toolUse"]["input"]
+        == '{"city": "Zür'[:0] + '{"city": "Zürich'
+    )
+
+
+def test_the_run_decodes_with_its_usage_and_reason(backend: ModuleType) -> None:
+    decoder = backend.NeutralDecoder("bedrock")
+    events = decoder.feed((FIXTURES / "bedrock" / "max_tokens.bin").read_bytes()) + decoder.close()
+    assert events[0] == {
+        "type": "run_started",
+        "run_id": None,
+        "thread_id": None,
+        "model": None,
+        "created_at": None,
+    }
+    assert events[-3:] == [
+        {
+            "type": "message_finished",
+            "message_id": "bedrock-message",
+            "usage": None,
+            "stop_reason": "max_tokens",
+        },
+        {
+            "type": "passthrough",
+            "protocol": "bedrock",
+            "event": {"metadata": {"metrics": {"latencyMs": 1487}}},
+        },
+        {
+            "type": "run_finished",
+            "status": "incomplete",
+            "usage": {"input_tokens": 5, "output_tokens": 8, "total_tokens": 13},
+            "result": None,
+        },
+    ]
+    decoder = backend.NeutralDecoder("bedrock")
+    events = decoder.feed((FIXTURES / "bedrock" / "reasoning.bin").read_bytes()) + decoder.close()
+    signed = [event for event in events if event["type"] == "block_replaced"]
+    assert [event["encrypted_by"] for event in signed] == ["bedrock"]
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_every_event_written_is_one_botocore_reads(backend: ModuleType, source: str, path: Path) -> None:
+    written = convert(backend, source, "bedrock", path.read_bytes())
+    assert written[:1] == b"\x00", (source, path)
+    response = assemble(backend, written, on_error="skip").response
+    failures = [key for key in response if key in agentcodec.bedrock.EXCEPTIONS]
+    if failures:
+        # A failed run ends with an exception message, which botocore raises.
+        with pytest.raises(BotocoreStreamError) as caught:
+            botocore_events(written)
+        assert caught.value.response["Error"]["Code"] == failures[0]
+        return
+    events = botocore_events(written)
+    assert list(events[0]) == ["messageStart"]
+    # (a run that ended ends with metadata; one cut short, where it was cut)
+    assert (list(events[-1]) == ["metadata"]) == ("stopReason" in response)
+    # What botocore read assembles to what agentcodec assembled.
+    replayed = backend.BedrockAssembler()
+    for event in events:
+        replayed.feed_event(_plain(event))
+    assert replayed.close() == response
+
+
+def test_the_client_helpers_read_bedrocks_event_stream(backend: ModuleType) -> None:
+    """``connect(..., protocol="bedrock")`` asks for the event stream and
+    reads it in any chunking."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.routing import Route
+
+    from agentcodec import client
+    from servers import serve
+
+    accepted: list[str | None] = []
+
+    async def stream(request: Request) -> Response:
+        accepted.append(request.headers.get("accept"))
+        body = (FIXTURES / "bedrock" / f"{request.path_params['name']}.bin").read_bytes()
+        return StreamingResponse(
+            iter([body[i : i + 7] for i in range(0, len(body), 7)]), media_type=MEDIA_TYPE
+        )
+
+    app = Starlette(routes=[Route("/model/{name}/converse-stream", stream, methods=["POST"])])
+    with serve(app) as url, httpx.Client() as http:
+        for path in STREAMS:
+            target = f"{url}/model/{path.stem}/converse-stream"
+            with client.connect(http, "POST", target, protocol="bedrock", json={}) as events:
+                read = list(events)
+                try:
+                    response = events.until_done()
+                except BedrockError:
+                    response = events.assembler.response
+            assert response == judge(path)["response"], path
+            assert len(read) >= len(judge(path)["botocore"]["events"])
+    assert set(accepted) == {MEDIA_TYPE}
