@@ -123,6 +123,31 @@ def test_each_event_is_what_botocore_parses(backend: ModuleType, path: Path) -> 
     assert unpadded == recorded["events"]
 
 
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+def test_events_read_from_bytes_and_given_decoded_assemble_alike(backend: ModuleType, path: Path) -> None:
+    """The bytes take the quick path where an event adds a piece of text,
+    reasoning or input; events given decoded take the full one: both give
+    one response, also for the events the quick path must leave alone."""
+    data = path.read_bytes()
+    events = backend.BedrockAssembler(on_error="skip").feed_with_events(data)
+    odd = [
+        {"contentBlockDelta": {"delta": {"reasoningContent": {"input": "x"}}, "contentBlockIndex": 0}},
+        {"contentBlockDelta": {"delta": {"toolUse": {"input": "y", "name": "n"}}, "contentBlockIndex": 0}},
+        {"contentBlockDelta": {"delta": {"text": "z", "x": 1}, "contentBlockIndex": 0}},
+        {"contentBlockDelta": {"delta": {"text": "w"}, "contentBlockIndex": 0, "extra": True}},
+        {"contentBlockDelta": {"delta": {"text": "v"}, "contentBlockIndex": 7}},
+        {"contentBlockDelta": {"delta": {"reasoningContent": {"text": "u"}}, "contentBlockIndex": 7}},
+    ]
+    fed = backend.BedrockAssembler(on_error="skip")
+    fed.feed(data)
+    fed.feed(b"".join(agentcodec.bedrock.encode(event) for event in odd))
+    given = backend.BedrockAssembler(on_error="skip")
+    for event in [*events, *odd]:
+        given.feed_event(event)
+    assert fed.close() == given.close()
+    assert fed.errors == given.errors
+
+
 def test_a_bad_crc_is_an_error_naming_the_message_and_what_came_before_stands(backend: ModuleType) -> None:
     data = bytearray((FIXTURES / "bedrock" / "text.bin").read_bytes())
     messages = agentcodec.EventStreamDecoder().feed(bytes(data))

@@ -20,9 +20,11 @@ use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
+use super::probe;
 use super::EVENTS;
 use crate::framing::Kind;
 use crate::json::{kind, Map, Value};
+use crate::json_probe::{Obj, Scalar};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 
@@ -235,6 +237,67 @@ impl Protocol for Bedrock {
         super::recognizes(event)
     }
 
+    /// The quick path: a piece of text for a text block held, applied from a
+    /// probe, without a `Value` tree. False, having changed nothing, for any
+    /// other event (the full path gives the same for it).
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        let Some(event) = probe::Event::parse(text) else {
+            return false;
+        };
+        let Some(Obj(Some(delta))) = &event.delta else {
+            return false;
+        };
+        let Some(Obj(Some(piece))) = &delta.delta else {
+            return false;
+        };
+        let Some(index) = delta.index.as_ref().and_then(Scalar::as_i64) else {
+            return false;
+        };
+        if index < 0
+            || event.other
+            || delta.other
+            || piece.other
+            || !self.response.contains_key("output")
+        {
+            return false;
+        }
+        let Some(block) = self.blocks.get_mut(&index) else {
+            return false;
+        };
+        // One kind of piece, in a block that holds it already.
+        let (Ok(reasoning), Ok(tool)) = (
+            sole_text(&piece.reasoning, |inner| (&inner.text, &inner.input)),
+            sole_text(&piece.tool, |inner| (&inner.input, &inner.text)),
+        ) else {
+            return false;
+        };
+        let held = match (&piece.text, reasoning, tool) {
+            (Some(Scalar::Str(text)), None, None) => match block.fields.get_mut("text") {
+                Some(Value::String(held)) => Some((held, text.clone())),
+                _ => None,
+            },
+            (None, Some(text), None) => match block.fields.get_mut("reasoningContent") {
+                Some(Value::Object(reasoning)) => match reasoning.get_mut("reasoningText") {
+                    Some(Value::Object(said)) => match said.get_mut("text") {
+                        Some(Value::String(held)) => Some((held, text)),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            },
+            (None, None, Some(input)) => block.input.as_mut().map(|held| (held, input)),
+            _ => None,
+        };
+        match held {
+            Some((held, text)) => {
+                held.push_str(&text);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
         let applied = self.apply(log, event);
         log.report(applied)
@@ -254,6 +317,23 @@ impl Protocol for Bedrock {
         for block in self.blocks.values_mut() {
             block.stop();
         }
+    }
+}
+
+/// The one string a probed `reasoningContent` or `toolUse` holds (`Ok(None)`
+/// when the delta has none): `pick` gives the field wanted and the one that
+/// must be absent. `Err` for any other shape, which the full path takes.
+fn sole_text<'a, 'p>(
+    given: &'p Option<Obj<probe::Inner<'a>>>,
+    pick: impl Fn(&'p probe::Inner<'a>) -> (&'p Option<Scalar<'a>>, &'p Option<Scalar<'a>>),
+) -> Result<Option<std::borrow::Cow<'a, str>>, ()> {
+    match given {
+        None => Ok(None),
+        Some(Obj(Some(inner))) if !inner.other => match pick(inner) {
+            (Some(Scalar::Str(text)), None) => Ok(Some(text.clone())),
+            _ => Err(()),
+        },
+        _ => Err(()),
     }
 }
 

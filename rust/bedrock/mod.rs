@@ -3,6 +3,7 @@
 
 mod assembler;
 pub mod events;
+mod probe;
 
 vocabulary!("bedrock");
 pub use vocabulary::{EVENTS, EXCEPTIONS, STOP_REASONS};
