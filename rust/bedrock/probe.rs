@@ -119,8 +119,15 @@ mod tests {
 
     #[test]
     fn other_fields_are_noticed() {
-        let tool = r#"{"contentBlockDelta":{"delta":{"toolUse":{"input":"{"}},"contentBlockIndex":0}}"#;
+        let tool = r#"{"contentBlockDelta":{"delta":{"toolUse":{"input":"{","name":"f"}},"contentBlockIndex":0}}"#;
         let delta = Event::parse(tool).unwrap().delta.unwrap().0.unwrap();
+        let piece = delta.delta.unwrap().0.unwrap();
+        assert!(!piece.other);
+        let inner = piece.tool.unwrap().0.unwrap();
+        assert_eq!(inner.input.unwrap().as_str(), Some("{"));
+        assert!(inner.other);
+        let citation = r#"{"contentBlockDelta":{"delta":{"citation":{}},"contentBlockIndex":0}}"#;
+        let delta = Event::parse(citation).unwrap().delta.unwrap().0.unwrap();
         assert!(delta.delta.unwrap().0.unwrap().other);
         assert!(Event::parse(r#"{"messageStart":{"role":"assistant"}}"#).unwrap().other);
     }
