@@ -395,7 +395,7 @@ pub enum Quick<'t> {
 pub trait Decode {
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>);
 
-    /// The JSON framing the protocol's streams may have besides SSE (see
+    /// The framing the protocol's streams may have besides SSE (see
     /// [`crate::stream::Protocol::framing`]).
     fn framing(&self) -> Option<crate::framing::Kind> {
         None

@@ -89,7 +89,7 @@ pub enum Framing {
     /// Not known yet: the white space the stream opened with, held.
     Undecided {
         limits: Limits,
-        json: Kind,
+        kind: Kind,
         held: Vec<u8>,
     },
 }
@@ -105,10 +105,10 @@ impl Framing {
     }
 
     /// SSE or the framing of `kind`, as the stream's first byte says.
-    pub fn sniffing(limits: Limits, json: Kind) -> Self {
+    pub fn sniffing(limits: Limits, kind: Kind) -> Self {
         Framing::Undecided {
             limits,
-            json,
+            kind,
             held: Vec::new(),
         }
     }
@@ -135,7 +135,7 @@ impl Framing {
 
     #[cold]
     fn decide(&mut self, chunk: &[u8], on_event: impl FnMut(&str)) -> Result<(), FramingError> {
-        let Framing::Undecided { limits, json, held } = self else {
+        let Framing::Undecided { limits, kind, held } = self else {
             unreachable!("only an undecided framing decides")
         };
         held.extend_from_slice(chunk);
@@ -146,7 +146,7 @@ impl Framing {
             opening.iter().copied().find(|&byte| !is_white_space(byte))
         };
         let waiting = held.len() < MOST_HELD;
-        let decided = match (first, *json) {
+        let decided = match (first, *kind) {
             (Some(b'{' | b'['), Kind::Lines) => Framing::Lines(ndjson::Decoder::new(*limits)),
             (Some(b'{' | b'['), Kind::Array) => Framing::Array(json_array::Decoder::new(*limits)),
             (Some(0), Kind::EventStream) => {
@@ -197,8 +197,8 @@ impl Framing {
 mod tests {
     use super::*;
 
-    fn framed(chunks: &[&[u8]], json: Kind) -> Vec<String> {
-        let mut framing = Framing::sniffing(Limits::default(), json);
+    fn framed(chunks: &[&[u8]], kind: Kind) -> Vec<String> {
+        let mut framing = Framing::sniffing(Limits::default(), kind);
         let mut out = Vec::new();
         for chunk in chunks {
             framing
@@ -211,13 +211,13 @@ mod tests {
 
     #[test]
     fn the_first_byte_tells_the_framing() {
-        for json in [Kind::Lines, Kind::Array] {
+        for kind in [Kind::Lines, Kind::Array] {
             for (chunks, expected) in [
                 (&[&b"\xEF\xBB"[..], b"\xBF \n{\"a\":1}\n"][..], "{\"a\":1}"),
                 (&[&b"  \n"[..], b"data: {\"a\":1}\n\n"][..], "{\"a\":1}"),
                 (&[&b""[..], b": hi\n\ndata: [DONE]\n\n"][..], "[DONE]"),
             ] {
-                assert_eq!(framed(chunks, json), [expected]);
+                assert_eq!(framed(chunks, kind), [expected]);
             }
         }
         let array: &[&[u8]] = &[b"\r\n[{\"a\":", b"\n 1},\r\n{\"b\":2}]"];

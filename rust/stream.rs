@@ -442,8 +442,9 @@ impl Log {
 /// [`Protocol::apply_value`]) does the rest: `[DONE]`, the quick path,
 /// parsing, the observer, and refusing what is not an object.
 pub trait Protocol {
-    /// The JSON framing its streams may have instead of SSE (NDJSON lines,
-    /// a streamed JSON array): the stream's first byte tells ([`Framing`]).
+    /// The framing its streams may have instead of SSE (NDJSON lines, a
+    /// streamed JSON array, the AWS event stream): the stream's first byte
+    /// tells ([`Framing`]).
     fn framing(&self) -> Option<Kind> {
         None
     }

@@ -23,8 +23,8 @@ const LIMITS: Limits = Limits {
     max_event_bytes: Some(1024),
 };
 
-fn framed(pieces: &[&[u8]], json: Kind) -> (Vec<String>, Option<String>) {
-    let mut framing = Framing::sniffing(LIMITS, json);
+fn framed(pieces: &[&[u8]], kind: Kind) -> (Vec<String>, Option<String>) {
+    let mut framing = Framing::sniffing(LIMITS, kind);
     let mut texts = Vec::new();
     for piece in pieces {
         if let Err(err) = framing.feed(piece, |text| texts.push(text.to_owned())) {
@@ -75,8 +75,8 @@ fn messages(pieces: &[&[u8]]) -> (Vec<String>, Option<String>) {
 fuzz_target!(|input: &[u8]| {
     let (seed, data) = chunks::split(input);
     let pieces = chunks::chunks(seed, data);
-    for json in [Kind::Lines, Kind::Array, Kind::EventStream] {
-        assert_eq!(framed(&pieces, json), framed(&[data], json));
+    for kind in [Kind::Lines, Kind::Array, Kind::EventStream] {
+        assert_eq!(framed(&pieces, kind), framed(&[data], kind));
     }
     assert_eq!(messages(&pieces), messages(&[data]));
     // A message made of the input (as headers when it parses as them, else

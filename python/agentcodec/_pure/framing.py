@@ -74,13 +74,13 @@ class EventStreamTexts:
 
 
 class Framing:
-    """SSE or ``json``, as the stream's first byte says. Reads as the SSE
+    """SSE or the framing of ``kind``, as the stream's first byte says. Reads as the SSE
     ``TextDecoder`` does."""
 
-    __slots__ = ("_decoder", "_held", "_json", "_max_event_bytes", "_max_line_bytes")
+    __slots__ = ("_decoder", "_held", "_kind", "_max_event_bytes", "_max_line_bytes")
 
-    def __init__(self, json: Kind, *, max_line_bytes: int | None, max_event_bytes: int | None) -> None:
-        self._json = json
+    def __init__(self, kind: Kind, *, max_line_bytes: int | None, max_event_bytes: int | None) -> None:
+        self._kind = kind
         self._max_line_bytes = max_line_bytes
         self._max_event_bytes = max_event_bytes
         self._decoder: TextDecoder | LineDecoder | ArrayDecoder | EventStreamTexts | None = None
@@ -104,11 +104,11 @@ class Framing:
             self._held = held  # white space, or a BOM split across chunks
             return []
         self._held = b""
-        if first in (b"{", b"[") and self._json == "lines":
+        if first in (b"{", b"[") and self._kind == "lines":
             self._decoder = LineDecoder(max_line_bytes=self._max_line_bytes)
-        elif first in (b"{", b"[") and self._json == "array":
+        elif first in (b"{", b"[") and self._kind == "array":
             self._decoder = ArrayDecoder(max_event_bytes=self._max_event_bytes)
-        elif first == b"\x00" and self._json == "eventstream":
+        elif first == b"\x00" and self._kind == "eventstream":
             self._decoder = EventStreamTexts(max_event_bytes=self._max_event_bytes)
         else:
             self._decoder = TextDecoder(

@@ -117,8 +117,9 @@ class Driver:
     #: and (capitalised as its class) for a wrong argument to feed().
     _name = "assembler"
     _class_name = "Assembler"
-    #: The JSON framing its streams may have instead of SSE (NDJSON lines, a
-    #: streamed JSON array): the stream's first byte tells (``framing.Framing``).
+    #: The framing its streams may have instead of SSE (NDJSON lines, a
+    #: streamed JSON array, the AWS event stream): the stream's first byte
+    #: tells (``framing.Framing``).
     _framing: Kind | None = None
 
     def __init__(
@@ -141,9 +142,9 @@ class Driver:
             "max_line_bytes": limit_arg("max_line_bytes", max_line_bytes),
             "max_event_bytes": limit_arg("max_event_bytes", max_event_bytes),
         }
-        json = self._framing
+        kind = self._framing
         self._decoder: TextDecoder | Framing = (
-            TextDecoder(**limits) if json is None else Framing(json, **limits)
+            TextDecoder(**limits) if kind is None else Framing(kind, **limits)
         )
         # The first max_errors errors recorded, and how many there were: a
         # stream of junk skipped must not grow memory without bound.
