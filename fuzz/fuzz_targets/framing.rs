@@ -8,8 +8,8 @@
 //! valid messages, it reaches the headers too).
 #![no_main]
 
-use agentcodec::framing::{Framing, Kind};
 use agentcodec::eventstream;
+use agentcodec::framing::{Framing, Kind};
 use agentcodec::json_array;
 use agentcodec::ndjson::Decoder;
 use agentcodec::sse::Limits;
