@@ -216,10 +216,8 @@ def test_a_tool_use_reads_as_its_start_until_it_stops(backend: ModuleType) -> No
     cut = backend.BedrockAssembler()
     for event in events[:6]:
         cut.feed_event(event)
-    assert (
-        cut.close()["output"]["message"]["content"][1]["toolUse"]["input"]
-        == '{"city": "Zür'[:0] + '{"city": "Zürich'
-    )
+    # (two fragments came: '{"city":' and ' "Zürich', which is no JSON: kept as text)
+    assert cut.close()["output"]["message"]["content"][1]["toolUse"]["input"] == '{"city": "Zürich'
 
 
 def test_the_run_decodes_with_its_usage_and_reason(backend: ModuleType) -> None:
