@@ -168,6 +168,40 @@ def test_an_alias_names_the_latest_stream_and_can_be_waited_for(make_store: Make
     run(make_store, test)
 
 
+def test_aliases_are_listed_by_prefix_the_one_set_last_first(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        # (names no other test sets: the Redis server is shared)
+        assert await store.aliases("listed-task:") == []
+        streams = [await store.open() for _ in range(3)]
+        await store.set_alias("listed-task:a", streams[0])
+        await store.set_alias("listed-thread:a", streams[1])
+        await store.set_alias("listed-task:b", streams[1])
+        await asyncio.sleep(0.01)  # (Redis scores by the millisecond)
+        await store.set_alias("listed-task:a", streams[2])  # set again: it is the latest now
+        assert await store.aliases("listed-task:") == [("listed-task:a", streams[2]), ("listed-task:b", streams[1])]
+        assert await store.aliases("listed-thread:") == [("listed-thread:a", streams[1])]
+        assert await store.aliases("listed-nothing:") == []
+
+    run(make_store, test)
+
+
+def test_the_list_of_aliases_expires_with_them(redis_url: str) -> None:
+    async def main() -> None:
+        store = RedisReplayStore(redis_url, prefix="expiring:", ttl=0.2)
+        try:
+            stream = await store.open()
+            await store.set_alias("task:old", stream)
+            await asyncio.sleep(0.3)
+            assert await store.aliases("task:") == []  # expired, though not yet pruned
+            await store.set_alias("task:new", stream)  # prunes what expired
+            assert await store.redis.zrange("expiring:aliases", 0, -1) == [b"task:new"]
+            assert await store.aliases("task:") == [("task:new", stream)]
+        finally:
+            await store.aclose()
+
+    asyncio.run(main())
+
+
 def test_the_memory_store_forgets_aliases_with_their_streams() -> None:
     async def main() -> None:
         store = MemoryReplayStore(max_streams=2)
@@ -181,6 +215,7 @@ def test_the_memory_store_forgets_aliases_with_their_streams() -> None:
         await store.open()
         await store.open()  # both aliased streams dropped: so are their aliases
         assert [await store.resolve_alias(name) for name in "bc"] == [None, None]
+        assert await store.aliases("") == []
         assert not store._aliases
         # A waiter that gives up leaves nothing behind.
         assert await store.resolve_alias("nobody", timeout=0.01) is None

@@ -7,12 +7,14 @@ number it has), bounded by ``MAXLEN``; an ``open`` entry (``0-1``) makes an
 empty stream exist, an ``end`` entry (``<last>-2``) ends it; the key expires
 ``ttl`` seconds after it was last written. Readers follow with ``XREAD
 BLOCK``. An alias is a Redis stream of one entry (the stream id it points
-at), so that one waiting for it blocks in ``XREAD`` too.
+at), so that one waiting for it blocks in ``XREAD`` too; a sorted set holds
+every alias set within ``ttl``, scored by when, for ``aliases`` to list.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -46,8 +48,8 @@ class RedisReplayStore(ReplayStore):
     is a ``redis.asyncio.Redis`` client or a URL (``redis://host:6379/0``).
     Each stream keeps its last ``max_events`` events and expires ``ttl``
     seconds after its last write, an alias ``ttl`` seconds after it was set;
-    keys are ``prefix`` + the stream id, and ``prefix`` + ``alias:`` + the
-    alias. A reader waits for new events ``block_seconds`` at a time (XREAD
+    keys are ``prefix`` + the stream id, ``prefix`` + ``alias:`` + the
+    alias, and ``prefix`` + ``aliases`` (the list of them). A reader waits for new events ``block_seconds`` at a time (XREAD
     BLOCK), held under half the client's socket timeout."""
 
     def __init__(
@@ -130,10 +132,29 @@ class RedisReplayStore(ReplayStore):
 
     async def set_alias(self, alias: str, stream_id: str) -> None:
         key = self._alias_key(alias)
+        now = int(time.time() * 1000)
+        listed = self._aliases_key()
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.xadd(key, {"s": stream_id.encode()}, maxlen=1, approximate=False)
             pipe.pexpire(key, self._ttl_ms)
+            # The list keeps what has not expired: it is as long as the
+            # aliases set within ttl.
+            pipe.zadd(listed, {alias: now})
+            pipe.zremrangebyscore(listed, "-inf", now - self._ttl_ms)
+            pipe.pexpire(listed, self._ttl_ms)
             await pipe.execute()
+
+    async def aliases(self, prefix: str) -> list[tuple[str, str]]:
+        now = int(time.time() * 1000)
+        members = await self._redis.zrevrangebyscore(self._aliases_key(), "+inf", now - self._ttl_ms)
+        names = [name for name in map(_text, members) if name.startswith(prefix)]
+        if not names:
+            return []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.xrevrange(self._alias_key(name), "+", "-", count=1)
+            latest = await pipe.execute()
+        return [(name, _text(_field(found[0][1], "s"))) for name, found in zip(names, latest) if found]
 
     async def resolve_alias(self, alias: str, *, timeout: float | None = 0.0) -> str | None:
         key = self._alias_key(alias)
@@ -156,6 +177,9 @@ class RedisReplayStore(ReplayStore):
 
     def _alias_key(self, alias: str) -> str:
         return f"{self._prefix}alias:{alias}"
+
+    def _aliases_key(self) -> str:
+        return f"{self._prefix}aliases"
 
     async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
         key = self._key(stream_id)

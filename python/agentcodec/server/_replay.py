@@ -94,6 +94,12 @@ class ReplayStore(abc.ABC):
         to ``timeout`` seconds (None: until it does) for ``set_alias``, then
         gives None. Each store says how long it keeps aliases."""
 
+    async def aliases(self, prefix: str) -> list[tuple[str, str]]:
+        """The aliases that start with ``prefix`` and point at a stream, each
+        with the stream it points at, the one set last first: what a server
+        lists the things it names so from (A2A's ``ListTasks``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not list its aliases")
+
     async def aclose(self) -> None:  # noqa: B027 - most stores hold nothing to release
         """Releases what the store holds (connections)."""
 
@@ -276,6 +282,18 @@ class MemoryReplayStore(ReplayStore):
             if not waiters.count and self._alias_waiters.get(alias) is waiters:
                 del self._alias_waiters[alias]
         return self._alias(alias)
+
+    async def aliases(self, prefix: str) -> list[tuple[str, str]]:
+        self._evict()
+        found = []
+        for alias, stream_id in reversed(list(self._aliases.items())):
+            if not alias.startswith(prefix):
+                continue
+            if stream_id in self._streams:
+                found.append((alias, stream_id))
+            else:
+                del self._aliases[alias]  # its stream was forgotten
+        return found
 
     def _alias(self, alias: str) -> str | None:
         self._evict()
