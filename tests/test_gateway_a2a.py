@@ -248,6 +248,198 @@ def test_a_task_is_found_from_another_replica_sharing_the_store(tmp_path: Path) 
         assert {event["id"] for event in data_events(again.content)} == {9}
 
 
+def test_tasks_are_listed_from_the_store_shared_by_replicas(tmp_path: Path) -> None:
+    from agentcodec.server import RedisReplayStore
+
+    with (
+        redis_server(tmp_path) as redis_url,
+        serve(Gateway(DemoAgent(delay=0), store=RedisReplayStore(redis_url))) as first,
+        serve(Gateway(DemoAgent(delay=0), store=RedisReplayStore(redis_url))) as second,
+    ):
+        made = [
+            rpc(url, "SendMessage", {"message": user_message("1.0", contextId="shared")}).json()["result"][
+                "task"
+            ]
+            for url in (first, second, first)
+        ]
+        listed = rpc(second, "ListTasks", {"contextId": "shared", "includeArtifacts": True}).json()["result"]
+        assert listed["tasks"] == made[::-1]
+        assert listed["totalSize"] == 3
+
+
+# --- ListTasks ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def listed() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A gateway of its own (so that no other test's tasks are listed) with
+    five 1.0 tasks in two contexts, made in turn, and one of 0.3."""
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        tasks = []
+        for number in range(5):
+            context = "even" if number % 2 == 0 else "odd"
+            params = {"message": user_message("1.0", f"question {number}", contextId=context)}
+            tasks.append(rpc(url, "SendMessage", params).json()["result"]["task"])
+        rpc(url, "message/send", {"message": user_message("0.3", contextId="even")})
+        yield url, tasks
+
+
+def test_list_tasks_gives_the_latest_first_as_a2a_sdks_client_reads_it(
+    listed: tuple[str, list[dict[str, Any]]],
+) -> None:
+    from a2a.client import ClientConfig, create_client
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.types import ListTasksRequest
+    from google.protobuf.json_format import MessageToDict
+
+    url, tasks = listed
+    card = httpx.get(f"{url}/.well-known/agent-card.json").json()
+
+    async def listing(**params: Any) -> dict[str, Any]:
+        async with httpx.AsyncClient(timeout=10) as http:
+            client = await create_client(
+                parse_agent_card(card), client_config=ClientConfig(httpx_client=http)
+            )
+            try:
+                return MessageToDict(await client.list_tasks(ListTasksRequest(**params)))
+            finally:
+                await client.close()
+
+    everything = asyncio.run(listing(include_artifacts=True))
+    # Every status is stamped with its time: the order is the latest first.
+    assert [task["id"] for task in everything["tasks"]] == [task["id"] for task in tasks[::-1]]
+    assert everything["tasks"] == tasks[::-1]  # as SendMessage answered each (the 0.3 task is not listed)
+    assert (everything["totalSize"], everything["pageSize"]) == (5, 50)
+    assert "nextPageToken" not in everything  # proto3: the empty token, the last page
+    stamps = [task["status"]["timestamp"] for task in everything["tasks"]]
+    assert stamps == sorted(stamps, reverse=True)
+    # Artifacts only when asked for; a history cut to its last messages.
+    plain = asyncio.run(listing(context_id="even", history_length=0))
+    assert [task["id"] for task in plain["tasks"]] == [tasks[4]["id"], tasks[2]["id"], tasks[0]["id"]]
+    assert not any("artifacts" in task or "history" in task for task in plain["tasks"])
+
+
+def test_list_tasks_pages_with_its_tokens_and_filters(listed: tuple[str, list[dict[str, Any]]]) -> None:
+    url, tasks = listed
+    seen: list[str] = []
+    token = ""
+    pages = 0
+    while True:
+        result = rpc(url, "ListTasks", {"pageSize": 2, "pageToken": token}).json()["result"]
+        assert (result["pageSize"], result["totalSize"]) == (2, 5)
+        seen += [task["id"] for task in result["tasks"]]
+        pages += 1
+        token = result["nextPageToken"]
+        if not token:
+            break
+    assert (pages, seen) == (3, [task["id"] for task in tasks[::-1]])
+    completed = rpc(url, "ListTasks", {"status": "TASK_STATE_COMPLETED", "contextId": "odd"}).json()["result"]
+    assert [task["id"] for task in completed["tasks"]] == [tasks[3]["id"], tasks[1]["id"]]
+    assert rpc(url, "ListTasks", {"status": "TASK_STATE_FAILED"}).json()["result"] == {
+        "tasks": [],
+        "nextPageToken": "",
+        "pageSize": 50,
+        "totalSize": 0,
+    }
+    # Updated at or after a task's status time: it and those after it.
+    since = tasks[3]["status"]["timestamp"]
+    after = rpc(url, "ListTasks", {"statusTimestampAfter": since}).json()["result"]
+    assert [task["id"] for task in after["tasks"]] == [tasks[4]["id"], tasks[3]["id"]]
+    # A history of its last message.
+    last = rpc(url, "ListTasks", {"pageSize": 1, "historyLength": 1}).json()["result"]["tasks"][0]
+    assert last["history"] == tasks[4]["history"][-1:]
+
+
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        ({"pageSize": 0}, "params.pageSize must be from 1 to 100, not 0"),
+        ({"pageSize": 101}, "params.pageSize must be from 1 to 100, not 101"),
+        ({"pageSize": "5"}, "params.pageSize must be an integer"),
+        ({"historyLength": -1}, "params.historyLength must not be negative"),
+        ({"status": "completed"}, "params.status must be a task state"),
+        ({"statusTimestampAfter": "yesterday"}, "params.statusTimestampAfter must be an RFC 3339 time"),
+        ({"pageToken": "not-a-token"}, "params.pageToken is not a page token this agent gave"),
+        ({"includeArtifacts": "yes"}, "params.includeArtifacts must be true or false"),
+        ({"contextId": 5}, "params.contextId must be a string"),
+        ([], "params must be a JSON object"),
+    ],
+)
+def test_list_tasks_refuses_bad_params_saying_which(
+    listed: tuple[str, list[dict[str, Any]]], params: Any, says: str
+) -> None:
+    error = rpc(listed[0], "ListTasks", params).json()["error"]
+    assert error["code"] == -32602
+    assert says in error["message"]
+
+
+def test_get_task_refuses_a_negative_history_length(demo: str) -> None:
+    task = rpc(demo, "SendMessage", {"message": user_message("1.0")}).json()["result"]["task"]
+    error = rpc(demo, "GetTask", {"id": task["id"], "historyLength": -1}).json()["error"]
+    assert error == {
+        "code": -32602,
+        "message": "Invalid params: params.historyLength must not be negative, not -1",
+    }
+    assert "history" not in rpc(demo, "GetTask", {"id": task["id"], "historyLength": 0}).json()["result"]
+
+
+# --- a message naming a task, and what the card does not offer ------------------------------
+
+
+@pytest.mark.parametrize(("version", "send"), [("1.0", "SendMessage"), ("0.3", "message/send")])
+def test_a_message_to_a_task_that_ended_is_refused_saying_to_start_a_new_one(
+    demo: str, version: str, send: str
+) -> None:
+    result = rpc(demo, send, {"message": user_message(version, contextId="turns")}).json()["result"]
+    task = result["task"] if version == "1.0" else result
+    state = task["status"]["state"]
+    follow_up = {"message": user_message(version, "and then?", taskId=task["id"])}
+    error = rpc(demo, send, follow_up).json()["error"]
+    assert error == {
+        "code": -32004,
+        "message": f"Task {task['id']} is in terminal state: {state}; "
+        "send the next turn as a new task in its context (turns)",
+    }
+    unknown = {"message": user_message(version, taskId="no-such-task")}
+    assert rpc(demo, send, unknown).json()["error"] == {
+        "code": -32001,
+        "message": "Task not found: no-such-task",
+    }
+    elsewhere = {"message": user_message(version, taskId=task["id"], contextId="other")}
+    error = rpc(demo, send, elsewhere).json()["error"]
+    assert error["code"] == -32602
+    assert f"context other does not match context turns of task {task['id']}" in error["message"]
+
+
+def test_a_message_to_a_running_task_is_refused() -> None:
+    with serve(Gateway(DemoAgent(delay=0.05))) as url:
+        params = {"message": user_message("1.0"), "configuration": {"returnImmediately": True}}
+        task = rpc(url, "SendMessage", params).json()["result"]["task"]
+        follow_up = {"message": user_message("1.0", "and then?", taskId=task["id"])}
+        error = rpc(url, "SendMessage", follow_up).json()["error"]
+        assert error["code"] == -32004
+        assert error["message"].startswith(f"Task {task['id']} is TASK_STATE_")
+        assert "takes no message while its run goes on" in error["message"]
+        rpc(url, "CancelTask", {"id": task["id"]})
+
+
+@pytest.mark.parametrize(
+    ("method", "code", "says"),
+    [
+        ("tasks/pushNotificationConfig/set", -32003, "Push Notification is not supported"),
+        ("CreateTaskPushNotificationConfig", -32003, "Push Notification is not supported"),
+        ("ListTaskPushNotificationConfigs", -32003, "Push Notification is not supported"),
+        ("GetExtendedAgentCard", -32007, "Authenticated Extended Card is not configured"),
+        ("agent/getAuthenticatedExtendedCard", -32007, "Authenticated Extended Card is not configured"),
+    ],
+)
+def test_what_the_card_does_not_offer_is_its_own_error(demo: str, method: str, code: int, says: str) -> None:
+    assert rpc(demo, method, {}).json()["error"] == {"code": code, "message": says}
+    card = httpx.get(f"{demo}/.well-known/agent-card.json").json()
+    assert not card["capabilities"].get("pushNotifications")
+    assert not card["capabilities"].get("extendedAgentCard")
+
+
 # --- a failing upstream ---------------------------------------------------------------------
 
 

@@ -8,12 +8,21 @@ both spec versions, told apart by the method's name as a2a-sdk names them:
 - ``tasks/get``, ``GetTask``: a task's state now, assembled from its
   stream as the replay store holds it (on any replica sharing the store);
 - ``tasks/resubscribe``, ``SubscribeToTask``: the task's stream again from
-  its start, then live until it ends.
+  its start, then live until it ends;
+- ``tasks/cancel``, ``CancelTask``: a task whose run goes on here, cancelled;
+- ``ListTasks`` (1.0): the tasks the store holds, filtered and paged.
+
+A message naming a task (``taskId``) is refused, saying why: the agent's
+runs end their tasks, and a task that ended takes no more messages (the
+spec's rule, which a2a-sdk's server keeps); the next turn is a new task in
+the same context. Push notifications and an extended card are not offered
+(the card says so), and asking for them is their own error.
 
 Every task's stream is kept in the replay store, named by the task's id,
 so that a dropped client resumes it with ``Last-Event-ID`` as at the other
-endpoints. The agent card (``/.well-known/agent-card.json``) names the
-endpoint for both versions.
+endpoints; each status the task goes through is stamped with its time.
+The agent card (``/.well-known/agent-card.json``) names the endpoint for
+both versions.
 """
 
 from __future__ import annotations
@@ -32,6 +41,16 @@ from .._errors import A2AEventError
 from .._version import __version__
 from ..server import ReplayError
 from ..server._response import recording
+from ._a2a_tasks import (
+    TASK_ALIAS,
+    TERMINAL_STATES,
+    ListTasks,
+    history_length,
+    list_tasks,
+    now_timestamp,
+    stored_task,
+    with_history_length,
+)
 from ._body import json_body
 from ._requests import RequestError, agent_request_from_a2a
 from ._streams import converted
@@ -54,6 +73,18 @@ _METHODS = {
     "SubscribeToTask": ("1.0", "subscribe"),
     "tasks/cancel": ("0.3", "cancel"),
     "CancelTask": ("1.0", "cancel"),
+    "ListTasks": ("1.0", "list"),
+    # What the card does not offer, answered with its own error.
+    "tasks/pushNotificationConfig/set": ("0.3", "push"),
+    "tasks/pushNotificationConfig/get": ("0.3", "push"),
+    "tasks/pushNotificationConfig/list": ("0.3", "push"),
+    "tasks/pushNotificationConfig/delete": ("0.3", "push"),
+    "CreateTaskPushNotificationConfig": ("1.0", "push"),
+    "GetTaskPushNotificationConfig": ("1.0", "push"),
+    "ListTaskPushNotificationConfigs": ("1.0", "push"),
+    "DeleteTaskPushNotificationConfig": ("1.0", "push"),
+    "agent/getAuthenticatedExtendedCard": ("0.3", "extended card"),
+    "GetExtendedAgentCard": ("1.0", "extended card"),
 }
 
 # JSON-RPC's error codes, and A2A's own.
@@ -64,12 +95,20 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 TASK_NOT_FOUND = -32001
 TASK_NOT_CANCELABLE = -32002
+PUSH_NOTIFICATION_NOT_SUPPORTED = -32003
+UNSUPPORTED_OPERATION = -32004
+EXTENDED_CARD_NOT_CONFIGURED = -32007
+# What the card does not offer: the error each is answered with (a2a-sdk's words).
+_REFUSED = {
+    "push": (PUSH_NOTIFICATION_NOT_SUPPORTED, "Push Notification is not supported"),
+    "extended card": (EXTENDED_CARD_NOT_CONFIGURED, "Authenticated Extended Card is not configured"),
+}
 # How long a cancel waits for the run's end to be recorded before it answers.
 _CANCEL_WAIT = 10.0
 
 
 def _task_alias(task_id: str) -> str:
-    return f"a2a-task:{task_id}"
+    return TASK_ALIAS + task_id
 
 
 def rpc_error(request_id: Any, code: int, message: str, *, status: int = 200) -> JSONResponse:
@@ -107,35 +146,52 @@ async def _answering(frames: AsyncIterator[bytes], request_id: Any) -> AsyncIter
         yield _reidentified(frame, request_id)
 
 
-async def _with_the_request(
+async def _as_served(
     frames: AsyncIterator[bytes], message: Mapping[str, Any], task_id: str, context_id: str
 ) -> AsyncIterator[bytes]:
-    """The run's events, its first (the Task) holding the user's message
-    in its history, of the task and its context, as a2a-sdk's server
-    writes the task it makes."""
+    """The run's events as the task's: its first (the Task) holding the
+    user's message in its history, of the task and its context, as
+    a2a-sdk's server writes the task it makes; every status stamped with
+    the time it came (what ``ListTasks`` orders and filters by)."""
+    request = {**message, "taskId": task_id, "contextId": context_id}
     first = True
     async for frame in frames:
         if first and frame:
             first = False
-            yield _with_history(frame, {**message, "taskId": task_id, "contextId": context_id})
+            yield _rewritten(frame, request)
+        elif b'"status":' in frame:
+            # (compact JSON: only a key is a quote, status, a quote and a colon)
+            yield _rewritten(frame, None)
         else:
             yield frame
 
 
-def _with_history(frame: bytes, message: dict[str, Any]) -> bytes:
+def _results(response: Any) -> list[dict[str, Any]]:
+    """What a JSON-RPC response of a task's stream holds: the Task, a
+    status update, ... (1.0's StreamResponse holds it; 0.3's result is it)."""
+    result = response.get("result") if isinstance(response, dict) else None
+    if not isinstance(result, dict):
+        return []
+    if "kind" in result:
+        return [result]
+    return [value for value in result.values() if isinstance(value, dict)]
+
+
+def _rewritten(frame: bytes, request: dict[str, Any] | None) -> bytes:
+    """A frame with each status in it stamped with the time now, and with
+    ``request`` put first in the Task's history when given."""
     decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
-    events = [*decoder.feed(frame), *decoder.close()]
     out = []
-    for position, event in enumerate(events):
+    for event in [*decoder.feed(frame), *decoder.close()]:
         response = json.loads(event.data)
-        if position == 0 and isinstance(response, dict) and isinstance(response.get("result"), dict):
-            result = response["result"]
-            # 1.0's StreamResponse holds the task; 0.3's result is it.
-            task = (
-                result.get("task") if "task" in result else (result if result.get("kind") == "task" else None)
-            )
-            if isinstance(task, dict):
-                task["history"] = [message, *(task.get("history") or [])]
+        for body in _results(response):
+            status = body.get("status")
+            if isinstance(status, dict) and "timestamp" not in status:
+                status["timestamp"] = now_timestamp()
+            # (a Task has an id; an update names its task, a Message has a messageId)
+            if request is not None and "id" in body and "taskId" not in body:
+                body["history"] = [request, *(body.get("history") or [])]
+                request = None
         kind = None if event.event == "message" else event.event
         out.append(bytes(impl.encode_sse(response, event=kind)))
     return b"".join(out)
@@ -222,10 +278,12 @@ class A2AEndpoint:
             # No method at all is a request JSON-RPC 2.0 does not know, not an unknown method.
             return rpc_error(request_id, INVALID_REQUEST, "Invalid Request: method must be a string")
         if method not in _METHODS:
-            names = ", ".join(_METHODS)
+            names = ", ".join(name for name, (_, action) in _METHODS.items() if action not in _REFUSED)
             message = f"Method not found: {method!r} (this agent answers {names})"
             return rpc_error(request_id, METHOD_NOT_FOUND, message)
         version, action = _METHODS[method]
+        if action in _REFUSED:
+            return rpc_error(request_id, *_REFUSED[action])
         params = body.get("params")
         try:
             if action in ("stream", "send"):
@@ -234,6 +292,8 @@ class A2AEndpoint:
                 return await self._get(request_id, version, params)
             if action == "cancel":
                 return await self._cancel(request_id, version, params)
+            if action == "list":
+                return _rpc_result(request_id, await list_tasks(self._gateway.store, ListTasks(params)))
             return await self._subscribe(request_id, version, params)
         except RequestError as exc:
             return rpc_error(request_id, INVALID_PARAMS, f"Invalid params: {exc}")
@@ -244,6 +304,9 @@ class A2AEndpoint:
         self, request: Request, request_id: Any, version: str, params: Any, *, streamed: bool
     ) -> Response:
         agent_request, context_id = agent_request_from_a2a(params)
+        refused = await self._refused_follow_up(request_id, version, params["message"])
+        if refused is not None:
+            return refused
         gateway = self._gateway
         task_id = str(uuid.uuid4())
         context_id = context_id or str(uuid.uuid4())
@@ -268,7 +331,7 @@ class A2AEndpoint:
             context_id=context_id,
             request_id=request_id if isinstance(request_id, str) else None,
         )
-        frames = _with_the_request(converted(chunks, transcoder), params["message"], task_id, context_id)
+        frames = _as_served(converted(chunks, transcoder), params["message"], task_id, context_id)
         frames = self._cancelable(task_id, frames)
         if request_id is not None and not isinstance(request_id, str):
             frames = _answering(frames, request_id)
@@ -292,6 +355,41 @@ class A2AEndpoint:
         if version == "1.0":
             result = {"task": result} if assembler.task is not None else {"message": result}
         return _rpc_result(request_id, result)
+
+    async def _refused_follow_up(
+        self, request_id: Any, version: str, message: Mapping[str, Any]
+    ) -> Response | None:
+        """The answer to a message that names a task (``taskId``), which
+        this agent does not take: an unknown task is not found, a context
+        that is not the task's is a bad request, and a task that ended, or
+        runs, takes no message (the next turn is a new task in its context).
+        None for a message that names no task."""
+        task_id = message.get("taskId")
+        if task_id is None:
+            return None
+        if not isinstance(task_id, str) or not task_id:
+            raise RequestError("params.message.taskId must be a task's id (a string)")
+        store = self._gateway.store
+        stream_id = await store.resolve_alias(_task_alias(task_id))
+        try:
+            task = None if stream_id is None else (await stored_task(store, stream_id, version))[0]
+        except ReplayError:
+            task = None
+        except A2AEventError:
+            return self._other_version(request_id, task_id, version)
+        if task is None:
+            return rpc_error(request_id, TASK_NOT_FOUND, f"Task not found: {task_id}")
+        context_id = message.get("contextId")
+        if context_id is not None and context_id != task.get("contextId"):
+            said = f"context {context_id} does not match context {task.get('contextId')} of task {task_id}"
+            raise RequestError(said)
+        state = (task.get("status") or {}).get("state")
+        if state in TERMINAL_STATES:
+            said = f"Task {task_id} is in terminal state: {state}"
+        else:
+            said = f"Task {task_id} is {state} and takes no message while its run goes on"
+        said += f"; send the next turn as a new task in its context ({task.get('contextId')})"
+        return rpc_error(request_id, UNSUPPORTED_OPERATION, said)
 
     async def _cancelable(self, task_id: str, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """The run's frames, its task cancelable here (``_cancels``) until they end."""
@@ -355,25 +453,16 @@ class A2AEndpoint:
     async def _get(self, request_id: Any, version: str, params: Any) -> Response:
         try:
             task_id, stream_id = await self._stream_of(params)
-            entries, _ = await self._gateway.store.stored(stream_id)
+            length = history_length(params)
+            task, _ = await stored_task(self._gateway.store, stream_id, version)
         except (LookupError, ReplayError):
             return rpc_error(request_id, TASK_NOT_FOUND, "Task not found")
-        assembler = impl.A2AAssembler(version=version)
-        try:
-            for _, frame in entries:
-                assembler.feed(frame)
         except A2AEventError:
             return self._other_version(request_id, task_id, version)
-        task = assembler.task
         if task is None:
             message = f"Task not found: task {task_id} has not started yet"
             return rpc_error(request_id, TASK_NOT_FOUND, message)
-        history_length = params.get("historyLength")
-        if isinstance(history_length, int) and not isinstance(history_length, bool) and history_length >= 0:
-            history = task.pop("history", None) or []
-            if history_length and history:
-                task["history"] = history[-history_length:]
-        return _rpc_result(request_id, task)
+        return _rpc_result(request_id, with_history_length(task, length))
 
     async def _subscribe(self, request_id: Any, version: str, params: Any) -> Response:
         try:
