@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -23,17 +24,31 @@ def backends() -> list[ModuleType]:
     return [backend for backend in (NATIVE, PURE) if backend is not None]
 
 
-def convert(backend: ModuleType, source: str, target: str, stream: bytes, chunk: int | None = None) -> bytes:
-    transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+def chunked(data: bytes, chunk: int | None) -> Iterator[bytes]:
+    """``data`` whole (``chunk`` None), or in pieces of 1 to ``chunk`` bytes,
+    the same pieces on every run for one ``chunk``."""
     if chunk is None:
-        return transcoder.feed(stream) + transcoder.close()
-    out = b""
+        yield data
+        return
     rng = random.Random(chunk)
     position = 0
-    while position < len(stream):
+    while position < len(data):
         size = rng.randint(1, chunk)
-        out += transcoder.feed(stream[position : position + size])
+        yield data[position : position + size]
         position += size
+
+
+def assemble(assembler: Any, data: bytes, chunk: int | None = None) -> Any:
+    """``assembler`` fed ``data`` (see ``chunked``), then closed; returns it."""
+    for piece in chunked(data, chunk):
+        assembler.feed(piece)
+    assembler.close()
+    return assembler
+
+
+def convert(backend: ModuleType, source: str, target: str, stream: bytes, chunk: int | None = None) -> bytes:
+    transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+    out = b"".join(transcoder.feed(piece) for piece in chunked(stream, chunk))
     return out + transcoder.close()
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import random
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,6 +15,7 @@ import httpx
 import pytest
 
 import agentcodec
+import conversion
 from agentcodec import BedrockError, BedrockEventError, EventStreamError
 from agentcodec.bedrock import MEDIA_TYPE
 from agentcodec.eventstream import encode_event_message
@@ -38,18 +38,7 @@ def judge(path: Path) -> dict[str, Any]:
 
 
 def assemble(backend: ModuleType, data: bytes, chunk: int | None = None, **options: Any) -> Any:
-    assembler = backend.BedrockAssembler(**options)
-    if chunk is None:
-        assembler.feed(data)
-    else:
-        rng = random.Random(chunk)
-        position = 0
-        while position < len(data):
-            size = rng.randint(1, chunk)
-            assembler.feed(data[position : position + size])
-            position += size
-    assembler.close()
-    return assembler
+    return conversion.assemble(backend.BedrockAssembler(**options), data, chunk)
 
 
 class _Raw:

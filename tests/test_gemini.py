@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +17,7 @@ import httpx
 import pytest
 
 import agentcodec
+import conversion
 from agentcodec import GeminiError, GeminiEventError, SSELimitError
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, convert
 from protocol_table import FIXTURES
@@ -37,18 +37,7 @@ def judge(path: Path) -> dict[str, Any]:
 
 
 def assemble(backend: ModuleType, data: bytes, chunk: int | None = None, **options: Any) -> Any:
-    assembler = backend.GeminiAssembler(**options)
-    if chunk is None:
-        assembler.feed(data)
-    else:
-        rng = random.Random(chunk)
-        position = 0
-        while position < len(data):
-            size = rng.randint(1, chunk)
-            assembler.feed(data[position : position + size])
-            position += size
-    assembler.close()
-    return assembler
+    return conversion.assemble(backend.GeminiAssembler(**options), data, chunk)
 
 
 def validated(response: dict[str, Any]) -> None:

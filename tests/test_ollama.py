@@ -7,7 +7,6 @@ server on loopback."""
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -17,6 +16,7 @@ import httpx
 import pytest
 
 import agentcodec
+import conversion
 from agentcodec import OllamaError, OllamaEventError, SSELimitError
 from agentcodec.ollama import MEDIA_TYPE
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, convert
@@ -34,18 +34,7 @@ def judge(path: Path) -> dict[str, Any]:
 
 
 def assemble(backend: ModuleType, data: bytes, chunk: int | None = None, **options: Any) -> Any:
-    assembler = backend.OllamaAssembler(**options)
-    if chunk is None:
-        assembler.feed(data)
-    else:
-        rng = random.Random(chunk)
-        position = 0
-        while position < len(data):
-            size = rng.randint(1, chunk)
-            assembler.feed(data[position : position + size])
-            position += size
-    assembler.close()
-    return assembler
+    return conversion.assemble(backend.OllamaAssembler(**options), data, chunk)
 
 
 @pytest.mark.parametrize("path", STREAMS, ids=IDS)

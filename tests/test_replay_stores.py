@@ -178,7 +178,10 @@ def test_aliases_are_listed_by_prefix_the_one_set_last_first(make_store: MakeSto
         await store.set_alias("listed-task:b", streams[1])
         await asyncio.sleep(0.01)  # (Redis scores by the millisecond)
         await store.set_alias("listed-task:a", streams[2])  # set again: it is the latest now
-        assert await store.aliases("listed-task:") == [("listed-task:a", streams[2]), ("listed-task:b", streams[1])]
+        assert await store.aliases("listed-task:") == [
+            ("listed-task:a", streams[2]),
+            ("listed-task:b", streams[1]),
+        ]
         assert await store.aliases("listed-thread:") == [("listed-thread:a", streams[1])]
         assert await store.aliases("listed-nothing:") == []
 

@@ -49,8 +49,9 @@ class RedisReplayStore(ReplayStore):
     Each stream keeps its last ``max_events`` events and expires ``ttl``
     seconds after its last write, an alias ``ttl`` seconds after it was set;
     keys are ``prefix`` + the stream id, ``prefix`` + ``alias:`` + the
-    alias, and ``prefix`` + ``aliases`` (the list of them). A reader waits for new events ``block_seconds`` at a time (XREAD
-    BLOCK), held under half the client's socket timeout."""
+    alias, and ``prefix`` + ``aliases`` (the list of them). A reader waits
+    for new events ``block_seconds`` at a time (XREAD BLOCK), held under
+    half the client's socket timeout."""
 
     def __init__(
         self,
@@ -154,7 +155,11 @@ class RedisReplayStore(ReplayStore):
             for name in names:
                 pipe.xrevrange(self._alias_key(name), "+", "-", count=1)
             latest = await pipe.execute()
-        return [(name, _text(_field(found[0][1], "s"))) for name, found in zip(names, latest) if found]
+        return [
+            (name, _text(_field(found[0][1], "s")))
+            for name, found in zip(names, latest, strict=True)
+            if found
+        ]
 
     async def resolve_alias(self, alias: str, *, timeout: float | None = 0.0) -> str | None:
         key = self._alias_key(alias)
