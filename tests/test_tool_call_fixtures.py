@@ -132,8 +132,10 @@ def _argument_texts(recorded: Any) -> Iterator[str]:
             yield from _argument_texts(item)
     elif isinstance(recorded, dict):
         for key, value in recorded.items():
-            if key == "delta":
-                continue  # a piece of the arguments, not the whole (Bedrock's events)
+            if key in ("delta", "tool_call_chunks", "invalid_tool_calls"):
+                # pieces of the arguments, not the whole (Bedrock's events; LangChain
+                # message chunks, whose pieces also stand as invalid calls until whole)
+                continue
             if key in ("arguments", "args", "input", "rawInput", "partial_json"):
                 if isinstance(value, str) and value:
                     yield value

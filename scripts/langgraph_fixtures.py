@@ -1,0 +1,242 @@
+"""Writes tests/fixtures/langgraph/: the streams of a real LangGraph Agent
+Server (langgraph-api, in memory, as ``langgraph dev`` runs it) and their
+judges, for the LangGraph protocol's reader.
+
+The server runs the graphs of ``scripts/langgraph_agent/`` (chat models that
+stream as the providers' integrations do) offline: no LangSmith, no license,
+no version check. Each case is one run, ``POST /threads/{id}/runs/stream``
+with its stream modes, and gives:
+
+- ``<name>.sse``: the bytes the server wrote;
+- ``<name>.json``: the request; the parts langgraph-sdk reads from those
+  bytes (its own SSE decoder), as ``(event, data)`` and as its v2 dicts
+  (``type``, ``ns``, ``data``, ``interrupts``); the thread's state after the
+  run (``GET /threads/{id}/state``); and ``expected``, what an assembler of
+  the stream gives, built by the judges alone:
+
+  - ``run_id`` from the ``metadata`` event; ``values``: the root graph's last
+    ``values`` (its interrupts apart), which the script checks equals the
+    thread's state; ``interrupts``: the root's last ``__interrupt__``;
+    ``error``: the ``error`` event;
+  - ``messages``, per namespace (``""`` the root graph, else the subgraph's
+    ``node:task``): each message streamed, in the order first seen, made
+    by langchain-core from its chunks (``AIMessageChunk`` addition and
+    ``message_chunk_to_message``, as the model's ``invoke`` itself makes the
+    message the graph keeps), or the last whole message the legacy
+    ``messages`` mode sent. The script checks each one the state holds
+    equals the state's. langchain-core ends a streamed message with an empty
+    chunk marked ``chunk_position: "last"`` whose id is its own run's when
+    the provider's chunks had one of their own: that chunk ends the message
+    streamed before it, as the model's own aggregation reads it.
+
+    python3 -m venv /tmp/lg
+    /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from langchain_core.messages import AIMessageChunk, message_chunk_to_message
+from langgraph_sdk._shared.utilities import _sse_to_v2_dict
+from langgraph_sdk.sse import BytesLineDecoder, SSEDecoder
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "fixtures" / "langgraph"
+PROJECT = Path(__file__).resolve().parent / "langgraph_agent"
+QUESTION = {"messages": [{"role": "user", "content": "What is the weather in Paris?"}]}
+
+#: name: (assistant, stream modes, more of the request, a run before it on the same thread)
+CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] = {
+    # messages-tuple, the mode useStream asks for, beside the state's values and updates.
+    "tool_call": ("agent", ["values", "updates", "messages-tuple", "custom"], {}, None),
+    # The legacy messages mode: each message whole so far, then complete.
+    "legacy_messages": ("agent", ["messages"], {}, None),
+    "values_only": ("agent", ["values"], {}, None),
+    "thinking": ("thinker", ["values", "messages-tuple"], {}, None),
+    "interrupt": ("approval", ["values", "updates", "custom", "messages-tuple"], {}, None),
+    # The same thread resumed with an answer to the interrupt.
+    "interrupt_resumed": (
+        "approval",
+        ["values", "updates", "messages-tuple"],
+        {"command": {"resume": "yes"}, "input": None},
+        {"assistant_id": "approval", "input": QUESTION, "stream_mode": ["values"]},
+    ),
+    "error": ("broken", ["values", "messages-tuple"], {}, None),
+    "subgraphs": ("nested", ["values", "updates", "messages-tuple"], {"stream_subgraphs": True}, None),
+    "debug": ("agent", ["debug", "tasks", "checkpoints"], {}, None),
+    "resumable": ("agent", ["values", "messages-tuple"], {"stream_resumable": True}, None),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def sdk_parts(stream: bytes) -> list[tuple[str, Any, str | None]]:
+    """The parts langgraph-sdk's client reads from the bytes: (event, data, id)."""
+    decoder = SSEDecoder()
+    parts = []
+    for line in BytesLineDecoder().decode(stream) + BytesLineDecoder().flush():
+        part = decoder.decode(line.rstrip(b"\n"))
+        if part is not None:
+            parts.append((part.event, part.data, part.id))
+    return parts
+
+
+def namespace(event: str) -> tuple[str, str]:
+    mode, _, ns = event.partition("|")
+    return mode, ns
+
+
+def assembled_messages(parts: list[tuple[str, Any, str | None]]) -> dict[str, list[dict[str, Any]]]:
+    """Each namespace's messages, by the judges' rules (see the module's doc)."""
+    chunks: dict[str, dict[str, Any]] = {}  # namespace: {message id: sum of chunks, or a whole message}
+    last: dict[str, str] = {}  # namespace: the id of the message streamed last
+    for event, data, _ in parts:
+        mode, ns = namespace(event)
+        held = chunks.setdefault(ns, {})
+        if mode == "messages" and isinstance(data, list) and len(data) == 2 and isinstance(data[1], dict):
+            message = data[0]
+            if message.get("type") == "AIMessageChunk":
+                fields = {key: value for key, value in message.items() if key != "type"}
+                chunk = AIMessageChunk(**fields)
+                empty_end = (
+                    chunk.chunk_position == "last" and not chunk.content and not chunk.tool_call_chunks
+                )
+                target = (
+                    last.get(ns) if empty_end and chunk.id not in held and last.get(ns) in held else chunk.id
+                )
+                held[target] = held[target] + chunk if target in held else chunk
+                last[ns] = target
+            else:
+                held[message["id"]] = message
+                last[ns] = message["id"]
+        elif mode in ("messages/partial", "messages/complete") and isinstance(data, list):
+            for message in data:
+                held[message["id"]] = message
+                last[ns] = message["id"]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for ns, messages in chunks.items():
+        if not messages:
+            continue
+        out[ns] = [
+            message_chunk_to_message(message).model_dump() if isinstance(message, AIMessageChunk) else message
+            for message in messages.values()
+        ]
+    return out
+
+
+def expected(parts: list[tuple[str, Any, str | None]]) -> dict[str, Any]:
+    result: dict[str, Any] = {"run_id": None, "values": None, "interrupts": [], "error": None}
+    for event, data, _ in parts:
+        mode, ns = namespace(event)
+        if mode == "metadata" and isinstance(data, dict):
+            result["run_id"] = data.get("run_id")
+        elif mode == "error":
+            result["error"] = data
+        elif ns:
+            continue
+        elif mode == "values" and isinstance(data, dict):
+            values = dict(data)
+            result["interrupts"] = values.pop("__interrupt__", [])
+            result["values"] = values
+        elif mode == "updates" and isinstance(data, dict) and "__interrupt__" in data:
+            result["interrupts"] = data["__interrupt__"]
+    result["messages"] = assembled_messages(parts)
+    return result
+
+
+def record(base: str, name: str, case: tuple[str, list[str], dict[str, Any], dict[str, Any] | None]) -> None:
+    assistant, modes, more, before = case
+    with httpx.Client(base_url=base, timeout=60) as client:
+        thread = client.post("/threads", json={}).json()["thread_id"]
+        if before is not None:
+            client.post(f"/threads/{thread}/runs/stream", json=before).read()
+        body: dict[str, Any] = {"assistant_id": assistant, "input": QUESTION, "stream_mode": modes, **more}
+        stream = client.post(f"/threads/{thread}/runs/stream", json=body).content
+        state = client.get(f"/threads/{thread}/state").json()
+    parts = sdk_parts(stream)
+    judged = expected(parts)
+    # The judges agree with the server: what the root streamed last is the thread's state.
+    if judged["values"] is not None:
+        assert judged["values"] == state["values"], name
+    if judged["error"] is None:
+        kept = {message["id"]: message for message in (state["values"] or {}).get("messages", [])}
+        for message in judged["messages"].get("", []):
+            if message["id"] in kept:
+                assert message == kept[message["id"]], (name, message, kept[message["id"]])
+    (OUT / f"{name}.sse").write_bytes(stream)
+    judge = {
+        "request": body,
+        "parts": [[event, data] for event, data, _ in parts],
+        "ids": [part_id for _, _, part_id in parts],
+        "v2": [
+            v2
+            for event, data, _ in parts
+            if (v2 := _sse_to_v2_dict(event, json.loads(json.dumps(data)))) is not None
+        ],
+        "state": {key: state.get(key) for key in ("values", "next", "tasks", "interrupts")},
+        "expected": judged,
+    }
+    (OUT / f"{name}.json").write_text(
+        json.dumps(judge, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    print(f"{name}: {len(stream)} bytes, {len(parts)} parts")
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    env = {
+        **os.environ,
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGSMITH_TRACING": "false",
+        "LANGCHAIN_TRACING_V2": "false",
+    }
+    langgraph = Path(sys.executable).parent / "langgraph"
+    with tempfile.TemporaryDirectory() as work:
+        project = Path(work) / "agent"
+        shutil.copytree(PROJECT, project)
+        server = subprocess.Popen(
+            [str(langgraph), "dev", "--no-browser", "--no-reload", "--port", str(port)],
+            cwd=project,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if httpx.get(f"{base}/ok").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("langgraph dev did not start")
+                time.sleep(0.5)
+            for name, case in CASES.items():
+                record(base, name, case)
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+if __name__ == "__main__":
+    main()
