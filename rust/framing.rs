@@ -2,7 +2,9 @@
 //! (NDJSON lines, a streamed JSON array, the AWS event stream), told by the
 //! stream's first byte that is not white space (nor a BOM): `{` or `[`
 //! opens JSON, a zero byte an event stream message (the top byte of its
-//! length), where SSE lines open with a field name or `:`.
+//! length), where SSE lines open with a field name or `:`. A protocol whose
+//! SSE event names say what each event is (the LangGraph Agent Server's
+//! stream modes) reads SSE alone, each event with its name.
 
 use std::fmt;
 
@@ -23,6 +25,9 @@ pub enum Kind {
     /// its event is in the service's model, `{"<event type>": <payload>}`
     /// (an exception's type, or `error` for an error message, in its place).
     EventStream,
+    /// SSE alone, whose event names say what each event is: each is given as
+    /// `{"event": <name>, "data": <data>}` ([`named_text`]).
+    Named,
 }
 
 /// Why a framing stops reading: a limit, or a message it cannot read.
@@ -45,6 +50,28 @@ impl fmt::Display for FramingError {
             FramingError::Frame(err) => err.fmt(f),
         }
     }
+}
+
+/// An SSE event as a named protocol's code reads it: `{"event": <name>,
+/// "data": <data>}`, its data put in as it is; a blank one (a keep-alive)
+/// stays blank, and `[DONE]` stays itself. `_pure/sse_decoder.py`'s `named_text` writes the same.
+pub fn named_text(event: &sse::Event<'_>) -> Option<String> {
+    if crate::stream::is_blank(event.data) || crate::stream::is_done_marker(event.data) {
+        return None;
+    }
+    let name = if event.event.is_empty() {
+        "message"
+    } else {
+        event.event
+    };
+    let name = to_text(&Value::String(name.to_owned()));
+    let mut text = String::with_capacity(event.data.len() + name.len() + 19);
+    text.push_str("{\"event\":");
+    text.push_str(&name);
+    text.push_str(",\"data\":");
+    text.push_str(event.data);
+    text.push('}');
+    Some(text)
 }
 
 /// An event stream message as the JSON text of its event.
@@ -83,6 +110,8 @@ pub fn event_text(message: &Message<'_>) -> String {
 #[derive(Debug, Clone)]
 pub enum Framing {
     Sse(sse::Decoder),
+    /// SSE whose events are given with their names ([`Kind::Named`]).
+    Named(sse::Decoder),
     Lines(ndjson::Decoder),
     Array(json_array::Decoder),
     EventStream(eventstream::Decoder),
@@ -104,8 +133,12 @@ impl Framing {
         Framing::Sse(sse::Decoder::new(limits))
     }
 
-    /// SSE or the framing of `kind`, as the stream's first byte says.
+    /// SSE or the framing of `kind`, as the stream's first byte says (SSE
+    /// with its names at once, for [`Kind::Named`]).
     pub fn sniffing(limits: Limits, kind: Kind) -> Self {
+        if kind == Kind::Named {
+            return Framing::Named(sse::Decoder::new(limits));
+        }
         Framing::Undecided {
             limits,
             kind,
@@ -124,6 +157,12 @@ impl Framing {
     ) -> Result<(), FramingError> {
         match self {
             Framing::Sse(decoder) => Ok(decoder.feed(chunk, |event| on_event(event.data))?),
+            Framing::Named(decoder) => {
+                Ok(decoder.feed(chunk, |event| match named_text(&event) {
+                    Some(text) => on_event(&text),
+                    None => on_event(event.data),
+                })?)
+            }
             Framing::Lines(decoder) => Ok(decoder.feed(chunk, on_event)?),
             Framing::Array(decoder) => Ok(decoder.feed(chunk, on_event)?),
             Framing::EventStream(decoder) => decoder
@@ -166,6 +205,10 @@ impl Framing {
     pub fn close(&mut self, mut on_event: impl FnMut(&str)) -> Result<(), FramingError> {
         match self {
             Framing::Sse(decoder) => Ok(decoder.close(|event| on_event(event.data))?),
+            Framing::Named(decoder) => Ok(decoder.close(|event| match named_text(&event) {
+                Some(text) => on_event(&text),
+                None => on_event(event.data),
+            })?),
             Framing::Lines(decoder) => Ok(decoder.close(on_event)?),
             Framing::Array(decoder) => Ok(decoder.close(on_event)?),
             Framing::EventStream(decoder) => decoder.close().map_err(FramingError::Frame),
@@ -179,7 +222,7 @@ impl Framing {
     /// The last event ID an SSE stream set ("" for the others).
     pub fn last_event_id(&self) -> &str {
         match self {
-            Framing::Sse(decoder) => decoder.last_event_id(),
+            Framing::Sse(decoder) | Framing::Named(decoder) => decoder.last_event_id(),
             _ => "",
         }
     }
@@ -187,7 +230,7 @@ impl Framing {
     /// The reconnection time an SSE stream set.
     pub fn retry(&self) -> Option<u64> {
         match self {
-            Framing::Sse(decoder) => decoder.retry(),
+            Framing::Sse(decoder) | Framing::Named(decoder) => decoder.retry(),
             _ => None,
         }
     }

@@ -60,6 +60,7 @@ macro_rules! with_protocols {
             ollama,
             gemini,
             bedrock,
+            langgraph,
         );
     };
 }

@@ -27,7 +27,9 @@ with its stream modes, and gives:
     equals the state's. langchain-core ends a streamed message with an empty
     chunk marked ``chunk_position: "last"`` whose id is its own run's when
     the provider's chunks had one of their own: that chunk ends the message
-    streamed before it, as the model's own aggregation reads it.
+    streamed before it, as the model's own aggregation reads it; the legacy
+    mode sends it as an empty message of its own, which the thread never
+    keeps, and which is dropped alike.
 
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
@@ -127,8 +129,16 @@ def assembled_messages(parts: list[tuple[str, Any, str | None]]) -> dict[str, li
                 last[ns] = message["id"]
         elif mode in ("messages/partial", "messages/complete") and isinstance(data, list):
             for message in data:
-                held[message["id"]] = message
-                last[ns] = message["id"]
+                ends_another = (
+                    message["id"] not in held
+                    and message["id"].startswith("lc_run-")
+                    and not message.get("content")
+                    and not message.get("tool_calls")
+                    and ns in last
+                )
+                if not ends_another:
+                    held[message["id"]] = message
+                    last[ns] = message["id"]
     out: dict[str, list[dict[str, Any]]] = {}
     for ns, messages in chunks.items():
         if not messages:

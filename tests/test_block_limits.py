@@ -106,11 +106,7 @@ def frames_of(events: list[Any]) -> list[bytes]:
 
 def _real_events(protocol: str, rng: random.Random) -> list[Any]:
     path = rng.choice([path for name, path in STREAMS if name == protocol])
-    return [
-        json.loads(frame.split(b"data: ", 1)[1])
-        for frame in events_of(path.read_bytes())
-        if b"data: {" in frame
-    ]
+    return [event for event in TABLE[protocol].events(path.read_bytes()) if isinstance(event, dict)]
 
 
 @SETTINGS

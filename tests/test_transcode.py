@@ -166,11 +166,18 @@ def test_what_the_target_can_carry_comes_through(source: str, path: Path, target
     backend = backends()[0]
     original = view(backend, source, stream)
     converted = view(backend, target, convert(backend, source, target, stream))
+    cut_short = TABLE[target].ends_every_stream and not original["ended"]
+    if cut_short:
+        # Its stream reads back as whole: what came is compared, as it came.
+        converted["ended"] = False
     losses = TARGET_LOSSES[target]
     skip = corrected(original, losses) if "corrections" in losses else set()
     broken = broken_calls(original) if "broken_arguments" in losses else set()
     assert transcript(converted, losses, skip, broken) == transcript(original, losses, skip, broken)
-    assert run_outcome(converted) == run_outcome(original, target)
+    if cut_short:
+        assert run_outcome(converted) == ("completed", None)
+    else:
+        assert run_outcome(converted) == run_outcome(original, target)
 
 
 @pytest.mark.parametrize("middle", PROTOCOLS)
@@ -184,7 +191,11 @@ def test_round_trips_keep_what_the_middle_carries(source: str, path: Path, middl
     original = view(backend, source, stream)
     skip = corrected(original, losses) if "corrections" in losses else set()
     broken = broken_calls(original) if "broken_arguments" in losses else set()
-    returned = transcript(view(backend, source, back), losses, skip, broken)
+    back_view = view(backend, source, back)
+    if TABLE[middle].ends_every_stream and not original["ended"]:
+        # Its stream reads back as whole: what came is compared, as it came.
+        back_view["ended"] = False
+    returned = transcript(back_view, losses, skip, broken)
     if middle != source and len(original["messages"]) > 1 and TABLE[source].carries_choices:
         # Only Chat carries choices (n > 1): through another protocol they
         # come back as one, their content interleaved as it streamed.
@@ -757,7 +768,7 @@ def test_each_protocol_frames_its_events_in_one_place(source: str, target: str) 
     public ``encode`` (what servers write events with), on both backends."""
     stream = TABLE[source].recorded()
     data = [event.data for event in backends()[0].SSEDecoder().feed(as_sse(stream))]
-    events = [json.loads(text) for text in data if text != "[DONE]"]
+    events = TABLE[source].events(stream)
     # Chat ends by a marker that is no event: it goes as bytes.
     done = b"data: [DONE]\n\n" if "[DONE]" in data else b""
     options = OPTIONS[target]

@@ -24,6 +24,8 @@ __all__ = [
     "AnthropicEventError",
     "LangChainError",
     "LangChainEventError",
+    "LangGraphError",
+    "LangGraphEventError",
     "EventStreamError",
     "BedrockError",
     "BedrockEventError",
@@ -371,6 +373,24 @@ class OllamaEventError(_EventError, OllamaError):
     """
 
     subject = "Ollama line"
+
+
+class LangGraphError(AgentCodecError, ValueError):
+    """A LangGraph Agent Server stream that cannot be assembled, or a misuse of the assembler."""
+
+
+class LangGraphEventError(_EventError, LangGraphError):
+    """One event of a LangGraph Agent Server stream cannot be applied: it is
+    not a JSON object, is of no stream mode, holds data of another shape
+    than its mode's, or a message chunk whose values cannot be added to
+    those before it (as langchain-core refuses them).
+
+    Attributes:
+        event: the event's number, counting from 1, in the order the assembler saw them.
+        problem: what is wrong with it.
+    """
+
+    subject = "LangGraph event"
 
 
 class AISDKError(AgentCodecError, ValueError):

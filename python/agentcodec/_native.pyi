@@ -27,6 +27,11 @@ from agentcodec.events import ProtocolName
 from agentcodec.gemini.types import GenerateContentResponse as _GeminiResponse
 from agentcodec.gemini.types import Record as _GeminiRecord
 from agentcodec.langchain.types import Event as _LangChainEvent
+from agentcodec.langgraph.types import AssembledRun as _LangGraphRun
+from agentcodec.langgraph.types import Interrupt as _LangGraphInterrupt
+from agentcodec.langgraph.types import Message as _LangGraphMessage
+from agentcodec.langgraph.types import StreamPart as _LangGraphPart
+from agentcodec.langgraph.types import V2Part as _LangGraphV2Part
 from agentcodec.ollama.types import ChatResponse as _OllamaChatResponse
 from agentcodec.ollama.types import GenerateResponse as _OllamaGenerateResponse
 from agentcodec.ollama.types import Line as _OllamaLine
@@ -53,6 +58,7 @@ __all__ = [
     "NeutralAssembler",
     "NeutralDecoder",
     "NeutralEncoder",
+    "LangGraphAssembler",
     "OllamaAssembler",
     "GeminiAssembler",
     "BedrockAssembler",
@@ -449,6 +455,43 @@ class OllamaAssembler(_Assembler[_OllamaLine, _OllamaChatResponse | _OllamaGener
     @property
     def done(self) -> bool:
         """Whether the done line came."""
+
+@final
+class LangGraphAssembler(_Assembler[_LangGraphPart | _LangGraphV2Part, _LangGraphRun]):
+    """Assembles a LangGraph Agent Server stream (SSE named by stream mode,
+    or langgraph-sdk's parts) into what the run leaves: the root graph's
+    values, messages and interrupts, the error, and each subgraph's. Public
+    as ``agentcodec.langgraph.Assembler``."""
+
+    def __new__(
+        cls,
+        *,
+        on_error: Literal["raise", "skip"] = "raise",
+        max_line_bytes: int | None = ...,
+        max_event_bytes: int | None = ...,
+        max_errors: int | None = 1000,
+        max_stream_bytes: int | None = 268435456,
+        max_messages: int | None = 100000,
+        max_blocks: int | None = 500000,
+    ) -> LangGraphAssembler: ...
+    @property
+    def run(self) -> _LangGraphRun:
+        """What the run left so far: a new dict on every access."""
+    @property
+    def values(self) -> dict[str, Any] | None:
+        """The root graph's last values: the thread's state (None before any)."""
+    @property
+    def messages(self) -> list[_LangGraphMessage]:
+        """The root graph's messages so far: a new list on every access."""
+    @property
+    def interrupts(self) -> list[_LangGraphInterrupt]:
+        """The root graph's interrupts: what the run waits for."""
+    @property
+    def run_id(self) -> str | None:
+        """The run's id (the metadata event's)."""
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """The error event's data, if the run failed."""
 
 @final
 class GeminiAssembler(_Assembler[_GeminiRecord, _GeminiResponse]):

@@ -97,6 +97,9 @@ class Row:
     ndjson: bool = False
     #: Whether its streams are binary (the AWS event stream): not SSE either.
     binary: bool = False
+    #: Whether its streams have no end of their own (the server closes the
+    #: stream): one cut short reads back as a run that finished.
+    ends_every_stream: bool = False
     #: Events that bring a stream's messages to three, where the protocol
     #: has more than one message a stream.
     three_messages: tuple[dict[str, Any], ...] = field(default=())
@@ -152,6 +155,21 @@ class Row:
     def recorded(self) -> bytes:
         """The bytes of ``stream``."""
         return (FIXTURES / self.stream).read_bytes()
+
+    def events(self, stream: bytes) -> list[Any]:
+        """The events of one of its streams as ``feed_event`` takes them:
+        each event's JSON data, or, where its event names say what each event
+        is (``framing="named"``), ``{"event": <name>, "data": <data>}``.
+        ``[DONE]`` aside."""
+        from agentcodec import SSEDecoder
+        from sse_helpers import as_sse
+
+        decoder = SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+        decoded = [*decoder.feed(as_sse(stream)), *decoder.close()]
+        events = [(event.event, json.loads(event.data)) for event in decoded if event.data != "[DONE]"]
+        if self.framing == "named":
+            return [{"event": name, "data": data} for name, data in events]
+        return [data for _, data in events]
 
     def streams(self) -> list[Path]:
         """Every recorded stream's path, sorted within each glob."""

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from typing_extensions import assert_type
 
-from agentcodec import agui, anthropic, gemini, ollama
+from agentcodec import agui, anthropic, gemini, langgraph, ollama
 from agentcodec.a2a.types import Message as A2AMessage
 from agentcodec.a2a.types import Task
 from agentcodec.agentscope.types import AgentResponse
@@ -30,6 +30,7 @@ def results_by_protocol(source: bytes) -> None:
     assert_type(assemble([source], "a2a"), Task | A2AMessage | None)
     assert_type(assemble([source], "ollama"), ollama.ChatResponse | ollama.GenerateResponse)
     assert_type(assemble([source], "gemini"), gemini.GenerateContentResponse)
+    assert_type(assemble([source], "langgraph"), langgraph.AssembledRun)
     assert_type(assemble([source], assembler=agui.Assembler()), agui.Run)
 
 

@@ -87,6 +87,7 @@ ProtocolName: TypeAlias = Literal[
     "ollama",
     "gemini",
     "bedrock",
+    "langgraph",
 ]
 #: Every protocol's name, in order.
 PROTOCOL_NAMES: tuple[ProtocolName, ...] = get_args(ProtocolName)

@@ -22,7 +22,7 @@ __all__ = ["Framing", "Kind", "event_text"]
 #: The framing a protocol's streams may have besides SSE: a JSON text a line
 #: (Ollama), one JSON array streamed element by element (Gemini), or the AWS
 #: event stream (Bedrock).
-Kind = Literal["lines", "array", "eventstream"]
+Kind = Literal["lines", "array", "eventstream", "named"]
 
 _BOM = b"\xef\xbb\xbf"
 _WHITE_SPACE = b" \t\r\n"

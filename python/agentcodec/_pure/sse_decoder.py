@@ -471,3 +471,28 @@ class TextDecoder(SSEDecoder):
 
     def close_texts(self) -> list[str]:
         return self.close()  # type: ignore[return-value]
+
+
+class NamedTextDecoder(TextDecoder):
+    """The assemblers' decoder for a protocol whose SSE event names say what
+    each event is (the LangGraph Agent Server's stream modes): each event
+    comes out as the text ``{"event": <name>, "data": <data>}``, its data
+    put in as it is (a blank one, a keep-alive, stays blank, and ``[DONE]``
+    itself)."""
+
+    __slots__ = ()
+
+    def _dispatch(self, events: list[Any]) -> None:
+        name = self._event_type
+        count = len(events)
+        super()._dispatch(events)
+        if len(events) > count:
+            data = events[-1]
+            trimmed = data.strip(" \t\n\r\x0b\x0c")
+            if trimmed and trimmed != "[DONE]":
+                events[-1] = named_text(name.decode("utf-8", "replace") or "message", data)
+
+
+def named_text(name: str, data: str) -> str:
+    """An SSE event as a named protocol's code reads it (``rust/framing.rs``'s ``named_text``)."""
+    return '{"event":' + json.dumps(name, ensure_ascii=False) + ',"data":' + data + "}"

@@ -12,7 +12,7 @@ from .accumulate import render
 from .framing import Framing, Kind
 from .json_values import JSONValueError, copy_value, json_kind, loads
 from .partial_json import why_not_json
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, TextDecoder
+from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, NamedTextDecoder, TextDecoder
 from .tool_calls import ToolCallReader
 
 #: How many error records an assembler keeps unless told otherwise (every
@@ -143,9 +143,13 @@ class Driver:
             "max_event_bytes": limit_arg("max_event_bytes", max_event_bytes),
         }
         kind = self._framing
-        self._decoder: TextDecoder | Framing = (
-            TextDecoder(**limits) if kind is None else Framing(kind, **limits)
-        )
+        self._decoder: TextDecoder | Framing
+        if kind is None:
+            self._decoder = TextDecoder(**limits)
+        elif kind == "named":  # SSE alone, each event with its name
+            self._decoder = NamedTextDecoder(**limits)
+        else:
+            self._decoder = Framing(kind, **limits)
         # The first max_errors errors recorded, and how many there were: a
         # stream of junk skipped must not grow memory without bound.
         self._errors: list[dict[str, Any]] = []

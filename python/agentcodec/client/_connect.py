@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from ..gemini.types import GenerateContentResponse as _GeminiResult
     from ..gemini.types import Record as _GeminiEvent
     from ..langchain.types import Event as _LangChainEvent
+    from ..langgraph.types import AssembledRun as _LangGraphResult
+    from ..langgraph.types import StreamPart as _LangGraphEvent
     from ..ollama.types import ChatResponse as _OllamaChatResponse
     from ..ollama.types import GenerateResponse as _OllamaGenerateResponse
     from ..ollama.types import Line as _OllamaEvent
@@ -164,6 +166,16 @@ def connect(
     assembler: None = None,
     **options: Any,
 ) -> AbstractContextManager[EventStream[_BedrockEvent, _BedrockResult]]: ...
+@overload
+def connect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["langgraph"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractContextManager[EventStream[_LangGraphEvent, _LangGraphResult]]: ...
 @overload
 def connect(
     client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
@@ -349,6 +361,16 @@ def aconnect(
 ) -> AbstractAsyncContextManager[AsyncEventStream[_BedrockEvent, _BedrockResult]]: ...
 @overload
 def aconnect(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    protocol: Literal["langgraph"],
+    assembler: None = None,
+    **options: Any,
+) -> AbstractAsyncContextManager[AsyncEventStream[_LangGraphEvent, _LangGraphResult]]: ...
+@overload
+def aconnect(
     client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
 ) -> AbstractAsyncContextManager[AsyncEventStream[_GeminiEvent, _GeminiResult]]: ...
 @overload
@@ -514,6 +536,10 @@ def assemble(
     source: Any, protocol: Literal["bedrock"], *, assembler: None = None, **options: Any
 ) -> _BedrockResult: ...
 @overload
+def assemble(
+    source: Any, protocol: Literal["langgraph"], *, assembler: None = None, **options: Any
+) -> _LangGraphResult: ...
+@overload
 def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any) -> _R: ...
 @overload
 def assemble(
@@ -572,6 +598,10 @@ async def aassemble(
 async def aassemble(
     source: Any, protocol: Literal["bedrock"], *, assembler: None = None, **options: Any
 ) -> _BedrockResult: ...
+@overload
+async def aassemble(
+    source: Any, protocol: Literal["langgraph"], *, assembler: None = None, **options: Any
+) -> _LangGraphResult: ...
 @overload
 async def aassemble(
     source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any
