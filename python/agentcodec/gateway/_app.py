@@ -2,7 +2,7 @@
 the demo agent), served downstream as every protocol an AgentApp serves,
 converted as it streams and resumable from a replay store.
 
-Routes (all ``POST``, JSON bodies):
+Routes (``POST`` with JSON bodies, but where said):
 
 - ``/process``: the Agent API, passed through as the upstream writes it;
 - ``/ag-ui``: AG-UI (``RunAgentInput`` in, AG-UI events out);
@@ -11,6 +11,10 @@ Routes (all ``POST``, JSON bodies):
 - ``/threads/{thread_id}/commands`` (``run.start``) and
   ``/threads/{thread_id}/stream/events``: the LangChain Agent Streaming
   Protocol's SSE transport;
+- ``/threads``, ``/threads/{thread_id}/runs/stream``, ``GET
+  /threads/{thread_id}/runs/{run_id}/stream`` and ``GET
+  /threads/{thread_id}/state``: the LangGraph Agent Server's, as
+  langgraph-sdk and ``useStream`` call them (``_langgraph.py``);
 - ``/a2a``: A2A's JSON-RPC binding, 0.3 and 1.0 (``_a2a.py``), with the agent
   card at ``GET /.well-known/agent-card.json``.
 
@@ -48,6 +52,7 @@ from ._a2a import A2AEndpoint
 from ._access import Exchange
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
+from ._langgraph import LangGraphEndpoint
 from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import (
     RequestError,
@@ -82,6 +87,8 @@ _STREAM_ROUTES = {
 def _stream_protocol(path: str) -> str | None:
     if path.endswith("/stream/events") and path.startswith("/threads/"):
         return "langchain"
+    if path.endswith("/stream") and path.startswith("/threads/") and "/runs/" in path:
+        return "langgraph"
     return _STREAM_ROUTES.get(path)
 
 
@@ -156,6 +163,7 @@ class Gateway:
         self._runs_by_key: dict[int, int] = {}  # the same, by the API key's place in api_keys
         self.metrics = Metrics(lambda: self._runs)
         self._a2a = A2AEndpoint(self)
+        self._langgraph = LangGraphEndpoint(self)
         routes = [
             Route("/process", self._process, methods=["POST"]),
             Route("/ag-ui", self._agui, methods=["POST"]),
@@ -163,6 +171,10 @@ class Gateway:
             Route("/v1/responses", self._responses, methods=["POST"]),
             Route("/threads/{thread_id}/commands", self._langchain_command, methods=["POST"]),
             Route("/threads/{thread_id}/stream/events", self._langchain_events, methods=["POST"]),
+            Route("/threads", self._langgraph.create_thread, methods=["POST"]),
+            Route("/threads/{thread_id}/runs/stream", self._langgraph.stream_run, methods=["POST"]),
+            Route("/threads/{thread_id}/runs/{run_id}/stream", self._langgraph.join, methods=["GET"]),
+            Route("/threads/{thread_id}/state", self._langgraph.state, methods=["GET"]),
             Route("/a2a", self._a2a.handle, methods=["POST"], name="a2a"),
             Route("/.well-known/agent-card.json", self._a2a.card, methods=["GET"]),
             Route("/health", self._health, methods=["GET"]),

@@ -1,0 +1,252 @@
+"""The gateway as a LangGraph Agent Server: the routes langgraph-sdk's
+client and the ``useStream`` hook call, so that a LangGraph frontend talks to
+the agent behind the gateway.
+
+- ``POST /threads``: a thread (any id works: its runs name it);
+- ``POST /threads/{thread_id}/runs/stream``: a run of the agent on the
+  thread's input messages (the thread is the agent's session), streamed as
+  langgraph-api streams ``stream_mode=["values", "messages-tuple"]`` (the
+  modes asked for are kept: ``values``, ``messages`` or ``messages-tuple``;
+  ``metadata`` and ``error`` always), its last ``values`` holding the
+  thread's messages: those of its runs before, the input, the answer.
+  ``Content-Location`` names the run and ``Location`` its join endpoint, as
+  langgraph-api's do; a dropped client resumes with ``Last-Event-ID``;
+- ``GET /threads/{thread_id}/runs/{run_id}/stream``: the run's stream again
+  from its start (or after ``Last-Event-ID``), then live (``join_stream``);
+- ``GET /threads/{thread_id}/state``: the thread's values after its last run.
+
+Runs are kept in the replay store (so any replica answers), named by the
+thread and by the run. What a LangGraph server does beyond these (assistants,
+crons, the store, resuming an interrupt with a ``command``) is not served.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from .._backend import impl
+from ..server import ReplayError
+from ._body import json_body
+from ._requests import RequestError, agent_request_from_langchain
+from ._streams import converted
+from ._upstream import UpstreamError
+
+if TYPE_CHECKING:
+    from ._app import Gateway
+
+__all__ = ["LangGraphEndpoint"]
+
+THREAD_ALIAS = "langgraph-thread:"
+RUN_ALIAS = "langgraph-run:"
+# The modes this endpoint writes, by what a request asks for.
+_MODES = {"values": {"values"}, "messages": {"messages"}, "messages-tuple": {"messages"}}
+# The serialized message types of LangChain's roles.
+_TYPES = {
+    "user": "human",
+    "human": "human",
+    "assistant": "ai",
+    "ai": "ai",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+}
+
+
+def _detail(status: int, message: str) -> JSONResponse:
+    """An error as langgraph-api answers one."""
+    return JSONResponse({"detail": message}, status_code=status)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def serialized(message: Any) -> dict[str, Any]:
+    """An input message as the thread's values hold it (LangChain's serialized form)."""
+    if isinstance(message, str):
+        message = {"role": "user", "content": message}
+    role = message.get("role", message.get("type"))
+    kept: dict[str, Any] = {
+        "content": message.get("content", ""),
+        "additional_kwargs": message.get("additional_kwargs") or {},
+        "response_metadata": message.get("response_metadata") or {},
+        "type": _TYPES.get(role, role),
+        "name": message.get("name"),
+        "id": message.get("id") or str(uuid.uuid4()),
+    }
+    if kept["type"] == "tool":
+        kept["tool_call_id"] = message.get("tool_call_id")
+    return kept
+
+
+def _inputs(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    given = body.get("input")
+    if isinstance(given, Mapping) and "messages" in given:
+        given = given["messages"]
+    items = given if isinstance(given, list) else [given]
+    return [serialized(item) for item in items]
+
+
+def _asked_modes(body: Mapping[str, Any]) -> set[str]:
+    """The events a request's ``stream_mode`` asks for (langgraph-sdk's
+    default is ``values``)."""
+    modes = body.get("stream_mode", "values")
+    names = [modes] if isinstance(modes, str) else modes if isinstance(modes, list) else []
+    kept = {"metadata", "error"}
+    for name in names:
+        kept |= _MODES.get(name, set()) if isinstance(name, str) else set()
+    return kept
+
+
+async def _as_the_threads(
+    frames: AsyncIterator[bytes], before: list[Any], modes: set[str]
+) -> AsyncIterator[bytes]:
+    """The run's events as the thread's: only the modes asked for, and its
+    last values holding the thread's messages before the answer's. (A chunk
+    holds whole events; one that needs neither passes untouched.)"""
+    filtered = "messages" not in modes or "values" not in modes
+    async for chunk in frames:
+        if not filtered and b"event: values\n" not in chunk:
+            yield chunk
+            continue
+        decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+        out = []
+        for event in [*decoder.feed(chunk), *decoder.close()]:
+            if event.event not in modes:
+                continue
+            data = json.loads(event.data)
+            if event.event == "values" and isinstance(data, dict):
+                data["messages"] = [*before, *data.get("messages", [])]
+            out.append(bytes(impl.encode_sse(data, event=event.event)))
+        if out:
+            yield b"".join(out)
+
+
+class LangGraphEndpoint:
+    """Serves the gateway's agent as a LangGraph Agent Server's threads and runs."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+
+    async def create_thread(self, request: Request) -> Response:
+        now = _now()
+        thread = {
+            "thread_id": str(uuid.uuid4()),
+            "created_at": now,
+            "updated_at": now,
+            "metadata": {},
+            "status": "idle",
+            "values": {},
+            "interrupts": {},
+        }
+        return JSONResponse(thread)
+
+    async def stream_run(self, request: Request) -> Response:
+        gateway = self._gateway
+        resumed = gateway.resumed(request, "langgraph")
+        if resumed is not None:
+            return resumed
+        thread_id = request.path_params["thread_id"]
+        try:
+            body = await json_body(request, gateway.max_body_bytes)
+            if not isinstance(body, Mapping):
+                raise RequestError("a run is a JSON object")
+            if body.get("command") is not None:
+                raise RequestError(
+                    "this agent takes input messages: a command (resuming an interrupt) is not served"
+                )
+            agent_request = agent_request_from_langchain(body, thread_id)
+            inputs = _inputs(body)
+        except RequestError as exc:
+            return _detail(exc.status if exc.status != 400 else 422, str(exc))
+        before = await self._thread_messages(thread_id)
+        run_id = str(uuid.uuid4())
+        try:
+            chunks = await gateway.start_run(agent_request, request)
+        except UpstreamError as exc:
+            return _detail(exc.status, exc.message)
+        transcoder = impl.Transcoder("agentscope", "langgraph", run_id=run_id, node="agent")
+        frames = _as_the_threads(converted(chunks, transcoder), [*before, *inputs], _asked_modes(body))
+        store = gateway.store
+        stream_id = await store.open()
+        await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
+        await store.set_alias(RUN_ALIAS + run_id, stream_id)
+        response = gateway.event_stream(frames, "langgraph", store=store, stream_id=stream_id)
+        response.headers["Content-Location"] = f"/threads/{thread_id}/runs/{run_id}"
+        response.headers["Location"] = f"/threads/{thread_id}/runs/{run_id}/stream"
+        return response
+
+    async def join(self, request: Request) -> Response:
+        gateway = self._gateway
+        resumed = gateway.resumed(request, "langgraph")
+        if resumed is not None:
+            return resumed
+        stream_id = await gateway.store.resolve_alias(RUN_ALIAS + request.path_params["run_id"])
+        if stream_id is None:
+            return _detail(404, "Run not found")
+        try:
+            entries = await gateway.store.replay(stream_id, 0)
+        except ReplayError as exc:
+            return _detail(410, str(exc))
+        return gateway.event_stream(self._followed(stream_id, entries), "langgraph")
+
+    @staticmethod
+    async def _followed(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncIterator[bytes]:
+        """The run's events from its start, each with the id a resume takes."""
+        try:
+            async for number, frame in entries:
+                yield f"id: langgraph.{stream_id}:{number}\n".encode() + frame
+        finally:
+            aclose = getattr(entries, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    async def state(self, request: Request) -> Response:
+        thread_id = request.path_params["thread_id"]
+        assembler = await self._last_run(thread_id)
+        if assembler is None:
+            return _detail(404, f"Thread {thread_id} has no run")
+        return JSONResponse(
+            {
+                "values": assembler.values or {},
+                "next": [],
+                "tasks": [],
+                "metadata": {"run_id": assembler.run_id},
+                "created_at": _now(),
+                "checkpoint": {
+                    "thread_id": thread_id,
+                    "checkpoint_ns": "",
+                    "checkpoint_id": assembler.run_id,
+                },
+                "parent_checkpoint": None,
+                "interrupts": assembler.interrupts,
+            }
+        )
+
+    async def _last_run(self, thread_id: str) -> Any:
+        """The thread's last run, assembled as the store holds it (None without one)."""
+        store = self._gateway.store
+        stream_id = await store.resolve_alias(THREAD_ALIAS + thread_id)
+        if stream_id is None:
+            return None
+        try:
+            entries, _ = await store.stored(stream_id)
+        except ReplayError:
+            return None
+        assembler = impl.LangGraphAssembler(on_error="skip")
+        for _, frame in entries:
+            assembler.feed(frame)
+        return assembler
+
+    async def _thread_messages(self, thread_id: str) -> list[Any]:
+        assembler = await self._last_run(thread_id)
+        values = assembler.values if assembler is not None else None
+        messages = values.get("messages") if isinstance(values, dict) else None
+        return list(messages) if isinstance(messages, list) else []

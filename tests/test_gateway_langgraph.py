@@ -1,0 +1,154 @@
+"""The gateway as a LangGraph Agent Server, called by langgraph-sdk's own
+client on uvicorn: a thread's runs streamed, joined again, its state; the
+modes asked for; resume; what it refuses."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from agentcodec import langgraph
+from agentcodec.gateway import DemoAgent, Gateway
+from servers import serve
+from sse_helpers import data_events
+
+pytest.importorskip("langgraph_sdk")
+
+QUESTION = "How many words are in this question?"
+ANSWER = f'You wrote "{QUESTION}": that is 7 words.'
+
+
+@pytest.fixture(scope="module")
+def gateway() -> Iterator[str]:
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        yield url
+
+
+def text_of(message: dict[str, Any]) -> str:
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+
+
+async def conversation(url: str) -> dict[str, Any]:
+    """Two runs of one thread through langgraph-sdk's client, as useStream
+    asks for them, the first joined again, and the thread's state."""
+    from langgraph_sdk import get_client
+
+    async with get_client(url=url) as client:
+        thread = await client.threads.create()
+        thread_id = thread["thread_id"]
+        runs = []
+        for text in (QUESTION, "And now?"):
+            parts = [
+                (part.event, part.data)
+                async for part in client.runs.stream(
+                    thread_id,
+                    "agent",
+                    input={"messages": [{"role": "user", "content": text}]},
+                    stream_mode=["values", "messages-tuple"],
+                )
+            ]
+            runs.append(parts)
+        run_id = runs[0][0][1]["run_id"]
+        joined = [(part.event, part.data) async for part in client.runs.join_stream(thread_id, run_id)]
+        state = await client.threads.get_state(thread_id)
+    return {"runs": runs, "joined": joined, "state": state}
+
+
+def assembled(parts: list[tuple[str, Any]]) -> dict[str, Any]:
+    assembler = langgraph.Assembler()
+    for event, data in parts:
+        assembler.feed_event({"event": event, "data": data})
+    return assembler.close()
+
+
+def test_a_threads_runs_stream_as_langgraph_sdk_reads_them(gateway: str) -> None:
+    talk = asyncio.run(conversation(gateway))
+    first, second = (assembled(parts) for parts in talk["runs"])
+    assert [event for event, _ in talk["runs"][0]][:1] == ["metadata"]
+    # The demo agent's turn streamed as messages: its reasoning, its call, the
+    # tool's result, its answer; the thread's messages in the last values.
+    turn = ["ai", "ai", "tool", "ai"]
+    assert [message["type"] for message in first["messages"]] == turn
+    assert text_of(first["messages"][-1]) == ANSWER
+    assert first["messages"][1]["tool_calls"][0]["args"] == {"text": QUESTION}
+    assert first["values"]["messages"][1:] == first["messages"]
+    assert (first["values"]["messages"][0]["type"], text_of(first["values"]["messages"][0])) == (
+        "human",
+        QUESTION,
+    )
+    kinds = [message["type"] for message in second["values"]["messages"]]
+    assert kinds == ["human", *turn, "human", *turn]
+    assert second["values"]["messages"][: len(turn) + 1] == first["values"]["messages"]
+    assert text_of(second["values"]["messages"][5]) == "And now?"
+    # Joined again, the first run is what streamed.
+    assert talk["joined"] == talk["runs"][0]
+    # The thread's state is its last run's values.
+    assert talk["state"]["values"] == second["values"]
+
+
+def run_body(**extra: Any) -> dict[str, Any]:
+    return {"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": QUESTION}]}, **extra}
+
+
+@pytest.mark.parametrize(
+    ("stream_mode", "events"),
+    [
+        (None, {"metadata", "values"}),
+        ("values", {"metadata", "values"}),
+        (["messages-tuple"], {"metadata", "messages"}),
+        (["values", "messages-tuple", "updates"], {"metadata", "values", "messages"}),
+    ],
+)
+def test_the_modes_asked_for_are_the_events_sent(gateway: str, stream_mode: Any, events: set[str]) -> None:
+    body = run_body() if stream_mode is None else run_body(stream_mode=stream_mode)
+    response = httpx.post(f"{gateway}/threads/t-modes/runs/stream", json=body)
+    assert response.status_code == 200
+    names = {line[7:] for line in response.text.splitlines() if line.startswith("event: ")}
+    assert names == events
+    run_id = data_events(response.content)[0]["run_id"]
+    assert response.headers["content-location"] == f"/threads/t-modes/runs/{run_id}"
+    assert response.headers["location"] == f"/threads/t-modes/runs/{run_id}/stream"
+
+
+def test_a_dropped_client_resumes_with_last_event_id(gateway: str) -> None:
+    response = httpx.post(
+        f"{gateway}/threads/t-resume/runs/stream", json=run_body(stream_mode=["messages-tuple"])
+    )
+    ids = [line[4:] for line in response.text.splitlines() if line.startswith("id: ")]
+    assert len(ids) > 3
+    again = httpx.post(
+        f"{gateway}/threads/t-resume/runs/stream", json=run_body(), headers={"Last-Event-ID": ids[1]}
+    )
+    assert [line[4:] for line in again.text.splitlines() if line.startswith("id: ")] == ids[2:]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "says"),
+    [
+        (
+            {"assistant_id": "agent", "command": {"resume": "yes"}},
+            422,
+            "a command (resuming an interrupt) is not served",
+        ),
+        ({"assistant_id": "agent", "input": {"messages": [{"role": "robot", "content": "x"}]}}, 422, "robot"),
+        ([], 422, "a run is a JSON object"),
+    ],
+)
+def test_what_it_does_not_serve_is_refused_saying_why(
+    gateway: str, body: Any, status: int, says: str
+) -> None:
+    response = httpx.post(f"{gateway}/threads/t-bad/runs/stream", json=body)
+    assert response.status_code == status
+    assert says in response.json()["detail"]
+
+
+def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
+    assert httpx.get(f"{gateway}/threads/nobody/runs/none/stream").status_code == 404
+    assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404
