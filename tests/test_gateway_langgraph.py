@@ -11,8 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from agentcodec import langgraph
+from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
+from protocol_table import FIXTURES
 from servers import serve
 from sse_helpers import data_events
 
@@ -152,3 +153,90 @@ def test_what_it_does_not_serve_is_refused_saying_why(
 def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
     assert httpx.get(f"{gateway}/threads/nobody/runs/none/stream").status_code == 404
     assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404
+
+
+class Dropping:
+    """A LangGraph server whose run's stream drops midway: the run names its
+    join endpoint (``Location``), which gives the rest after
+    ``Last-Event-ID``. Records how the join was asked for."""
+
+    def __init__(self, stream: bytes, cut: int) -> None:
+        decoder = SSEDecoder()
+        events = [*decoder.feed(stream), *decoder.close()]
+        self.frames = [
+            f"id: {number}\nevent: {event.event}\ndata: {event.data}\n\n".encode()
+            for number, event in enumerate(events, 1)
+        ]
+        self.cut = cut
+        self.joins: list[tuple[str, str, bytes]] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope["headers"])
+        if scope["method"] == "POST":
+            start = {"type": "http.response.start", "status": 200}
+            location = b"/threads/t/runs/r/stream"
+            await send(
+                {**start, "headers": [(b"content-type", b"text/event-stream"), (b"location", location)]}
+            )
+            await send(
+                {"type": "http.response.body", "body": b"".join(self.frames)[: self.cut], "more_body": True}
+            )
+            raise RuntimeError("the connection drops")
+        body = (await receive()).get("body", b"")
+        after = headers.get(b"last-event-id", b"0").decode()
+        self.joins.append((scope["method"], scope["path"] + ":" + after, body))
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"".join(self.frames[int(after) :])})
+
+
+@pytest.mark.parametrize("how", ["httpx", "httpx async", "aiohttp"])
+def test_the_client_resumes_a_run_at_the_place_its_response_named(how: str) -> None:
+    """As langgraph-sdk does: a dropped run's stream is asked for again with
+    a GET of its ``Location``, after ``Last-Event-ID``, no body sent."""
+    from agentcodec import client
+
+    stream = (FIXTURES / "langgraph" / "tool_call.sse").read_bytes()
+    server = Dropping(stream, cut=len(stream) // 2)
+    path = "/threads/t/runs/stream"
+
+    async def read_async(url: str) -> tuple[Any, int]:
+        if how == "aiohttp":
+            import aiohttp
+
+            session: Any = aiohttp.ClientSession()
+            target = url + path
+        else:
+            session = httpx.AsyncClient(base_url=url)
+            target = path
+        async with session:
+            opened = client.aconnect(
+                session, "POST", target, protocol="langgraph", json=run_body(), retry_delay=0
+            )
+            async with opened as events:
+                return await events.until_done(), events.reconnections
+
+    with serve(server) as url:
+        if how == "httpx":
+            with (
+                httpx.Client(base_url=url) as http,
+                client.connect(
+                    http, "POST", path, protocol="langgraph", json=run_body(), retry_delay=0
+                ) as events,
+            ):
+                run, reconnections = events.until_done(), events.reconnections
+        else:
+            run, reconnections = asyncio.run(read_async(url))
+    assert reconnections == 1
+    ((method, place, body),) = server.joins
+    assert (method, body) == ("GET", b"")
+    assert place.startswith("/threads/t/runs/r/stream:")
+    assert int(place.rpartition(":")[2]) > 1
+    whole = langgraph.Assembler()
+    whole.feed(stream)
+    assert run == whole.close()

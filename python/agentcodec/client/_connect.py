@@ -15,6 +15,7 @@ from contextlib import (
     contextmanager,
 )
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
+from urllib.parse import urljoin, urlsplit
 
 from .. import _protocols
 from .._errors import SSEError
@@ -65,6 +66,30 @@ def _headers(headers: Mapping[str, str] | None, last_event_id: str, protocol: st
     if last_event_id:
         merged["Last-Event-ID"] = last_event_id
     return merged
+
+
+class _Where:
+    """Where a dropped stream is asked for again: the request as first sent,
+    or, once a response named its stream's place (``Location``, as
+    langgraph-api's runs do and langgraph-sdk follows), a ``GET`` of it, if
+    it is on the same origin (credentials go nowhere else)."""
+
+    __slots__ = ("method", "request", "url")
+
+    def __init__(self, method: str, url: str, request: dict[str, Any]) -> None:
+        self.method, self.url, self.request = method, url, request
+
+    def seen(self, response_url: Any, location: str | None) -> None:
+        if not location:
+            return
+        base = urlsplit(str(response_url))
+        target = urljoin(str(response_url), location)
+        place = urlsplit(target)
+        if (place.scheme, place.netloc) != (base.scheme, base.netloc):
+            return
+        body = ("json", "content", "data", "files", "params")
+        self.method, self.url = "GET", target
+        self.request = {key: value for key, value in self.request.items() if key not in body}
 
 
 def _is_aiohttp(client: Any) -> bool:
@@ -253,11 +278,14 @@ def _connect(
     retry_delay: float,
     request: dict[str, Any],
 ) -> Iterator[EventStream[Any, Any]]:
+    where = _Where(method, url, request)
+
     def open_stream(last_event_id: str) -> Any:
         sent = client.build_request(
-            method, url, headers=_headers(headers, last_event_id, protocol), **request
+            where.method, where.url, headers=_headers(headers, last_event_id, protocol), **where.request
         )
         response = client.send(sent, stream=True)
+        where.seen(response.url, response.headers.get("location"))
         if response.is_error:
             response.read()
             response.close()
@@ -442,12 +470,14 @@ async def _aconnect(
     retry_delay: float,
     request: dict[str, Any],
 ) -> AsyncIterator[AsyncEventStream[Any, Any]]:
+    where = _Where(method, url, request)
     if _is_aiohttp(client):
 
         async def open_stream(last_event_id: str) -> Any:
             response = await client.request(
-                method, url, headers=_headers(headers, last_event_id, protocol), **request
+                where.method, where.url, headers=_headers(headers, last_event_id, protocol), **where.request
             )
+            where.seen(response.url, response.headers.get("Location"))
             if response.status >= 400:
                 await response.read()
                 response.release()
@@ -463,9 +493,10 @@ async def _aconnect(
 
         async def open_stream(last_event_id: str) -> Any:
             sent = client.build_request(
-                method, url, headers=_headers(headers, last_event_id, protocol), **request
+                where.method, where.url, headers=_headers(headers, last_event_id, protocol), **where.request
             )
             response = await client.send(sent, stream=True)
+            where.seen(response.url, response.headers.get("location"))
             if response.is_error:
                 await response.aread()
                 await response.aclose()
