@@ -59,7 +59,9 @@ async def conversation(url: str) -> dict[str, Any]:
         run_id = runs[0][0][1]["run_id"]
         joined = [(part.event, part.data) async for part in client.runs.join_stream(thread_id, run_id)]
         state = await client.threads.get_state(thread_id)
-    return {"runs": runs, "joined": joined, "state": state}
+        history = await client.threads.get_history(thread_id)
+        got = await client.threads.get(thread_id)
+    return {"runs": runs, "joined": joined, "state": state, "history": history, "thread": got}
 
 
 def assembled(parts: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -90,8 +92,10 @@ def test_a_threads_runs_stream_as_langgraph_sdk_reads_them(gateway: str) -> None
     assert text_of(second["values"]["messages"][5]) == "And now?"
     # Joined again, the first run is what streamed.
     assert talk["joined"] == talk["runs"][0]
-    # The thread's state is its last run's values.
+    # The thread's state is its last run's values, as its history and the thread say.
     assert talk["state"]["values"] == second["values"]
+    assert [state["values"] for state in talk["history"]] == [second["values"]]
+    assert (talk["thread"]["status"], talk["thread"]["values"]) == ("idle", second["values"])
 
 
 def run_body(**extra: Any) -> dict[str, Any]:

@@ -175,6 +175,8 @@ class Gateway:
             Route("/threads/{thread_id}/runs/stream", self._langgraph.stream_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs/{run_id}/stream", self._langgraph.join, methods=["GET"]),
             Route("/threads/{thread_id}/state", self._langgraph.state, methods=["GET"]),
+            Route("/threads/{thread_id}/history", self._langgraph.history, methods=["POST"]),
+            Route("/threads/{thread_id}", self._langgraph.thread, methods=["GET"]),
             Route("/a2a", self._a2a.handle, methods=["POST"], name="a2a"),
             Route("/.well-known/agent-card.json", self._a2a.card, methods=["GET"]),
             Route("/health", self._health, methods=["GET"]),

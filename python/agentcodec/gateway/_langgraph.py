@@ -13,7 +13,9 @@ the agent behind the gateway.
   langgraph-api's do; a dropped client resumes with ``Last-Event-ID``;
 - ``GET /threads/{thread_id}/runs/{run_id}/stream``: the run's stream again
   from its start (or after ``Last-Event-ID``), then live (``join_stream``);
-- ``GET /threads/{thread_id}/state``: the thread's values after its last run.
+- ``GET /threads/{thread_id}/state``: the thread's values after its last
+  run; ``POST /threads/{thread_id}/history`` (useStream fetches it): that
+  state, the one kept; ``GET /threads/{thread_id}``: the thread.
 
 Runs are kept in the replay store (so any replica answers), named by the
 thread and by the run. What a LangGraph server does beyond these (assistants,
@@ -129,6 +131,20 @@ async def _as_the_threads(
             yield b"".join(out)
 
 
+def _state(thread_id: str, assembler: Any) -> dict[str, Any]:
+    """A thread's state after a run, as ``GET /threads/{thread_id}/state`` gives it."""
+    return {
+        "values": assembler.values or {},
+        "next": [],
+        "tasks": [],
+        "metadata": {"run_id": assembler.run_id},
+        "created_at": _now(),
+        "checkpoint": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": assembler.run_id},
+        "parent_checkpoint": None,
+        "interrupts": assembler.interrupts,
+    }
+
+
 class LangGraphEndpoint:
     """Serves the gateway's agent as a LangGraph Agent Server's threads and runs."""
 
@@ -213,22 +229,33 @@ class LangGraphEndpoint:
         assembler = await self._last_run(thread_id)
         if assembler is None:
             return _detail(404, f"Thread {thread_id} has no run")
-        return JSONResponse(
-            {
-                "values": assembler.values or {},
-                "next": [],
-                "tasks": [],
-                "metadata": {"run_id": assembler.run_id},
-                "created_at": _now(),
-                "checkpoint": {
-                    "thread_id": thread_id,
-                    "checkpoint_ns": "",
-                    "checkpoint_id": assembler.run_id,
-                },
-                "parent_checkpoint": None,
-                "interrupts": assembler.interrupts,
-            }
-        )
+        return JSONResponse(_state(thread_id, assembler))
+
+    async def history(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/history``: the thread's states, the
+        latest first (what useStream fetches): its last run's, the one kept."""
+        thread_id = request.path_params["thread_id"]
+        assembler = await self._last_run(thread_id)
+        return JSONResponse([] if assembler is None else [_state(thread_id, assembler)])
+
+    async def thread(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}``: the thread, its values its last run's."""
+        thread_id = request.path_params["thread_id"]
+        assembler = await self._last_run(thread_id)
+        if assembler is None:
+            return _detail(404, f"Thread {thread_id} has no run")
+        now = _now()
+        status = "interrupted" if assembler.interrupts else "error" if assembler.error else "idle"
+        thread = {
+            "thread_id": thread_id,
+            "created_at": now,
+            "updated_at": now,
+            "metadata": {},
+            "status": status,
+            "values": assembler.values or {},
+            "interrupts": {},
+        }
+        return JSONResponse(thread)
 
     async def _last_run(self, thread_id: str) -> Any:
         """The thread's last run, assembled as the store holds it (None without one)."""
