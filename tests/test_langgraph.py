@@ -396,6 +396,13 @@ def test_chunks_add_up_as_langchain_core_adds_them(chunks: list[dict[str, Any]],
         assembler = backend.LangGraphAssembler(on_error="skip")
         for fields in chunks:
             assembler.feed_event({"event": "messages", "data": [{"type": "AIMessageChunk", **fields}, {}]})
+        # The same as bytes (the native backend's quick path takes text chunks).
+        framed = backend.LangGraphAssembler(on_error="skip")
+        for fields in chunks:
+            data = json.dumps([{"type": "AIMessageChunk", **fields}, {"langgraph_step": 1}])
+            framed.feed(f"event: messages\ndata: {data}\n\n".encode())
+        assert framed.messages == assembler.messages
+        assert [error["message"] for error in framed.errors] == [error["message"] for error in assembler.errors]
         if expected is None:
             assert assembler.errors
             continue

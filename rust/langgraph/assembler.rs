@@ -6,6 +6,7 @@
 use indexmap::IndexMap;
 
 use super::merge::{add_usage, best_id, Blocks, Content, LC_RUN_PREFIX};
+use super::probe::TextPiece;
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::{read, Part};
 use crate::framing::Kind;
@@ -181,6 +182,24 @@ impl ChunkedMessage {
     /// Adds a chunk (an encoder's own).
     pub fn add_chunk(&mut self, chunk: &Map<String, Value>) -> Result<(), String> {
         self.add(chunk).map_err(|Bad(problem)| problem)
+    }
+
+    /// The quick path's chunk: a piece of text and nothing else (its
+    /// provider's name, if any, the one held), added as `add` would; false,
+    /// having changed nothing, for anything `add` would do more with.
+    fn add_text(&mut self, id: &str, text: &str, provider: Option<&str>) -> bool {
+        let Content::Text(held) = &mut self.content else {
+            return false;
+        };
+        if let Some(provider) = provider {
+            if self.response_metadata.get("model_provider").and_then(Value::as_str) != Some(provider) {
+                return false;
+            }
+        }
+        self.chunks += 1;
+        held.push_str(text);
+        best_id(&mut self.id, Some(id));
+        true
     }
 
     /// The content blocks and tool-call chunks it holds (`max_blocks`).
@@ -444,6 +463,25 @@ impl Protocol for LangGraph {
 
     fn recognizes(&self, event: &Map<String, Value>) -> bool {
         super::recognizes(event)
+    }
+
+    fn apply_quickly(&mut self, text: &str) -> bool {
+        let Some(piece) = TextPiece::parse(text) else {
+            return false;
+        };
+        let Some(namespace) = self.namespaces.get_mut(piece.namespace) else {
+            return false;
+        };
+        let Some(Held::Chunked(message)) = namespace.messages.get_mut(piece.id.as_ref()) else {
+            return false;
+        };
+        if !message.add_text(&piece.id, &piece.text, piece.provider.as_deref()) {
+            return false;
+        }
+        if namespace.last.as_deref() != Some(piece.id.as_ref()) {
+            namespace.last = Some(piece.id.into_owned());
+        }
+        true
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {

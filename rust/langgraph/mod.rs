@@ -5,6 +5,7 @@
 mod assembler;
 pub mod events;
 mod merge;
+mod probe;
 mod wire;
 
 vocabulary!("langgraph");
