@@ -558,6 +558,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Whether the next value is an array (the cursor stays before it).
+    pub fn peek_array(&mut self) -> Result<bool> {
+        Ok(self.peek_value()? == b'[')
+    }
+
     /// The first byte of the next value, after white space.
     fn peek_value(&mut self) -> Result<u8> {
         self.whitespace();

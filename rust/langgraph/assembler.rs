@@ -6,7 +6,7 @@
 use indexmap::IndexMap;
 
 use super::merge::{add_usage, best_id, Blocks, Content, LC_RUN_PREFIX};
-use super::probe::TextPiece;
+use super::probe::{Adds, TextPiece};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::{read, Part};
 use crate::framing::Kind;
@@ -187,17 +187,37 @@ impl ChunkedMessage {
     /// The quick path's chunk: a piece of text and nothing else (its
     /// provider's name, if any, the one held), added as `add` would; false,
     /// having changed nothing, for anything `add` would do more with.
-    fn add_text(&mut self, id: &str, text: &str, provider: Option<&str>) -> bool {
-        let Content::Text(held) = &mut self.content else {
-            return false;
-        };
+    fn add_piece(&mut self, id: &str, adds: &Adds<'_>, provider: Option<&str>) -> bool {
         if let Some(provider) = provider {
             if self.response_metadata.get("model_provider").and_then(Value::as_str) != Some(provider) {
                 return false;
             }
         }
-        self.chunks += 1;
+        // The string it goes to (the full path's merge_content / merge_dicts
+        // appends to it, leaving the index alike: an element of that index
+        // with no id is the first of its index).
+        let (held, text) = match (adds, &mut self.content) {
+            (Adds::Text(text), Content::Text(held)) => (held, text),
+            (Adds::Block(index, key, text), Content::List(blocks)) => {
+                match blocks.first_of(*index).and_then(|block| block.get_mut(key.as_ref())) {
+                    Some(Value::String(held)) => (held, text),
+                    _ => return false,
+                }
+            }
+            (Adds::Args(index, text), _) => {
+                match self
+                    .tool_call_chunks
+                    .first_of(*index)
+                    .and_then(|call| call.get_mut("args"))
+                {
+                    Some(Value::String(held)) => (held, text),
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        };
         held.push_str(text);
+        self.chunks += 1;
         best_id(&mut self.id, Some(id));
         true
     }
@@ -475,7 +495,7 @@ impl Protocol for LangGraph {
         let Some(Held::Chunked(message)) = namespace.messages.get_mut(piece.id.as_ref()) else {
             return false;
         };
-        if !message.add_text(&piece.id, &piece.text, piece.provider.as_deref()) {
+        if !message.add_piece(&piece.id, &piece.adds, piece.provider.as_deref()) {
             return false;
         }
         if namespace.last.as_deref() != Some(piece.id.as_ref()) {

@@ -57,6 +57,13 @@ impl Blocks {
         self.items.push(item);
     }
 
+    /// The first element of an integer `index` (the one an element of that
+    /// index and no id merges into), as an object.
+    pub fn first_of(&mut self, index: i64) -> Option<&mut Map<String, Value>> {
+        let at = *self.positions.get(&IndexKey::Int(index))?.first()?;
+        self.items[at].as_object_mut()
+    }
+
     /// `merge_lists(self, right)`, into `self`.
     pub fn merge(&mut self, right: Vec<Value>) -> Result<(), String> {
         for element in right {

@@ -25,6 +25,13 @@ pub struct Chunk<'a> {
     pub kind: Option<Scalar<'a>>,
     pub id: Option<Scalar<'a>>,
     pub content: Option<Scalar<'a>>,
+    /// List content: its blocks, when it is a list of objects.
+    pub blocks: Option<Vec<Block<'a>>>,
+    /// Tool-call chunks: when a list of objects.
+    pub calls: Option<Vec<CallChunk<'a>>>,
+    /// `tool_calls` or `invalid_tool_calls` held something (a list of
+    /// objects: what they hold matters only where there are no chunks).
+    pub whole_calls: bool,
     /// `response_metadata`'s provider name, when it holds that alone.
     pub provider: Option<Scalar<'a>>,
     pub other: bool,
@@ -54,10 +61,42 @@ impl<'a> Fields<'a> for Event<'a> {
     }
 }
 
+/// An object whose fields are checked and skipped.
+#[derive(Debug, Default)]
+struct Skipped;
+
+impl<'a> Fields<'a> for Skipped {
+    fn field(&mut self, _key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        cursor.skip()
+    }
+}
+
+impl<'a> Chunk<'a> {
+    /// A list of objects that is not empty (`true`); an empty one or null
+    /// (`false`); anything else makes the chunk `other`.
+    fn listed(&mut self, cursor: &mut Cursor<'a>) -> Result<bool> {
+        if !cursor.peek_array()? {
+            self.other |= cursor.scalar()? != Scalar::Null;
+            return Ok(false);
+        }
+        let mut items: Vec<Skipped> = Vec::new();
+        self.other |= !cursor.objects_into(&mut items)?;
+        Ok(!items.is_empty())
+    }
+}
+
 impl<'a> Fields<'a> for Chunk<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         crate::match_key!(key, {
-            b"content" => self.content = Some(cursor.scalar()?),
+            b"content" => {
+                let mut blocks = Vec::new();
+                if cursor.peek_array()? {
+                    self.blocks = cursor.objects_into(&mut blocks)?.then_some(blocks);
+                    self.other |= self.blocks.is_none();
+                } else {
+                    self.content = Some(cursor.scalar()?);
+                }
+            },
             b"type" => self.kind = Some(cursor.scalar()?),
             b"id" => self.id = Some(cursor.scalar()?),
             b"response_metadata" => {
@@ -71,12 +110,80 @@ impl<'a> Fields<'a> for Chunk<'a> {
                 }
             },
             b"additional_kwargs" => self.other |= cursor.raw()? != "{}",
-            b"tool_calls" => self.other |= cursor.raw()? != "[]",
-            b"invalid_tool_calls" => self.other |= cursor.raw()? != "[]",
-            b"tool_call_chunks" => self.other |= cursor.raw()? != "[]",
+            b"tool_calls" => self.whole_calls |= self.listed(cursor)?,
+            b"invalid_tool_calls" => self.whole_calls |= self.listed(cursor)?,
+            b"tool_call_chunks" => {
+                let mut calls = Vec::new();
+                self.calls = cursor.objects_into(&mut calls)?.then_some(calls);
+                self.other |= self.calls.is_none();
+            },
             b"name" => self.other |= cursor.scalar()? != Scalar::Null,
             b"usage_metadata" => self.other |= cursor.scalar()? != Scalar::Null,
             b"chunk_position" => self.other |= cursor.scalar()? != Scalar::Null,
+            _ => {
+                self.other = true;
+                cursor.skip()?
+            },
+        });
+        Ok(())
+    }
+}
+
+/// A block of list content: its `index` and one string field beside its
+/// `type` (`text`, `reasoning`, `thinking`); `other` for anything more.
+#[derive(Debug, Default)]
+pub struct Block<'a> {
+    pub index: Option<Scalar<'a>>,
+    pub field: Option<(std::borrow::Cow<'a, str>, Scalar<'a>)>,
+    pub other: bool,
+}
+
+impl<'a> Block<'a> {
+    fn other_field(&mut self, cursor: &mut Cursor<'a>) -> Result<()> {
+        self.other = true;
+        cursor.skip()
+    }
+}
+
+impl<'a> Fields<'a> for Block<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        crate::match_key!(key, {
+            b"type" => cursor.skip()?,
+            b"index" => self.index = Some(cursor.scalar()?),
+            // (an id decides whether it merges; the others are kept when equal)
+            b"id" => self.other_field(cursor)?,
+            b"output_version" => self.other_field(cursor)?,
+            b"model_provider" => self.other_field(cursor)?,
+            _ => {
+                let value = cursor.scalar()?;
+                if self.field.is_some() {
+                    self.other = true;
+                } else {
+                    self.field = Some((std::borrow::Cow::Owned(key.to_owned()), value));
+                }
+            },
+        });
+        Ok(())
+    }
+}
+
+/// A tool-call chunk that only continues a call's arguments: `name` and
+/// `id` null, `args` a string; `other` for anything more.
+#[derive(Debug, Default)]
+pub struct CallChunk<'a> {
+    pub index: Option<Scalar<'a>>,
+    pub args: Option<Scalar<'a>>,
+    pub other: bool,
+}
+
+impl<'a> Fields<'a> for CallChunk<'a> {
+    fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
+        crate::match_key!(key, {
+            b"type" => cursor.skip()?,
+            b"index" => self.index = Some(cursor.scalar()?),
+            b"args" => self.args = Some(cursor.scalar()?),
+            b"name" => self.other |= cursor.scalar()? != Scalar::Null,
+            b"id" => self.other |= cursor.scalar()? != Scalar::Null,
             _ => {
                 self.other = true;
                 cursor.skip()?
@@ -99,14 +206,25 @@ impl<'a> Fields<'a> for Metadata<'a> {
     }
 }
 
-/// What a quick event adds: text to the message `id` of the namespace.
+/// What a quick event adds to the message `id` of the namespace.
 #[derive(Debug)]
 pub struct TextPiece<'a> {
     pub namespace: &'a str,
     pub id: std::borrow::Cow<'a, str>,
-    pub text: std::borrow::Cow<'a, str>,
+    pub adds: Adds<'a>,
     /// The provider's name its metadata gives, which the message must hold.
     pub provider: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// The piece of text, and where it goes.
+#[derive(Debug)]
+pub enum Adds<'a> {
+    /// To string content.
+    Text(std::borrow::Cow<'a, str>),
+    /// To a string field of the block of this index of list content.
+    Block(i64, std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>),
+    /// To the arguments of the tool-call chunk of this index.
+    Args(i64, std::borrow::Cow<'a, str>),
 }
 
 impl<'a> TextPiece<'a> {
@@ -137,12 +255,38 @@ impl<'a> TextPiece<'a> {
         if chunk.other || chunk.kind.as_ref().and_then(Scalar::as_str) != Some("AIMessageChunk") {
             return None;
         }
-        let (Some(Scalar::Str(id)), Some(Scalar::Str(text))) = (chunk.id, chunk.content) else {
+        let Some(Scalar::Str(id)) = chunk.id else {
             return None;
         };
-        if id.is_empty() || text.is_empty() {
+        if id.is_empty() {
             return None;
         }
+        let calls = chunk.calls.unwrap_or_default();
+        if chunk.whole_calls && calls.is_empty() {
+            return None; // (whole calls, and no chunks: they are made chunks)
+        }
+        let adds = match (chunk.content, chunk.blocks, calls.len()) {
+            (Some(Scalar::Str(text)), None, 0) if !text.is_empty() => Adds::Text(text),
+            (Some(Scalar::Str(text)), None, 1) if text.is_empty() => {
+                let call = calls.into_iter().next()?;
+                match (call.other, call.index.as_ref().and_then(Scalar::as_i64), call.args) {
+                    (false, Some(index), Some(Scalar::Str(args))) if !args.is_empty() => {
+                        Adds::Args(index, args)
+                    }
+                    _ => return None,
+                }
+            }
+            (None, Some(blocks), 0) if blocks.len() == 1 => {
+                let block = blocks.into_iter().next()?;
+                match (block.other, block.index.as_ref().and_then(Scalar::as_i64), block.field) {
+                    (false, Some(index), Some((key, Scalar::Str(text)))) if !text.is_empty() => {
+                        Adds::Block(index, key, text)
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
         let provider = match chunk.provider {
             None => None,
             Some(Scalar::Str(provider)) => Some(provider),
@@ -151,7 +295,7 @@ impl<'a> TextPiece<'a> {
         Some(TextPiece {
             namespace,
             id,
-            text,
+            adds,
             provider,
         })
     }
@@ -165,7 +309,8 @@ mod tests {
     fn reads_a_text_chunk_and_skips_the_metadata() {
         let text = r#"{"event":"messages|inner:1","data":[{"content":"Hé","additional_kwargs":{},"response_metadata":{"model_provider":"openai"},"type":"AIMessageChunk","name":null,"id":"m","tool_calls":[],"invalid_tool_calls":[],"usage_metadata":null,"tool_call_chunks":[],"chunk_position":null},{"run_id":"r","langgraph_step":1,"tags":["a"]}]}"#;
         let piece = TextPiece::parse(text).unwrap();
-        assert_eq!((piece.namespace, &*piece.id, &*piece.text), ("inner:1", "m", "Hé"));
+        assert_eq!((piece.namespace, &*piece.id), ("inner:1", "m"));
+        assert!(matches!(piece.adds, Adds::Text(text) if text == "Hé"));
         assert_eq!(piece.provider.as_deref(), Some("openai"));
     }
 
@@ -175,7 +320,7 @@ mod tests {
         assert!(TextPiece::parse(&base.replace("FIELD", "")).is_some());
         for more in [
             r#","usage_metadata":{"input_tokens":1}"#,
-            r#","tool_call_chunks":[{"index":0}]"#,
+            r#","tool_call_chunks":[{"index":0,"args":"{","name":"f"}]"#,
             r#","response_metadata":{"finish_reason":"stop"}"#,
             r#","chunk_position":"last""#,
             r#","name":"bob""#,
@@ -184,6 +329,14 @@ mod tests {
             assert!(TextPiece::parse(&base.replace("FIELD", more)).is_none(), "{more}");
         }
         assert!(TextPiece::parse(r#"{"event":"values","data":[{},{}]}"#).is_none());
+        let call = r#"{"event":"messages","data":[{"content":"","type":"AIMessageChunk","id":"m","tool_calls":[{"name":"f","args":{}}],"tool_call_chunks":[{"name":null,"args":"ab","id":null,"index":1,"type":"tool_call_chunk"}]},{}]}"#;
+        assert!(matches!(TextPiece::parse(call).unwrap().adds, Adds::Args(1, args) if args == "ab"));
+        let block = r#"{"event":"messages","data":[{"content":[{"type":"thinking","thinking":"x","index":0}],"type":"AIMessageChunk","id":"m"},{}]}"#;
+        assert!(matches!(TextPiece::parse(block).unwrap().adds, Adds::Block(0, key, text) if key == "thinking" && text == "x"));
+        let with_id = block.replace(r#""index":0"#, r#""index":0,"id":"b""#);
+        assert!(TextPiece::parse(&with_id).is_none());
+        let whole = r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m","tool_calls":[{"name":"f"}]},{}]}"#;
+        assert!(TextPiece::parse(whole).is_none());
         assert!(TextPiece::parse(r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"}]}"#).is_none());
         assert!(TextPiece::parse(r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"},{}"#).is_none());
     }
