@@ -90,7 +90,8 @@ class Row:
     ended_by_done: bool = False
     #: The JSON framing its streams may have instead of SSE ("lines": NDJSON,
     #: "array": one streamed JSON array), which its readers tell from SSE by
-    #: the first byte.
+    #: the first byte; or "named": SSE whose event names say what each event
+    #: is, read as ``{"event": <name>, "data": <data>}`` (``events``).
     framing: str | None = None
     #: Whether its recorded streams are NDJSON, not SSE (no event ids to
     #: resume after).
