@@ -402,7 +402,8 @@ def test_chunks_add_up_as_langchain_core_adds_them(chunks: list[dict[str, Any]],
             data = json.dumps([{"type": "AIMessageChunk", **fields}, {"langgraph_step": 1}])
             framed.feed(f"event: messages\ndata: {data}\n\n".encode())
         assert framed.messages == assembler.messages
-        assert [error["message"] for error in framed.errors] == [error["message"] for error in assembler.errors]
+        said = [error["message"] for error in assembler.errors]
+        assert [error["message"] for error in framed.errors] == said
         if expected is None:
             assert assembler.errors
             continue
