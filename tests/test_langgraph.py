@@ -437,3 +437,29 @@ def whole_or_empty(args: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_a_result_in_an_assistants_message_is_a_tool_message_of_its_own(backend: ModuleType) -> None:
+    """The vocabulary lets a tool result stand in the assistant's message
+    (a server tool's); LangChain's messages keep it apart, so that the
+    assistant's message is not replaced by it."""
+    encoder = backend.NeutralEncoder("langgraph", **OPTIONS["langgraph"])
+    events = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "message_started", "message_id": "m", "role": "assistant"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Searching."},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "block_started", "message_id": "m", "index": 1, "kind": "tool_result", "call_id": "c"},
+        {"type": "block_delta", "message_id": "m", "index": 1, "delta": "found"},
+        {"type": "block_finished", "message_id": "m", "index": 1},
+        {"type": "message_finished", "message_id": "m"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+    stream = b"".join(bytes(encoder.encode(event)) for event in events) + bytes(encoder.close())
+    run = assemble(backend, stream).run
+    assert [(m["type"], m["id"], m["content"]) for m in run["messages"]] == [
+        ("ai", "m", "Searching."),
+        ("tool", "m-result-1", "found"),
+    ]
+    assert run["values"]["messages"] == run["messages"]

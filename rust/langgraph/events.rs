@@ -704,27 +704,34 @@ impl Encoder {
         let Some(key) = block_key(event) else {
             return;
         };
-        if let Some(Written::ToolResult(call_id, name, output)) = self.blocks.remove(&key) {
-                let mut message = Map::new();
-                message.insert("content".to_owned(), output.into());
-                message.insert("additional_kwargs".to_owned(), Value::Object(Map::new()));
-                message.insert("response_metadata".to_owned(), Value::Object(Map::new()));
-                message.insert("type".to_owned(), "tool".into());
-                message.insert("name".to_owned(), name);
-                message.insert("id".to_owned(), key.0.clone().into());
-                message.insert("tool_call_id".to_owned(), call_id);
-                message.insert("artifact".to_owned(), Value::Null);
-                message.insert("status".to_owned(), "success".into());
-                let message = Value::Object(message);
-                self.written
-                    .insert(key.0.clone(), WrittenMessage::Whole(message.clone()));
-                let mut metadata = Map::new();
-                metadata.insert("langgraph_node".to_owned(), "tools".into());
-                out.push(Self::part(
-                    "messages",
-                    Value::Array(vec![message, Value::Object(metadata)]),
-                ));
-        }
+        let Some(Written::ToolResult(call_id, name, output)) = self.blocks.remove(&key) else {
+            return;
+        };
+        // A result in an assistant's message (not a tool's) is a tool message of its own.
+        let tool_id = if matches!(self.written.get(&key.0), Some(WrittenMessage::Chunked(_))) {
+            format!("{}-result-{}", key.0, key.1)
+        } else {
+            key.0.clone()
+        };
+        let mut message = Map::new();
+        message.insert("content".to_owned(), output.into());
+        message.insert("additional_kwargs".to_owned(), Value::Object(Map::new()));
+        message.insert("response_metadata".to_owned(), Value::Object(Map::new()));
+        message.insert("type".to_owned(), "tool".into());
+        message.insert("name".to_owned(), name);
+        message.insert("id".to_owned(), tool_id.clone().into());
+        message.insert("tool_call_id".to_owned(), call_id);
+        message.insert("artifact".to_owned(), Value::Null);
+        message.insert("status".to_owned(), "success".into());
+        let message = Value::Object(message);
+        self.written
+            .insert(tool_id, WrittenMessage::Whole(message.clone()));
+        let mut metadata = Map::new();
+        metadata.insert("langgraph_node".to_owned(), "tools".into());
+        out.push(Self::part(
+            "messages",
+            Value::Array(vec![message, Value::Object(metadata)]),
+        ));
     }
 
     fn message_finished(&mut self, event: &Event, out: &mut Vec<Event>) {

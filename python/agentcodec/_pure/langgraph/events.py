@@ -479,18 +479,22 @@ class Encoder(ev.RecordsLosses):
         kind, _, held = found
         if kind != "tool_result":
             return
+        # A result in an assistant's message (not a tool's) is a tool message of its own.
+        tool_id = (
+            f"{key[0]}-result-{key[1]}" if isinstance(self._written.get(key[0]), ChunkedMessage) else key[0]
+        )
         message = {
             "content": "".join(held["output"]),
             "additional_kwargs": {},
             "response_metadata": {},
             "type": "tool",
             "name": held["name"],
-            "id": key[0],
+            "id": tool_id,
             "tool_call_id": held["call_id"],
             "artifact": None,
             "status": "success",
         }
-        self._written[key[0]] = message
+        self._written[tool_id] = message
         out.append({"event": "messages", "data": [message, {"langgraph_node": "tools"}]})
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
