@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["rfc3339", "unix_seconds"]
+__all__ = ["rfc3339", "unix_nanoseconds", "unix_seconds"]
 
 _TIME = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
     r"(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))"
 )
 
@@ -38,6 +38,19 @@ def _civil_from_days(days: int) -> tuple[int, int, int]:
 def unix_seconds(text: str) -> int | None:
     """The Unix seconds of an RFC 3339 time (a fraction of a second
     dropped); None for any other text."""
+    read = _read(text)
+    return None if read is None else read[0]
+
+
+def unix_nanoseconds(text: str) -> int | None:
+    """The Unix nanoseconds of an RFC 3339 time (digits past the ninth of
+    its fraction dropped); None for any other text."""
+    read = _read(text)
+    return None if read is None else read[0] * 1_000_000_000 + int(read[1][:9].ljust(9, "0"))
+
+
+def _read(text: str) -> tuple[int, str] | None:
+    """An RFC 3339 time's Unix seconds and the digits of its fraction."""
     found = _TIME.fullmatch(text) if text.isascii() else None
     if found is None:
         return None
@@ -45,12 +58,12 @@ def unix_seconds(text: str) -> int | None:
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 60):
         return None
     offset = 0
-    if found[8] is not None:
-        offset = int(found[9]) * 60 + int(found[10])
-        if found[8] == "-":
+    if found[9] is not None:
+        offset = int(found[10]) * 60 + int(found[11])
+        if found[9] == "-":
             offset = -offset
     days = _days_from_civil(year, month, day)
-    return days * 86_400 + hour * 3_600 + minute * 60 + second - offset * 60
+    return days * 86_400 + hour * 3_600 + minute * 60 + second - offset * 60, found[7] or ""
 
 
 def rfc3339(seconds: int) -> str:

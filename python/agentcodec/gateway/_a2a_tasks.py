@@ -14,13 +14,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from .._backend import impl
 from .._errors import A2AEventError
+from .._pure.rfc3339 import unix_nanoseconds
 from ..a2a import FINAL_STATES, TASK_STATES
 from ..server import ReplayError, ReplayStore
 from ._requests import RequestError
@@ -40,11 +40,6 @@ TERMINAL_STATES = frozenset(FINAL_STATES) | {
     "TASK_STATE_" + state.upper().replace("-", "_") for state in FINAL_STATES
 }
 
-_TIME = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?"
-    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))"
-)
-
 
 def now_timestamp() -> str:
     """The time now as a task status's ``timestamp`` (RFC 3339, UTC), as
@@ -54,22 +49,7 @@ def now_timestamp() -> str:
 
 def timestamp_ns(text: Any) -> int | None:
     """An RFC 3339 time as nanoseconds since the epoch; None for anything else."""
-    if not isinstance(text, str):
-        return None
-    match = _TIME.fullmatch(text)
-    if match is None:
-        return None
-    year, month, day, hour, minute, second = (int(part) for part in match.group(1, 2, 3, 4, 5, 6))
-    try:
-        moment = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
-    except ValueError:  # no such day or time
-        return None
-    sign, offset_hours, offset_minutes = match.group(8, 9, 10)
-    if sign is not None:
-        offset = timedelta(hours=int(offset_hours), minutes=int(offset_minutes))
-        moment = moment - offset if sign == "+" else moment + offset
-    fraction = (match.group(7) or "").ljust(9, "0")
-    return int(moment.timestamp()) * 1_000_000_000 + int(fraction)
+    return unix_nanoseconds(text) if isinstance(text, str) else None
 
 
 async def stored_task(store: ReplayStore, stream_id: str, version: str) -> tuple[dict[str, Any] | None, bool]:
