@@ -206,6 +206,14 @@ impl OptionError {
                 protocol,
                 name,
                 takes,
+            } if takes.is_empty() => format!(
+                "the {protocol} encoder takes no option {} (it takes none)",
+                repr(name)
+            ),
+            OptionError::Unknown {
+                protocol,
+                name,
+                takes,
             } => format!(
                 "the {protocol} encoder takes no option {} (it takes {})",
                 repr(name),

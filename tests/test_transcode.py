@@ -559,6 +559,8 @@ def test_errors_name_the_source_event() -> None:
             backend.Transcoder("nope", "agui")
         with pytest.raises(TypeError, match="takes no option"):
             backend.Transcoder("agui", "agui", session_id="x")
+        with pytest.raises(TypeError, match=r"^the bedrock encoder takes no option 'model' \(it takes none\)$"):
+            backend.Transcoder("agui", "bedrock", model="m")
 
 
 @pytest.mark.parametrize(

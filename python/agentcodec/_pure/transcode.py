@@ -46,7 +46,8 @@ def _encoder(name: str, options: dict[str, Any]) -> Any:
     allowed = PROTOCOLS[name].options
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise TypeError(f"the {name} encoder takes no option {unknown[0]!r} (it takes {', '.join(allowed)})")
+        takes = ", ".join(allowed) or "none"
+        raise TypeError(f"the {name} encoder takes no option {unknown[0]!r} (it takes {takes})")
     for option, value in options.items():
         check_option(option, value, allowed[option])
     return _protocol(name, "target").encoder(**options)
