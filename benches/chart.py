@@ -2,8 +2,10 @@
 implementation, and, where the run measured linearity, throughput against
 stream length.
 
-    python benches/report.py --chart benches          # measure, then draw
-    python benches/chart.py benches/RESULTS.md        # draw a saved report
+    python benches/report.py --chart docs/img                   # measure, then draw
+    python benches/chart.py benches/RESULTS.md --out docs/img   # draw a saved report
+
+The docs' performance page shows the two in docs/img.
 
 A saved report is the Markdown report.py prints; the charts say which machine
 it names. Needs matplotlib (the ``bench`` extra).

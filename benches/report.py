@@ -5,7 +5,7 @@ times faster agentcodec's native backend is.
     python benches/report.py            # the standard workloads
     python benches/report.py --full     # and the 1M-delta stream (minutes)
     python benches/report.py --quick    # small workloads: a smoke run
-    python benches/report.py --chart benches   # and draw it (chart.py, matplotlib)
+    python benches/report.py --chart docs/img  # and draw it (chart.py, matplotlib)
 
 Peers that are not installed are left out of the table. Each figure is the
 best of several runs of the whole workload, the implementations compared

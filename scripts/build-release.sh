@@ -2,7 +2,7 @@
 # Builds what a release publishes, into the directory given (default dist/):
 #   - the native wheel for each supported CPython this machine has (one per
 #     version: the limited API would cost the text path 3-5% and cannot read
-#     buffers before 3.11, see the README), tagged manylinux for this
+#     buffers before 3.11, see docs/install.md), tagged manylinux for this
 #     machine's glibc;
 #   - the pure-Python py3-none-any wheel, for platforms with no native wheel;
 #   - the sdist, which builds the extension where a Rust toolchain is on PATH

@@ -14,8 +14,9 @@
 #          backend runs once on each.
 #   ./scripts/test.sh --full   what CI runs: the quick suite, with a native
 #   wheel built in step 2 for every supported CPython, then
-#       4. every cargo-fuzz target for 10 s (scripts/fuzz.sh), the backends
-#          fuzzed against each other (atheris, 2,000 inputs from a fixed seed);
+#       4. the docs site built (mkdocs build --strict); every cargo-fuzz
+#          target for 10 s (scripts/fuzz.sh), the backends fuzzed against
+#          each other (atheris, 2,000 inputs from a fixed seed);
 #       5. the benchmarks once, and their instruction counts (callgrind)
 #          against the committed baseline;
 #       6. every other supported CPython: its native and pure wheel, the
@@ -155,7 +156,7 @@ suite() {
 }
 
 extras="test,lint"
-[ $full = 1 ] && extras="test,lint,bench"
+[ $full = 1 ] && extras="test,lint,bench,docs"
 step "Python $main_version: environments with the native wheel ($extras) and with the pure wheel (test)"
 fresh_env "$work/native" "$python" "$(native_wheel "$python")[$extras]"
 native="$work/native/bin/python"
@@ -178,6 +179,9 @@ if [ $full = 0 ]; then
     step "The quick suite passed (./scripts/test.sh --full runs everything CI runs)"
     exit 0
 fi
+
+step "The docs: the site built by mkdocs, strict (a broken link or a missing page fails)"
+NO_MKDOCS_2_WARNING=1 "$native" -m mkdocs build --strict --quiet --site-dir "$work/site"
 
 step "Fuzzing: every cargo-fuzz target for 10 s, seeded from the fixtures (nightly)"
 cargo +nightly fmt --manifest-path fuzz/Cargo.toml --check

@@ -17,7 +17,7 @@ that the Python runtime does not:
 - the final response lists only completed messages: the tool call and its
   result, not the text.
 
-How agentcodec reads it (README, "Reading the Java runtime"): consecutive
+How agentcodec reads it (docs/protocols/agentscope.md, "Reading the Java runtime"): consecutive
 id-less deltas are one anonymous message, and an event of any other message
 ends it, so the reasoning before the tool call and the answer after it are
 two messages; the final response keeps the server's output and puts the

@@ -15,7 +15,7 @@ from agentcodec.cli import main
 from agentcodec.events import PROTOCOLS
 from protocol_table import FIXTURES, TABLE
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agentscope-chat.sse"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agentscope.sse"
 
 
 def test_decode_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

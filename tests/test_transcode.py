@@ -11,7 +11,7 @@ every protocol, on both backends, and judged:
   assembler gives; every output assembles without an error;
 - by what it carries: the neutral view of the output holds every message,
   block, text, argument and result of the source that the target can carry
-  (TARGET_LOSSES says what each cannot, and the README's table repeats it);
+  (TARGET_LOSSES says what each cannot, and docs/guides/converting.md's table repeats it);
 - and round trips A -> B -> A keep what B carries.
 """
 
@@ -35,7 +35,7 @@ from protocol_table import TABLE
 from sse_helpers import as_sse, data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# What each target cannot carry (README, "Converting between protocols": "What each target cannot carry").
+# What each target cannot carry (docs/guides/converting.md, "What a conversion loses").
 TARGET_LOSSES = {name: row.cannot_carry for name, row in TABLE.items()}
 
 
@@ -559,7 +559,8 @@ def test_errors_name_the_source_event() -> None:
             backend.Transcoder("nope", "agui")
         with pytest.raises(TypeError, match="takes no option"):
             backend.Transcoder("agui", "agui", session_id="x")
-        with pytest.raises(TypeError, match=r"^the bedrock encoder takes no option 'model' \(it takes none\)$"):
+        takes_none = r"^the bedrock encoder takes no option 'model' \(it takes none\)$"
+        with pytest.raises(TypeError, match=takes_none):
             backend.Transcoder("agui", "bedrock", model="m")
 
 

@@ -1,7 +1,7 @@
 """What a conversion cannot carry is reported as it happens: the Transcoder's
 ``losses`` (the source's event, what, why), ``on_loss="error"`` to stop at
 the first, and the CLI's ``convert`` on stderr. The rows' ``cannot_carry``
-(the README's table) is the vocabulary of ``what``."""
+(the table of docs/guides/converting.md) is the vocabulary of ``what``."""
 
 from __future__ import annotations
 

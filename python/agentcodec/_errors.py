@@ -175,7 +175,7 @@ class ConversionLossError(AgentCodecError, ValueError):
 
     Attributes:
         event: the number of the source's event that brought it, from 1.
-        what: what was lost, in the words of the README's table of what each
+        what: what was lost, in the words of the docs' table (guides/converting.md) of what each
             target cannot carry (``"media"``, ``"data"``, ``"tool_result"``,
             ``"corrections"``, ``"refusal_kind"``, ``"signatures"``).
         why: why, in a sentence that names the target.

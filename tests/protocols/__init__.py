@@ -107,7 +107,7 @@ class Row:
     #: Options that make its encoder's output the same on every run (the
     #: ids and times it would otherwise make up).
     fixed_options: dict[str, Any] = field(default_factory=dict)
-    #: What a conversion into it cannot carry (the README's table, "What
+    #: What a conversion into it cannot carry (docs/guides/converting.md's table, "What
     #: each target cannot carry", in test_transcode's words).
     cannot_carry: frozenset[str] = frozenset()
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
