@@ -466,3 +466,119 @@ def test_the_command_writes_the_access_log_as_json_lines() -> None:
     )
     assert refused.returncode == 2
     assert "invalid choice: 'xml'" in refused.stderr
+
+
+# --- a run nobody reads any more ------------------------------------------------------------
+
+
+def endless_run() -> AsyncIterator[bytes]:
+    """The recorded run's first events (a response, a reasoning message),
+    then that message's text, a delta every 20 ms, without end."""
+    message_id = data_events(FIRST_EVENTS)[-1]["id"]
+
+    async def body() -> AsyncIterator[bytes]:
+        yield FIRST_EVENTS
+        number = len(data_events(FIRST_EVENTS))
+        while True:
+            await asyncio.sleep(0.02)
+            delta = {
+                "sequence_number": number,
+                "object": "content",
+                "status": "in_progress",
+                "type": "text",
+                "index": 0,
+                "delta": True,
+                "msg_id": message_id,
+                "text": "x",
+            }
+            number += 1
+            yield b"data: " + json.dumps(delta).encode() + b"\n\n"
+
+    return body()
+
+
+def read_then_leave(
+    url: str, path: str, body: Any, headers: dict[str, str] | None = None, seconds: float = 0.0
+) -> str:
+    """Streams ``path`` for ``seconds`` (at least one event), then leaves;
+    returns the last event id read."""
+    last = ""
+    deadline = time.monotonic() + seconds
+    with (
+        httpx.Client(timeout=30) as http,
+        http.stream("POST", f"{url}{path}", json=body, headers=headers or {}) as response,
+    ):
+        assert response.status_code == 200
+        for chunk in response.iter_bytes():
+            ids = event_ids(chunk)
+            last = ids[-1] if ids else last
+            if last and time.monotonic() >= deadline:
+                break
+    return last
+
+
+def wait_until(condition: Any, seconds: float, message: str) -> float:
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < seconds, message
+        time.sleep(0.02)
+    return time.monotonic() - started
+
+
+@pytest.mark.parametrize(("path", "body"), [("/ag-ui", AGUI_BODY), ("/process", PROCESS_BODY)])
+def test_a_run_its_client_abandoned_is_cancelled_upstream_after_the_grace_period(
+    path: str, body: Any
+) -> None:
+    agent = ScriptedAgent(endless_run)
+    with gateway_with(agent, MemoryReplayStore(), abandoned=1.0, idle=None, run=None) as url:
+        last = read_then_leave(url, path, body)
+        waited = wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")
+        assert waited > 0.7
+        # A client that comes back after it gets the rest, and the run's end in its protocol.
+        rest = httpx.post(f"{url}{path}", json=body, headers={"Last-Event-ID": last}, timeout=10).content
+        samples = metric_samples(httpx.get(f"{url}/metrics", timeout=10).text)
+    assert samples['agentcodec_gateway_runs_failed_total{reason="abandoned"}'] == 1
+    end = data_events(rest)[-1]
+    if path == "/ag-ui":
+        assert end["type"] in {"RUN_FINISHED", "RUN_ERROR"}
+    else:
+        assert (end["object"], end["status"]) == ("response", "canceled")
+        assert end["id"] == data_events(FIRST_EVENTS)[0]["id"]
+
+
+def test_a_client_that_resumes_in_time_keeps_its_run_going() -> None:
+    agent = ScriptedAgent(endless_run)
+    with gateway_with(agent, MemoryReplayStore(), abandoned=1.0, idle=None, run=None) as url:
+        last = read_then_leave(url, "/ag-ui", AGUI_BODY)
+        for _ in range(3):  # away for half the grace, then reading for longer than it
+            time.sleep(0.5)
+            last = read_then_leave(url, "/ag-ui", AGUI_BODY, {"Last-Event-ID": last}, seconds=1.5)
+            assert agent.cancelled == 0
+        wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")
+
+
+@pytest.mark.parametrize(("on_disconnect", "cancelled"), [("cancel", 1), (None, 0)])
+def test_a_langgraph_run_is_cancelled_when_abandoned_only_if_it_asked(
+    on_disconnect: Any, cancelled: int
+) -> None:
+    """langgraph-api's runs go on when their client leaves unless asked
+    (``on_disconnect: "cancel"``); the gateway's do the same."""
+    agent = ScriptedAgent(endless_run)
+    body = {"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": "hi"}]}}
+    if on_disconnect is not None:
+        body["on_disconnect"] = on_disconnect
+    with gateway_with(agent, MemoryReplayStore(), abandoned=0.5, idle=None, run=None) as url:
+        read_then_leave(url, "/threads/t1/runs/stream", body)
+        time.sleep(2.0)
+        assert agent.cancelled == cancelled
+
+
+def test_the_command_takes_the_abandoned_timeout() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "agentcodec", "gateway", "--abandoned-timeout", "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "a timeout is a positive number of seconds, or 'none'" in run.stderr

@@ -4,6 +4,7 @@ Streams on a real redis-server, held to the same tests."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,50 @@ def test_unknown_streams_and_writes_to_finished_ones_are_refused(make_store: Mak
             await store.append(stream, b"late")
 
     run(make_store, test)
+
+
+def test_a_reader_marks_the_stream_read_while_it_follows_and_waits(make_store: MakeStore) -> None:
+    """What a producer asks to tell a stream nobody reads any more: readers
+    mark it as they follow, and while they wait for events; a stream whose
+    readers left is read no more once its marks are older than asked."""
+
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        assert not await store.read_within(stream, 60)  # never read
+        await store.append(stream, b"data: 1\n\n")
+        entries = await store.replay(stream, 0)
+        assert await anext(entries) == (1, b"data: 1\n\n")
+        assert await store.read_within(stream, 60)
+        # Waiting for the next event, for longer than a mark lasts: still read.
+        waiting = asyncio.ensure_future(anext(entries))
+        await asyncio.sleep(1.6)
+        assert await store.read_within(stream, 1.0)
+        waiting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+        await entries.aclose()  # the reader leaves
+        await asyncio.sleep(1.2)
+        assert not await store.read_within(stream, 1.0)
+        assert await store.read_within(stream, 60)
+        await store.mark_read(stream)  # a reader of its own, marking itself
+        assert await store.read_within(stream, 0.5)
+        await store.finish(stream)
+
+    run(make_store, test)
+
+
+def test_a_store_that_keeps_no_marks_never_has_a_stream_taken_for_abandoned() -> None:
+    class Marker(MemoryReplayStore):
+        mark_read = ReplayStore.mark_read
+        read_within = ReplayStore.read_within
+
+    async def test() -> None:
+        store = Marker()
+        stream = await store.open()
+        await store.mark_read(stream)
+        assert await store.read_within(stream, 0.0)
+
+    asyncio.run(test())
 
 
 def test_an_alias_names_the_latest_stream_and_can_be_waited_for(make_store: MakeStore) -> None:

@@ -320,3 +320,120 @@ def test_a_reader_fallen_behind_the_store_gets_the_protocols_error_event() -> No
 def test_a_stream_id_names_a_stream_of_the_store_given() -> None:
     with pytest.raises(ValueError, match=r"^stream_id names a stream of the store: give the store too$"):
         EventStreamResponse([], stream_id="x")
+
+
+# --- a recorded stream nobody reads any more ------------------------------------------------
+
+
+class _Endless:
+    """A producer of AG-UI events without end, which says when it was closed."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.produced = 0
+
+    async def events(self) -> Any:
+        try:
+            yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+            while True:
+                await asyncio.sleep(0.02)
+                self.produced += 1
+                yield {"type": "RAW", "event": {"n": self.produced}}
+        finally:
+            self.closed = True
+
+
+def _abandoning_app(store: Any, producer: _Endless, seconds: float) -> Any:
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    async def endpoint(request: Any) -> EventStreamResponse:
+        return EventStreamResponse(
+            producer.events(), protocol="agui", store=store, ping_interval=None, abandon_after=seconds
+        )
+
+    return Starlette(routes=[Route("/", endpoint)])
+
+
+def _read_some(url: str, headers: dict[str, str] | None = None, seconds: float = 0.0) -> str:
+    """Reads the stream for ``seconds`` (at least one chunk), then leaves;
+    returns the last event id read."""
+    last = ""
+    deadline = time.monotonic() + seconds
+    with httpx.Client(timeout=30) as http, http.stream("GET", url, headers=headers or {}) as response:
+        assert response.status_code == 200
+        for chunk in response.iter_bytes():
+            ids = [line for line in chunk.decode().splitlines() if line.startswith("id: ")]
+            last = ids[-1][4:] if ids else last
+            if time.monotonic() >= deadline and last:
+                break
+    return last
+
+
+def _wait_until(condition: Any, seconds: float, message: str) -> float:
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < seconds, message
+        time.sleep(0.02)
+    return time.monotonic() - started
+
+
+def test_a_recorded_stream_nobody_reads_is_stopped_and_ends_with_the_protocols_error() -> None:
+    store = MemoryReplayStore()
+    producer = _Endless()
+    with serve(_abandoning_app(store, producer, 1.0)) as url:
+        last = _read_some(url)
+        waited = _wait_until(lambda: producer.closed, 5, "the producer went on with nobody reading")
+        assert waited > 0.8  # not before the time given
+        # A client that comes back now gets the rest, and the end that says why.
+        with httpx.Client(timeout=30) as http:
+            rest = http.get(url, headers={"Last-Event-ID": last}).text
+    ends = [line for line in rest.splitlines() if line.startswith("data: ")]
+    assert '"type":"RUN_ERROR"' in ends[-1]
+    assert "no client read the stream for 1 s" in ends[-1]
+
+
+def test_a_client_that_comes_back_in_time_keeps_the_producer_going() -> None:
+    store = MemoryReplayStore()
+    producer = _Endless()
+    with serve(_abandoning_app(store, producer, 1.0)) as url:
+        last = _read_some(url)
+        for _ in range(3):  # away for half the time allowed, then back for longer than it
+            time.sleep(0.5)
+            last = _read_some(url, {"Last-Event-ID": last}, seconds=1.5)
+            assert not producer.closed
+        _wait_until(lambda: producer.closed, 5, "the producer went on with nobody reading")
+
+
+def test_a_reader_on_another_replica_keeps_the_producer_going(tmp_path: Path) -> None:
+    """Two servers sharing one redis-server: the client leaves the one that
+    produces and reads on from the other; the producer goes on while it
+    does, and stops once it leaves that one too."""
+    from agentcodec.server import RedisReplayStore
+
+    producer = _Endless()
+    with redis_server(tmp_path) as redis_url:
+        first = _abandoning_app(RedisReplayStore(redis_url, block_seconds=0.2), producer, 1.5)
+        second = _abandoning_app(RedisReplayStore(redis_url, block_seconds=0.2), _Endless(), 1.5)
+        with serve(first) as producing, serve(second) as other:
+            last = _read_some(producing)
+            last = _read_some(other, {"Last-Event-ID": last}, seconds=3.0)
+            assert not producer.closed
+            _wait_until(lambda: producer.closed, 6, "the producer went on with nobody reading")
+            with httpx.Client(timeout=30) as http:
+                rest = http.get(other, headers={"Last-Event-ID": last}).text
+    assert "no client read the stream for 1.5 s" in rest
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"abandon_after": 0}, "abandon_after must be a positive number of seconds or None, not 0"),
+        ({"abandon_after": True, "store": MemoryReplayStore()}, "abandon_after must be a positive"),
+        ({"abandon_after": 5}, "abandon_after needs a store: without one, the producer stops"),
+        ({"on_abandoned": print, "store": MemoryReplayStore()}, "on_abandoned is called after abandon_after"),
+    ],
+)
+def test_abandon_after_is_checked(options: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        EventStreamResponse([], **options)

@@ -385,6 +385,7 @@ def _parser() -> argparse.ArgumentParser:
         ("idle", "300", "between two of the upstream's events (keep-alive comments are none)"),
         ("run", "3600", "for a whole run"),
         ("send", "30", "for a client to take a write; one that stops reading is let go"),
+        ("abandoned", "60", "for a client to come back to a run it left, before the run is cancelled"),
     ):
         gateway.add_argument(
             f"--{name}-timeout",
@@ -537,7 +538,7 @@ def _cmd_gateway(args: argparse.Namespace, out: TextIO) -> int:
     timeouts = Timeouts(
         **{
             name: vars(args)[f"{name}_timeout"]
-            for name in ("connect", "first_byte", "idle", "run", "send")
+            for name in ("connect", "first_byte", "idle", "run", "send", "abandoned")
             if f"{name}_timeout" in vars(args)
         }
     )

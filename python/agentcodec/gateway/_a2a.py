@@ -41,6 +41,7 @@ from .._errors import A2AEventError
 from .._version import __version__
 from ..server import ReplayError
 from ..server._response import recording
+from ..server._waiting import wait_within
 from ._a2a_tasks import (
     TASK_ALIAS,
     TERMINAL_STATES,
@@ -428,7 +429,7 @@ class A2AEndpoint:
                     assembler.feed(frame)
 
             try:
-                await asyncio.wait_for(follow(), _CANCEL_WAIT)
+                await wait_within(follow(), _CANCEL_WAIT)
             except asyncio.TimeoutError:
                 pass  # the task as it stands
             finally:

@@ -62,7 +62,16 @@ from ._requests import (
     agent_request_from_responses,
 )
 from ._streams import converted, passed_through
-from ._timeouts import GatewayStoppingError, RunStoppedError, Timeouts, UpstreamTimeoutError, paced, within
+from ._timeouts import (
+    GatewayStoppingError,
+    RunAbandonedError,
+    RunCancelledError,
+    RunStoppedError,
+    Timeouts,
+    UpstreamTimeoutError,
+    paced,
+    within,
+)
 from ._upstream import ProcessUpstream, Upstream, UpstreamError
 
 __all__ = ["Gateway"]
@@ -253,13 +262,19 @@ class Gateway:
         }
 
     async def start_run(
-        self, agent_request: dict[str, Any], request: Request, *, cancelled: asyncio.Event | None = None
+        self,
+        agent_request: dict[str, Any],
+        request: Request,
+        *,
+        cancelled: asyncio.Event | None = None,
+        abandoned: asyncio.Event | None = None,
     ) -> AsyncIterator[bytes]:
         """Starts a run of ``agent_request`` upstream, with the client's
         headers as the upstream may see them, and gives its Agent API
         stream, held to the timeouts; setting ``cancelled`` ends it as
-        cancelled. Raises ``UpstreamError`` when the run does not start (504
-        when the upstream took too long to answer)."""
+        cancelled, and ``abandoned`` (see ``event_stream``) as cancelled
+        for want of a reader. Raises ``UpstreamError`` when the run does not
+        start (504 when the upstream took too long to answer)."""
         key = request.scope.get(_KEY)
         try:
             self._admit(key)
@@ -286,7 +301,9 @@ class Gateway:
                 self.metrics.runs_refused["upstream"] += 1
             raise
         self.metrics.runs_started += 1
-        return self._counted(paced(chunks, timeouts, started, self._stopping_event(), cancelled), key)
+        stopping = self._stopping_event()
+        paced_chunks = paced(chunks, timeouts, started, stopping, cancelled=cancelled, abandoned=abandoned)
+        return self._counted(paced_chunks, key)
 
     def _admit(self, key: int | None) -> None:
         """Counts a run among those going on (and its key's), or refuses it
@@ -323,6 +340,12 @@ class Gateway:
         except GatewayStoppingError:
             self.metrics.runs_failed["stopping"] += 1
             raise
+        except RunAbandonedError:
+            self.metrics.runs_failed["abandoned"] += 1
+            raise
+        except RunCancelledError:
+            self.metrics.runs_failed["cancelled"] += 1
+            raise
         except RunStoppedError:
             self.metrics.runs_failed["timeout"] += 1
             raise
@@ -358,9 +381,20 @@ class Gateway:
             await asyncio.sleep(0.01)
         await finish_recording(max(deadline - loop.time(), 0.0))
 
-    def event_stream(self, content: Any, protocol: ProtocolName, **options: Any) -> EventStreamResponse:
+    def event_stream(
+        self,
+        content: Any,
+        protocol: ProtocolName,
+        *,
+        abandoned: asyncio.Event | None = None,
+        **options: Any,
+    ) -> EventStreamResponse:
         """An event-stream response of the gateway's: its keep-alive pings
-        and its send timeout."""
+        and its send timeout. A recorded run's stream given ``abandoned``
+        (the event its ``start_run`` took) sets it once no client has read
+        the stream for the ``abandoned`` timeout, which cancels the run."""
+        if abandoned is not None and self.timeouts.abandoned is not None and options.get("store") is not None:
+            options.update(abandon_after=self.timeouts.abandoned, on_abandoned=abandoned.set)
         return EventStreamResponse(
             content,
             protocol=protocol,
@@ -397,8 +431,9 @@ class Gateway:
     async def _run(
         self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
     ) -> Response:
+        abandoned = asyncio.Event()
         try:
-            chunks = await self.start_run(agent_request, request)
+            chunks = await self.start_run(agent_request, request, abandoned=abandoned)
         except UpstreamError as exc:
             return _error(exc.status, exc.code, exc.message)
         content: AsyncIterator[bytes] = (
@@ -406,7 +441,7 @@ class Gateway:
             if protocol == "agentscope"
             else converted(chunks, impl.Transcoder("agentscope", protocol, **options))
         )
-        return self.event_stream(content, protocol, store=self.store)
+        return self.event_stream(content, protocol, store=self.store, abandoned=abandoned)
 
     async def _process(self, request: Request) -> Response:
         resumed = self.resumed(request, "agentscope")

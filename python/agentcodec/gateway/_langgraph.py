@@ -24,6 +24,7 @@ crons, the store, resuming an interrupt with a ``command``) is not served.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Mapping
@@ -184,8 +185,12 @@ class LangGraphEndpoint:
             return _detail(exc.status if exc.status != 400 else 422, str(exc))
         before = await self._thread_messages(thread_id)
         run_id = str(uuid.uuid4())
+        # langgraph-api's runs go on when their client leaves, unless it asks
+        # otherwise; asked, the run is cancelled once nobody reads it for the
+        # gateway's abandoned timeout (a client that resumes in time keeps it).
+        abandoned = asyncio.Event() if body.get("on_disconnect") == "cancel" else None
         try:
-            chunks = await gateway.start_run(agent_request, request)
+            chunks = await gateway.start_run(agent_request, request, abandoned=abandoned)
         except UpstreamError as exc:
             return _detail(exc.status, exc.message)
         transcoder = impl.Transcoder("agentscope", "langgraph", run_id=run_id, node="agent")
@@ -194,7 +199,9 @@ class LangGraphEndpoint:
         stream_id = await store.open()
         await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
         await store.set_alias(RUN_ALIAS + run_id, stream_id)
-        response = gateway.event_stream(frames, "langgraph", store=store, stream_id=stream_id)
+        response = gateway.event_stream(
+            frames, "langgraph", store=store, stream_id=stream_id, abandoned=abandoned
+        )
         response.headers["Content-Location"] = f"/threads/{thread_id}/runs/{run_id}"
         response.headers["Location"] = f"/threads/{thread_id}/runs/{run_id}/stream"
         return response

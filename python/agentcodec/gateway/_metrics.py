@@ -48,7 +48,10 @@ class Metrics:
         family(
             "runs_failed_total",
             "counter",
-            "Runs that ended before their end: the upstream failed or stalled, or the gateway stopped.",
+            (
+                "Runs that ended before their end: the upstream failed or stalled, the gateway stopped,"
+                " a client cancelled the run or left it unread."
+            ),
             by("reason", self.runs_failed),
         )
         family("streams_open", "gauge", "Event streams open to clients.", by("protocol", self.streams_open))

@@ -22,23 +22,10 @@ __all__ = ["converted", "passed_through"]
 logger = logging.getLogger("agentcodec.gateway")
 
 
-def _failed(message: str, *, response_id: Any = None, sequence_number: Any = None) -> dict[str, Any]:
+def _failed(message: str) -> dict[str, Any]:
     """The Agent API event that ends a run whose upstream failed midway:
     each target's encoder then closes what is open in its own terms."""
-    event: dict[str, Any] = {}
-    if isinstance(sequence_number, int) and not isinstance(sequence_number, bool):
-        event["sequence_number"] = sequence_number
-    if isinstance(response_id, str):
-        event["id"] = response_id
-    event.update(
-        {"object": "response", "status": "failed", "error": {"code": "upstream_error", "message": message}}
-    )
-    return event
-
-
-def _failed_event(message: str, *, response_id: Any = None, sequence_number: Any = None) -> bytes:
-    """``_failed``, as SSE."""
-    return bytes(impl.encode_sse(_failed(message, response_id=response_id, sequence_number=sequence_number)))
+    return {"object": "response", "status": "failed", "error": {"code": "upstream_error", "message": message}}
 
 
 def _fail_conversion(transcoder: Any, message: str = "") -> bytes:
@@ -111,11 +98,23 @@ class _RunWatch:
 
     def failed_event(self, message: str = _DIED) -> bytes:
         """The same response, failed, numbered on from the last event."""
+        return bytes(impl.encode_sse(self._ending(_failed(message))))
+
+    def cancelled_event(self) -> bytes:
+        """The same response, canceled, numbered on from the last event."""
+        return bytes(impl.encode_sse(self._ending({"object": "response", "status": "canceled"})))
+
+    def _ending(self, end: dict[str, Any]) -> dict[str, Any]:
         started = _event_json(self.first)
         response_id = started.get("id") if started.get("object") == "response" else None
         number = _event_json(self.last).get("sequence_number")
-        following = number + 1 if isinstance(number, int) and not isinstance(number, bool) else None
-        return _failed_event(message, response_id=response_id, sequence_number=following)
+        event: dict[str, Any] = {}
+        if isinstance(number, int) and not isinstance(number, bool):
+            event["sequence_number"] = number + 1
+        if isinstance(response_id, str):
+            event["id"] = response_id
+        event.update(end)
+        return event
 
 
 async def passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -138,6 +137,8 @@ async def passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
                 yield watch.failed_event()
         except (asyncio.CancelledError, GeneratorExit):
             raise
+        except RunCancelledError:
+            yield watch.cancelled_event()
         except Exception as exc:
             logger.warning("the upstream stream failed midway: %r", exc)
             yield watch.failed_event(_why(exc))

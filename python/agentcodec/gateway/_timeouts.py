@@ -1,8 +1,9 @@
 """How long the gateway waits: for its upstream to connect, to send its
 first event, between events and for the whole run; for a client to take
-what is written to it. A stalled upstream ends the run as failed in the
-client's protocol; a client that stops reading is let go. A gateway that
-stops ends its runs the same way, at once."""
+what is written to it; for a client to come back to a run it left. A
+stalled upstream ends the run as failed in the client's protocol; a client
+that stops reading is let go; a run no client reads any more is cancelled
+upstream. A gateway that stops ends its runs the same way, at once."""
 
 from __future__ import annotations
 
@@ -12,7 +13,18 @@ from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, fields
 from typing import TypeVar
 
-__all__ = ["GatewayStoppingError", "RunStoppedError", "Timeouts", "UpstreamTimeoutError", "paced", "within"]
+from ..server._waiting import wait_within
+
+__all__ = [
+    "GatewayStoppingError",
+    "RunAbandonedError",
+    "RunCancelledError",
+    "RunStoppedError",
+    "Timeouts",
+    "UpstreamTimeoutError",
+    "paced",
+    "within",
+]
 
 _T = TypeVar("_T")
 
@@ -28,6 +40,12 @@ class Timeouts:
     - ``run``: for the whole run, from the request to its last event.
     - ``send``: for a client to take one write; a client that stops
       reading is let go (its stream stays in the store for resume).
+    - ``abandoned``: for a client to come back to a run whose stream it
+      left (resuming with ``Last-Event-ID``, on any replica sharing the
+      store); a run nobody reads for that long is cancelled upstream.
+      Runs that outlive their streams by their protocol's design (A2A
+      tasks, LangChain thread runs, LangGraph runs but with
+      ``on_disconnect: "cancel"``) are never abandoned.
     """
 
     connect: float | None = 10.0
@@ -35,6 +53,7 @@ class Timeouts:
     idle: float | None = 300.0
     run: float | None = 3600.0
     send: float | None = 30.0
+    abandoned: float | None = 60.0
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -62,6 +81,13 @@ class RunCancelledError(RunStoppedError):
         super().__init__("the run was cancelled")
 
 
+class RunAbandonedError(RunCancelledError):
+    """No client read the run's stream for the ``abandoned`` timeout."""
+
+    def __init__(self, seconds: float) -> None:
+        RunStoppedError.__init__(self, f"no client read the run's stream for {seconds:g} s: it was cancelled")
+
+
 class GatewayStoppingError(RunStoppedError):
     """The gateway is stopping (SIGTERM): its runs end now, recorded as
     ended, so that a client resuming on another replica gets the end."""
@@ -75,7 +101,7 @@ async def within(waiting: Awaitable[_T], timeout: float | None, message: str) ->
     if timeout is None:
         return await waiting
     try:
-        return await asyncio.wait_for(waiting, timeout)
+        return await wait_within(waiting, timeout)
     except asyncio.TimeoutError:
         raise UpstreamTimeoutError(message) from None
 
@@ -113,15 +139,18 @@ async def paced(
     timeouts: Timeouts,
     started: float,
     stopping: asyncio.Event | None = None,
+    *,
     cancelled: asyncio.Event | None = None,
+    abandoned: asyncio.Event | None = None,
 ) -> AsyncIterator[bytes]:
     """The upstream's chunks, as long as its first event comes within
     ``first_byte`` seconds of ``started`` (the loop's time the request went
     out), each next within ``idle`` seconds of the last, the run ends within
-    ``run`` seconds, and neither ``stopping`` (the gateway's) nor
-    ``cancelled`` (the run's) is set; otherwise ``UpstreamTimeoutError``,
-    ``GatewayStoppingError`` or ``RunCancelledError``, and the upstream's
-    response is closed."""
+    ``run`` seconds, and none of ``stopping`` (the gateway's), ``cancelled``
+    (the run's) and ``abandoned`` (no client reads it: set after the
+    ``abandoned`` timeout) is set; otherwise ``UpstreamTimeoutError``,
+    ``GatewayStoppingError``, ``RunCancelledError`` or ``RunAbandonedError``,
+    and the upstream's response is closed."""
     loop = asyncio.get_running_loop()
     activity = _Activity()
     iterator = chunks.__aiter__()
@@ -133,6 +162,7 @@ async def paced(
     too_long = f"the agent's run went on past {timeouts.run:g} s" if timeouts.run else ""
     stop = asyncio.ensure_future(stopping.wait()) if stopping is not None else None
     cancel = asyncio.ensure_future(cancelled.wait()) if cancelled is not None else None
+    left_alone = asyncio.ensure_future(abandoned.wait()) if abandoned is not None else None
     following: asyncio.Future[bytes] | None = None
     try:
         while True:
@@ -146,7 +176,7 @@ async def paced(
                 limits.append((started + timeouts.run - now, too_long))
             left, message = min(limits) if limits else (None, "")
             following = asyncio.ensure_future(iterator.__anext__())
-            waiting = {following, *(future for future in (stop, cancel) if future is not None)}
+            waiting = {following, *(future for future in (stop, cancel, left_alone) if future is not None)}
             await asyncio.wait(
                 waiting, timeout=None if left is None else max(left, 0.0), return_when=asyncio.FIRST_COMPLETED
             )
@@ -155,6 +185,8 @@ async def paced(
                     raise GatewayStoppingError
                 if cancel is not None and cancel.done():
                     raise RunCancelledError
+                if left_alone is not None and left_alone.done():
+                    raise RunAbandonedError(timeouts.abandoned or 0.0)
                 raise UpstreamTimeoutError(message)
             try:
                 chunk = following.result()
@@ -166,7 +198,7 @@ async def paced(
                 last_event = loop.time()
             yield chunk
     finally:
-        for future in (stop, cancel):
+        for future in (stop, cancel, left_alone):
             if future is not None:
                 future.cancel()
         if following is not None and not following.done():

@@ -8,7 +8,10 @@ empty stream exist, an ``end`` entry (``<last>-2``) ends it; the key expires
 ``ttl`` seconds after it was last written. Readers follow with ``XREAD
 BLOCK``. An alias is a Redis stream of one entry (the stream id it points
 at), so that one waiting for it blocks in ``XREAD`` too; a sorted set holds
-every alias set within ``ttl``, scored by when, for ``aliases`` to list.
+every alias set within ``ttl``, scored by when, for ``aliases`` to list. A
+reader marks a stream read in a key of its own holding when (the writing
+replica's clock, in milliseconds), at most every second while events come
+and after each ``XREAD BLOCK`` while none do.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ._replay import ReplayError, ReplayStore, StreamEntry, new_stream_id
+from ._replay import MARK_EVERY, ReplayError, ReplayStore, StreamEntry, new_stream_id
 
 __all__ = ["RedisReplayStore"]
 
@@ -49,9 +52,12 @@ class RedisReplayStore(ReplayStore):
     Each stream keeps its last ``max_events`` events and expires ``ttl``
     seconds after its last write, an alias ``ttl`` seconds after it was set;
     keys are ``prefix`` + the stream id, ``prefix`` + ``alias:`` + the
-    alias, and ``prefix`` + ``aliases`` (the list of them). A reader waits
+    alias, ``prefix`` + ``aliases`` (the list of them), and ``prefix`` +
+    ``read:`` + the stream id (when a reader was last on it). A reader waits
     for new events ``block_seconds`` at a time (XREAD BLOCK), held under
-    half the client's socket timeout."""
+    half the client's socket timeout: a stream whose readers wait marks
+    itself read that often, so that ``read_within`` wants more seconds than
+    that to be sure."""
 
     def __init__(
         self,
@@ -186,6 +192,18 @@ class RedisReplayStore(ReplayStore):
     def _aliases_key(self) -> str:
         return f"{self._prefix}aliases"
 
+    def _read_key(self, stream_id: str) -> str:
+        return f"{self._prefix}read:{stream_id}"
+
+    async def mark_read(self, stream_id: str) -> None:
+        await self._redis.set(self._read_key(stream_id), int(time.time() * 1000), px=self._ttl_ms)
+
+    async def read_within(self, stream_id: str, seconds: float) -> bool:
+        value = await self._redis.get(self._read_key(stream_id))
+        if value is None:
+            return False
+        return time.time() * 1000 - int(value) <= seconds * 1000
+
     async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
         key = self._key(stream_id)
         first = await self._redis.xrange(key, "-", "+", count=2)
@@ -236,7 +254,11 @@ class RedisReplayStore(ReplayStore):
     async def _follow(self, stream_id: str, key: str, after: int) -> AsyncIterator[StreamEntry]:
         cursor = f"{after}-0" if after else "0-0"
         seen = after
+        marked = 0.0
         while True:
+            if time.monotonic() - marked >= MARK_EVERY:
+                await self.mark_read(stream_id)
+                marked = time.monotonic()
             found = await self._redis.xread({key: cursor}, count=512, block=self._block_ms)
             if not found:
                 ended = await self._ended_by(key, seen)

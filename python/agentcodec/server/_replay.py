@@ -5,7 +5,10 @@ process or, with a shared store, from any replica.
 A stream is a sequence of events numbered from 1, written by one producer
 and ended once; readers replay it after a number and follow it live. An alias
 names the latest stream of something that runs again and again (a thread's
-runs), so that any replica finds it, or waits for it to start.
+runs), so that any replica finds it, or waits for it to start. A reader
+following a stream marks it read as it goes, so that a producer can tell a
+stream nobody reads any more (on any replica) from one whose client stepped
+away for a moment.
 """
 
 from __future__ import annotations
@@ -18,10 +21,18 @@ import uuid
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 
+from ._waiting import wait_within
+
 __all__ = ["MemoryReplayStore", "ReplayError", "ReplayStore", "StreamEntry"]
 
 #: One stored event: its number and its SSE bytes (without an ``id`` line).
 StreamEntry = tuple[int, bytes]
+
+#: How often a reader following a stream marks it read, at the most (and,
+#: in the memory store, at the least while it waits for events): a reader
+#: that is there has marked the stream within this long (Redis: within its
+#: ``block_seconds`` while it waits), which a watcher allows for.
+MARK_EVERY = 0.5
 
 
 class ReplayError(LookupError):
@@ -100,6 +111,18 @@ class ReplayStore(abc.ABC):
         lists the things it names so from (A2A's ``ListTasks``)."""
         raise NotImplementedError(f"{type(self).__name__} does not list its aliases")
 
+    async def mark_read(self, stream_id: str) -> None:  # noqa: B027 - a store may keep no marks
+        """Notes that a reader is on the stream now. The stores' own readers
+        (``replay``) mark as they follow, every ``MARK_EVERY`` seconds at the
+        most; a store that keeps no marks ignores it."""
+
+    async def read_within(self, stream_id: str, seconds: float) -> bool:
+        """Whether a reader was on the stream within the last ``seconds``:
+        how a producer (``EventStreamResponse(abandon_after=...)``) tells a
+        stream nobody reads any more. A store that keeps no marks says True,
+        so that no stream of it is ever taken for abandoned."""
+        return True
+
     async def aclose(self) -> None:  # noqa: B027 - most stores hold nothing to release
         """Releases what the store holds (connections)."""
 
@@ -166,6 +189,8 @@ class MemoryReplayStore(ReplayStore):
         self._streams: OrderedDict[str, _MemoryStream] = OrderedDict()
         self._aliases: OrderedDict[str, str] = OrderedDict()
         self._alias_waiters: dict[str, _AliasWaiters] = {}
+        # When a reader was last on each stream (the monotonic clock).
+        self._read_at: dict[str, float] = {}
 
     def __len__(self) -> int:
         """How many streams are kept."""
@@ -230,10 +255,14 @@ class MemoryReplayStore(ReplayStore):
 
     async def _follow(self, stream_id: str, stream: _MemoryStream, after: int) -> AsyncIterator[StreamEntry]:
         seen = after
+        marked = 0.0
         while True:
             if seen + 1 < stream.first:  # this reader fell behind the ring
                 raise ReplayError(stream_id, seen, stream.first)
             while seen < stream.last:
+                now = time.monotonic()
+                if now - marked >= MARK_EVERY:
+                    self._read_at[stream_id] = marked = now
                 seen += 1
                 yield seen, stream.events[seen - stream.first]
                 if seen + 1 < stream.first:
@@ -242,7 +271,18 @@ class MemoryReplayStore(ReplayStore):
                 return
             if stream.dropped:
                 raise ReplayError(stream_id, seen, None)
-            await stream.wakeup.wait()
+            self._read_at[stream_id] = marked = time.monotonic()
+            # Woken by the next event, or to mark again while none comes.
+            with contextlib.suppress(asyncio.TimeoutError):  # not TimeoutError before 3.11
+                await wait_within(stream.wakeup.wait(), MARK_EVERY)
+
+    async def mark_read(self, stream_id: str) -> None:
+        if stream_id in self._streams:
+            self._read_at[stream_id] = time.monotonic()
+
+    async def read_within(self, stream_id: str, seconds: float) -> bool:
+        read_at = self._read_at.get(stream_id)
+        return read_at is not None and time.monotonic() - read_at <= seconds
 
     async def stored(self, stream_id: str) -> tuple[list[StreamEntry], bool]:
         self._evict()
@@ -274,7 +314,7 @@ class MemoryReplayStore(ReplayStore):
         waiters.count += 1
         try:
             with contextlib.suppress(asyncio.TimeoutError):  # not TimeoutError before 3.11
-                await asyncio.wait_for(waiters.event.wait(), timeout)
+                await wait_within(waiters.event.wait(), timeout)
         finally:
             waiters.count -= 1
             # The last one to give up takes its waiters away, so that
@@ -327,6 +367,7 @@ class MemoryReplayStore(ReplayStore):
 
     def _drop(self, stream_id: str) -> None:
         stream = self._streams.pop(stream_id)
+        self._read_at.pop(stream_id, None)
         self._bytes -= stream.size
         # Readers following a stream dropped before it finished learn that
         # the rest is lost, instead of waiting forever.

@@ -1,6 +1,7 @@
 """An ASGI response that writes a producer's events as Server-Sent Events:
 the headers, keep-alive comments while the producer is quiet, a producer
-stopped when its client leaves, a failure ended with the protocol's error
+stopped when its client leaves (or, recorded for resume, once no client has
+read its stream for a while), a failure ended with the protocol's error
 event, and ``Last-Event-ID`` resume from a replay store."""
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from .. import _protocols
 from .._backend import impl
 from ..events import ProtocolName
 from ._frames import aiter_items, error_frame, item_writer, record
-from ._replay import ReplayError, ReplayStore
+from ._replay import MARK_EVERY, ReplayError, ReplayStore
+from ._waiting import wait_within
 
 try:  # Starlette and FastAPI take the response as one of theirs.
     from starlette.responses import Response as _ResponseBase
@@ -41,6 +43,8 @@ PING = impl.encode_sse_comment("ping")
 # Producers that write to a store go on after their client leaves; they are
 # held here so that nothing collects them before they end.
 _running: set[asyncio.Task[None]] = set()
+# The tasks that watch whether anyone still reads a recorded stream.
+_watching: set[asyncio.Task[None]] = set()
 
 
 def recording(store: ReplayStore, stream_id: str, frames: AsyncIterator[bytes]) -> asyncio.Task[None]:
@@ -50,6 +54,41 @@ def recording(store: ReplayStore, stream_id: str, frames: AsyncIterator[bytes]) 
     _running.add(producer)
     producer.add_done_callback(_running.discard)
     return producer
+
+
+def watch_readers(
+    store: ReplayStore,
+    stream_id: str,
+    producer: asyncio.Task[None],
+    seconds: float,
+    abandon: Callable[[], object],
+) -> None:
+    """Calls ``abandon`` once no reader has been on the stream (live or
+    resumed, on any replica sharing the store) for ``seconds``, counted from
+    now, unless ``producer`` ends first."""
+
+    async def watch() -> None:
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        while True:
+            await asyncio.sleep(max(seconds / 4, 0.05))
+            if loop.time() - since < seconds:
+                continue
+            try:
+                # A reader that is there marked the stream within MARK_EVERY.
+                read = await store.read_within(stream_id, seconds + MARK_EVERY)
+            except Exception as exc:  # a store gone for a moment abandons nothing
+                logger.warning("could not tell whether stream %s is read: %r", stream_id, exc)
+                continue
+            if not read:
+                logger.info("no client read stream %s for %g s: its producer is stopped", stream_id, seconds)
+                abandon()
+                return
+
+    watcher = asyncio.get_running_loop().create_task(watch())
+    _watching.add(watcher)
+    watcher.add_done_callback(_watching.discard)
+    producer.add_done_callback(lambda _: watcher.cancel())
 
 
 async def finish_recording(timeout: float) -> None:
@@ -118,6 +157,12 @@ class EventStreamResponse(_ResponseBase):
     - ``send_timeout``: a client that takes no write for that many seconds
       (it stopped reading, and the connection's buffers are full) is let go,
       as if it had left; None waits for it.
+    - ``abandon_after`` (with a store): a producer whose stream no client
+      has read for that many seconds (live, or resumed on any replica
+      sharing the store) is stopped, and its stream ends with the
+      protocol's error event, saying so; or ``on_abandoned`` is called
+      instead, for a producer that ends itself its own way. A client that
+      drops and resumes within it keeps the producer going.
 
     A protocol whose streams are not SSE (but NDJSON) is written in its
     own media type, a line an event: with no keep-alive comments, which a
@@ -139,6 +184,8 @@ class EventStreamResponse(_ResponseBase):
         on_disconnect: Literal["cancel", "continue"] | None = None,
         stream_id: str | None = None,
         send_timeout: float | None = None,
+        abandon_after: float | None = None,
+        on_abandoned: Callable[[], object] | None = None,
     ) -> None:
         if stream_id is not None and store is None:
             raise ValueError("stream_id names a stream of the store: give the store too")
@@ -163,6 +210,20 @@ class EventStreamResponse(_ResponseBase):
             raise ValueError(
                 f"send_timeout must be a positive number of seconds or None, not {send_timeout!r}"
             )
+        if abandon_after is not None and (
+            isinstance(abandon_after, bool)
+            or not isinstance(abandon_after, (int, float))
+            or abandon_after <= 0
+        ):
+            raise ValueError(
+                f"abandon_after must be a positive number of seconds or None, not {abandon_after!r}"
+            )
+        if abandon_after is not None and store is None:
+            raise ValueError(
+                "abandon_after needs a store: without one, the producer stops when its client leaves"
+            )
+        if on_abandoned is not None and abandon_after is None:
+            raise ValueError("on_abandoned is called after abandon_after seconds: give abandon_after too")
         if on_disconnect is None:
             on_disconnect = "cancel" if store is None else "continue"
         if on_disconnect not in ("cancel", "continue"):
@@ -175,6 +236,8 @@ class EventStreamResponse(_ResponseBase):
         self.on_disconnect = on_disconnect
         self.stream_id = stream_id
         self.send_timeout = send_timeout
+        self.abandon_after = abandon_after
+        self.on_abandoned = on_abandoned
         self.background = None  # what Starlette and FastAPI look for on a response
         self.media_type = media_type
         merged = {
@@ -205,7 +268,14 @@ class EventStreamResponse(_ResponseBase):
                     return
             else:
                 stream_id = self.stream_id if self.stream_id is not None else await self.store.open()
-                producer = recording(self.store, stream_id, self._produce())
+                abandoned: asyncio.Event | None = None
+                abandon = self.on_abandoned
+                if self.abandon_after is not None and abandon is None:
+                    abandoned = asyncio.Event()  # the producer is stopped here (_produce)
+                    abandon = abandoned.set
+                producer = recording(self.store, stream_id, self._produce(abandoned))
+                if self.abandon_after is not None and abandon is not None:
+                    watch_readers(self.store, stream_id, producer, self.abandon_after, abandon)
                 entries = await self.store.replay(stream_id, 0)
             frames = _with_ids(_tagged(stream_id, self.protocol), entries, self.protocol)
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
@@ -217,15 +287,19 @@ class EventStreamResponse(_ResponseBase):
 
     # --- producing -----------------------------------------------------------
 
-    async def _produce(self) -> AsyncGenerator[bytes, None]:
-        """The producer's items as SSE bytes, ended by an error event if it fails."""
+    async def _produce(self, abandoned: asyncio.Event | None = None) -> AsyncGenerator[bytes, None]:
+        """The producer's items as SSE bytes, ended by an error event if it
+        fails, or once ``abandoned`` is set (no client reads the stream)."""
         items = aiter_items(self.content)
         started = False
         try:
-            async for item in items:
+            async for item in items if abandoned is None else _until(items, abandoned):
                 frame = self._write(item)
                 started = started or bool(frame)
                 yield frame
+        except _AbandonedError:
+            message = f"no client read the stream for {self.abandon_after:g} s"
+            yield error_frame(self.protocol, message, started=started)
         except Exception:
             logger.exception("the producer of an event stream failed")
             yield error_frame(self.protocol, "the stream failed on the server", started=started)
@@ -287,10 +361,40 @@ class EventStreamResponse(_ResponseBase):
             await send(message)
             return
         try:
-            await asyncio.wait_for(send(message), self.send_timeout)
+            await wait_within(send(message), self.send_timeout)
         except asyncio.TimeoutError:
             logger.info("a client took no write for %g s: let go", self.send_timeout)
             raise
+
+
+class _AbandonedError(Exception):
+    """No client read the stream for ``abandon_after`` seconds."""
+
+
+async def _until(items: AsyncIterator[Any], stop: asyncio.Event) -> AsyncGenerator[Any, None]:
+    """The items, until ``stop`` is set: then ``_AbandonedError``, the item being
+    waited for given up."""
+    stopped = asyncio.ensure_future(stop.wait())
+    following: asyncio.Future[Any] | None = None
+    try:
+        while True:
+            following = asyncio.ensure_future(items.__anext__())
+            await asyncio.wait({following, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not following.done():
+                raise _AbandonedError
+            try:
+                item = following.result()
+            except StopAsyncIteration:
+                return
+            finally:
+                following = None
+            yield item
+    finally:
+        stopped.cancel()
+        if following is not None and not following.done():
+            following.cancel()
+            with contextlib.suppress(BaseException):
+                await following
 
 
 async def _with_ids(
