@@ -557,6 +557,26 @@ def test_a_client_that_resumes_in_time_keeps_its_run_going() -> None:
         wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")
 
 
+def test_a_client_reading_on_another_replica_keeps_the_run_going(tmp_path: Path) -> None:
+    """Two gateways sharing one redis-server: the client leaves the one that
+    runs the agent and reads on from the other, which the run's replica
+    learns through the store; once it leaves that one too, the run is
+    cancelled upstream."""
+    agent = ScriptedAgent(endless_run)
+    with redis_server(tmp_path) as redis_url, serve(agent) as upstream:
+        timeouts = Timeouts(abandoned=1.0, idle=None, run=None)
+        stores = [RedisReplayStore(redis_url, block_seconds=0.2) for _ in range(2)]
+        with (
+            serve(Gateway(upstream, store=stores[0], timeouts=timeouts)) as running,
+            serve(Gateway(upstream, store=stores[1], timeouts=timeouts)) as other,
+        ):
+            last = read_then_leave(running, "/ag-ui", AGUI_BODY)
+            last = read_then_leave(other, "/ag-ui", AGUI_BODY, {"Last-Event-ID": last}, seconds=3.0)
+            assert agent.cancelled == 0
+            assert agent.runs == 1
+            wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")
+
+
 @pytest.mark.parametrize(("on_disconnect", "cancelled"), [("cancel", 1), (None, 0)])
 def test_a_langgraph_run_is_cancelled_when_abandoned_only_if_it_asked(
     on_disconnect: Any, cancelled: int
