@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +142,13 @@ def redis_server(directory: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def wait_until(condition: Callable[[], object], seconds: float, message: str) -> float:
+    """Polls ``condition`` until it holds, failing with ``message`` after
+    ``seconds``; returns how long it took."""
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < seconds, message
+        time.sleep(0.02)
+    return time.monotonic() - started

@@ -26,7 +26,7 @@ from agent_servers import FIXTURES, ScriptedAgent
 from agentcodec import cli
 from agentcodec.gateway import DemoAgent, Gateway, Timeouts
 from agentcodec.server import MemoryReplayStore, RedisReplayStore
-from servers import command_server, redis_server, serve
+from servers import command_server, redis_server, serve, wait_until
 from sse_helpers import data_events
 from test_gateway import AGUI_BODY, PROCESS_BODY, agui_events
 
@@ -185,15 +185,16 @@ def test_a_client_that_stops_reading_is_let_go_after_the_send_timeout() -> None:
 
 
 @pytest.mark.parametrize(
-    ("given", "says"),
+    ("flag", "given", "says"),
     [
-        ("0", "a timeout is a positive number of seconds, or 'none'"),
-        ("soon", "'soon' is not a number of seconds"),
+        ("--idle-timeout", "0", "a timeout is a positive number of seconds, or 'none'"),
+        ("--idle-timeout", "soon", "'soon' is not a number of seconds"),
+        ("--abandoned-timeout", "0", "a timeout is a positive number of seconds, or 'none'"),
     ],
 )
-def test_the_command_refuses_a_timeout_that_is_no_number_of_seconds(given: str, says: str) -> None:
+def test_the_command_refuses_a_timeout_that_is_no_number_of_seconds(flag: str, given: str, says: str) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "agentcodec", "gateway", "--idle-timeout", given],
+        [sys.executable, "-m", "agentcodec", "gateway", flag, given],
         capture_output=True,
         text=True,
         check=False,
@@ -202,7 +203,7 @@ def test_the_command_refuses_a_timeout_that_is_no_number_of_seconds(given: str, 
     assert says in run.stderr
 
 
-@pytest.mark.parametrize("field", ["connect", "first_byte", "idle", "run", "send"])
+@pytest.mark.parametrize("field", ["connect", "first_byte", "idle", "run", "send", "abandoned"])
 @pytest.mark.parametrize("value", [0, -1, True, "1"])
 def test_timeouts_are_positive_seconds_or_none(field: str, value: Any) -> None:
     with pytest.raises(ValueError, match=f"the {field} timeout must be a positive number of seconds or None"):
@@ -517,14 +518,6 @@ def read_then_leave(
     return last
 
 
-def wait_until(condition: Any, seconds: float, message: str) -> float:
-    started = time.monotonic()
-    while not condition():
-        assert time.monotonic() - started < seconds, message
-        time.sleep(0.02)
-    return time.monotonic() - started
-
-
 @pytest.mark.parametrize(("path", "body"), [("/ag-ui", AGUI_BODY), ("/process", PROCESS_BODY)])
 def test_a_run_its_client_abandoned_is_cancelled_upstream_after_the_grace_period(
     path: str, body: Any
@@ -591,14 +584,3 @@ def test_a_langgraph_run_is_cancelled_when_abandoned_only_if_it_asked(
         read_then_leave(url, "/threads/t1/runs/stream", body)
         time.sleep(2.0)
         assert agent.cancelled == cancelled
-
-
-def test_the_command_takes_the_abandoned_timeout() -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "agentcodec", "gateway", "--abandoned-timeout", "0"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert run.returncode == 2
-    assert "a timeout is a positive number of seconds, or 'none'" in run.stderr

@@ -15,7 +15,7 @@ import pytest
 import agentcodec
 from agentcodec import _protocols, agui, client, events
 from agentcodec.server import EventStreamResponse, MemoryReplayStore
-from servers import redis_server, serve, serve_process
+from servers import redis_server, serve, serve_process, wait_until
 from stream_app import agui_run, make_app
 
 
@@ -370,20 +370,12 @@ def _read_some(url: str, headers: dict[str, str] | None = None, seconds: float =
     return last
 
 
-def _wait_until(condition: Any, seconds: float, message: str) -> float:
-    started = time.monotonic()
-    while not condition():
-        assert time.monotonic() - started < seconds, message
-        time.sleep(0.02)
-    return time.monotonic() - started
-
-
 def test_a_recorded_stream_nobody_reads_is_stopped_and_ends_with_the_protocols_error() -> None:
     store = MemoryReplayStore()
     producer = _Endless()
     with serve(_abandoning_app(store, producer, 1.0)) as url:
         last = _read_some(url)
-        waited = _wait_until(lambda: producer.closed, 5, "the producer went on with nobody reading")
+        waited = wait_until(lambda: producer.closed, 5, "the producer went on with nobody reading")
         assert waited > 0.8  # not before the time given
         # A client that comes back now gets the rest, and the end that says why.
         with httpx.Client(timeout=30) as http:
@@ -402,7 +394,7 @@ def test_a_client_that_comes_back_in_time_keeps_the_producer_going() -> None:
             time.sleep(0.5)
             last = _read_some(url, {"Last-Event-ID": last}, seconds=1.5)
             assert not producer.closed
-        _wait_until(lambda: producer.closed, 5, "the producer went on with nobody reading")
+        wait_until(lambda: producer.closed, 5, "the producer went on with nobody reading")
 
 
 def test_a_reader_on_another_replica_keeps_the_producer_going(tmp_path: Path) -> None:
@@ -419,7 +411,7 @@ def test_a_reader_on_another_replica_keeps_the_producer_going(tmp_path: Path) ->
             last = _read_some(producing)
             last = _read_some(other, {"Last-Event-ID": last}, seconds=3.0)
             assert not producer.closed
-            _wait_until(lambda: producer.closed, 6, "the producer went on with nobody reading")
+            wait_until(lambda: producer.closed, 6, "the producer went on with nobody reading")
             with httpx.Client(timeout=30) as http:
                 rest = http.get(other, headers={"Last-Event-ID": last}).text
     assert "no client read the stream for 1.5 s" in rest

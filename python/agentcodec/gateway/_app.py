@@ -337,20 +337,8 @@ class Gateway:
         try:
             async for chunk in content:
                 yield chunk
-        except GatewayStoppingError:
-            self.metrics.runs_failed["stopping"] += 1
-            raise
-        except RunAbandonedError:
-            self.metrics.runs_failed["abandoned"] += 1
-            raise
-        except RunCancelledError:
-            self.metrics.runs_failed["cancelled"] += 1
-            raise
-        except RunStoppedError:
-            self.metrics.runs_failed["timeout"] += 1
-            raise
-        except Exception:
-            self.metrics.runs_failed["upstream"] += 1
+        except Exception as exc:
+            self.metrics.runs_failed[_failure_reason(exc)] += 1
             raise
         finally:
             self._ended(key)
@@ -590,6 +578,17 @@ class Gateway:
             aclose = getattr(entries, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+
+def _failure_reason(exc: Exception) -> str:
+    """The reason ``runs_failed_total`` counts a run that ended so under."""
+    if isinstance(exc, GatewayStoppingError):
+        return "stopping"
+    if isinstance(exc, RunAbandonedError):
+        return "abandoned"
+    if isinstance(exc, RunCancelledError):
+        return "cancelled"
+    return "timeout" if isinstance(exc, RunStoppedError) else "upstream"
 
 
 def _thread_alias(thread_id: str) -> str:

@@ -196,28 +196,15 @@ class EventStreamResponse(_ResponseBase):
             if store is not None:
                 raise ValueError(f"{protocol} streams have no event ids to resume after: they take no store")
             ping_interval = None  # a comment would be no line of the protocol
-        if ping_interval is not None and (
-            isinstance(ping_interval, bool)
-            or not isinstance(ping_interval, (int, float))
-            or ping_interval <= 0
+        for name, seconds in (
+            ("ping_interval", ping_interval),
+            ("send_timeout", send_timeout),
+            ("abandon_after", abandon_after),
         ):
-            raise ValueError(
-                f"ping_interval must be a positive number of seconds or None, not {ping_interval!r}"
-            )
-        if send_timeout is not None and (
-            isinstance(send_timeout, bool) or not isinstance(send_timeout, (int, float)) or send_timeout <= 0
-        ):
-            raise ValueError(
-                f"send_timeout must be a positive number of seconds or None, not {send_timeout!r}"
-            )
-        if abandon_after is not None and (
-            isinstance(abandon_after, bool)
-            or not isinstance(abandon_after, (int, float))
-            or abandon_after <= 0
-        ):
-            raise ValueError(
-                f"abandon_after must be a positive number of seconds or None, not {abandon_after!r}"
-            )
+            if seconds is not None and (
+                isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0
+            ):
+                raise ValueError(f"{name} must be a positive number of seconds or None, not {seconds!r}")
         if abandon_after is not None and store is None:
             raise ValueError(
                 "abandon_after needs a store: without one, the producer stops when its client leaves"
