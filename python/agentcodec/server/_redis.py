@@ -9,9 +9,10 @@ empty stream exist, an ``end`` entry (``<last>-2``) ends it; the key expires
 BLOCK``. An alias is a Redis stream of one entry (the stream id it points
 at), so that one waiting for it blocks in ``XREAD`` too; a sorted set holds
 every alias set within ``ttl``, scored by when, for ``aliases`` to list. A
-reader marks a stream read in a key of its own holding when (the writing
-replica's clock, in milliseconds), at most every second while events come
-and after each ``XREAD BLOCK`` while none do.
+reader marks a stream read in a key of its own holding when (its replica's
+clock, in milliseconds: replicas' clocks are taken to agree within a
+fraction of the time a producer allows), at most every half second while
+events come and after each ``XREAD BLOCK`` while none do.
 """
 
 from __future__ import annotations
