@@ -533,7 +533,7 @@ def test_a_run_its_client_abandoned_is_cancelled_upstream_after_the_grace_period
     assert samples['agentcodec_gateway_runs_failed_total{reason="abandoned"}'] == 1
     end = data_events(rest)[-1]
     if path == "/ag-ui":
-        assert end["type"] in {"RUN_FINISHED", "RUN_ERROR"}
+        assert (end["type"], end["outcome"]) == ("RUN_FINISHED", {"type": "cancelled"})
     else:
         assert (end["object"], end["status"]) == ("response", "canceled")
         assert end["id"] == data_events(FIRST_EVENTS)[0]["id"]
