@@ -92,6 +92,9 @@ BLOCKS = [block for block in blocks() if block.runs]
 def test_the_pages_have_blocks_that_run() -> None:
     """The collection itself: a page's blocks are found, and every comment is one the runner knows."""
     assert len(BLOCKS) >= 30
+    # Every Python block is collected: none hides where the pattern does not look (indented).
+    written = sum(page.read_text(encoding="utf-8").count("```python") for page in PAGES)
+    assert written == sum(block.language == "python" for block in BLOCKS)
     known = {"gateway", "shell"}
     for block in blocks():
         for need in block.needs:
