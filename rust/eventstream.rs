@@ -1,5 +1,5 @@
 //! The AWS event stream (`application/vnd.amazon.eventstream`), the binary
-//! framing of Bedrock's ConverseStream and of the other AWS streaming APIs:
+//! framing of the AWS streaming APIs:
 //! decoding its messages in any chunking, and encoding them.
 //!
 //! A message is a prelude (its total length, its headers' length, both

@@ -3,8 +3,8 @@
 //! stream's first byte that is not white space (nor a BOM): `{` or `[`
 //! opens JSON, a zero byte an event stream message (the top byte of its
 //! length), where SSE lines open with a field name or `:`. A protocol whose
-//! SSE event names say what each event is (the LangGraph Agent Server's
-//! stream modes) reads SSE alone, each event with its name.
+//! SSE event names say what each event is (a stream mode, say) reads SSE
+//! alone, each event with its name.
 
 use std::fmt;
 
@@ -17,11 +17,11 @@ use crate::sse::{self, LimitError, Limits};
 /// The framing a protocol's streams may have besides SSE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A JSON text a line (Ollama).
+    /// A JSON text a line (NDJSON).
     Lines,
-    /// One JSON array, streamed element by element (Gemini without `alt=sse`).
+    /// One JSON array, streamed element by element.
     Array,
-    /// The AWS event stream (Bedrock): each message is given as the JSON
+    /// The AWS event stream: each message is given as the JSON
     /// its event is in the service's model, `{"<event type>": <payload>}`
     /// (an exception's type, or `error` for an error message, in its place).
     EventStream,

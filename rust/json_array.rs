@@ -1,5 +1,5 @@
-//! A streamed JSON array (`[{...},\r\n{...}]`), as Gemini's
-//! `streamGenerateContent` answers without `alt=sse`: each element is
+//! A streamed JSON array (`[{...},\r\n{...}]`), as an HTTP API answers
+//! that streams the elements of one JSON array as they come: each element is
 //! handed out as its own text as soon as it is whole, in any chunking.
 //!
 //! The decoder tracks only what it must to find an element's end: the

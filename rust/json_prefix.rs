@@ -1,8 +1,8 @@
 //! Passing on a JSON text that arrives in fragments so that what has been
 //! passed on is always a clean prefix of a JSON text, and can be ended as
 //! one whatever comes next: what a target that reads tool arguments as
-//! JSON while they stream needs (Anthropic's `input_json_delta`, which its
-//! SDK parses after every fragment and which must end as a whole object).
+//! JSON while they stream needs (a delta its SDK parses after every
+//! fragment, and which must end as a whole object).
 //!
 //! A source's arguments may not be JSON at all (a producer that dropped
 //! their first fragment). [`JsonPrefix`] lets each fragment through as far

@@ -199,7 +199,7 @@ def test_assemble_prints_what_the_assembler_gives_and_convert_writes_a_readable_
 ) -> None:
     """Each protocol's recorded stream: `assemble` prints its assembler's
     result; `convert` into the next protocol writes a stream that protocol's
-    assembler reads without an error (Bedrock's binary)."""
+    assembler reads without an error (a binary framing too)."""
     row = TABLE[protocol]
     capture = FIXTURES / row.stream
     assert main(["assemble", "--protocol", protocol, str(capture)]) == 0

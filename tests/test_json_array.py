@@ -1,6 +1,5 @@
-"""JSONArrayDecoder: a streamed JSON array's elements (Gemini's
-``streamGenerateContent`` without ``alt=sse``), in any chunking, on both
-backends."""
+"""JSONArrayDecoder: a streamed JSON array's elements, in any chunking, on
+both backends."""
 
 from __future__ import annotations
 

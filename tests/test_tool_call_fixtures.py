@@ -133,7 +133,7 @@ def _argument_texts(recorded: Any) -> Iterator[str]:
     elif isinstance(recorded, dict):
         for key, value in recorded.items():
             if key in ("delta", "tool_call_chunks", "invalid_tool_calls"):
-                # pieces of the arguments, not the whole (Bedrock's events; LangChain
+                # pieces of the arguments, not the whole (deltas; LangChain
                 # message chunks, whose pieces also stand as invalid calls until whole)
                 continue
             if key in ("arguments", "args", "input", "rawInput", "partial_json"):

@@ -27,6 +27,7 @@ import pytest
 
 from agentcodec import AgentCodecError, SSELimitError
 from agentcodec._protocols import encoder
+from agentcodec._pure.registry import PROTOCOLS as PURE_PROTOCOLS
 from agentcodec.events import PROTOCOLS
 from agui_reference import apply_events, verify_events
 from conftest import PURE
@@ -559,9 +560,11 @@ def test_errors_name_the_source_event() -> None:
             backend.Transcoder("nope", "agui")
         with pytest.raises(TypeError, match="takes no option"):
             backend.Transcoder("agui", "agui", session_id="x")
-        takes_none = r"^the bedrock encoder takes no option 'model' \(it takes none\)$"
+        # An encoder without options says so (as the registry lists them).
+        bare = next(name for name, protocol in PURE_PROTOCOLS.items() if not protocol.options)
+        takes_none = rf"^the {bare} encoder takes no option 'model' \(it takes none\)$"
         with pytest.raises(TypeError, match=takes_none):
-            backend.Transcoder("agui", "bedrock", model="m")
+            backend.Transcoder("agui", bare, model="m")
 
 
 @pytest.mark.parametrize(

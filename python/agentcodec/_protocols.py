@@ -69,8 +69,8 @@ def media_type(protocol: str | None) -> str:
 
 def read_media_types(protocol: str | None) -> tuple[str, ...]:
     """The media types a client reads the protocol's streams in: its own,
-    and those its package lists beside (``READ_MEDIA_TYPES``: Gemini's JSON
-    array answers as ``application/json``)."""
+    and those its package lists beside (``READ_MEDIA_TYPES``: JSON
+    array answers as ``application/json``, say)."""
     own = media_type(protocol)
     if protocol is None:
         return (own,)

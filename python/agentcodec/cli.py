@@ -205,7 +205,7 @@ def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
 
 
 class _HelpFormatter(argparse.HelpFormatter):
-    """Wraps help without breaking a hyphenated name such as ``ai-sdk``
+    """Wraps help without breaking a hyphenated protocol name
     across lines, where it would read as two words."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:

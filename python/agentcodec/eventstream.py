@@ -1,6 +1,6 @@
 """The AWS event stream (``application/vnd.amazon.eventstream``): the binary
-framing of Bedrock's ConverseStream and of the other AWS streaming APIs, as
-a layer of its own, as ``SSEDecoder`` is for SSE.
+framing of the AWS streaming APIs, as a layer of its own, as ``SSEDecoder`` is
+for SSE.
 
 - ``EventStreamDecoder`` splits a stream into its messages in any chunking,
   each as soon as it is whole, both CRCs checked: a bad one is an

@@ -10,8 +10,8 @@ use super::ndjson::lines;
 use crate::json_array::Decoder;
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 
-/// Splits a streamed JSON array (`[{...},\r\n{...}]`, as Gemini answers
-/// without `alt=sse`) into its elements' texts, in any chunking, each handed
+/// Splits a streamed JSON array (`[{...},\r\n{...}]`, as an API answers
+/// that streams one array's elements) into its elements' texts, in any chunking, each handed
 /// out as soon as it is whole. A JSON text outside any array is an element
 /// too; white space and commas between elements are skipped.
 #[pyclass(frozen, module = "agentcodec", name = "JSONArrayDecoder")]

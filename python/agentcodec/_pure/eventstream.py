@@ -1,6 +1,6 @@
 """The AWS event stream (``application/vnd.amazon.eventstream``), the binary
-framing of Bedrock's ConverseStream and of the other AWS streaming APIs:
-decoding its messages in any chunking, and encoding them. The mirror of
+framing of the AWS streaming APIs: decoding its messages in any chunking, and
+encoding them. The mirror of
 ``rust/eventstream.rs``.
 
 A message is a prelude (its total length, its headers' length, both 32-bit

@@ -20,8 +20,8 @@ from .sse_decoder import TextDecoder
 __all__ = ["Framing", "Kind", "event_text"]
 
 #: The framing a protocol's streams may have besides SSE: a JSON text a line
-#: (Ollama), one JSON array streamed element by element (Gemini), or the AWS
-#: event stream (Bedrock).
+#: (NDJSON), one JSON array streamed element by element, or the AWS event
+#: stream.
 Kind = Literal["lines", "array", "eventstream", "named"]
 
 _BOM = b"\xef\xbb\xbf"

@@ -1,5 +1,5 @@
-"""A streamed JSON array (``[{...},\\r\\n{...}]``), as Gemini's
-``streamGenerateContent`` answers without ``alt=sse``: each element is handed
+"""A streamed JSON array (``[{...},\\r\\n{...}]``), as an HTTP API answers
+that streams the elements of one JSON array as they come: each element is handed
 out as its own text as soon as it is whole, in any chunking. The mirror of
 ``rust/json_array.rs``.
 
@@ -186,8 +186,8 @@ class ArrayDecoder:
 
 
 class JSONArrayDecoder:
-    """Splits a streamed JSON array (``[{...},\\r\\n{...}]``, as Gemini answers
-    without ``alt=sse``) into its elements' texts, in any chunking, each
+    """Splits a streamed JSON array (``[{...},\\r\\n{...}]``, as an API answers
+    that streams one array's elements) into its elements' texts, in any chunking, each
     handed out as soon as it is whole. A JSON text outside any array is an
     element too; white space and commas between elements are skipped."""
 

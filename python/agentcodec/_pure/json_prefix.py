@@ -1,7 +1,7 @@
 """Passing on a JSON text that arrives in fragments so that what has been
 passed on is always a clean prefix of a JSON text, and can be ended as one
 whatever comes next: what a target that reads tool arguments as JSON while
-they stream needs (Anthropic's ``input_json_delta``). The mirror of
+they stream needs (a delta its SDK parses after every fragment). The mirror of
 ``rust/json_prefix.rs``, which says more."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Times as the providers write them (RFC 3339: Ollama's as Go writes them,
-``2025-05-12T10:00:00.123456789Z``; Gemini's ``createTime``) and the neutral
+"""Times as the providers write them (RFC 3339, with up to nine digits of
+a second as Go writes them, ``2025-05-12T10:00:00.123456789Z``) and the neutral
 vocabulary's (Unix seconds): the mirror of ``rust/rfc3339.rs``."""
 
 from __future__ import annotations

@@ -475,7 +475,7 @@ class TextDecoder(SSEDecoder):
 
 class NamedTextDecoder(TextDecoder):
     """The assemblers' decoder for a protocol whose SSE event names say what
-    each event is (the LangGraph Agent Server's stream modes): each event
+    each event is (a stream mode, say): each event
     comes out as the text ``{"event": <name>, "data": <data>}``, its data
     put in as it is (a blank one, a keep-alive, stays blank, and ``[DONE]``
     itself)."""

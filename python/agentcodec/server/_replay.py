@@ -108,7 +108,7 @@ class ReplayStore(abc.ABC):
     async def aliases(self, prefix: str) -> list[tuple[str, str]]:
         """The aliases that start with ``prefix`` and point at a stream, each
         with the stream it points at, the one set last first: what a server
-        lists the things it names so from (A2A's ``ListTasks``)."""
+        lists the things it names so from (a task listing, say)."""
         raise NotImplementedError(f"{type(self).__name__} does not list its aliases")
 
     async def mark_read(self, stream_id: str) -> None:  # noqa: B027 - a store may keep no marks

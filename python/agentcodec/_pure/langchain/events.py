@@ -6,7 +6,7 @@ Decoding: the ``messages`` channel's events are messages of blocks already
 (what it adds is a delta; tool arguments compare as JSON); ``lifecycle``
 events start, finish or fail the run; other channels pass through.
 
-Encoding: envelopes as a LangGraph server writes them (``type: event``,
+Encoding: envelopes as the protocol's servers write them (``type: event``,
 ``event_id``, ``seq`` from 1, ``method``, ``params`` with namespace, node,
 timestamp and data), a ``message-start`` per message, blocks started,
 streamed with their delta variants and finished with the finalized block
