@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 
 import agentcodec
+from agentcodec.events import PROTOCOLS
 from conftest import NATIVE, PURE, requires_native
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,3 +203,88 @@ def test_help_shows_no_backend_module_among_the_packages_names() -> None:
     assert "impl" not in text
     modules = [name for name, value in vars(agentcodec).items() if isinstance(value, ModuleType)]
     assert not [name for name in modules if "impl" in name]
+
+
+@requires_native
+def test_the_native_backend_does_not_load_the_pure_one() -> None:
+    # Every public module, and an error raised by every protocol's native
+    # assembler: the pure backend as a whole stays unloaded (its package
+    # hands out its names on first use; the errors are modules of their own).
+    # Four protocols' public ``encode`` is their pure module's ``frame``,
+    # which loads that protocol's pure modules alone.
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import agentcodec, agentcodec._protocols as protocols\n"
+        "for info in pkgutil.walk_packages(agentcodec.__path__, 'agentcodec.'):\n"
+        "    if not info.name.startswith(('agentcodec._', 'agentcodec.gateway', 'agentcodec.server',"
+        " 'agentcodec.client', 'agentcodec.cli')):\n"
+        "        importlib.import_module(info.name)\n"
+        "for name in agentcodec.events.PROTOCOLS:\n"
+        "    try:\n"
+        "        protocols.assembler(name).feed_event([])\n"
+        "    except agentcodec.AgentCodecError as error:\n"
+        "        assert type(error).__module__ == f\"agentcodec._pure.{name.replace('-', '_')}.errors\"\n"
+        "print(sorted(name for name in sys.modules if name.endswith(('.api', '.registry', '.transcode'))))\n"
+    )
+    result = run_python(code, AGENTCODEC_BACKEND="native")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("backend_name", ["native", "python"])
+def test_every_module_imports_first(backend_name: str) -> None:
+    # The pure backend loads its names on first use, and its protocols'
+    # modules import each other: whichever module a program imports first,
+    # on either backend, imports without a cycle. The package is dropped
+    # from sys.modules between imports (the native extension aside, which
+    # initializes once a process). On the pure backend, where the first
+    # import loads the whole backend (a quarter of a second each time), the
+    # protocols' packages and their pure assemblers and errors only.
+    if backend_name == "native" and NATIVE is None:
+        pytest.skip("the native extension is not installed")
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import agentcodec\n"
+        "names = [info.name for info in pkgutil.walk_packages(agentcodec.__path__, 'agentcodec.')]\n"
+        f"if {backend_name == 'python'}:\n"
+        "    protocols = [name.replace('-', '_') for name in agentcodec.events.PROTOCOLS]\n"
+        "    names = [f'agentcodec.{p}' for p in protocols]\n"
+        "    names += [f'agentcodec._pure.{p}.{m}' for p in protocols for m in ('assembler', 'errors')]\n"
+        "for name in names:\n"
+        "    if name.startswith(('agentcodec.gateway', 'agentcodec.__main__')):\n"
+        "        continue\n"
+        "    for loaded in [key for key in sys.modules if key.startswith('agentcodec')]:\n"
+        "        if loaded != 'agentcodec._native':\n"
+        "            del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as error:\n"
+        "        if 'starlette' in str(error) or 'redis' in str(error) or 'httpx' in str(error):\n"
+        "            continue\n"
+        "        print(name, error)\n"
+        "print('done', len(names))\n"
+    )
+    result = run_python(code, AGENTCODEC_BACKEND=backend_name)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("done"), result.stdout
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_errors_pickled_before_they_moved_still_load(protocol: str) -> None:
+    # Each protocol's exceptions were classes of agentcodec._errors; a
+    # pickle of one names that module.
+    errors = importlib.import_module(f"agentcodec._pure.{protocol.replace('-', '_')}.errors")
+    classes = [getattr(errors, name) for name in errors.__all__]
+    assert len(classes) >= 2  # the stream's and the event's
+    for cls in classes:
+        if cls is agentcodec.ResumeGapError:
+            error = cls(3, 9)
+        elif cls.__name__.endswith("EventError"):
+            error = cls(3, "is bad")
+        else:
+            error = cls("bad")
+        old = pickle.dumps(error, protocol=0).replace(cls.__module__.encode(), b"agentcodec._errors")
+        assert b"agentcodec._errors" in old
+        again = pickle.loads(old)
+        assert type(again) is cls
+        assert again.args == error.args

@@ -14,39 +14,26 @@ from typing import TYPE_CHECKING
 
 from ._backend import backend
 from ._errors import (
-    A2AError,
-    A2AEventError,
     AgentCodecError,
-    AgentScopeError,
-    AgentScopeEventError,
-    AGUIError,
-    AGUIEventError,
-    AISDKError,
-    AISDKEventError,
-    AnthropicError,
-    AnthropicEventError,
-    BedrockError,
-    BedrockEventError,
     ConversionLossError,
     EventStreamError,
-    GeminiError,
-    GeminiEventError,
-    LangChainError,
-    LangChainEventError,
-    LangGraphError,
-    LangGraphEventError,
-    OllamaError,
-    OllamaEventError,
-    OpenAIChatError,
-    OpenAIChatEventError,
-    OpenAIResponsesError,
-    OpenAIResponsesEventError,
     PartialJSONError,
-    ResumeGapError,
     SSEError,
     SSELimitError,
     StreamLimitError,
 )
+from ._pure.a2a.errors import A2AError, A2AEventError
+from ._pure.agentscope.errors import AgentScopeError, AgentScopeEventError
+from ._pure.agui.errors import AGUIError, AGUIEventError
+from ._pure.ai_sdk.errors import AISDKError, AISDKEventError
+from ._pure.anthropic.errors import AnthropicError, AnthropicEventError
+from ._pure.bedrock.errors import BedrockError, BedrockEventError
+from ._pure.gemini.errors import GeminiError, GeminiEventError
+from ._pure.langchain.errors import LangChainError, LangChainEventError, ResumeGapError
+from ._pure.langgraph.errors import LangGraphError, LangGraphEventError
+from ._pure.ollama.errors import OllamaError, OllamaEventError
+from ._pure.openai_chat.errors import OpenAIChatError, OpenAIChatEventError
+from ._pure.openai_responses.errors import OpenAIResponsesError, OpenAIResponsesEventError
 from ._version import __version__
 
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""Exceptions shared by both backends.
+"""Exceptions shared by both backends and by every protocol (each
+protocol's own are in its ``_pure/<name>/errors.py``).
 
 The native extension imports these classes and raises them with the same
 arguments as the pure-Python backend, so the two raise identical errors.
@@ -10,35 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
-    "AGUIError",
-    "AISDKError",
-    "AISDKEventError",
     "ConversionLossError",
-    "AGUIEventError",
     "AgentCodecError",
-    "AgentScopeError",
-    "AgentScopeEventError",
-    "A2AError",
-    "A2AEventError",
-    "AnthropicError",
-    "AnthropicEventError",
-    "LangChainError",
-    "LangChainEventError",
-    "LangGraphError",
-    "LangGraphEventError",
     "EventStreamError",
-    "BedrockError",
-    "BedrockEventError",
-    "GeminiError",
-    "GeminiEventError",
-    "OllamaError",
-    "OllamaEventError",
-    "OpenAIChatError",
-    "OpenAIChatEventError",
-    "OpenAIResponsesError",
-    "OpenAIResponsesEventError",
     "PartialJSONError",
-    "ResumeGapError",
     "SSEError",
     "SSELimitError",
     "StreamLimitError",
@@ -207,244 +183,15 @@ class _EventError(AgentCodecError):
         return (type(self), (self.event, self.problem))
 
 
-class AgentScopeError(AgentCodecError, ValueError):
-    """An AgentScope stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class AgentScopeEventError(_EventError, AgentScopeError):
-    """One event of an AgentScope stream is not a JSON object (or, in strict
-    mode, not what upstream's models accept).
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "AgentScope event"
-
-
-class LangChainError(AgentCodecError, ValueError):
-    """A LangChain protocol stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class LangChainEventError(_EventError, LangChainError):
-    """One message of a LangChain protocol stream is not a JSON object.
-
-    Attributes:
-        event: the message's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "LangChain protocol message"
-
-
-class AGUIError(AgentCodecError, ValueError):
-    """An AG-UI stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class AGUIEventError(_EventError, AGUIError):
-    """One event of an AG-UI stream cannot be applied: it is not a JSON
-    object, lacks a field its type requires, addresses a message or tool call
-    that was never started, or carries a JSON Patch that does not apply.
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "AG-UI event"
-
-
-class OpenAIResponsesError(AgentCodecError, ValueError):
-    """An OpenAI Responses stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class OpenAIResponsesEventError(_EventError, OpenAIResponsesError):
-    """One event of an OpenAI Responses stream cannot be applied: it is not a
-    JSON object, lacks a field its type requires, or addresses an output item
-    or part that was never added.
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "OpenAI Responses event"
-
-
-class OpenAIChatError(AgentCodecError, ValueError):
-    """An OpenAI Chat Completions stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class OpenAIChatEventError(_EventError, OpenAIChatError):
-    """One chunk of an OpenAI Chat Completions stream cannot be applied: it
-    is not a JSON object, its choices or delta are not what the API sends,
-    or it follows ``[DONE]``.
-
-    Attributes:
-        event: the chunk's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "OpenAI Chat Completions chunk"
-
-
-class AnthropicError(AgentCodecError, ValueError):
-    """An Anthropic Messages stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class AnthropicEventError(_EventError, AnthropicError):
-    """One event of an Anthropic Messages stream cannot be applied: it is not
-    a JSON object, comes before ``message_start`` or after ``message_stop``,
-    addresses a content block that never started or has stopped, gives a
-    delta the block cannot take, or ends a tool block whose input is not
-    valid JSON.
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "Anthropic Messages event"
-
-
-class A2AError(AgentCodecError, ValueError):
-    """An A2A (Agent2Agent) stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class A2AEventError(_EventError, A2AError):
-    """One event of an A2A stream cannot be applied: it is no A2A JSON-RPC
-    response or result, mixes the spec versions, updates another task or
-    an artifact that never started, or comes after the stream's end.
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "A2A event"
-
-
-class BedrockError(AgentCodecError, ValueError):
-    """A Bedrock stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class BedrockEventError(_EventError, BedrockError):
-    """One event of a Bedrock stream cannot be applied: it is not a JSON
-    object, or its parts are of another type than the model's.
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "Bedrock event"
-
-
-class GeminiError(AgentCodecError, ValueError):
-    """A Gemini stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class GeminiEventError(_EventError, GeminiError):
-    """One record of a Gemini stream cannot be applied: it is not a JSON
-    object, its candidates, content or parts are of another type, or a
-    streamed argument's ``jsonPath`` cannot be followed.
-
-    Attributes:
-        event: the record's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "Gemini record"
-
-
-class OllamaError(AgentCodecError, ValueError):
-    """An Ollama stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class OllamaEventError(_EventError, OllamaError):
-    """One line of an Ollama stream cannot be applied: it is not a JSON
-    object, its text or lists are of another type, or it comes after the
-    done line.
-
-    Attributes:
-        event: the line's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "Ollama line"
-
-
-class LangGraphError(AgentCodecError, ValueError):
-    """A LangGraph Agent Server stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class LangGraphEventError(_EventError, LangGraphError):
-    """One event of a LangGraph Agent Server stream cannot be applied: it is
-    not a JSON object, is of no stream mode, holds data of another shape
-    than its mode's, or a message chunk whose values cannot be added to
-    those before it (as langchain-core refuses them).
-
-    Attributes:
-        event: the event's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "LangGraph event"
-
-
-class AISDKError(AgentCodecError, ValueError):
-    """A Vercel AI SDK UI message stream that cannot be assembled, or a misuse of the assembler."""
-
-
-class AISDKEventError(_EventError, AISDKError):
-    """One chunk of a Vercel AI SDK UI message stream cannot be applied: it
-    is not a JSON object, lacks a field its type requires, is a delta or end
-    for a part that is not streaming, names a tool call or approval that
-    never started, or follows ``[DONE]``.
-
-    Attributes:
-        event: the chunk's number, counting from 1, in the order the assembler saw them.
-        problem: what is wrong with it.
-    """
-
-    subject = "AI SDK UI message chunk"
-
-
-class ResumeGapError(LangChainError):
-    """Events a client asked to replay are no longer buffered.
-
-    Attributes:
-        since: the sequence number the client has seen.
-        min_available_seq: the oldest sequence number still buffered.
-        missed: how many events the client cannot get back.
-    """
-
-    since: int
-    min_available_seq: int
-
-    def __init__(self, since: int, min_available_seq: int) -> None:
-        self.since = since
-        self.min_available_seq = min_available_seq
-        super().__init__(
-            f"cannot replay after seq {since}: the oldest buffered event is seq {min_available_seq} "
-            f"({self.missed} events missed)"
-        )
-
-    @property
-    def missed(self) -> int:
-        return self.min_available_seq - self.since - 1
-
-    def to_response(self, command_id: int | None = None) -> dict[str, Any]:
-        """The ``resume_gap`` error response servers send for it."""
-        return {
-            "type": "error",
-            "id": command_id,
-            "error": "resume_gap",
-            "message": str(self),
-            "since": self.since,
-            "min_available_seq": self.min_available_seq,
-        }
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.since, self.min_available_seq))
+def __getattr__(name: str) -> type[AgentCodecError]:
+    # Each protocol's exceptions were defined here before they moved into
+    # its package: a pickle of one (which names this module) still loads.
+    import importlib  # noqa: PLC0415  (only for such a pickle)
+
+    from ._pure.events import PROTOCOL_NAMES  # noqa: PLC0415
+
+    for protocol in PROTOCOL_NAMES:
+        errors = importlib.import_module(f"agentcodec._pure.{protocol.replace('-', '_')}.errors")
+        if isinstance(found := getattr(errors, name, None), type) and issubclass(found, AgentCodecError):
+            return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

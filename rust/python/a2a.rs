@@ -21,7 +21,7 @@ pub struct A2AAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("A2AError", "A2AEventError");
+protocol_errors!(a2a, "A2AError", "A2AEventError");
 
 assert_python_aligned!(A2AAssembler);
 

@@ -18,7 +18,7 @@ pub struct AgentScopeAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("AgentScopeError", "AgentScopeEventError");
+protocol_errors!(agentscope, "AgentScopeError", "AgentScopeEventError");
 
 assert_python_aligned!(AgentScopeAssembler);
 

@@ -19,7 +19,7 @@ pub struct AGUIAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("AGUIError", "AGUIEventError");
+protocol_errors!(agui, "AGUIError", "AGUIEventError");
 
 assert_python_aligned!(AGUIAssembler);
 

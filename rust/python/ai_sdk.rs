@@ -16,7 +16,7 @@ pub struct AISDKAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("AISDKError", "AISDKEventError");
+protocol_errors!(ai_sdk, "AISDKError", "AISDKEventError");
 
 assert_python_aligned!(AISDKAssembler);
 

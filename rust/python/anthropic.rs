@@ -16,7 +16,7 @@ pub struct AnthropicAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("AnthropicError", "AnthropicEventError");
+protocol_errors!(anthropic, "AnthropicError", "AnthropicEventError");
 
 assert_python_aligned!(AnthropicAssembler);
 

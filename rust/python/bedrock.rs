@@ -15,7 +15,7 @@ pub struct BedrockAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("BedrockError", "BedrockEventError");
+protocol_errors!(bedrock, "BedrockError", "BedrockEventError");
 
 assert_python_aligned!(BedrockAssembler);
 

@@ -1,5 +1,7 @@
-//! Raising the exceptions defined in `agentcodec._errors`, so that both
-//! backends raise the very same classes with the very same messages.
+//! Raising the exceptions defined in Python (the shared ones in
+//! `agentcodec._errors`, each protocol's in its `agentcodec._pure.<name>.errors`),
+//! so that both backends raise the very same classes with the very same
+//! messages.
 
 use pyo3::call::PyCallArgs;
 use pyo3::prelude::*;
@@ -16,22 +18,25 @@ static CONVERSION_LOSS_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static EVENT_STREAM_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// Defines a protocol binding's `to_py_err`: the protocol's errors raised as
-/// its own exception classes of `agentcodec._errors`, `$base(message)` and
-/// `$event(event, problem)`.
+/// its own exception classes, `$base(message)` and `$event(event, problem)`
+/// of `agentcodec._pure.$module.errors`.
 macro_rules! protocol_errors {
-    ($base:literal, $event:literal) => {
+    ($module:ident, $base:literal, $event:literal) => {
         /// Raises the protocol's errors as its own exception classes.
         pub(super) fn to_py_err(py: Python<'_>, err: crate::stream::Error) -> PyErr {
             use pyo3::sync::PyOnceLock;
             use pyo3::types::PyType;
             static BASE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
             static EVENT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+            const MODULE: &str = concat!("agentcodec._pure.", stringify!($module), ".errors");
             super::errors::stream_error(
                 py,
                 err,
-                |py: Python<'_>, message: &str| super::errors::raise(py, &BASE, $base, (message,)),
+                |py: Python<'_>, message: &str| {
+                    super::errors::raise_from(py, &BASE, MODULE, $base, (message,))
+                },
                 |py: Python<'_>, event: u64, problem: &str| {
-                    super::errors::raise(py, &EVENT, $event, (event, problem))
+                    super::errors::raise_from(py, &EVENT, MODULE, $event, (event, problem))
                 },
             )
         }
@@ -47,7 +52,18 @@ pub(super) fn raise<'py>(
     name: &str,
     args: impl PyCallArgs<'py>,
 ) -> PyErr {
-    let class = match cell.import(py, "agentcodec._errors", name) {
+    raise_from(py, cell, "agentcodec._errors", name, args)
+}
+
+/// Instantiates the named exception class of `module`.
+pub(super) fn raise_from<'py>(
+    py: Python<'py>,
+    cell: &PyOnceLock<Py<PyType>>,
+    module: &str,
+    name: &str,
+    args: impl PyCallArgs<'py>,
+) -> PyErr {
+    let class = match cell.import(py, module, name) {
         Ok(class) => class,
         Err(import_error) => return import_error,
     };

@@ -15,7 +15,7 @@ pub struct GeminiAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("GeminiError", "GeminiEventError");
+protocol_errors!(gemini, "GeminiError", "GeminiEventError");
 
 assert_python_aligned!(GeminiAssembler);
 

@@ -18,7 +18,7 @@ pub struct LangChainAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("LangChainError", "LangChainEventError");
+protocol_errors!(langchain, "LangChainError", "LangChainEventError");
 
 assert_python_aligned!(LangChainAssembler);
 

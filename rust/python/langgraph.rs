@@ -15,7 +15,7 @@ pub struct LangGraphAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("LangGraphError", "LangGraphEventError");
+protocol_errors!(langgraph, "LangGraphError", "LangGraphEventError");
 
 assert_python_aligned!(LangGraphAssembler);
 

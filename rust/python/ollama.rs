@@ -16,7 +16,7 @@ pub struct OllamaAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("OllamaError", "OllamaEventError");
+protocol_errors!(ollama, "OllamaError", "OllamaEventError");
 
 assert_python_aligned!(OllamaAssembler);
 

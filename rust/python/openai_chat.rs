@@ -16,7 +16,7 @@ pub struct OpenAIChatAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("OpenAIChatError", "OpenAIChatEventError");
+protocol_errors!(openai_chat, "OpenAIChatError", "OpenAIChatEventError");
 
 assert_python_aligned!(OpenAIChatAssembler);
 

@@ -16,7 +16,7 @@ pub struct OpenAIResponsesAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!("OpenAIResponsesError", "OpenAIResponsesEventError");
+protocol_errors!(openai_responses, "OpenAIResponsesError", "OpenAIResponsesEventError");
 
 assert_python_aligned!(OpenAIResponsesAssembler);
 

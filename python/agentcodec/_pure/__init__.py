@@ -1,57 +1,40 @@
 """The pure-Python backend: the same API as ``agentcodec._native``, module
 for module, used where the native extension is unavailable or when
-``AGENTCODEC_BACKEND=python``."""
+``AGENTCODEC_BACKEND=python``.
 
+Importing the package costs nothing: its names (``api.py``'s) are loaded on
+first use. The native backend's users import some of its modules (the
+protocols' exceptions, the neutral vocabulary's tables), and those must not
+bring the whole pure backend with them."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
 from typing import Any
 
-from .._version import __version__
-from . import eventstream, json_array, ndjson, partial_json, sse_decoder, transcode
-from ._guard import serialized
-from .registry import PROTOCOLS
-from .sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
-from .sse_encoder import encode_sse, encode_sse_comment, frame_json_string
 
-# What the package exports is safe to share between threads: one call at a
-# time per object (see _guard). SSEEvent is immutable.
-PartialJSON = serialized(partial_json.PartialJSON)
-SSEDecoder = serialized(sse_decoder.SSEDecoder)
-NDJSONDecoder = serialized(ndjson.NDJSONDecoder)
-JSONArrayDecoder = serialized(json_array.JSONArrayDecoder)
-EventStreamDecoder = serialized(eventstream.EventStreamDecoder)
-encode_event_message = eventstream.encode_event_message
-NeutralAssembler = serialized(transcode.Assembler, "NeutralAssembler")
-NeutralDecoder = serialized(transcode.Decoder, "NeutralDecoder")
-NeutralEncoder = serialized(transcode.Encoder, "NeutralEncoder")
-Transcoder = serialized(transcode.Transcoder)
+def _api() -> ModuleType:
+    return importlib.import_module(f"{__name__}.api")
 
 
-def _export_assemblers() -> list[str]:
-    """Each protocol's assembler under the name the native module exports
-    it by (``<Name>Assembler``; the class itself is ``Assembler`` on both
-    backends): the registry lists them, so a new protocol needs no line here."""
-    namespace: dict[str, Any] = globals()
-    for protocol in PROTOCOLS.values():
-        namespace[protocol.exported_as] = serialized(protocol.assembler)
-    return [protocol.exported_as for protocol in PROTOCOLS.values()]
+def __getattr__(name: str) -> Any:
+    if name.startswith("__") and name not in ("__all__", "__version__"):
+        # Not the API's: the import system, pickle and copy ask for these.
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        # A module of the package (``from .. import events`` asks for it
+        # here before importing it): that module alone, not the API.
+        return importlib.import_module(f"{__name__}.{name}")
+    api = _api()
+    try:
+        value = getattr(api, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
 
 
-__all__ = [
-    "DEFAULT_MAX_EVENT_BYTES",
-    "DEFAULT_MAX_LINE_BYTES",
-    "EventStreamDecoder",
-    "JSONArrayDecoder",
-    "NDJSONDecoder",
-    "NeutralAssembler",
-    "NeutralDecoder",
-    "NeutralEncoder",
-    "PartialJSON",
-    "SSEDecoder",
-    "SSEEvent",
-    "Transcoder",
-    "__version__",
-    "encode_event_message",
-    "encode_sse",
-    "encode_sse_comment",
-    "frame_json_string",
-]
-__all__.extend(_export_assemblers())
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_api().__all__))

@@ -1,5 +1,5 @@
 """The pure backend's protocols, by name: each the ``PROTOCOL`` its package
-``_pure/<name>/`` declares. The names are ``events.PROTOCOL_NAMES``;
+declares (``_pure/<name>/protocol.py``). The names are ``events.PROTOCOL_NAMES``;
 nothing else here names a protocol. The mirror of ``rust/registry.rs``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ __all__ = ["PROTOCOLS"]
 
 
 def _declared(name: str) -> Protocol:
-    module = importlib.import_module(f"{__package__}.{name.replace('-', '_')}")
+    module = importlib.import_module(f"{__package__}.{name.replace('-', '_')}.protocol")
     protocol: Protocol = module.PROTOCOL
     assert protocol.name == name, f"{module.__name__} declares {protocol.name!r}, not {name!r}"
     return protocol

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._backend import impl
-from .._errors import A2AError, A2AEventError
+from .._pure.a2a.errors import A2AError, A2AEventError
 from .types import (
     FINAL_STATES,
     INTERRUPTED_STATES,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._backend import impl
-from .._errors import AGUIError, AGUIEventError
+from .._pure.agui.errors import AGUIError, AGUIEventError
 from .encoder import EventEncoder, encode, encode_event, text_message_content, tool_call_args
 from .types import (
     EVENT_TYPES,

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._backend import impl
-from .._errors import AISDKError, AISDKEventError
+from .._pure.ai_sdk.errors import AISDKError, AISDKEventError
 from .builder import UIMessageStreamBuilder, encode
 from .types import (
     FINISH_REASONS,

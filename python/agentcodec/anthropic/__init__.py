@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._backend import impl
-from .._errors import AnthropicError, AnthropicEventError
+from .._pure.anthropic.errors import AnthropicError, AnthropicEventError
 from .builder import MessageStreamBuilder, encode
 from .types import (
     STOP_REASONS,

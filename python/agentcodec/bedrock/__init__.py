@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._backend import impl
-from .._errors import BedrockError, BedrockEventError
+from .._pure.bedrock.errors import BedrockError, BedrockEventError
 from .._pure.bedrock.events import frame
 from .types import (
     EVENTS,

@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .._backend import impl
-from .._errors import A2AEventError
+from .._pure.a2a.errors import A2AEventError
 from .._version import __version__
 from ..server import ReplayError
 from ..server._response import recording

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .._backend import impl
-from .._errors import A2AEventError
+from .._pure.a2a.errors import A2AEventError
 from .._pure.rfc3339 import unix_nanoseconds
 from ..a2a import FINAL_STATES, TASK_STATES
 from ..server import ReplayError, ReplayStore

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._backend import impl
-from .._errors import GeminiError, GeminiEventError
+from .._pure.gemini.errors import GeminiError, GeminiEventError
 from .._pure.gemini.events import frame
 from .types import (
     FINISH_REASONS,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._backend import impl
-from .._errors import LangChainError, LangChainEventError, ResumeGapError
+from .._pure.langchain.errors import LangChainError, LangChainEventError, ResumeGapError
 from .encoder import encode
 from .envelopes import StreamDecoder, message_type, parse_message
 from .media import block_bytes

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import SSEDecoder
-from .._errors import LangChainError
 from .._pure.json_values import JSONValueError, loads
+from .._pure.langchain.errors import LangChainError
 
 __all__ = ["StreamDecoder", "message_type", "parse_message"]
 

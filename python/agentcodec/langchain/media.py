@@ -6,7 +6,7 @@ import base64
 import binascii
 from typing import Any
 
-from .._errors import LangChainError
+from .._pure.langchain.errors import LangChainError
 
 __all__ = ["block_bytes"]
 

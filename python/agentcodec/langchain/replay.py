@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from .._errors import ResumeGapError
+from .._pure.langchain.errors import ResumeGapError
 from .subscriptions import Subscription
 
 __all__ = ["ReplayBuffer"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._backend import impl
-from .._errors import LangGraphError, LangGraphEventError
+from .._pure.langgraph.errors import LangGraphError, LangGraphEventError
 from .._pure.langgraph.events import frame
 from .types import (
     MODES,

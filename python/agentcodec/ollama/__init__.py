@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._backend import impl
-from .._errors import OllamaError, OllamaEventError
+from .._pure.ollama.errors import OllamaError, OllamaEventError
 from .._pure.ollama.events import frame
 from .types import (
     DONE_REASONS,

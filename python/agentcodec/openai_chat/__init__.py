@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._backend import impl
-from .._errors import OpenAIChatError, OpenAIChatEventError
+from .._pure.openai_chat.errors import OpenAIChatError, OpenAIChatEventError
 from .builder import ChatCompletionBuilder, encode
 from .types import (
     FINISH_REASONS,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._backend import impl
-from .._errors import OpenAIResponsesError, OpenAIResponsesEventError
+from .._pure.openai_responses.errors import OpenAIResponsesError, OpenAIResponsesEventError
 from .builder import ResponseBuilder, encode
 from .types import (
     EVENT_TYPES,

@@ -1,24 +1,7 @@
 """The pure backend's A2A (Agent2Agent) stream, the mirror of ``rust/a2a/``:
-its assembler, its decoder and encoder, and the ``PROTOCOL`` that
-``_pure/registry.py`` collects."""
+its assembler, its decoder and encoder, its exceptions
+(``errors.py``), and the ``PROTOCOL`` that ``_pure/registry.py`` collects
+(``protocol.py``).
 
-from ..._errors import A2AError, A2AEventError
-from ..protocol import Protocol, data_frame
-from .assembler import Assembler
-from .events import Decoder, Encoder
-from .wire import VERSIONS
-
-__all__ = ["PROTOCOL", "Assembler", "Decoder", "Encoder"]
-
-#: The protocol, as the registry (``_pure/registry.py``) lists it.
-PROTOCOL = Protocol(
-    name="a2a",
-    assembler=Assembler,
-    exported_as="A2AAssembler",
-    decoder=Decoder,
-    encoder=Encoder,
-    options={"version": VERSIONS, "task_id": "str", "context_id": "str", "request_id": "str"},
-    event_error=A2AEventError,
-    base_error=A2AError,
-    frame=data_frame,
-)
+Importing the package imports none of it: the native backend imports its
+``errors`` alone."""

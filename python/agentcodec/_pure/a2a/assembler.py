@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import A2AError, A2AEventError
 from ..accumulate import render
 from ..json_values import quote
 from ..protocol import check_option
@@ -44,6 +43,7 @@ from ..stream import (
     EventProblemError,
 )
 from . import wire
+from .errors import A2AError, A2AEventError
 
 __all__ = ["Assembler"]
 

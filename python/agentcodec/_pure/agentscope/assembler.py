@@ -12,7 +12,6 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any
 
-from ..._errors import AgentScopeError, AgentScopeEventError
 from ..._vocabulary import tables
 from ..accumulate import Pieces as _Pieces
 from ..accumulate import append as _append
@@ -27,6 +26,7 @@ from ..stream import (
     AssemblerBase,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
+from .errors import AgentScopeError, AgentScopeEventError
 
 __all__ = ["Assembler"]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..._errors import AGUIError, AGUIEventError
 from ..._vocabulary import tables
 from ..accumulate import Pieces, render
 from ..json_patch import PatchError, apply_patch
@@ -30,6 +29,7 @@ from ..stream import (
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
+from .errors import AGUIError, AGUIEventError
 from .events import recognizes
 
 __all__ = ["Assembler"]

@@ -33,7 +33,6 @@ from bisect import bisect_left
 from contextlib import suppress
 from typing import Any
 
-from ..._errors import AISDKError, AISDKEventError
 from ..._vocabulary import tables
 from ..accumulate import Pieces, render
 from ..json_values import JSONValueError, loads, quote
@@ -42,6 +41,7 @@ from ..stream import (
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
+from .errors import AISDKError, AISDKEventError
 
 __all__ = ["OUTPUT_STATES", "Assembler", "merge_metadata"]
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import AnthropicError, AnthropicEventError
 from ..._vocabulary import tables
 from ..accumulate import Pieces, append, render
 from ..events import as_int
@@ -28,6 +27,7 @@ from ..stream import (
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ArgumentValue, ToolCall
+from .errors import AnthropicError, AnthropicEventError
 
 __all__ = ["TOOL_BLOCKS", "Assembler", "error_fields"]
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import BedrockError, BedrockEventError
 from ..._json import dumps
 from ..._vocabulary import tables
 from ..accumulate import Pieces, render
 from ..json_values import JSONValueError, json_kind, loads
 from ..stream import AssemblerBase, EventProblemError
+from .errors import BedrockError, BedrockEventError
 
 __all__ = ["EVENTS", "EXCEPTIONS", "Assembler", "error_of", "recognizes"]
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import GeminiError, GeminiEventError
 from ..._json import dumps
 from ..accumulate import Pieces, render
 from ..json_values import JSONValueError, json_kind, loads
 from ..stream import AssemblerBase, EventProblemError
 from .args import ArgsWriter, PathError, parse_path, partial_value
+from .errors import GeminiError, GeminiEventError
 
 __all__ = ["Assembler", "error_message", "recognizes"]
 

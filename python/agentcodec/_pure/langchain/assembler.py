@@ -15,7 +15,6 @@ import re
 from collections import deque
 from typing import Any
 
-from ..._errors import LangChainError, LangChainEventError
 from ..._vocabulary import tables
 from .._args import as_bytes
 from ..accumulate import append, is_text, render
@@ -29,6 +28,7 @@ from ..stream import (
     AssemblerBase,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
+from .errors import LangChainError, LangChainEventError
 
 __all__ = ["Assembler"]
 

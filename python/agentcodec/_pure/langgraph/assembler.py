@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import LangGraphError, LangGraphEventError
 from ..._json import dumps
 from ..accumulate import render
 from ..json_values import JSONValueError, json_kind, loads
 from ..partial_json import PartialJSON
 from ..stream import AssemblerBase, EventProblemError
+from .errors import LangGraphError, LangGraphEventError
 from .merge import (
     LC_RUN_PREFIX,
     Held,

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import OllamaError, OllamaEventError
 from ..._json import dumps
 from ..accumulate import Pieces, render
 from ..json_values import json_kind
 from ..stream import AssemblerBase, EventProblemError
+from .errors import OllamaError, OllamaEventError
 
 __all__ = ["Assembler", "error_message", "recognizes"]
 

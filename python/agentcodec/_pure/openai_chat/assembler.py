@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._errors import OpenAIChatError, OpenAIChatEventError
 from ..accumulate import append, is_text, render
 from ..events import as_int
 from ..stream import (
@@ -23,6 +22,7 @@ from ..stream import (
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
+from .errors import OpenAIChatError, OpenAIChatEventError
 
 __all__ = ["Assembler"]
 

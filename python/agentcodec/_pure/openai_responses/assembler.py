@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..._errors import OpenAIResponsesError, OpenAIResponsesEventError
 from ..accumulate import Pieces, render
 from ..json_values import quote
 from ..stream import (
@@ -23,6 +22,7 @@ from ..stream import (
     EventProblemError,
 )
 from ..tool_calls import NO_ARGUMENTS, ToolCall
+from .errors import OpenAIResponsesError, OpenAIResponsesEventError
 
 __all__ = ["Assembler"]
 
