@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import peers
+import report
 import workloads
 import workloads.langchain as langchain_workload
 
@@ -77,3 +78,14 @@ def test_minimal_langchain_peers_assemble_the_same_content(kind: str, peer: peer
     chunks = workloads.network_chunks(workloads.langchain_stream(kind, 400).data)
     (message,) = peers.assemble_with(_pure, "LangChainAssembler")(chunks)
     assert peer(chunks) == {("agent:1",): message["content"]}
+
+
+def test_ratios_are_the_median_of_the_rounds() -> None:
+    # A fast spell on the peer's fourth round and a slow one on both fifth
+    # rounds leave the ratio at 2; the bests would make it 0.5.
+    times = {"agentcodec native": [1.0, 1.0, 1.0, 1.0, 3.0], "peer": [2.0, 2.0, 2.0, 0.5, 6.0]}
+    rows = report.ratio_rows("w", times, megabytes=4.0, events=8)
+    assert [(name, mbps, ratio) for _, name, mbps, _, ratio in rows] == [
+        ("agentcodec native", 4.0, 1.0),
+        ("peer", 8.0, 2.0),
+    ]
