@@ -190,6 +190,25 @@ def assemble_with(module: Any, assembler: str) -> Impl:
     return run
 
 
+def strict_validation(protocol: str) -> Impl:
+    """The bound no reader of the protocol goes below: each event framed as
+    its assembler frames it and its JSON validated (serde_json into
+    IgnoredAny), nothing built. Fed as the assemblers are fed."""
+
+    def run(chunks: list[bytes]) -> Any:
+        reader = _native._StrictValidation(protocol)
+        for chunk in chunks:
+            reader.feed(chunk)
+        return reader.close()
+
+    return run
+
+
+#: The bound's row in each assembling layer: its ratio is the share of it
+#: the native assembler reaches (its time over the assembler's).
+BOUND = "strict-validation bound (serde_json, nothing built)"
+
+
 # The field each content type's deltas append to.
 _APPENDED = {"text": "text", "audio": "data", "image": "image_url", "refusal": "refusal"}
 
@@ -502,11 +521,12 @@ LAYERS: dict[str, list[workloads.Peer]] = {
 
 
 def assembling_layer(workload: workloads.Workload) -> list[workloads.Peer]:
-    """A protocol's assembling layer: its assembler in each backend, then
-    the peers its row names."""
+    """A protocol's assembling layer: its assembler in each backend (the
+    native one's bound beside it), then the peers its row names."""
     exported_as = PROTOCOLS[workload.protocol].exported_as
     return [
         ("agentcodec native", assemble_with(_native, exported_as) if _native else None, _native is not None),
+        (BOUND, strict_validation(workload.protocol) if _native else None, _native is not None),
         ("agentcodec pure", assemble_with(_pure, exported_as), True),
         *workload.peers,
     ]

@@ -6,6 +6,7 @@ times faster agentcodec's native backend is.
     python benches/report.py --full     # and the 1M-delta stream (minutes)
     python benches/report.py --quick    # small workloads: a smoke run
     python benches/report.py --chart docs/img  # and draw it (chart.py, matplotlib)
+    python benches/report.py --bound    # each agent turn: native against its bound
 
 Peers that are not installed are left out of the table. The implementations
 a row compares are timed in turn, in five rounds of --min-time / 5 seconds
@@ -138,7 +139,7 @@ def measure(
     *,
     min_time: float,
     skip: tuple[str, ...] = (),
-    only: str | None = None,
+    only: tuple[str, ...] | None = None,
     rounds: int = ROUNDS,
 ) -> list[tuple[str, str, float, float, float]]:
     """Every implementation of the layer on each stream, side by side, in
@@ -148,11 +149,11 @@ def measure(
     timed in samples as long as the long one's: best of hundreds of short
     runs against best of a few long ones would favour the short. ``skip``
     leaves out the implementations whose names have one of its words;
-    ``only`` names the one to measure alone."""
+    ``only`` names the ones to measure alone."""
     impls = [
         (name, impl)
         for name, impl in peers.available(layer)
-        if (only is None or name == only) and not any(word in name for word in skip)
+        if (only is None or name in only) and not any(word in name for word in skip)
     ]
     runs: dict[tuple[str, int], Callable[[], Any]] = {}
     for index, (_, _, chunks, repeat) in enumerate(streams):
@@ -249,6 +250,31 @@ def encode_rows(count: int, min_time: float) -> list[tuple[str, str, float, floa
     return ratio_rows(f"write {count} token events made as dicts", times, size, len(events))
 
 
+def bound_report(min_time: float) -> int:
+    """Each protocol's agent turn, its native assembler beside the bound no
+    reader of the same bytes goes below (peers.strict_validation): the
+    bound's ratio is the share of it the assembler reaches."""
+    rows = []
+    for workload in workloads.rows():
+        if not any(name == peers.BOUND for name, _ in peers.available(workload.layer)):
+            continue
+        for count in (2000, 20000):
+            stream = workload.stream("agent", count)
+            label = f"assemble {stream.name}, network chunks"
+            print(f"measuring {workload.layer}: {label}", file=sys.stderr)
+            case = [(label, stream, workloads.network_chunks(stream.data), 1)]
+            rows += measure(workload.layer, case, min_time=min_time, only=(NATIVE, peers.BOUND))
+    print(f"Machine: {machine()}\n")
+    print("| workload | implementation | MB/s | events/s | share of the bound |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for label, name, mbps, eps, ratio in rows:
+        if name == peers.BOUND:
+            print(f"| {label} | {name} | {mbps:,.1f} | {eps:,.0f} | {ratio:.2f} |")
+        else:
+            print(f"| {label} | {name} | {mbps:,.1f} | {eps:,.0f} | |")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="include the 1M-delta stream")
@@ -260,7 +286,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--chart", type=Path, metavar="DIR", help="also draw the results as PNGs in DIR (chart.py)"
     )
+    parser.add_argument(
+        "--bound",
+        action="store_true",
+        help="only each protocol's agent turns (2k and 20k tokens), the native assembler beside "
+        "its strict-validation bound",
+    )
     args = parser.parse_args(argv)
+    if args.bound:
+        return bound_report(args.min_time)
     long = 2000 if args.quick else 20000
     rows: list[tuple[str, str, float, float, float]] = []
     # Building first, in a fresh process: the dict path builds hundreds of
@@ -329,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             pair = linearity_pair(layer, stream_of)
             print(f"measuring {layer}: {pair[0][0]} against {pair[1][1].name}", file=sys.stderr)
-            rows.extend(measure(layer, pair, min_time=args.min_time, only=NATIVE, rounds=9))
+            rows.extend(measure(layer, pair, min_time=args.min_time, only=(NATIVE,), rounds=9))
     rows.extend(build)
 
     print(f"Machine: {machine()}\n")

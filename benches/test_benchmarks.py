@@ -89,3 +89,15 @@ def test_ratios_are_the_median_of_the_rounds() -> None:
         ("agentcodec native", 4.0, 1.0),
         ("peer", 8.0, 2.0),
     ]
+
+
+@pytest.mark.skipif(peers._native is None, reason="the bound is the native module's")
+@pytest.mark.parametrize("workload", workloads.rows(), ids=lambda workload: workload.protocol)
+def test_the_bound_reads_every_event_of_the_same_bytes(workload: workloads.Workload) -> None:
+    # Each event of the agent turn validated ([DONE] is not JSON), in the
+    # chunks the assemblers get; a stream that is not JSON is refused.
+    stream = workload.stream("agent", workload.suite_count)
+    validate = peers.strict_validation(workload.protocol)
+    assert validate(workloads.network_chunks(stream.data)) == stream.events - stream.data.count(b"[DONE]")
+    with pytest.raises(ValueError, match="is not JSON"):
+        validate([b'data: {"a": 1}\n\ndata: {oops}\n\n'])

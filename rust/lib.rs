@@ -22,6 +22,7 @@ macro_rules! vocabulary {
 }
 
 pub mod accumulate;
+pub mod bound;
 pub mod events;
 pub mod eventstream;
 pub mod framing;

@@ -197,6 +197,7 @@ PYTHON="$native" RUNS=2000 ./scripts/fuzz-backends.sh
 step "Benchmarks: a smoke run (each once), and the report on small workloads"
 "$native" -m pytest -q -p no:cacheprovider --benchmark-disable benches
 "$native" benches/report.py --quick --min-time 0.01 --chart "$work/charts" > /dev/null
+"$native" benches/report.py --bound --min-time 0.01 > /dev/null
 "$native" benches/linearity.py --quick --min-time 0.01 > /dev/null
 cargo bench --locked --bench sse -- --quick
 cargo bench --locked --bench assemble -- --quick

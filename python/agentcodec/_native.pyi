@@ -930,3 +930,14 @@ class NeutralAssembler:
     @property
     def error_count(self) -> int:
         """Every error recorded, including those past ``max_errors`` not kept."""
+
+@final
+class _StrictValidation:
+    """For ``benches/report.py``, not part of the API: a protocol's stream
+    framed as its assembler frames it and each event's JSON validated,
+    nothing built; the bound no reader of it goes below."""
+
+    def __new__(cls, protocol: str) -> _StrictValidation: ...
+    def feed(self, data: Buffer) -> None: ...
+    def close(self) -> int:
+        """How many events the stream held."""
