@@ -89,7 +89,7 @@ trap print_times EXIT
 # shellcheck source=scripts/pythons.sh
 . "$root/scripts/pythons.sh"
 
-step "Services the tests use: redis-server (Debian's package)"
+step "Services and tools the tests use: redis-server, LLVM 19 (Debian's packages)"
 # install_package NAME: Debian's package of that name, where apt-get can.
 install_package() {
     if command -v apt-get > /dev/null && [ "$(id -u)" = 0 ]; then
@@ -102,6 +102,11 @@ install_package() {
 }
 command -v redis-server > /dev/null || install_package redis-server \
     || echo "without redis-server, the Redis tests will fail" >&2
+# The release wheels' profile-guided build needs an llvm-profdata as new as
+# rustc's profiles (scripts/build-release.sh): LLVM 19 or newer.
+compgen -G "/usr/lib/llvm-[1-9][0-9]/bin/llvm-profdata" | grep -qvE "llvm-1[0-8]/" \
+    || install_package llvm-19 \
+    || echo "without LLVM 19, the wheels are built without PGO and the instruction counts will fail" >&2
 # The tests start their own redis-server; without one they fail, not skip.
 export AGENTCODEC_REQUIRE_REDIS=1
 
