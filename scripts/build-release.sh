@@ -100,7 +100,10 @@ if [ "${AGENTCODEC_PGO:-1}" = 1 ]; then
         # The profiles land in $tools/profiles, whatever the working directory.
         (cd "$tools" && "$tools/train/bin/python" "$root/scripts/pgo_train.py")
         "$profdata" merge -o "$tools/agentcodec.profdata" "$tools"/profiles/*.profraw
-        export RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$tools/agentcodec.profdata"
+        # The profile is of the main Python's build; the other versions' glue
+        # code (PyO3's, compiled for each CPython) differs where it does, and
+        # LLVM drops the profile of those functions: expected, not warned of.
+        export RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$tools/agentcodec.profdata -Cllvm-args=-no-pgo-warn-mismatch"
     else
         echo "PGO: no llvm-profdata reads this rustc's profiles (install LLVM 19 or newer): building without it"
     fi
