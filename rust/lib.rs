@@ -68,12 +68,27 @@ macro_rules! with_protocols {
 
 macro_rules! declare_protocols {
     ($($module:ident),* $(,)?) => {
-        $(pub mod $module;)*
-
         /// Every protocol's descriptor, in the order the CLI lists them.
         pub const PROTOCOLS: &[&registry::Descriptor] = &[$(&$module::PROTOCOL),*];
     };
 }
+
+// The protocols' modules, declared as modules are (rustfmt and editors
+// follow no `mod` a macro makes); `with_protocols!` above is the list the
+// registry is generated from, and naming there a module not declared here
+// does not compile.
+pub mod a2a;
+pub mod agentscope;
+pub mod agui;
+pub mod ai_sdk;
+pub mod anthropic;
+pub mod bedrock;
+pub mod gemini;
+pub mod langchain;
+pub mod langgraph;
+pub mod ollama;
+pub mod openai_chat;
+pub mod openai_responses;
 
 with_protocols!(declare_protocols);
 

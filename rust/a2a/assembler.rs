@@ -194,7 +194,8 @@ impl Protocol for Tasks {
         let Some(version) = self.version else {
             return false;
         };
-        let Some(append) = probe::Response::parse(text).and_then(|probe| probe.into_append(version))
+        let Some(append) =
+            probe::Response::parse(text).and_then(|probe| probe.into_append(version))
         else {
             return false;
         };
@@ -300,7 +301,10 @@ impl Tasks {
         log.record(ErrorRecord {
             event: log.events,
             code: wire::error_code(error.get("code")),
-            message: error.get("message").and_then(Value::as_str).map(str::to_owned),
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         });
         self.kept.push(Value::Object(event));
         self.error = Some(error);
@@ -331,7 +335,10 @@ impl Tasks {
             }
         }
         let artifacts = objects(&task, "artifacts", "a task")?;
-        if !matches!(task.get("history"), None | Some(Value::Null | Value::Array(_))) {
+        if !matches!(
+            task.get("history"),
+            None | Some(Value::Null | Value::Array(_))
+        ) {
             return bad("has a task whose history is not a list");
         }
         let mut at = HashMap::new();
@@ -539,7 +546,11 @@ mod tests {
     #[test]
     fn appended_chunks_stay_separate_parts_as_the_sdk_keeps_them() {
         let mut assembler = Assembler::default();
-        feed(&mut assembler, &[TASK, &chunk("a", false), &chunk("b", true)]).unwrap();
+        feed(
+            &mut assembler,
+            &[TASK, &chunk("a", false), &chunk("b", true)],
+        )
+        .unwrap();
         let task = assembler.task();
         assert_eq!(
             task["artifacts"][0]["parts"].to_string(),
@@ -585,7 +596,10 @@ mod tests {
         let Err(Error::Event(error)) = feed(&mut assembler, &[&chunk("b", false)]) else {
             panic!("a 1.0 event in a 0.3 stream is refused");
         };
-        assert_eq!(error.to_string(), "A2A event 2 is an A2A 1.0 event in a 0.3 stream");
+        assert_eq!(
+            error.to_string(),
+            "A2A event 2 is an A2A 1.0 event in a 0.3 stream"
+        );
     }
 
     #[test]

@@ -8,10 +8,9 @@ use std::collections::HashSet;
 use super::vocabulary::VERSIONS;
 use super::wire::{self, What};
 use crate::events::{
-    has_annotations,
-    as_int, block_delta, media_kind, block_fields, block_finished, block_started, frame_sse, get_str,
-    message_finished, message_started, nonempty, passthrough, run_failed, run_finished, run_started, Decode,
-    Encode, Event, Loss,
+    as_int, block_delta, block_fields, block_finished, block_started, frame_sse, get_str,
+    has_annotations, media_kind, message_finished, message_started, nonempty, passthrough,
+    run_failed, run_finished, run_started, Decode, Encode, Event, Loss,
 };
 use crate::json::{Map, Value};
 
@@ -46,7 +45,9 @@ fn string(value: Option<&Value>) -> Value {
 /// A part as a block: its kind, fixed fields and text (the text of a text
 /// part, the base64 bytes of a file part). A part of no known kind is a
 /// data block holding it.
-fn read_part(part: &Map<String, Value>) -> (&'static str, Vec<(&'static str, Value)>, Option<&str>) {
+fn read_part(
+    part: &Map<String, Value>,
+) -> (&'static str, Vec<(&'static str, Value)>, Option<&str>) {
     let kind = part.get("kind").filter(|kind| !kind.is_null());
     let untagged = kind.is_none();
     let tagged = |name: &str| kind.and_then(Value::as_str) == Some(name);
@@ -136,7 +137,11 @@ impl Decode for Decoder {
             What::Error => {
                 self.close_all(out);
                 let code = wire::error_code(body.get("code"));
-                out.push(run_failed(code.into(), string(body.get("message")), Value::Null));
+                out.push(run_failed(
+                    code.into(),
+                    string(body.get("message")),
+                    Value::Null,
+                ));
                 self.ended = true;
             }
             What::Task => {
@@ -261,7 +266,8 @@ impl Decoder {
             return;
         };
         if !self.open.contains_key(artifact_id) {
-            self.open.insert(artifact_id.to_owned(), Artifact::default());
+            self.open
+                .insert(artifact_id.to_owned(), Artifact::default());
             out.push(message_started(artifact_id, "assistant", Some("message")));
         }
         let held = self.open.get_mut(artifact_id).expect("just made");
@@ -403,7 +409,10 @@ impl Encoder {
         }
         self.started = true;
         // Ids the source did not give are the same on every run (and both backends).
-        let task_id = self.task_id.get_or_insert_with(|| "task".to_owned()).clone();
+        let task_id = self
+            .task_id
+            .get_or_insert_with(|| "task".to_owned())
+            .clone();
         let context_id = self
             .context_id
             .get_or_insert_with(|| "context".to_owned())
@@ -463,7 +472,8 @@ impl Encoder {
     }
 
     fn block_started(&mut self, event: &Event) {
-        let (Some(message_id), Some(index)) = (get_str(event, "message_id"), as_int(event.get("index")))
+        let (Some(message_id), Some(index)) =
+            (get_str(event, "message_id"), as_int(event.get("index")))
         else {
             return;
         };
@@ -487,7 +497,12 @@ impl Encoder {
         };
         let fields = block_fields(kind)
             .iter()
-            .map(|name| ((*name).to_owned(), event.get(*name).cloned().unwrap_or(Value::Null)))
+            .map(|name| {
+                (
+                    (*name).to_owned(),
+                    event.get(*name).cloned().unwrap_or(Value::Null),
+                )
+            })
             .collect();
         self.blocks.insert(
             (message_id.to_owned(), index),
@@ -501,7 +516,8 @@ impl Encoder {
     }
 
     fn block_delta(&mut self, event: &Event, out: &mut Vec<Event>) {
-        let (Some(message_id), Some(index)) = (get_str(event, "message_id"), as_int(event.get("index")))
+        let (Some(message_id), Some(index)) =
+            (get_str(event, "message_id"), as_int(event.get("index")))
         else {
             return;
         };
@@ -527,7 +543,8 @@ impl Encoder {
         if nonempty(get_str(event, "encrypted")).is_some() {
             self.lost.push(Loss::signature(TARGET));
         }
-        let (Some(message_id), Some(index)) = (get_str(event, "message_id"), as_int(event.get("index")))
+        let (Some(message_id), Some(index)) =
+            (get_str(event, "message_id"), as_int(event.get("index")))
         else {
             return;
         };
@@ -596,7 +613,9 @@ impl Encoder {
                 let mut file = Map::new();
                 let v03 = self.v03();
                 match url {
-                    Some(url) => file.insert((if v03 { "uri" } else { "url" }).to_owned(), url.into()),
+                    Some(url) => {
+                        file.insert((if v03 { "uri" } else { "url" }).to_owned(), url.into())
+                    }
                     None => file.insert(
                         (if v03 { "bytes" } else { "raw" }).to_owned(),
                         block.pieces.as_str().into(),

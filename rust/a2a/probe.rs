@@ -276,7 +276,11 @@ mod tests {
         let v1 = r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","append":true,"artifact":{"artifactId":"a\"1","parts":[{"text":"Hi \"you\""}]}}}}"#;
         assert_eq!(
             append(v1, "1.0"),
-            Some(("t".into(), "a\"1".into(), r#"[{"text":"Hi \"you\""}]"#.into()))
+            Some((
+                "t".into(),
+                "a\"1".into(),
+                r#"[{"text":"Hi \"you\""}]"#.into()
+            ))
         );
         let v03 = r#"{"id":1,"jsonrpc":"2.0","result":{"append":true,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"},{"text":"y","kind":"text"}]},"contextId":"c","kind":"artifact-update","lastChunk":false,"taskId":"t"}}"#;
         assert_eq!(
@@ -295,7 +299,9 @@ mod tests {
     #[test]
     fn leaves_to_the_full_path_what_is_not_plainly_an_append_of_text() {
         let update = |body: &str| {
-            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"artifactUpdate":{{"taskId":"t",{body}}}}}}}"#)
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"result":{{"artifactUpdate":{{"taskId":"t",{body}}}}}}}"#
+            )
         };
         for text in [
             update(r#""append":false,"artifact":{"artifactId":"a","parts":[{"text":"x"}]}"#),

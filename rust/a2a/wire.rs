@@ -50,7 +50,10 @@ pub struct Read {
     pub at: At,
 }
 
-fn shape(result: &Map<String, Value>, bare: bool) -> Option<(What, &'static str, Option<&'static str>)> {
+fn shape(
+    result: &Map<String, Value>,
+    bare: bool,
+) -> Option<(What, &'static str, Option<&'static str>)> {
     if let Some(kind) = result.get("kind").and_then(Value::as_str) {
         if let Some(position) = RESULT_KINDS.iter().position(|known| *known == kind) {
             if !(bare && result.contains_key("type")) {

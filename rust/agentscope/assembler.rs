@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use indexmap::IndexMap;
 
 use super::probe::Probe;
+use super::vocabulary::{CONTENT_TYPES, ROLES, TERMINAL_STATUSES};
 use crate::accumulate::{append, append_at, get_mut_at};
 use crate::events::or_null;
 use crate::frozen::{Budget, FrozenValue, Rendered, FREEZE_MAX_BYTES};
@@ -21,7 +22,6 @@ use crate::sse::Limits;
 use crate::stream::{Assemble, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
-use super::vocabulary::{ROLES, CONTENT_TYPES, TERMINAL_STATUSES};
 
 /// Keys of tool-call data that producers repeat in every delta: an equal
 /// repeat is not appended.

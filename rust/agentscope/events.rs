@@ -8,11 +8,10 @@ use indexmap::IndexMap;
 
 use super::probe::Probe;
 use crate::events::{
-    has_annotations,
-    Loss,
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, frame_sse,
-    get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null, passthrough,
-    run_failed, run_finished, run_started, Decode, Encode, Event, Held, Quick,
+    get, get_str, has_annotations, is_falsy, message_finished, message_started, nonempty, now,
+    or_null, passthrough, run_failed, run_finished, run_started, Decode, Encode, Event, Held, Loss,
+    Quick,
 };
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};

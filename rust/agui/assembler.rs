@@ -12,14 +12,14 @@
 use std::collections::{HashMap, HashSet};
 
 use super::probe::Probe;
+use super::vocabulary::CHUNK_PASS_THROUGH;
 use crate::events::or_null;
 use crate::json::{quote, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::json_probe::StrField;
-use crate::stream::{Assemble, Budget, Driver, Log, Protocol, bad, Bad};
+use crate::stream::{bad, Assemble, Bad, Budget, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
-use super::vocabulary::CHUNK_PASS_THROUGH;
 
 /// Events kept in order for whoever wants them; they change no message or state.
 const KEPT_EVENTS: [&str; 11] = [

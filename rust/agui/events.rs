@@ -6,17 +6,15 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
+use super::vocabulary::CHUNK_PASS_THROUGH;
+pub use super::vocabulary::KNOWN;
 use crate::events::{
-    has_annotations,
-    Loss,
     as_int, block_delta, block_finished, block_replaced, block_started, frame_sse, get, get_str,
-    message_finished, message_started, nonempty, or_null, passthrough, run_failed, run_finished,
-    run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event,
+    has_annotations, message_finished, message_started, nonempty, or_null, passthrough, run_failed,
+    run_finished, run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event, Loss,
 };
 use crate::json::{self, write_string, Map, Value};
 use crate::partial_json::PartialJson;
-pub use super::vocabulary::KNOWN;
-use super::vocabulary::CHUNK_PASS_THROUGH;
 
 /// AG-UI usage keys, by the neutral (snake_case) name, in the model's order.
 const USAGE_KEYS: [(&str, &str); 5] = [
@@ -360,7 +358,9 @@ impl Decoder {
         }
         out.push(block_delta(&call.owner, call.index, delta));
         if call.arguments.error().is_none() {
-            let _ = call.arguments.feed(delta.as_bytes(), &mut crate::partial_json::Validate);
+            let _ = call
+                .arguments
+                .feed(delta.as_bytes(), &mut crate::partial_json::Validate);
         }
         call.streamed = true;
         if call.complete() && self.deferred.iter().any(|id| id == call_id) {

@@ -20,7 +20,7 @@ use super::probe::{self, Target};
 use super::OUTPUT_STATES;
 use crate::events::or_null;
 use crate::json::{self, Map, Value};
-use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
+use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -182,7 +182,9 @@ impl Protocol for UiMessage {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some((target, id, piece)) = probe::Chunk::parse(text).and_then(probe::Chunk::into_append) else {
+        let Some((target, id, piece)) =
+            probe::Chunk::parse(text).and_then(probe::Chunk::into_append)
+        else {
             return false;
         };
         self.append_quickly(target, &id, &piece)

@@ -10,11 +10,9 @@ use indexmap::IndexMap;
 
 use super::probe::{self, Target};
 use crate::events::{
-    has_annotations,
-    Loss,
     block_delta, block_fields, block_finished, block_key, block_replaced, block_started, frame_sse,
-    get_str, media_kind, message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
-    run_started, BlockRef, Decode, Encode, Event, Quick,
+    get_str, has_annotations, media_kind, message_finished, message_started, nonempty, passthrough,
+    run_failed, run_finished, run_started, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
 use crate::json::{self, write_string, Map, Value};
 
@@ -47,7 +45,11 @@ fn signature_metadata(by: &str, encrypted: &str, redacted: bool, item_id: &str) 
     let mut fields = Map::new();
     match by {
         "anthropic" => {
-            let key = if redacted { "redactedData" } else { "signature" };
+            let key = if redacted {
+                "redactedData"
+            } else {
+                "signature"
+            };
             fields.insert(key.to_owned(), encrypted.into());
         }
         "openai" => {
@@ -412,7 +414,11 @@ impl Decoder {
             return;
         };
         let key = (block.0.clone(), block.1);
-        if self.signatures.get(&key).is_some_and(|given| given == encrypted) {
+        if self
+            .signatures
+            .get(&key)
+            .is_some_and(|given| given == encrypted)
+        {
             return;
         }
         let mut fields = vec![("encrypted", Value::from(encrypted))];

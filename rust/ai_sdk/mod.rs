@@ -27,10 +27,6 @@ pub const PROTOCOL: Descriptor = Descriptor {
     subject: "AI SDK UI message chunk",
     assembler: |on_error, limits| Box::new(Assembler::new(Options { on_error, limits })),
     decoder: || Box::new(events::Decoder::default()),
-    options: &[
-        EncoderOption::str("message_id"),
-    ],
-    encoder: |options| {
-        Box::new(events::Encoder::new(options.str("message_id").flatten()))
-    },
+    options: &[EncoderOption::str("message_id")],
+    encoder: |options| Box::new(events::Encoder::new(options.str("message_id").flatten())),
 };

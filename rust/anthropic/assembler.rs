@@ -20,7 +20,7 @@ use super::probe;
 use super::TOOL_BLOCKS;
 use crate::events::or_null;
 use crate::json::{self, Map, Value};
-use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
+use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 
@@ -159,7 +159,9 @@ impl Protocol for Messages {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some((index, kind, piece)) = probe::Event::parse(text).and_then(probe::Event::into_append) else {
+        let Some((index, kind, piece)) =
+            probe::Event::parse(text).and_then(probe::Event::into_append)
+        else {
             return false;
         };
         self.append_quickly(index, kind, &piece)

@@ -5,16 +5,15 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
+pub use super::vocabulary::STOP_REASONS;
 use super::{probe, TOOL_BLOCKS};
 use crate::events::{
-    Loss,
     as_int, block_delta, block_fields, block_finished, block_key, block_replaced, block_started,
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
-    run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event, Quick,
+    run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
 use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
-pub use super::vocabulary::STOP_REASONS;
 
 /// Who made the signatures it reads (`encrypted_by`): a reader that keeps
 /// them per provider (the AI SDK's `providerMetadata`) files them so.

@@ -110,7 +110,11 @@ impl Assembler {
 
 impl Block {
     fn render(&self) -> Value {
-        let mut out: Map<String, Value> = self.fields.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let mut out: Map<String, Value> = self
+            .fields
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         if self.input.is_some() {
             // Still streaming: the input is what the start gave.
             if let Some(Value::Object(tool)) = out.get_mut("toolUse") {
@@ -351,7 +355,9 @@ fn check(event: &Map<String, Value>) -> Result<(), Bad> {
                 Some(Value::Number(number)) if number.as_i64().is_some_and(|index| index >= 0) => {}
                 other => {
                     let kind = other.map_or("JSON null", kind);
-                    return bad(format!("its {key}.contentBlockIndex is {kind}, not an index"));
+                    return bad(format!(
+                        "its {key}.contentBlockIndex is {kind}, not an index"
+                    ));
                 }
             }
         }
@@ -359,7 +365,10 @@ fn check(event: &Map<String, Value>) -> Result<(), Bad> {
             match value.get(field) {
                 None | Some(Value::Null | Value::Object(_)) => {}
                 Some(other) => {
-                    return bad(format!("its {key}.{field} is {}, not an object", kind(other)))
+                    return bad(format!(
+                        "its {key}.{field} is {}, not an object",
+                        kind(other)
+                    ))
                 }
             }
         }
@@ -373,11 +382,19 @@ fn check(event: &Map<String, Value>) -> Result<(), Bad> {
 fn check_delta(key: &str, delta: &Map<String, Value>) -> Result<(), Bad> {
     match delta.get("text") {
         None | Some(Value::Null | Value::String(_)) => {}
-        Some(other) => return bad(format!("its {key}.delta.text is {}, not a string", kind(other))),
+        Some(other) => {
+            return bad(format!(
+                "its {key}.delta.text is {}, not a string",
+                kind(other)
+            ))
+        }
     }
     for (part_kind, fields) in [
         ("toolUse", &["input"][..]),
-        ("reasoningContent", &["text", "signature", "redactedContent"][..]),
+        (
+            "reasoningContent",
+            &["text", "signature", "redactedContent"][..],
+        ),
     ] {
         let part = match delta.get(part_kind) {
             None | Some(Value::Null) => continue,
@@ -420,13 +437,17 @@ impl Bedrock {
             let is_block = BLOCK_EVENTS.contains(&key.as_str());
             match (key.as_str(), value) {
                 ("messageStart", Value::Object(value)) => {
-                    self.response.entry("output".to_owned()).or_insert(Value::Null);
+                    self.response
+                        .entry("output".to_owned())
+                        .or_insert(Value::Null);
                     if let Some(role) = value.get("role") {
                         self.role = (!role.is_null()).then(|| role.clone());
                     }
                 }
                 (_, Value::Object(mut value)) if is_block => {
-                    self.response.entry("output".to_owned()).or_insert(Value::Null);
+                    self.response
+                        .entry("output".to_owned())
+                        .or_insert(Value::Null);
                     let index = value
                         .get("contentBlockIndex")
                         .and_then(Value::as_i64)

@@ -26,9 +26,9 @@ use indexmap::IndexMap;
 
 use super::vocabulary::{EVENTS, EXCEPTIONS, STOP_REASONS};
 use crate::events::{
-    as_int, block_delta, block_finished, block_replaced, block_started, get_str,
-    has_annotations, message_finished, message_started, passthrough, run_failed, run_finished,
-    run_started, BlockRef, Decode, Encode, Event, Loss,
+    as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
+    message_finished, message_started, passthrough, run_failed, run_finished, run_started,
+    BlockRef, Decode, Encode, Event, Loss,
 };
 use crate::eventstream::{encode, HeaderValue};
 use crate::framing::Kind;
@@ -142,7 +142,12 @@ impl Decode for Decoder {
             }
             if !self.started {
                 self.started = true;
-                out.push(run_started(Value::Null, Value::Null, Value::Null, Value::Null));
+                out.push(run_started(
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                ));
             }
             match key.as_str() {
                 "messageStart" => self.start_message(value.get("role"), out),
@@ -234,11 +239,17 @@ impl Decoder {
             _ => None,
         };
         let Some(tool) = tool else {
-            out.push(passthrough(BY, &one("contentBlockStart", Value::Object(value.clone()))));
+            out.push(passthrough(
+                BY,
+                &one("contentBlockStart", Value::Object(value.clone())),
+            ));
             return;
         };
         let fields = [
-            ("call_id", tool.get("toolUseId").cloned().unwrap_or(Value::Null)),
+            (
+                "call_id",
+                tool.get("toolUseId").cloned().unwrap_or(Value::Null),
+            ),
             ("name", tool.get("name").cloned().unwrap_or(Value::Null)),
             ("tool", "function".into()),
         ];
@@ -258,7 +269,9 @@ impl Decoder {
                         out.push(block_delta(MESSAGE_ID, block, text));
                     }
                 }
-                ("toolUse", Value::Object(tool)) if tool.get("input").is_some_and(Value::is_string) => {
+                ("toolUse", Value::Object(tool))
+                    if tool.get("input").is_some_and(Value::is_string) =>
+                {
                     let input = tool.get("input").and_then(Value::as_str).unwrap_or("");
                     let fields = [("tool", Value::from("function"))];
                     let block = self.block(index, "tool_call", &fields, out);
@@ -271,15 +284,26 @@ impl Decoder {
                 }
                 (_, piece) => {
                     let mut kept = Map::new();
-                    kept.insert("contentBlockIndex".to_owned(), index.cloned().unwrap_or(Value::Null));
+                    kept.insert(
+                        "contentBlockIndex".to_owned(),
+                        index.cloned().unwrap_or(Value::Null),
+                    );
                     kept.insert("delta".to_owned(), Value::Object(one(kind, piece.clone())));
-                    out.push(passthrough(BY, &one("contentBlockDelta", Value::Object(kept))));
+                    out.push(passthrough(
+                        BY,
+                        &one("contentBlockDelta", Value::Object(kept)),
+                    ));
                 }
             }
         }
     }
 
-    fn reasoning(&mut self, index: Option<&Value>, piece: &Map<String, Value>, out: &mut Vec<Event>) {
+    fn reasoning(
+        &mut self,
+        index: Option<&Value>,
+        piece: &Map<String, Value>,
+        out: &mut Vec<Event>,
+    ) {
         let Some(block) = self.block(index, "reasoning", &[], out) else {
             return;
         };
@@ -294,15 +318,25 @@ impl Decoder {
                     out.push(block_replaced(
                         MESSAGE_ID,
                         block,
-                        vec![("encrypted", signature.as_str().into()), ("encrypted_by", BY.into())],
+                        vec![
+                            ("encrypted", signature.as_str().into()),
+                            ("encrypted_by", BY.into()),
+                        ],
                     ));
                 }
                 (_, item) => {
                     let mut kept = Map::new();
-                    kept.insert("contentBlockIndex".to_owned(), index.cloned().unwrap_or(Value::Null));
-                    let reasoning = one("reasoningContent", Value::Object(one(field, item.clone())));
+                    kept.insert(
+                        "contentBlockIndex".to_owned(),
+                        index.cloned().unwrap_or(Value::Null),
+                    );
+                    let reasoning =
+                        one("reasoningContent", Value::Object(one(field, item.clone())));
                     kept.insert("delta".to_owned(), Value::Object(reasoning));
-                    out.push(passthrough(BY, &one("contentBlockDelta", Value::Object(kept))));
+                    out.push(passthrough(
+                        BY,
+                        &one("contentBlockDelta", Value::Object(kept)),
+                    ));
                 }
             }
         }
@@ -372,7 +406,10 @@ impl Encoder {
     }
 
     fn message_start(&self) -> Event {
-        one("messageStart", Value::Object(one("role", "assistant".into())))
+        one(
+            "messageStart",
+            Value::Object(one("role", "assistant".into())),
+        )
     }
 
     fn message_finished(&mut self, event: &Event) {
@@ -430,10 +467,19 @@ impl Encoder {
         self.next += 1;
         if kind == "tool_call" {
             let mut tool = Map::new();
-            tool.insert("toolUseId".to_owned(), get_str(event, "call_id").unwrap_or("").into());
-            tool.insert("name".to_owned(), get_str(event, "name").unwrap_or("").into());
+            tool.insert(
+                "toolUseId".to_owned(),
+                get_str(event, "call_id").unwrap_or("").into(),
+            );
+            tool.insert(
+                "name".to_owned(),
+                get_str(event, "name").unwrap_or("").into(),
+            );
             let mut start = Map::new();
-            start.insert("start".to_owned(), Value::Object(one("toolUse", Value::Object(tool))));
+            start.insert(
+                "start".to_owned(),
+                Value::Object(one("toolUse", Value::Object(tool))),
+            );
             start.insert("contentBlockIndex".to_owned(), block.index.into());
             out.push(one("contentBlockStart", Value::Object(start)));
         }
@@ -494,13 +540,19 @@ impl Encoder {
             self.lost.push(Loss::signature("bedrock"));
             return;
         }
-        let piece = one("reasoningContent", Value::Object(one("signature", signature.into())));
+        let piece = one(
+            "reasoningContent",
+            Value::Object(one("signature", signature.into())),
+        );
         block.written = true;
         out.push(Self::delta_event(block.index, piece));
     }
 
     fn stop_event(index: i64) -> Event {
-        one("contentBlockStop", Value::Object(one("contentBlockIndex", index.into())))
+        one(
+            "contentBlockStop",
+            Value::Object(one("contentBlockIndex", index.into())),
+        )
     }
 
     fn block_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -575,7 +627,8 @@ impl Encoder {
     }
 
     fn passthrough(&mut self, event: &Event, out: &mut Vec<Event>) {
-        let (Some(BY), Some(Value::Object(inner))) = (get_str(event, "protocol"), event.get("event"))
+        let (Some(BY), Some(Value::Object(inner))) =
+            (get_str(event, "protocol"), event.get("event"))
         else {
             return;
         };

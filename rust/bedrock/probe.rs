@@ -129,6 +129,10 @@ mod tests {
         let citation = r#"{"contentBlockDelta":{"delta":{"citation":{}},"contentBlockIndex":0}}"#;
         let delta = Event::parse(citation).unwrap().delta.unwrap().0.unwrap();
         assert!(delta.delta.unwrap().0.unwrap().other);
-        assert!(Event::parse(r#"{"messageStart":{"role":"assistant"}}"#).unwrap().other);
+        assert!(
+            Event::parse(r#"{"messageStart":{"role":"assistant"}}"#)
+                .unwrap()
+                .other
+        );
     }
 }

@@ -70,7 +70,10 @@ pub fn parse_path(path: &str) -> Result<Vec<Key>, PathError> {
                 at = end;
             }
             '[' => {
-                let close = chars[at..].iter().position(|&c| c == ']').map(|found| at + found);
+                let close = chars[at..]
+                    .iter()
+                    .position(|&c| c == ']')
+                    .map(|found| at + found);
                 let inner: String = match close {
                     Some(close) => chars[at + 1..close].iter().collect(),
                     None => String::new(),
@@ -329,8 +332,16 @@ mod tests {
         ];
         let mut deltas = String::new();
         for (path, value, more) in steps {
-            deltas.push_str(&writer.write(parse_path(path).unwrap(), &value, more).unwrap());
-            assert!(crate::json::parse(&writer.text()).is_ok(), "{}", writer.text());
+            deltas.push_str(
+                &writer
+                    .write(parse_path(path).unwrap(), &value, more)
+                    .unwrap(),
+            );
+            assert!(
+                crate::json::parse(&writer.text()).is_ok(),
+                "{}",
+                writer.text()
+            );
         }
         deltas.push_str(&writer.finish());
         assert_eq!(
@@ -347,7 +358,12 @@ mod tests {
             .unwrap();
         let before = writer.text();
         for path in ["$.a[2]", "$.a.b", "$[0]", "$.c[1]"] {
-            assert!(writer.write(parse_path(path).unwrap(), &1.into(), false).is_err(), "{path}");
+            assert!(
+                writer
+                    .write(parse_path(path).unwrap(), &1.into(), false)
+                    .is_err(),
+                "{path}"
+            );
             assert_eq!(writer.text(), before);
         }
         assert!(parse_path("a.b").is_err());

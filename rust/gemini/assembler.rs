@@ -220,7 +220,10 @@ impl Protocol for Gemini {
 
     fn block_count(&self) -> usize {
         // Candidates are few (at most eight).
-        self.candidates.values().map(|candidate| candidate.parts.len()).sum()
+        self.candidates
+            .values()
+            .map(|candidate| candidate.parts.len())
+            .sum()
     }
 
     fn finish(&mut self) {}
@@ -258,7 +261,10 @@ fn check_part(part: &Value, at: &str) -> Result<(), Bad> {
         None | Some(Value::Null) => return Ok(()),
         Some(Value::Object(call)) => call,
         Some(other) => {
-            return bad(format!("its {at}.functionCall is {}, not an object", kind(other)))
+            return bad(format!(
+                "its {at}.functionCall is {}, not an object",
+                kind(other)
+            ))
         }
     };
     let partial = match call.get("partialArgs") {
@@ -307,13 +313,21 @@ fn check(record: &Map<String, Value>) -> Result<(), Bad> {
         let content = match candidate.get("content") {
             None | Some(Value::Null) => continue,
             Some(Value::Object(content)) => content,
-            Some(other) => return bad(format!("its {at}.content is {}, not an object", kind(other))),
+            Some(other) => {
+                return bad(format!(
+                    "its {at}.content is {}, not an object",
+                    kind(other)
+                ))
+            }
         };
         let parts = match content.get("parts") {
             None | Some(Value::Null) => continue,
             Some(Value::Array(parts)) => parts,
             Some(other) => {
-                return bad(format!("its {at}.content.parts is {}, not a list", kind(other)))
+                return bad(format!(
+                    "its {at}.content.parts is {}, not a list",
+                    kind(other)
+                ))
             }
         };
         for (part_number, part) in parts.iter().enumerate() {
@@ -405,7 +419,9 @@ impl Gemini {
         }
         let thought = part.thought == Some(Scalar::Bool(true));
         let joins = held.parts.last().is_some_and(|last| {
-            last.is_text() && !last.fields.contains_key("thoughtSignature") && last.thought() == thought
+            last.is_text()
+                && !last.fields.contains_key("thoughtSignature")
+                && last.thought() == thought
         });
         // (an empty text part that joins nothing is dropped)
         if !joins && !piece.is_empty() {
@@ -538,9 +554,14 @@ impl Candidate {
         self.carrying_call = false;
         let text = is_text(part.iter().map(|(key, value)| (key.as_str(), value)));
         if text {
-            let thought = part.get("thought").is_some_and(|value| value == &Value::Bool(true));
+            let thought = part
+                .get("thought")
+                .is_some_and(|value| value == &Value::Bool(true));
             if let Some(last) = self.parts.last_mut() {
-                if last.is_text() && !last.fields.contains_key("thoughtSignature") && last.thought() == thought {
+                if last.is_text()
+                    && !last.fields.contains_key("thoughtSignature")
+                    && last.thought() == thought
+                {
                     let mut part = part;
                     if let (Some(Value::String(held)), Some(Value::String(piece))) =
                         (last.fields.get_mut("text"), part.get("text"))
@@ -601,7 +622,10 @@ impl Candidate {
 
     /// A piece of the function call being streamed.
     fn carry_call(&mut self, part: Map<String, Value>) -> Result<(), Bad> {
-        let last = self.parts.last_mut().expect("a call is carried on in a part");
+        let last = self
+            .parts
+            .last_mut()
+            .expect("a call is carried on in a part");
         let mut pieces = None;
         let mut more = false;
         for (key, value) in part {

@@ -35,9 +35,9 @@ use indexmap::IndexMap;
 use super::args::{parse_path, partial_value, ArgsWriter};
 use super::vocabulary::FINISH_REASONS;
 use crate::events::{
-    as_int, block_delta, block_finished, block_replaced, block_started, get_str,
-    has_annotations, media_kind, message_finished, message_started, passthrough, run_failed,
-    run_finished, run_started, BlockRef, Decode, Encode, Event, Loss,
+    as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
+    media_kind, message_finished, message_started, passthrough, run_failed, run_finished,
+    run_started, BlockRef, Decode, Encode, Event, Loss,
 };
 use crate::framing::Kind;
 use crate::json::{to_text, write_object, Map, Value};
@@ -266,7 +266,10 @@ impl Decoder {
             indexed.extend(rest);
             out.push(passthrough(BY, &candidate_record(indexed)));
         }
-        if let Some(reason) = candidate.get("finishReason").filter(|reason| !reason.is_null()) {
+        if let Some(reason) = candidate
+            .get("finishReason")
+            .filter(|reason| !reason.is_null())
+        {
             held.finish_call(out);
             held.close(out);
             // In the words the other protocols use (`stop`, `max_tokens`).
@@ -294,7 +297,13 @@ impl Decoder {
 }
 
 impl DecodedCandidate {
-    fn part(&mut self, part: &Map<String, Value>, index: i64, calls: &mut usize, out: &mut Vec<Event>) {
+    fn part(
+        &mut self,
+        part: &Map<String, Value>,
+        index: i64,
+        calls: &mut usize,
+        out: &mut Vec<Event>,
+    ) {
         let call = match part.get("functionCall") {
             Some(Value::Object(call)) => Some(call),
             _ => None,
@@ -357,7 +366,10 @@ impl DecodedCandidate {
             "parts",
             Value::Array(vec![Value::Object(part.clone())]),
         )]);
-        let candidate = object(vec![("index", index.into()), ("content", Value::Object(content))]);
+        let candidate = object(vec![
+            ("index", index.into()),
+            ("content", Value::Object(content)),
+        ]);
         out.push(passthrough(BY, &candidate_record(candidate)));
     }
 
@@ -577,7 +589,10 @@ impl Encoder {
     }
 
     fn candidate_record(&self, index: i64, parts: Vec<Value>, reason: Option<&str>) -> Event {
-        let content = object(vec![("parts", Value::Array(parts)), ("role", "model".into())]);
+        let content = object(vec![
+            ("parts", Value::Array(parts)),
+            ("role", "model".into()),
+        ]);
         let mut candidate = object(vec![("content", Value::Object(content))]);
         if let Some(reason) = reason {
             candidate.insert("finishReason".to_owned(), reason.into());
@@ -826,7 +841,10 @@ impl Encoder {
                 }
                 function.insert("name".to_owned(), name.into());
                 function.insert("args".to_owned(), args);
-                (object(vec![("functionCall", Value::Object(function))]), signature)
+                (
+                    object(vec![("functionCall", Value::Object(function))]),
+                    signature,
+                )
             }
         };
         if let Some(signature) = signature {
@@ -870,13 +888,8 @@ impl Encoder {
         }
         let cut = self.reasons.values().any(|reason| *reason == "MAX_TOKENS")
             || status == Some("incomplete");
-        let carried = if cut {
-            "incomplete"
-        } else {
-            "completed"
-        };
-        self.lost
-            .extend(Loss::status("gemini", status, carried));
+        let carried = if cut { "incomplete" } else { "completed" };
+        self.lost.extend(Loss::status("gemini", status, carried));
         let mut records = self.finish_records();
         let mut record = records.pop().unwrap_or_else(|| self.stamped(Map::new()));
         if status == Some("incomplete") {
@@ -903,7 +916,8 @@ impl Encoder {
                 }
             }
         }
-        let candidates = matches!(record.get("candidates"), Some(Value::Array(list)) if !list.is_empty());
+        let candidates =
+            matches!(record.get("candidates"), Some(Value::Array(list)) if !list.is_empty());
         if candidates || record.contains_key("usageMetadata") {
             out.push(record);
         }
@@ -943,7 +957,9 @@ fn usage_to_gemini(usage: &Map<String, Value>) -> Value {
             metadata.insert(key.to_owned(), count.into());
         }
         if neutral == "input_tokens" {
-            if let Some(candidates) = output.and_then(|output| output.checked_sub(reasoning.unwrap_or(0))) {
+            if let Some(candidates) =
+                output.and_then(|output| output.checked_sub(reasoning.unwrap_or(0)))
+            {
                 metadata.insert("candidatesTokenCount".to_owned(), candidates.max(0).into());
             }
         }

@@ -130,9 +130,25 @@ mod tests {
     fn what_it_cannot_settle_is_noticed() {
         let two = r#"{"candidates":[{"index":0},{"index":1}]}"#;
         assert!(Record::parse(two).unwrap().candidates.unwrap().0.is_none());
-        let signed = r#"{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"x"}]}}]}"#;
-        let part = Record::parse(signed).unwrap().candidates.unwrap().0.unwrap();
-        assert!(part.content.unwrap().0.unwrap().parts.unwrap().0.unwrap().other);
+        let signed =
+            r#"{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"x"}]}}]}"#;
+        let part = Record::parse(signed)
+            .unwrap()
+            .candidates
+            .unwrap()
+            .0
+            .unwrap();
+        assert!(
+            part.content
+                .unwrap()
+                .0
+                .unwrap()
+                .parts
+                .unwrap()
+                .0
+                .unwrap()
+                .other
+        );
         assert!(Record::parse(r#"{"error":{"code":1}}"#).unwrap().other);
         assert!(Record::parse(r#"{"candidates":[}"#).is_none());
     }

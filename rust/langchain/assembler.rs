@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::probe::{Change, Probe, QuickDelta, MAX_INDEX};
+use super::vocabulary::TOOL_CALL_BLOCKS;
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
 use crate::frozen::{FrozenValue, Rendered, FREEZE_MAX_BYTES};
@@ -23,7 +24,6 @@ use crate::sse::Limits;
 use crate::stream::{Assemble, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
-use super::vocabulary::TOOL_CALL_BLOCKS;
 
 /// How many recent event ids are remembered to drop a replayed event: more
 /// than the 10,000 events a server's replay buffer holds.

@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 
 use crate::events::{
-    Loss,
     appended_field, as_int, block_fields, block_finished, block_key, block_replaced, block_started,
     either, frame_sse, get, get_str, message_finished, message_started, nonempty, or_null,
     passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event, Held,
+    Loss,
 };
 use crate::json::{parse, to_text, Map, Value};
 

@@ -50,7 +50,9 @@ pub const PROTOCOL: Descriptor = Descriptor {
         Box::new(events::Encoder::new(
             options.str_list("namespace"),
             // The node that streams the model's tokens, unless told otherwise.
-            options.str("node").unwrap_or_else(|| Some("model".to_owned())),
+            options
+                .str("node")
+                .unwrap_or_else(|| Some("model".to_owned())),
             options.int("timestamp").flatten().map(Value::from),
         ))
     },

@@ -9,8 +9,8 @@ use super::merge::{add_usage, best_id, Blocks, Content, LC_RUN_PREFIX};
 use super::probe::{Adds, TextPiece};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::{read, Part};
-use crate::framing::Kind;
 use crate::events::is_falsy;
+use crate::framing::Kind;
 use crate::json::{kind, to_text, Map, Value};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
@@ -52,7 +52,10 @@ fn check(chunk: &Map<String, Value>) -> Result<(), Bad> {
         match chunk.get(key) {
             None | Some(Value::Null | Value::Object(_)) => {}
             Some(other) => {
-                return bad(format!("has a {key} that is {}, not an object", kind(other)))
+                return bad(format!(
+                    "has a {key} that is {}, not an object",
+                    kind(other)
+                ))
             }
         }
     }
@@ -82,7 +85,8 @@ fn tool_call_chunks(chunk: &Map<String, Value>) -> Vec<Value> {
         call.insert("index".to_owned(), Value::Null);
         Value::Object(call)
     };
-    if let Some(Value::Array(items)) = chunk.get("tool_call_chunks").filter(|v| !is_falsy(Some(v))) {
+    if let Some(Value::Array(items)) = chunk.get("tool_call_chunks").filter(|v| !is_falsy(Some(v)))
+    {
         return items
             .iter()
             .map(|item| {
@@ -162,10 +166,16 @@ impl ChunkedMessage {
             Some(value) => value.clone(),
         };
         self.content.merge(content).map_err(Bad)?;
-        super::merge::merge_dicts(&mut self.additional_kwargs, object(chunk, "additional_kwargs"))
-            .map_err(Bad)?;
-        super::merge::merge_dicts(&mut self.response_metadata, object(chunk, "response_metadata"))
-            .map_err(Bad)?;
+        super::merge::merge_dicts(
+            &mut self.additional_kwargs,
+            object(chunk, "additional_kwargs"),
+        )
+        .map_err(Bad)?;
+        super::merge::merge_dicts(
+            &mut self.response_metadata,
+            object(chunk, "response_metadata"),
+        )
+        .map_err(Bad)?;
         self.tool_call_chunks
             .merge(tool_call_chunks(chunk))
             .map_err(Bad)?;
@@ -189,7 +199,12 @@ impl ChunkedMessage {
     /// having changed nothing, for anything `add` would do more with.
     fn add_piece(&mut self, id: &str, adds: &Adds<'_>, provider: Option<&str>) -> bool {
         if let Some(provider) = provider {
-            if self.response_metadata.get("model_provider").and_then(Value::as_str) != Some(provider) {
+            if self
+                .response_metadata
+                .get("model_provider")
+                .and_then(Value::as_str)
+                != Some(provider)
+            {
                 return false;
             }
         }
@@ -199,7 +214,10 @@ impl ChunkedMessage {
         let (held, text) = match (adds, &mut self.content) {
             (Adds::Text(text), Content::Text(held)) => (held, text),
             (Adds::Block(index, key, text), Content::List(blocks)) => {
-                match blocks.first_of(*index).and_then(|block| block.get_mut(key.as_ref())) {
+                match blocks
+                    .first_of(*index)
+                    .and_then(|block| block.get_mut(key.as_ref()))
+                {
                     Some(Value::String(held)) => (held, text),
                     _ => return false,
                 }
@@ -290,7 +308,9 @@ impl ChunkedMessage {
         message.insert("invalid_tool_calls".to_owned(), Value::Array(invalid));
         message.insert(
             "usage_metadata".to_owned(),
-            self.usage_metadata.clone().map_or(Value::Null, Value::Object),
+            self.usage_metadata
+                .clone()
+                .map_or(Value::Null, Value::Object),
         );
         Value::Object(message)
     }
@@ -328,7 +348,12 @@ impl Held {
 fn whole_blocks(message: &Value) -> usize {
     ["content", "tool_calls", "invalid_tool_calls"]
         .iter()
-        .map(|key| message.get(*key).and_then(Value::as_array).map_or(0, Vec::len))
+        .map(|key| {
+            message
+                .get(*key)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        })
         .sum()
 }
 
@@ -644,9 +669,7 @@ fn messages_tuple(
     let mut found = key
         .as_ref()
         .is_some_and(|key| namespace.messages.contains_key(key));
-    if !found
-        && map.get("chunk_position").and_then(Value::as_str) == Some("last")
-        && empty_end(map)
+    if !found && map.get("chunk_position").and_then(Value::as_str) == Some("last") && empty_end(map)
     {
         if let Some(last) = &namespace.last {
             if matches!(namespace.messages.get(last), Some(Held::Chunked(_))) {
@@ -657,7 +680,9 @@ fn messages_tuple(
         }
     }
     if found {
-        if let Some(Held::Chunked(held)) = key.as_ref().and_then(|key| namespace.messages.get_mut(key)) {
+        if let Some(Held::Chunked(held)) =
+            key.as_ref().and_then(|key| namespace.messages.get_mut(key))
+        {
             let before = held.blocks();
             let added = held.add(map);
             *blocks = *blocks + held.blocks() - before;

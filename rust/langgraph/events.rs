@@ -10,10 +10,9 @@ use super::assembler::{empty_end, ChunkedMessage};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::read;
 use crate::events::{
-    as_int, block_delta, block_finished, block_key, block_replaced, block_started, frame_sse,
-    get, get_str, has_annotations, is_falsy, message_finished, message_started, or_null,
-    passthrough, run_failed, run_finished, run_started, sse_field, state_snapshot, Decode,
-    Encode, Event, Loss,
+    as_int, block_delta, block_finished, block_key, block_replaced, block_started, frame_sse, get,
+    get_str, has_annotations, is_falsy, message_finished, message_started, or_null, passthrough,
+    run_failed, run_finished, run_started, sse_field, state_snapshot, Decode, Encode, Event, Loss,
 };
 use crate::framing::Kind;
 use crate::json::{to_text, Map, Value};
@@ -146,7 +145,12 @@ impl Decoder {
     fn start(&mut self, out: &mut Vec<Event>) {
         if !self.started {
             self.started = true;
-            out.push(run_started(Value::Null, Value::Null, Value::Null, Value::Null));
+            out.push(run_started(
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ));
         }
     }
 
@@ -193,7 +197,13 @@ impl Decoder {
         out.push(message_finished(message_id, usage, reason));
     }
 
-    fn block(&mut self, message_id: &str, kind: &str, fields: &[(&str, Value)], out: &mut Vec<Event>) -> i64 {
+    fn block(
+        &mut self,
+        message_id: &str,
+        kind: &str,
+        fields: &[(&str, Value)],
+        out: &mut Vec<Event>,
+    ) -> i64 {
         let index = self.next_block;
         self.next_block += 1;
         out.push(block_started(message_id, index, kind, fields));
@@ -218,7 +228,11 @@ impl Decoder {
         let kind = message.get("type").and_then(Value::as_str);
         let chunked = kind.is_some_and(|kind| CHUNK_TYPES.contains(&kind));
         let last_position = message.get("chunk_position").and_then(Value::as_str) == Some("last");
-        if !self.messages.contains_key(&message_id) && chunked && last_position && empty_end(message) {
+        if !self.messages.contains_key(&message_id)
+            && chunked
+            && last_position
+            && empty_end(message)
+        {
             if let Some(last) = self.last.get(namespace) {
                 // Ends the message before it.
                 message_id = last.clone();
@@ -346,12 +360,15 @@ impl Decoder {
         out.push(block_delta(message_id, index, text));
     }
 
-    fn content_block(&mut self, message_id: &str, block: &Map<String, Value>, out: &mut Vec<Event>) {
+    fn content_block(
+        &mut self,
+        message_id: &str,
+        block: &Map<String, Value>,
+        out: &mut Vec<Event>,
+    ) {
         let kind = block.get("type").and_then(Value::as_str);
         let held = self.messages[message_id].blocks.len();
-        let key = block
-            .get("index")
-            .map_or_else(|| held.to_string(), to_text);
+        let key = block.get("index").map_or_else(|| held.to_string(), to_text);
         let field = match kind {
             Some("text") => "text",
             Some("thinking") => "thinking",
@@ -373,11 +390,19 @@ impl Decoder {
                 index
             }
         };
-        if let Some(text) = block.get(field).and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        if let Some(text) = block
+            .get(field)
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
             out.push(block_delta(message_id, index, text));
         }
         if neutral == "reasoning" {
-            if let Some(signature) = block.get("signature").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(signature) = block
+                .get("signature")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
                 let by = self.messages[message_id]
                     .provider
                     .clone()
@@ -400,7 +425,11 @@ impl Decoder {
         let index = match self.messages[message_id].calls.get(&key) {
             Some(&index) => index,
             None => {
-                let call_id = call.get("id").filter(|id| id.is_string()).cloned().unwrap_or(Value::Null);
+                let call_id = call
+                    .get("id")
+                    .filter(|id| id.is_string())
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 let fields = [
                     ("call_id", call_id),
                     ("name", or_null(call.get("name"))),
@@ -411,12 +440,21 @@ impl Decoder {
                 index
             }
         };
-        if let Some(args) = call.get("args").and_then(Value::as_str).filter(|a| !a.is_empty()) {
+        if let Some(args) = call
+            .get("args")
+            .and_then(Value::as_str)
+            .filter(|a| !a.is_empty())
+        {
             out.push(block_delta(message_id, index, args));
         }
     }
 
-    fn tool_result(&mut self, message_id: &str, message: &Map<String, Value>, out: &mut Vec<Event>) {
+    fn tool_result(
+        &mut self,
+        message_id: &str,
+        message: &Map<String, Value>,
+        out: &mut Vec<Event>,
+    ) {
         out.push(message_started(message_id, "tool", Some("tool_result")));
         let fields = [
             ("call_id", or_null(message.get("tool_call_id"))),
@@ -526,7 +564,10 @@ impl Encoder {
         let mut chunk = Map::new();
         chunk.insert("content".to_owned(), written.content);
         chunk.insert("additional_kwargs".to_owned(), Value::Object(Map::new()));
-        chunk.insert("response_metadata".to_owned(), Value::Object(written.metadata));
+        chunk.insert(
+            "response_metadata".to_owned(),
+            Value::Object(written.metadata),
+        );
         chunk.insert("type".to_owned(), "AIMessageChunk".into());
         chunk.insert("name".to_owned(), Value::Null);
         chunk.insert("id".to_owned(), message_id.into());
@@ -536,7 +577,11 @@ impl Encoder {
         chunk.insert("tool_call_chunks".to_owned(), Value::Array(written.calls));
         chunk.insert(
             "chunk_position".to_owned(),
-            if written.last { "last".into() } else { Value::Null },
+            if written.last {
+                "last".into()
+            } else {
+                Value::Null
+            },
         );
         match self.written.get_mut(message_id) {
             // (chunks written here add up: nothing to refuse)
@@ -545,8 +590,10 @@ impl Encoder {
             }
             _ => {
                 if let Ok(held) = ChunkedMessage::from_chunk(&chunk) {
-                    self.written
-                        .insert(message_id.to_owned(), WrittenMessage::Chunked(Box::new(held)));
+                    self.written.insert(
+                        message_id.to_owned(),
+                        WrittenMessage::Chunked(Box::new(held)),
+                    );
                 }
             }
         }
@@ -556,7 +603,15 @@ impl Encoder {
         out.push(Self::part("messages", data));
     }
 
-    fn text_chunk(&mut self, message_id: &str, kind: &str, field: &str, text: &str, index: i64, out: &mut Vec<Event>) {
+    fn text_chunk(
+        &mut self,
+        message_id: &str,
+        kind: &str,
+        field: &str,
+        text: &str,
+        index: i64,
+        out: &mut Vec<Event>,
+    ) {
         let mut block = Map::new();
         block.insert("type".to_owned(), kind.into());
         block.insert(field.to_owned(), text.into());
@@ -666,7 +721,9 @@ impl Encoder {
         let Some(written) = self.blocks.get_mut(&key) else {
             return;
         };
-        if let (Written::ToolResult(_, _, held), Some(output)) = (&mut *written, get(event, "output")) {
+        if let (Written::ToolResult(_, _, held), Some(output)) =
+            (&mut *written, get(event, "output"))
+        {
             // A tool message's content is text here: any other value as its JSON.
             let text = match output {
                 Value::Null => String::new(),
@@ -738,7 +795,10 @@ impl Encoder {
         let Some(message_id) = get_str(event, "message_id").map(str::to_owned) else {
             return;
         };
-        if !matches!(self.written.get(&message_id), Some(WrittenMessage::Chunked(_))) {
+        if !matches!(
+            self.written.get(&message_id),
+            Some(WrittenMessage::Chunked(_))
+        ) {
             return;
         }
         let mut metadata = Map::new();
@@ -842,7 +902,10 @@ impl Encode for Encoder {
         match kind {
             "message_started" => {
                 if let Some(message_id) = get_str(event, "message_id") {
-                    if matches!(get_str(event, "role"), Some("user" | "system" | "developer")) {
+                    if matches!(
+                        get_str(event, "role"),
+                        Some("user" | "system" | "developer")
+                    ) {
                         self.others.insert(message_id.to_owned());
                     }
                 }
@@ -883,7 +946,9 @@ impl Encode for Encoder {
             "run_failed" => {
                 self.lost.extend(Loss::usage(TARGET, event));
                 let mut error = Map::new();
-                let code = get_str(event, "code").filter(|c| !c.is_empty()).unwrap_or("Error");
+                let code = get_str(event, "code")
+                    .filter(|c| !c.is_empty())
+                    .unwrap_or("Error");
                 error.insert("error".to_owned(), code.into());
                 let message = get_str(event, "message").unwrap_or("");
                 error.insert("message".to_owned(), message.into());

@@ -52,7 +52,10 @@ impl Blocks {
 
     fn push(&mut self, item: Value) {
         if let Some(key) = index_key(&item) {
-            self.positions.entry(key).or_default().push(self.items.len());
+            self.positions
+                .entry(key)
+                .or_default()
+                .push(self.items.len());
         }
         self.items.push(item);
     }
@@ -69,7 +72,10 @@ impl Blocks {
         for element in right {
             let found = index_key(&element).and_then(|key| {
                 let positions = self.positions.get(&key)?;
-                positions.iter().copied().find(|&at| ids_agree(&self.items[at], &element))
+                positions
+                    .iter()
+                    .copied()
+                    .find(|&at| ids_agree(&self.items[at], &element))
             });
             match (found, element) {
                 (Some(at), Value::Object(mut new)) => {
@@ -228,7 +234,10 @@ impl Content {
 }
 
 /// `add_usage`: integers summed, nested objects added alike.
-pub fn add_usage(held: &mut Option<Map<String, Value>>, right: Option<&Value>) -> Result<(), String> {
+pub fn add_usage(
+    held: &mut Option<Map<String, Value>>,
+    right: Option<&Value>,
+) -> Result<(), String> {
     let Some(Value::Object(right)) = right else {
         return Ok(());
     };
@@ -244,9 +253,14 @@ pub fn add_usage(held: &mut Option<Map<String, Value>>, right: Option<&Value>) -
     }
 }
 
-fn add_ints(held: &mut Map<String, Value>, right: &Map<String, Value>, at: &str) -> Result<(), String> {
+fn add_ints(
+    held: &mut Map<String, Value>,
+    right: &Map<String, Value>,
+    at: &str,
+) -> Result<(), String> {
     for (key, value) in right {
-        let refused = || format!("cannot add its {at}.{key}: only integers and objects of them add");
+        let refused =
+            || format!("cannot add its {at}.{key}: only integers and objects of them add");
         match (held.get_mut(key), value) {
             (None, Value::Number(number)) if is_int(number) => {
                 held.insert(key.clone(), value.clone());
@@ -309,8 +323,10 @@ mod tests {
 
     #[test]
     fn strings_join_ints_add_and_kept_keys_stay() {
-        let mut held = map(serde_json::json!({"model_provider": "openai", "text": "a", "n": 1, "index": 0}));
-        let right = map(serde_json::json!({"model_provider": "openai", "text": "b", "n": 2, "index": 3}));
+        let mut held =
+            map(serde_json::json!({"model_provider": "openai", "text": "a", "n": 1, "index": 0}));
+        let right =
+            map(serde_json::json!({"model_provider": "openai", "text": "b", "n": 2, "index": 3}));
         merge_dicts(&mut held, right).unwrap();
         assert_eq!(
             Value::Object(held),
@@ -322,12 +338,17 @@ mod tests {
     fn values_of_other_types_are_refused_saying_which() {
         let mut held = map(serde_json::json!({"n": 1}));
         let err = merge_dicts(&mut held, map(serde_json::json!({"n": 1.5}))).unwrap_err();
-        assert_eq!(err, "cannot add its \"n\" (a JSON number) to the a JSON number before it");
+        assert_eq!(
+            err,
+            "cannot add its \"n\" (a JSON number) to the a JSON number before it"
+        );
     }
 
     #[test]
     fn elements_merge_by_index_unless_their_ids_differ() {
-        let mut blocks = Blocks::from_items(vec![serde_json::json!({"index": 0, "id": "a", "args": "{"})]);
+        let mut blocks = Blocks::from_items(vec![
+            serde_json::json!({"index": 0, "id": "a", "args": "{"}),
+        ]);
         blocks
             .merge(vec![
                 serde_json::json!({"index": 0, "args": "}", "type": "x"}),
@@ -358,8 +379,16 @@ mod tests {
     #[test]
     fn usage_adds_up_nested() {
         let mut usage = None;
-        add_usage(&mut usage, Some(&serde_json::json!({"input_tokens": 1, "details": {"cache": 2}}))).unwrap();
-        add_usage(&mut usage, Some(&serde_json::json!({"input_tokens": 3, "details": {"cache": 1}}))).unwrap();
+        add_usage(
+            &mut usage,
+            Some(&serde_json::json!({"input_tokens": 1, "details": {"cache": 2}})),
+        )
+        .unwrap();
+        add_usage(
+            &mut usage,
+            Some(&serde_json::json!({"input_tokens": 3, "details": {"cache": 1}})),
+        )
+        .unwrap();
         assert_eq!(
             Value::Object(usage.unwrap()),
             serde_json::json!({"input_tokens": 4, "details": {"cache": 3}})

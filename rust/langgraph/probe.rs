@@ -269,7 +269,11 @@ impl<'a> TextPiece<'a> {
             (Some(Scalar::Str(text)), None, 0) if !text.is_empty() => Adds::Text(text),
             (Some(Scalar::Str(text)), None, 1) if text.is_empty() => {
                 let call = calls.into_iter().next()?;
-                match (call.other, call.index.as_ref().and_then(Scalar::as_i64), call.args) {
+                match (
+                    call.other,
+                    call.index.as_ref().and_then(Scalar::as_i64),
+                    call.args,
+                ) {
                     (false, Some(index), Some(Scalar::Str(args))) if !args.is_empty() => {
                         Adds::Args(index, args)
                     }
@@ -278,7 +282,11 @@ impl<'a> TextPiece<'a> {
             }
             (None, Some(blocks), 0) if blocks.len() == 1 => {
                 let block = blocks.into_iter().next()?;
-                match (block.other, block.index.as_ref().and_then(Scalar::as_i64), block.field) {
+                match (
+                    block.other,
+                    block.index.as_ref().and_then(Scalar::as_i64),
+                    block.field,
+                ) {
                     (false, Some(index), Some((key, Scalar::Str(text)))) if !text.is_empty() => {
                         Adds::Block(index, key, text)
                     }
@@ -326,18 +334,31 @@ mod tests {
             r#","name":"bob""#,
             r#","other":1"#,
         ] {
-            assert!(TextPiece::parse(&base.replace("FIELD", more)).is_none(), "{more}");
+            assert!(
+                TextPiece::parse(&base.replace("FIELD", more)).is_none(),
+                "{more}"
+            );
         }
         assert!(TextPiece::parse(r#"{"event":"values","data":[{},{}]}"#).is_none());
         let call = r#"{"event":"messages","data":[{"content":"","type":"AIMessageChunk","id":"m","tool_calls":[{"name":"f","args":{}}],"tool_call_chunks":[{"name":null,"args":"ab","id":null,"index":1,"type":"tool_call_chunk"}]},{}]}"#;
-        assert!(matches!(TextPiece::parse(call).unwrap().adds, Adds::Args(1, args) if args == "ab"));
+        assert!(
+            matches!(TextPiece::parse(call).unwrap().adds, Adds::Args(1, args) if args == "ab")
+        );
         let block = r#"{"event":"messages","data":[{"content":[{"type":"thinking","thinking":"x","index":0}],"type":"AIMessageChunk","id":"m"},{}]}"#;
-        assert!(matches!(TextPiece::parse(block).unwrap().adds, Adds::Block(0, key, text) if key == "thinking" && text == "x"));
+        assert!(
+            matches!(TextPiece::parse(block).unwrap().adds, Adds::Block(0, key, text) if key == "thinking" && text == "x")
+        );
         let with_id = block.replace(r#""index":0"#, r#""index":0,"id":"b""#);
         assert!(TextPiece::parse(&with_id).is_none());
         let whole = r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m","tool_calls":[{"name":"f"}]},{}]}"#;
         assert!(TextPiece::parse(whole).is_none());
-        assert!(TextPiece::parse(r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"}]}"#).is_none());
-        assert!(TextPiece::parse(r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"},{}"#).is_none());
+        assert!(TextPiece::parse(
+            r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"}]}"#
+        )
+        .is_none());
+        assert!(TextPiece::parse(
+            r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"},{}"#
+        )
+        .is_none());
     }
 }

@@ -129,7 +129,13 @@ impl Assembler {
         let mut answer = Map::new();
         for (key, value) in &state.answer {
             let value = if key == "message" {
-                Value::Object(state.message.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                Value::Object(
+                    state
+                        .message
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )
             } else {
                 value.clone()
             };

@@ -24,9 +24,9 @@ use indexmap::IndexMap;
 
 use super::vocabulary::DONE_REASONS;
 use crate::events::{
-    as_int, block_delta, block_finished, block_started, get_str, has_annotations,
-    message_finished, message_started, passthrough, run_failed, run_finished, run_started,
-    BlockRef, Decode, Encode, Event, Loss,
+    as_int, block_delta, block_finished, block_started, get_str, has_annotations, message_finished,
+    message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
+    Event, Loss,
 };
 use crate::framing::Kind;
 use crate::json::{to_text, write_object, Map, Value};
@@ -74,7 +74,10 @@ pub fn frame_line(event: &Event, out: &mut Vec<u8>) {
     // Each is a multi-byte character, so found only inside a string.
     let breaks = |bytes: &[u8]| {
         memchr::memchr2_iter(0xC2, 0xE2, bytes).any(|at| {
-            matches!(bytes[at..], [0xC2, 0x85, ..] | [0xE2, 0x80, 0xA8 | 0xA9, ..])
+            matches!(
+                bytes[at..],
+                [0xC2, 0x85, ..] | [0xE2, 0x80, 0xA8 | 0xA9, ..]
+            )
         })
     };
     if breaks(&out[start..]) {
@@ -465,7 +468,11 @@ impl Encoder {
             (_, Some(reason)) => reason,
             _ => "stop".to_owned(),
         };
-        let carried = if reason == "length" { "incomplete" } else { "completed" };
+        let carried = if reason == "length" {
+            "incomplete"
+        } else {
+            "completed"
+        };
         self.lost.extend(Loss::status("ollama", status, carried));
         let mut line = self.line(Vec::new(), true);
         line.insert("done_reason".to_owned(), reason.into());

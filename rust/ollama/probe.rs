@@ -85,9 +85,14 @@ mod tests {
 
     #[test]
     fn other_fields_are_noticed() {
-        let line = Line::parse(r#"{"message":{"content":"","tool_calls":[]},"done":false}"#).unwrap();
+        let line =
+            Line::parse(r#"{"message":{"content":"","tool_calls":[]},"done":false}"#).unwrap();
         assert!(line.message.unwrap().0.unwrap().other);
-        assert!(Line::parse(r#"{"response":"x","context":[1]}"#).unwrap().other);
+        assert!(
+            Line::parse(r#"{"response":"x","context":[1]}"#)
+                .unwrap()
+                .other
+        );
         assert!(Line::parse(r#"{"response":"x""#).is_none());
     }
 }

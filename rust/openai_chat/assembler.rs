@@ -17,7 +17,7 @@ use super::probe::{Chunk, Delta, TEXT_KEYS};
 use crate::events::or_null;
 use crate::json::{Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
-use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
+use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
 

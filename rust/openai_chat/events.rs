@@ -7,16 +7,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::probe::{Chunk, TEXT_KEYS};
 
+pub use super::vocabulary::FINISH_REASONS;
 use crate::events::{
-    has_annotations,
-    Loss,
-    as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, message_finished,
-    message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
-    Event, Quick,
+    as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, has_annotations,
+    message_finished, message_started, passthrough, run_failed, run_finished, run_started,
+    BlockRef, Decode, Encode, Event, Loss, Quick,
 };
 use crate::json::{write_int, write_string, write_value, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
-pub use super::vocabulary::FINISH_REASONS;
 
 /// What the encoder writes after the run finished.
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
@@ -868,7 +866,9 @@ impl Encoder {
         // content_filter) or completed: a stopped run has no word.
         let mut carried = "completed";
         for choice in choices {
-            if let Some("length" | "content_filter") = self.end_choice(choice, status, out).as_deref() {
+            if let Some("length" | "content_filter") =
+                self.end_choice(choice, status, out).as_deref()
+            {
                 carried = "incomplete";
             }
         }

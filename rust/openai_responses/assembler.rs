@@ -15,7 +15,7 @@ use super::probe::Probe;
 use crate::events::or_null;
 use crate::json::{quote, Map, Value};
 use crate::json_probe::{Scalar, StrField};
-use crate::stream::{Assemble, Driver, Log, Protocol, bad, Bad};
+use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{rewritten, Arguments, ToolCall, ToolCalls};
 

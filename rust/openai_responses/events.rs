@@ -7,15 +7,14 @@ use std::collections::{BTreeMap, HashMap};
 use indexmap::IndexMap;
 
 use crate::events::{
-    Loss,
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, either,
     frame_sse, get, get_str, is_falsy, message_finished, message_started, nonempty, now, or_null,
     passthrough, run_failed, run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event,
-    Held,
+    Held, Loss,
 };
 
-use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
 use super::vocabulary::RESPONSE_ERROR_CODES;
+use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
 
 const PROTOCOL: &str = "openai-responses";
 
@@ -507,7 +506,10 @@ impl Decoder {
                         out.push(block_replaced(
                             &item.message_id,
                             last,
-                            vec![("encrypted", encrypted.into()), ("encrypted_by", "openai".into())],
+                            vec![
+                                ("encrypted", encrypted.into()),
+                                ("encrypted_by", "openai".into()),
+                            ],
                         ));
                     }
                 }
@@ -1335,7 +1337,8 @@ impl Encoder {
             } else {
                 "incomplete"
             };
-            self.lost.extend(Loss::status(PROTOCOL, Some(status), shown));
+            self.lost
+                .extend(Loss::status(PROTOCOL, Some(status), shown));
             let response = self.response(shown, true, Value::Null, Value::Object(details), usage);
             self.event("response.incomplete", vec![("response", response)])
         } else {

@@ -1,8 +1,8 @@
 //! `agentcodec._native.A2AAssembler`.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
-use pyo3::prelude::*;
 use pyo3::intern;
+use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use super::args::{LimitArg, StrArg};
@@ -36,17 +36,28 @@ pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
 fn spec_version(value: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     let Ok(text) = value.cast::<PyString>() else {
         let given = value.get_type().name()?.to_string();
-        let error = OptionError::Type { name: "version", expected: "str", given };
+        let error = OptionError::Type {
+            name: "version",
+            expected: "str",
+            given,
+        };
         return Err(PyTypeError::new_err(error.message(str::to_owned)));
     };
     let text = text.to_cow()?;
     if let Some(version) = VERSIONS.iter().find(|version| **version == text) {
         return Ok(version);
     }
-    let error = OptionError::Choice { name: "version", choices: &VERSIONS, given: text.into_owned() };
+    let error = OptionError::Choice {
+        name: "version",
+        choices: &VERSIONS,
+        given: text.into_owned(),
+    };
     let py = value.py();
     Err(PyValueError::new_err(error.message(|text| {
-        PyString::new(py, text).repr().map(|repr| repr.to_string()).unwrap_or_default()
+        PyString::new(py, text)
+            .repr()
+            .map(|repr| repr.to_string())
+            .unwrap_or_default()
     })))
 }
 
@@ -203,13 +214,15 @@ assembler_methods!(
         /// The Message that answered the request, when it made no task.
         #[getter]
         fn message<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.message()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.message()))
         }
 
         /// The JSON-RPC error that ended the stream, if one did.
         #[getter]
         fn error<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.error()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.error()))
         }
 
         /// The stream's spec version, "0.3" or "1.0", once an event said it.

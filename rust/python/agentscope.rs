@@ -25,7 +25,10 @@ assert_python_aligned!(AgentScopeAssembler);
 /// Adds the protocol's classes to `agentcodec._native`.
 pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Exposed to users as agentcodec.agentscope.Assembler.
-    m.add("AgentScopeAssembler", m.py().get_type::<AgentScopeAssembler>())
+    m.add(
+        "AgentScopeAssembler",
+        m.py().get_type::<AgentScopeAssembler>(),
+    )
 }
 
 assembler_methods!(

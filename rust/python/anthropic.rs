@@ -23,7 +23,10 @@ assert_python_aligned!(AnthropicAssembler);
 /// Adds the protocol's classes to `agentcodec._native`.
 pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Exposed to users as agentcodec.anthropic.Assembler.
-    m.add("AnthropicAssembler", m.py().get_type::<AnthropicAssembler>())
+    m.add(
+        "AnthropicAssembler",
+        m.py().get_type::<AnthropicAssembler>(),
+    )
 }
 
 assembler_methods!(

@@ -44,7 +44,8 @@ assembler_methods!(
         /// The response so far: a new dict on every access.
         #[getter]
         fn response<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.response()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.response()))
         }
     }
 );

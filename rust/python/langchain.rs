@@ -25,7 +25,10 @@ assert_python_aligned!(LangChainAssembler);
 /// Adds the protocol's classes to `agentcodec._native`.
 pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Exposed to users as agentcodec.langchain.Assembler.
-    m.add("LangChainAssembler", m.py().get_type::<LangChainAssembler>())
+    m.add(
+        "LangChainAssembler",
+        m.py().get_type::<LangChainAssembler>(),
+    )
 }
 
 assembler_methods!(

@@ -22,7 +22,10 @@ assert_python_aligned!(LangGraphAssembler);
 /// Adds the protocol's classes to `agentcodec._native`.
 pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Exposed to users as agentcodec.langgraph.Assembler.
-    m.add("LangGraphAssembler", m.py().get_type::<LangGraphAssembler>())
+    m.add(
+        "LangGraphAssembler",
+        m.py().get_type::<LangGraphAssembler>(),
+    )
 }
 
 assembler_methods!(
@@ -44,37 +47,43 @@ assembler_methods!(
         /// What the run left so far: a new dict on every access.
         #[getter]
         fn run<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.result()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.result()))
         }
 
         /// The root graph's last values: the thread's state (None before any).
         #[getter]
         fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.values()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.values()))
         }
 
         /// The root graph's messages so far: a new list on every access.
         #[getter]
         fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.messages()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.messages()))
         }
 
         /// The root graph's interrupts: what the run waits for.
         #[getter]
         fn interrupts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.interrupts()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.interrupts()))
         }
 
         /// The run's id (the metadata event's).
         #[getter]
         fn run_id(&self, py: Python<'_>) -> PyResult<Option<String>> {
-            self.state.with(py, |state| Ok(state.inner.run_id().map(str::to_owned)))
+            self.state
+                .with(py, |state| Ok(state.inner.run_id().map(str::to_owned)))
         }
 
         /// The error event's data, if the run failed.
         #[getter]
         fn error<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.error()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.error()))
         }
     }
 );

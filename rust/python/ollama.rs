@@ -45,7 +45,8 @@ assembler_methods!(
         /// The answer so far: a new dict on every access.
         #[getter]
         fn answer<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.state.with(py, |state| to_python(py, &state.inner.answer()))
+            self.state
+                .with(py, |state| to_python(py, &state.inner.answer()))
         }
 
         /// Whether the done line came.

@@ -23,7 +23,10 @@ assert_python_aligned!(OpenAIChatAssembler);
 /// Adds the protocol's classes to `agentcodec._native`.
 pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Exposed to users as agentcodec.openai_chat.Assembler.
-    m.add("OpenAIChatAssembler", m.py().get_type::<OpenAIChatAssembler>())
+    m.add(
+        "OpenAIChatAssembler",
+        m.py().get_type::<OpenAIChatAssembler>(),
+    )
 }
 
 assembler_methods!(

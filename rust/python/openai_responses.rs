@@ -16,14 +16,21 @@ pub struct OpenAIResponsesAssembler {
     state: Guarded<AssemblerState<Assembler>>,
 }
 
-protocol_errors!(openai_responses, "OpenAIResponsesError", "OpenAIResponsesEventError");
+protocol_errors!(
+    openai_responses,
+    "OpenAIResponsesError",
+    "OpenAIResponsesEventError"
+);
 
 assert_python_aligned!(OpenAIResponsesAssembler);
 
 /// Adds the protocol's classes to `agentcodec._native`.
 pub(super) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Exposed to users as agentcodec.openai_responses.Assembler.
-    m.add("OpenAIResponsesAssembler", m.py().get_type::<OpenAIResponsesAssembler>())
+    m.add(
+        "OpenAIResponsesAssembler",
+        m.py().get_type::<OpenAIResponsesAssembler>(),
+    )
 }
 
 assembler_methods!(
