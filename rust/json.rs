@@ -24,6 +24,82 @@ pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+/// Objects up to this many keys are searched key by key ([`field`]).
+const SMALL_OBJECT: usize = 12;
+
+/// A field of an object, looked up as its `get` does. The objects a delta
+/// appends to (a message, a content part, a tool call) have a handful of
+/// keys: comparing them, length first, costs less than hashing the key
+/// asked for, which every event of a stream would pay.
+#[inline]
+pub fn field<'m, O: Object>(object: &'m O, key: &str) -> Option<&'m Value> {
+    if object.size() > SMALL_OBJECT {
+        return object.hashed(key);
+    }
+    object
+        .entries()
+        .find(|(name, _)| name.as_str() == key)
+        .map(|(_, value)| value)
+}
+
+/// [`field`], to change it.
+#[inline]
+pub fn field_mut<'m, O: Object>(object: &'m mut O, key: &str) -> Option<&'m mut Value> {
+    if object.size() > SMALL_OBJECT {
+        return object.hashed_mut(key);
+    }
+    object
+        .entries_mut()
+        .find(|(name, _)| name.as_str() == key)
+        .map(|(_, value)| value)
+}
+
+/// A JSON object as [`field`] reads it: serde_json's, or an `IndexMap` of
+/// fields an assembler keeps (with its own hasher).
+pub trait Object {
+    fn size(&self) -> usize;
+    fn hashed(&self, key: &str) -> Option<&Value>;
+    fn hashed_mut(&mut self, key: &str) -> Option<&mut Value>;
+    fn entries(&self) -> impl Iterator<Item = (&String, &Value)>;
+    fn entries_mut(&mut self) -> impl Iterator<Item = (&String, &mut Value)>;
+}
+
+impl Object for Map<String, Value> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn hashed(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+    fn hashed_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.get_mut(key)
+    }
+    fn entries(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.iter()
+    }
+    fn entries_mut(&mut self) -> impl Iterator<Item = (&String, &mut Value)> {
+        self.iter_mut()
+    }
+}
+
+impl<S: std::hash::BuildHasher> Object for indexmap::IndexMap<String, Value, S> {
+    fn size(&self) -> usize {
+        self.len()
+    }
+    fn hashed(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+    fn hashed_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.get_mut(key)
+    }
+    fn entries(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.iter()
+    }
+    fn entries_mut(&mut self) -> impl Iterator<Item = (&String, &mut Value)> {
+        self.iter_mut()
+    }
+}
+
 /// Why a value with an integer of more than [`MAX_INT_DIGITS`] digits is
 /// refused; the pure backend says the same.
 pub const LONG_INT: &str = "an integer of more than 4300 digits";
@@ -368,6 +444,8 @@ pub(crate) fn short_escape(byte: u8) -> Option<char> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn plain_run_finds_the_first_byte_to_escape() {
         // Every length up to three words and a half, every start, a special
@@ -446,7 +524,34 @@ mod tests {
         }
     }
 
-    use super::*;
+    #[test]
+    fn field_finds_what_get_finds() {
+        // Small objects are searched key by key, large ones hashed: the
+        // same answer either way, for keys present, absent, and prefixes.
+        for size in [0usize, 1, 5, 12, 13, 40] {
+            let mut object = Map::new();
+            for at in 0..size {
+                object.insert(format!("key{at}"), Value::from(at));
+            }
+            for key in ["key0", "key4", "key12", "key39", "key", "key00", ""] {
+                assert_eq!(field(&object, key), object.get(key), "{size} {key}");
+                let expected = object.get(key).cloned();
+                assert_eq!(
+                    field_mut(&mut object, key).map(|value| value.clone()),
+                    expected
+                );
+            }
+            if size > 0 {
+                *field_mut(&mut object, "key0").unwrap() = Value::from("changed");
+                assert_eq!(object["key0"], "changed");
+            }
+            let fields: crate::hashing::IndexMap<String, Value> =
+                object.clone().into_iter().collect();
+            for key in ["key0", "key4", "key12", "key39", "key", ""] {
+                assert_eq!(field(&fields, key), object.get(key), "{size} {key}");
+            }
+        }
+    }
 
     fn nested(levels: usize) -> String {
         "[".repeat(levels) + &"]".repeat(levels)

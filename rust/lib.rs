@@ -27,6 +27,7 @@ pub mod events;
 pub mod eventstream;
 pub mod framing;
 pub mod frozen;
+pub mod hashing;
 pub mod json;
 pub mod json_array;
 pub mod json_patch;

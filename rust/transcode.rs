@@ -8,12 +8,11 @@
 //! becomes is handed to a [`Sink`] as it is decoded; nothing already
 //! emitted is read again.
 
-use indexmap::IndexMap;
-
 use crate::events::{
     appended_field, block_delta, block_fields, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
 use crate::framing::Kind;
+use crate::hashing::IndexMap;
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::registry::Descriptor;
@@ -503,8 +502,8 @@ impl View {
         }
         View {
             run,
-            messages: IndexMap::new(),
-            open: IndexMap::new(),
+            messages: IndexMap::default(),
+            open: IndexMap::default(),
             state: Value::Null,
             kept: Vec::new(),
             blocks: 0,

@@ -20,12 +20,11 @@
 //! refuses (an update of another task). The spec version is the first
 //! event's; an event of the other version is an event error.
 
-use std::collections::HashMap;
-
 use super::probe::{self, TextPart};
 use super::vocabulary::{FINAL_STATES, INTERRUPTED_STATES};
 use super::wire::{self, What};
-use crate::json::{quote, Map, Value};
+use crate::hashing::HashMap;
+use crate::json::{self, quote, Map, Value};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 
@@ -205,7 +204,10 @@ impl Protocol for Tasks {
         let Some(&position) = self.artifact_at.get(&*append.artifact_id) else {
             return false;
         };
-        if !matches!(self.artifacts[position].get("parts"), Some(Value::Array(_))) {
+        if !matches!(
+            json::field(&self.artifacts[position], "parts"),
+            Some(Value::Array(_))
+        ) {
             return false;
         }
         self.parts += append.parts.len();
@@ -341,7 +343,7 @@ impl Tasks {
         ) {
             return bad("has a task whose history is not a list");
         }
-        let mut at = HashMap::new();
+        let mut at = HashMap::default();
         let mut parts = 0;
         for (position, artifact) in artifacts.iter().enumerate() {
             let Value::Object(artifact) = artifact else {

@@ -2,9 +2,6 @@
 //! `python/agentcodec/_pure/a2a/events.py` mirrors this module rule for
 //! rule (and says what each direction does).
 
-use indexmap::IndexMap;
-use std::collections::HashSet;
-
 use super::vocabulary::VERSIONS;
 use super::wire::{self, What};
 use crate::events::{
@@ -12,6 +9,7 @@ use crate::events::{
     has_annotations, media_kind, message_finished, message_started, nonempty, passthrough,
     run_failed, run_finished, run_started, Decode, Encode, Event, Loss,
 };
+use crate::hashing::{HashSet, IndexMap};
 use crate::json::{Map, Value};
 
 const TARGET: &str = "a2a";
@@ -369,10 +367,10 @@ impl Encoder {
             request_id: request_id.map_or(Value::Null, Value::from),
             started: false,
             finished: false,
-            skipped: HashSet::new(),
-            chunked: HashSet::new(),
-            open: IndexMap::new(),
-            blocks: IndexMap::new(),
+            skipped: HashSet::default(),
+            chunked: HashSet::default(),
+            open: IndexMap::default(),
+            blocks: IndexMap::default(),
         }
     }
 

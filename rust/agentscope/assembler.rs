@@ -7,15 +7,14 @@
 //! strings in place (amortised O(1)); nothing is copied until the state is
 //! read.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-use indexmap::IndexMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::probe::Probe;
 use super::vocabulary::{CONTENT_TYPES, ROLES, TERMINAL_STATUSES};
 use crate::accumulate::{append, append_at, get_mut_at};
 use crate::events::or_null;
 use crate::frozen::{Budget, FrozenValue, Rendered, FREEZE_MAX_BYTES};
+use crate::hashing::{HashMap, IndexMap};
 use crate::json::{self, Map, Value, MAX_DEPTH};
 use crate::json_probe::{Scalar, StrField};
 use crate::sse::Limits;
@@ -264,7 +263,7 @@ impl Frozen {
         let mut live = Live {
             fields: self.text.thaw_map(),
             slots: BTreeMap::new(),
-            calls: HashMap::new(),
+            calls: HashMap::default(),
             rewrites: self.rewrites,
         };
         if self.slots.is_empty() {
@@ -387,7 +386,7 @@ impl Live {
         Live {
             fields,
             slots: BTreeMap::new(),
-            calls: HashMap::new(),
+            calls: HashMap::default(),
             rewrites: 0,
         }
     }
@@ -497,7 +496,7 @@ impl Assembler {
             response,
             response_seen: false,
             output: None,
-            messages: IndexMap::new(),
+            messages: IndexMap::default(),
             anonymous: None,
             anonymous_count: 0,
             announced: Vec::new(),

@@ -2,9 +2,7 @@
 //! `python/agentcodec/_pure/agentscope/events.py` mirrors this module rule
 //! for rule (and says what each direction does).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-
-use indexmap::IndexMap;
+use std::collections::BTreeMap;
 
 use super::probe::Probe;
 use crate::events::{
@@ -13,6 +11,7 @@ use crate::events::{
     or_null, passthrough, run_failed, run_finished, run_started, Decode, Encode, Event, Held, Loss,
     Quick,
 };
+use crate::hashing::{HashMap, HashSet, IndexMap};
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 
@@ -79,7 +78,7 @@ impl DecodedMessage {
         DecodedMessage {
             kind,
             tool,
-            blocks: IndexMap::new(),
+            blocks: IndexMap::default(),
             open: true,
         }
     }

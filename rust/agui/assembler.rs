@@ -9,12 +9,11 @@
 //! not apply), this assembler reports the event as `on_error` says, and
 //! nothing applied before it is lost.
 
-use std::collections::{HashMap, HashSet};
-
 use super::probe::Probe;
 use super::vocabulary::CHUNK_PASS_THROUGH;
 use crate::events::or_null;
-use crate::json::{quote, Map, Value};
+use crate::hashing::{HashMap, HashSet};
+use crate::json::{self, quote, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::json_probe::StrField;
 use crate::stream::{bad, Assemble, Bad, Budget, Driver, Log, Protocol};
@@ -149,12 +148,12 @@ impl Assembler {
             messages,
             state,
             kept: Vec::new(),
-            by_id: HashMap::new(),
-            calls: HashMap::new(),
+            by_id: HashMap::default(),
+            calls: HashMap::default(),
             chunk: None,
             thinking: None,
             terminal: false,
-            ended_calls: HashSet::new(),
+            ended_calls: HashSet::default(),
             rewrites: 0,
             call_count: 0,
         };
@@ -296,7 +295,7 @@ fn append_content(message: &mut Value, delta: &str) {
     let Value::Object(message) = message else {
         return;
     };
-    match message.get_mut("content") {
+    match json::field_mut(message, "content") {
         Some(Value::String(content)) => content.push_str(delta),
         _ => {
             message.insert("content".to_owned(), Value::String(delta.to_owned()));
@@ -310,17 +309,17 @@ fn append_arguments(call: &mut Value, delta: &str) {
     let Value::Object(call) = call else {
         return;
     };
-    let function = call.entry("function").or_insert(Value::Null);
-    if !function.is_object() {
+    if !matches!(json::field(call, "function"), Some(Value::Object(_))) {
         let mut fresh = Map::new();
         fresh.insert("name".to_owned(), "".into());
         fresh.insert("arguments".to_owned(), "".into());
-        *function = Value::Object(fresh);
+        // (kept where a `function` that is not an object stood)
+        call.insert("function".to_owned(), Value::Object(fresh));
     }
-    let Value::Object(function) = function else {
+    let Some(Value::Object(function)) = json::field_mut(call, "function") else {
         unreachable!("just made an object");
     };
-    match function.get_mut("arguments") {
+    match json::field_mut(function, "arguments") {
         Some(Value::String(arguments)) => arguments.push_str(delta),
         _ => {
             function.insert("arguments".to_owned(), Value::String(delta.to_owned()));
@@ -406,7 +405,13 @@ impl AgUi {
                 else {
                     return false;
                 };
-                append_arguments(&mut self.messages[message]["toolCalls"][call], delta);
+                let calls = self.messages[message]
+                    .as_object_mut()
+                    .and_then(|message| json::field_mut(message, "toolCalls"));
+                let Some(call) = calls.and_then(|calls| calls.get_mut(call)) else {
+                    return false;
+                };
+                append_arguments(call, delta);
             }
             _ => return false,
         }
@@ -786,7 +791,7 @@ impl AgUi {
         // Messages in the snapshot replace theirs, others are dropped, except
         // the client-only activity and reasoning messages when the snapshot
         // has none of that role; new ones are appended.
-        let mut by_id: HashMap<&str, usize> = HashMap::new();
+        let mut by_id: HashMap<&str, usize> = HashMap::default();
         for (at, message) in snapshot.iter().enumerate() {
             by_id.insert(message["id"].as_str().unwrap_or(""), at);
         }

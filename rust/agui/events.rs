@@ -2,9 +2,7 @@
 //! `python/agentcodec/_pure/agui/events.py` mirrors this module rule for
 //! rule (and says what each direction does).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
-
-use indexmap::IndexMap;
+use std::collections::BTreeSet;
 
 use super::vocabulary::CHUNK_PASS_THROUGH;
 pub use super::vocabulary::KNOWN;
@@ -13,6 +11,7 @@ use crate::events::{
     has_annotations, message_finished, message_started, nonempty, or_null, passthrough, run_failed,
     run_finished, run_started, state_patch, state_snapshot, BlockRef, Decode, Encode, Event, Loss,
 };
+use crate::hashing::{HashMap, HashSet, IndexMap};
 use crate::json::{self, write_string, Map, Value};
 use crate::partial_json::PartialJson;
 

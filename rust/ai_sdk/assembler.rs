@@ -14,11 +14,10 @@
 //! lacks a field its chunk schema requires, is an event error; an optional
 //! field written as `null` counts as absent.
 
-use std::collections::HashMap;
-
 use super::probe::{self, Target};
 use super::OUTPUT_STATES;
 use crate::events::or_null;
+use crate::hashing::HashMap;
 use crate::json::{self, Map, Value};
 use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
@@ -729,7 +728,7 @@ impl UiMessage {
         let Some(&position) = self.active(kind).get(id) else {
             return false;
         };
-        if let Some(Value::String(text)) = self.parts[position].get_mut("text") {
+        if let Some(Value::String(text)) = json::field_mut(&mut self.parts[position], "text") {
             text.push_str(piece);
         }
         true

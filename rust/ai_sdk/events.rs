@@ -3,10 +3,6 @@
 //! rule (and says what each direction does).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::collections::HashSet;
-
-use indexmap::IndexMap;
 
 use super::probe::{self, Target};
 use crate::events::{
@@ -14,6 +10,7 @@ use crate::events::{
     get_str, has_annotations, media_kind, message_finished, message_started, nonempty, passthrough,
     run_failed, run_finished, run_started, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
+use crate::hashing::{HashMap, HashSet, IndexMap};
 use crate::json::{self, write_string, Map, Value};
 
 pub const DONE: &[u8] = b"data: [DONE]\n\n";

@@ -14,11 +14,10 @@
 //! `text_delta` to a thinking block, a delta to a block that never
 //! started), this is an event error.
 
-use std::collections::HashMap;
-
 use super::probe;
 use super::TOOL_BLOCKS;
 use crate::events::or_null;
+use crate::hashing::HashMap;
 use crate::json::{self, Map, Value};
 use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
@@ -264,7 +263,7 @@ impl Messages {
         if block.stopped {
             return false;
         }
-        let Some(block_type) = block.value.get("type").and_then(Value::as_str) else {
+        let Some(block_type) = json::field(&block.value, "type").and_then(Value::as_str) else {
             return false;
         };
         if fits(kind, block_type) != Some(true) {

@@ -3,7 +3,7 @@
 //! for rule (and says what each direction does).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 pub use super::vocabulary::STOP_REASONS;
 use super::{probe, TOOL_BLOCKS};
@@ -12,6 +12,7 @@ use crate::events::{
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
     run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
+use crate::hashing::HashSet;
 use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
 

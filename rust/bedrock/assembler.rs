@@ -18,12 +18,11 @@
 
 use std::collections::BTreeMap;
 
-use indexmap::IndexMap;
-
 use super::probe;
 use super::EVENTS;
 use crate::framing::Kind;
-use crate::json::{kind, Map, Value};
+use crate::hashing::IndexMap;
+use crate::json::{self, kind, Map, Value};
 use crate::json_probe::{Obj, Scalar};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
@@ -261,7 +260,7 @@ impl Protocol for Bedrock {
             || event.other
             || delta.other
             || piece.other
-            || !self.response.contains_key("output")
+            || json::field(&self.response, "output").is_none()
         {
             return false;
         }
@@ -276,20 +275,26 @@ impl Protocol for Bedrock {
             return false;
         };
         let held = match (&piece.text, reasoning, tool) {
-            (Some(Scalar::Str(text)), None, None) => match block.fields.get_mut("text") {
-                Some(Value::String(held)) => Some((held, text.clone())),
-                _ => None,
-            },
-            (None, Some(text), None) => match block.fields.get_mut("reasoningContent") {
-                Some(Value::Object(reasoning)) => match reasoning.get_mut("reasoningText") {
-                    Some(Value::Object(said)) => match said.get_mut("text") {
-                        Some(Value::String(held)) => Some((held, text)),
-                        _ => None,
-                    },
+            (Some(Scalar::Str(text)), None, None) => {
+                match json::field_mut(&mut block.fields, "text") {
+                    Some(Value::String(held)) => Some((held, text.clone())),
                     _ => None,
-                },
-                _ => None,
-            },
+                }
+            }
+            (None, Some(text), None) => {
+                match json::field_mut(&mut block.fields, "reasoningContent") {
+                    Some(Value::Object(reasoning)) => {
+                        match json::field_mut(reasoning, "reasoningText") {
+                            Some(Value::Object(said)) => match json::field_mut(said, "text") {
+                                Some(Value::String(held)) => Some((held, text)),
+                                _ => None,
+                            },
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
             (None, None, Some(input)) => block.input.as_mut().map(|held| (held, input)),
             _ => None,
         };

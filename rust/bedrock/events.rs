@@ -20,9 +20,7 @@
 //! usage; a failed run is an exception message. Signatures are written only
 //! where Bedrock made them.
 
-use std::collections::{BTreeMap, HashSet};
-
-use indexmap::IndexMap;
+use std::collections::BTreeMap;
 
 use super::vocabulary::{EVENTS, EXCEPTIONS, STOP_REASONS};
 use crate::events::{
@@ -32,6 +30,7 @@ use crate::events::{
 };
 use crate::eventstream::{encode, HeaderValue};
 use crate::framing::Kind;
+use crate::hashing::{HashSet, IndexMap};
 use crate::json::{write_object, Map, Value};
 
 /// Who made the signatures the decoder reads (`encrypted_by`).

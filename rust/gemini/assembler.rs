@@ -25,12 +25,11 @@
 //! An `{"error": ...}` record is the run's error: kept as `error` and
 //! recorded, with what was assembled before it intact.
 
-use indexmap::IndexMap;
-
 use super::args::{parse_path, partial_value, ArgsWriter};
 use super::probe::Record;
 use crate::framing::Kind;
-use crate::json::{kind, Map, Value};
+use crate::hashing::IndexMap;
+use crate::json::{self, kind, Map, Value};
 use crate::json_probe::{Obj, Scalar};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
@@ -166,7 +165,7 @@ impl Part {
     }
 
     fn thought(&self) -> bool {
-        self.fields.get("thought") == Some(&Value::Bool(true))
+        json::field(&self.fields, "thought") == Some(&Value::Bool(true))
     }
 }
 
@@ -340,7 +339,7 @@ fn check(record: &Map<String, Value>) -> Result<(), Bad> {
 /// Sets a held field to a scalar the record gives, in place (the field is
 /// held already, so that the order the full path keeps stands).
 fn set_scalar(held: &mut Fields, key: &str, given: &Option<Scalar<'_>>) {
-    let (Some(given), Some(value)) = (given, held.get_mut(key)) else {
+    let (Some(given), Some(value)) = (given, json::field_mut(held, key)) else {
         return;
     };
     let same = match (given, &*value) {
@@ -359,7 +358,7 @@ fn set_scalar(held: &mut Fields, key: &str, given: &Option<Scalar<'_>>) {
 fn takes(held: &Fields, key: &str, given: &Option<Scalar<'_>>) -> bool {
     match given {
         None => true,
-        Some(Scalar::Str(_) | Scalar::Number(_)) => held.contains_key(key),
+        Some(Scalar::Str(_) | Scalar::Number(_)) => json::field(held, key).is_some(),
         Some(_) => false,
     }
 }
@@ -395,23 +394,23 @@ impl Gemini {
             return false;
         }
         let answer = &self.answer;
-        if !answer.contains_key("candidates")
+        if json::field(answer, "candidates").is_none()
             || !takes(answer, "modelVersion", &record.model_version)
             || !takes(answer, "responseId", &record.response_id)
             || !takes(answer, "createTime", &record.create_time)
             || matches!(record.model_version, Some(Scalar::Number(_)))
             || matches!(record.response_id, Some(Scalar::Number(_)))
             || matches!(record.create_time, Some(Scalar::Number(_)))
-            || (record.usage.is_some() && !answer.contains_key("usageMetadata"))
+            || (record.usage.is_some() && json::field(answer, "usageMetadata").is_none())
         {
             return false;
         }
         let Some(held) = self.candidates.get(&index) else {
             return false;
         };
-        if !held.fields.contains_key("content")
+        if json::field(&held.fields, "content").is_none()
             || !takes(&held.fields, "index", &candidate.index)
-            || !held.content.contains_key("parts")
+            || json::field(&held.content, "parts").is_none()
             || !takes(&held.content, "role", &content.role)
             || matches!(content.role, Some(Scalar::Number(_)))
         {
@@ -420,7 +419,7 @@ impl Gemini {
         let thought = part.thought == Some(Scalar::Bool(true));
         let joins = held.parts.last().is_some_and(|last| {
             last.is_text()
-                && !last.fields.contains_key("thoughtSignature")
+                && json::field(&last.fields, "thoughtSignature").is_none()
                 && last.thought() == thought
         });
         // (an empty text part that joins nothing is dropped)
@@ -437,7 +436,9 @@ impl Gemini {
         set_scalar(&mut self.answer, "modelVersion", &record.model_version);
         set_scalar(&mut self.answer, "responseId", &record.response_id);
         set_scalar(&mut self.answer, "createTime", &record.create_time);
-        if let (Some(usage), Some(held)) = (usage, self.answer.get_mut("usageMetadata")) {
+        if let (Some(usage), Some(held)) =
+            (usage, json::field_mut(&mut self.answer, "usageMetadata"))
+        {
             *held = usage;
         }
         let held = self.candidates.get_mut(&index).expect("looked up above");
@@ -446,7 +447,7 @@ impl Gemini {
         held.carrying_call = false;
         if joins {
             let last = held.parts.last_mut().expect("a part joins the last");
-            if let Some(Value::String(text)) = last.fields.get_mut("text") {
+            if let Some(Value::String(text)) = json::field_mut(&mut last.fields, "text") {
                 text.push_str(piece);
             }
         }

@@ -30,8 +30,6 @@
 //! is written when the run finishes, the last record with the usage. A
 //! failed run is an `{"error": ...}` record.
 
-use indexmap::IndexMap;
-
 use super::args::{parse_path, partial_value, ArgsWriter};
 use super::vocabulary::FINISH_REASONS;
 use crate::events::{
@@ -40,6 +38,7 @@ use crate::events::{
     run_started, BlockRef, Decode, Encode, Event, Loss,
 };
 use crate::framing::Kind;
+use crate::hashing::IndexMap;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 
@@ -574,10 +573,10 @@ impl Encoder {
             response_id: response_id.map(str::to_owned),
             started: false,
             finished: false,
-            others: std::collections::HashSet::new(),
-            candidates: IndexMap::new(),
-            blocks: IndexMap::new(),
-            reasons: IndexMap::new(),
+            others: std::collections::HashSet::default(),
+            candidates: IndexMap::default(),
+            blocks: IndexMap::default(),
+            reasons: IndexMap::default(),
             lost: Vec::new(),
         }
     }

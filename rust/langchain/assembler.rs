@@ -10,13 +10,14 @@
 //! (strict JSON) or invalid tool calls. Events already applied (by
 //! `event_id`) are not applied again.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::probe::{Change, Probe, QuickDelta, MAX_INDEX};
 use super::vocabulary::TOOL_CALL_BLOCKS;
 use crate::accumulate::{append, append_at};
 use crate::events::or_null;
 use crate::frozen::{FrozenValue, Rendered, FREEZE_MAX_BYTES};
+use crate::hashing::HashMap;
 use crate::json::{self, Map, Value};
 use crate::json_probe::{Cursor, Strings};
 use crate::recent::RecentIds;
@@ -248,7 +249,7 @@ impl Assembler {
         let protocol = LangChain {
             options,
             messages: Vec::new(),
-            active: HashMap::new(),
+            active: HashMap::default(),
             last_active: None,
             seen_ids: RecentIds::new(SEEN_EVENT_IDS),
             duplicates: 0,

@@ -3,9 +3,6 @@
 //! for rule (and says what each direction does).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-
-use indexmap::IndexMap;
 
 use crate::events::{
     appended_field, as_int, block_fields, block_finished, block_key, block_replaced, block_started,
@@ -13,6 +10,7 @@ use crate::events::{
     passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event, Held,
     Loss,
 };
+use crate::hashing::{HashMap, IndexMap};
 use crate::json::{parse, to_text, Map, Value};
 
 const PROTOCOL: &str = "langchain";
@@ -175,7 +173,7 @@ impl Decoder {
             DecodedMessage {
                 id: name,
                 call_id,
-                blocks: IndexMap::new(),
+                blocks: IndexMap::default(),
             },
         );
     }
@@ -589,11 +587,11 @@ impl Encoder {
             node,
             timestamp: timestamp.filter(|value| !value.is_null()),
             seq: 0,
-            roles: HashMap::new(),
+            roles: HashMap::default(),
             current: None,
-            members: HashMap::new(),
+            members: HashMap::default(),
             pending: None,
-            blocks: IndexMap::new(),
+            blocks: IndexMap::default(),
             wire: 0,
             ended: false,
             lost: Vec::new(),
@@ -660,7 +658,7 @@ impl Encoder {
         }
         self.messages(object(start), out);
         self.current = Some(message_id.to_owned());
-        self.members = HashMap::from([(message_id.to_owned(), false)]);
+        self.members = HashMap::from_iter([(message_id.to_owned(), false)]);
         self.wire = 0;
     }
 

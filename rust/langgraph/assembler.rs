@@ -3,15 +3,14 @@
 //! `python/agentcodec/_pure/langgraph/assembler.py` mirrors this module
 //! rule for rule (its docstring says what the result holds and why).
 
-use indexmap::IndexMap;
-
 use super::merge::{add_usage, best_id, Blocks, Content, LC_RUN_PREFIX};
 use super::probe::{Adds, TextPiece};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::{read, Part};
 use crate::events::is_falsy;
 use crate::framing::Kind;
-use crate::json::{kind, to_text, Map, Value};
+use crate::hashing::IndexMap;
+use crate::json::{self, kind, to_text, Map, Value};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 
@@ -199,10 +198,7 @@ impl ChunkedMessage {
     /// having changed nothing, for anything `add` would do more with.
     fn add_piece(&mut self, id: &str, adds: &Adds<'_>, provider: Option<&str>) -> bool {
         if let Some(provider) = provider {
-            if self
-                .response_metadata
-                .get("model_provider")
-                .and_then(Value::as_str)
+            if json::field(&self.response_metadata, "model_provider").and_then(Value::as_str)
                 != Some(provider)
             {
                 return false;
@@ -216,7 +212,7 @@ impl ChunkedMessage {
             (Adds::Block(index, key, text), Content::List(blocks)) => {
                 match blocks
                     .first_of(*index)
-                    .and_then(|block| block.get_mut(key.as_ref()))
+                    .and_then(|block| json::field_mut(block, key.as_ref()))
                 {
                     Some(Value::String(held)) => (held, text),
                     _ => return false,
@@ -226,7 +222,7 @@ impl ChunkedMessage {
                 match self
                     .tool_call_chunks
                     .first_of(*index)
-                    .and_then(|call| call.get_mut("args"))
+                    .and_then(|call| json::field_mut(call, "args"))
                 {
                     Some(Value::String(held)) => (held, text),
                     _ => return false,
@@ -411,7 +407,7 @@ pub struct LangGraph {
 
 impl Default for LangGraph {
     fn default() -> Self {
-        let mut namespaces = IndexMap::new();
+        let mut namespaces = IndexMap::default();
         namespaces.insert(String::new(), Namespace::default());
         LangGraph {
             run_id: None,

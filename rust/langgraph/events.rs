@@ -2,10 +2,6 @@
 //! `python/agentcodec/_pure/langgraph/events.py` mirrors this module (its
 //! docstring says what each direction writes).
 
-use std::collections::HashMap;
-
-use indexmap::IndexMap;
-
 use super::assembler::{empty_end, ChunkedMessage};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::read;
@@ -15,6 +11,7 @@ use crate::events::{
     run_failed, run_finished, run_started, sse_field, state_snapshot, Decode, Encode, Event, Loss,
 };
 use crate::framing::Kind;
+use crate::hashing::{HashMap, IndexMap};
 use crate::json::{to_text, Map, Value};
 
 const TARGET: &str = "langgraph";
@@ -543,12 +540,12 @@ impl Encoder {
             started: false,
             finished: false,
             state: Map::new(),
-            written: IndexMap::new(),
+            written: IndexMap::default(),
             others: Default::default(),
             listed: Default::default(),
-            string_block: HashMap::new(),
-            blocks: HashMap::new(),
-            calls: HashMap::new(),
+            string_block: HashMap::default(),
+            blocks: HashMap::default(),
+            calls: HashMap::default(),
         }
     }
 

@@ -9,8 +9,7 @@
 //! Where langchain-core raises (two values of one key whose types differ,
 //! two booleans that differ), the error says which key.
 
-use std::collections::HashMap;
-
+use crate::hashing::HashMap;
 use crate::json::{kind, Map, Value};
 
 /// The id langchain-core gives a message its provider gave none: its run's.

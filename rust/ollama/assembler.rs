@@ -15,10 +15,9 @@
 //! removed, so that the fields most lines touch are found by their place,
 //! kept once, instead of being hashed again on every line.
 
-use indexmap::IndexMap;
-
 use super::probe::Line;
 use crate::framing::Kind;
+use crate::hashing::IndexMap;
 use crate::json::{kind, Map, Value};
 use crate::json_probe::{Obj, Scalar};
 use crate::stream::{bad, Bad, Driver, Log, Protocol};

@@ -20,8 +20,6 @@
 //! counts; a failed run is an `{"error": ...}` line. Tool results, media,
 //! data and corrections have no place in an answer.
 
-use indexmap::IndexMap;
-
 use super::vocabulary::DONE_REASONS;
 use crate::events::{
     as_int, block_delta, block_finished, block_started, get_str, has_annotations, message_finished,
@@ -29,6 +27,7 @@ use crate::events::{
     Event, Loss,
 };
 use crate::framing::Kind;
+use crate::hashing::IndexMap;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 
@@ -292,8 +291,8 @@ impl Encoder {
             generate: endpoint == Some("generate"),
             started: false,
             finished: false,
-            others: std::collections::HashSet::new(),
-            blocks: IndexMap::new(),
+            others: std::collections::HashSet::default(),
+            blocks: IndexMap::default(),
             calls: 0,
             reason: None,
             lost: Vec::new(),

@@ -11,11 +11,12 @@
 //! every chunk, and the SDK concatenates them into "assistantassistant"),
 //! and numbers replace (the SDK adds them).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::probe::{Chunk, Delta, TEXT_KEYS};
 use crate::events::or_null;
-use crate::json::{Map, Value};
+use crate::hashing::HashMap;
+use crate::json::{self, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
 use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
@@ -269,7 +270,7 @@ impl Chat {
             let Some(piece) = piece else {
                 continue;
             };
-            match held.message.get_mut(*key) {
+            match json::field_mut(&mut held.message, key) {
                 Some(Value::String(text)) => text.push_str(piece),
                 _ => {
                     held.message.insert((*key).to_owned(), piece.into());
@@ -277,9 +278,12 @@ impl Chat {
             }
         }
         if let Some((at, piece)) = appends.arguments {
-            if let Some(Value::Array(calls)) = held.message.get_mut("tool_calls") {
-                if let Some(Value::Object(function)) = calls[at].get_mut("function") {
-                    match function.get_mut("arguments") {
+            if let Some(Value::Array(calls)) = json::field_mut(&mut held.message, "tool_calls") {
+                let function = calls[at]
+                    .as_object_mut()
+                    .and_then(|call| json::field_mut(call, "function"));
+                if let Some(Value::Object(function)) = function {
+                    match json::field_mut(function, "arguments") {
                         Some(Value::String(text)) => text.push_str(piece),
                         _ => {
                             function.insert("arguments".to_owned(), piece.into());
@@ -289,7 +293,9 @@ impl Chat {
             }
         }
         if let (Some(fingerprint), Some(header)) = (fingerprint, self.header.as_mut()) {
-            if header.get("system_fingerprint").and_then(Value::as_str) != Some(fingerprint) {
+            if json::field(header, "system_fingerprint").and_then(Value::as_str)
+                != Some(fingerprint)
+            {
                 header.insert("system_fingerprint".to_owned(), fingerprint.as_ref().into());
             }
         }
@@ -522,18 +528,22 @@ fn plan<'p>(
             if shared {
                 return None; // the call the index names is found by the full path
             }
-            let Some(Value::Array(calls)) = message.get("tool_calls") else {
+            let Some(Value::Array(calls)) = json::field(message, "tool_calls") else {
                 return None;
             };
             let at = usize::try_from(index).ok().filter(|&at| {
                 calls
                     .get(at)
-                    .and_then(|entry| entry.get("index"))
+                    .and_then(Value::as_object)
+                    .and_then(|entry| json::field(entry, "index"))
                     .and_then(Value::as_i64)
                     == Some(index)
             })?;
-            match calls[at].get("function") {
-                Some(Value::Object(held)) => match held.get("arguments") {
+            match calls[at]
+                .as_object()
+                .and_then(|call| json::field(call, "function"))
+            {
+                Some(Value::Object(held)) => match json::field(held, "arguments") {
                     None | Some(Value::Null | Value::String(_)) => {}
                     Some(_) => return None,
                 },

@@ -3,7 +3,7 @@
 //! for rule (and says what each direction does).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::probe::{Chunk, TEXT_KEYS};
 
@@ -13,6 +13,7 @@ use crate::events::{
     message_finished, message_started, passthrough, run_failed, run_finished, run_started,
     BlockRef, Decode, Encode, Event, Loss, Quick,
 };
+use crate::hashing::HashMap;
 use crate::json::{write_int, write_string, write_value, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
 
@@ -337,14 +338,14 @@ impl Decoder {
                 message_id,
                 blocks: 0,
                 open: None,
-                by_index: HashMap::new(),
-                indexes: HashMap::new(),
+                by_index: HashMap::default(),
+                indexes: HashMap::default(),
                 function_call: None,
                 tool_blocks: Vec::new(),
                 last_call: None,
-                ids: HashMap::new(),
-                by_id: HashMap::new(),
-                named: HashMap::new(),
+                ids: HashMap::default(),
+                by_id: HashMap::default(),
+                named: HashMap::default(),
                 finished: false,
                 reason: Value::Null,
             },
@@ -651,9 +652,9 @@ impl Encoder {
             finished: false,
             completed: false,
             choices: BTreeMap::new(),
-            messages: HashMap::new(),
-            open: HashMap::new(),
-            blocks: indexmap::IndexMap::new(),
+            messages: HashMap::default(),
+            open: HashMap::default(),
+            blocks: indexmap::IndexMap::default(),
         }
     }
 

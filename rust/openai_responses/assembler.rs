@@ -9,11 +9,12 @@
 //! before position, because gateways send `output_item.done` out of order
 //! or at the wrong index.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::probe::Probe;
 use crate::events::or_null;
-use crate::json::{quote, Map, Value};
+use crate::hashing::HashMap;
+use crate::json::{self, quote, Map, Value};
 use crate::json_probe::{Scalar, StrField};
 use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
@@ -236,7 +237,7 @@ impl Assembler {
         let protocol = Responses {
             header: Map::new(),
             items: BTreeMap::new(),
-            positions: HashMap::new(),
+            positions: HashMap::default(),
             kept: Vec::new(),
             ended: false,
             rewrites: 0,
@@ -391,7 +392,10 @@ impl Responses {
         };
         // The item at the index must be the one named (the full path looks
         // further when it is not).
-        if let (Some(Scalar::Str(named)), Some(id)) = (&probe.item_id, item.get("id")) {
+        if let (Some(Scalar::Str(named)), Some(id)) = (
+            &probe.item_id,
+            item.as_object().and_then(|item| json::field(item, "id")),
+        ) {
             if !id.is_null() && id.as_str() != Some(named.as_ref()) {
                 return false;
             }
@@ -407,7 +411,10 @@ impl Responses {
                 let Some(at) = key.as_ref().and_then(Scalar::as_i64) else {
                     return false;
                 };
-                let Some(Value::Array(parts)) = item.get_mut(target.parts_key()) else {
+                let parts = item
+                    .as_object_mut()
+                    .and_then(|item| json::field_mut(item, target.parts_key()));
+                let Some(Value::Array(parts)) = parts else {
                     return false;
                 };
                 match usize::try_from(at).ok().and_then(|at| parts.get_mut(at)) {
@@ -419,7 +426,7 @@ impl Responses {
         let Value::Object(slot) = slot else {
             return false;
         };
-        match slot.get_mut(field) {
+        match json::field_mut(slot, field) {
             Some(Value::String(text)) => text.push_str(delta),
             _ => {
                 slot.insert(field.to_owned(), Value::String(delta.as_ref().to_owned()));

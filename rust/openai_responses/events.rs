@@ -2,9 +2,7 @@
 //! `python/agentcodec/_pure/openai_responses/events.py` mirrors this module
 //! rule for rule (and says what each direction does).
 
-use std::collections::{BTreeMap, HashMap};
-
-use indexmap::IndexMap;
+use std::collections::BTreeMap;
 
 use crate::events::{
     appended_field, as_int, block_finished, block_key, block_replaced, block_started, either,
@@ -12,6 +10,7 @@ use crate::events::{
     passthrough, run_failed, run_finished, run_started, sse_field, BlockRef, Decode, Encode, Event,
     Held, Loss,
 };
+use crate::hashing::{HashMap, IndexMap};
 
 use super::vocabulary::RESPONSE_ERROR_CODES;
 use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
@@ -142,7 +141,7 @@ impl DecodedItem {
         DecodedItem {
             message_id,
             kind,
-            blocks: HashMap::new(),
+            blocks: HashMap::default(),
             next: 0,
             open: true,
             tool_field: "arguments",
@@ -1306,7 +1305,7 @@ impl Encoder {
     }
 
     fn close_all(&mut self, out: &mut Vec<Event>) {
-        let mut message_ids: IndexMap<String, ()> = IndexMap::new();
+        let mut message_ids: IndexMap<String, ()> = IndexMap::default();
         for key in self.blocks.keys() {
             message_ids.entry(key.0.clone()).or_default();
         }
