@@ -105,6 +105,26 @@ pub struct AgUi {
     rewrites: u64,
     /// The tool calls all messages hold (for `max_blocks`).
     call_count: usize,
+    /// What the last delta the quick path applied appended to.
+    hot: Option<Hot>,
+}
+
+/// The message or tool call the last quick delta appended to, and its id:
+/// the next delta most likely names it too, and then finds it by a compare
+/// of that id as it is read, with no lookup. Whatever the full path applies
+/// forgets it, since that may move or replace messages.
+#[derive(Debug, Clone)]
+struct Hot {
+    /// Known plain (no escapes), so that it is compared with the text.
+    id: String,
+    target: Target,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Message(usize),
+    /// The message holding the call, and the call in its `toolCalls`.
+    Call(usize, usize),
 }
 
 impl crate::stream::Assembled for Assembler {
@@ -156,6 +176,7 @@ impl Assembler {
             ended_calls: HashSet::default(),
             rewrites: 0,
             call_count: 0,
+            hot: None,
         };
         protocol.reindex();
         Assembler {
@@ -348,13 +369,12 @@ impl Protocol for AgUi {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some(probe) = Probe::parse(text) else {
-            return false;
-        };
-        self.append_delta(&probe)
+        let mut probe = Probe::default();
+        probe.read(text, self.hot.as_ref().map(|hot| hot.id.as_str())) && self.append_delta(&probe)
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
+        self.hot = None;
         let kind = match event.get("type") {
             Some(Value::String(kind)) => kind.clone(),
             None | Some(Value::Null) => return log.fail("has no type".to_owned()),
@@ -375,6 +395,7 @@ impl Protocol for AgUi {
     }
 
     fn finish(&mut self) {
+        self.hot = None;
         if !self.terminal {
             self.run.insert("status".to_owned(), "incomplete".into());
         }
@@ -393,17 +414,41 @@ impl AgUi {
         if probe.metadata || delta.is_empty() {
             return false;
         }
+        // The id as read is the hot one's: its target, if of the kind asked.
+        let hot = match (&self.hot, probe.id_expected) {
+            (Some(hot), true) => Some(hot.target),
+            _ => None,
+        };
         match kind.as_ref() {
             "TEXT_MESSAGE_CONTENT" | "REASONING_MESSAGE_CONTENT" => {
-                let Some(&position) = probe.message_id().and_then(|id| self.by_id.get(id)) else {
-                    return false;
+                let position = match hot {
+                    Some(Target::Message(position)) => position,
+                    _ => {
+                        let Some(id) = probe.message_id() else {
+                            return false;
+                        };
+                        let Some(&position) = self.by_id.get(id) else {
+                            return false;
+                        };
+                        self.remember(id, Target::Message(position));
+                        position
+                    }
                 };
                 append_content(&mut self.messages[position], delta);
             }
             "TOOL_CALL_ARGS" => {
-                let Some(&(message, call)) = probe.tool_call_id().and_then(|id| self.calls.get(id))
-                else {
-                    return false;
+                let (message, call) = match hot {
+                    Some(Target::Call(message, call)) => (message, call),
+                    _ => {
+                        let Some(id) = probe.tool_call_id() else {
+                            return false;
+                        };
+                        let Some(&(message, call)) = self.calls.get(id) else {
+                            return false;
+                        };
+                        self.remember(id, Target::Call(message, call));
+                        (message, call)
+                    }
                 };
                 let calls = self.messages[message]
                     .as_object_mut()
@@ -419,9 +464,31 @@ impl AgUi {
         true
     }
 
+    /// Makes `target`, found by `id`, the hot one (when the id is plain).
+    fn remember(&mut self, id: &str, target: Target) {
+        if crate::json::plain_run(id.as_bytes(), 0) != id.len() {
+            self.hot = None;
+            return;
+        }
+        match &mut self.hot {
+            Some(hot) => {
+                hot.id.clear();
+                hot.id.push_str(id);
+                hot.target = target;
+            }
+            None => {
+                self.hot = Some(Hot {
+                    id: id.to_owned(),
+                    target,
+                })
+            }
+        }
+    }
+
     /// Makes every message findable again, after messages were replaced
     /// or moved, and counts their tool calls again.
     fn reindex(&mut self) {
+        self.hot = None;
         self.by_id.clear();
         self.calls.clear();
         self.call_count = 0;
