@@ -68,6 +68,20 @@ pub struct UiMessage {
     done: bool,
     /// Times a part's streamed input text was replaced: see `tool_calls`.
     rewrites: u64,
+    /// The text or reasoning part the last quick delta appended to.
+    hot: Option<Hot>,
+}
+
+/// The part the last quick text or reasoning delta appended to, and its id:
+/// the next delta most likely names it too, and then finds it by a compare
+/// of that id as it is read, with no lookup. Whatever else is applied
+/// forgets it, since that may end the part or move it.
+#[derive(Debug, Clone)]
+struct Hot {
+    /// Known plain (no escapes), so that it is compared with the text.
+    id: String,
+    target: Target,
+    position: usize,
 }
 
 impl crate::stream::Assembled for Assembler {
@@ -181,12 +195,15 @@ impl Protocol for UiMessage {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some((target, id, piece)) =
-            probe::Chunk::parse(text).and_then(probe::Chunk::into_append)
-        else {
+        let mut chunk = probe::Chunk::default();
+        if !chunk.read(text, self.hot.as_ref().map(|hot| hot.id.as_str())) {
+            return false;
+        }
+        let expected = chunk.id_expected;
+        let Some((target, id, piece)) = chunk.into_append() else {
             return false;
         };
-        self.append_quickly(target, &id, &piece)
+        self.append_quickly(target, &id, &piece, expected)
     }
 
     /// The end of the stream, as the AI SDK's routes write it.
@@ -196,6 +213,7 @@ impl Protocol for UiMessage {
     }
 
     fn apply_object(&mut self, log: &mut Log, chunk: Map<String, Value>) -> Result<(), Error> {
+        self.hot = None;
         let applied = self.apply(log, chunk);
         log.report(applied)
     }
@@ -210,6 +228,7 @@ impl Protocol for UiMessage {
     }
 
     fn finish(&mut self) {
+        self.hot = None;
         let mut positions: Vec<usize> = self.pending.keys().copied().collect();
         positions.sort_unstable();
         for position in positions {
@@ -710,7 +729,7 @@ impl UiMessage {
     /// A text, reasoning or tool input delta for a part that takes it, from
     /// a probe: what the full path does for it. Returns false, having
     /// changed nothing, for anything else.
-    fn append_quickly(&mut self, target: Target, id: &str, piece: &str) -> bool {
+    fn append_quickly(&mut self, target: Target, id: &str, piece: &str, expected: bool) -> bool {
         if self.done {
             return false;
         }
@@ -721,17 +740,48 @@ impl UiMessage {
                 if !self.partials.contains_key(id) {
                     return false;
                 }
+                self.hot = None;
                 self.append_input(id, piece);
                 return true;
             }
         };
-        let Some(&position) = self.active(kind).get(id) else {
-            return false;
+        let position = match &self.hot {
+            Some(hot) if expected && hot.target == target => hot.position,
+            _ => {
+                let Some(&position) = self.active(kind).get(id) else {
+                    return false;
+                };
+                self.remember(id, target, position);
+                position
+            }
         };
         if let Some(Value::String(text)) = json::field_mut(&mut self.parts[position], "text") {
             text.push_str(piece);
         }
         true
+    }
+
+    /// Makes the part at `position`, found by `id`, the hot one (when the
+    /// id is plain).
+    fn remember(&mut self, id: &str, target: Target, position: usize) {
+        if json::plain_run(id.as_bytes(), 0) != id.len() {
+            self.hot = None;
+            return;
+        }
+        match &mut self.hot {
+            Some(hot) => {
+                hot.id.clear();
+                hot.id.push_str(id);
+                (hot.target, hot.position) = (target, position);
+            }
+            None => {
+                self.hot = Some(Hot {
+                    id: id.to_owned(),
+                    target,
+                    position,
+                })
+            }
+        }
     }
 
     fn tool_input_delta(&mut self, chunk: &Chunk<'_>) -> Result<(), Bad> {

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use crate::json_probe::{Cursor, Fields, Result, Scalar, StrField};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Chunk<'a> {
     pub kind: Option<StrField<'a>>,
     pub id: Option<Scalar<'a>>,
@@ -16,13 +16,20 @@ pub struct Chunk<'a> {
     pub input_text_delta: Option<Scalar<'a>>,
     /// A `providerMetadata` came: the full path sets it.
     pub metadata: bool,
+    /// Whether `id` was the one the reader was told to expect
+    /// ([`Chunk::read`]), and the only one of its key.
+    pub id_expected: bool,
 }
 
 impl<'a> Fields<'a> for Chunk<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         crate::match_key!(key, {
             b"type" => self.kind = Some(cursor.str_field()?),
-            b"id" => self.id = Some(cursor.scalar()?),
+            b"id" => {
+                // A repeated key: the last one wins, and it was not expected.
+                self.id = Some(cursor.scalar()?);
+                self.id_expected = false;
+            },
             b"delta" => self.delta = Some(cursor.scalar()?),
             b"toolCallId" => self.tool_call_id = Some(cursor.scalar()?),
             b"inputTextDelta" => self.input_text_delta = Some(cursor.scalar()?),
@@ -37,7 +44,7 @@ impl<'a> Fields<'a> for Chunk<'a> {
 }
 
 /// What an appending chunk appends to.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     Text,
     Reasoning,
@@ -45,10 +52,54 @@ pub enum Target {
 }
 
 impl<'a> Chunk<'a> {
-    /// Probes a chunk's text: `None` when it is not a JSON object (the full
-    /// path then reports it).
+    /// Probes a chunk's text in general: `None` when it is not a JSON
+    /// object (the full path then reports it).
     pub fn parse(text: &'a str) -> Option<Chunk<'a>> {
         Cursor::parse_object(text)
+    }
+
+    /// Probes a chunk's text into this (default) probe: `false` when it is
+    /// not a JSON object. `id` is the text or reasoning part id the chunk
+    /// likely has (the last delta's, known plain: see
+    /// [`Cursor::plain_str`]), read with a compare.
+    pub fn read(&mut self, text: &'a str, id: Option<&str>) -> bool {
+        self.read_layout(text, id) || {
+            *self = Chunk::default();
+            Cursor::read_object(text, self)
+        }
+    }
+
+    /// A text or reasoning delta as the AI SDK writes it (`type`, `id`,
+    /// `delta`; no white space), read literal by literal up to its delta;
+    /// the rest through the general loop. `false` for any other text, which
+    /// is then read in general.
+    fn read_layout(&mut self, text: &'a str, id: Option<&str>) -> bool {
+        let mut cursor = Cursor::new(text);
+        let mut read = || -> Option<()> {
+            cursor.open_object().then_some(())?;
+            let kind = if cursor.expect(br#""type":"text-delta","id":"#).is_some() {
+                "text-delta"
+            } else if cursor
+                .expect(br#""type":"reasoning-delta","id":"#)
+                .is_some()
+            {
+                "reasoning-delta"
+            } else {
+                return None;
+            };
+            self.kind = Some(StrField::Str(Cow::Borrowed(kind)));
+            self.id = Some(match id.and_then(|id| cursor.plain_str(id)) {
+                Some(told) => {
+                    self.id_expected = true;
+                    Scalar::Str(Cow::Borrowed(told))
+                }
+                None => cursor.scalar().ok()?,
+            });
+            cursor.expect(br#","delta":"#)?;
+            self.delta = Some(cursor.scalar().ok()?);
+            Some(())
+        };
+        read().is_some() && cursor.finish_object(self)
     }
 
     /// An appending chunk's target, the part id or tool call id it names and
@@ -78,6 +129,87 @@ impl<'a> Chunk<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The layout reading, with no id told.
+    fn read(text: &str) -> Option<Chunk<'_>> {
+        let mut chunk = Chunk::default();
+        chunk.read(text, None).then_some(chunk)
+    }
+
+    /// The layout reading told `id`: (with the id's being told set aside)
+    /// what the general reading gives, and told only when it is that id.
+    fn read_told<'a>(text: &'a str, id: &str) -> Option<Chunk<'a>> {
+        let mut chunk = Chunk::default();
+        if !chunk.read(text, Some(id)) {
+            return None;
+        }
+        if chunk.id_expected {
+            assert_eq!(
+                chunk.id.as_ref().and_then(Scalar::as_str),
+                Some(id),
+                "{text}"
+            );
+        }
+        chunk.id_expected = false;
+        Some(chunk)
+    }
+
+    const TEXT: &str = r#"{"type":"text-delta","id":"t1","delta":" the \"agent\""}"#;
+    const REASONING: &str = r#"{"type":"reasoning-delta","id":"r1","delta":"h\u00e9"}"#;
+
+    #[test]
+    fn the_layout_reading_is_the_general_one() {
+        for text in [TEXT, REASONING] {
+            assert_eq!(read(text), Chunk::parse(text), "{text}");
+        }
+        let mut chunk = Chunk::default();
+        assert!(chunk.read(TEXT, Some("t1")));
+        assert!(chunk.id_expected);
+        let (target, id, piece) = chunk.into_append().unwrap();
+        assert_eq!(
+            (target, &*id, &*piece),
+            (Target::Text, "t1", r#" the "agent""#)
+        );
+        // Off the layout: white space, another order, extra fields, values
+        // of other kinds, trailing text, a repeated id.
+        for text in [
+            r#"{"type": "text-delta", "id": "t1", "delta": "a"}"#,
+            r#"{"id":"t1","type":"text-delta","delta":"a"}"#,
+            r#"{"type":"text-delta","id":"t1","delta":"a","providerMetadata":{}}"#,
+            r#"{"type":"text-delta","id":7,"delta":["a"]}"#,
+            r#"{"type":"text-delta","id":"t1","delta":"a"} x"#,
+            r#"{"type":"text-delta","id":"t1","delta":"a",}"#,
+            r#"{"type":"text-delta","id":"t1","delta":"a","id":"t2"}"#,
+        ] {
+            assert_eq!(read(text), Chunk::parse(text), "{text}");
+            assert_eq!(read_told(text, "t1"), Chunk::parse(text), "{text}");
+        }
+    }
+
+    /// Every one-byte mutation of a canonical delta: the layout reading and
+    /// the general one agree, field for field.
+    #[test]
+    fn the_layout_reading_agrees_on_mutations() {
+        let specials = ["\"", "\\", "{", "}", ",", ":", " ", "0", "-", "n", "t", "x"];
+        for (canonical, position) in [TEXT, REASONING]
+            .into_iter()
+            .flat_map(|text| (0..=text.len()).map(move |position| (text, position)))
+        {
+            let (head, tail) = canonical.split_at(position);
+            let mut variants = vec![format!("{head}{}", tail.get(1..).unwrap_or(""))];
+            for special in specials {
+                variants.push(format!("{head}{special}{tail}"));
+                variants.push(format!("{head}{special}{}", tail.get(1..).unwrap_or("")));
+            }
+            for text in variants {
+                let general = Chunk::parse(&text);
+                assert_eq!(read(&text), general, "{text}");
+                for id in ["t1", "r1", "t", "t10", ""] {
+                    assert_eq!(read_told(&text, id), general, "{text} told {id}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn reads_appending_chunks() {
