@@ -159,7 +159,7 @@ impl Protocol for Messages {
 
     fn apply_quickly(&mut self, text: &str) -> bool {
         let Some((index, kind, piece)) =
-            probe::Event::parse(text).and_then(probe::Event::into_append)
+            probe::Event::read(text).and_then(probe::Event::into_append)
         else {
             return false;
         };
@@ -201,7 +201,7 @@ impl Protocol for Messages {
 /// Appends a text-like delta's string to a block's field: a missing or null
 /// field starts as "", any other value that is not a string is left alone.
 fn append(block: &mut Map<String, Value>, field: &str, piece: &str) {
-    match block.get_mut(field) {
+    match json::field_mut(block, field) {
         Some(Value::String(text)) => text.push_str(piece),
         None | Some(Value::Null) => {
             block.insert(field.to_owned(), piece.into());
