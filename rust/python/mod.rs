@@ -13,6 +13,12 @@ macro_rules! assert_python_aligned {
 
 macro_rules! protocol_bindings {
     ($($module:ident),* $(,)?) => {
+        // Declared here, from the one list, so that a protocol's binding
+        // is its own file alone. `cargo fmt` does not follow a `mod` made
+        // by a macro: scripts/test.sh checks every tracked file with
+        // rustfmt, which formats them (docs/contributing.md).
+        $(mod $module;)*
+
         /// Adds each protocol's classes to the module.
         fn add_protocols(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $($module::add_to(m)?;)*
@@ -20,22 +26,6 @@ macro_rules! protocol_bindings {
         }
     };
 }
-
-// Each protocol's binding, declared as modules are (rustfmt and editors
-// follow no `mod` a macro makes); `add_protocols` is generated from the one
-// list, and a protocol there with no binding here does not compile.
-mod a2a;
-mod agentscope;
-mod agui;
-mod ai_sdk;
-mod anthropic;
-mod bedrock;
-mod gemini;
-mod langchain;
-mod langgraph;
-mod ollama;
-mod openai_chat;
-mod openai_responses;
 
 with_protocols!(protocol_bindings);
 
