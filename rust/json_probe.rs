@@ -797,6 +797,26 @@ fn non_digits(word: u64) -> u64 {
     ((word & HIGH_NIBBLES) ^ THREES) | ((word.wrapping_add(ONES * 6) & HIGH_NIBBLES) ^ THREES)
 }
 
+/// Every text one byte away from `canonical` (a byte removed, or one of a
+/// few JSON-significant bytes inserted or put in its place, at each
+/// position): what a probe's layout reading is held to agree with its
+/// general reading on.
+#[cfg(test)]
+pub fn one_byte_mutations(canonical: &str) -> Vec<String> {
+    let specials = ["\"", "\\", "{", "}", ",", ":", " ", "0", "-", "n", "t", "x"];
+    let mut variants = Vec::new();
+    for position in 0..=canonical.len() {
+        let (head, tail) = canonical.split_at(position);
+        let rest = tail.get(1..).unwrap_or("");
+        variants.push(format!("{head}{rest}"));
+        for special in specials {
+            variants.push(format!("{head}{special}{tail}"));
+            variants.push(format!("{head}{special}{rest}"));
+        }
+    }
+    variants
+}
+
 #[cfg(test)]
 mod tests {
     /// How many entries an object had.

@@ -222,18 +222,8 @@ mod tests {
     /// the general one agree, field for field.
     #[test]
     fn the_layout_reading_agrees_on_mutations() {
-        let specials = ["\"", "\\", "{", "}", ",", ":", " ", "0", "-", "n", "t", "x"];
-        for (canonical, position) in [TEXT, REASONING, ARGS]
-            .into_iter()
-            .flat_map(|text| (0..=text.len()).map(move |position| (text, position)))
-        {
-            let (head, tail) = canonical.split_at(position);
-            let mut variants = vec![format!("{head}{}", tail.get(1..).unwrap_or(""))];
-            for special in specials {
-                variants.push(format!("{head}{special}{tail}"));
-                variants.push(format!("{head}{special}{}", tail.get(1..).unwrap_or("")));
-            }
-            for text in variants {
+        for canonical in [TEXT, REASONING, ARGS] {
+            for text in crate::json_probe::one_byte_mutations(canonical) {
                 let general = Probe::parse(&text);
                 assert_eq!(read(&text), general, "{text}");
                 for id in ["m1", "c1", "m", "m10", ""] {
