@@ -379,6 +379,39 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Opens an array or object nested in the layout (`bracket` is `[` or
+    /// `{`, next with no white space before it), counting its depth as the
+    /// general reading does.
+    pub fn open_nested(&mut self, bracket: u8) -> Option<()> {
+        if self.byte() != Some(bracket) {
+            return None;
+        }
+        self.enter().ok()?;
+        self.pos += 1;
+        Some(())
+    }
+
+    /// Closes what [`Cursor::open_nested`] opened: `bracket` (`]` or `}`) must
+    /// be next.
+    pub fn close_nested(&mut self, bracket: u8) -> Option<()> {
+        if self.byte() != Some(bracket) {
+            return None;
+        }
+        self.pos += 1;
+        self.depth -= 1;
+        Some(())
+    }
+
+    /// After a value in an object [`Cursor::open_nested`] opened: its other
+    /// entries through `T::field`, and its closing brace.
+    pub fn finish_nested<T: Fields<'a>>(&mut self, value: &mut T) -> Option<()> {
+        match self.after_item(b'}') {
+            Ok(true) => Some(()),
+            Ok(false) => matches!(self.entries_into(value), Ok(true)).then_some(()),
+            Err(Invalid) => None,
+        }
+    }
+
     /// After the layout's last value: the object's other entries through
     /// `T::field`, its closing brace, and nothing but white space after it.
     pub fn finish_object<T: Fields<'a>>(&mut self, value: &mut T) -> bool {

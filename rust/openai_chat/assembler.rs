@@ -191,7 +191,7 @@ impl Protocol for Chat {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some(chunk) = Chunk::parse(text) else {
+        let Some(chunk) = Chunk::read(text) else {
             return false;
         };
         self.append_delta(&chunk)
@@ -494,7 +494,7 @@ fn plan<'p>(
         return None;
     }
     let mut appends = Appends::default();
-    let holds = |key: &str| !matches!(message.get(key), None | Some(Value::Null));
+    let holds = |key: &str| !matches!(json::field(message, key), None | Some(Value::Null));
     match &delta.role {
         None => {}
         // Set once: a repeat changes nothing.
@@ -505,7 +505,7 @@ fn plan<'p>(
         match value {
             None => {}
             Some(Scalar::Null) if holds(key) => {}
-            Some(Scalar::Str(piece)) => match message.get(*key) {
+            Some(Scalar::Str(piece)) => match json::field(message, key) {
                 None | Some(Value::Null | Value::String(_)) => *slot = Some(piece),
                 Some(_) => return None,
             },
