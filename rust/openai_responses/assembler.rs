@@ -339,7 +339,7 @@ impl Protocol for Responses {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some(probe) = Probe::parse(text) else {
+        let Some(probe) = Probe::read(text) else {
             return false;
         };
         self.append_delta(&probe)
