@@ -159,7 +159,7 @@ impl Protocol for Ollama {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some(line) = Line::parse(text) else {
+        let Some(line) = Line::read(text) else {
             return false;
         };
         self.apply_piece(&line)
