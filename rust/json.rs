@@ -38,7 +38,7 @@ pub fn field<'m, O: Object>(object: &'m O, key: &str) -> Option<&'m Value> {
     }
     object
         .entries()
-        .find(|(name, _)| name.as_str() == key)
+        .find(|(name, _)| same_key(name, key))
         .map(|(_, value)| value)
 }
 
@@ -50,8 +50,43 @@ pub fn field_mut<'m, O: Object>(object: &'m mut O, key: &str) -> Option<&'m mut 
     }
     object
         .entries_mut()
-        .find(|(name, _)| name.as_str() == key)
+        .find(|(name, _)| same_key(name, key))
         .map(|(_, value)| value)
+}
+
+/// Whether two keys are the same: for keys of up to 16 bytes, two
+/// overlapping loads from each and no call. Keys of one length differ
+/// often (`responseId` and `candidates`), and `==` called memcmp for each
+/// (measured: an eighth of a Gemini record's assembly).
+#[inline(always)]
+fn same_key(name: &str, key: &str) -> bool {
+    let (name, key) = (name.as_bytes(), key.as_bytes());
+    let length = key.len();
+    if name.len() != length {
+        return false;
+    }
+    // The first and last `N` bytes of each: all of them when `N` is at
+    // least half the length.
+    fn ends<const N: usize>(bytes: &[u8]) -> ([u8; N], [u8; N]) {
+        let mut head = [0; N];
+        let mut tail = [0; N];
+        head.copy_from_slice(&bytes[..N]);
+        tail.copy_from_slice(&bytes[bytes.len() - N..]);
+        (head, tail)
+    }
+    match length {
+        0 => true,
+        1 => name[0] == key[0],
+        2..=3 => ends::<2>(name) == ends::<2>(key),
+        4..=7 => ends::<4>(name) == ends::<4>(key),
+        8..=16 => {
+            let word = |(head, tail): ([u8; 8], [u8; 8])| {
+                (u64::from_le_bytes(head), u64::from_le_bytes(tail))
+            };
+            word(ends::<8>(name)) == word(ends::<8>(key))
+        }
+        _ => name == key,
+    }
 }
 
 /// A JSON object as [`field`] reads it: serde_json's, or an `IndexMap` of
@@ -522,6 +557,24 @@ mod tests {
             super::write_int(&mut out, value);
             assert_eq!(String::from_utf8(out).unwrap(), value.to_string());
         }
+    }
+
+    #[test]
+    fn same_key_is_equality() {
+        // Every length up to past the word-sized compares, with a
+        // difference at each position.
+        for length in 0..24 {
+            let key: String = (0..length).map(|at| char::from(b'a' + at as u8)).collect();
+            assert!(super::same_key(&key, &key));
+            assert!(!super::same_key(&key, &format!("{key}x")));
+            for at in 0..length {
+                let mut other = key.clone().into_bytes();
+                other[at] = b'Z';
+                let other = String::from_utf8(other).unwrap();
+                assert!(!super::same_key(&key, &other), "{key} {other}");
+            }
+        }
+        assert!(!super::same_key("responseId", "candidates"));
     }
 
     #[test]
