@@ -202,7 +202,7 @@ impl Protocol for Gemini {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some(record) = Record::parse(text) else {
+        let Some(record) = Record::read(text) else {
             return false;
         };
         self.apply_piece(&record)
@@ -344,6 +344,8 @@ fn set_scalar(held: &mut Fields, key: &str, given: &Option<Scalar<'_>>) {
     };
     let same = match (given, &*value) {
         (Scalar::Str(text), Value::String(kept)) => text == kept,
+        // As written: the number the full path would parse from it.
+        (Scalar::Number(text), Value::Number(kept)) => *text == kept.as_str(),
         _ => false,
     };
     if !same {

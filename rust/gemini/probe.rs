@@ -5,7 +5,7 @@
 
 use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Record<'a> {
     pub candidates: Option<Obj<Candidate<'a>>>,
     pub model_version: Option<Scalar<'a>>,
@@ -17,14 +17,14 @@ pub struct Record<'a> {
     pub other: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Candidate<'a> {
     pub content: Option<Obj<Content<'a>>>,
     pub index: Option<Scalar<'a>>,
     pub other: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Content<'a> {
     pub parts: Option<Obj<Part<'a>>>,
     pub role: Option<Scalar<'a>>,
@@ -33,7 +33,7 @@ pub struct Content<'a> {
 
 /// A part that is text alone; `other` when it has any more fields (a
 /// signature too).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Part<'a> {
     pub text: Option<Scalar<'a>>,
     pub thought: Option<Scalar<'a>>,
@@ -105,11 +105,111 @@ impl<'a> Record<'a> {
     pub fn parse(text: &'a str) -> Option<Record<'a>> {
         Cursor::parse_object(text)
     }
+
+    /// Probes a record's text: `None` when it is not a JSON object. A piece
+    /// in the layout the API writes is read literal by literal; anything
+    /// else in general.
+    pub fn read(text: &'a str) -> Option<Record<'a>> {
+        Record::read_layout(text).or_else(|| Record::parse(text))
+    }
+
+    /// A record as the API writes a piece (one candidate: its `content` of
+    /// one part, `text` and maybe `thought`, and `role`, then its `index`;
+    /// then maybe `usageMetadata`, `modelVersion`, `responseId`; no white
+    /// space), read literal by literal; the rest of each object through the
+    /// general loop. `None` for any other text.
+    fn read_layout(text: &'a str) -> Option<Record<'a>> {
+        let mut cursor = Cursor::new(text);
+        let mut record = Record::default();
+        cursor.open_object().then_some(())?;
+        cursor.expect(br#""candidates":"#)?;
+        cursor.open_nested(b'[')?;
+        cursor.open_nested(b'{')?;
+        let mut candidate = Candidate::default();
+        cursor.expect(br#""content":"#)?;
+        cursor.open_nested(b'{')?;
+        let mut content = Content::default();
+        cursor.expect(br#""parts":"#)?;
+        cursor.open_nested(b'[')?;
+        cursor.open_nested(b'{')?;
+        let mut part = Part::default();
+        cursor.expect(br#""text":"#)?;
+        part.text = Some(cursor.scalar().ok()?);
+        if cursor.expect(br#","thought":"#).is_some() {
+            part.thought = Some(cursor.scalar().ok()?);
+        }
+        cursor.finish_nested(&mut part)?;
+        cursor.close_nested(b']')?;
+        content.parts = Some(Obj(Some(part)));
+        if cursor.expect(br#","role":"#).is_some() {
+            content.role = Some(cursor.scalar().ok()?);
+        }
+        cursor.finish_nested(&mut content)?;
+        candidate.content = Some(Obj(Some(content)));
+        if cursor.expect(br#","index":"#).is_some() {
+            candidate.index = Some(match cursor.digit() {
+                Some(index) => index,
+                None => cursor.scalar().ok()?,
+            });
+        }
+        cursor.finish_nested(&mut candidate)?;
+        cursor.close_nested(b']')?;
+        record.candidates = Some(Obj(Some(candidate)));
+        if cursor.expect(br#","usageMetadata":"#).is_some() {
+            record.usage = Some(cursor.raw().ok()?);
+        }
+        if cursor.expect(br#","modelVersion":"#).is_some() {
+            record.model_version = Some(cursor.scalar().ok()?);
+        }
+        if cursor.expect(br#","responseId":"#).is_some() {
+            record.response_id = Some(cursor.scalar().ok()?);
+        }
+        cursor.finish_object(&mut record).then_some(record)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const TEXT: &str = r#"{"candidates":[{"content":{"parts":[{"text":" the \"agent\""}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-flash","responseId":"r"}"#;
+    const THOUGHT: &str = r#"{"candidates":[{"content":{"parts":[{"text":"h\u00e9","thought":true}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":12,"promptTokensDetails":[{"modality":"TEXT","tokenCount":12}]},"modelVersion":"m","responseId":"r"}"#;
+    const LAST: &str = r#"{"candidates":[{"content":{"parts":[{"text":"."}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"totalTokenCount":5},"modelVersion":"m","responseId":"r"}"#;
+
+    #[test]
+    fn the_layout_reading_is_the_general_one() {
+        for text in [TEXT, THOUGHT, LAST] {
+            assert!(Record::read_layout(text).is_some(), "{text}");
+            assert_eq!(Record::read(text), Record::parse(text), "{text}");
+        }
+        // Off the layout: white space, another order, two candidates or
+        // parts, more fields, repeated keys, values of other kinds, trailing
+        // text.
+        for text in [
+            r#"{"candidates": [{"content": {"parts": [{"text": "a"}],"role": "model"},"index": 0}]}"#,
+            r#"{"modelVersion":"m","candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0},{"index":1}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a"},{"text":"b"}],"role":"model"},"index":0}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":"s"}],"role":"model"},"index":0}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a","text":"b"}],"role":"model","parts":[]},"index":0,"index":1}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}],"candidates":null,"error":{}}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":1,"thought":"x"}],"role":2},"index":"0"}],"usageMetadata":[],"modelVersion":3}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}]} x"#,
+        ] {
+            assert_eq!(Record::read(text), Record::parse(text), "{text}");
+        }
+    }
+
+    /// Every one-byte mutation of a canonical record: the layout reading and
+    /// the general one agree, field for field.
+    #[test]
+    fn the_layout_reading_agrees_on_mutations() {
+        for canonical in [TEXT, THOUGHT, LAST] {
+            for text in crate::json_probe::one_byte_mutations(canonical) {
+                assert_eq!(Record::read(&text), Record::parse(&text), "{text}");
+            }
+        }
+    }
 
     #[test]
     fn reads_a_text_record() {
