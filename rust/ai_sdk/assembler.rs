@@ -68,19 +68,21 @@ pub struct UiMessage {
     done: bool,
     /// Times a part's streamed input text was replaced: see `tool_calls`.
     rewrites: u64,
-    /// The text or reasoning part the last quick delta appended to.
+    /// The part or tool call the last quick delta appended to.
     hot: Option<Hot>,
 }
 
-/// The part the last quick text or reasoning delta appended to, and its id:
-/// the next delta most likely names it too, and then finds it by a compare
-/// of that id as it is read, with no lookup. Whatever else is applied
-/// forgets it, since that may end the part or move it.
+/// The part the last quick text or reasoning delta appended to, or the tool
+/// call the last input delta did, and its id: the next delta most likely
+/// names it too, and then finds it by a compare of that id as it is read,
+/// with no lookup (or, for an input delta, no update of its part). Whatever
+/// else is applied forgets it, since that may end the part or move it.
 #[derive(Debug, Clone)]
 struct Hot {
     /// Known plain (no escapes), so that it is compared with the text.
     id: String,
     target: Target,
+    /// The text or reasoning part's (none for a tool call's input).
     position: usize,
 }
 
@@ -737,11 +739,18 @@ impl UiMessage {
             Target::Text => "text",
             Target::Reasoning => "reasoning",
             Target::ToolInput => {
-                if !self.partials.contains_key(id) {
+                let Some(partial) = self.partials.get_mut(id) else {
                     return false;
+                };
+                if matches!(&self.hot, Some(hot) if expected && hot.target == target) {
+                    // The last event was this call's delta, applied in full:
+                    // the part's update would repeat what it holds, and only
+                    // the input text grows.
+                    partial.text.push_str(piece);
+                    return true;
                 }
-                self.hot = None;
                 self.append_input(id, piece);
+                self.remember(id, target, 0);
                 return true;
             }
         };
@@ -1193,6 +1202,54 @@ mod tests {
             assembler
                 .feed(format!("data: {chunk}\n\n").as_bytes())
                 .unwrap();
+        }
+    }
+
+    /// Every prefix of a stream of interleaved deltas, read by the quick
+    /// path and by the full one (an observer takes every event there):
+    /// the same message, and the same after the end.
+    #[test]
+    fn quick_path_and_full_path_agree() {
+        let chunks = [
+            r#"{"type":"start","messageId":"m"}"#,
+            r#"{"type":"start-step"}"#,
+            r#"{"type":"tool-input-start","toolCallId":"a","toolName":"f"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"a","inputTextDelta":"{\"x\""}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"a","inputTextDelta":":1"}"#,
+            r#"{"type":"tool-input-start","toolCallId":"b","toolName":"g","dynamic":true,"title":"G"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"b","inputTextDelta":"[1"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"a","inputTextDelta":"}"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"b","inputTextDelta":",2"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"b","inputTextDelta":"]"}"#,
+            r#"{"type":"text-start","id":"t"}"#,
+            r#"{"type":"text-delta","id":"t","delta":"He"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"a","inputTextDelta":" "}"#,
+            r#"{"type":"text-delta","id":"t","delta":"llo"}"#,
+            r#"{"type":"finish-step"}"#,
+            r#"{"type":"start-step"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"a","inputTextDelta":"x"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"a","inputTextDelta":"y"}"#,
+            r#"{"type":"tool-input-available","toolCallId":"b","toolName":"g","dynamic":true,"input":[1,2]}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"b","inputTextDelta":"z"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"b","inputTextDelta":"w"}"#,
+            r#"{"type":"finish"}"#,
+        ];
+        for cut in 1..=chunks.len() {
+            let stream: String = chunks[..cut]
+                .iter()
+                .map(|chunk| format!("data: {chunk}\n\n"))
+                .collect();
+            let mut quick = Assembler::default();
+            quick.feed(stream.as_bytes()).unwrap();
+            let mut full = Assembler::default();
+            let mut seen = 0;
+            full.feed_observed(stream.as_bytes(), &mut |_| seen += 1)
+                .unwrap();
+            assert_eq!(seen, cut);
+            assert_eq!(quick.message(), full.message(), "after {cut} chunks");
+            quick.close().unwrap();
+            full.close().unwrap();
+            assert_eq!(quick.message(), full.message(), "closed after {cut}");
         }
     }
 

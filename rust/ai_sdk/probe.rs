@@ -31,7 +31,10 @@ impl<'a> Fields<'a> for Chunk<'a> {
                 self.id_expected = false;
             },
             b"delta" => self.delta = Some(cursor.scalar()?),
-            b"toolCallId" => self.tool_call_id = Some(cursor.scalar()?),
+            b"toolCallId" => {
+                self.tool_call_id = Some(cursor.scalar()?);
+                self.id_expected = false;
+            },
             b"inputTextDelta" => self.input_text_delta = Some(cursor.scalar()?),
             b"providerMetadata" => {
                 self.metadata = true;
@@ -69,10 +72,11 @@ impl<'a> Chunk<'a> {
         }
     }
 
-    /// A text or reasoning delta as the AI SDK writes it (`type`, `id`,
-    /// `delta`; no white space), read literal by literal up to its delta;
-    /// the rest through the general loop. `false` for any other text, which
-    /// is then read in general.
+    /// A text, reasoning or tool-input delta as the AI SDK writes it
+    /// (`type`, `id` or `toolCallId`, `delta` or `inputTextDelta`; no white
+    /// space), read literal by literal up to its delta; the rest through the
+    /// general loop. `false` for any other text, which is then read in
+    /// general.
     fn read_layout(&mut self, text: &'a str, id: Option<&str>) -> bool {
         let mut cursor = Cursor::new(text);
         let mut read = || -> Option<()> {
@@ -84,19 +88,31 @@ impl<'a> Chunk<'a> {
                 .is_some()
             {
                 "reasoning-delta"
+            } else if cursor
+                .expect(br#""type":"tool-input-delta","toolCallId":"#)
+                .is_some()
+            {
+                "tool-input-delta"
             } else {
                 return None;
             };
             self.kind = Some(StrField::Str(Cow::Borrowed(kind)));
-            self.id = Some(match id.and_then(|id| cursor.plain_str(id)) {
+            let read_id = match id.and_then(|id| cursor.plain_str(id)) {
                 Some(told) => {
                     self.id_expected = true;
                     Scalar::Str(Cow::Borrowed(told))
                 }
                 None => cursor.scalar().ok()?,
-            });
-            cursor.expect(br#","delta":"#)?;
-            self.delta = Some(cursor.scalar().ok()?);
+            };
+            if kind == "tool-input-delta" {
+                self.tool_call_id = Some(read_id);
+                cursor.expect(br#","inputTextDelta":"#)?;
+                self.input_text_delta = Some(cursor.scalar().ok()?);
+            } else {
+                self.id = Some(read_id);
+                cursor.expect(br#","delta":"#)?;
+                self.delta = Some(cursor.scalar().ok()?);
+            }
             Some(())
         };
         read().is_some() && cursor.finish_object(self)
@@ -144,11 +160,8 @@ mod tests {
             return None;
         }
         if chunk.id_expected {
-            assert_eq!(
-                chunk.id.as_ref().and_then(Scalar::as_str),
-                Some(id),
-                "{text}"
-            );
+            let read = chunk.id.as_ref().or(chunk.tool_call_id.as_ref());
+            assert_eq!(read.and_then(Scalar::as_str), Some(id), "{text}");
         }
         chunk.id_expected = false;
         Some(chunk)
@@ -156,12 +169,24 @@ mod tests {
 
     const TEXT: &str = r#"{"type":"text-delta","id":"t1","delta":" the \"agent\""}"#;
     const REASONING: &str = r#"{"type":"reasoning-delta","id":"r1","delta":"h\u00e9"}"#;
+    const INPUT: &str =
+        r#"{"type":"tool-input-delta","toolCallId":"c1","inputTextDelta":"{\"city\": \"Pa"}"#;
 
     #[test]
     fn the_layout_reading_is_the_general_one() {
-        for text in [TEXT, REASONING] {
+        for text in [TEXT, REASONING, INPUT] {
             assert_eq!(read(text), Chunk::parse(text), "{text}");
         }
+        let mut chunk = Chunk::default();
+        assert!(chunk.read(INPUT, Some("c1")));
+        assert!(chunk.id_expected);
+        let (target, id, _) = chunk.into_append().unwrap();
+        assert_eq!((target, &*id), (Target::ToolInput, "c1"));
+        // A repeated call id is the one that counts, and was not told.
+        let repeated = r#"{"type":"tool-input-delta","toolCallId":"c1","inputTextDelta":"a","toolCallId":"c2"}"#;
+        let mut chunk = Chunk::default();
+        assert!(chunk.read(repeated, Some("c1")));
+        assert!(!chunk.id_expected);
         let mut chunk = Chunk::default();
         assert!(chunk.read(TEXT, Some("t1")));
         assert!(chunk.id_expected);
@@ -180,6 +205,9 @@ mod tests {
             r#"{"type":"text-delta","id":"t1","delta":"a"} x"#,
             r#"{"type":"text-delta","id":"t1","delta":"a",}"#,
             r#"{"type":"text-delta","id":"t1","delta":"a","id":"t2"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"t1","inputTextDelta":"a","toolCallId":"c2"}"#,
+            r#"{"type":"tool-input-delta","toolCallId":"t1","delta":"a"}"#,
+            r#"{"type":"text-delta","toolCallId":"t1","delta":"a"}"#,
         ] {
             assert_eq!(read(text), Chunk::parse(text), "{text}");
             assert_eq!(read_told(text, "t1"), Chunk::parse(text), "{text}");
@@ -190,11 +218,11 @@ mod tests {
     /// the general one agree, field for field.
     #[test]
     fn the_layout_reading_agrees_on_mutations() {
-        for canonical in [TEXT, REASONING] {
+        for canonical in [TEXT, REASONING, INPUT] {
             for text in crate::json_probe::one_byte_mutations(canonical) {
                 let general = Chunk::parse(&text);
                 assert_eq!(read(&text), general, "{text}");
-                for id in ["t1", "r1", "t", "t10", ""] {
+                for id in ["t1", "r1", "c1", "t", "t10", ""] {
                     assert_eq!(read_told(&text, id), general, "{text} told {id}");
                 }
             }
