@@ -193,8 +193,7 @@ impl Protocol for Tasks {
         let Some(version) = self.version else {
             return false;
         };
-        let Some(append) =
-            probe::Response::parse(text).and_then(|probe| probe.into_append(version))
+        let Some(append) = probe::Response::read(text).and_then(|probe| probe.into_append(version))
         else {
             return false;
         };
@@ -390,7 +389,7 @@ impl Tasks {
     fn task_id(&self) -> Option<&str> {
         self.task
             .as_ref()
-            .and_then(|task| task.get("id"))
+            .and_then(|task| json::field(task, "id"))
             .and_then(Value::as_str)
     }
 

@@ -10,7 +10,7 @@ use crate::json::{Map, Value};
 use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar, StrField};
 
 /// The JSON-RPC response.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Response<'a> {
     jsonrpc: bool,
     result: Option<Obj<Outcome<'a>>>,
@@ -37,7 +37,7 @@ impl<'a> Fields<'a> for Response<'a> {
 
 /// A result: 1.0's holds the update under `artifactUpdate`, 0.3's is the
 /// update itself, tagged by `kind`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Outcome<'a> {
     kind: Option<StrField<'a>>,
     artifact_update: Option<Obj<Update<'a>>>,
@@ -55,7 +55,7 @@ impl<'a> Fields<'a> for Outcome<'a> {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Update<'a> {
     task_id: Option<StrField<'a>>,
     append: Option<Scalar<'a>>,
@@ -85,7 +85,7 @@ impl<'a> Fields<'a> for Update<'a> {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Artifact<'a> {
     artifact_id: Option<StrField<'a>>,
     parts: Option<Vec<Part<'a>>>,
@@ -100,10 +100,14 @@ impl<'a> Fields<'a> for Artifact<'a> {
                 let mut parts = Vec::new();
                 self.parts = cursor.objects_into(&mut parts)?.then_some(parts);
             },
-            _ => {
+            // What the full path merges into the artifact appended to.
+            b"metadata" => {
                 self.other = true;
                 cursor.skip()?
             },
+            // The rest (its name, description, extensions) is the first
+            // chunk's: an append adds parts alone, as a2a-sdk's does.
+            _ => cursor.skip()?,
         });
         Ok(())
     }
@@ -111,7 +115,7 @@ impl<'a> Fields<'a> for Artifact<'a> {
 
 /// A text part: `{"text"}` (1.0) or `{"kind": "text", "text"}` (0.3), its
 /// keys in the order they came.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Part<'a> {
     text: Option<StrField<'a>>,
     kind: Option<StrField<'a>>,
@@ -208,6 +212,67 @@ impl<'a> Response<'a> {
         Cursor::parse_object(text)
     }
 
+    /// Probes an event's text: `None` when it is not a JSON object. An
+    /// append of one text part in the layout agentcodec writes (1.0) is read
+    /// literal by literal; anything else in general.
+    pub fn read(text: &'a str) -> Option<Response<'a>> {
+        Response::read_layout(text).or_else(|| Response::parse(text))
+    }
+
+    /// A 1.0 artifact update of one text part, compact, keys in the order
+    /// of the spec's messages (`jsonrpc`, `id`, `result.artifactUpdate`:
+    /// `taskId`, `contextId`, `artifact` of `artifactId`, maybe `name`, and
+    /// `parts`, then `append`), read literal by literal; the rest of each
+    /// object through the general loop. `None` for any other text.
+    fn read_layout(text: &'a str) -> Option<Response<'a>> {
+        let mut cursor = Cursor::new(text);
+        let mut response = Response::default();
+        cursor.open_object().then_some(())?;
+        cursor.expect(br#""jsonrpc":"2.0","id":"#)?;
+        response.jsonrpc = true;
+        cursor.skip().ok()?;
+        cursor.expect(br#","result":"#)?;
+        cursor.open_nested(b'{')?;
+        let mut outcome = Outcome::default();
+        cursor.expect(br#""artifactUpdate":"#)?;
+        cursor.open_nested(b'{')?;
+        let mut update = Update {
+            any: true,
+            ..Update::default()
+        };
+        cursor.expect(br#""taskId":"#)?;
+        update.task_id = Some(cursor.str_field().ok()?);
+        cursor.expect(br#","contextId":"#)?;
+        cursor.skip().ok()?;
+        cursor.expect(br#","artifact":"#)?;
+        cursor.open_nested(b'{')?;
+        let mut artifact = Artifact::default();
+        cursor.expect(br#""artifactId":"#)?;
+        artifact.artifact_id = Some(cursor.str_field().ok()?);
+        if cursor.expect(br#","name":"#).is_some() {
+            cursor.skip().ok()?;
+        }
+        cursor.expect(br#","parts":"#)?;
+        cursor.open_nested(b'[')?;
+        cursor.open_nested(b'{')?;
+        let mut part = Part::default();
+        cursor.expect(br#""text":"#)?;
+        part.text = Some(cursor.str_field().ok()?);
+        cursor.finish_nested(&mut part)?;
+        cursor.close_nested(b']')?;
+        artifact.parts = Some(vec![part]);
+        cursor.finish_nested(&mut artifact)?;
+        update.artifact = Some(Obj(Some(artifact)));
+        if cursor.expect(br#","append":true"#).is_some() {
+            update.append = Some(Scalar::Bool(true));
+        }
+        cursor.finish_nested(&mut update)?;
+        outcome.artifact_update = Some(Obj(Some(update)));
+        cursor.finish_nested(&mut outcome)?;
+        response.result = Some(Obj(Some(outcome)));
+        cursor.finish_object(&mut response).then_some(response)
+    }
+
     /// The append this event is, in a stream of `version`; `None` for any
     /// other event, or one not plainly so.
     pub fn into_append(self, version: &str) -> Option<Append<'a>> {
@@ -263,12 +328,59 @@ mod tests {
     use super::*;
 
     fn append(text: &str, version: &str) -> Option<(String, String, String)> {
-        let append = Response::parse(text)?.into_append(version)?;
+        let append = Response::read(text)?.into_append(version)?;
         Some((
             append.task_id.into_owned(),
             append.artifact_id.into_owned(),
             Value::Array(append.parts.iter().map(TextPart::to_value).collect()).to_string(),
         ))
+    }
+
+    const APPEND: &str = r#"{"jsonrpc":"2.0","id":"1","result":{"artifactUpdate":{"taskId":"task-1","contextId":"context-1","artifact":{"artifactId":"a1","parts":[{"text":" the \"agent\""}]},"append":true}}}"#;
+    const NAMED: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"answer","name":"answer","parts":[{"text":"h\u00e9"}]},"append":true,"lastChunk":false}}}"#;
+    const FIRST: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}}"#;
+
+    #[test]
+    fn the_layout_reading_is_the_general_one() {
+        for text in [APPEND, NAMED, FIRST] {
+            assert!(Response::read_layout(text).is_some(), "{text}");
+            assert_eq!(Response::read(text), Response::parse(text), "{text}");
+        }
+        // Off the layout: white space (a2a-sdk's own server), another
+        // order, two parts, more fields, repeated keys, values of other
+        // kinds, trailing text.
+        for text in [
+            r#"{"result": {"artifactUpdate": {"taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "name": "a", "parts": [{"text": "x"}]}, "append": true}}, "id": 1, "jsonrpc": "2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"},{"text":"y"}]},"append":true}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x","metadata":{}}],"metadata":{"k":1}},"append":true,"metadata":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true,"append":false}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true},"task":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true}},"error":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":5,"contextId":[],"artifact":{"artifactId":null,"parts":[{"text":1}]},"append":"yes"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true}}} x"#,
+        ] {
+            assert_eq!(Response::read(text), Response::parse(text), "{text}");
+        }
+    }
+
+    /// Every one-byte mutation of a canonical update: the layout reading
+    /// and the general one agree, field for field.
+    #[test]
+    fn the_layout_reading_agrees_on_mutations() {
+        for canonical in [APPEND, NAMED] {
+            for text in crate::json_probe::one_byte_mutations(canonical) {
+                assert_eq!(Response::read(&text), Response::parse(&text), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_append_keeps_the_first_chunks_name() {
+        // The full path adds an append's parts alone; a name (as a2a-sdk's
+        // server repeats it on every chunk) leaves the quick path open.
+        assert!(append(NAMED, "1.0").is_some());
+        let v03 = r#"{"id":1,"jsonrpc":"2.0","result":{"append":true,"artifact":{"artifactId":"answer","name":"answer","parts":[{"kind":"text","text":"x"}]},"contextId":"c","kind":"artifact-update","lastChunk":false,"taskId":"t"}}"#;
+        assert!(append(v03, "0.3").is_some());
     }
 
     #[test]
