@@ -850,6 +850,16 @@ pub fn one_byte_mutations(canonical: &str) -> Vec<String> {
     variants
 }
 
+/// Runs `check` on every one-byte mutation of each canonical text.
+#[cfg(test)]
+pub fn each_mutation(canonicals: &[&str], mut check: impl FnMut(&str)) {
+    for canonical in canonicals {
+        for text in one_byte_mutations(canonical) {
+            check(&text);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// How many entries an object had.

@@ -156,11 +156,9 @@ mod tests {
     /// the general one agree, field for field.
     #[test]
     fn the_layout_reading_agrees_on_mutations() {
-        for canonical in [TEXT, THINKING, INPUT] {
-            for text in crate::json_probe::one_byte_mutations(canonical) {
-                assert_eq!(Event::read(&text), Event::parse(&text), "{text}");
-            }
-        }
+        crate::json_probe::each_mutation(&[TEXT, THINKING, INPUT], |text| {
+            assert_eq!(Event::read(text), Event::parse(text), "{text}")
+        });
     }
 
     #[test]

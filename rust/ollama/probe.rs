@@ -160,11 +160,9 @@ mod tests {
     /// the general one agree, field for field.
     #[test]
     fn the_layout_reading_agrees_on_mutations() {
-        for canonical in [CHAT, THINKING, GENERATE] {
-            for text in crate::json_probe::one_byte_mutations(canonical) {
-                assert_eq!(Line::read(&text), Line::parse(&text), "{text}");
-            }
-        }
+        crate::json_probe::each_mutation(&[CHAT, THINKING, GENERATE], |text| {
+            assert_eq!(Line::read(text), Line::parse(text), "{text}")
+        });
     }
 
     #[test]
