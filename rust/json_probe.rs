@@ -830,6 +830,57 @@ fn non_digits(word: u64) -> u64 {
     ((word & HIGH_NIBBLES) ^ THREES) | ((word.wrapping_add(ONES * 6) & HIGH_NIBBLES) ^ THREES)
 }
 
+/// What the last quick delta appended to (`T`: a position, say), and the
+/// id that found it. The next delta most likely names it too: the probe is
+/// told [`Hot::id`] and reads it with a compare ([`Cursor::plain_str`]),
+/// and when it was that id the assembler reuses the target with no lookup.
+/// The assembler forgets it whenever anything else is applied, since that
+/// may move or end the target.
+#[derive(Debug, Clone)]
+pub struct Hot<T> {
+    /// Known plain (no escapes), so that it is compared with the text;
+    /// kept between targets to reuse its allocation.
+    id: String,
+    target: Option<T>,
+}
+
+impl<T> Default for Hot<T> {
+    fn default() -> Self {
+        Hot {
+            id: String::new(),
+            target: None,
+        }
+    }
+}
+
+impl<T: Copy> Hot<T> {
+    /// The id to tell the probe, while a target is held.
+    pub fn id(&self) -> Option<&str> {
+        self.target.is_some().then_some(self.id.as_str())
+    }
+
+    /// The target, when the probe read the told id (`expected`).
+    pub fn target(&self, expected: bool) -> Option<T> {
+        self.target.filter(|_| expected)
+    }
+
+    /// Makes `target`, found by `id`, the hot one; an id that is not plain
+    /// could not be compared with the text, and forgets instead.
+    pub fn remember(&mut self, id: &str, target: T) {
+        if plain_run(id.as_bytes(), 0) != id.len() {
+            self.target = None;
+            return;
+        }
+        self.id.clear();
+        self.id.push_str(id);
+        self.target = Some(target);
+    }
+
+    pub fn forget(&mut self) {
+        self.target = None;
+    }
+}
+
 /// Every text one byte away from `canonical` (a byte removed, or one of a
 /// few JSON-significant bytes inserted or put in its place, at each
 /// position): what a probe's layout reading is held to agree with its
@@ -871,6 +922,23 @@ mod tests {
             self.0 += 1;
             cursor.skip()
         }
+    }
+
+    #[test]
+    fn hot_gives_its_target_only_for_the_told_id() {
+        let mut hot = super::Hot::default();
+        assert_eq!((hot.id(), hot.target(true)), (None, None));
+        hot.remember("m1", 3);
+        assert_eq!((hot.id(), hot.target(true)), (Some("m1"), Some(3)));
+        assert_eq!(hot.target(false), None);
+        hot.remember("m2", 4);
+        assert_eq!((hot.id(), hot.target(true)), (Some("m2"), Some(4)));
+        // An id with an escape in its text could not be compared with it.
+        hot.remember("m\"3", 5);
+        assert_eq!((hot.id(), hot.target(true)), (None, None));
+        hot.remember("m1", 3);
+        hot.forget();
+        assert_eq!((hot.id(), hot.target(true)), (None, None));
     }
 
     #[test]

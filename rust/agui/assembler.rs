@@ -15,7 +15,7 @@ use crate::events::or_null;
 use crate::hashing::{HashMap, HashSet};
 use crate::json::{self, quote, Map, Value};
 use crate::json_patch::apply_patch;
-use crate::json_probe::StrField;
+use crate::json_probe::{Hot, StrField};
 use crate::stream::{bad, Assemble, Bad, Budget, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
@@ -105,19 +105,8 @@ pub struct AgUi {
     rewrites: u64,
     /// The tool calls all messages hold (for `max_blocks`).
     call_count: usize,
-    /// What the last delta the quick path applied appended to.
-    hot: Option<Hot>,
-}
-
-/// The message or tool call the last quick delta appended to, and its id:
-/// the next delta most likely names it too, and then finds it by a compare
-/// of that id as it is read, with no lookup. Whatever the full path applies
-/// forgets it, since that may move or replace messages.
-#[derive(Debug, Clone)]
-struct Hot {
-    /// Known plain (no escapes), so that it is compared with the text.
-    id: String,
-    target: Target,
+    /// The message or tool call the last quick delta appended to.
+    hot: Hot<Target>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -176,7 +165,7 @@ impl Assembler {
             ended_calls: HashSet::default(),
             rewrites: 0,
             call_count: 0,
-            hot: None,
+            hot: Hot::default(),
         };
         protocol.reindex();
         Assembler {
@@ -370,11 +359,11 @@ impl Protocol for AgUi {
 
     fn apply_quickly(&mut self, text: &str) -> bool {
         let mut probe = Probe::default();
-        probe.read(text, self.hot.as_ref().map(|hot| hot.id.as_str())) && self.append_delta(&probe)
+        probe.read(text, self.hot.id()) && self.append_delta(&probe)
     }
 
     fn apply_object(&mut self, log: &mut Log, event: Map<String, Value>) -> Result<(), Error> {
-        self.hot = None;
+        self.hot.forget();
         let kind = match event.get("type") {
             Some(Value::String(kind)) => kind.clone(),
             None | Some(Value::Null) => return log.fail("has no type".to_owned()),
@@ -395,7 +384,7 @@ impl Protocol for AgUi {
     }
 
     fn finish(&mut self) {
-        self.hot = None;
+        self.hot.forget();
         if !self.terminal {
             self.run.insert("status".to_owned(), "incomplete".into());
         }
@@ -415,10 +404,7 @@ impl AgUi {
             return false;
         }
         // The id as read is the hot one's: its target, if of the kind asked.
-        let hot = match (&self.hot, probe.id_expected) {
-            (Some(hot), true) => Some(hot.target),
-            _ => None,
-        };
+        let hot = self.hot.target(probe.id_expected);
         match kind.as_ref() {
             "TEXT_MESSAGE_CONTENT" | "REASONING_MESSAGE_CONTENT" => {
                 let position = match hot {
@@ -430,7 +416,7 @@ impl AgUi {
                         let Some(&position) = self.by_id.get(id) else {
                             return false;
                         };
-                        self.remember(id, Target::Message(position));
+                        self.hot.remember(id, Target::Message(position));
                         position
                     }
                 };
@@ -446,7 +432,7 @@ impl AgUi {
                         let Some(&(message, call)) = self.calls.get(id) else {
                             return false;
                         };
-                        self.remember(id, Target::Call(message, call));
+                        self.hot.remember(id, Target::Call(message, call));
                         (message, call)
                     }
                 };
@@ -464,31 +450,10 @@ impl AgUi {
         true
     }
 
-    /// Makes `target`, found by `id`, the hot one (when the id is plain).
-    fn remember(&mut self, id: &str, target: Target) {
-        if crate::json::plain_run(id.as_bytes(), 0) != id.len() {
-            self.hot = None;
-            return;
-        }
-        match &mut self.hot {
-            Some(hot) => {
-                hot.id.clear();
-                hot.id.push_str(id);
-                hot.target = target;
-            }
-            None => {
-                self.hot = Some(Hot {
-                    id: id.to_owned(),
-                    target,
-                })
-            }
-        }
-    }
-
     /// Makes every message findable again, after messages were replaced
     /// or moved, and counts their tool calls again.
     fn reindex(&mut self) {
-        self.hot = None;
+        self.hot.forget();
         self.by_id.clear();
         self.calls.clear();
         self.call_count = 0;

@@ -19,6 +19,7 @@ use super::OUTPUT_STATES;
 use crate::events::or_null;
 use crate::hashing::HashMap;
 use crate::json::{self, Map, Value};
+use crate::json_probe::Hot;
 use crate::stream::{bad, Assemble, Bad, Driver, Log, Protocol};
 pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 use crate::tool_calls::{Arguments, ToolCall, ToolCalls};
@@ -68,22 +69,10 @@ pub struct UiMessage {
     done: bool,
     /// Times a part's streamed input text was replaced: see `tool_calls`.
     rewrites: u64,
-    /// The part or tool call the last quick delta appended to.
-    hot: Option<Hot>,
-}
-
-/// The part the last quick text or reasoning delta appended to, or the tool
-/// call the last input delta did, and its id: the next delta most likely
-/// names it too, and then finds it by a compare of that id as it is read,
-/// with no lookup (or, for an input delta, no update of its part). Whatever
-/// else is applied forgets it, since that may end the part or move it.
-#[derive(Debug, Clone)]
-struct Hot {
-    /// Known plain (no escapes), so that it is compared with the text.
-    id: String,
-    target: Target,
-    /// The text or reasoning part's (none for a tool call's input).
-    position: usize,
+    /// The part the last quick text or reasoning delta appended to (its
+    /// position), or the call the last input delta did (no position: a
+    /// call's next input delta appends its text alone).
+    hot: Hot<(Target, usize)>,
 }
 
 impl crate::stream::Assembled for Assembler {
@@ -198,7 +187,7 @@ impl Protocol for UiMessage {
 
     fn apply_quickly(&mut self, text: &str) -> bool {
         let mut chunk = probe::Chunk::default();
-        if !chunk.read(text, self.hot.as_ref().map(|hot| hot.id.as_str())) {
+        if !chunk.read(text, self.hot.id()) {
             return false;
         }
         let expected = chunk.id_expected;
@@ -215,7 +204,7 @@ impl Protocol for UiMessage {
     }
 
     fn apply_object(&mut self, log: &mut Log, chunk: Map<String, Value>) -> Result<(), Error> {
-        self.hot = None;
+        self.hot.forget();
         let applied = self.apply(log, chunk);
         log.report(applied)
     }
@@ -230,7 +219,7 @@ impl Protocol for UiMessage {
     }
 
     fn finish(&mut self) {
-        self.hot = None;
+        self.hot.forget();
         let mut positions: Vec<usize> = self.pending.keys().copied().collect();
         positions.sort_unstable();
         for position in positions {
@@ -742,7 +731,7 @@ impl UiMessage {
                 let Some(partial) = self.partials.get_mut(id) else {
                     return false;
                 };
-                if matches!(&self.hot, Some(hot) if expected && hot.target == target) {
+                if matches!(self.hot.target(expected), Some((hot, _)) if hot == target) {
                     // The last event was this call's delta, applied in full:
                     // the part's update would repeat what it holds, and only
                     // the input text grows.
@@ -750,17 +739,17 @@ impl UiMessage {
                     return true;
                 }
                 self.append_input(id, piece);
-                self.remember(id, target, 0);
+                self.hot.remember(id, (target, 0));
                 return true;
             }
         };
-        let position = match &self.hot {
-            Some(hot) if expected && hot.target == target => hot.position,
+        let position = match self.hot.target(expected) {
+            Some((hot, position)) if hot == target => position,
             _ => {
                 let Some(&position) = self.active(kind).get(id) else {
                     return false;
                 };
-                self.remember(id, target, position);
+                self.hot.remember(id, (target, position));
                 position
             }
         };
@@ -768,29 +757,6 @@ impl UiMessage {
             text.push_str(piece);
         }
         true
-    }
-
-    /// Makes the part at `position`, found by `id`, the hot one (when the
-    /// id is plain).
-    fn remember(&mut self, id: &str, target: Target, position: usize) {
-        if json::plain_run(id.as_bytes(), 0) != id.len() {
-            self.hot = None;
-            return;
-        }
-        match &mut self.hot {
-            Some(hot) => {
-                hot.id.clear();
-                hot.id.push_str(id);
-                (hot.target, hot.position) = (target, position);
-            }
-            None => {
-                self.hot = Some(Hot {
-                    id: id.to_owned(),
-                    target,
-                    position,
-                })
-            }
-        }
     }
 
     fn tool_input_delta(&mut self, chunk: &Chunk<'_>) -> Result<(), Bad> {
