@@ -459,6 +459,24 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Moves past `known` when the text continues with it (`true`): an
+    /// object or array this reader checked in the same place of an earlier
+    /// text, so that the same bytes are the same valid value (a run's
+    /// metadata, repeated on every event), compared where reading would
+    /// check every byte. An object or array ends itself: a text that
+    /// continues with one holds that value whole. An empty `known` is
+    /// none.
+    pub fn known(&mut self, known: &str) -> bool {
+        debug_assert!(matches!(known.as_bytes().first(), None | Some(b'{' | b'[')));
+        let end = self.pos + known.len();
+        if !known.is_empty() && self.bytes().get(self.pos..end) == Some(known.as_bytes()) {
+            self.pos = end;
+            true
+        } else {
+            false
+        }
+    }
+
     /// The text of the value at the cursor, as written (checked and
     /// skipped), for a caller that reads it only when it must.
     pub fn raw(&mut self) -> Result<&'a str> {

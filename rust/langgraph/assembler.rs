@@ -403,6 +403,9 @@ pub struct LangGraph {
     namespaces: IndexMap<String, Namespace>,
     message_total: usize,
     blocks: usize,
+    /// The run's metadata as the last quick `messages` event gave it, which
+    /// the next most likely repeats byte for byte (empty until one did).
+    metadata: String,
 }
 
 impl Default for LangGraph {
@@ -415,6 +418,7 @@ impl Default for LangGraph {
             namespaces,
             message_total: 0,
             blocks: 0,
+            metadata: String::new(),
         }
     }
 }
@@ -507,9 +511,13 @@ impl Protocol for LangGraph {
     }
 
     fn apply_quickly(&mut self, text: &str) -> bool {
-        let Some(piece) = TextPiece::parse(text) else {
+        let Some((piece, fresh)) = TextPiece::read(text, &self.metadata) else {
             return false;
         };
+        if let Some(fresh) = fresh {
+            self.metadata.clear();
+            self.metadata.push_str(fresh);
+        }
         let Some(namespace) = self.namespaces.get_mut(piece.namespace) else {
             return false;
         };

@@ -6,7 +6,7 @@
 //! built. What it cannot settle goes to the full path (see
 //! `crate::json_probe`).
 
-use crate::json_probe::{Cursor, Fields, Result, Scalar};
+use crate::json_probe::{Cursor, Fields, Obj, Result, Scalar};
 
 /// The event as the framing hands it: `{"event": <name>, "data": [...]}`.
 #[derive(Debug, Default)]
@@ -42,6 +42,47 @@ pub struct Chunk<'a> {
 struct Metadata<'a> {
     provider: Option<Scalar<'a>>,
     other: bool,
+}
+
+impl<'a> Event<'a> {
+    /// A `messages` event as langgraph-api writes it (`event`, then `data`
+    /// of the chunk and the run's metadata; no white space), its metadata
+    /// compared with `known`, the last event's, and checked only when it
+    /// differs; then the metadata's text, when it was read. `None` for any
+    /// other text, which is then read in general.
+    fn read_layout(text: &'a str, known: &str) -> Option<(Event<'a>, Option<&'a str>)> {
+        let mut cursor = Cursor::new(text);
+        cursor.open_object().then_some(())?;
+        cursor.expect(br#""event":"#)?;
+        let mut event = Event {
+            event: Some(cursor.scalar().ok()?),
+            ..Event::default()
+        };
+        cursor.expect(br#","data":"#)?;
+        cursor.open_nested(b'[')?;
+        let mut chunk = None;
+        cursor.object_into(&mut chunk).ok()?;
+        let Some(Obj(Some(chunk))) = chunk else {
+            return None;
+        };
+        cursor.expect(b",")?;
+        // (only an object told is the metadata as read before)
+        let fresh = if known.starts_with('{') && cursor.known(known) {
+            None
+        } else {
+            let raw = cursor.raw().ok()?;
+            raw.starts_with('{').then_some(())?;
+            Some(raw)
+        };
+        cursor.close_nested(b']')?;
+        // (what the metadata holds is not read: `other`, as in general)
+        let metadata = Chunk {
+            other: true,
+            ..Chunk::default()
+        };
+        event.data = Some(vec![chunk, metadata]);
+        cursor.finish_object(&mut event).then_some((event, fresh))
+    }
 }
 
 impl<'a> Fields<'a> for Event<'a> {
@@ -207,7 +248,7 @@ impl<'a> Fields<'a> for Metadata<'a> {
 }
 
 /// What a quick event adds to the message `id` of the namespace.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct TextPiece<'a> {
     pub namespace: &'a str,
     pub id: std::borrow::Cow<'a, str>,
@@ -217,7 +258,7 @@ pub struct TextPiece<'a> {
 }
 
 /// The piece of text, and where it goes.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Adds<'a> {
     /// To string content.
     Text(std::borrow::Cow<'a, str>),
@@ -231,7 +272,21 @@ impl<'a> TextPiece<'a> {
     /// Probes an event's text: `None` for anything but a `messages` event
     /// of one AI message chunk bringing text and nothing else.
     pub fn parse(text: &'a str) -> Option<TextPiece<'a>> {
-        let event: Event<'a> = Cursor::parse_object(text)?;
+        TextPiece::from_event(Cursor::parse_object(text)?)
+    }
+
+    /// [`TextPiece::parse`], reading the event in langgraph-api's layout
+    /// when it has it, its run's metadata compared with `known` (the last
+    /// event's, or empty): with the metadata's text when it was read, for
+    /// the caller to know next time.
+    pub fn read(text: &'a str, known: &str) -> Option<(TextPiece<'a>, Option<&'a str>)> {
+        match Event::read_layout(text, known) {
+            Some((event, fresh)) => Some((TextPiece::from_event(event)?, fresh)),
+            None => Some((TextPiece::parse(text)?, None)),
+        }
+    }
+
+    fn from_event(event: Event<'a>) -> Option<TextPiece<'a>> {
         if event.other {
             return None;
         }
@@ -320,6 +375,71 @@ mod tests {
         assert_eq!((piece.namespace, &*piece.id), ("inner:1", "m"));
         assert!(matches!(piece.adds, Adds::Text(text) if text == "Hé"));
         assert_eq!(piece.provider.as_deref(), Some("openai"));
+    }
+
+    const METADATA: &str = r#"{"created_by":"system","graph_id":"agent","run_attempt":1,"langgraph_step":1,"langgraph_node":"agent","langgraph_triggers":["branch:to:agent"],"checkpoint_ns":"agent:dd5d","ls_temperature":0.5}"#;
+
+    fn event(chunk: &str) -> String {
+        format!(r#"{{"event":"messages","data":[{chunk},{METADATA}]}}"#)
+    }
+
+    /// The layout reading, told `known`: what the general reading gives,
+    /// and, when the metadata was read, its text, an object.
+    fn read_told<'a>(text: &'a str, known: &str) -> Option<TextPiece<'a>> {
+        let (piece, fresh) = TextPiece::read(text, known)?;
+        if let Some(fresh) = fresh {
+            assert!(crate::json::parse(fresh).unwrap().is_object(), "{text}");
+        }
+        Some(piece)
+    }
+
+    #[test]
+    fn the_layout_reading_is_the_general_one() {
+        let texts = [
+            event(
+                r#"{"content":" the \"agent\"","additional_kwargs":{},"response_metadata":{},"type":"AIMessageChunk","name":null,"id":"m1","tool_calls":[],"invalid_tool_calls":[],"usage_metadata":null,"tool_call_chunks":[],"chunk_position":null}"#,
+            ),
+            event(
+                r#"{"content":[{"type":"reasoning","reasoning":"h\u00e9","index":0}],"type":"AIMessageChunk","id":"m1"}"#,
+            ),
+        ];
+        for text in &texts {
+            // Told the metadata it holds, another, or none.
+            for known in [METADATA, "{}", r#"{"created_by":"system"}"#, ""] {
+                let (piece, fresh) = TextPiece::read(text, known).unwrap();
+                assert_eq!(Some(&piece), TextPiece::parse(text).as_ref(), "{text}");
+                assert_eq!(fresh, (known != METADATA).then_some(METADATA));
+            }
+        }
+        // Off the layout, or not a piece: white space, another order, a
+        // third item, metadata that is not an object, trailing text.
+        for text in [
+            r#"{"event": "messages", "data": [{"content":"x","type":"AIMessageChunk","id":"m"}, {}]}"#.to_owned(),
+            r#"{"data":[{"content":"x","type":"AIMessageChunk","id":"m"},{}],"event":"messages"}"#.to_owned(),
+            r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"},{},{}]}"#.to_owned(),
+            r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"},[]]}"#.to_owned(),
+            r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"},{}],"event":"values"}"#.to_owned(),
+            r#"{"event":"messages","data":[{"content":"x","type":"AIMessageChunk","id":"m"},{}]} x"#.to_owned(),
+        ] {
+            for known in ["{}", "[]", METADATA, ""] {
+                assert_eq!(read_told(&text, known), TextPiece::parse(&text), "{text}");
+            }
+        }
+    }
+
+    /// Every one-byte mutation of a canonical event, told the metadata it
+    /// had: the layout reading and the general one agree. A mutation in
+    /// the metadata makes it differ from the one told, and it is read.
+    #[test]
+    fn the_layout_reading_agrees_on_mutations() {
+        let canonical = event(
+            r#"{"content":" the \"agent\"","type":"AIMessageChunk","id":"m1","tool_call_chunks":[]}"#,
+        );
+        crate::json_probe::each_mutation(&[&canonical], |text| {
+            for known in [METADATA, ""] {
+                assert_eq!(read_told(text, known), TextPiece::parse(text), "{text}");
+            }
+        });
     }
 
     #[test]
