@@ -57,7 +57,7 @@ pub fn field_mut<'m, O: Object>(object: &'m mut O, key: &str) -> Option<&'m mut 
 /// Whether two keys are the same: for keys of up to 16 bytes, two
 /// overlapping loads from each and no call. Keys of one length differ
 /// often (`responseId` and `candidates`), and `==` called memcmp for each
-/// (measured: an eighth of a Gemini record's assembly).
+/// (measured: an eighth of one protocol's assembly).
 #[inline(always)]
 fn same_key(name: &str, key: &str) -> bool {
     let (name, key) = (name.as_bytes(), key.as_bytes());
