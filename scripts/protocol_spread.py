@@ -8,9 +8,10 @@ its own; this counts them, as the architecture page's checklist expects.
     python scripts/protocol_spread.py --files    # and the files
 
 A file "names" a protocol when its name appears in it, case aside, with
-``-`` and ``_`` alike (``openai-chat``, ``openai_chat``). The count is a
-proxy: a producer named after a protocol (``ag-ui-langgraph``) or a data key
-(the AI SDK's ``providerMetadata.anthropic``) counts too.
+``-`` and ``_`` alike (``a-b`` and ``a_b`` are one name). The count is a
+proxy: a producer named after a protocol (an adapter from one to another)
+or a data key (a provider's name in another protocol's metadata) counts too.
+These lines name no protocol, so that this file counts for none.
 """
 
 from __future__ import annotations
