@@ -32,7 +32,7 @@ impl Rendered<'_> {
     pub fn into_value(self) -> Value {
         match self {
             Rendered::Value(value) => value,
-            Rendered::Json(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+            Rendered::Json(text) => crate::json::parse(text).unwrap_or(Value::Null),
         }
     }
 }

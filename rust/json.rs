@@ -4,6 +4,8 @@
 
 pub use serde_json::{Map, Value};
 
+mod read;
+
 /// Deepest nesting accepted, in arrays and objects: serde_json's own limit
 /// (it refuses the 128th level).
 pub const MAX_DEPTH: usize = 127;
@@ -16,7 +18,7 @@ pub const MAX_INT_DIGITS: usize = 4300;
 
 /// Parses one JSON document.
 pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
-    let value = serde_json::from_str(text)?;
+    let value = read::from_str(text)?;
     // An integer over the limit needs as many bytes of text.
     if text.len() > MAX_INT_DIGITS && has_long_int(&value) {
         return Err(serde::de::Error::custom(LONG_INT));

@@ -1088,6 +1088,9 @@ mod tests {
             "1 x",
             "\t\r\n1\n",
             "{\"a\":1}{}",
+            // The key serde_json marks a number with is a key like any other.
+            "{\"$serde_json::private::Number\":{}}",
+            "{\"$serde_json::private::Number\":\"1\",\"b\":2}",
         ];
         for text in cases.iter().chain(SAMPLES) {
             assert_eq!(cursor_accepts(text), serde_accepts(text), "{text:?}");

@@ -271,6 +271,52 @@ def test_an_integer_past_4300_digits_is_its_events_error(backend: ModuleType, pr
     json.dumps(getattr(assembler, view))
 
 
+# serde_json gives a number to a reader as an object of this one key.
+NUMBER_MARK = {"$serde_json::private::Number": "770077"}
+
+
+@requires_native
+@pytest.mark.parametrize("protocol", list(TEXT_DELTAS))
+def test_an_object_keyed_like_serde_jsons_number_mark_is_an_object(protocol: str) -> None:
+    """An object whose key is the one serde_json marks its numbers with
+    once read as that number on the native backend (or failed its event),
+    where json.loads and the pure backend keep the object. Every event of a
+    text stream carries one, read from bytes and from dicts."""
+    name, view, opening, delta = TEXT_DELTAS[protocol]
+    events = [{**event, "x": NUMBER_MARK} for event in [*opening, delta]]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    readers = []
+    for backend in (NATIVE, PURE):
+        from_bytes = getattr(backend, name)()
+        from_bytes.feed(stream)
+        from_dicts = getattr(backend, name)()
+        for event in events:
+            from_dicts.feed_event(event)
+        assert getattr(from_bytes, view) == getattr(from_dicts, view)
+        readers.append(json.dumps(getattr(from_bytes, view)))
+    assert readers[0] == readers[1]
+    assert "770077" not in readers[0].replace(json.dumps(NUMBER_MARK), "")
+
+
+def test_a_message_keeps_metadata_keyed_like_serde_jsons_number_mark(backend: ModuleType) -> None:
+    """The case the fuzzer found: a message's metadata, also when the
+    message is kept as text once done and changed after."""
+    events = [
+        {"object": "message", "id": "m", "role": "assistant", "metadata": NUMBER_MARK},
+        {"object": "content", "type": "text", "index": 0, "msg_id": "m", "text": "a"},
+        {"object": "message", "id": "m", "status": "completed"},
+    ]
+    assembler = backend.AgentScopeAssembler()
+    assembler.feed(b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events))
+    assert assembler.messages[0]["metadata"] == NUMBER_MARK
+    assembler.feed_event(
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m", "text": "b"}
+    )
+    message = assembler.close()["output"][0]
+    assert message["metadata"] == NUMBER_MARK
+    assert message["content"][0]["text"] == "ab"
+
+
 def test_feed_event_refuses_an_integer_past_4300_digits_alike(backend: ModuleType) -> None:
     assembler = backend.AgentScopeAssembler()
     with pytest.raises(
