@@ -568,19 +568,3 @@ def test_a_client_reading_on_another_replica_keeps_the_run_going(tmp_path: Path)
             assert agent.cancelled == 0
             assert agent.runs == 1
             wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")
-
-
-@pytest.mark.parametrize(("on_disconnect", "cancelled"), [("cancel", 1), (None, 0)])
-def test_a_langgraph_run_is_cancelled_when_abandoned_only_if_it_asked(
-    on_disconnect: Any, cancelled: int
-) -> None:
-    """langgraph-api's runs go on when their client leaves unless asked
-    (``on_disconnect: "cancel"``); the gateway's do the same."""
-    agent = ScriptedAgent(endless_run)
-    body = {"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": "hi"}]}}
-    if on_disconnect is not None:
-        body["on_disconnect"] = on_disconnect
-    with gateway_with(agent, MemoryReplayStore(), abandoned=0.5, idle=None, run=None) as url:
-        read_then_leave(url, "/threads/t1/runs/stream", body)
-        time.sleep(2.0)
-        assert agent.cancelled == cancelled

@@ -5,12 +5,15 @@ server and gateway helpers and the CLI need to treat every protocol alike.
 The protocols are those ``events.ProtocolName`` lists; each is the public
 package of its name (``"openai-responses"``: ``agentcodec.openai_responses``), which
 has ``Assembler`` and ``encode``, and ``HEADERS`` and ``MEDIA_TYPE`` where
-its streams need other than plain Server-Sent Events. Nothing here names a
+its streams need other than plain Server-Sent Events, and a ``gateway``
+module where the gateway serves it beyond a stream per request. Nothing here names a
 protocol: a new one is a package and a name in ``ProtocolName``."""
 
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import importlib.util
 from collections.abc import Callable, Mapping
 from functools import cache
 from types import ModuleType
@@ -18,7 +21,16 @@ from typing import Any
 
 from .events import PROTOCOLS
 
-__all__ = ["assembler", "check", "encoder", "headers", "media_type", "module"]
+__all__ = [
+    "assembler",
+    "check",
+    "encoder",
+    "gateway_endpoint",
+    "has_gateway_endpoint",
+    "headers",
+    "media_type",
+    "module",
+]
 
 
 def check(protocol: str) -> str:
@@ -32,7 +44,7 @@ def check(protocol: str) -> str:
 @cache
 def module(protocol: str) -> ModuleType:
     """The protocol's public package."""
-    return importlib.import_module(f"agentcodec.{check(protocol).replace('-', '_')}")
+    return importlib.import_module(_package_name(protocol))
 
 
 def assembler(protocol: str, **options: Any) -> Any:
@@ -76,3 +88,26 @@ def read_media_types(protocol: str | None) -> tuple[str, ...]:
         return (own,)
     others: tuple[str, ...] = getattr(module(protocol), "READ_MEDIA_TYPES", ())
     return (own, *others)
+
+
+def _package_name(protocol: str) -> str:
+    return f"agentcodec.{check(protocol).replace('-', '_')}"
+
+
+@cache
+def has_gateway_endpoint(protocol: str) -> bool:
+    """Whether the protocol's package has a ``gateway`` module: found
+    without importing it (which needs the gateway's extra) or the package."""
+    package = importlib.util.find_spec(_package_name(protocol))
+    places = package.submodule_search_locations if package is not None else None
+    return (
+        places is not None and importlib.machinery.PathFinder.find_spec("gateway", list(places)) is not None
+    )
+
+
+def gateway_endpoint(protocol: str) -> Any:
+    """What serves the protocol at the gateway beyond a stream per request:
+    its package's ``gateway.Endpoint``, or None."""
+    if not has_gateway_endpoint(protocol):
+        return None
+    return importlib.import_module(f"{_package_name(protocol)}.gateway").Endpoint

@@ -315,13 +315,14 @@ def _parser() -> argparse.ArgumentParser:
     gateway = commands.add_parser(
         "gateway",
         formatter_class=_HelpFormatter,
-        help="serve one agent as /process, AG-UI, OpenAI Responses, LangChain and A2A "
-        "(needs agentcodec[gateway])",
+        help="serve one agent as /process, AG-UI, OpenAI Responses, LangChain and the protocols "
+        "with endpoints of their own (needs agentcodec[gateway])",
         description="Front an AgentScope Agent API server (POST /process) and serve the same agent as "
         "/process, /ag-ui, /compatible-mode/v1/responses, the LangChain protocol's "
-        "/threads/{id}/stream/events and A2A's /a2a (with its agent card at "
-        "/.well-known/agent-card.json), converting every stream as it arrives; a client that drops "
-        "resumes with Last-Event-ID. Without --upstream, a built-in demo agent answers.",
+        "/threads/{id}/stream/events and the endpoints protocols add ("
+        + ", ".join(name for name in events.PROTOCOLS if _protocols.has_gateway_endpoint(name))
+        + "; docs/gateway.md lists their routes), converting every stream as it arrives; a client "
+        "that drops resumes with Last-Event-ID. Without --upstream, a built-in demo agent answers.",
     )
     gateway.add_argument("--upstream", metavar="URL", help="the agent's /process URL (or its base URL)")
     gateway.add_argument(

@@ -12,6 +12,8 @@
 - ``Transcoder(source, "a2a")`` writes any protocol's stream as A2A, 1.0
   unless ``version="0.3"``.
 - The protocol types: ``TypedDict`` shapes for the wire's records.
+- ``agentcodec.a2a.gateway``: the gateway's A2A endpoint and agent card
+  (needs ``agentcodec[gateway]``).
 """
 
 from __future__ import annotations

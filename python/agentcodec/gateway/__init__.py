@@ -4,7 +4,8 @@
 server (``/process``) and serves the same agent as ``/process``, AG-UI
 (``/ag-ui``), the OpenAI Responses API (``/compatible-mode/v1/responses``),
 the LangChain Agent Streaming Protocol (``/threads/{id}/stream/events``) and
-A2A (``/a2a``, 0.3 and 1.0, its agent card at ``/.well-known/agent-card.json``),
+each protocol whose package has a ``gateway`` module (its ``Endpoint`` says
+what it serves: its own methods and resources, a discovery document),
 converting each stream as it arrives, resumable from a replay store. Without
 an upstream it serves ``DemoAgent``. ``agentcodec gateway`` runs it on
 uvicorn. ``Timeouts`` bound how long it waits for the upstream and for
@@ -17,7 +18,6 @@ from ._app import Gateway
 from ._demo import DemoAgent
 from ._requests import (
     RequestError,
-    agent_request_from_a2a,
     agent_request_from_agui,
     agent_request_from_langchain,
     agent_request_from_process,
@@ -34,7 +34,6 @@ __all__ = [
     "Timeouts",
     "Upstream",
     "UpstreamError",
-    "agent_request_from_a2a",
     "agent_request_from_agui",
     "agent_request_from_langchain",
     "agent_request_from_process",

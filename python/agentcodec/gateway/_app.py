@@ -11,12 +11,9 @@ Routes (``POST`` with JSON bodies, but where said):
 - ``/threads/{thread_id}/commands`` (``run.start``) and
   ``/threads/{thread_id}/stream/events``: the LangChain Agent Streaming
   Protocol's SSE transport;
-- ``/threads``, ``/threads/{thread_id}/runs/stream``, ``GET
-  /threads/{thread_id}/runs/{run_id}/stream`` and ``GET
-  /threads/{thread_id}/state``: the LangGraph Agent Server's, as
-  langgraph-sdk and ``useStream`` call them (``_langgraph.py``);
-- ``/a2a``: A2A's JSON-RPC binding, 0.3 and 1.0 (``_a2a.py``), with the agent
-  card at ``GET /.well-known/agent-card.json``.
+- the routes of each protocol whose package has a ``gateway`` module, its
+  ``Endpoint`` (``_endpoints.py``): its own methods and resources, served
+  beside these.
 
 A dropped client resends its request with ``Last-Event-ID`` and gets the
 rest of its stream from the store, from whichever replica it reaches when the
@@ -48,11 +45,10 @@ from ..events import ProtocolName
 from ..langchain.subscriptions import Subscription
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
 from ..server._response import finish_recording, recording
-from ._a2a import A2AEndpoint
 from ._access import Exchange
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
-from ._langgraph import LangGraphEndpoint
+from ._endpoints import endpoints
 from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import (
     RequestError,
@@ -83,28 +79,18 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-# The protocol each streaming route speaks (the LangChain one by its path's end).
+# The protocol each streaming route of the gateway's own speaks (the
+# LangChain one by its path's end).
 _STREAM_ROUTES = {
     "/process": "agentscope",
     "/ag-ui": "agui",
     "/v1/responses": "openai-responses",
     "/compatible-mode/v1/responses": "openai-responses",
-    "/a2a": "a2a",
 }
-
-
-def _stream_protocol(path: str) -> str | None:
-    if path.endswith("/stream/events") and path.startswith("/threads/"):
-        return "langchain"
-    if path.endswith("/stream") and path.startswith("/threads/") and "/runs/" in path:
-        return "langgraph"
-    return _STREAM_ROUTES.get(path)
 
 
 # Where a request's API key (its place in api_keys) is kept in its ASGI scope.
 _KEY = "agentcodec.api_key"
-# What answers without an API key.
-_PUBLIC_PATHS = frozenset({"/health", "/.well-known/agent-card.json"})
 
 
 class Gateway:
@@ -171,8 +157,11 @@ class Gateway:
         self._runs = 0  # runs going on: their upstream streams not yet ended
         self._runs_by_key: dict[int, int] = {}  # the same, by the API key's place in api_keys
         self.metrics = Metrics(lambda: self._runs)
-        self._a2a = A2AEndpoint(self)
-        self._langgraph = LangGraphEndpoint(self)
+        self._endpoints = endpoints(self)
+        # What answers without an API key.
+        self._public_paths = frozenset({"/health"}).union(
+            *(endpoint.public_paths for endpoint in self._endpoints.values())
+        )
         routes = [
             Route("/process", self._process, methods=["POST"]),
             Route("/ag-ui", self._agui, methods=["POST"]),
@@ -180,14 +169,7 @@ class Gateway:
             Route("/v1/responses", self._responses, methods=["POST"]),
             Route("/threads/{thread_id}/commands", self._langchain_command, methods=["POST"]),
             Route("/threads/{thread_id}/stream/events", self._langchain_events, methods=["POST"]),
-            Route("/threads", self._langgraph.create_thread, methods=["POST"]),
-            Route("/threads/{thread_id}/runs/stream", self._langgraph.stream_run, methods=["POST"]),
-            Route("/threads/{thread_id}/runs/{run_id}/stream", self._langgraph.join, methods=["GET"]),
-            Route("/threads/{thread_id}/state", self._langgraph.state, methods=["GET"]),
-            Route("/threads/{thread_id}/history", self._langgraph.history, methods=["POST"]),
-            Route("/threads/{thread_id}", self._langgraph.thread, methods=["GET"]),
-            Route("/a2a", self._a2a.handle, methods=["POST"], name="a2a"),
-            Route("/.well-known/agent-card.json", self._a2a.card, methods=["GET"]),
+            *(route for endpoint in self._endpoints.values() for route in endpoint.routes()),
             Route("/health", self._health, methods=["GET"]),
             Route("/metrics", self._metrics, methods=["GET"]),
         ]
@@ -210,16 +192,16 @@ class Gateway:
         if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
-        exchange = Exchange(scope, _stream_protocol(scope.get("path", "")), self.metrics)
+        exchange = Exchange(scope, self._stream_protocol(scope.get("path", "")), self.metrics)
         try:
             await self._serve(scope, receive, exchange.observe(send))
         finally:
             exchange.ended()
 
     async def _serve(self, scope: Any, receive: Any, send: Any) -> None:
-        # A preflight carries no key; the health check and the agent card
-        # (which clients read before they call) need none.
-        guarded = scope.get("path") not in _PUBLIC_PATHS and scope.get("method") != "OPTIONS"
+        # A preflight carries no key; the health check and what clients
+        # read before they call (an endpoint's public paths) need none.
+        guarded = scope.get("path") not in self._public_paths and scope.get("method") != "OPTIONS"
         key = self._authorized(scope) if self._api_keys and guarded else None
         if self._api_keys and guarded and key is None:
             response = _error(
@@ -232,6 +214,20 @@ class Gateway:
             # (Not in scope["state"]: servers may share that dict between requests.)
             scope[_KEY] = key
         await self._app(scope, receive, send)
+
+    def _stream_protocol(self, path: str) -> str | None:
+        """The protocol a request to ``path`` streams, if it streams one."""
+        if path.endswith("/stream/events") and path.startswith("/threads/"):
+            return "langchain"
+        for protocol, endpoint in self._endpoints.items():
+            if endpoint.streams(path):
+                return protocol
+        return _STREAM_ROUTES.get(path)
+
+    @property
+    def requires_api_key(self) -> bool:
+        """Whether requests need an API key (``api_keys`` were given)."""
+        return bool(self._api_keys)
 
     def _authorized(self, scope: Any) -> int | None:
         """Which of the keys the request carries (its place in ``api_keys``),

@@ -16,11 +16,15 @@ from typing import Any
 
 __all__ = [
     "RequestError",
-    "agent_request_from_a2a",
     "agent_request_from_agui",
     "agent_request_from_langchain",
     "agent_request_from_process",
     "agent_request_from_responses",
+    "agent_message",
+    "expect_list",
+    "expect_object",
+    "expect_string",
+    "text_part",
 ]
 
 Json = dict[str, Any]
@@ -38,11 +42,11 @@ class RequestError(ValueError):
 # --- the Agent API's pieces ----------------------------------------------------------------
 
 
-def _text(text: str) -> Json:
+def text_part(text: str) -> Json:
     return {"type": "text", "text": text}
 
 
-def _message(role: str, content: list[Json], *, kind: str = "message", message_id: Any = None) -> Json:
+def agent_message(role: str, content: list[Json], *, kind: str = "message", message_id: Any = None) -> Json:
     message: Json = {"role": role, "type": kind, "content": content}
     if isinstance(message_id, str) and message_id:
         message["id"] = message_id
@@ -65,13 +69,13 @@ def _function_tool(name: str, description: Any, parameters: Any) -> Json:
     return {"type": "function", "function": function}
 
 
-def _object(value: Any, where: str) -> Mapping[str, Any]:
+def expect_object(value: Any, where: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise RequestError(f"{where} must be a JSON object, not {type(value).__name__}")
     return value
 
 
-def _list(value: Any, where: str) -> list[Any]:
+def expect_list(value: Any, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -79,7 +83,7 @@ def _list(value: Any, where: str) -> list[Any]:
     return value
 
 
-def _string(value: Any, where: str, *, required: bool = True) -> str:
+def expect_string(value: Any, where: str, *, required: bool = True) -> str:
     if value is None:
         if not required:
             return ""
@@ -98,9 +102,9 @@ def _json_text(value: Any) -> str:
 
 def agent_request_from_process(body: Any) -> Json:
     """A ``/process`` body is an AgentRequest already: checked, not changed."""
-    request = _object(body, "the request body")
-    for position, message in enumerate(_list(request.get("input"), "input")):
-        _object(message, f"input[{position}]")
+    request = expect_object(body, "the request body")
+    for position, message in enumerate(expect_list(request.get("input"), "input")):
+        expect_object(message, f"input[{position}]")
     return dict(request)
 
 
@@ -121,12 +125,12 @@ def _agui_source_url(source: Mapping[str, Any]) -> str:
 
 
 def _agui_part(part: Any, where: str) -> Json:
-    part = _object(part, where)
+    part = expect_object(part, where)
     kind = part.get("type")
     if kind == "text":
-        return _text(_string(part.get("text"), f"{where}.text"))
+        return text_part(expect_string(part.get("text"), f"{where}.text"))
     if kind in ("image", "audio", "video", "document"):
-        source = _object(part.get("source"), f"{where}.source")
+        source = expect_object(part.get("source"), f"{where}.source")
         url = _agui_source_url(source)
         if kind == "image":
             return {"type": "image", "image_url": url}
@@ -149,53 +153,57 @@ def _agui_part(part: Any, where: str) -> Json:
 
 def _agui_content(content: Any, where: str) -> list[Json]:
     if isinstance(content, str):
-        return [_text(content)]
-    return [_agui_part(part, f"{where}[{i}]") for i, part in enumerate(_list(content, where))]
+        return [text_part(content)]
+    return [_agui_part(part, f"{where}[{i}]") for i, part in enumerate(expect_list(content, where))]
 
 
 def _agui_message(message: Any, where: str) -> list[Json]:
-    message = _object(message, where)
+    message = expect_object(message, where)
     role = message.get("role")
     message_id = message.get("id")
     if role in ("system", "developer"):
         return [
-            _message(
-                "system", [_text(_string(message.get("content"), f"{where}.content"))], message_id=message_id
+            agent_message(
+                "system",
+                [text_part(expect_string(message.get("content"), f"{where}.content"))],
+                message_id=message_id,
             )
         ]
     if role == "user":
         return [
-            _message("user", _agui_content(message.get("content"), f"{where}.content"), message_id=message_id)
+            agent_message(
+                "user", _agui_content(message.get("content"), f"{where}.content"), message_id=message_id
+            )
         ]
     if role == "reasoning":
-        text = _string(message.get("content"), f"{where}.content")
-        return [_message("assistant", [_text(text)], kind="reasoning", message_id=message_id)]
+        text = expect_string(message.get("content"), f"{where}.content")
+        return [agent_message("assistant", [text_part(text)], kind="reasoning", message_id=message_id)]
     if role == "assistant":
         out: list[Json] = []
-        text = _string(message.get("content"), f"{where}.content", required=False)
-        calls = _list(message.get("toolCalls", message.get("tool_calls")), f"{where}.toolCalls")
+        text = expect_string(message.get("content"), f"{where}.content", required=False)
+        calls = expect_list(message.get("toolCalls", message.get("tool_calls")), f"{where}.toolCalls")
         if text:
-            out.append(_message("assistant", [_text(text)], message_id=message_id))
+            out.append(agent_message("assistant", [text_part(text)], message_id=message_id))
         if calls:
             content = []
             for i, given_call in enumerate(calls):
-                call = _object(given_call, f"{where}.toolCalls[{i}]")
-                function = _object(call.get("function"), f"{where}.toolCalls[{i}].function")
+                call = expect_object(given_call, f"{where}.toolCalls[{i}]")
+                function = expect_object(call.get("function"), f"{where}.toolCalls[{i}].function")
                 content.append(
                     _function_call(
-                        _string(call.get("id"), f"{where}.toolCalls[{i}].id"),
-                        _string(function.get("name"), f"{where}.toolCalls[{i}].function.name"),
-                        _string(
+                        expect_string(call.get("id"), f"{where}.toolCalls[{i}].id"),
+                        expect_string(function.get("name"), f"{where}.toolCalls[{i}].function.name"),
+                        expect_string(
                             function.get("arguments", "{}"), f"{where}.toolCalls[{i}].function.arguments"
                         ),
                     )
                 )
             # Both kept: the AgentApp drops the text of a message that calls tools.
             calls_id = f"{message_id}_calls" if text and isinstance(message_id, str) else message_id
-            out.append(_message("assistant", content, kind="function_call", message_id=calls_id))
+            out.append(agent_message("assistant", content, kind="function_call", message_id=calls_id))
         return out
     if role == "tool":
-        call_id = _string(message.get("toolCallId", message.get("tool_call_id")), f"{where}.toolCallId")
+        call_id = expect_string(message.get("toolCallId", message.get("tool_call_id")), f"{where}.toolCallId")
         content = message.get("content")
         output = (
             content if isinstance(content, str) else _json_text(_agui_content(content, f"{where}.content"))
@@ -204,7 +212,7 @@ def _agui_message(message: Any, where: str) -> list[Json]:
         if not output and isinstance(error, str) and error:
             output = f"error: {error}"
         return [
-            _message(
+            agent_message(
                 "tool",
                 [_function_output(call_id, output)],
                 kind="function_call_output",
@@ -219,22 +227,24 @@ def _agui_message(message: Any, where: str) -> list[Json]:
 def agent_request_from_agui(body: Any) -> tuple[Json, str, str]:
     """An AG-UI ``RunAgentInput`` as an AgentRequest, with its thread and run
     ids (the AgentRequest's ``session_id`` and ``id``, as an AgentApp has them)."""
-    body = _object(body, "the request body")
-    thread_id = _string(_pick(body, "threadId", "thread_id"), "threadId")
-    run_id = _string(_pick(body, "runId", "run_id"), "runId")
+    body = expect_object(body, "the request body")
+    thread_id = expect_string(_pick(body, "threadId", "thread_id"), "threadId")
+    run_id = expect_string(_pick(body, "runId", "run_id"), "runId")
     messages: list[Json] = []
-    for i, message in enumerate(_list(body.get("messages"), "messages")):
+    for i, message in enumerate(expect_list(body.get("messages"), "messages")):
         messages.extend(_agui_message(message, f"messages[{i}]"))
     forwarded = _pick(body, "forwardedProps", "forwarded_props")
     user_id = "default_user_id"
     if isinstance(forwarded, Mapping):
         user_id = forwarded.get("user_id", forwarded.get("userId", user_id))
     tools = []
-    for i, given_tool in enumerate(_list(body.get("tools"), "tools")):
-        tool = _object(given_tool, f"tools[{i}]")
+    for i, given_tool in enumerate(expect_list(body.get("tools"), "tools")):
+        tool = expect_object(given_tool, f"tools[{i}]")
         tools.append(
             _function_tool(
-                _string(tool.get("name"), f"tools[{i}].name"), tool.get("description"), tool.get("parameters")
+                expect_string(tool.get("name"), f"tools[{i}].name"),
+                tool.get("description"),
+                tool.get("parameters"),
             )
         )
     request: Json = {
@@ -267,18 +277,18 @@ _RESPONSES_FIELDS = {
 
 
 def _responses_part(part: Any, where: str) -> Json | None:
-    part = _object(part, where)
+    part = expect_object(part, where)
     kind = part.get("type")
     if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
-        return _text(_string(part.get("text"), f"{where}.text"))
+        return text_part(expect_string(part.get("text"), f"{where}.text"))
     if kind == "refusal":
-        return {"type": "refusal", "refusal": _string(part.get("refusal"), f"{where}.refusal")}
+        return {"type": "refusal", "refusal": expect_string(part.get("refusal"), f"{where}.refusal")}
     if kind == "input_image":
         if part.get("image_url"):
             return {"type": "image", "image_url": part["image_url"]}
         return {"type": "file", "file_id": part.get("file_id")}
     if kind == "input_audio":
-        audio = _object(part.get("input_audio"), f"{where}.input_audio")
+        audio = expect_object(part.get("input_audio"), f"{where}.input_audio")
         return {"type": "audio", "data": audio.get("data"), "format": audio.get("format")}
     if kind == "input_file":
         fields = ("file_url", "file_id", "filename", "file_data")
@@ -287,7 +297,7 @@ def _responses_part(part: Any, where: str) -> Json | None:
 
 
 def _responses_item(item: Any, where: str) -> Json:
-    item = _object(item, where)
+    item = expect_object(item, where)
     kind = item.get("type") or ("message" if "role" in item else None)
     if kind == "message":
         role = item.get("role", "user")
@@ -295,52 +305,54 @@ def _responses_item(item: Any, where: str) -> Json:
             role = "system"  # the Agent API has no developer role; the AgentApp drops these
         content = item.get("content")
         if isinstance(content, str):
-            parts = [_text(content)]
+            parts = [text_part(content)]
         else:
             converted = (
                 _responses_part(p, f"{where}.content[{i}]")
-                for i, p in enumerate(_list(content, f"{where}.content"))
+                for i, p in enumerate(expect_list(content, f"{where}.content"))
             )
             parts = [part for part in converted if part is not None]
-        return _message(role, parts, message_id=item.get("id"))
+        return agent_message(role, parts, message_id=item.get("id"))
     if kind == "reasoning":
         texts = [
-            _text(_string(p.get("text"), f"{where}.content[{i}].text"))
-            for i, p in enumerate(_list(item.get("content") or item.get("summary"), f"{where}.content"))
+            text_part(expect_string(p.get("text"), f"{where}.content[{i}].text"))
+            for i, p in enumerate(expect_list(item.get("content") or item.get("summary"), f"{where}.content"))
             if isinstance(p, Mapping)
         ]
-        return _message("assistant", texts, kind="reasoning", message_id=item.get("id"))
+        return agent_message("assistant", texts, kind="reasoning", message_id=item.get("id"))
     if kind in ("function_call", "custom_tool_call"):
         arguments = item.get("arguments") if kind == "function_call" else item.get("input")
         call = _function_call(
-            _string(item.get("call_id"), f"{where}.call_id"),
-            _string(item.get("name"), f"{where}.name"),
-            _string(arguments if arguments is not None else "", f"{where}.arguments"),
+            expect_string(item.get("call_id"), f"{where}.call_id"),
+            expect_string(item.get("name"), f"{where}.name"),
+            expect_string(arguments if arguments is not None else "", f"{where}.arguments"),
         )
         message_kind = "function_call" if kind == "function_call" else "plugin_call"
-        return _message("assistant", [call], kind=message_kind, message_id=item.get("id"))
+        return agent_message("assistant", [call], kind=message_kind, message_id=item.get("id"))
     if kind in ("function_call_output", "custom_tool_call_output"):
         output = _function_output(
-            _string(item.get("call_id"), f"{where}.call_id"), _json_text(item.get("output", ""))
+            expect_string(item.get("call_id"), f"{where}.call_id"), _json_text(item.get("output", ""))
         )
         message_kind = "function_call_output" if kind == "function_call_output" else "plugin_call_output"
-        return _message("tool", [output], kind=message_kind, message_id=item.get("id"))
+        return agent_message("tool", [output], kind=message_kind, message_id=item.get("id"))
     raise RequestError(f"{where}.type {kind!r} is not a Responses input item this gateway forwards")
 
 
 def agent_request_from_responses(body: Any) -> Json:
     """A Responses API request (``POST /v1/responses``) as an AgentRequest;
     its ``conversation`` is the session (a new one without it)."""
-    body = _object(body, "the request body")
+    body = expect_object(body, "the request body")
     messages: list[Json] = []
     instructions = body.get("instructions")
     if isinstance(instructions, str) and instructions:
-        messages.append(_message("system", [_text(instructions)]))
+        messages.append(agent_message("system", [text_part(instructions)]))
     given = body.get("input")
     if isinstance(given, str):
-        messages.append(_message("user", [_text(given)]))
+        messages.append(agent_message("user", [text_part(given)]))
     else:
-        messages.extend(_responses_item(item, f"input[{i}]") for i, item in enumerate(_list(given, "input")))
+        messages.extend(
+            _responses_item(item, f"input[{i}]") for i, item in enumerate(expect_list(given, "input"))
+        )
     request: Json = {"input": messages, "stream": True}
     for theirs, ours in _RESPONSES_FIELDS.items():
         if body.get(theirs) is not None:
@@ -354,12 +366,14 @@ def agent_request_from_responses(body: Any) -> Json:
     # requests and mix their histories.
     request["session_id"] = str(conversation) if conversation is not None else f"resp_{uuid.uuid4().hex}"
     tools = []
-    for i, given_tool in enumerate(_list(body.get("tools"), "tools")):
-        tool = _object(given_tool, f"tools[{i}]")
+    for i, given_tool in enumerate(expect_list(body.get("tools"), "tools")):
+        tool = expect_object(given_tool, f"tools[{i}]")
         if tool.get("type", "function") == "function" and tool.get("name"):
             tools.append(
                 _function_tool(
-                    _string(tool["name"], f"tools[{i}].name"), tool.get("description"), tool.get("parameters")
+                    expect_string(tool["name"], f"tools[{i}].name"),
+                    tool.get("description"),
+                    tool.get("parameters"),
                 )
             )
     if tools:
@@ -380,15 +394,15 @@ _LANGCHAIN_ROLES = {
 
 def _langchain_message(message: Any, where: str) -> list[Json]:
     if isinstance(message, str):
-        return [_message("user", [_text(message)])]
-    message = _object(message, where)
+        return [agent_message("user", [text_part(message)])]
+    message = expect_object(message, where)
     role = message.get("role", message.get("type"))
     content = message.get("content", "")
     message_id = message.get("id")
     if role == "tool":
-        call_id = _string(message.get("tool_call_id"), f"{where}.tool_call_id")
+        call_id = expect_string(message.get("tool_call_id"), f"{where}.tool_call_id")
         return [
-            _message(
+            agent_message(
                 "tool",
                 [_function_output(call_id, _json_text(content))],
                 kind="function_call_output",
@@ -400,42 +414,42 @@ def _langchain_message(message: Any, where: str) -> list[Json]:
     parts: list[Json] = []
     if isinstance(content, str):
         if content:
-            parts.append(_text(content))
+            parts.append(text_part(content))
     else:
-        for i, given_block in enumerate(_list(content, f"{where}.content")):
-            block = _object(given_block, f"{where}.content[{i}]")
+        for i, given_block in enumerate(expect_list(content, f"{where}.content")):
+            block = expect_object(given_block, f"{where}.content[{i}]")
             if block.get("type") == "text":
-                parts.append(_text(_string(block.get("text"), f"{where}.content[{i}].text")))
+                parts.append(text_part(expect_string(block.get("text"), f"{where}.content[{i}].text")))
             elif block.get("type") in ("image", "image_url"):
                 url = block.get("url") or block.get("image_url")
                 if isinstance(url, Mapping):
                     url = url.get("url")
                 parts.append({"type": "image", "image_url": url})
     out = (
-        [_message(_LANGCHAIN_ROLES[role], parts or [_text("")], message_id=message_id)]
+        [agent_message(_LANGCHAIN_ROLES[role], parts or [text_part("")], message_id=message_id)]
         if parts or role != "ai"
         else []
     )
-    calls = _list(message.get("tool_calls"), f"{where}.tool_calls")
+    calls = expect_list(message.get("tool_calls"), f"{where}.tool_calls")
     if calls:
         content_calls = []
         for i, given_call in enumerate(calls):
-            call = _object(given_call, f"{where}.tool_calls[{i}]")
+            call = expect_object(given_call, f"{where}.tool_calls[{i}]")
             content_calls.append(
                 _function_call(
-                    _string(call.get("id"), f"{where}.tool_calls[{i}].id"),
-                    _string(call.get("name"), f"{where}.tool_calls[{i}].name"),
+                    expect_string(call.get("id"), f"{where}.tool_calls[{i}].id"),
+                    expect_string(call.get("name"), f"{where}.tool_calls[{i}].name"),
                     _json_text(call.get("args", {})),
                 )
             )
-        out.append(_message("assistant", content_calls, kind="function_call"))
+        out.append(agent_message("assistant", content_calls, kind="function_call"))
     return out
 
 
 def agent_request_from_langchain(params: Any, thread_id: str) -> Json:
     """A LangChain protocol ``run.start`` command's params as an AgentRequest:
     ``input`` is a message, a list of them, or ``{"messages": [...]}``."""
-    params = _object(params, "params")
+    params = expect_object(params, "params")
     given = params.get("input")
     if isinstance(given, Mapping) and "messages" in given:
         given = given["messages"]
@@ -450,65 +464,3 @@ def agent_request_from_langchain(params: Any, thread_id: str) -> Json:
         if isinstance(user_id, str):
             request["user_id"] = user_id
     return request
-
-
-# --- A2A -----------------------------------------------------------------------------------
-
-
-def _a2a_media(url: str, mime: str, name: Any) -> Json:
-    """A file part as the Agent API's content of its media kind."""
-    kind = mime.partition("/")[0]
-    if kind == "image":
-        return {"type": "image", "image_url": url}
-    if kind == "audio":
-        return {"type": "audio", "data": url, "format": mime.partition("/")[2] or None}
-    if kind == "video":
-        return {"type": "video", "video_url": url}
-    part: Json = {"type": "file", "file_url": url}
-    if isinstance(name, str) and name:
-        part["filename"] = name
-    return part
-
-
-def _a2a_part(part: Any, where: str) -> Json:
-    """One part of an A2A message, 0.3 (``kind``, ``file: {uri | bytes}``)
-    or 1.0 (``text``, ``url`` or ``raw``, ``data``), as Agent API content."""
-    part = _object(part, where)
-    if "text" in part:
-        return _text(_string(part.get("text"), f"{where}.text"))
-    if "data" in part and part.get("kind") in (None, "data"):
-        data = part["data"]
-        return {"type": "data", "data": data if isinstance(data, Mapping) else {"value": data}}
-    file = _object(part["file"], f"{where}.file") if part.get("kind") == "file" else part
-    mime = file.get("mimeType") or file.get("mediaType") or "application/octet-stream"
-    mime = _string(mime, f"{where}.mediaType")
-    name = file.get("name") if "name" in file else file.get("filename")
-    url = file.get("uri") if "uri" in file else file.get("url")
-    if url is not None:
-        return _a2a_media(_string(url, f"{where}.url"), mime, name)
-    raw = file.get("bytes") if "bytes" in file else file.get("raw")
-    if raw is not None:
-        return _a2a_media(f"data:{mime};base64,{_string(raw, f'{where}.raw')}", mime, name)
-    raise RequestError(f"{where} is no A2A part: it has no text, data, url or raw bytes")
-
-
-def agent_request_from_a2a(params: Any) -> tuple[Json, str | None]:
-    """The params of an A2A ``message/send`` or ``message/stream`` (0.3),
-    ``SendMessage`` or ``SendStreamingMessage`` (1.0) as an AgentRequest,
-    with the message's ``contextId`` (the AgentRequest's ``session_id``),
-    if it has one."""
-    params = _object(params, "params")
-    message = _object(params.get("message"), "params.message")
-    role = message.get("role")
-    if role not in ("user", "ROLE_USER"):
-        raise RequestError(f"params.message.role must be the user's, not {role!r}")
-    parts = _list(message.get("parts"), "params.message.parts")
-    if not parts:
-        raise RequestError("params.message.parts is empty")
-    content = [_a2a_part(part, f"params.message.parts[{i}]") for i, part in enumerate(parts)]
-    user = _message("user", content, message_id=message.get("messageId"))
-    request: Json = {"input": [user], "stream": True}
-    context_id = message.get("contextId")
-    if context_id is not None:
-        request["session_id"] = _string(context_id, "params.message.contextId")
-    return request, request.get("session_id")

@@ -43,9 +43,10 @@ class Timeouts:
     - ``abandoned``: for a client to come back to a run whose stream it
       left (resuming with ``Last-Event-ID``, on any replica sharing the
       store); a run nobody reads for that long is cancelled upstream.
-      Runs that outlive their streams by their protocol's design (A2A
-      tasks, LangChain thread runs, LangGraph runs but with
-      ``on_disconnect: "cancel"``) are never abandoned.
+      Runs that outlive their streams by their protocol's design (a
+      LangChain thread's runs; a protocol endpoint's runs that it starts
+      without ``abandoned``, as tasks and server-side runs are) are never
+      abandoned.
     """
 
     connect: float | None = 10.0

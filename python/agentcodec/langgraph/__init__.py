@@ -15,6 +15,8 @@ subgraph's tagged with its namespace (``values|inner:<task>``).
   useStream asks for; ``Transcoder("langgraph", target)`` reads one into any
   other protocol.
 - The protocol types: ``TypedDict`` shapes for the parts and messages.
+- ``agentcodec.langgraph.gateway``: the gateway's threads and runs, as
+  langgraph-sdk and useStream call them (needs ``agentcodec[gateway]``).
 """
 
 from __future__ import annotations

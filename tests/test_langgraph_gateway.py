@@ -5,17 +5,21 @@ modes asked for; resume; what it refuses."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from agent_servers import ScriptedAgent
 from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
+from agentcodec.server import MemoryReplayStore
 from protocol_table import FIXTURES
 from servers import serve
 from sse_helpers import data_events
+from test_gateway_timeouts import endless_run, gateway_with, read_then_leave
 
 pytest.importorskip("langgraph_sdk")
 
@@ -244,3 +248,19 @@ def test_the_client_resumes_a_run_at_the_place_its_response_named(how: str) -> N
     whole = langgraph.Assembler()
     whole.feed(stream)
     assert run == whole.close()
+
+
+@pytest.mark.parametrize(("on_disconnect", "cancelled"), [("cancel", 1), (None, 0)])
+def test_a_langgraph_run_is_cancelled_when_abandoned_only_if_it_asked(
+    on_disconnect: Any, cancelled: int
+) -> None:
+    """langgraph-api's runs go on when their client leaves unless asked
+    (``on_disconnect: "cancel"``); the gateway's do the same."""
+    agent = ScriptedAgent(endless_run)
+    body = {"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": "hi"}]}}
+    if on_disconnect is not None:
+        body["on_disconnect"] = on_disconnect
+    with gateway_with(agent, MemoryReplayStore(), abandoned=0.5, idle=None, run=None) as url:
+        read_then_leave(url, "/threads/t1/runs/stream", body)
+        time.sleep(2.0)
+        assert agent.cancelled == cancelled

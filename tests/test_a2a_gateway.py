@@ -16,7 +16,8 @@ import pytest
 
 from agent_servers import RecordedAgent
 from agentcodec import a2a
-from agentcodec.gateway import DemoAgent, Gateway, RequestError, agent_request_from_a2a
+from agentcodec.a2a.gateway import agent_request_from_a2a
+from agentcodec.gateway import DemoAgent, Gateway, RequestError
 from agentcodec.server import MemoryReplayStore
 from servers import redis_server, serve
 from sse_helpers import data_events

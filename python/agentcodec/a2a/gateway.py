@@ -1,4 +1,4 @@
-"""The gateway's A2A endpoint: JSON-RPC 2.0 on one URL (``POST /a2a``),
+"""A2A at the gateway (``agentcodec gateway``): JSON-RPC 2.0 on one URL (``POST /a2a``),
 both spec versions, told apart by the method's name as a2a-sdk names them:
 
 - ``message/stream`` (0.3), ``SendStreamingMessage`` (1.0): the agent's
@@ -35,14 +35,27 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from .._backend import impl
 from .._pure.a2a.errors import A2AEventError
 from .._version import __version__
+from ..gateway._body import json_body
+from ..gateway._requests import (
+    Json,
+    RequestError,
+    agent_message,
+    expect_list,
+    expect_object,
+    expect_string,
+    text_part,
+)
+from ..gateway._streams import converted
+from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
 from ..server._response import recording
 from ..server._waiting import wait_within
-from ._a2a_tasks import (
+from ._gateway_tasks import (
     TASK_ALIAS,
     TERMINAL_STATES,
     ListTasks,
@@ -52,15 +65,11 @@ from ._a2a_tasks import (
     stored_task,
     with_history_length,
 )
-from ._body import json_body
-from ._requests import RequestError, agent_request_from_a2a
-from ._streams import converted
-from ._upstream import UpstreamError
 
 if TYPE_CHECKING:
-    from ._app import Gateway
+    from ..gateway import Gateway
 
-__all__ = ["A2AEndpoint", "agent_card"]
+__all__ = ["Endpoint", "agent_card", "agent_request_from_a2a"]
 
 # The methods, by name: (the spec version that names it so, what it does).
 _METHODS = {
@@ -232,6 +241,65 @@ def agent_card(endpoint: str, *, keyed: bool = False) -> dict[str, Any]:
     return card
 
 
+def _a2a_media(url: str, mime: str, name: Any) -> Json:
+    """A file part as the Agent API's content of its media kind."""
+    kind = mime.partition("/")[0]
+    if kind == "image":
+        return {"type": "image", "image_url": url}
+    if kind == "audio":
+        return {"type": "audio", "data": url, "format": mime.partition("/")[2] or None}
+    if kind == "video":
+        return {"type": "video", "video_url": url}
+    part: Json = {"type": "file", "file_url": url}
+    if isinstance(name, str) and name:
+        part["filename"] = name
+    return part
+
+
+def _a2a_part(part: Any, where: str) -> Json:
+    """One part of an A2A message, 0.3 (``kind``, ``file: {uri | bytes}``)
+    or 1.0 (``text``, ``url`` or ``raw``, ``data``), as Agent API content."""
+    part = expect_object(part, where)
+    if "text" in part:
+        return text_part(expect_string(part.get("text"), f"{where}.text"))
+    if "data" in part and part.get("kind") in (None, "data"):
+        data = part["data"]
+        return {"type": "data", "data": data if isinstance(data, Mapping) else {"value": data}}
+    file = expect_object(part["file"], f"{where}.file") if part.get("kind") == "file" else part
+    mime = file.get("mimeType") or file.get("mediaType") or "application/octet-stream"
+    mime = expect_string(mime, f"{where}.mediaType")
+    name = file.get("name") if "name" in file else file.get("filename")
+    url = file.get("uri") if "uri" in file else file.get("url")
+    if url is not None:
+        return _a2a_media(expect_string(url, f"{where}.url"), mime, name)
+    raw = file.get("bytes") if "bytes" in file else file.get("raw")
+    if raw is not None:
+        return _a2a_media(f"data:{mime};base64,{expect_string(raw, f'{where}.raw')}", mime, name)
+    raise RequestError(f"{where} is no A2A part: it has no text, data, url or raw bytes")
+
+
+def agent_request_from_a2a(params: Any) -> tuple[Json, str | None]:
+    """The params of an A2A ``message/send`` or ``message/stream`` (0.3),
+    ``SendMessage`` or ``SendStreamingMessage`` (1.0) as an AgentRequest,
+    with the message's ``contextId`` (the AgentRequest's ``session_id``),
+    if it has one."""
+    params = expect_object(params, "params")
+    message = expect_object(params.get("message"), "params.message")
+    role = message.get("role")
+    if role not in ("user", "ROLE_USER"):
+        raise RequestError(f"params.message.role must be the user's, not {role!r}")
+    parts = expect_list(message.get("parts"), "params.message.parts")
+    if not parts:
+        raise RequestError("params.message.parts is empty")
+    content = [_a2a_part(part, f"params.message.parts[{i}]") for i, part in enumerate(parts)]
+    user = agent_message("user", content, message_id=message.get("messageId"))
+    request: Json = {"input": [user], "stream": True}
+    context_id = message.get("contextId")
+    if context_id is not None:
+        request["session_id"] = expect_string(context_id, "params.message.contextId")
+    return request, request.get("session_id")
+
+
 def _waits(params: Mapping[str, Any], version: str) -> bool:
     """Whether a ``message/send`` waits for the run to end: unless its
     configuration says ``blocking: false`` (0.3) or ``returnImmediately:
@@ -244,17 +312,29 @@ def _waits(params: Mapping[str, Any], version: str) -> bool:
     return configuration.get("returnImmediately") is not True
 
 
-class A2AEndpoint:
+class Endpoint:
     """Serves the gateway's agent over A2A's JSON-RPC binding."""
+
+    #: The agent card: clients read it before they call.
+    public_paths = frozenset({"/.well-known/agent-card.json"})
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
         # The runs going on here, by task: what cancels each.
         self._cancels: dict[str, asyncio.Event] = {}
 
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/a2a", self.handle, methods=["POST"], name="a2a"),
+            Route("/.well-known/agent-card.json", self.card, methods=["GET"]),
+        ]
+
+    def streams(self, path: str) -> bool:
+        return path == "/a2a"
+
     async def card(self, request: Request) -> Response:
         endpoint = str(request.url_for("a2a"))
-        return JSONResponse(agent_card(endpoint, keyed=bool(self._gateway._api_keys)))
+        return JSONResponse(agent_card(endpoint, keyed=self._gateway.requires_api_key))
 
     async def handle(self, request: Request) -> Response:
         resumed = self._gateway.resumed(request, "a2a")

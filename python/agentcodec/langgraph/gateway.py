@@ -1,4 +1,4 @@
-"""The gateway as a LangGraph Agent Server: the routes langgraph-sdk's
+"""The gateway (``agentcodec gateway``) as a LangGraph Agent Server: the routes langgraph-sdk's
 client and the ``useStream`` hook call, so that a LangGraph frontend talks to
 the agent behind the gateway.
 
@@ -33,18 +33,19 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from .._backend import impl
+from ..gateway._body import json_body
+from ..gateway._requests import RequestError, agent_request_from_langchain
+from ..gateway._streams import converted
+from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
-from ._body import json_body
-from ._requests import RequestError, agent_request_from_langchain
-from ._streams import converted
-from ._upstream import UpstreamError
 
 if TYPE_CHECKING:
-    from ._app import Gateway
+    from ..gateway import Gateway
 
-__all__ = ["LangGraphEndpoint"]
+__all__ = ["Endpoint"]
 
 THREAD_ALIAS = "langgraph-thread:"
 RUN_ALIAS = "langgraph-run:"
@@ -146,11 +147,26 @@ def _state(thread_id: str, assembler: Any) -> dict[str, Any]:
     }
 
 
-class LangGraphEndpoint:
+class Endpoint:
     """Serves the gateway's agent as a LangGraph Agent Server's threads and runs."""
+
+    public_paths: frozenset[str] = frozenset()
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/threads", self.create_thread, methods=["POST"]),
+            Route("/threads/{thread_id}/runs/stream", self.stream_run, methods=["POST"]),
+            Route("/threads/{thread_id}/runs/{run_id}/stream", self.join, methods=["GET"]),
+            Route("/threads/{thread_id}/state", self.state, methods=["GET"]),
+            Route("/threads/{thread_id}/history", self.history, methods=["POST"]),
+            Route("/threads/{thread_id}", self.thread, methods=["GET"]),
+        ]
+
+    def streams(self, path: str) -> bool:
+        return path.startswith("/threads/") and path.endswith("/stream") and "/runs/" in path
 
     async def create_thread(self, request: Request) -> Response:
         now = _now()

@@ -21,9 +21,9 @@ from typing import Any
 from .._backend import impl
 from .._pure.a2a.errors import A2AEventError
 from .._pure.rfc3339 import unix_nanoseconds
-from ..a2a import FINAL_STATES, TASK_STATES
+from ..gateway._requests import RequestError
 from ..server import ReplayError, ReplayStore
-from ._requests import RequestError
+from .types import FINAL_STATES, TASK_STATES
 
 __all__ = ["TASK_ALIAS", "ListTasks", "list_tasks", "now_timestamp", "stored_task", "timestamp_ns"]
 

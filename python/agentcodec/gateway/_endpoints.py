@@ -1,0 +1,54 @@
+"""The endpoints protocols add to the gateway.
+
+A protocol whose server side is more than a stream per request (its own
+methods, resources a client reads, a discovery document) serves it from its
+package's ``gateway`` module, whose ``Endpoint`` the gateway makes with
+itself and asks for its routes. The gateway finds them by the protocol
+registry and names none: a protocol's server side is part of its plug-in.
+
+An endpoint builds on the gateway's public members (``start_run``,
+``resumed``, ``event_stream``, ``store``, ``max_body_bytes``,
+``requires_api_key``) and on its request pieces (``_requests``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+from starlette.routing import BaseRoute
+
+from .. import _protocols
+from ..events import PROTOCOLS
+
+if TYPE_CHECKING:
+    from ._app import Gateway
+
+__all__ = ["Endpoint", "endpoints"]
+
+
+class Endpoint(Protocol):
+    """What a protocol's ``gateway.Endpoint`` is."""
+
+    #: The paths answered without an API key: what clients read before they call.
+    public_paths: ClassVar[frozenset[str]]
+
+    def __init__(self, gateway: Gateway) -> None: ...
+
+    def routes(self) -> list[BaseRoute]:
+        """The routes it answers, mounted beside the gateway's own."""
+        ...
+
+    def streams(self, path: str) -> bool:
+        """Whether a request to ``path`` streams the protocol (so its
+        metrics count under the protocol's name)."""
+        ...
+
+
+def endpoints(gateway: Gateway) -> dict[str, Endpoint]:
+    """Each protocol's endpoint, made for ``gateway``, in the registry's order."""
+    made: dict[str, Endpoint] = {}
+    for protocol in PROTOCOLS:
+        kind = _protocols.gateway_endpoint(protocol)
+        if kind is not None:
+            made[protocol] = kind(gateway)
+    return made
