@@ -193,8 +193,7 @@ impl Protocol for Tasks {
         let Some(version) = self.version else {
             return false;
         };
-        let Some(append) = probe::Response::read(text).and_then(|probe| probe.into_append(version))
-        else {
+        let Some(append) = probe::Append::read(text, version) else {
             return false;
         };
         if self.task_id() != Some(&*append.task_id) {
@@ -209,8 +208,8 @@ impl Protocol for Tasks {
         ) {
             return false;
         }
-        self.parts += append.parts.len();
-        self.appended[position].extend(append.parts);
+        self.parts += append.count();
+        self.appended[position].extend(append.into_parts());
         true
     }
 

@@ -146,15 +146,19 @@ impl<'a> Fields<'a> for Part<'a> {
 
 impl Part<'_> {
     /// The part, when it is a plain text part.
-    fn to_text_part(&self) -> Option<TextPart> {
+    fn into_text_part(self) -> Option<TextPart> {
         if self.other {
             return None;
         }
-        let text = self.text.as_ref()?.as_str()?.to_owned();
-        let kind = match &self.kind {
-            None => None,
-            Some(kind) => Some(kind.as_str()?.to_owned()),
+        let StrField::Str(text) = self.text? else {
+            return None;
         };
+        let kind = match self.kind {
+            None => None,
+            Some(StrField::Str(kind)) => Some(kind.into_owned()),
+            Some(StrField::NotStr) => return None,
+        };
+        let text = text.into_owned();
         Some(TextPart {
             text,
             kind,
@@ -197,12 +201,105 @@ impl TextPart {
     }
 }
 
-/// An append of text parts to an artifact.
+/// An append of text parts to an artifact: its first part apart, since
+/// nearly every append has one part alone and a list of one would be an
+/// allocation an event (the last chunk may have none).
 #[derive(Debug, PartialEq)]
 pub struct Append<'a> {
     pub task_id: Cow<'a, str>,
     pub artifact_id: Cow<'a, str>,
-    pub parts: Vec<TextPart>,
+    pub first: Option<TextPart>,
+    pub rest: Vec<TextPart>,
+}
+
+impl Append<'_> {
+    /// The append an event's text is, in a stream of `version`; `None` for
+    /// any other event, or one not plainly so. An append of one text part in
+    /// the layout agentcodec writes (1.0) is read literal by literal, straight
+    /// into the append; anything else through the general reading.
+    pub fn read<'a>(text: &'a str, version: &str) -> Option<Append<'a>> {
+        if version != "0.3" {
+            if let Some(append) = Append::read_layout(text) {
+                return Some(append);
+            }
+        }
+        Response::parse(text)?.into_append(version)
+    }
+
+    /// A 1.0 append of one text part, compact, keys in the order of the
+    /// spec's messages (`jsonrpc`, `id`, `result.artifactUpdate`: `taskId`,
+    /// `contextId`, `artifact` of `artifactId`, maybe `name`, and `parts`,
+    /// then `append`), read literal by literal; the rest of each object
+    /// through the general loop, which may hold nothing that changes the
+    /// append (a repeated key, what the full path merges). `None` for any
+    /// other text, which the general reading then reads.
+    fn read_layout(text: &str) -> Option<Append<'_>> {
+        let mut cursor = Cursor::new(text);
+        cursor.open_object().then_some(())?;
+        cursor.expect(br#""jsonrpc":"2.0","id":"#)?;
+        cursor.skip().ok()?;
+        cursor.expect(br#","result":"#)?;
+        cursor.open_nested(b'{')?;
+        cursor.expect(br#""artifactUpdate":"#)?;
+        cursor.open_nested(b'{')?;
+        cursor.expect(br#""taskId":"#)?;
+        let StrField::Str(task_id) = cursor.str_field().ok()? else {
+            return None;
+        };
+        cursor.expect(br#","contextId":"#)?;
+        cursor.skip().ok()?;
+        cursor.expect(br#","artifact":"#)?;
+        cursor.open_nested(b'{')?;
+        cursor.expect(br#""artifactId":"#)?;
+        let StrField::Str(artifact_id) = cursor.str_field().ok()? else {
+            return None;
+        };
+        if cursor.expect(br#","name":"#).is_some() {
+            cursor.skip().ok()?;
+        }
+        cursor.expect(br#","parts":"#)?;
+        cursor.open_nested(b'[')?;
+        cursor.open_nested(b'{')?;
+        cursor.expect(br#""text":"#)?;
+        let mut part = Part {
+            text: Some(cursor.str_field().ok()?),
+            ..Part::default()
+        };
+        cursor.finish_nested(&mut part)?;
+        let first = part.into_text_part()?;
+        cursor.close_nested(b']')?;
+        let mut artifact = Artifact::default();
+        cursor.finish_nested(&mut artifact)?;
+        cursor.expect(br#","append":true"#)?;
+        let mut update = Update::default();
+        cursor.finish_nested(&mut update)?;
+        let mut outcome = Outcome::default();
+        cursor.finish_nested(&mut outcome)?;
+        let mut response = Response::default();
+        let plain = cursor.finish_object(&mut response)
+            && artifact == Artifact::default()
+            && !update.other
+            && (update.task_id, update.append, update.artifact) == (None, None, None)
+            && outcome == Outcome::default()
+            && !response.other
+            && response.result.is_none();
+        plain.then_some(Append {
+            task_id,
+            artifact_id,
+            first: Some(first),
+            rest: Vec::new(),
+        })
+    }
+
+    /// How many parts it appends.
+    pub fn count(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    /// Its parts, in order.
+    pub fn into_parts(self) -> impl Iterator<Item = TextPart> {
+        self.first.into_iter().chain(self.rest)
+    }
 }
 
 impl<'a> Response<'a> {
@@ -210,67 +307,6 @@ impl<'a> Response<'a> {
     /// full path then reports it).
     pub fn parse(text: &'a str) -> Option<Response<'a>> {
         Cursor::parse_object(text)
-    }
-
-    /// Probes an event's text: `None` when it is not a JSON object. An
-    /// append of one text part in the layout agentcodec writes (1.0) is read
-    /// literal by literal; anything else in general.
-    pub fn read(text: &'a str) -> Option<Response<'a>> {
-        Response::read_layout(text).or_else(|| Response::parse(text))
-    }
-
-    /// A 1.0 artifact update of one text part, compact, keys in the order
-    /// of the spec's messages (`jsonrpc`, `id`, `result.artifactUpdate`:
-    /// `taskId`, `contextId`, `artifact` of `artifactId`, maybe `name`, and
-    /// `parts`, then `append`), read literal by literal; the rest of each
-    /// object through the general loop. `None` for any other text.
-    fn read_layout(text: &'a str) -> Option<Response<'a>> {
-        let mut cursor = Cursor::new(text);
-        let mut response = Response::default();
-        cursor.open_object().then_some(())?;
-        cursor.expect(br#""jsonrpc":"2.0","id":"#)?;
-        response.jsonrpc = true;
-        cursor.skip().ok()?;
-        cursor.expect(br#","result":"#)?;
-        cursor.open_nested(b'{')?;
-        let mut outcome = Outcome::default();
-        cursor.expect(br#""artifactUpdate":"#)?;
-        cursor.open_nested(b'{')?;
-        let mut update = Update {
-            any: true,
-            ..Update::default()
-        };
-        cursor.expect(br#""taskId":"#)?;
-        update.task_id = Some(cursor.str_field().ok()?);
-        cursor.expect(br#","contextId":"#)?;
-        cursor.skip().ok()?;
-        cursor.expect(br#","artifact":"#)?;
-        cursor.open_nested(b'{')?;
-        let mut artifact = Artifact::default();
-        cursor.expect(br#""artifactId":"#)?;
-        artifact.artifact_id = Some(cursor.str_field().ok()?);
-        if cursor.expect(br#","name":"#).is_some() {
-            cursor.skip().ok()?;
-        }
-        cursor.expect(br#","parts":"#)?;
-        cursor.open_nested(b'[')?;
-        cursor.open_nested(b'{')?;
-        let mut part = Part::default();
-        cursor.expect(br#""text":"#)?;
-        part.text = Some(cursor.str_field().ok()?);
-        cursor.finish_nested(&mut part)?;
-        cursor.close_nested(b']')?;
-        artifact.parts = Some(vec![part]);
-        cursor.finish_nested(&mut artifact)?;
-        update.artifact = Some(Obj(Some(artifact)));
-        if cursor.expect(br#","append":true"#).is_some() {
-            update.append = Some(Scalar::Bool(true));
-        }
-        cursor.finish_nested(&mut update)?;
-        outcome.artifact_update = Some(Obj(Some(update)));
-        cursor.finish_nested(&mut outcome)?;
-        response.result = Some(Obj(Some(outcome)));
-        cursor.finish_object(&mut response).then_some(response)
     }
 
     /// The append this event is, in a stream of `version`; `None` for any
@@ -305,10 +341,13 @@ impl<'a> Response<'a> {
         if artifact.other {
             return None;
         }
-        let parts = artifact
-            .parts?
-            .iter()
-            .map(Part::to_text_part)
+        let mut parts = artifact.parts?.into_iter();
+        let first = match parts.next() {
+            Some(part) => Some(part.into_text_part()?),
+            None => None,
+        };
+        let rest = parts
+            .map(Part::into_text_part)
             .collect::<Option<Vec<_>>>()?;
         let (StrField::Str(task_id), StrField::Str(artifact_id)) =
             (update.task_id?, artifact.artifact_id?)
@@ -318,7 +357,8 @@ impl<'a> Response<'a> {
         Some(Append {
             task_id,
             artifact_id,
-            parts,
+            first,
+            rest,
         })
     }
 }
@@ -328,12 +368,17 @@ mod tests {
     use super::*;
 
     fn append(text: &str, version: &str) -> Option<(String, String, String)> {
-        let append = Response::read(text)?.into_append(version)?;
+        let append = Append::read(text, version)?;
         Some((
-            append.task_id.into_owned(),
-            append.artifact_id.into_owned(),
-            Value::Array(append.parts.iter().map(TextPart::to_value).collect()).to_string(),
+            append.task_id.to_string(),
+            append.artifact_id.to_string(),
+            Value::Array(append.into_parts().map(|part| part.to_value()).collect()).to_string(),
         ))
+    }
+
+    /// What the general reading makes of a text: the append it is, if any.
+    fn general(text: &str) -> Option<Append<'_>> {
+        Response::parse(text)?.into_append("1.0")
     }
 
     const APPEND: &str = r#"{"jsonrpc":"2.0","id":"1","result":{"artifactUpdate":{"taskId":"task-1","contextId":"context-1","artifact":{"artifactId":"a1","parts":[{"text":" the \"agent\""}]},"append":true}}}"#;
@@ -342,10 +387,13 @@ mod tests {
 
     #[test]
     fn the_layout_reading_is_the_general_one() {
-        for text in [APPEND, NAMED, FIRST] {
-            assert!(Response::read_layout(text).is_some(), "{text}");
-            assert_eq!(Response::read(text), Response::parse(text), "{text}");
+        for text in [APPEND, NAMED] {
+            assert!(Append::read_layout(text).is_some(), "{text}");
+            assert_eq!(Append::read(text, "1.0"), general(text), "{text}");
         }
+        // The first chunk is no append: read in general, and not one.
+        assert_eq!(Append::read_layout(FIRST), None);
+        assert_eq!(general(FIRST), None);
         // Off the layout: white space (a2a-sdk's own server), another
         // order, two parts, more fields, repeated keys, values of other
         // kinds, trailing text.
@@ -358,8 +406,18 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true}},"error":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":5,"contextId":[],"artifact":{"artifactId":null,"parts":[{"text":1}]},"append":"yes"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true}}} x"#,
+            // Tails the layout reads in general: repeated keys, what the
+            // full path merges, more of the update or the response.
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}],"artifactId":"b"},"append":true}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}],"parts":[]},"append":true}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true,"taskId":"u"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true,"artifact":{"artifactId":"a","parts":[{"text":"y"}]}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true},"kind":"artifact-update"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true}},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x","kind":"text"}]},"append":true}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x\u00e9"}]},"append":true,"lastChunk":true}},"id":2}"#,
         ] {
-            assert_eq!(Response::read(text), Response::parse(text), "{text}");
+            assert_eq!(Append::read(text, "1.0"), general(text), "{text}");
         }
     }
 
@@ -368,8 +426,19 @@ mod tests {
     #[test]
     fn the_layout_reading_agrees_on_mutations() {
         crate::json_probe::each_mutation(&[APPEND, NAMED], |text| {
-            assert_eq!(Response::read(text), Response::parse(text), "{text}")
+            assert_eq!(Append::read(text, "1.0"), general(text), "{text}")
         });
+    }
+
+    #[test]
+    fn the_last_chunk_without_parts_is_an_append_of_none() {
+        // Settling the artifact on the full path would turn every part
+        // appended so far into a value.
+        let last = r#"{"jsonrpc":"2.0","id":"1","result":{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[]},"append":true,"lastChunk":true}}}"#;
+        assert_eq!(
+            append(last, "1.0"),
+            Some(("t".into(), "a".into(), "[]".into()))
+        );
     }
 
     #[test]
