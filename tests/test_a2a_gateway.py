@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +267,29 @@ def test_tasks_are_listed_from_the_store_shared_by_replicas(tmp_path: Path) -> N
         listed = rpc(second, "ListTasks", {"contextId": "shared", "includeArtifacts": True}).json()["result"]
         assert listed["tasks"] == made[::-1]
         assert listed["totalSize"] == 3
+
+
+@pytest.mark.parametrize(
+    ("microsecond", "written"),
+    [
+        (0, "2026-11-28T06:01:59Z"),
+        (959_000, "2026-11-28T06:01:59.959Z"),
+        (959_120, "2026-11-28T06:01:59.959120Z"),
+    ],
+)
+def test_a_status_time_is_written_as_protobuf_json_writes_it(microsecond: int, written: str) -> None:
+    """A time whose microseconds end in 000 was written with six digits,
+    which a2a-sdk's client gives back with three: a listed task then
+    differed from the one SendMessage answered, one time in a thousand."""
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    from agentcodec.a2a._gateway_tasks import timestamp
+
+    moment = datetime(2026, 11, 28, 6, 1, 59, microsecond, tzinfo=timezone.utc)
+    assert timestamp(moment) == written
+    parsed = Timestamp()
+    parsed.FromJsonString(written)
+    assert parsed.ToJsonString() == written
 
 
 # --- ListTasks ------------------------------------------------------------------------------

@@ -25,7 +25,15 @@ from ..gateway._requests import RequestError
 from ..server import ReplayError, ReplayStore
 from .types import FINAL_STATES, TASK_STATES
 
-__all__ = ["TASK_ALIAS", "ListTasks", "list_tasks", "now_timestamp", "stored_task", "timestamp_ns"]
+__all__ = [
+    "TASK_ALIAS",
+    "ListTasks",
+    "list_tasks",
+    "now_timestamp",
+    "stored_task",
+    "timestamp",
+    "timestamp_ns",
+]
 
 #: The store's alias of a task's stream is this and the task's id.
 TASK_ALIAS = "a2a-task:"
@@ -42,9 +50,23 @@ TERMINAL_STATES = frozenset(FINAL_STATES) | {
 
 
 def now_timestamp() -> str:
-    """The time now as a task status's ``timestamp`` (RFC 3339, UTC), as
-    both versions read it."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    """The time now as a task status's ``timestamp``: see ``timestamp``."""
+    return timestamp(datetime.now(timezone.utc))
+
+
+def timestamp(moment: datetime) -> str:
+    """A UTC time as RFC 3339 with the fraction 1.0's protobuf JSON writes
+    (none, or 3 or 6 digits, as few as hold it), so that a task reads the
+    same here as from a client that parsed it and wrote it again; 0.3
+    reads any RFC 3339."""
+    fraction = moment.microsecond
+    if fraction == 0:
+        spec = "seconds"
+    elif fraction % 1000 == 0:
+        spec = "milliseconds"
+    else:
+        spec = "microseconds"
+    return moment.astimezone(timezone.utc).isoformat(timespec=spec).replace("+00:00", "Z")
 
 
 def timestamp_ns(text: Any) -> int | None:
