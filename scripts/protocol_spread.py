@@ -1,7 +1,7 @@
 """How far each protocol's knowledge spreads: the files that name it outside
 its own places (its Rust folder and binding file, its Python package and
-pure modules, its vocabulary, its tests, fixtures, benchmark row and fixture
-script). A protocol is a plug-in when adding one edits few files besides
+pure modules, its vocabulary, its tests and their helpers (``tests/<name>_*``),
+fixtures, benchmark row and fixture script). A protocol is a plug-in when adding one edits few files besides
 its own; this counts them, as the architecture page's checklist expects.
 
     python scripts/protocol_spread.py            # a line per protocol
@@ -37,6 +37,7 @@ def own_places(module: str) -> re.Pattern[str]:
                 rf"python/agentcodec/_pure/{module}/",
                 rf"python/agentcodec/_vocabulary/{module}\.txt$",
                 rf"tests/test_{module}",
+                rf"tests/{module}_",
                 rf"tests/protocols/{module}\.py$",
                 r"tests/fixtures/",
                 r"benches/workloads/",

@@ -26,9 +26,19 @@ from agent_servers import FIXTURES, ScriptedAgent
 from agentcodec import cli
 from agentcodec.gateway import DemoAgent, Gateway, Timeouts
 from agentcodec.server import MemoryReplayStore, RedisReplayStore
+from gateway_clients import SERVED, neutral, run_at
+from protocol_table import Row
 from servers import command_server, redis_server, serve, wait_until
 from sse_helpers import data_events
-from test_gateway import AGUI_BODY, PROCESS_BODY, agui_events
+
+PROCESS_BODY = {
+    "input": [
+        {"role": "user", "content": [{"type": "text", "text": "How many words are in this question?"}]}
+    ],
+    "session_id": "s1",
+}
+# The endpoints whose stream answers the request that runs the agent.
+RESENT = [pytest.param(row, id=row.name) for row in SERVED if row.gateway and row.gateway.read_at is None]
 
 # The first events of a recorded run: a response, a message, some content.
 RECORDED = (FIXTURES / "agent_turn.process.sse").read_bytes()
@@ -63,15 +73,17 @@ def event_ids(stream: bytes) -> list[str]:
     return [line[4:].strip() for line in stream.decode().splitlines() if line.startswith("id: ")]
 
 
-def the_end(agui_stream: bytes, process_stream: bytes) -> tuple[Any, Any]:
-    """The AG-UI run's last event's message, and the Agent API's last event's error."""
-    agui_last = agui_events(agui_stream)[-1]
-    process_last = data_events(process_stream)[-1]
-    assert agui_last["type"] == "RUN_ERROR"
-    assert agui_last["code"] == "upstream_error"
-    assert process_last["object"] == "response"
-    assert process_last["status"] == "failed"
-    return agui_last["message"], process_last["error"]["message"]
+def the_ends(url: str) -> dict[str, tuple[str, bytes]]:
+    """A run at every endpoint, one after another: each one's failure
+    message (its run must have failed) and its stream, by protocol."""
+    ends = {}
+    with httpx.Client(timeout=10) as http:
+        for row in SERVED:
+            stream = run_at(http, url, row).content
+            result = neutral(row, stream)
+            assert result["status"] == "failed", row.name
+            ends[row.name] = (result["error"]["message"], stream)
+    return ends
 
 
 def test_an_upstream_that_sends_no_first_event_is_timed_out() -> None:
@@ -82,16 +94,15 @@ def test_an_upstream_that_sends_no_first_event_is_timed_out() -> None:
     agent = ScriptedAgent(headers_then_nothing)
     with gateway_with(agent, first_byte=0.5) as url:
         began = time.monotonic()
-        agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10).content
-        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).content
+        ends = the_ends(url)
         took = time.monotonic() - began
     said = "the agent sent no event within 0.5 s"
-    assert the_end(agui_stream, process_stream) == (said, said)
-    assert took < 5
+    assert {message for message, _ in ends.values()} == {said}
+    assert took < 1 + len(SERVED)
     deadline = time.monotonic() + 5
-    while agent.cancelled < 2 and time.monotonic() < deadline:
+    while agent.cancelled < len(SERVED) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert agent.cancelled == 2  # the upstream's responses were let go
+    assert agent.cancelled == len(SERVED)  # the upstream's responses were let go
 
 
 def test_an_upstream_that_only_pings_is_idle() -> None:
@@ -104,12 +115,11 @@ def test_an_upstream_that_only_pings_is_idle() -> None:
             yield b": keep-alive\n\n"
 
     with gateway_with(ScriptedAgent(events_then_pings), idle=0.6) as url:
-        agui_stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10).content
-        process_stream = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).content
+        ends = the_ends(url)
     said = "the agent sent no event for 0.6 s"
-    assert the_end(agui_stream, process_stream) == (said, said)
+    assert {message for message, _ in ends.values()} == {said}
     # What came before the stall was passed on.
-    assert data_events(process_stream)[:-1] == data_events(FIRST_EVENTS)
+    assert data_events(ends["agentscope"][1])[:-1] == data_events(FIRST_EVENTS)
 
 
 def test_events_keep_a_slow_upstream_alive_until_the_run_timeout() -> None:
@@ -135,7 +145,7 @@ def test_an_upstream_that_does_not_answer_is_a_504() -> None:
         yield b""
 
     with gateway_with(ScriptedAgent(never, answer_after=2), first_byte=0.5) as url:
-        answer = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10)
+        answer = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10)
     assert answer.status_code == 504
     assert answer.json()["error"]["message"] == "the agent did not answer within 0.5 s"
 
@@ -232,7 +242,7 @@ def test_a_replica_that_stops_ends_its_runs_and_a_resuming_client_gets_the_end(t
         with command_server(arguments) as (first, process), command_server(arguments) as (second, _):
             received = b""
             stopped_at = None
-            with httpx.stream("POST", f"{first}/ag-ui", json=AGUI_BODY, timeout=30) as response:
+            with httpx.stream("POST", f"{first}/process", json=PROCESS_BODY, timeout=30) as response:
                 for chunk in response.iter_raw():
                     received += chunk
                     if received.count(b"data: ") >= 6 and stopped_at is None:
@@ -241,16 +251,16 @@ def test_a_replica_that_stops_ends_its_runs_and_a_resuming_client_gets_the_end(t
             assert stopped_at is not None
             process.wait(10)
             took = time.monotonic() - stopped_at
-            events = agui_events(received)
-            assert events[-1]["type"] == "RUN_ERROR"
-            assert events[-1]["message"] == "the gateway stopped before the run ended"
+            end = data_events(received)[-1]
+            assert (end["object"], end["status"]) == ("response", "failed")
+            assert end["error"]["message"] == "the gateway stopped before the run ended"
             # (uvicorn raises the signal again once it has shut down, as the exit status)
             assert process.returncode in (0, -signal.SIGTERM)
             assert took < 4  # the runs ended at once, not after uvicorn's 5 s of grace
             # Resumed on the other replica after the third event: the rest, and the end.
             resumed = httpx.post(
-                f"{second}/ag-ui",
-                json=AGUI_BODY,
+                f"{second}/process",
+                json=PROCESS_BODY,
                 headers={"Last-Event-ID": event_ids(received)[2]},
                 timeout=10,
             )
@@ -277,10 +287,15 @@ def test_runs_past_max_runs_are_refused_429_until_one_ends() -> None:
         with httpx.stream("POST", f"{url}/process", json=PROCESS_BODY, timeout=10) as going_on:
             chunks = going_on.iter_raw()
             first = next(chunks)
-            refused = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10)
+            with httpx.Client(timeout=10) as http:
+                refused = {row.name: (row, run_at(http, url, row)) for row in SERVED}
             rest = b"".join(chunks)
-        assert refused.status_code == 429
-        assert refused.json()["error"] == {
+        # Every endpoint refuses, as its protocol answers an error.
+        for row, answer in refused.values():
+            assert row.gateway is not None
+            assert answer.status_code == (429 if row.gateway.refused_status != 200 else 200), row.name
+            assert "too many runs going on: 1 at most" in answer.text, row.name
+        assert refused["agentscope"][1].json()["error"] == {
             "code": "too_many_runs",
             "message": "too many runs going on: 1 at most",
         }
@@ -327,14 +342,16 @@ def metric_samples(text: str) -> dict[str, float]:
     return samples
 
 
-def test_metrics_count_runs_streams_events_and_resumes() -> None:
+@pytest.mark.parametrize("row", RESENT)
+def test_metrics_count_runs_streams_events_and_resumes(row: Row) -> None:
+    assert row.gateway is not None
+    path, body = row.gateway.path, row.gateway.body("How many words are in this question?")
     with serve(Gateway(DemoAgent(delay=0))) as url:
-        stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, timeout=10).content
+        stream = httpx.post(f"{url}{path}", json=body, timeout=10).content
         ids = event_ids(stream)
-        hit = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": ids[1]}, timeout=10)
-        miss = httpx.post(
-            f"{url}/ag-ui", json=AGUI_BODY, headers={"Last-Event-ID": "agui.nothing:1"}, timeout=10
-        )
+        hit = httpx.post(f"{url}{path}", json=body, headers={"Last-Event-ID": ids[1]}, timeout=10)
+        nowhere = ids[1].rpartition(":")[0] + "-nothing:1"
+        miss = httpx.post(f"{url}{path}", json=body, headers={"Last-Event-ID": nowhere}, timeout=10)
         answer = httpx.get(f"{url}/metrics", timeout=10)
     assert hit.status_code == 200
     assert miss.status_code == 410
@@ -343,8 +360,9 @@ def test_metrics_count_runs_streams_events_and_resumes() -> None:
     assert samples["agentcodec_gateway_runs"] == 0
     assert samples["agentcodec_gateway_runs_started_total"] == 1
     # Every event sent, the resumed stream's too (what followed the second event).
-    assert samples['agentcodec_gateway_events_sent_total{protocol="agui"}'] == len(ids) + len(ids) - 2
-    assert samples['agentcodec_gateway_streams_open{protocol="agui"}'] == 0
+    protocol = f'{{protocol="{row.name}"}}'
+    assert samples[f"agentcodec_gateway_events_sent_total{protocol}"] == len(ids) + len(ids) - 2
+    assert samples[f"agentcodec_gateway_streams_open{protocol}"] == 0
     assert samples['agentcodec_gateway_resumes_total{outcome="hit"}'] == 1
     assert samples['agentcodec_gateway_resumes_total{outcome="miss"}'] == 1
 
@@ -381,10 +399,10 @@ def test_a_redis_restart_ends_the_stream_in_flight_with_its_error_and_the_gatewa
     with serve(Gateway(DemoAgent(delay=0.05), store=RedisReplayStore(url))) as gateway:
         first_redis = contextlib.ExitStack()
         first_redis.enter_context(redis_server(tmp_path))
-        whole = data_events(httpx.post(f"{gateway}/ag-ui", json=AGUI_BODY, timeout=20).content)
-        assert whole[-1]["type"] == "RUN_FINISHED"
+        whole = data_events(httpx.post(f"{gateway}/process", json=PROCESS_BODY, timeout=20).content)
+        assert whole[-1]["status"] == "completed"
         received = b""
-        with httpx.stream("POST", f"{gateway}/ag-ui", json=AGUI_BODY, timeout=20) as response:
+        with httpx.stream("POST", f"{gateway}/process", json=PROCESS_BODY, timeout=20) as response:
             chunks = response.iter_raw()
             while received.count(b"data:") < 5:
                 received += next(chunks)
@@ -392,11 +410,13 @@ def test_a_redis_restart_ends_the_stream_in_flight_with_its_error_and_the_gatewa
             with redis_server(tmp_path):
                 received += b"".join(chunks)
                 last = data_events(received)[-1]
-                assert last["type"] == "RUN_ERROR"
-                assert last["message"] == "the stream could not be read on from the server's store"
+                assert (last["object"], last["status"]) == ("response", "failed")
+                assert last["error"]["message"] == "the stream could not be read on from the server's store"
                 for _ in range(2):
-                    again = data_events(httpx.post(f"{gateway}/ag-ui", json=AGUI_BODY, timeout=20).content)
-                    assert [again[0]["type"], again[-1]["type"]] == ["RUN_STARTED", "RUN_FINISHED"]
+                    again = data_events(
+                        httpx.post(f"{gateway}/process", json=PROCESS_BODY, timeout=20).content
+                    )
+                    assert [again[0]["status"], again[-1]["status"]] == ["created", "completed"]
 
 
 @pytest.mark.parametrize(
@@ -425,7 +445,9 @@ def test_the_access_log_has_a_record_for_each_request_its_fields_as_attributes(
 ) -> None:
     caplog.set_level(logging.INFO, logger="agentcodec.gateway.access")
     with serve(Gateway(DemoAgent(delay=0))) as url:
-        stream = httpx.post(f"{url}/ag-ui", json=AGUI_BODY, headers={"X-Request-Id": "req-1"}, timeout=10)
+        stream = httpx.post(
+            f"{url}/process", json=PROCESS_BODY, headers={"X-Request-Id": "req-1"}, timeout=10
+        )
         httpx.get(f"{url}/health", timeout=10)
         time.sleep(0.1)  # the record is written once the response has ended
     records = [record for record in caplog.records if record.name == "agentcodec.gateway.access"]
@@ -433,13 +455,13 @@ def test_the_access_log_has_a_record_for_each_request_its_fields_as_attributes(
     events = len(event_ids(stream.content))
     assert (streamed.method, streamed.path, streamed.status, streamed.protocol) == (
         "POST",
-        "/ag-ui",
+        "/process",
         200,
-        "agui",
+        "agentscope",
     )
     assert (streamed.events, streamed.request_id) == (events, "req-1")
     assert streamed.duration_ms > 0
-    assert streamed.getMessage().startswith("POST /ag-ui 200 ")
+    assert streamed.getMessage().startswith("POST /process 200 ")
     assert streamed.getMessage().endswith(f" ms {events} events")
     assert (health.path, health.status, health.protocol, health.events) == ("/health", 200, None, None)
 
@@ -500,10 +522,11 @@ def endless_run() -> AsyncIterator[bytes]:
 
 def read_then_leave(
     url: str, path: str, body: Any, headers: dict[str, str] | None = None, seconds: float = 0.0
-) -> str:
+) -> tuple[str, bytes]:
     """Streams ``path`` for ``seconds`` (at least one event), then leaves;
-    returns the last event id read."""
+    returns the last event id read, and the whole events read."""
     last = ""
+    read = b""
     deadline = time.monotonic() + seconds
     with (
         httpx.Client(timeout=30) as http,
@@ -511,30 +534,31 @@ def read_then_leave(
     ):
         assert response.status_code == 200
         for chunk in response.iter_bytes():
-            ids = event_ids(chunk)
+            read += chunk
+            whole = read[: read.rfind(b"\n\n") + 2]
+            ids = event_ids(whole)
             last = ids[-1] if ids else last
             if last and time.monotonic() >= deadline:
                 break
-    return last
+    return last, whole
 
 
-@pytest.mark.parametrize(("path", "body"), [("/ag-ui", AGUI_BODY), ("/process", PROCESS_BODY)])
-def test_a_run_its_client_abandoned_is_cancelled_upstream_after_the_grace_period(
-    path: str, body: Any
-) -> None:
+@pytest.mark.parametrize("row", [param for param in RESENT if param.values[0].gateway.cancels_abandoned])
+def test_a_run_its_client_abandoned_is_cancelled_upstream_after_the_grace_period(row: Row) -> None:
+    assert row.gateway is not None
+    path, body = row.gateway.path, row.gateway.body("How many words are in this question?")
     agent = ScriptedAgent(endless_run)
     with gateway_with(agent, MemoryReplayStore(), abandoned=1.0, idle=None, run=None) as url:
-        last = read_then_leave(url, path, body)
+        last, head = read_then_leave(url, path, body)
         waited = wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")
         assert waited > 0.7
         # A client that comes back after it gets the rest, and the run's end in its protocol.
         rest = httpx.post(f"{url}{path}", json=body, headers={"Last-Event-ID": last}, timeout=10).content
         samples = metric_samples(httpx.get(f"{url}/metrics", timeout=10).text)
     assert samples['agentcodec_gateway_runs_failed_total{reason="abandoned"}'] == 1
-    end = data_events(rest)[-1]
-    if path == "/ag-ui":
-        assert (end["type"], end["outcome"]) == ("RUN_FINISHED", {"type": "cancelled"})
-    else:
+    assert neutral(row, head + rest)["status"] == "cancelled"
+    if row.name == "agentscope":
+        end = data_events(rest)[-1]
         assert (end["object"], end["status"]) == ("response", "canceled")
         assert end["id"] == data_events(FIRST_EVENTS)[0]["id"]
 
@@ -542,10 +566,10 @@ def test_a_run_its_client_abandoned_is_cancelled_upstream_after_the_grace_period
 def test_a_client_that_resumes_in_time_keeps_its_run_going() -> None:
     agent = ScriptedAgent(endless_run)
     with gateway_with(agent, MemoryReplayStore(), abandoned=1.0, idle=None, run=None) as url:
-        last = read_then_leave(url, "/ag-ui", AGUI_BODY)
+        last, _ = read_then_leave(url, "/process", PROCESS_BODY)
         for _ in range(3):  # away for half the grace, then reading for longer than it
             time.sleep(0.5)
-            last = read_then_leave(url, "/ag-ui", AGUI_BODY, {"Last-Event-ID": last}, seconds=1.5)
+            last, _ = read_then_leave(url, "/process", PROCESS_BODY, {"Last-Event-ID": last}, seconds=1.5)
             assert agent.cancelled == 0
         wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")
 
@@ -563,8 +587,8 @@ def test_a_client_reading_on_another_replica_keeps_the_run_going(tmp_path: Path)
             serve(Gateway(upstream, store=stores[0], timeouts=timeouts)) as running,
             serve(Gateway(upstream, store=stores[1], timeouts=timeouts)) as other,
         ):
-            last = read_then_leave(running, "/ag-ui", AGUI_BODY)
-            last = read_then_leave(other, "/ag-ui", AGUI_BODY, {"Last-Event-ID": last}, seconds=3.0)
+            last, _ = read_then_leave(running, "/process", PROCESS_BODY)
+            last, _ = read_then_leave(other, "/process", PROCESS_BODY, {"Last-Event-ID": last}, seconds=3.0)
             assert agent.cancelled == 0
             assert agent.runs == 1
             wait_until(lambda: agent.cancelled == 1, 6, "the run went on upstream with nobody reading")

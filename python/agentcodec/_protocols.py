@@ -3,7 +3,7 @@ as SSE, and the response headers its clients look for. What the client,
 server and gateway helpers and the CLI need to treat every protocol alike.
 
 The protocols are those ``events.ProtocolName`` lists; each is the public
-package of its name (``"openai-responses"``: ``agentcodec.openai_responses``), which
+package of its name (``-`` written ``_``: ``agentcodec.<name>``), which
 has ``Assembler`` and ``encode``, and ``HEADERS`` and ``MEDIA_TYPE`` where
 its streams need other than plain Server-Sent Events, and a ``gateway``
 module where the gateway serves it beyond a stream per request. Nothing here names a
@@ -26,6 +26,7 @@ __all__ = [
     "check",
     "encoder",
     "gateway_endpoint",
+    "gateway_module",
     "has_gateway_endpoint",
     "headers",
     "media_type",
@@ -105,9 +106,16 @@ def has_gateway_endpoint(protocol: str) -> bool:
     )
 
 
-def gateway_endpoint(protocol: str) -> Any:
-    """What serves the protocol at the gateway beyond a stream per request:
-    its package's ``gateway.Endpoint``, or None."""
+def gateway_module(protocol: str) -> ModuleType | None:
+    """The protocol's package's ``gateway`` module (what serves it at the
+    gateway), or None."""
     if not has_gateway_endpoint(protocol):
         return None
-    return importlib.import_module(f"{_package_name(protocol)}.gateway").Endpoint
+    return importlib.import_module(f"{_package_name(protocol)}.gateway")
+
+
+def gateway_endpoint(protocol: str) -> Any:
+    """What serves the protocol at the gateway: its package's
+    ``gateway.Endpoint``, or None."""
+    found = gateway_module(protocol)
+    return found.Endpoint if found is not None else None

@@ -4,13 +4,14 @@
 or standard input when FILE is omitted or ``-``) and prints its events as
 JSON lines. ``agentcodec assemble --protocol agentscope [FILE]`` prints the
 final response the stream assembles to (``--neutral``: the protocol-neutral
-view). ``agentcodec convert --from agentscope --to agui [FILE]`` converts a
-stream into another protocol's, writing it as it reads.
+view). ``agentcodec convert --from agentscope --to langchain [FILE]``
+converts a stream into another protocol's, writing it as it reads.
 
 ``agentcodec gateway [--upstream URL]`` serves one agent (an AgentScope
-``/process`` server, or the built-in demo agent) as every protocol an
-AgentApp serves. ``agentcodec stream URL --protocol agui --data JSON`` posts
-a request and prints the events of the stream it answers with as they come.
+``/process`` server, or the built-in demo agent) as every protocol with a
+gateway endpoint. ``agentcodec stream URL --protocol NAME --data JSON``
+posts a request and prints the events of the stream it answers with as
+they come.
 """
 
 from __future__ import annotations
@@ -254,8 +255,8 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
         help="print what an agent stream assembles to, as JSON",
         description="Assemble a captured agent stream and print the result as JSON: the final "
-        "object the protocol's own SDK gives (the AgentScope response, the AG-UI run, the OpenAI "
-        "Response, ...; with --neutral: the protocol-neutral view of any of them). What was still "
+        "object the protocol's own SDK gives (the AgentScope response, the LangChain protocol's "
+        "messages, ...; with --neutral: the protocol-neutral view of any of them). What was still "
         'streaming when the capture ended is printed with status "incomplete".',
     )
     assemble.add_argument("file", nargs="?", help="the capture; standard input when omitted or '-'")
@@ -315,11 +316,10 @@ def _parser() -> argparse.ArgumentParser:
     gateway = commands.add_parser(
         "gateway",
         formatter_class=_HelpFormatter,
-        help="serve one agent as /process, AG-UI, OpenAI Responses, LangChain and the protocols "
-        "with endpoints of their own (needs agentcodec[gateway])",
+        help="serve one agent as /process and every protocol with a gateway endpoint "
+        "(needs agentcodec[gateway])",
         description="Front an AgentScope Agent API server (POST /process) and serve the same agent as "
-        "/process, /ag-ui, /compatible-mode/v1/responses, the LangChain protocol's "
-        "/threads/{id}/stream/events and the endpoints protocols add ("
+        "/process and as every protocol with a gateway endpoint ("
         + ", ".join(name for name in events.PROTOCOLS if _protocols.has_gateway_endpoint(name))
         + "; docs/gateway.md lists their routes), converting every stream as it arrives; a client "
         "that drops resumes with Last-Event-ID. Without --upstream, a built-in demo agent answers.",
@@ -444,7 +444,7 @@ def _parser() -> argparse.ArgumentParser:
         "JSON lines as they arrive (with --assemble, then what they assemble to); a dropped connection "
         "is resumed with Last-Event-ID.",
     )
-    stream.add_argument("url", help="the endpoint, e.g. http://127.0.0.1:8000/ag-ui")
+    stream.add_argument("url", help="the endpoint, e.g. http://127.0.0.1:8000/process")
     stream.add_argument("--protocol", choices=events.PROTOCOLS, required=True, help="the stream's protocol")
     stream.add_argument(
         "--data",

@@ -73,6 +73,26 @@ class BuiltTurn:
 
 
 @dataclass(frozen=True)
+class GatewayCase:
+    """How a client runs the agent at the gateway's endpoint of the protocol."""
+
+    #: Where the run is asked for (``POST``, a JSON body).
+    path: str
+    #: The body that asks the agent ``question``.
+    body: Callable[[str], Any]
+    #: Where the run's stream is read, when not in the answer to the request
+    #: that started it: ``(path, body)`` of the request that reads it.
+    read_at: tuple[str, Any] | None = None
+    #: What the endpoint answers a run the upstream refused with (an HTTP
+    #: error status, or 200 with the protocol's own error in its body).
+    refused_status: int = 502
+    #: Whether a run its client left is cancelled after the gateway's
+    #: ``abandoned`` timeout (where the protocol's own servers let such a
+    #: run go on, a client asks for it, or not at all).
+    cancels_abandoned: bool = True
+
+
+@dataclass(frozen=True)
 class Row:
     name: str
     #: The backend's assembler class (``agentcodec._native`` / ``_pure``).
@@ -144,6 +164,8 @@ class Row:
     judged_tool_calls: tuple[JudgedToolCalls, ...] = ()
     #: A turn its builder writes, where it has a builder that makes up ids.
     built_turn: BuiltTurn | None = None
+    #: How the gateway serves it, where it does.
+    gateway: GatewayCase | None = None
 
     def carries_signatures_of(self, source: Row) -> bool:
         """Whether a reasoning signature read from ``source`` has a place here."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Row, list_length
+from . import GatewayCase, Row, list_length
 
 
 def response(field: str, body: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -64,4 +64,23 @@ ROW = Row(
     one_block=lambda n: chunk(f"a{n}", "x"),
     text_opening=(TASK, chunk("a", "a")),
     text_delta=chunk("a", "b", append=True, x=0),
+    gateway=GatewayCase(
+        "/a2a",
+        lambda question: {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "message/stream",
+            "params": {
+                "message": {
+                    "kind": "message",
+                    "role": "user",
+                    "messageId": "m1",
+                    "parts": [{"kind": "text", "text": question}],
+                }
+            },
+        },
+        refused_status=200,
+        # (a task goes on when its client leaves: tasks/resubscribe reads it on)
+        cancels_abandoned=False,
+    ),
 )

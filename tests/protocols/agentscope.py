@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
+from . import GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -75,4 +75,8 @@ ROW = Row(
     ),
     # A reasoning message has no place for a signature.
     cannot_carry=frozenset({"signatures", "annotations"}),
+    gateway=GatewayCase(
+        "/process",
+        lambda question: {"input": [{"role": "user", "content": [{"type": "text", "text": question}]}]},
+    ),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded, of_the_run
+from . import GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded, of_the_run
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -60,4 +60,12 @@ ROW = Row(
         JudgedToolCalls("sdk/agui_*.sse", beside, lambda recorded: _judged_calls(recorded["messages"])),
     ),
     results_as_text=True,
+    gateway=GatewayCase(
+        "/ag-ui",
+        lambda question: {
+            "threadId": "thread_1",
+            "runId": "run_1",
+            "messages": [{"id": "u1", "role": "user", "content": question}],
+        },
+    ),
 )

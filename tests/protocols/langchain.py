@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import JudgedToolCalls, Row, ToolCallCase, beside, list_length
+from . import GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length
 
 
 def langchain_envelope(data: dict[str, Any]) -> dict[str, Any]:
@@ -85,4 +85,9 @@ ROW = Row(
         JudgedToolCalls("langchain/*.sse", beside, lambda recorded: _judged_calls(recorded["message"])),
     ),
     results_as_text=True,
+    gateway=GatewayCase(
+        "/threads/t/commands",
+        lambda question: {"id": 1, "method": "run.start", "params": {"input": question}},
+        read_at=("/threads/t/stream/events", {"channels": ["messages", "lifecycle", "tools"]}),
+    ),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Row, list_length
+from . import GatewayCase, Row, list_length
 
 
 def chunk(**fields: Any) -> dict[str, Any]:
@@ -48,4 +48,14 @@ ROW = Row(
     one_block=lambda n: chunk(tool_call_chunks=[{"name": "f", "args": "{}", "id": f"c{n}", "index": n}]),
     text_opening=(),
     text_delta=chunk(content="b", x=0),
+    gateway=GatewayCase(
+        "/threads/t/runs/stream",
+        lambda question: {
+            "assistant_id": "agent",
+            "input": {"messages": [{"role": "user", "content": question}]},
+            "stream_mode": ["values", "messages-tuple"],
+        },
+        # (as langgraph-api's, a run goes on unless its request asks: on_disconnect)
+        cancels_abandoned=False,
+    ),
 )

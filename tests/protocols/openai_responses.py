@@ -9,6 +9,7 @@ from sse_helpers import data_events
 
 from . import (
     BuiltTurn,
+    GatewayCase,
     JudgedToolCalls,
     Row,
     ToolCallCase,
@@ -170,4 +171,5 @@ ROW = Row(
         (r"resp_[0-9a-f]{48}", r"(msg|rs|fc)_[0-9a-f]{48}", r"call_[0-9A-Za-z]{24}"),
     ),
     results_as_text=True,
+    gateway=GatewayCase("/v1/responses", lambda question: {"input": question, "stream": True}),
 )

@@ -39,8 +39,8 @@ data           ``value``                                    -
 =============  ==========================================  =============
 
 Blocks of one message do not interleave with each other's deltas in most
-protocols, but may; a block may start in a message that has finished (AG-UI
-attaches tool calls to earlier messages), which reopens it.
+protocols, but may; a block may start in a message that has finished (a
+protocol may attach tool calls to earlier messages), which reopens it.
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ pass, resumed with ``Last-Event-ID`` when the connection drops.
 - ``assemble(source, protocol)`` / ``aassemble(...)``: a whole stream into
   its final result, in one call.
 
-Each is typed by the protocol's result: ``assemble(source, "agui")`` is an
-``agentcodec.agui.Run``, ``connect(..., protocol="anthropic")`` an
-``EventStream[agentcodec.anthropic.Message]``.
+Each is typed by the protocol's result: ``assemble(source, "agentscope")``
+is an ``agentcodec.agentscope.AgentResponse``, ``connect(..., protocol=NAME)`` an
+``EventStream`` of the protocol's events and result.
 
 Nothing here imports an HTTP library: the one you pass in is used.
 """

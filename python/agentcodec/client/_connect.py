@@ -244,7 +244,7 @@ def connect(
     ``params``, ...). A response with an error status raises
     ``httpx.HTTPStatusError``, its body read; one that is not an event
     stream raises ``SSEError``. The stream is typed by the protocol's result
-    (``EventStream[agentcodec.agui.Run]`` for ``protocol="agui"``)."""
+    (``EventStream[agentcodec.agentscope.AgentResponse]`` for ``protocol="agentscope"``)."""
     if protocol is not None:
         _protocols.check(protocol)
     if _is_async(client):

@@ -86,7 +86,7 @@ class EventStream(Generic[_E, _R]):
     """A stream of events read from a synchronous source (an httpx response,
     a file-like object, any iterable of bytes), in any chunking.
 
-    With a ``protocol`` (``"agui"``, ``"openai-responses"``, ...: the names of
+    With a ``protocol`` (``"agentscope"``, ``"langchain"``, ...: the names of
     ``agentcodec.events.PROTOCOLS``), iterating yields the protocol's events
     as dicts while its assembler (``.assembler``) assembles them, and
     ``until_done()`` returns what the assembler's ``close()`` gives: the
@@ -100,7 +100,7 @@ class EventStream(Generic[_E, _R]):
     without event IDs cannot be resumed: its error is raised.
 
     Given an ``assembler``, the stream is typed by its result
-    and events (``EventStream[agentcodec.agui.Event, agentcodec.agui.Run]``);
+    and events (``EventStream[agentcodec.agentscope.Event, agentcodec.agentscope.AgentResponse]``);
     ``connect`` types it by the protocol's name too.
     """
 

@@ -1,28 +1,29 @@
 """The gateway: one agent upstream, every protocol downstream.
 
 ``Gateway(upstream)`` is an ASGI app that fronts an AgentScope Agent API
-server (``/process``) and serves the same agent as ``/process``, AG-UI
-(``/ag-ui``), the OpenAI Responses API (``/compatible-mode/v1/responses``),
-the LangChain Agent Streaming Protocol (``/threads/{id}/stream/events``) and
-each protocol whose package has a ``gateway`` module (its ``Endpoint`` says
-what it serves: its own methods and resources, a discovery document),
-converting each stream as it arrives, resumable from a replay store. Without
-an upstream it serves ``DemoAgent``. ``agentcodec gateway`` runs it on
-uvicorn. ``Timeouts`` bound how long it waits for the upstream and for
+server (``/process``) and serves the same agent as ``/process`` and as each
+protocol whose package has a ``gateway`` module (its ``Endpoint`` says what
+it serves: the protocol's requests in, the run converted to the protocol
+out, and its own methods and resources beside), converting each stream as
+it arrives, resumable from a replay store. Without an upstream it serves
+``DemoAgent``. ``agentcodec gateway`` runs it on uvicorn and lists the
+endpoints. ``Timeouts`` bound how long it waits for the upstream and for
 its clients. Needs ``pip install agentcodec[gateway]``.
+
+A protocol's request conversion is its gateway module's
+(``agentcodec.<protocol>.gateway.agent_request_from_<protocol>``); the names
+it had here still resolve to it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from .. import _protocols
+from ..events import PROTOCOLS
 from ._app import Gateway
 from ._demo import DemoAgent
-from ._requests import (
-    RequestError,
-    agent_request_from_agui,
-    agent_request_from_langchain,
-    agent_request_from_process,
-    agent_request_from_responses,
-)
+from ._requests import RequestError, agent_request_from_process
 from ._timeouts import Timeouts
 from ._upstream import ProcessUpstream, Upstream, UpstreamError
 
@@ -34,8 +35,16 @@ __all__ = [
     "Timeouts",
     "Upstream",
     "UpstreamError",
-    "agent_request_from_agui",
-    "agent_request_from_langchain",
     "agent_request_from_process",
-    "agent_request_from_responses",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # A protocol's request conversion, by the name it had before it moved to
+    # the protocol's own gateway module.
+    if name.startswith("agent_request_from_"):
+        for protocol in PROTOCOLS:
+            module = _protocols.gateway_module(protocol)
+            if module is not None and name in getattr(module, "__all__", ()):
+                return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,21 +5,14 @@ converted as it streams and resumable from a replay store.
 Routes (``POST`` with JSON bodies, but where said):
 
 - ``/process``: the Agent API, passed through as the upstream writes it;
-- ``/ag-ui``: AG-UI (``RunAgentInput`` in, AG-UI events out);
-- ``/compatible-mode/v1/responses`` and ``/v1/responses``: the OpenAI
-  Responses API (``stream: false`` answers the final response as JSON);
-- ``/threads/{thread_id}/commands`` (``run.start``) and
-  ``/threads/{thread_id}/stream/events``: the LangChain Agent Streaming
-  Protocol's SSE transport;
 - the routes of each protocol whose package has a ``gateway`` module, its
-  ``Endpoint`` (``_endpoints.py``): its own methods and resources, served
-  beside these.
+  ``Endpoint`` (``_endpoints.py``): the protocol's requests in, the run
+  converted to the protocol out, and whatever else its server side serves;
+- ``GET /health`` and ``GET /metrics``.
 
 A dropped client resends its request with ``Last-Event-ID`` and gets the
 rest of its stream from the store, from whichever replica it reaches when the
-store is shared (``RedisReplayStore``); the LangChain endpoint resumes with
-the protocol's own ``since``, and finds a thread's latest run through a store
-alias, so its subscriber may reach another replica than its ``run.start``.
+store is shared (``RedisReplayStore``).
 """
 
 from __future__ import annotations
@@ -27,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
@@ -39,24 +31,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .. import _protocols
 from .._backend import impl
 from ..events import ProtocolName
-from ..langchain.subscriptions import Subscription
-from ..server import EventStreamResponse, MemoryReplayStore, ReplayError, ReplayStore
-from ..server._response import finish_recording, recording
+from ..server import EventStreamResponse, MemoryReplayStore, ReplayStore
+from ..server._response import finish_recording
 from ._access import Exchange
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
-from ._endpoints import endpoints
+from ._endpoints import endpoints, error_response
 from ._metrics import CONTENT_TYPE, Metrics
-from ._requests import (
-    RequestError,
-    agent_request_from_agui,
-    agent_request_from_langchain,
-    agent_request_from_process,
-    agent_request_from_responses,
-)
+from ._requests import RequestError, agent_request_from_process
 from ._streams import converted, passed_through
 from ._timeouts import (
     GatewayStoppingError,
@@ -73,20 +57,6 @@ from ._upstream import ProcessUpstream, Upstream, UpstreamError
 __all__ = ["Gateway"]
 
 logger = logging.getLogger("agentcodec.gateway")
-
-
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-# The protocol each streaming route of the gateway's own speaks (the
-# LangChain one by its path's end).
-_STREAM_ROUTES = {
-    "/process": "agentscope",
-    "/ag-ui": "agui",
-    "/v1/responses": "openai-responses",
-    "/compatible-mode/v1/responses": "openai-responses",
-}
 
 
 # Where a request's API key (its place in api_keys) is kept in its ASGI scope.
@@ -164,11 +134,6 @@ class Gateway:
         )
         routes = [
             Route("/process", self._process, methods=["POST"]),
-            Route("/ag-ui", self._agui, methods=["POST"]),
-            Route("/compatible-mode/v1/responses", self._responses, methods=["POST"]),
-            Route("/v1/responses", self._responses, methods=["POST"]),
-            Route("/threads/{thread_id}/commands", self._langchain_command, methods=["POST"]),
-            Route("/threads/{thread_id}/stream/events", self._langchain_events, methods=["POST"]),
             *(route for endpoint in self._endpoints.values() for route in endpoint.routes()),
             Route("/health", self._health, methods=["GET"]),
             Route("/metrics", self._metrics, methods=["GET"]),
@@ -176,7 +141,7 @@ class Gateway:
         middleware = []
         origins = list(cors_origins or ())
         if origins:
-            # Browser clients (AG-UI and AI SDK frontends) on these origins;
+            # Browser clients (a protocol's frontend) on these origins;
             # a preflight is answered before any key is asked for.
             middleware.append(
                 Middleware(
@@ -204,7 +169,7 @@ class Gateway:
         guarded = scope.get("path") not in self._public_paths and scope.get("method") != "OPTIONS"
         key = self._authorized(scope) if self._api_keys and guarded else None
         if self._api_keys and guarded and key is None:
-            response = _error(
+            response = error_response(
                 401, "unauthorized", "an API key is needed: Authorization: Bearer <key>, or X-Api-Key: <key>"
             )
             response.headers["www-authenticate"] = "Bearer"
@@ -217,12 +182,12 @@ class Gateway:
 
     def _stream_protocol(self, path: str) -> str | None:
         """The protocol a request to ``path`` streams, if it streams one."""
-        if path.endswith("/stream/events") and path.startswith("/threads/"):
-            return "langchain"
+        if path == "/process":
+            return "agentscope"
         for protocol, endpoint in self._endpoints.items():
             if endpoint.streams(path):
                 return protocol
-        return _STREAM_ROUTES.get(path)
+        return None
 
     @property
     def requires_api_key(self) -> bool:
@@ -410,16 +375,19 @@ class Gateway:
             return None
         return self.event_stream((), protocol, store=self.store)
 
-    # --- the AgentApp's three endpoints ----------------------------------------------------
-
-    async def _run(
+    async def run(
         self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
     ) -> Response:
+        """The response to a request that runs the agent: ``agent_request``
+        run upstream (``start_run``), its stream converted to ``protocol``
+        (its encoder given ``options``), recorded in the store for
+        ``Last-Event-ID`` resume, and abandoned once no client reads it; a
+        run that does not start is answered as the gateway's error."""
         abandoned = asyncio.Event()
         try:
             chunks = await self.start_run(agent_request, request, abandoned=abandoned)
         except UpstreamError as exc:
-            return _error(exc.status, exc.code, exc.message)
+            return error_response(exc.status, exc.code, exc.message)
         content: AsyncIterator[bytes] = (
             passed_through(chunks)
             if protocol == "agentscope"
@@ -434,146 +402,14 @@ class Gateway:
         try:
             agent_request = agent_request_from_process(await json_body(request, self.max_body_bytes))
         except RequestError as exc:
-            return _error(exc.status, exc.code, str(exc))
-        return await self._run(request, agent_request, "agentscope")
-
-    async def _agui(self, request: Request) -> Response:
-        resumed = self.resumed(request, "agui")
-        if resumed is not None:
-            return resumed
-        try:
-            body = await json_body(request, self.max_body_bytes)
-            agent_request, thread_id, run_id = agent_request_from_agui(body)
-        except RequestError as exc:
-            return _error(exc.status, exc.code, str(exc))
-        return await self._run(request, agent_request, "agui", thread_id=thread_id, run_id=run_id)
-
-    async def _responses(self, request: Request) -> Response:
-        resumed = self.resumed(request, "openai-responses")
-        if resumed is not None:
-            return resumed
-        try:
-            body = await json_body(request, self.max_body_bytes)
-            agent_request = agent_request_from_responses(body)
-        except RequestError as exc:
-            return _error(exc.status, exc.code, str(exc))
-        options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
-        if body.get("stream"):
-            return await self._run(request, agent_request, "openai-responses", **options)
-        # Not streamed: the final response, as the Responses API answers it.
-        try:
-            chunks = await self.start_run(agent_request, request)
-        except UpstreamError as exc:
-            return _error(exc.status, exc.code, exc.message)
-        assembler = _protocols.assembler("openai-responses")
-        async for data in converted(chunks, impl.Transcoder("agentscope", "openai-responses", **options)):
-            assembler.feed(data)
-        return JSONResponse(assembler.close())
+            return error_response(exc.status, exc.code, str(exc))
+        return await self.run(request, agent_request, "agentscope")
 
     async def _health(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
     async def _metrics(self, request: Request) -> Response:
         return Response(self.metrics.render(), media_type=CONTENT_TYPE)
-
-    # --- the LangChain protocol's SSE transport --------------------------------------------
-
-    async def _langchain_command(self, request: Request) -> Response:
-        thread_id = request.path_params["thread_id"]
-        command_id = None
-        try:
-            command = await json_body(request, self.max_body_bytes)
-            if not isinstance(command, Mapping):
-                raise RequestError("a command is a JSON object")
-            command_id = command.get("id")
-            method = command.get("method")
-            if method != "run.start":
-                return JSONResponse(
-                    {
-                        "type": "error",
-                        "id": command_id,
-                        "error": "unknown_command" if isinstance(method, str) else "invalid_argument",
-                        "message": f"this gateway runs the agent with run.start, not {method!r}",
-                    },
-                    status_code=400,
-                )
-            agent_request = agent_request_from_langchain(command.get("params"), thread_id)
-        except RequestError as exc:
-            return JSONResponse(
-                {"type": "error", "id": command_id, "error": "invalid_argument", "message": str(exc)},
-                status_code=exc.status,
-            )
-        try:
-            chunks = await self.start_run(agent_request, request)
-        except UpstreamError as exc:
-            return JSONResponse(
-                {
-                    "type": "error",
-                    "id": command_id,
-                    "error": "unknown_error" if exc.status >= 500 else "invalid_argument",
-                    "message": exc.message,
-                },
-                status_code=exc.status,
-            )
-        run_id = await self.store.open()
-        recording(self.store, run_id, converted(chunks, impl.Transcoder("agentscope", "langchain")))
-        await self.store.set_alias(_thread_alias(thread_id), run_id)
-        return JSONResponse({"type": "success", "id": command_id, "result": {"runId": run_id}})
-
-    async def _langchain_events(self, request: Request) -> Response:
-        thread_id = request.path_params["thread_id"]
-        try:
-            body = await json_body(request, self.max_body_bytes)
-            if not isinstance(body, Mapping):
-                raise RequestError("an EventStreamRequest is a JSON object")
-            subscription = Subscription.from_request(dict(body))
-            since = body.get("since", 0)
-            if since is None:
-                since = 0
-            if isinstance(since, bool) or not isinstance(since, int) or since < 0:
-                raise RequestError(f"since must be a non-negative integer, not {since!r}")
-            last_event_id = request.headers.get("last-event-id", "")
-            if last_event_id.isascii() and last_event_id.isdigit():
-                since = max(since, int(last_event_id))
-        except (RequestError, ValueError) as exc:
-            status = exc.status if isinstance(exc, RequestError) else 400
-            return JSONResponse({"error": "invalid_argument", "message": str(exc)}, status_code=status)
-        alias = _thread_alias(thread_id)
-        run_id = await self.store.resolve_alias(alias)
-        entries = None
-        if run_id is not None:
-            try:
-                entries = await self.store.replay(run_id, since)
-            except ReplayError as exc:
-                return JSONResponse({"error": "resume_gap", "message": str(exc)}, status_code=410)
-        return self.event_stream(self._langchain_follow(alias, entries, since, subscription), "langchain")
-
-    async def _langchain_follow(
-        self,
-        alias: str,
-        entries: AsyncIterator[tuple[int, bytes]] | None,
-        since: int,
-        subscription: Subscription,
-    ) -> AsyncIterator[bytes]:
-        """The thread's run (waiting for one to start, on any replica), its
-        events after ``since`` that the subscription selects, each with its
-        ``seq`` as id."""
-        if entries is None:
-            run_id = await self.store.resolve_alias(alias, timeout=None)
-            if run_id is None:
-                return
-            entries = await self.store.replay(run_id, since)
-        decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
-        try:
-            async for number, frame in entries:
-                for event in decoder.feed(frame):
-                    envelope = json.loads(event.data)
-                    if subscription.matches(envelope):
-                        yield f"id: {number}\n".encode() + frame
-        finally:
-            aclose = getattr(entries, "aclose", None)
-            if aclose is not None:
-                await aclose()
 
 
 def _failure_reason(exc: Exception) -> str:
@@ -585,7 +421,3 @@ def _failure_reason(exc: Exception) -> str:
     if isinstance(exc, RunCancelledError):
         return "cancelled"
     return "timeout" if isinstance(exc, RunStoppedError) else "upstream"
-
-
-def _thread_alias(thread_id: str) -> str:
-    return f"langchain-thread:{thread_id}"

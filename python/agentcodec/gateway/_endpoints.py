@@ -6,15 +6,19 @@ package's ``gateway`` module, whose ``Endpoint`` the gateway makes with
 itself and asks for its routes. The gateway finds them by the protocol
 registry and names none: a protocol's server side is part of its plug-in.
 
-An endpoint builds on the gateway's public members (``start_run``,
+The gateway's own endpoint is ``/process``, the upstream's protocol passed
+through; every other protocol it serves comes from such a module. An
+endpoint builds on the gateway's public members (``run``, ``start_run``,
 ``resumed``, ``event_stream``, ``store``, ``max_body_bytes``,
-``requires_api_key``) and on its request pieces (``_requests``).
+``requires_api_key``), on its request pieces (``_requests``) and on
+``error_response``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute
 
 from .. import _protocols
@@ -23,7 +27,7 @@ from ..events import PROTOCOLS
 if TYPE_CHECKING:
     from ._app import Gateway
 
-__all__ = ["Endpoint", "endpoints"]
+__all__ = ["Endpoint", "endpoints", "error_response"]
 
 
 class Endpoint(Protocol):
@@ -42,6 +46,11 @@ class Endpoint(Protocol):
         """Whether a request to ``path`` streams the protocol (so its
         metrics count under the protocol's name)."""
         ...
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    """An error as the gateway answers one: ``{"error": {"code", "message"}}``."""
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 def endpoints(gateway: Gateway) -> dict[str, Endpoint]:

@@ -37,9 +37,10 @@ from starlette.routing import BaseRoute, Route
 
 from .._backend import impl
 from ..gateway._body import json_body
-from ..gateway._requests import RequestError, agent_request_from_langchain
+from ..gateway._requests import RequestError
 from ..gateway._streams import converted
 from ..gateway._upstream import UpstreamError
+from ..langchain.gateway import agent_request_from_langchain
 from ..server import ReplayError
 
 if TYPE_CHECKING:

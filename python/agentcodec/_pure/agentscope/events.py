@@ -373,7 +373,7 @@ class Encoder(ev.RecordsLosses):
         # neutral message -> the AgentScope message its blocks now go to.
         self._current: dict[str, _Written] = {}
         # The neutral messages that have finished: a block that starts in one
-        # afterwards (AG-UI producers start a tool call in the text message
+        # afterwards (some producers start a tool call in the text message
         # they ended) finishes its AgentScope message with it.
         self._finished: set[str] = set()
         self._used_ids: dict[str, int] = {}

@@ -1,0 +1,200 @@
+"""The OpenAI Responses API at the gateway (``agentcodec gateway``):
+``POST /v1/responses`` and ``POST /compatible-mode/v1/responses`` (the path
+an AgentScope AgentApp serves it on) take a Responses request and answer as
+the API does: streamed (``stream: true``) as its events, or else the final
+response as JSON. ``instructions`` and ``developer`` messages become system
+messages, and a request without a ``conversation`` is a session of its own
+(``agent_request_from_responses``). A dropped client resumes with
+``Last-Event-ID``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from .. import _protocols
+from .._backend import impl
+from ..gateway._body import json_body
+from ..gateway._endpoints import error_response
+from ..gateway._requests import (
+    Json,
+    RequestError,
+    agent_message,
+    expect_list,
+    expect_object,
+    expect_string,
+    function_call,
+    function_output,
+    function_tool,
+    json_text,
+    text_part,
+)
+from ..gateway._streams import converted
+from ..gateway._upstream import UpstreamError
+
+if TYPE_CHECKING:
+    from ..gateway import Gateway
+
+__all__ = ["Endpoint", "agent_request_from_responses"]
+
+PATHS = ("/compatible-mode/v1/responses", "/v1/responses")
+
+
+class Endpoint:
+    """``POST /v1/responses`` (and the AgentApp's path for it): a run, as
+    the Responses API answers one."""
+
+    public_paths: frozenset[str] = frozenset()
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route(path, self.handle, methods=["POST"]) for path in PATHS]
+
+    def streams(self, path: str) -> bool:
+        return path in PATHS
+
+    async def handle(self, request: Request) -> Response:
+        gateway = self._gateway
+        resumed = gateway.resumed(request, "openai-responses")
+        if resumed is not None:
+            return resumed
+        try:
+            body = await json_body(request, gateway.max_body_bytes)
+            agent_request = agent_request_from_responses(body)
+        except RequestError as exc:
+            return error_response(exc.status, exc.code, str(exc))
+        options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
+        if body.get("stream"):
+            return await gateway.run(request, agent_request, "openai-responses", **options)
+        # Not streamed: the final response, as the Responses API answers it.
+        try:
+            chunks = await gateway.start_run(agent_request, request)
+        except UpstreamError as exc:
+            return error_response(exc.status, exc.code, exc.message)
+        assembler = _protocols.assembler("openai-responses")
+        async for data in converted(chunks, impl.Transcoder("agentscope", "openai-responses", **options)):
+            assembler.feed(data)
+        return JSONResponse(assembler.close())
+
+
+# Fields the Responses API and the AgentRequest share, by the AgentRequest's name.
+_FIELDS = {
+    "model": "model",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "max_output_tokens": "max_tokens",
+    "user": "user_id",
+    "previous_response_id": "previous_response_id",
+    "metadata": "metadata",
+}
+
+
+def _part(part: Any, where: str) -> Json | None:
+    part = expect_object(part, where)
+    kind = part.get("type")
+    if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
+        return text_part(expect_string(part.get("text"), f"{where}.text"))
+    if kind == "refusal":
+        return {"type": "refusal", "refusal": expect_string(part.get("refusal"), f"{where}.refusal")}
+    if kind == "input_image":
+        if part.get("image_url"):
+            return {"type": "image", "image_url": part["image_url"]}
+        return {"type": "file", "file_id": part.get("file_id")}
+    if kind == "input_audio":
+        audio = expect_object(part.get("input_audio"), f"{where}.input_audio")
+        return {"type": "audio", "data": audio.get("data"), "format": audio.get("format")}
+    if kind == "input_file":
+        fields = ("file_url", "file_id", "filename", "file_data")
+        return {"type": "file", **{field: part[field] for field in fields if part.get(field) is not None}}
+    raise RequestError(f"{where}.type {kind!r} is not a Responses input content part")
+
+
+def _item(item: Any, where: str) -> Json:
+    item = expect_object(item, where)
+    kind = item.get("type") or ("message" if "role" in item else None)
+    if kind == "message":
+        role = item.get("role", "user")
+        if role == "developer":
+            role = "system"  # the Agent API has no developer role; the AgentApp drops these
+        content = item.get("content")
+        if isinstance(content, str):
+            parts = [text_part(content)]
+        else:
+            read = (
+                _part(p, f"{where}.content[{i}]")
+                for i, p in enumerate(expect_list(content, f"{where}.content"))
+            )
+            parts = [part for part in read if part is not None]
+        return agent_message(role, parts, message_id=item.get("id"))
+    if kind == "reasoning":
+        texts = [
+            text_part(expect_string(p.get("text"), f"{where}.content[{i}].text"))
+            for i, p in enumerate(expect_list(item.get("content") or item.get("summary"), f"{where}.content"))
+            if isinstance(p, Mapping)
+        ]
+        return agent_message("assistant", texts, kind="reasoning", message_id=item.get("id"))
+    if kind in ("function_call", "custom_tool_call"):
+        arguments = item.get("arguments") if kind == "function_call" else item.get("input")
+        call = function_call(
+            expect_string(item.get("call_id"), f"{where}.call_id"),
+            expect_string(item.get("name"), f"{where}.name"),
+            expect_string(arguments if arguments is not None else "", f"{where}.arguments"),
+        )
+        message_kind = "function_call" if kind == "function_call" else "plugin_call"
+        return agent_message("assistant", [call], kind=message_kind, message_id=item.get("id"))
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        output = function_output(
+            expect_string(item.get("call_id"), f"{where}.call_id"), json_text(item.get("output", ""))
+        )
+        message_kind = "function_call_output" if kind == "function_call_output" else "plugin_call_output"
+        return agent_message("tool", [output], kind=message_kind, message_id=item.get("id"))
+    raise RequestError(f"{where}.type {kind!r} is not a Responses input item this gateway forwards")
+
+
+def agent_request_from_responses(body: Any) -> Json:
+    """A Responses API request (``POST /v1/responses``) as an AgentRequest;
+    its ``conversation`` is the session (a new one without it)."""
+    body = expect_object(body, "the request body")
+    messages: list[Json] = []
+    instructions = body.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        messages.append(agent_message("system", [text_part(instructions)]))
+    given = body.get("input")
+    if isinstance(given, str):
+        messages.append(agent_message("user", [text_part(given)]))
+    else:
+        messages.extend(_item(item, f"input[{i}]") for i, item in enumerate(expect_list(given, "input")))
+    request: Json = {"input": messages, "stream": True}
+    for theirs, ours in _FIELDS.items():
+        if body.get(theirs) is not None:
+            request[ours] = body[theirs]
+    conversation = body.get("conversation")
+    if isinstance(conversation, Mapping):
+        conversation = conversation.get("id")
+    # Without a conversation, a request is a conversation of its own: an
+    # AgentApp runs one request per session at a time and keeps the
+    # session's memory, so a shared default would refuse concurrent
+    # requests and mix their histories.
+    request["session_id"] = str(conversation) if conversation is not None else f"resp_{uuid.uuid4().hex}"
+    tools = []
+    for i, given_tool in enumerate(expect_list(body.get("tools"), "tools")):
+        tool = expect_object(given_tool, f"tools[{i}]")
+        if tool.get("type", "function") == "function" and tool.get("name"):
+            tools.append(
+                function_tool(
+                    expect_string(tool["name"], f"tools[{i}].name"),
+                    tool.get("description"),
+                    tool.get("parameters"),
+                )
+            )
+    if tools:
+        request["tools"] = tools
+    return request

@@ -1,0 +1,202 @@
+"""The gateway's OpenAI Responses endpoint (``POST /v1/responses`` and the
+AgentApp's ``/compatible-mode/v1/responses``) on uvicorn, called by the
+openai SDK and httpx, in front of the demo agent and of an Agent API server
+answering with what agentscope-runtime's AgentApp wrote: what the SDK's
+accumulator gives, streamed and not, against what the AgentApp's own
+endpoint gave for the same turn. What every endpoint does alike is
+test_gateway's."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from agent_servers import FIXTURES, RecordedAgent
+from agentcodec import Transcoder, openai_responses
+from agentcodec.gateway import DemoAgent, Gateway
+from agentcodec.openai_responses.gateway import agent_request_from_responses
+from gateway_clients import QUESTION, gateway_before
+from servers import serve
+from sse_helpers import data_events
+
+REFERENCE = json.loads((FIXTURES / "agent_turn.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[str]:
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        yield url
+
+
+def test_responses_endpoint_serves_openai_python(demo: str) -> None:
+    openai = pytest.importorskip("openai")
+    sdk = openai.OpenAI(base_url=f"{demo}/compatible-mode/v1", api_key="unused", max_retries=0)
+    with sdk.responses.stream(model="demo", input=QUESTION) as stream:
+        final = stream.get_final_response()
+    assert final.status == "completed"
+    assert final.model == "demo"
+    assert [item.type for item in final.output] == [
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert json.loads(final.output[1].arguments) == {"text": QUESTION}
+    assert final.output_text == f'You wrote "{QUESTION}": that is 7 words.'
+    # Not streamed: the same response as JSON, as the Responses API answers.
+    created = sdk.responses.create(model="demo", input=QUESTION)
+    assert created.output_text == final.output_text
+    assert [item.type for item in created.output] == [item.type for item in final.output]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            json.dumps({"input": [{"type": "web_search_call"}]}).encode(),
+            "input[0].type 'web_search_call' is not a Responses input item this gateway forwards",
+        ),
+        (b'{"input": "hi", "temperature": NaN}', None),
+        (b'{"input": "\\ud800"}', None),
+    ],
+    ids=["unknown-item", "nan", "lone-surrogate"],
+)
+def test_bad_requests_are_answered_400_saying_what_and_where(demo: str, content: bytes, message: Any) -> None:
+    """What the upstream's request could not carry (NaN, a lone surrogate)
+    once raised inside the gateway (gateway.md 5): a 400 that says why."""
+    for path in ("/v1/responses", "/compatible-mode/v1/responses"):
+        response = httpx.post(f"{demo}{path}", content=content, headers={"content-type": "application/json"})
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["code"] == "invalid_request"
+        if message is not None:
+            assert response.json()["error"]["message"] == message
+
+
+def test_responses_give_what_the_agentapp_gives_without_its_losses() -> None:
+    openai = pytest.importorskip("openai")
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with gateway_before(agent) as url:
+        sdk = openai.OpenAI(base_url=f"{url}/compatible-mode/v1", api_key="unused", max_retries=0)
+        with sdk.responses.stream(model="friday", input=QUESTION) as stream:
+            final = stream.get_final_response()
+    theirs = REFERENCE["responses"]["final_response"]
+    assert final.output_text == REFERENCE["responses"]["output_text"] == REFERENCE["answer"]
+    # The AgentApp drops the plugin call and its result; here they arrive.
+    assert [item["type"] for item in theirs["output"]] == ["reasoning", "message"]
+    assert [item.type for item in final.output] == [
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert json.loads(final.output[1].arguments) == {"city": "Paris", "unit": "C"}
+    assert final.output[0].content[0].text == theirs["output"][0]["content"][0]["text"]
+    assert agent.requests[0]["input"] == [
+        {"role": "user", "type": "message", "content": [{"type": "text", "text": QUESTION}]}
+    ]
+    assert agent.requests[0]["model"] == "friday"
+
+
+@pytest.mark.parametrize("cut_after", [3000, 3001, 9000])
+def test_an_upstream_that_dies_midway_fails_the_same_response(cut_after: int) -> None:
+    agent = RecordedAgent.from_fixture("agent_turn", cut_after=cut_after)
+    with gateway_before(agent) as url:
+        stream = httpx.post(f"{url}/v1/responses", json={"input": QUESTION, "stream": True}).content
+    events = data_events(stream)
+    # The failure is the same response's, numbered on from its events.
+    assert events[-1]["type"] == "response.failed"
+    assert events[-1]["response"]["id"] == events[0]["response"]["id"]
+    assert [event["sequence_number"] for event in events] == list(range(len(events)))
+    assembler = openai_responses.Assembler()
+    assembler.feed(stream)
+    assert assembler.close()["status"] == "failed"
+
+
+def test_a_run_not_streamed_that_fails_is_a_failed_response() -> None:
+    """Not streamed, an upstream that ends before its run did (gateway.md 2)
+    answers the failed response, not one in progress."""
+    with gateway_before(RecordedAgent(b'{"output": []}')) as url:
+        response = httpx.post(f"{url}/v1/responses", json={"input": QUESTION}).json()
+    assert response["status"] == "failed"
+
+
+def _cut_at_an_event(stream: bytes, events: int) -> bytes:
+    """The stream's first ``events`` events, ending cleanly at a blank line."""
+    at = 0
+    for _ in range(events):
+        at = stream.index(b"\n\n", at) + 2
+    return stream[:at]
+
+
+def test_a_conversion_past_a_framing_limit_fails_as_the_same_response() -> None:
+    """An upstream line past the Transcoder's limit: the Transcoder takes no
+    more bytes, and the run's end was fed as bytes, so the client got the
+    generic error event (a response "resp", numbered 2, after events numbered
+    to 35: gateway.md 7). The end is now given decoded: the same response,
+    failed, numbered on."""
+    from agentcodec.gateway._streams import converted as _converted
+
+    stream = (FIXTURES / "agent_turn.process.sse").read_bytes()
+    line = (
+        b'data: {"object":"content","type":"text","delta":true,"msg_id":"x","text":"'
+        + b"a" * 5000
+        + b'"}\n\n'
+    )
+
+    async def chunks() -> Any:
+        yield _cut_at_an_event(stream, 12)
+        yield line
+
+    async def main() -> bytes:
+        transcoder = Transcoder("agentscope", "openai-responses", max_line_bytes=1000)
+        return b"".join([piece async for piece in _converted(chunks(), transcoder)])
+
+    events = data_events(asyncio.run(main()))
+    assert events[-1]["type"] == "response.failed"
+    assert events[-1]["response"]["id"] == events[0]["response"]["id"]
+    assert [event["sequence_number"] for event in events] == list(range(len(events)))
+
+
+def test_responses_input_keeps_instructions_developer_and_tool_items() -> None:
+    request = agent_request_from_responses(
+        {
+            "model": "m",
+            "instructions": "Be brief.",
+            "max_output_tokens": 50,
+            "conversation": {"id": "conv_1"},
+            "tools": [
+                {"type": "function", "name": "f", "description": "d", "parameters": {"type": "object"}}
+            ],
+            "input": [
+                {"role": "developer", "content": "Answer in French."},
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [
+                        {"type": "input_text", "text": "Hi"},
+                        {"type": "input_image", "image_url": "data:image/png;base64,AA"},
+                    ],
+                },
+                {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c", "output": "42"},
+            ],
+        }
+    )
+    assert (request["model"], request["max_tokens"], request["session_id"]) == ("m", 50, "conv_1")
+    assert [(m["role"], m["type"]) for m in request["input"]] == [
+        ("system", "message"),
+        ("system", "message"),
+        ("user", "message"),
+        ("assistant", "function_call"),
+        ("tool", "function_call_output"),
+    ]
+    assert request["tools"][0]["function"]["name"] == "f"
+    # Without a conversation, each request is a session of its own: an AgentApp
+    # refuses a second request of a session while the first runs.
+    sessions = {agent_request_from_responses({"input": "Hi"})["session_id"] for _ in range(2)}
+    assert len(sessions) == 2
