@@ -18,7 +18,7 @@ use crate::stream::{OnError, Reader};
 pub struct Descriptor {
     /// Its name, as the CLI, the Transcoder and the docs spell it.
     pub name: &'static str,
-    /// How its event errors name one of its events ("AG-UI event").
+    /// How its event errors name one of its events ("AgentScope event").
     pub subject: &'static str,
     /// A new assembler of its streams, with the options every protocol's
     /// assembler takes (the others at their defaults).
@@ -408,9 +408,9 @@ mod tests {
 
     #[test]
     fn options_are_checked_as_the_pure_backend_checks_them() {
-        let agui = find("agui").unwrap();
+        let agentscope = find("agentscope").unwrap();
         let err = EncoderOptions::parse(
-            agui,
+            agentscope,
             [
                 ("zeta".to_owned(), OptionValue::None),
                 ("model".to_owned(), OptionValue::None),
@@ -419,12 +419,12 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "the agui encoder takes no option 'model' (it takes thread_id, run_id)"
+            "the agentscope encoder takes no option 'model' (it takes session_id, response_id, created_at)"
         );
         let err =
-            EncoderOptions::parse(agui, [("run_id".to_owned(), OptionValue::Int(1))]).unwrap_err();
-        assert_eq!(err.to_string(), "run_id must be str or None, not int");
-        let agentscope = find("agentscope").unwrap();
+            EncoderOptions::parse(agentscope, [("session_id".to_owned(), OptionValue::Int(1))])
+                .unwrap_err();
+        assert_eq!(err.to_string(), "session_id must be str or None, not int");
         let err = EncoderOptions::parse(
             agentscope,
             [("created_at".to_owned(), OptionValue::IntTooBig)],

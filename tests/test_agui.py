@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import typing
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -528,3 +529,9 @@ def test_both_backends_recognise_every_event_type_the_vocabulary_lists(backend: 
         assembler.feed(f'data: {{"type": "{kind}"}}\n\n'.encode())
         assembler.close()
         assert not any(error["code"] == "unrecognized_stream" for error in assembler.errors), kind
+
+
+def test_the_types_have_the_wire_spellings() -> None:
+    assert "messageId" in typing.get_type_hints(agui.types.TextMessageContentEvent)
+    assert "toolCalls" in typing.get_type_hints(agui.AssistantMessage)
+    assert len(agui.EVENT_TYPES) == 31

@@ -176,10 +176,10 @@ def test_both_backends_have_the_same_signatures() -> None:
 @pytest.mark.parametrize(
     ("make", "name"),
     [
-        (lambda backend: backend.Transcoder("agui", "openai-responses"), "Transcoder"),
-        (lambda backend: backend.NeutralDecoder("agui"), "events.Decoder"),
-        (lambda backend: backend.NeutralAssembler("agui"), "events.Assembler"),
-        (lambda backend: backend.AGUIAssembler(), "assembler"),
+        (lambda backend: backend.Transcoder("agentscope", "langchain"), "Transcoder"),
+        (lambda backend: backend.NeutralDecoder("agentscope"), "events.Decoder"),
+        (lambda backend: backend.NeutralAssembler("agentscope"), "events.Assembler"),
+        (lambda backend: backend.AgentScopeAssembler(), "assembler"),
     ],
     ids=["Transcoder", "events.Decoder", "events.Assembler", "Assembler"],
 )
@@ -188,9 +188,11 @@ def test_errors_name_what_was_fed(backend: ModuleType, make: Any, name: str) -> 
     method = "Assembler" if name == "assembler" else name
     with pytest.raises(TypeError, match=rf"^{re.escape(method)}\.feed\(\) takes bytes-like data, not str"):
         streaming.feed("data: {}\n\n")
-    with pytest.raises(agentcodec.AGUIError, match=r"^the stream held no AG-UI event: it held no events$"):
+    with pytest.raises(
+        agentcodec.AgentScopeError, match=r"^the stream held no AgentScope event: it held no events$"
+    ):
         streaming.close()
-    with pytest.raises(agentcodec.AGUIError, match=rf"^the {re.escape(name)} is closed$"):
+    with pytest.raises(agentcodec.AgentScopeError, match=rf"^the {re.escape(name)} is closed$"):
         streaming.feed(b"data: {}\n\n")
 
 

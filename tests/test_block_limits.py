@@ -200,7 +200,7 @@ def test_blocks_taken_away_make_room(backend: ModuleType) -> None:
 @pytest.mark.parametrize("name", [*(row.assembler for row in TABLE.values()), "NeutralAssembler"])
 def test_max_blocks_is_checked_like_the_other_limits(backend: ModuleType, name: str) -> None:
     make = getattr(backend, name)
-    args = ("agui",) if name == "NeutralAssembler" else ()
+    args = ("agentscope",) if name == "NeutralAssembler" else ()
     with pytest.raises(ValueError, match=r"^max_blocks must not be negative, got -1$"):
         make(*args, max_blocks=-1)
     with pytest.raises(TypeError, match=r"^max_blocks must be an int or None$"):
@@ -213,18 +213,6 @@ def test_max_blocks_is_checked_like_the_other_limits(backend: ModuleType, name: 
 def test_converters_take_no_max_blocks(backend: ModuleType) -> None:
     """A Transcoder or NeutralDecoder holds no blocks."""
     with pytest.raises(TypeError):
-        backend.Transcoder("agentscope", "agui", max_blocks=10)
+        backend.Transcoder("agentscope", "langchain", max_blocks=10)
     with pytest.raises(TypeError):
         backend.NeutralDecoder("agentscope", max_blocks=10)
-
-
-def test_the_history_an_agui_assembler_starts_from_counts(backend: ModuleType) -> None:
-    calls = [
-        {"id": f"c{n}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for n in range(3)
-    ]
-    history = [{"id": "m", "role": "assistant", "toolCalls": calls}]
-    assembler = backend.AGUIAssembler(messages=history, max_blocks=3)
-    start = {"type": "TOOL_CALL_START", "toolCallId": "c3", "toolCallName": "f", "parentMessageId": "m"}
-    with pytest.raises(StreamLimitError, match="it brings the stream's blocks to 4;"):
-        assembler.feed(b"".join(frames_of([{"type": "RUN_STARTED", "threadId": "t", "runId": "r"}, start])))
-    assert len(assembler.messages[0]["toolCalls"]) == 4

@@ -55,7 +55,7 @@ def test_an_assembler_says_it_saw_no_event_of_its_protocol(backend: ModuleType, 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_the_transcoder_and_the_neutral_readers_say_so_too(backend: ModuleType, protocol: str) -> None:
-    target = "agui" if protocol != "agui" else "openai-responses"
+    target = "langchain" if protocol != "langchain" else "agentscope"
     for what, stream in foreign(protocol)[-2:]:
         # A JSON body is no SSE event, and one NDJSON line.
         json_body = stream and TABLE[protocol].framing in ("lines", "array")

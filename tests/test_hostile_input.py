@@ -424,7 +424,11 @@ ARGUMENT_ERRORS = [
         "Assembler.feed() takes bytes-like data, not str: encode it as UTF-8 first",
     ),
     (lambda backend: backend.AgentScopeAssembler(data_merge=1), TypeError, "data_merge must be str, not int"),
-    (lambda backend: backend.AGUIAssembler(on_error=None), TypeError, "on_error must be str, not NoneType"),
+    (
+        lambda backend: backend.LangChainAssembler(on_error=None),
+        TypeError,
+        "on_error must be str, not NoneType",
+    ),
     (
         lambda backend: backend.LangChainAssembler(tool_args=b"auto"),
         TypeError,
@@ -478,7 +482,7 @@ def test_skipped_events_keep_a_bounded_sample_and_a_count(backend: ModuleType, p
         reference = getattr(backend, name)()
         reference.feed(head + good)
         assert getattr(assembler, view) == getattr(reference, view)
-    transcoder = backend.Transcoder(protocol, "agui", on_error="skip", max_errors=2)
+    transcoder = backend.Transcoder(protocol, "langchain", on_error="skip", max_errors=2)
     transcoder.feed(head + junk)
     assert (len(transcoder.errors), transcoder.error_count) == (2, 2500)
     with pytest.raises(ValueError, match=r"^max_errors must not be negative, got -1$"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import typing
 import warnings
 from pathlib import Path
 from types import ModuleType
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 
 import conversion
 import protocol_table
-from agentcodec import AgentCodecError, OpenAIResponsesError, OpenAIResponsesEventError
+from agentcodec import AgentCodecError, OpenAIResponsesError, OpenAIResponsesEventError, openai_responses
 from conftest import NATIVE, PURE, examples, requires_native
 from protocols import sse_event
 from protocols.openai_responses import tool_call_stream as responses
@@ -512,11 +513,7 @@ def test_generated_streams_agree_with_openai_python(events: list[dict[str, Any]]
 
 
 def test_every_event_type_of_the_sdk_is_known() -> None:
-    import typing
-
     from openai.types.responses import ResponseStreamEvent
-
-    from agentcodec import openai_responses
 
     classes = typing.get_args(typing.get_args(ResponseStreamEvent)[0])
     sdk_types = {typing.get_args(cls.model_fields["type"].annotation)[0] for cls in classes}
@@ -684,3 +681,10 @@ def test_encrypted_reasoning_comes_back_from_every_target_with_a_place(
     (reasoning,) = reasoning_items
     carried = protocol_table.TABLE[through].carries_signatures_of(protocol_table.TABLE["openai-responses"])
     assert reasoning.get("encrypted_content") == ("ENC42" if carried else None)
+
+
+def test_the_types_have_the_wire_spellings() -> None:
+    import typing
+
+    assert "sequence_number" in typing.get_type_hints(openai_responses.StreamEvent)
+    assert "response.output_text.delta" in openai_responses.EVENT_TYPES

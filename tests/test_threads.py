@@ -134,13 +134,13 @@ def _exercise(backend: ModuleType) -> list[tuple[str, Any, Callable[[Any], None]
     cases += [
         (
             "Transcoder",
-            backend.Transcoder("agentscope", "agui"),
+            backend.Transcoder("agentscope", "langchain"),
             lambda obj: obj.feed(bad_event),
             lambda obj: obj.event_count,
         ),
         (
             "NeutralDecoder",
-            backend.NeutralDecoder("agui"),
+            backend.NeutralDecoder("langchain"),
             lambda obj: obj.feed(bad_event),
             lambda obj: obj.errors,
         ),
@@ -218,7 +218,7 @@ def test_every_class_serializes_calls_from_threads(backend: ModuleType, case: in
 @pytest.mark.usefixtures("frequent_switches")
 def test_a_shared_encoder_writes_each_event_whole(backend: ModuleType) -> None:
     """NeutralEncoder too: every event's bytes come out whole, none twice."""
-    encoder = backend.NeutralEncoder("agui")
+    encoder = backend.NeutralEncoder("langchain")
     encoder.encode({"type": "message_started", "message_id": "m", "role": "assistant"})
     encoder.encode({"type": "block_started", "message_id": "m", "index": 0, "kind": "text"})
     outputs: list[bytes] = []
