@@ -1,6 +1,6 @@
-"""The ASGI app the server and client tests run on uvicorn: an agent's AG-UI
-run streamed through ``EventStreamResponse``, and producers that fail, idle,
-flood or watch for being stopped. ``app`` is configured from the
+"""The ASGI app the server and client tests run on uvicorn: an agent's run
+(AgentScope Agent API events) streamed through ``EventStreamResponse``, and
+producers that fail, idle, flood or watch for being stopped. ``app`` is configured from the
 environment, for replicas in processes of their own."""
 
 from __future__ import annotations
@@ -17,19 +17,25 @@ from starlette.routing import Route
 
 from agentcodec.server import EventStreamResponse, MemoryReplayStore, RedisReplayStore, ReplayStore
 
+PROTOCOL = "agentscope"
 
-def agui_run(count: int, run_id: str = "r") -> list[dict[str, Any]]:
-    """An AG-UI run of ``count`` text deltas: what the agent streams."""
+
+def text_delta(text: str) -> dict[str, Any]:
+    """A delta of the run's message's text."""
+    return {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m", "text": text}
+
+
+def agent_run(count: int, run_id: str = "r") -> list[dict[str, Any]]:
+    """A run of ``count`` text deltas: what the agent streams."""
+    message = {"object": "message", "id": "m", "type": "message", "role": "assistant"}
     events: list[dict[str, Any]] = [
-        {"type": "RUN_STARTED", "threadId": "t", "runId": run_id},
-        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        {"object": "response", "id": run_id, "status": "created"},
+        {**message, "status": "in_progress"},
     ]
+    events += [text_delta(f"token {i}; ") for i in range(count)]
     events += [
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": f"token {i}; "} for i in range(count)
-    ]
-    events += [
-        {"type": "TEXT_MESSAGE_END", "messageId": "m"},
-        {"type": "RUN_FINISHED", "threadId": "t", "runId": run_id},
+        {**message, "status": "completed"},
+        {"object": "response", "id": run_id, "status": "completed"},
     ]
     return events
 
@@ -70,28 +76,28 @@ def make_app(store: ReplayStore | None) -> Starlette:
     produced: dict[str, int] = {"big": 0}
 
     async def produce(count: int, delay: float) -> AsyncIterator[dict[str, Any]]:
-        for event in agui_run(count):
+        for event in agent_run(count):
             yield event
             if delay:
                 await asyncio.sleep(delay)
 
-    async def agui(request: Request) -> Response:
+    async def run(request: Request) -> Response:
         count = int(request.query_params.get("n", "20"))
         delay = float(request.query_params.get("delay", "0"))
-        return EventStreamResponse(produce(count, delay), protocol="agui", store=store)
+        return EventStreamResponse(produce(count, delay), protocol=PROTOCOL, store=store)
 
     async def fail(request: Request) -> Response:
-        protocol = request.query_params.get("protocol", "agui")
+        protocol = request.query_params.get("protocol", PROTOCOL)
 
         async def failing() -> AsyncIterator[dict[str, Any]]:
-            yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+            yield agent_run(0)[0]
             raise RuntimeError("a secret the client must not see")
 
         async def failing_at_once() -> AsyncIterator[bytes]:
             raise RuntimeError("a secret the client must not see")
             yield b""  # an async generator
 
-        content = failing() if protocol == "agui" else failing_at_once()
+        content = failing() if protocol == PROTOCOL else failing_at_once()
         return EventStreamResponse(content, protocol=protocol)
 
     async def idle(request: Request) -> Response:
@@ -99,22 +105,22 @@ def make_app(store: ReplayStore | None) -> Starlette:
 
         async def slow() -> AsyncIterator[dict[str, Any]]:
             await asyncio.sleep(seconds)
-            for event in agui_run(1):
+            for event in agent_run(1):
                 yield event
 
-        return EventStreamResponse(slow(), protocol="agui", ping_interval=0.05)
+        return EventStreamResponse(slow(), protocol=PROTOCOL, ping_interval=0.05)
 
     async def endless(request: Request) -> Response:
         async def forever() -> AsyncIterator[dict[str, Any]]:
             try:
-                yield agui_run(0)[0]
+                yield agent_run(0)[0]
                 while True:
                     await asyncio.sleep(0.01)
-                    yield {"type": "CUSTOM", "name": "tick", "value": 1}
+                    yield text_delta(".")
             finally:
                 stopped.append("endless")
 
-        return EventStreamResponse(forever(), protocol="agui")
+        return EventStreamResponse(forever(), protocol=PROTOCOL)
 
     async def big(request: Request) -> Response:
         size = int(request.query_params.get("size", "65536"))
@@ -122,9 +128,9 @@ def make_app(store: ReplayStore | None) -> Starlette:
         def flood() -> Any:  # a blocking producer: read in a worker thread
             for _ in range(100_000):
                 produced["big"] += 1
-                yield {"type": "CUSTOM", "name": "blob", "value": "x" * size}
+                yield text_delta("x" * size)
 
-        return EventStreamResponse(flood(), protocol="agui")
+        return EventStreamResponse(flood(), protocol=PROTOCOL)
 
     async def state(request: Request) -> Response:
         return PlainTextResponse(f"{','.join(stopped)}|{produced['big']}")
@@ -137,7 +143,7 @@ def make_app(store: ReplayStore | None) -> Starlette:
         return JSONResponse({"output": [{"type": "message", "content": "hi"}]})
 
     routes = [
-        Route("/agui", agui, methods=["GET", "POST"]),
+        Route("/run", run, methods=["GET", "POST"]),
         Route("/fail", fail),
         Route("/idle", idle),
         Route("/endless", endless),

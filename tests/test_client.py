@@ -26,6 +26,8 @@ ASSEMBLERS = {name: row.assembler for name, row in TABLE.items()}
 # The protocols streamed as SSE, whose events may carry the ids a client
 # resumes after (an NDJSON stream has none).
 RESUMABLE = [name for name in PROTOCOLS if not TABLE[name].ndjson and not TABLE[name].binary]
+# The protocol of the tests of one: what holds for one holds for every protocol.
+EXAMPLE = PROTOCOLS[0]
 
 
 def _stream(protocol: str) -> bytes:
@@ -87,7 +89,7 @@ def test_an_assembler_given_is_read_into(protocol: str) -> None:
     ("arguments", "message"),
     [
         ({}, "assemble\\(\\) takes a protocol or an assembler, one of the two"),
-        ({"protocol": "agui", "assembler": "x"}, "one of the two"),
+        ({"protocol": EXAMPLE, "assembler": "x"}, "one of the two"),
         ({"assembler": "x", "strict": True}, "the assembler's options with a protocol"),
     ],
 )
@@ -107,18 +109,18 @@ def test_without_a_protocol_the_events_are_sse_events() -> None:
 
 def test_a_file_like_source_is_read_in_pieces(tmp_path: Path) -> None:
     path = tmp_path / "stream.sse"
-    path.write_bytes(_stream("agui"))
+    path.write_bytes(_stream(EXAMPLE))
     with path.open("rb") as source:
-        assert client.assemble(source, "agui") == _assemble_at_once("agui")
+        assert client.assemble(source, EXAMPLE) == _assemble_at_once(EXAMPLE)
 
 
 def test_unknown_protocols_and_sources_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown protocol 'sse'"):
         client.EventStream([], "sse")
     with pytest.raises(TypeError, match="cannot read a stream from int"):
-        list(client.EventStream(5, "agui"))
+        list(client.EventStream(5, EXAMPLE))
     with pytest.raises(ValueError, match="max_retries"):
-        client.EventStream([], "agui", max_retries=-1)
+        client.EventStream([], EXAMPLE, max_retries=-1)
 
 
 # --- reconnection over plain sources -------------------------------------------
@@ -169,7 +171,8 @@ def test_a_dropped_connection_resumes_after_the_last_event(protocol: str) -> Non
 
 
 def test_async_reconnection_awaits_the_reconnect_function() -> None:
-    server = Server(_stream("agui"), cut_at=[120, 450])
+    sizes = [len(event) + 2 for event in _with_ids(_stream(EXAMPLE)).split(b"\n\n") if event]
+    server = Server(_stream(EXAMPLE), cut_at=[sizes[0] + sizes[1] // 2, sizes[1] + sizes[2] // 2])
 
     async def connect(last_event_id: str = "") -> AsyncIterator[bytes]:
         for chunk in server.connect(last_event_id):
@@ -180,35 +183,40 @@ def test_async_reconnection_awaits_the_reconnect_function() -> None:
         return connect(last_event_id)
 
     async def main() -> Any:
-        stream = client.AsyncEventStream(connect(), "agui", reconnect=reconnect, retry_delay=0)
+        stream = client.AsyncEventStream(connect(), EXAMPLE, reconnect=reconnect, retry_delay=0)
         result = await stream.until_done()
         return result, stream.reconnections
 
     result, reconnections = asyncio.run(main())
     assert reconnections == 2
-    assert result == _assemble_at_once("agui")
+    assert result == _assemble_at_once(EXAMPLE)
 
 
 def test_a_stream_without_event_ids_cannot_resume() -> None:
+    data = _stream(EXAMPLE)
+    assert b"\nid:" not in data
+    assert not data.startswith(b"id:")
+    head = data[: data.index(b"\n\n", data.index(b"\n\n") + 2) + 2]  # two events
+
     def cut() -> Iterator[bytes]:
-        yield _stream("agui")[:200]
+        yield head
         raise ConnectionResetError("reset")
 
-    stream = client.EventStream(cut(), "agui", reconnect=lambda last: iter([b""]), retry_delay=0)
+    stream = client.EventStream(cut(), EXAMPLE, reconnect=lambda last: iter([b""]), retry_delay=0)
     with pytest.raises(ConnectionResetError):
         list(stream)
     # What arrived before the drop is assembled.
-    assert stream.assembler.messages or stream.assembler.run["threadId"]
+    assert stream.assembler.event_count == 2
 
 
 def test_reconnecting_gives_up_after_max_retries() -> None:
-    server = Server(_stream("agui"), cut_at=[300])
+    server = Server(_stream(EXAMPLE), cut_at=[300])
 
     def refused(last_event_id: str) -> Iterator[bytes]:
         server.requests.append(last_event_id)
         raise ConnectionRefusedError("connection refused")
 
-    stream = client.EventStream(server.connect(), "agui", reconnect=refused, max_retries=2, retry_delay=0)
+    stream = client.EventStream(server.connect(), EXAMPLE, reconnect=refused, max_retries=2, retry_delay=0)
     with pytest.raises(ConnectionRefusedError):
         list(stream)
     assert len(server.requests) == 3  # the first connection and two attempts
@@ -217,8 +225,8 @@ def test_reconnecting_gives_up_after_max_retries() -> None:
 def test_the_stream_retry_field_sets_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     waits: list[float] = []
     monkeypatch.setattr("agentcodec.client._stream.time.sleep", waits.append)
-    server = Server(b"retry: 250\n\n" + _stream("agui"), cut_at=[400])
-    client.EventStream(server.connect(), "agui", reconnect=server.connect).until_done()
+    server = Server(b"retry: 250\n\n" + _stream(EXAMPLE), cut_at=[400])
+    client.EventStream(server.connect(), EXAMPLE, reconnect=server.connect).until_done()
     assert waits == [0.25]
 
 
@@ -243,15 +251,16 @@ def test_reconnect_drops_the_cut_event_and_keeps_everything_else(backend: Module
         resumed.reconnect()
 
 
-def test_reconnect_on_the_neutral_readers(backend: ModuleType) -> None:
-    data = _with_ids(_stream("agui"))
+@pytest.mark.parametrize("protocol", RESUMABLE)
+def test_reconnect_on_the_neutral_readers(backend: ModuleType, protocol: str) -> None:
+    data = _with_ids(_stream(protocol))
     cut = data.index(b"\n\n", len(data) // 2) + 2
     for make in (
-        lambda: backend.NeutralAssembler("agui"),
-        lambda: backend.NeutralDecoder("agui"),
+        lambda: backend.NeutralAssembler(protocol),
+        lambda: backend.NeutralDecoder(protocol),
         # Into every protocol, each without the clock or random ids: two runs compared.
         *(
-            lambda target=target: backend.Transcoder("agui", target, **TABLE[target].fixed_options)
+            lambda target=target: backend.Transcoder(protocol, target, **TABLE[target].fixed_options)
             for target in TABLE
         ),
     ):
@@ -284,6 +293,6 @@ def test_langchain_feed_with_events_yields_the_envelopes(backend: ModuleType) ->
 def test_a_str_or_a_path_is_told_what_to_pass(source: Any) -> None:
     message = r"cannot read a stream from a (str|path): pass its bytes .*open\(path, 'rb'\)"
     with pytest.raises(TypeError, match=message):
-        client.assemble(source, "agui")
+        client.assemble(source, EXAMPLE)
     with pytest.raises(TypeError, match=message):
-        asyncio.run(client.aassemble(source, "agui"))
+        asyncio.run(client.aassemble(source, EXAMPLE))

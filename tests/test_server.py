@@ -13,16 +13,16 @@ import httpx
 import pytest
 
 import agentcodec
-from agentcodec import _protocols, agui, client, events
+from agentcodec import _protocols, agentscope, client, events
 from agentcodec.server import EventStreamResponse, MemoryReplayStore
 from servers import redis_server, serve, serve_process, wait_until
-from stream_app import agui_run, make_app
+from stream_app import PROTOCOL, agent_run, make_app, text_delta
 
 
 def _expected(count: int) -> dict[str, Any]:
-    assembler = agui.Assembler()
-    for event in agui_run(count):
-        assembler.feed(agui.encode(event))
+    assembler = agentscope.Assembler()
+    for event in agent_run(count):
+        assembler.feed(agentscope.encode(event))
     return assembler.close()
 
 
@@ -33,23 +33,22 @@ def url() -> Iterator[str]:
 
 
 def test_a_stream_is_served_with_sse_headers_and_ids(url: str) -> None:
-    with httpx.Client() as http, http.stream("POST", f"{url}/agui?n=3") as response:
+    with httpx.Client() as http, http.stream("POST", f"{url}/run?n=3") as response:
         body = response.read()
     assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert response.headers["cache-control"] == "no-store"
     frames = [frame for frame in body.split(b"\n\n") if frame]
-    assert len(frames) == len(agui_run(3))
+    assert len(frames) == len(agent_run(3))
     assert all(frame.startswith(b"id: ") for frame in frames)
     numbers = [int(frame.split(b"\n")[0].rsplit(b":", 1)[1]) for frame in frames]
     assert numbers == list(range(1, len(frames) + 1))
 
 
 def test_httpx_connect_assembles_the_run(url: str) -> None:
-    with httpx.Client() as http, client.connect(http, "POST", f"{url}/agui?n=50", protocol="agui") as stream:
-        kinds = [event["type"] for event in stream]
+    with httpx.Client() as http, client.connect(http, "POST", f"{url}/run?n=50", protocol=PROTOCOL) as stream:
+        seen = list(stream)
         result = stream.until_done()
-    assert kinds[0] == "RUN_STARTED"
-    assert kinds[-1] == "RUN_FINISHED"
+    assert seen == agent_run(50)
     assert result == _expected(50)
 
 
@@ -61,14 +60,14 @@ def test_a_response_that_is_no_event_stream_is_refused_by_every_client(url: str)
     with (
         httpx.Client() as http,
         pytest.raises(agentcodec.SSEError, match=message),
-        client.connect(http, "POST", f"{url}/json", protocol="openai-responses"),
+        client.connect(http, "POST", f"{url}/json", protocol=PROTOCOL),
     ):
         pass
 
     async def main() -> None:
         async with httpx.AsyncClient() as http:
             with pytest.raises(agentcodec.SSEError, match=message):
-                async with client.aconnect(http, "POST", f"{url}/json", protocol="openai-responses"):
+                async with client.aconnect(http, "POST", f"{url}/json", protocol=PROTOCOL):
                     pass
         async with aiohttp.ClientSession() as session:
             with pytest.raises(agentcodec.SSEError, match=message):
@@ -81,13 +80,13 @@ def test_a_response_that_is_no_event_stream_is_refused_by_every_client(url: str)
 def test_a_client_of_the_other_kind_is_told_which_function_to_use(url: str) -> None:
     with (
         pytest.raises(TypeError, match=r"connect\(\) takes an httpx.Client, not AsyncClient: .*aconnect"),
-        client.connect(httpx.AsyncClient(), "GET", f"{url}/agui"),
+        client.connect(httpx.AsyncClient(), "GET", f"{url}/run"),
     ):
         pass
 
     async def main() -> None:
         with httpx.Client() as http, pytest.raises(TypeError, match=r"not Client: .*`with connect"):
-            async with client.aconnect(http, "GET", f"{url}/agui"):
+            async with client.aconnect(http, "GET", f"{url}/run"):
                 pass
 
     asyncio.run(main())
@@ -100,12 +99,12 @@ def test_async_httpx_and_aiohttp_assemble_alike(url: str) -> None:
         results = []
         async with (
             httpx.AsyncClient() as http,
-            client.aconnect(http, "GET", f"{url}/agui?n=40", protocol="agui") as s,
+            client.aconnect(http, "GET", f"{url}/run?n=40", protocol=PROTOCOL) as s,
         ):
             results.append(await s.until_done())
         async with (
             aiohttp.ClientSession() as session,
-            client.aconnect(session, "GET", f"{url}/agui?n=40", protocol="agui") as s,
+            client.aconnect(session, "GET", f"{url}/run?n=40", protocol=PROTOCOL) as s,
         ):
             results.append(await s.until_done())
         return results
@@ -116,7 +115,7 @@ def test_async_httpx_and_aiohttp_assemble_alike(url: str) -> None:
 def test_many_concurrent_streams(url: str) -> None:
     async def one(http: httpx.AsyncClient, count: int) -> Any:
         async with client.aconnect(
-            http, "GET", f"{url}/agui?n={count}&delay=0.001", protocol="agui"
+            http, "GET", f"{url}/run?n={count}&delay=0.001", protocol=PROTOCOL
         ) as stream:
             return await stream.until_done()
 
@@ -132,7 +131,7 @@ def test_pings_arrive_while_the_producer_is_idle(url: str) -> None:
     with httpx.Client() as http, http.stream("GET", f"{url}/idle?seconds=0.4") as response:
         body = response.read()
     assert body.count(b": ping\n") >= 3
-    assert client.assemble([body], "agui")["status"] == "finished"
+    assert client.assemble([body], PROTOCOL)["status"] == "completed"
 
 
 @pytest.mark.parametrize("protocol", events.PROTOCOLS)
@@ -141,9 +140,8 @@ def test_a_failing_producer_ends_with_the_protocol_error(url: str, protocol: str
         body = http.get(f"{url}/fail", params={"protocol": protocol}).content
     assert b"secret" not in body
     assert b"the stream failed on the server" in body
-    view = client.assemble([body], "agui") if protocol == "agui" else None
-    if view is not None:
-        assert view["status"] == "error"
+    if protocol == PROTOCOL:  # (failed after its first event)
+        assert client.assemble([body], PROTOCOL)["status"] == "failed"
     neutral = events.Assembler(protocol)
     neutral.feed(body)
     assert neutral.close()["status"] == "failed"
@@ -174,10 +172,10 @@ def test_a_slow_client_holds_the_producer_back(url: str) -> None:
 
 def test_resuming_with_an_unknown_id_is_gone(url: str) -> None:
     with httpx.Client() as http:
-        response = http.get(f"{url}/agui", headers={"Last-Event-ID": "nosuchstream:3"})
+        response = http.get(f"{url}/run", headers={"Last-Event-ID": "nosuchstream:3"})
         assert response.status_code == 410
         assert "not stored" in response.json()["error"]["message"]
-        response = http.get(f"{url}/agui", headers={"Last-Event-ID": "garbage"})
+        response = http.get(f"{url}/run", headers={"Last-Event-ID": "garbage"})
         assert response.status_code == 410
 
 
@@ -188,13 +186,13 @@ def test_a_dropped_stream_resumes_on_the_same_server(tmp_path: Path) -> None:
     with (
         serve(app) as base,
         httpx.Client() as http,
-        client.connect(http, "GET", f"{base}/agui?n=30&delay=0.005", protocol="agui", retry_delay=0.01) as s,
+        client.connect(http, "GET", f"{base}/run?n=30&delay=0.005", protocol=PROTOCOL, retry_delay=0.01) as s,
     ):
-        kinds = [event["type"] for event in s]
+        seen = list(s)
         result = s.until_done()
         assert s.reconnections == 1
     assert app.dropped == 1
-    assert kinds == [event["type"] for event in agui_run(30)]
+    assert seen == agent_run(30)
     assert result == _expected(30)
 
 
@@ -212,18 +210,18 @@ def test_a_dropped_stream_resumes_on_another_replica(tmp_path: Path) -> None:
 
             def on_second_replica(last_event_id: str) -> httpx.Response:
                 response = http.send(
-                    http.build_request("GET", f"{second}/agui", headers={"Last-Event-ID": last_event_id}),
+                    http.build_request("GET", f"{second}/run", headers={"Last-Event-ID": last_event_id}),
                     stream=True,
                 )
                 response.raise_for_status()
                 return response
 
-            source = http.send(http.build_request("GET", f"{first}/agui?n=200&delay=0.002"), stream=True)
-            stream = client.EventStream(source, "agui", reconnect=on_second_replica, retry_delay=0.01)
+            source = http.send(http.build_request("GET", f"{first}/run?n=200&delay=0.002"), stream=True)
+            stream = client.EventStream(source, PROTOCOL, reconnect=on_second_replica, retry_delay=0.01)
             seen = list(stream)
             result = stream.until_done()
             assert stream.reconnections == 1
-    assert seen == agui_run(200)
+    assert seen == agent_run(200)
     assert result == _expected(200)
 
 
@@ -271,12 +269,12 @@ def test_a_plain_generator_left_by_its_client_is_closed_once_free(caplog: pytest
         try:
             for number in range(1000):
                 time.sleep(0.05)  # blocking work: why it runs in a thread
-                yield {"type": "RAW", "event": {"n": number}}
+                yield text_delta(str(number))
         finally:
             cleaned.set()
 
     async def endpoint(request: Any) -> EventStreamResponse:
-        return EventStreamResponse(produce(), protocol="agui", ping_interval=None)
+        return EventStreamResponse(produce(), protocol=PROTOCOL, ping_interval=None)
 
     app = Starlette(routes=[Route("/", endpoint)])
     with caplog.at_level("ERROR"), serve(app) as url:
@@ -300,12 +298,12 @@ def test_a_reader_fallen_behind_the_store_gets_the_protocols_error_event() -> No
     store = MemoryReplayStore(max_events=5)
 
     async def produce() -> Any:
-        yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+        yield agent_run(0)[0]
         for number in range(200):
-            yield {"type": "RAW", "event": {"n": number}}
+            yield text_delta(str(number))
 
     async def endpoint(request: Any) -> EventStreamResponse:
-        return EventStreamResponse(produce(), protocol="agui", store=store, ping_interval=None)
+        return EventStreamResponse(produce(), protocol=PROTOCOL, store=store, ping_interval=None)
 
     app = Starlette(routes=[Route("/", endpoint)])
     with serve(app) as url, httpx.Client() as http, http.stream("GET", url) as response:
@@ -314,7 +312,7 @@ def test_a_reader_fallen_behind_the_store_gets_the_protocols_error_event() -> No
         time.sleep(0.3)  # the producer writes on, past what the store keeps
         body += b"".join(pieces)
     last = [line for line in body.decode().splitlines() if line.startswith("data: ")][-1]
-    assert '"type":"RUN_ERROR"' in last.replace(" ", "")
+    assert '"status":"failed"' in last.replace(" ", "")
 
 
 def test_a_stream_id_names_a_stream_of_the_store_given() -> None:
@@ -326,7 +324,7 @@ def test_a_stream_id_names_a_stream_of_the_store_given() -> None:
 
 
 class _Endless:
-    """A producer of AG-UI events without end, which says when it was closed."""
+    """A producer of a run's events without end, which says when it was closed."""
 
     def __init__(self) -> None:
         self.closed = False
@@ -334,11 +332,11 @@ class _Endless:
 
     async def events(self) -> Any:
         try:
-            yield {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+            yield agent_run(0)[0]
             while True:
                 await asyncio.sleep(0.02)
                 self.produced += 1
-                yield {"type": "RAW", "event": {"n": self.produced}}
+                yield text_delta(str(self.produced))
         finally:
             self.closed = True
 
@@ -349,7 +347,7 @@ def _abandoning_app(store: Any, producer: _Endless, seconds: float) -> Any:
 
     async def endpoint(request: Any) -> EventStreamResponse:
         return EventStreamResponse(
-            producer.events(), protocol="agui", store=store, ping_interval=None, abandon_after=seconds
+            producer.events(), protocol=PROTOCOL, store=store, ping_interval=None, abandon_after=seconds
         )
 
     return Starlette(routes=[Route("/", endpoint)])
@@ -381,7 +379,7 @@ def test_a_recorded_stream_nobody_reads_is_stopped_and_ends_with_the_protocols_e
         with httpx.Client(timeout=30) as http:
             rest = http.get(url, headers={"Last-Event-ID": last}).text
     ends = [line for line in rest.splitlines() if line.startswith("data: ")]
-    assert '"type":"RUN_ERROR"' in ends[-1]
+    assert '"status":"failed"' in ends[-1]
     assert "no client read the stream for 1 s" in ends[-1]
 
 

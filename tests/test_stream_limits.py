@@ -1,8 +1,8 @@
 """Limits on what one stream makes an assembler hold, beyond the SSE layer's:
 ``max_stream_bytes`` (the data its events bring, and what JSON Patch copies
 duplicate). Both backends refuse the same event with the same words, and
-what came before stays. (What a patched AG-UI state may grow to is
-test_agui_limits'.)"""
+what came before stays. (A protocol's limits of its own, such as what a
+patched state may grow to, are in its tests.)"""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def test_converters_take_no_such_limit(backend: ModuleType, limit: str) -> None:
     """A Transcoder or NeutralDecoder holds nothing the stream brings, so
     neither takes these limits: a long conversion is never cut short."""
     with pytest.raises(TypeError):
-        backend.Transcoder("agentscope", "agui", **{limit: 10})
+        backend.Transcoder("agentscope", "langchain", **{limit: 10})
     with pytest.raises(TypeError):
         backend.NeutralDecoder("agentscope", **{limit: 10})
 
