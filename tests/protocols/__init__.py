@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -166,6 +167,10 @@ class Row:
     built_turn: BuiltTurn | None = None
     #: How the gateway serves it, where it does.
     gateway: GatewayCase | None = None
+    #: Judges a stream written into the protocol (by a conversion) as its own
+    #: SDK reads it, and as ``backend``'s assembler does: raises where either
+    #: rejects it or they disagree.
+    judge: Callable[[ModuleType, bytes], None] | None = None
 
     def carries_signatures_of(self, source: Row) -> bool:
         """Whether a reasoning signature read from ``source`` has a place here."""

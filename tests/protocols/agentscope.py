@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from . import GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
@@ -38,6 +39,14 @@ def _judged_calls(response: dict[str, Any]) -> list[Any]:
         for content in contents
         if content["type"] == "data" and "arguments" in (content.get("data") or {})
     ]
+
+
+def judge(backend: ModuleType, stream: bytes) -> None:
+    """Every event one the strict assembler takes."""
+    assembler = backend.AgentScopeAssembler(strict=True)
+    assembler.feed(stream)
+    assembler.close()
+    assert all(error["code"] != "invalid_event" for error in assembler.errors)
 
 
 ROW = Row(
@@ -79,4 +88,5 @@ ROW = Row(
         "/process",
         lambda question: {"input": [{"role": "user", "content": [{"type": "text", "text": question}]}]},
     ),
+    judge=judge,
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from types import ModuleType
 from typing import Any
 
 from . import GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded, of_the_run
@@ -25,6 +27,33 @@ def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any]
 def _judged_calls(messages: list[dict[str, Any]]) -> list[Any]:
     calls = (call for message in messages for call in message.get("toolCalls") or [])
     return [loaded(call["function"]["arguments"]) for call in calls]
+
+
+def judge(backend: ModuleType, stream: bytes) -> None:
+    """Every event one ag-ui-protocol's models take and would write the same,
+    the client's verifier passes the run, and the assembler gives the
+    messages the client holds."""
+    import pytest
+
+    ag_ui = pytest.importorskip("ag_ui.core")
+    from pydantic import TypeAdapter
+
+    from agui_reference import apply_events, verify_events
+    from sse_helpers import data_events
+
+    adapter: TypeAdapter[Any] = TypeAdapter(ag_ui.Event)
+    events = data_events(stream)
+    for event in events:
+        # What ag-ui-protocol's EventEncoder would write for it, byte for byte.
+        model = adapter.validate_python(event)
+        assert json.loads(model.model_dump_json(by_alias=True)) == event
+    verify_events(events)
+    reference = apply_events(events)
+    assembler = backend.AGUIAssembler()
+    assembler.feed(stream)
+    run = assembler.close()
+    assert run["messages"] == reference["messages"]
+    assert (reference["warnings"] == [] and assembler.errors == []) or run["status"] == "error"
 
 
 ROW = Row(
@@ -68,4 +97,5 @@ ROW = Row(
             "messages": [{"id": "u1", "role": "user", "content": question}],
         },
     ),
+    judge=judge,
 )

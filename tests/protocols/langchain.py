@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from . import GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length
@@ -34,6 +35,15 @@ def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any]
 def _judged_calls(message: dict[str, Any]) -> list[Any]:
     kinds = ("tool_call", "invalid_tool_call")
     return [block["args"] for block in message["content"] if block["type"] in kinds]
+
+
+def judge(backend: ModuleType, stream: bytes) -> None:
+    """Every event one the assembler takes. (What langchain-core assembles
+    from it is test_transcode's, on recorded judgements.)"""
+    assembler = backend.LangChainAssembler()
+    assembler.feed(stream)
+    assembler.close()
+    assert all(error["code"] != "invalid_event" for error in assembler.errors)
 
 
 ROW = Row(
@@ -90,4 +100,5 @@ ROW = Row(
         lambda question: {"id": 1, "method": "run.start", "params": {"input": question}},
         read_at=("/threads/t/stream/events", {"channels": ["messages", "lifecycle", "tools"]}),
     ),
+    judge=judge,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from agentcodec import openai_responses
@@ -85,6 +86,37 @@ def _built_turn() -> list[dict[str, Any]]:
     out = builder.start() + builder.add_reasoning_delta("think") + builder.add_text_delta("hi")
     out += builder.add_function_call("weather", "{}") + builder.complete()
     return data_events(out)
+
+
+def judge(backend: ModuleType, stream: bytes) -> None:
+    """Numbered in order, and what openai-python's ``ResponseStreamState``
+    accumulates is the response the assembler gives."""
+    import warnings
+
+    import pytest
+
+    streaming = pytest.importorskip("openai.lib.streaming.responses._responses")
+    from openai._models import construct_type
+    from openai._types import omit
+    from openai.types.responses import ResponseStreamEvent
+
+    events = data_events(stream)
+    assert [event["sequence_number"] for event in events] == list(range(len(events)))
+    state = streaming.ResponseStreamState(input_tools=omit, text_format=omit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for event in events:
+            state.handle_event(construct_type(type_=ResponseStreamEvent, value=event))
+        completed = state._completed_response
+        expected = completed.to_dict() if completed is not None else None
+    assembler = backend.OpenAIResponsesAssembler()
+    assembler.feed(stream)
+    response = assembler.close()
+    assert assembler.errors == [] or response["status"] == "failed"
+    if expected is not None:
+        from test_openai_responses import without_sdk_extras
+
+        assert response == without_sdk_extras(expected)
 
 
 ROW = Row(
@@ -172,4 +204,5 @@ ROW = Row(
     ),
     results_as_text=True,
     gateway=GatewayCase("/v1/responses", lambda question: {"input": question, "stream": True}),
+    judge=judge,
 )

@@ -1,0 +1,206 @@
+"""Conversions into and out of AG-UI, on both backends: from the Agent API
+as an AgentScope AgentApp's ``/ag-ui`` converts (and where it should do
+better), and from AG-UI producers' habits (calls interleaved, arguments
+after a call's end, a tool call in a message that ended) into every other
+protocol. What every conversion does alike is test_transcode's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conversion import agui_stream, backends, convert, view
+from protocol_table import TABLE
+from sse_helpers import data_events
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# What each target cannot carry.
+TARGET_LOSSES = {name: row.cannot_carry for name, row in TABLE.items()}
+PROTOCOLS = list(TABLE)
+
+
+def test_agentscope_to_agui_does_what_the_agentapp_does_and_what_it_should() -> None:
+    process = (FIXTURES / "agentapp" / "agent_turn.process.sse").read_bytes()
+    theirs = data_events((FIXTURES / "agentapp" / "agent_turn.agui.sse").read_bytes())
+    for backend in backends():
+        ours = data_events(convert(backend, "agentscope", "agui", process))
+        kinds = [event["type"] for event in ours]
+        # Reasoning is reasoning, not text (agentscope-runtime #504).
+        assert "REASONING_MESSAGE_START" in kinds
+        assert kinds.count("TEXT_MESSAGE_START") == 1
+        assert [event["type"] for event in theirs].count("TEXT_MESSAGE_START") == 2
+        # Tool arguments stream (the AgentApp sends them once, whole).
+        args = [event["delta"] for event in ours if event["type"] == "TOOL_CALL_ARGS"]
+        assert len(args) > 1
+        assert "".join(args) == '{"city": "Paris", "unit": "C"}'
+
+        # The same text, results and run as the AgentApp's, event for event.
+        def texts(events: list[dict[str, Any]], kind: str) -> str:
+            return "".join(event["delta"] for event in events if event["type"] == kind)
+
+        assert (
+            texts(ours, "TEXT_MESSAGE_CONTENT")
+            == json.loads((FIXTURES / "agentapp" / "agent_turn.json").read_text())["answer"]
+        )
+        result = next(event for event in ours if event["type"] == "TOOL_CALL_RESULT")
+        their_result = next(event for event in theirs if event["type"] == "TOOL_CALL_RESULT")
+        assert (result["toolCallId"], result["content"], result["role"]) == (
+            their_result["toolCallId"],
+            their_result["content"],
+            their_result["role"],
+        )
+        assert kinds[0] == "RUN_STARTED"
+        assert kinds[-1] == "RUN_FINISHED"
+
+
+def test_a_cancelled_run_ends_as_the_agui_client_reads_one() -> None:
+    events = [
+        {"object": "response", "id": "r1", "status": "created", "session_id": "s"},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "partial"},
+        {"object": "response", "id": "r1", "status": "canceled"},
+    ]
+    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    for backend in backends():
+        agui = data_events(convert(backend, "agentscope", "agui", stream))
+        assert [event["type"] for event in agui][-3:] == [
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "RUN_FINISHED",
+        ]
+        assert agui[-1]["outcome"] == {"type": "cancelled"}
+
+
+INTERLEAVED_CALLS = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "TOOL_CALL_START", "toolCallId": "a", "toolCallName": "weather"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '{"city": '},
+    {"type": "TOOL_CALL_END", "toolCallId": "a"},
+    {"type": "TOOL_CALL_START", "toolCallId": "b", "toolCallName": "weather"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "b", "delta": '{"city": "Zürich"}'},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '"東'},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '京"}'},
+    {"type": "TOOL_CALL_END", "toolCallId": "b"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+]
+
+
+@pytest.mark.parametrize(
+    "target", [t for t in PROTOCOLS if t != "agui" and "tool_call" not in TARGET_LOSSES[t]]
+)
+@pytest.mark.parametrize("chunk", [None, 5])
+def test_arguments_after_a_calls_end_reach_every_target_as_the_agui_client_keeps_them(
+    target: str, chunk: int | None
+) -> None:
+    """Producers that interleave parallel calls (pydantic-ai) may send a
+    call's arguments after its TOOL_CALL_END; the AG-UI client appends them.
+    A call whose end comes before its arguments are whole finishes when they
+    are (or when the run ends), so that every target gets them whole. (The
+    Transcoder once dropped them.)"""
+    stream = agui_stream(INTERLEAVED_CALLS)
+    client = backends()[0].AGUIAssembler()
+    client.feed(stream)
+    kept = {
+        call["id"]: json.loads(call["function"]["arguments"])
+        for message in client.close()["messages"]
+        for call in message.get("toolCalls") or []
+    }
+    assert kept == {"a": {"city": "東京"}, "b": {"city": "Zürich"}}
+    converted = {convert(backend, "agui", target, stream, chunk) for backend in backends()}
+    assert len(converted) == 1
+    calls = {
+        block["call_id"]: block["input"]
+        for message in view(backends()[0], target, converted.pop())["messages"]
+        for block in message["blocks"]
+        if block["kind"] == "tool_call"
+    }
+    assert calls == kept
+
+
+@pytest.mark.parametrize("ending", ["RUN_FINISHED", "RUN_ERROR"])
+def test_a_call_whose_arguments_never_become_whole_finishes_when_the_run_ends(ending: str) -> None:
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TOOL_CALL_START", "toolCallId": "a", "toolCallName": "weather"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "a", "delta": '{"city": "Par'},
+        {"type": "TOOL_CALL_END", "toolCallId": "a"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "then"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+        {"type": ending, "threadId": "t", "runId": "r", "message": "boom"},
+    ]
+    outputs = []
+    for backend in backends():
+        decoder = backend.NeutralDecoder("agui")
+        neutral = decoder.feed(agui_stream(events)) + decoder.close()
+        outputs.append(neutral)
+        kinds = [(event["type"], event.get("message_id")) for event in neutral]
+        # The call's block (in a message of its own) stays open past its end...
+        assert kinds.index(("block_finished", "a")) > kinds.index(("message_finished", "m"))
+        # ...and finishes, with its message, before the run ends.
+        assert kinds[-3:-1] == [("block_finished", "a"), ("message_finished", "a")]
+        assert kinds[-1][0] == ("run_finished" if ending == "RUN_FINISHED" else "run_failed")
+    assert outputs[0] == outputs[-1]
+
+
+TEXT_THEN_CALL = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "Let me check 東京."},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+    {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "weather", "parentMessageId": "m1"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"city": "東京"}'},
+    {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+    {"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1", "content": "sunny", "role": "tool"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "It is sunny."},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m2"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+]
+
+
+def agentscope_output(stream: bytes) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    """The AgentScope events of a converted stream, by (object, type,
+    status), and the response its assembler closes to."""
+    events = data_events(stream)
+    assembler = backends()[0].AgentScopeAssembler()
+    assembler.feed(stream)
+    final = assembler.close()
+    assert assembler.errors == [] or final["status"] == "failed"
+    return [(event["object"], event.get("type"), event["status"]) for event in events], final
+
+
+def test_a_call_in_a_message_that_ended_completes_before_its_result_in_agentscope() -> None:
+    """AG-UI producers (pydantic-ai, ag-ui-langgraph) end the text message,
+    then start the tool call naming it as parent. Converted to AgentScope,
+    the call's message completes when its block does, so that the output
+    lists the call before its result (it once completed at the run's end)."""
+    stream = agui_stream(TEXT_THEN_CALL)
+    converted = {convert(backend, "agui", "agentscope", stream) for backend in backends()}
+    assert len(converted) == 1
+    events, final = agentscope_output(converted.pop())
+    completed = [kind for obj, kind, status in events if obj == "message" and status == "completed"]
+    assert completed == ["message", "function_call", "function_call_output", "message"]
+    assert [item["type"] for item in final["output"]] == completed
+    assert final["output"][1]["content"][0]["data"]["arguments"] == '{"city": "東京"}'
+
+
+def test_a_failed_run_keeps_what_streamed_in_agentscopes_failed_response() -> None:
+    """A run that fails after a call, with an answer half written: the
+    failed response holds the call and the text so far (incomplete), as the
+    Responses encoder's failed response does."""
+    events = [*TEXT_THEN_CALL[:10], {"type": "RUN_ERROR", "message": "boom", "code": "x"}]
+    converted = {convert(backend, "agui", "agentscope", agui_stream(events)) for backend in backends()}
+    assert len(converted) == 1
+    _, final = agentscope_output(converted.pop())
+    assert final["status"] == "failed"
+    assert [(item["type"], item["status"]) for item in final["output"]] == [
+        ("message", "completed"),
+        ("function_call", "completed"),
+        ("function_call_output", "completed"),
+        ("message", "incomplete"),
+    ]
+    assert final["output"][3]["content"][0]["text"] == "It is sunny."
+    assert final["error"] == {"code": "x", "message": "boom"}
