@@ -62,10 +62,6 @@ def view(backend: ModuleType, protocol: str, stream: bytes) -> dict[str, Any]:
     return neutral
 
 
-def agui_stream(events: list[dict[str, Any]]) -> bytes:
-    return b"".join(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)
-
-
 def round_trip(backend: ModuleType, source: str, through: str, stream: bytes) -> bytes:
     """The stream converted into ``through`` and back. A reasoning signature
     the way there loses is reported there, where the row of ``through`` says

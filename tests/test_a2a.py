@@ -401,7 +401,7 @@ def test_what_cannot_be_carried_is_reported_not_lost_silently(backend: ModuleTyp
 
 def test_the_version_option_is_one_of_the_spec_versions(backend: ModuleType) -> None:
     with pytest.raises(ValueError, match=r"version must be one of '1\.0', '0\.3' or None, not '2'"):
-        backend.Transcoder("agui", "a2a", version="2")
+        backend.Transcoder("agentscope", "a2a", version="2")
 
 
 def test_encode_writes_one_compact_data_line() -> None:
@@ -422,4 +422,4 @@ def test_both_backends_decode_a_recorded_stream_alike(name: str) -> None:
         decoder = backend.NeutralDecoder("a2a")
         decoded.append(decoder.feed(stream) + decoder.close())
     assert decoded[0] == decoded[1]
-    assert convert(PURE, "a2a", "agui", stream) == convert(NATIVE, "a2a", "agui", stream)
+    assert convert(PURE, "a2a", "agentscope", stream) == convert(NATIVE, "a2a", "agentscope", stream)

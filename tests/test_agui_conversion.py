@@ -8,18 +8,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-from conversion import agui_stream, backends, convert, view
+from conversion import backends, convert, view
 from protocol_table import TABLE
 from sse_helpers import data_events
+from test_transcode_losses import URL_CITATION, annotated_run
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # What each target cannot carry.
 TARGET_LOSSES = {name: row.cannot_carry for name, row in TABLE.items()}
 PROTOCOLS = list(TABLE)
+
+
+def agui_stream(events: list[dict[str, Any]]) -> bytes:
+    return b"".join(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)
 
 
 def test_agentscope_to_agui_does_what_the_agentapp_does_and_what_it_should() -> None:
@@ -204,3 +210,22 @@ def test_a_failed_run_keeps_what_streamed_in_agentscopes_failed_response() -> No
     ]
     assert final["output"][3]["content"][0]["text"] == "It is sunny."
     assert final["error"] == {"code": "x", "message": "boom"}
+
+
+def test_a_neutral_encoder_reports_its_losses_by_the_neutral_event(backend: ModuleType) -> None:
+    """A server writing its own neutral events learns what the target lost,
+    numbered by the neutral event (from 1) that brought it."""
+    encoder = backend.NeutralEncoder("agui")
+    assert encoder.losses == []
+    for event in annotated_run(URL_CITATION)[:-1]:
+        encoder.encode(event)
+    encoder.encode({"type": "run_finished", "status": "interrupted", "usage": {"input_tokens": 1}})
+    encoder.close()
+    assert encoder.losses == [
+        {"event": 5, "what": "annotations", "why": "agui has no place for these annotations of a text block"},
+        {
+            "event": 8,
+            "what": "run_status",
+            "why": "agui has no run status interrupted: the run is written as completed",
+        },
+    ]

@@ -25,7 +25,8 @@ import protocol_table
 from agentcodec import AgentCodecError, AnthropicError, AnthropicEventError, StreamLimitError
 from agentcodec._backend import impl
 from conftest import NATIVE, PURE, examples, requires_native
-from conversion import SOURCE_IDS, SOURCES, agui_stream, backends, convert, view
+from conversion import SOURCE_IDS, SOURCES, backends, convert, view
+from protocols import sse_event
 from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sdk"
@@ -599,6 +600,17 @@ def test_the_default_max_blocks_is_half_a_million(backend: ModuleType) -> None:
     assert (info.value.limit, info.value.maximum, info.value.event) == ("max_blocks", 500_000, 500_002)
 
 
+# The source of the tool-call streams converted here: the Agent API's, a call
+# whose arguments stream in pieces (its row's tool-call stream).
+SOURCE = "agentscope"
+
+
+def tool_call_stream(fragments: list[str]) -> bytes:
+    """A stream of ``SOURCE`` with one call whose arguments come as ``fragments``."""
+    start, deltas, end = protocol_table.TABLE[SOURCE].tool_calls[0].stream(fragments, "".join(fragments))
+    return b"".join(sse_event(event) for event in [*start, *deltas, *end])
+
+
 ARGUMENT_PIECES = [
     "{",
     "}",
@@ -638,21 +650,10 @@ def test_any_tool_arguments_convert_to_an_anthropic_input_alike_and_readable(
     text = json.dumps(valid, ensure_ascii=False) if valid is not None else "".join(pieces)
     points = sorted({cut % (len(text) + 1) for cut in cuts} | {0, len(text)})
     fragments = [text[start:end] for start, end in itertools.pairwise(points) if start < end]
-    events = [
-        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f"},
-        *[
-            {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": fragment}
-            for fragment in fragments
-            if fragment
-        ],
-        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
-        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
-    ]
-    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
+    stream = tool_call_stream([fragment for fragment in fragments if fragment])
     outputs = []
     for backend in (NATIVE, PURE):
-        transcoder = backend.Transcoder("agui", "anthropic")
+        transcoder = backend.Transcoder(SOURCE, "anthropic")
         outputs.append(transcoder.feed(stream) + transcoder.close())
     assert outputs[0] == outputs[1]
     for backend in (NATIVE, PURE):
@@ -718,7 +719,7 @@ def test_anthropic_output_is_what_anthropic_python_accumulates(source: str, path
 @pytest.mark.parametrize(
     ("fragments", "expected"),
     [
-        # ag-ui-langgraph drops the arguments of a call's first chunk.
+        # A producer that drops the arguments of a call's first chunk.
         (['"city": "東京"}'], {}),
         (['{"city": "東', '京", "n": 1.}'], {"city": "東京", "n": 1}),
         (['{"a": [1, {"b": tru'], {"a": [1, {}]}),
@@ -737,14 +738,8 @@ def test_broken_tool_arguments_convert_to_an_anthropic_stream_its_readers_accept
     input_json_delta fragments that agentcodec's assembler and the SDK
     refused.)"""
 
-    events = [
-        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "weather"},
-        *[{"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": fragment} for fragment in fragments],
-        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
-        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
-    ]
-    converted = {convert(backend, "agui", "anthropic", agui_stream(events)) for backend in backends()}
+    stream = tool_call_stream(fragments)
+    converted = {convert(backend, SOURCE, "anthropic", stream) for backend in backends()}
     assert len(converted) == 1
     stream = converted.pop()
     for backend in backends():

@@ -302,7 +302,7 @@ def backends_first() -> ModuleType:
 
 def test_a_langgraph_sdk_client_reads_a_converted_stream_served_over_http() -> None:
     """langgraph-sdk's own client, streaming a run from a server that writes
-    an AG-UI stream converted to LangGraph (EventStreamResponse)."""
+    an AgentApp's Agent API stream converted to LangGraph (EventStreamResponse)."""
     pytest.importorskip("uvicorn")
     from langgraph_sdk import get_client
     from starlette.applications import Starlette
@@ -311,10 +311,10 @@ def test_a_langgraph_sdk_client_reads_a_converted_stream_served_over_http() -> N
     from agentcodec.server import EventStreamResponse
     from servers import serve
 
-    source = (FIXTURES / "sdk" / "agui_every_event.sse").read_bytes()
+    source = (FIXTURES / "agentapp" / "agent_turn.process.sse").read_bytes()
 
     async def chunks() -> Any:
-        transcoder = agentcodec.Transcoder("agui", "langgraph", **OPTIONS["langgraph"])
+        transcoder = agentcodec.Transcoder("agentscope", "langgraph", **OPTIONS["langgraph"])
         yield transcoder.feed(source)
         yield transcoder.close()
 
@@ -329,7 +329,7 @@ def test_a_langgraph_sdk_client_reads_a_converted_stream_served_over_http() -> N
 
     with serve(app) as url:
         parts = asyncio.run(read(url))
-    converted = convert(backends_first(), "agui", "langgraph", source)
+    converted = convert(backends_first(), "agentscope", "langgraph", source)
     assert parts == sdk_parts(converted)
 
 

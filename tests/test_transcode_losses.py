@@ -493,25 +493,6 @@ def test_tool_arguments_that_are_no_object_are_reported_where_the_target_takes_o
             assert losses == [], target
 
 
-def test_a_neutral_encoder_reports_its_losses_by_the_neutral_event(backend: ModuleType) -> None:
-    """A server writing its own neutral events learns what the target lost,
-    numbered by the neutral event (from 1) that brought it."""
-    encoder = backend.NeutralEncoder("agui")
-    assert encoder.losses == []
-    for event in annotated_run(URL_CITATION)[:-1]:
-        encoder.encode(event)
-    encoder.encode({"type": "run_finished", "status": "interrupted", "usage": {"input_tokens": 1}})
-    encoder.close()
-    assert encoder.losses == [
-        {"event": 5, "what": "annotations", "why": "agui has no place for these annotations of a text block"},
-        {
-            "event": 8,
-            "what": "run_status",
-            "why": "agui has no run status interrupted: the run is written as completed",
-        },
-    ]
-
-
 def test_the_usage_of_a_message_is_reported_where_it_does_not_read_back(backend: ModuleType) -> None:
     """Written from AgentScope, which keeps a message's usage: a target
     reports it exactly when its reader gives the message no such usage."""
