@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Sets agentcodec up in ./.venv (building the native extension when a Rust
 # toolchain is on PATH) and runs the main job: the gateway, serving its
-# built-in demo agent on loopback as /process, AG-UI, OpenAI Responses and
-# the LangChain protocol; then one request to its AG-UI endpoint, whose
-# events are printed as they stream, followed by the run they assemble to.
+# built-in demo agent on loopback as /process and every protocol with a
+# gateway endpoint; then one request to its AG-UI endpoint, whose events are
+# printed as they stream, followed by the run they assemble to.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -35,4 +35,5 @@ PY
 echo "==> POST $base/ag-ui: the events as they stream, then the run they assemble to"
 .venv/bin/agentcodec stream "$base/ag-ui" --protocol agui --assemble --data \
     '{"threadId": "thread-1", "runId": "run-1", "messages": [{"id": "u1", "role": "user", "content": "How many words are in this question?"}]}'
-echo "==> The same agent is served as $base/process, $base/compatible-mode/v1/responses, $base/threads/{id}/stream/events and $base/a2a (its card: $base/.well-known/agent-card.json)"
+echo "==> The same agent is served as $base/process and as every protocol with a gateway endpoint:"
+.venv/bin/agentcodec gateway --help | sed -n '/^Front an/,/^$/p' 

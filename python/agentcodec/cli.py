@@ -321,7 +321,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Front an AgentScope Agent API server (POST /process) and serve the same agent as "
         "/process and as every protocol with a gateway endpoint ("
         + ", ".join(name for name in events.PROTOCOLS if _protocols.has_gateway_endpoint(name))
-        + "; docs/gateway.md lists their routes), converting every stream as it arrives; a client "
+        + "; docs/guides/gateway.md lists their routes), converting every stream as it arrives; a client "
         "that drops resumes with Last-Event-ID. Without --upstream, a built-in demo agent answers.",
     )
     gateway.add_argument("--upstream", metavar="URL", help="the agent's /process URL (or its base URL)")

@@ -12,8 +12,8 @@ field order with every null: the response created and in progress, each
 message announced, text and data streamed as deltas, each content and
 message completed, the response completed with the completed messages,
 ``sequence_number`` counting from 0. A neutral message whose blocks are of
-different kinds (reasoning, text, a tool call, as Anthropic and LangChain
-send them) becomes one AgentScope message per kind, in order.
+different kinds (reasoning, text, a tool call, as several protocols send
+them) becomes one AgentScope message per kind, in order.
 """
 
 from __future__ import annotations
