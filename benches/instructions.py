@@ -41,7 +41,7 @@ CHUNK = 4096
 def workloads_measured() -> dict[str, tuple[str, str]]:
     """Each workload's name: (what it runs, the stream it runs on). Each
     protocol's assembler on the streams its row names (``workloads/<name>.py``),
-    then the framing, two conversions and the writing of events."""
+    then the framing, the conversions the rows name and the writing of events."""
     import workloads  # the parent process alone makes streams
     from agentcodec._pure.registry import PROTOCOLS
 
@@ -49,8 +49,12 @@ def workloads_measured() -> dict[str, tuple[str, str]]:
     for workload in workloads.rows():
         for name, kind in workload.instructions.items():
             measured[name] = (PROTOCOLS[workload.protocol].exported_as, f"{workload.protocol}-{kind}")
-    measured["transcode-agui"] = ("Transcoder:agui", "agentscope-agent")
-    measured["transcode-responses"] = ("Transcoder:openai-responses", "agentscope-agent")
+    for workload in workloads.rows():
+        if workload.conversion is not None:
+            measured[workload.conversion.instructions] = (
+                f"Transcoder:{workload.protocol}",
+                "agentscope-agent",
+            )
     # The builders' events of a 5,000-token answer, made as dicts, written;
     # then 5,000 events with floats, and with non-ASCII text.
     measured["encode-events"] = ("encode_sse", "tokens")

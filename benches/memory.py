@@ -37,9 +37,6 @@ from agentcodec._protocols import assembler as assembler_of
 from agentcodec.agentscope import ResponseBuilder
 from agentcodec.events import PROTOCOLS
 
-# What the conversion of the AgentScope stream into each protocol is told.
-CONVERSION_OPTIONS: dict[str, dict[str, Any]] = {"agui": {"thread_id": "t", "run_id": "r"}}
-
 
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
@@ -73,7 +70,7 @@ def converted(chunks: Iterator[bytes], protocol: str) -> Iterator[bytes]:
     if protocol == "agentscope":
         yield from chunks
         return
-    transcoder = agentcodec.Transcoder("agentscope", protocol, **CONVERSION_OPTIONS.get(protocol, {}))
+    transcoder = agentcodec.Transcoder("agentscope", protocol, **workloads.row(protocol).options)
     for chunk in chunks:
         yield transcoder.feed(chunk)
     yield transcoder.close()

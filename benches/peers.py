@@ -12,11 +12,12 @@ Layers:
 - ``serve_agentscope``: many AgentScope streams at once, their chunks
   interleaved as ``(stream, chunk)``, each into its own assembler.
 - ``build``: a token list to the SSE bytes an AgentScope server writes.
-- ``convert_agui`` / ``convert_responses``: an AgentScope ``/process``
-  stream converted to AG-UI / OpenAI Responses SSE, as an AgentApp serves
-  its other endpoints. agentcodec converts the bytes as they arrive;
-  agentscope-runtime's adapters convert the event objects its agent yields
-  (built once, outside the timing) and serialise them as the AgentApp does.
+- ``convert_<protocol>``: an AgentScope ``/process`` stream converted into
+  a protocol an AgentApp serves as another endpoint (the rows with a
+  ``conversion``). agentcodec converts the bytes as they arrive;
+  agentscope-runtime's adapter (the row's) converts the event objects its
+  agent yields (``runtime_events``: built once, outside the timing) and
+  serialises them as the AgentApp does.
 """
 
 from __future__ import annotations
@@ -392,6 +393,18 @@ class NodePeer:
 # --- converting AgentScope to the AgentApp's other endpoints -----------------------------------
 
 
+def converting_layer(workload: workloads.Workload) -> list[workloads.Peer]:
+    """A conversion's layer: the Transcoder in each backend, then the
+    AgentApp's adapter its row names."""
+    assert workload.conversion is not None
+    target = workload.protocol
+    return [
+        ("agentcodec native", convert_with(_native, target) if _native else None, _native is not None),
+        ("agentcodec pure", convert_with(_pure, target), True),
+        workload.conversion.adapter,
+    ]
+
+
 def convert_with(module: Any, target: str) -> Impl:
     def run(chunks: list[bytes]) -> int:
         transcoder = module.Transcoder("agentscope", target)
@@ -404,7 +417,7 @@ def convert_with(module: Any, target: str) -> Impl:
 _RUNTIME_EVENTS: dict[bytes, list[Any]] = {}
 
 
-def _runtime_events(chunks: list[bytes]) -> list[Any]:
+def runtime_events(chunks: list[bytes]) -> list[Any]:
     """The Agent API event objects an agent would yield for this stream,
     built once per stream (an AgentApp converts objects, not bytes)."""
     stream = b"".join(chunks)
@@ -426,37 +439,6 @@ def _runtime_events(chunks: list[bytes]) -> list[Any]:
         _RUNTIME_EVENTS.clear()  # one stream at a time: bounded memory
         _RUNTIME_EVENTS[stream] = events
     return events
-
-
-def convert_agui_runtime(chunks: list[bytes]) -> int:
-    """AGUIAdapterUtils.convert_agent_event_to_agui_events, then the AG-UI
-    endpoint's framing (model_dump by alias, json.dumps)."""
-    from agentscope_runtime.engine.deployers.adapter.agui.agui_adapter_utils import AGUIAdapterUtils
-
-    adapter = AGUIAdapterUtils(thread_id="t", run_id="r")
-    written = 0
-    for event in _runtime_events(chunks):
-        for agui in adapter.convert_agent_event_to_agui_events(event):
-            data = agui.model_dump(mode="json", exclude_none=True, by_alias=True)
-            written += len(f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
-    return written
-
-
-def convert_responses_runtime(chunks: list[bytes]) -> int:
-    """ResponsesAdapter.convert_agent_event_to_responses_event, then the
-    Responses endpoint's framing (model_dump, json.dumps, an event line)."""
-    from agentscope_runtime.engine.deployers.adapter.responses.response_api_adapter_utils import (
-        ResponsesAdapter,
-    )
-
-    adapter = ResponsesAdapter()
-    written = 0
-    for event in _runtime_events(chunks):
-        for converted in adapter.convert_agent_event_to_responses_event(event) or ():
-            data = converted.model_dump(exclude_none=True)
-            text = json.dumps(data, ensure_ascii=False)
-            written += len(f"event: {data.get('type', 'message')}\ndata: {text}\n\n".encode())
-    return written
 
 
 # --- the catalogue --------------------------------------------------------------------------------
@@ -483,28 +465,6 @@ LAYERS: dict[str, list[workloads.Peer]] = {
         ("agentcodec pure", serve_agentscope_with(_pure), True),
         ("hand-rolled bytes.find + orjson", serve_agentscope_handrolled, installed("orjson")),
         ("httpx-sse + json", serve_agentscope_httpx_sse, installed("httpx_sse")),
-    ],
-    "convert_agui": [
-        ("agentcodec native", convert_with(_native, "agui") if _native else None, _native is not None),
-        ("agentcodec pure", convert_with(_pure, "agui"), True),
-        (
-            "agentscope-runtime AGUIAdapterUtils",
-            convert_agui_runtime,
-            installed("orjson") and installed("agentscope_runtime"),
-        ),
-    ],
-    "convert_responses": [
-        (
-            "agentcodec native",
-            convert_with(_native, "openai-responses") if _native else None,
-            _native is not None,
-        ),
-        ("agentcodec pure", convert_with(_pure, "openai-responses"), True),
-        (
-            "agentscope-runtime ResponsesAdapter",
-            convert_responses_runtime,
-            installed("orjson") and installed("agentscope_runtime"),
-        ),
     ],
     "encode": [
         ("agentcodec encode_sse", encode_native, _native is not None),
@@ -534,9 +494,19 @@ def assembling_layer(workload: workloads.Workload) -> list[workloads.Peer]:
 
 @functools.cache
 def catalogue() -> dict[str, list[workloads.Peer]]:
-    """Every layer: those above, and each protocol's assembling layer from
-    its row (read when first asked for: the rows import this module)."""
-    return {**LAYERS, **{workload.layer: assembling_layer(workload) for workload in workloads.rows()}}
+    """Every layer: those above, and each protocol's assembling layer and
+    conversion from its row (read when first asked for: the rows import this
+    module)."""
+    rows = workloads.rows()
+    return {
+        **LAYERS,
+        **{workload.layer: assembling_layer(workload) for workload in rows},
+        **{
+            workload.conversion.layer: converting_layer(workload)
+            for workload in rows
+            if workload.conversion is not None
+        },
+    }
 
 
 def available(layer: str) -> list[tuple[str, Any]]:

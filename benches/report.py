@@ -193,7 +193,11 @@ NATIVE = "agentcodec native"
 # number of deltas.
 LINEARITY: dict[str, Callable[[str, int], workloads.Stream]] = {
     **{workload.layer: workload.stream for workload in workloads.rows()},
-    "convert_agui": workloads.agentscope_stream,
+    **{
+        workload.conversion.layer: workloads.agentscope_stream
+        for workload in workloads.rows()
+        if workload.conversion is not None
+    },
 }
 
 
@@ -345,13 +349,14 @@ def main(argv: list[str] | None = None) -> int:
         workloads.interleaved(served, streams),
     )
     agent = workloads.agentscope_stream("agent", long // 10)
-    for layer, target in (("convert_agui", "AG-UI"), ("convert_responses", "OpenAI Responses")):
-        add(
-            layer,
-            f"convert {agent.name} to {target}, network chunks",
-            agent,
-            workloads.network_chunks(agent.data),
-        )
+    for workload in workloads.rows():
+        if workload.conversion is not None:
+            add(
+                workload.conversion.layer,
+                f"convert {agent.name} to {workload.conversion.label}, network chunks",
+                agent,
+                workloads.network_chunks(agent.data),
+            )
     if args.full:
         # Each stream at 10k and 1M deltas, timed in turn (measure), the
         # native backend alone: the peers and the pure backend would take

@@ -24,8 +24,12 @@ STREAMS = {
     "decode": workloads.agentscope_stream("text", TOKENS),
     # Each protocol's agent turn, from its row.
     **{workload.layer: workload.stream("agent", workload.suite_count) for workload in workloads.rows()},
-    "convert_agui": workloads.agentscope_stream("agent", TOKENS // 10),
-    "convert_responses": workloads.agentscope_stream("agent", TOKENS // 10),
+    # Each conversion a row names, of the AgentScope agent turn.
+    **{
+        workload.conversion.layer: workloads.agentscope_stream("agent", TOKENS // 10)
+        for workload in workloads.rows()
+        if workload.conversion is not None
+    },
 }
 CASES = [
     pytest.param(layer, impl, id=f"{layer}-{name}")

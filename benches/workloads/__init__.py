@@ -29,6 +29,7 @@ from agentcodec.events import PROTOCOLS
 
 __all__ = [
     "Case",
+    "Conversion",
     "Peer",
     "Stream",
     "Workload",
@@ -343,6 +344,23 @@ def assembling(stream: Stream, unit: str | None = None) -> Case:
 
 
 @dataclass(frozen=True)
+class Conversion:
+    """The AgentScope agent turn converted into a protocol, as an AgentApp
+    serves its other endpoints: a layer of the report, agentcodec's
+    Transcoder beside the AgentApp's own adapter."""
+
+    #: The layer's name in the report, the charts and ``--layer``.
+    layer: str
+    #: How the layer's label names the protocol.
+    label: str
+    #: Its instruction-count workload's name (benches/instructions.json).
+    instructions: str
+    #: agentscope-runtime's adapter into the protocol, framed as its endpoint
+    #: frames it: ``(name, implementation, available)``.
+    adapter: Peer
+
+
+@dataclass(frozen=True)
 class Workload:
     """What the benchmarks measure of one protocol."""
 
@@ -367,6 +385,10 @@ class Workload:
     peers: tuple[Peer, ...] = field(default=())
     #: The distributions of those peers, whose versions the report states.
     distributions: tuple[str, ...] = ()
+    #: What its encoder is told to write the same on every run (its ids, its times).
+    options: Mapping[str, Any] = field(default_factory=dict)
+    #: The agent turn converted into it, where the report measures that.
+    conversion: Conversion | None = None
 
 
 def row(protocol: str) -> Workload:
@@ -405,6 +427,7 @@ def converted_workload(
     distributions: tuple[str, ...] = (),
     options: Mapping[str, Any] | None = None,
     unit: str | None = None,
+    conversion: Conversion | None = None,
 ) -> Workload:
     """The row of a protocol whose stream is the AgentScope agent turn
     converted into it (``converted_stream`` with the encoder's ``options``).
@@ -430,4 +453,6 @@ def converted_workload(
         suite_count=200,
         peers=peers,
         distributions=distributions,
+        options=dict(options or {}),
+        conversion=conversion,
     )

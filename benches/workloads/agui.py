@@ -3,11 +3,12 @@ read by ag-ui-protocol's event models."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import peers
-from workloads import Workload, converted_workload
+from workloads import Conversion, Workload, converted_workload
 
 
 def assemble_agui_models(chunks: list[bytes]) -> Any:
@@ -46,6 +47,20 @@ def _tiny_blocks(count: int) -> Iterator[dict[str, Any]]:
         yield {"type": "TOOL_CALL_START", **call}
 
 
+def convert_agui_runtime(chunks: list[bytes]) -> int:
+    """AGUIAdapterUtils.convert_agent_event_to_agui_events, then the AG-UI
+    endpoint's framing (model_dump by alias, json.dumps)."""
+    from agentscope_runtime.engine.deployers.adapter.agui.agui_adapter_utils import AGUIAdapterUtils
+
+    adapter = AGUIAdapterUtils(thread_id="t", run_id="r")
+    written = 0
+    for event in peers.runtime_events(chunks):
+        for agui in adapter.convert_agent_event_to_agui_events(event):
+            data = agui.model_dump(mode="json", exclude_none=True, by_alias=True)
+            written += len(f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+    return written
+
+
 WORKLOAD: Workload = converted_workload(
     "agui",
     layer="assemble_agui",
@@ -60,4 +75,14 @@ WORKLOAD: Workload = converted_workload(
         ),
     ),
     distributions=("ag-ui-protocol",),
+    conversion=Conversion(
+        layer="convert_agui",
+        label="AG-UI",
+        instructions="transcode-agui",
+        adapter=(
+            "agentscope-runtime AGUIAdapterUtils",
+            convert_agui_runtime,
+            peers.installed("orjson") and peers.installed("agentscope_runtime"),
+        ),
+    ),
 )

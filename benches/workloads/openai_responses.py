@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import peers
-from workloads import Workload, converted_workload
+from workloads import Conversion, Workload, converted_workload
 
 
 def assemble_responses_openai(chunks: list[bytes]) -> Any:
@@ -44,6 +44,23 @@ def _tiny_blocks(count: int) -> Iterator[dict[str, Any]]:
         }
 
 
+def convert_responses_runtime(chunks: list[bytes]) -> int:
+    """ResponsesAdapter.convert_agent_event_to_responses_event, then the
+    Responses endpoint's framing (model_dump, json.dumps, an event line)."""
+    from agentscope_runtime.engine.deployers.adapter.responses.response_api_adapter_utils import (
+        ResponsesAdapter,
+    )
+
+    adapter = ResponsesAdapter()
+    written = 0
+    for event in peers.runtime_events(chunks):
+        for converted in adapter.convert_agent_event_to_responses_event(event) or ():
+            data = converted.model_dump(exclude_none=True)
+            text = json.dumps(data, ensure_ascii=False)
+            written += len(f"event: {data.get('type', 'message')}\ndata: {text}\n\n".encode())
+    return written
+
+
 WORKLOAD: Workload = converted_workload(
     "openai-responses",
     layer="assemble_responses",
@@ -52,4 +69,14 @@ WORKLOAD: Workload = converted_workload(
     options={"created_at": 1763700000},
     peers=(("openai-python ResponseStreamState", assemble_responses_openai, peers.installed("openai")),),
     distributions=("openai",),
+    conversion=Conversion(
+        layer="convert_responses",
+        label="OpenAI Responses",
+        instructions="transcode-responses",
+        adapter=(
+            "agentscope-runtime ResponsesAdapter",
+            convert_responses_runtime,
+            peers.installed("orjson") and peers.installed("agentscope_runtime"),
+        ),
+    ),
 )
