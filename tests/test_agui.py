@@ -4,7 +4,7 @@ backends and in any chunking; the encoder writes what ag-ui-protocol's
 
 The judges: streams recorded from a real AgentApp's ``/ag-ui`` endpoint and
 streams built with ag-ui-protocol's own models (scripts/agentapp_fixtures.py,
-scripts/sdk_fixtures.py), every event validated by ag-ui-protocol, and the
+scripts/agui_fixtures.py), every event validated by ag-ui-protocol, and the
 AG-UI client's reducer (tests/agui_reference.py) for the messages and state.
 """
 

@@ -3,7 +3,7 @@ own ``accumulate_event`` gives, on both backends and in any chunking,
 parsing each tool input once.
 
 The judges: streams built with anthropic-sdk-python's own event classes
-(scripts/sdk_fixtures.py) and what ``accumulate_event`` builds from them;
+(scripts/anthropic_fixtures.py) and what ``accumulate_event`` builds from them;
 generated streams run through the SDK live.
 """
 

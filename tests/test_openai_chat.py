@@ -3,7 +3,7 @@ openai-python's own ``ChatCompletionStreamState`` gives, on both backends
 and in any chunking, without the SDK's faults.
 
 The judges: streams built with openai-python's own chunk classes
-(scripts/sdk_fixtures.py) and what ``ChatCompletionStreamState``
+(scripts/openai_chat_fixtures.py) and what ``ChatCompletionStreamState``
 accumulates from them; generated streams run through the SDK live.
 """
 

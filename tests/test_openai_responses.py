@@ -4,7 +4,7 @@ stream helper gives, on both backends and in any chunking.
 The judges: streams recorded from a real AgentApp's
 ``/compatible-mode/v1/responses`` endpoint and streams built with
 openai-python's own event classes for every event type
-(scripts/agentapp_fixtures.py, scripts/sdk_fixtures.py), and what
+(scripts/agentapp_fixtures.py, scripts/openai_responses_fixtures.py), and what
 openai-python's ``ResponseStreamState`` accumulates from them.
 """
 
