@@ -515,6 +515,15 @@ impl Loss {
         })
     }
 
+    /// A usage without the counts the target's usage must have (`needs`):
+    /// it is left out.
+    pub fn partial_usage(target: &str, needs: &str) -> Self {
+        Loss {
+            what: "usage".to_owned(),
+            why: format!("{target} needs {needs} in a usage: one without them is left out"),
+        }
+    }
+
     /// A tool's arguments that are not a JSON object, where the target
     /// takes an object: they end as the JSON of their last clean prefix.
     pub fn broken_arguments(target: &str) -> Self {

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
 
 from conversion import backends, convert
 from sse_helpers import data_events
@@ -87,3 +91,164 @@ def test_a_failed_run_keeps_its_unfinished_items_in_the_failed_response() -> Non
     Response.model_validate(failed["response"])  # as openai-python reads it
     # Its error code is one the API has: "boom" is none.
     assert failed["response"]["error"] == {"code": "server_error", "message": "gone"}
+
+
+def neutral_run(*ending: dict[str, Any]) -> list[dict[str, Any]]:
+    """A run of one message of text, ended by ``ending``."""
+    return [
+        {"type": "run_started", "run_id": "r", "thread_id": None, "model": "m", "created_at": 1},
+        {"type": "message_started", "message_id": "m", "role": "assistant", "kind": "message"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Hi"},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        *ending,
+    ]
+
+
+def encoded(backend: ModuleType, events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
+    encoder = backend.NeutralEncoder("openai-responses", created_at=1)
+    stream = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    return data_events(stream), encoder.losses
+
+
+@pytest.mark.parametrize(
+    ("usage", "written"),
+    [
+        (
+            {"input_tokens": 3, "output_tokens": 5},
+            {
+                "input_tokens": 3,
+                "output_tokens": 5,
+                "total_tokens": 8,
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": 0},
+            },
+        ),
+        (
+            # The neutral counts go into the detail objects; the source's other fields stay.
+            {
+                "input_tokens": 10,
+                "output_tokens": 4,
+                "cached_input_tokens": 6,
+                "cache_creation_input_tokens": 2,
+                "reasoning_tokens": 1,
+                "service_tier": "standard",
+            },
+            {
+                "input_tokens": 10,
+                "output_tokens": 4,
+                "service_tier": "standard",
+                "total_tokens": 14,
+                "input_tokens_details": {"cached_tokens": 6, "cache_write_tokens": 2},
+                "output_tokens_details": {"reasoning_tokens": 1},
+            },
+        ),
+        (
+            # A Responses usage comes through as it was.
+            {
+                "input_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 1, "cache_write_tokens": 0},
+                "output_tokens": 2,
+                "output_tokens_details": {"reasoning_tokens": 2},
+                "total_tokens": 3,
+            },
+            {
+                "input_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 1, "cache_write_tokens": 0},
+                "output_tokens": 2,
+                "output_tokens_details": {"reasoning_tokens": 2},
+                "total_tokens": 3,
+            },
+        ),
+    ],
+    ids=["counts", "neutral-details", "responses"],
+)
+def test_a_usage_is_written_whole_as_openai_python_requires_it(
+    backend: ModuleType, usage: dict[str, Any], written: dict[str, Any]
+) -> None:
+    """openai-python's ResponseUsage needs the total and both detail objects;
+    a usage written with the counts alone was one its models refuse."""
+    from openai.types.responses import ResponseUsage
+
+    events, losses = encoded(
+        backend, neutral_run({"type": "run_finished", "status": "completed", "usage": usage})
+    )
+    assert events[-1]["response"]["usage"] == written
+    assert list(events[-1]["response"]["usage"]) == list(written)  # in the same order on both backends
+    ResponseUsage.model_validate(written)
+    assert losses == []
+
+
+def test_a_usage_without_input_and_output_counts_is_left_out_and_said(backend: ModuleType) -> None:
+    usage = {"output_tokens": 5}
+    events, losses = encoded(backend, neutral_run({"type": "run_failed", "message": "x", "usage": usage}))
+    assert events[-1]["response"]["usage"] is None
+    assert losses == [
+        {
+            "event": 6,
+            "what": "usage",
+            "why": "openai-responses needs input_tokens and output_tokens in a usage: "
+            "one without them is left out",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("stop_reason", "status", "details"),
+    [
+        ("length", "incomplete", {"reason": "max_output_tokens"}),
+        ("max_tokens", "incomplete", {"reason": "max_output_tokens"}),
+        ("content_filter", "incomplete", {"reason": "content_filter"}),
+        ("stop", "incomplete", {"reason": None}),
+        (None, "interrupted", {"reason": None}),
+        ("length", "cancelled", None),
+    ],
+)
+def test_an_incomplete_response_says_why_in_the_apis_words(
+    backend: ModuleType, stop_reason: Any, status: str, details: Any
+) -> None:
+    """Its ``incomplete_details.reason`` was the neutral status ("incomplete"),
+    which openai-python's models refuse; it is the API's word for the last
+    message's stop reason, where there is one, and a cancelled response has
+    no details."""
+    from openai.types.responses import ResponseIncompleteEvent
+
+    finished = {"type": "message_finished", "message_id": "m", "stop_reason": stop_reason}
+    events, _ = encoded(backend, neutral_run(finished, {"type": "run_finished", "status": status}))
+    assert events[-1]["response"]["incomplete_details"] == details
+    ResponseIncompleteEvent.model_validate(events[-1])
+
+
+def test_an_mcp_call_has_a_server_label_and_foreign_annotations_are_said(backend: ModuleType) -> None:
+    """An MCP call item without ``server_label``, and an Anthropic citation
+    written as a Responses annotation, were what openai-python's models
+    refuse. The label is empty (the neutral call does not name its server);
+    the citation has no place, and is reported."""
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    url = {"type": "url_citation", "url": "https://x", "title": "x", "start_index": 0, "end_index": 2}
+    char = {"type": "char_location", "cited_text": "Hi", "document_index": 0, "start_char_index": 0}
+    events, losses = encoded(
+        backend,
+        [
+            *neutral_run()[:4],
+            {"type": "block_replaced", "message_id": "m", "index": 0, "annotations": [url, char]},
+            {"type": "block_finished", "message_id": "m", "index": 0},
+            {"type": "block_started", "message_id": "m", "index": 1, "kind": "tool_call", "call_id": "c",
+             "name": "f", "tool": "mcp"},
+            {"type": "block_delta", "message_id": "m", "index": 1, "delta": "{}"},
+            {"type": "block_finished", "message_id": "m", "index": 1},
+            {"type": "run_finished", "status": "completed"},
+        ],
+    )  # fmt: skip
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+    for event in events:
+        adapter.validate_python(event)
+    calls = [item for item in events[-1]["response"]["output"] if item["type"] == "mcp_call"]
+    assert [(call["name"], call["server_label"], call["arguments"]) for call in calls] == [("f", "", "{}")]
+    added = [
+        event["annotation"] for event in events if event["type"] == "response.output_text.annotation.added"
+    ]
+    assert added == [url]
+    assert [loss["what"] for loss in losses] == ["annotations"]

@@ -12,7 +12,7 @@ use crate::events::{
 };
 use crate::hashing::{HashMap, IndexMap};
 
-use super::vocabulary::RESPONSE_ERROR_CODES;
+use super::vocabulary::{ANNOTATION_TYPES, RESPONSE_ERROR_CODES};
 use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
 
 const PROTOCOL: &str = "openai-responses";
@@ -613,7 +613,10 @@ struct Part {
     /// Its content or summary index.
     position: i64,
     value: PartValue,
+    /// The annotations written: the API's kinds.
     annotations: Vec<Value>,
+    /// How many of the source's annotations were read.
+    seen_annotations: usize,
     /// A streamed delta's event as written, but for its sequence number
     /// (at `framing_split`) and the delta: the same for every delta of
     /// the part, so written once (empty until the first).
@@ -629,6 +632,7 @@ impl Part {
             position,
             value: PartValue::Text(String::new()),
             annotations: Vec::new(),
+            seen_annotations: 0,
             framing: Vec::new(),
             framing_split: 0,
         }
@@ -730,6 +734,69 @@ impl OpenItem {
     }
 }
 
+/// Why a response is incomplete, in the API's words, by the stop reason of
+/// the run's last message (the sources' words for running out of tokens,
+/// or for a filter stopping it).
+fn incomplete_reason(stop_reason: &str) -> Option<&'static str> {
+    match stop_reason {
+        "length" | "max_tokens" | "max_output_tokens" => Some("max_output_tokens"),
+        "content_filter" => Some("content_filter"),
+        _ => None,
+    }
+}
+
+/// The neutral usage counts the Responses API keeps in a detail object:
+/// (its field, the detail object, the detail's field).
+const USAGE_DETAILS: [(&str, &str, &str); 3] = [
+    (
+        "cached_input_tokens",
+        "input_tokens_details",
+        "cached_tokens",
+    ),
+    (
+        "cache_creation_input_tokens",
+        "input_tokens_details",
+        "cache_write_tokens",
+    ),
+    (
+        "reasoning_tokens",
+        "output_tokens_details",
+        "reasoning_tokens",
+    ),
+];
+
+/// A usage as the Responses API writes one, every count openai-python's
+/// `ResponseUsage` requires: the total (the sum, where the source gives
+/// none) and the detail objects (a count the source does not give is 0, as
+/// the API writes none). The source's other fields stay. None for a usage
+/// without input and output counts, which the API always gives.
+fn usage_to_responses(usage: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let input = as_int(usage.get("input_tokens"))?;
+    let output = as_int(usage.get("output_tokens"))?;
+    let total = match as_int(usage.get("total_tokens")) {
+        Some(total) => total,
+        None => input.checked_add(output)?,
+    };
+    let mut written: Map<String, Value> = usage
+        .iter()
+        .filter(|(key, _)| !USAGE_DETAILS.iter().any(|(neutral, _, _)| neutral == key))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    written.insert("total_tokens".to_owned(), total.into());
+    for (neutral, details_key, count_key) in USAGE_DETAILS {
+        let mut details = match written.get(details_key) {
+            Some(Value::Object(details)) => details.clone(),
+            _ => Map::new(),
+        };
+        if as_int(details.get(count_key)).is_none() {
+            let count = as_int(usage.get(neutral)).unwrap_or(0);
+            details.insert(count_key.to_owned(), count.into());
+        }
+        written.insert(details_key.to_owned(), Value::Object(details));
+    }
+    Some(written)
+}
+
 /// Neutral events to OpenAI Responses events: the lifecycle strict clients
 /// need, `sequence_number` counting from 0.
 #[derive(Debug, Clone, Default)]
@@ -742,6 +809,8 @@ pub struct Encoder {
     sequence: i64,
     started: bool,
     finished: bool,
+    /// The stop reason of the last finished message.
+    stop_reason: Option<String>,
     /// Finished items by output index.
     output: BTreeMap<i64, Value>,
     next_index: i64,
@@ -1028,6 +1097,11 @@ impl Encoder {
                     event["name"].clone()
                 };
                 fields.insert("name".to_owned(), name);
+                if item_type == "mcp_call" {
+                    // The API names an MCP call's server: the neutral call
+                    // does not say which, so the label is empty.
+                    fields.insert("server_label".to_owned(), "".into());
+                }
                 let item = self.add_item(item_type, fields, out);
                 self.parts.push(Part::new("tool_call", false, 0));
                 let part = self.parts.len() - 1;
@@ -1147,8 +1221,16 @@ impl Encoder {
         }
         if let (Some(Value::Array(annotations)), "text") = (get(event, "annotations"), kind) {
             let (item_id, output_index) = (self.items[item].id(), self.items[item].index);
-            let known = self.parts[part].annotations.len();
-            for annotation in annotations.iter().skip(known) {
+            // The API's kinds of annotation are written; another protocol's
+            // (a citation of a document's characters, say) has no place.
+            let seen = self.parts[part].seen_annotations;
+            let mut foreign = false;
+            for annotation in annotations.iter().skip(seen) {
+                let kind = annotation.get("type").and_then(Value::as_str);
+                if !kind.is_some_and(|kind| ANNOTATION_TYPES.contains(&kind)) {
+                    foreign = true;
+                    continue;
+                }
                 self.parts[part].annotations.push(annotation.clone());
                 let position = self.parts[part].position;
                 let annotation_index = self.parts[part].annotations.len() - 1;
@@ -1164,6 +1246,11 @@ impl Encoder {
                 );
                 out.push(added);
             }
+            if foreign {
+                self.lost.push(Loss::annotations(PROTOCOL));
+            }
+            let part = &mut self.parts[part];
+            part.seen_annotations = part.seen_annotations.max(annotations.len());
         }
         if let Some(encrypted) = get_str(event, "encrypted") {
             if self.items[item].item_type == "reasoning" {
@@ -1317,9 +1404,28 @@ impl Encoder {
         }
     }
 
+    /// The run's usage as the API writes one; a usage it cannot be is a loss.
+    fn usage(&mut self, event: &Event) -> Value {
+        match get(event, "usage") {
+            Some(Value::Object(usage)) => match usage_to_responses(usage) {
+                Some(written) => Value::Object(written),
+                None => {
+                    if !usage.is_empty() {
+                        self.lost.push(Loss::partial_usage(
+                            PROTOCOL,
+                            "input_tokens and output_tokens",
+                        ));
+                    }
+                    Value::Null
+                }
+            },
+            _ => Value::Null,
+        }
+    }
+
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         self.close_all(out);
-        let usage = or_null(get(event, "usage"));
+        let usage = self.usage(event);
         let status = event.get("status");
         let stopped = match status {
             Some(Value::String(status)) => {
@@ -1329,8 +1435,6 @@ impl Encoder {
         };
         let finished = if stopped {
             let status = get_str(event, "status").expect("a status");
-            let mut details = Map::new();
-            details.insert("reason".to_owned(), status.into());
             let shown = if status == "cancelled" {
                 "cancelled"
             } else {
@@ -1338,7 +1442,16 @@ impl Encoder {
             };
             self.lost
                 .extend(Loss::status(PROTOCOL, Some(status), shown));
-            let response = self.response(shown, true, Value::Null, Value::Object(details), usage);
+            // Why, where the API has a word for it (a cancelled response has none).
+            let details = if shown == "cancelled" {
+                Value::Null
+            } else {
+                let reason = self.stop_reason.as_deref().and_then(incomplete_reason);
+                let mut details = Map::new();
+                details.insert("reason".to_owned(), reason.map_or(Value::Null, Value::from));
+                Value::Object(details)
+            };
+            let response = self.response(shown, true, Value::Null, details, usage);
             self.event("response.incomplete", vec![("response", response)])
         } else {
             let response = self.response("completed", true, Value::Null, Value::Null, usage);
@@ -1387,7 +1500,7 @@ impl Encoder {
         error.insert("code".to_owned(), code.into());
         let message = get_str(event, "message").unwrap_or("");
         error.insert("message".to_owned(), message.into());
-        let usage = or_null(get(event, "usage"));
+        let usage = self.usage(event);
         self.keep_unfinished();
         let response = self.response("failed", true, Value::Object(error), Value::Null, usage);
         let failed = self.event("response.failed", vec![("response", response)]);
@@ -1422,6 +1535,7 @@ impl Encode for Encoder {
             "message_finished" => {
                 // An item has no usage: only the response.
                 self.lost.extend(Loss::usage(PROTOCOL, event));
+                self.stop_reason = get_str(event, "stop_reason").map(str::to_owned);
                 if let Some(message_id) = get_str(event, "message_id") {
                     self.close_message(message_id, out);
                 }

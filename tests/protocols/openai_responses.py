@@ -89,8 +89,9 @@ def _built_turn() -> list[dict[str, Any]]:
 
 
 def judge(backend: ModuleType, stream: bytes) -> None:
-    """Numbered in order, and what openai-python's ``ResponseStreamState``
-    accumulates is the response the assembler gives."""
+    """Numbered in order, every event one openai-python's models validate,
+    and what its ``ResponseStreamState`` accumulates is the response the
+    assembler gives."""
     import warnings
 
     import pytest
@@ -99,9 +100,13 @@ def judge(backend: ModuleType, stream: bytes) -> None:
     from openai._models import construct_type
     from openai._types import omit
     from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
 
     events = data_events(stream)
     assert [event["sequence_number"] for event in events] == list(range(len(events)))
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+    for event in events:
+        adapter.validate_python(event)  # every field of the type the API says
     state = streaming.ResponseStreamState(input_tools=omit, text_format=omit)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -139,7 +144,7 @@ ROW = Row(
     ),
     fixed_options={"response_id": "resp_1", "model": "m", "created_at": 1763700000},
     encrypted_by="openai",
-    cannot_carry=frozenset({"media", "data", "usage"}),
+    cannot_carry=frozenset({"media", "data", "usage", "annotations"}),
     status_as_carried={"interrupted": "incomplete"},
     count_blocks=lambda assembler: sum(
         list_length(item.get("content")) + list_length(item.get("summary"))

@@ -362,6 +362,12 @@ def usage_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
     return [("usage", f"{target} has no place for the usage of {of}")]
 
 
+def partial_usage_loss(target: str, needs: str) -> tuple[str, str]:
+    """A usage without the counts the target's usage must have: left out
+    (``events::Loss::partial_usage``)."""
+    return "usage", f"{target} needs {needs} in a usage: one without them is left out"
+
+
 def broken_arguments_loss(target: str) -> tuple[str, str]:
     """A tool's arguments that are not a JSON object, where the target takes
     an object (``events::Loss::broken_arguments``)."""

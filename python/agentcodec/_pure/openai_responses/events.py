@@ -357,14 +357,15 @@ class Decoder:
 
 
 class _Part:
-    __slots__ = ("annotations", "kind", "position", "summary", "text")
+    __slots__ = ("annotations", "kind", "position", "seen", "summary", "text")
 
     def __init__(self, kind: str, summary: bool, position: int = 0) -> None:
         self.kind = kind  # text, refusal or reasoning; tool_call, tool_result
         self.summary = summary
         self.position = position  # its content or summary index
         self.text: list[str] = []
-        self.annotations: list[Any] = []
+        self.annotations: list[Any] = []  # those written: the API's kinds
+        self.seen = 0  # the source's annotations read so far
 
     def value(self) -> str:
         return "".join(self.text)
@@ -401,6 +402,51 @@ class _OpenItem:
 
 # The codes a Responses ``response.error`` may carry (openai-python's ``ResponseError``).
 RESPONSE_ERROR_CODES = frozenset(_VOCABULARY["RESPONSE_ERROR_CODES"])
+ANNOTATION_TYPES = frozenset(_VOCABULARY["ANNOTATION_TYPES"])
+# The neutral usage counts the Responses API keeps in a detail object:
+# (its field, the detail object, the detail's field).
+USAGE_DETAILS = (
+    ("cached_input_tokens", "input_tokens_details", "cached_tokens"),
+    ("cache_creation_input_tokens", "input_tokens_details", "cache_write_tokens"),
+    ("reasoning_tokens", "output_tokens_details", "reasoning_tokens"),
+)
+_DETAILED = frozenset(neutral for neutral, _, _ in USAGE_DETAILS)
+# Why a response is incomplete, in the API's words, by the stop reason of
+# the run's last message (the sources' words for running out of tokens, or
+# for a filter stopping it).
+INCOMPLETE_REASONS = {
+    "length": "max_output_tokens",
+    "max_tokens": "max_output_tokens",
+    "max_output_tokens": "max_output_tokens",
+    "content_filter": "content_filter",
+}
+
+
+def usage_to_responses(usage: Any) -> dict[str, Any] | None:
+    """A usage as the Responses API writes one, every count openai-python's
+    ``ResponseUsage`` requires: the total (the sum, where the source gives
+    none) and the detail objects (a count the source does not give is 0, as
+    the API writes none). The source's other fields stay. None for a usage
+    without input and output counts, which the API always gives."""
+    if not isinstance(usage, dict):
+        return None
+    input_tokens, output_tokens = ev.as_int(usage.get("input_tokens")), ev.as_int(usage.get("output_tokens"))
+    if input_tokens is None or output_tokens is None:
+        return None
+    total = ev.as_int(usage.get("total_tokens"))
+    if total is None:
+        total = ev.as_int(input_tokens + output_tokens)
+        if total is None:
+            return None
+    written = {key: value for key, value in usage.items() if key not in _DETAILED}
+    written["total_tokens"] = total
+    for neutral, details_key, count_key in USAGE_DETAILS:
+        given = written.get(details_key)
+        details = dict(given) if isinstance(given, dict) else {}
+        if ev.as_int(details.get(count_key)) is None:
+            details[count_key] = ev.as_int(usage.get(neutral)) or 0
+        written[details_key] = details
+    return written
 
 
 def _is_input_content(value: Any) -> bool:
@@ -430,6 +476,7 @@ class Encoder(ev.RecordsLosses):
         self._sequence = 0
         self._started = False
         self._finished = False
+        self._stop_reason: Any = None  # the last finished message's
         self._output: dict[int, dict[str, Any]] = {}  # finished items by output index
         self._next_index = 0
         # neutral message -> its open message and reasoning items.
@@ -561,6 +608,10 @@ class Encoder(ev.RecordsLosses):
             if item_type != "mcp_call":
                 fields["call_id"] = call_id
             fields["name"] = event.get("name") or ""
+            if item_type == "mcp_call":
+                # The API names an MCP call's server: the neutral call does
+                # not say which, so the label is empty.
+                fields["server_label"] = ""
             item = self._add_item(item_type, fields, out)
             self._blocks[(message_id, index)] = (item, _Part("tool_call", False))
         elif kind == "tool_result":
@@ -643,7 +694,14 @@ class Encoder(ev.RecordsLosses):
                 part.text = [text]
         annotations = event.get("annotations")
         if part.kind == "text" and isinstance(annotations, list):
-            for annotation in annotations[len(part.annotations) :]:
+            # The API's kinds of annotation are written; another protocol's
+            # (a citation of a document's characters, say) has no place.
+            foreign = False
+            for annotation in annotations[part.seen :]:
+                kind = annotation.get("type") if isinstance(annotation, dict) else None
+                if not isinstance(kind, str) or kind not in ANNOTATION_TYPES:
+                    foreign = True
+                    continue
                 part.annotations.append(annotation)
                 out.append(
                     self._event(
@@ -655,6 +713,9 @@ class Encoder(ev.RecordsLosses):
                         annotation=annotation,
                     )
                 )
+            if foreign:
+                self._lost.append(ev.annotations_loss(self.protocol))
+            part.seen = max(part.seen, len(annotations))
         if isinstance(event.get("encrypted"), str) and item.type == "reasoning":
             item.fields["encrypted_content"] = event["encrypted"]
 
@@ -751,6 +812,7 @@ class Encoder(ev.RecordsLosses):
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         # An item has no usage: only the response.
         self._lost.extend(ev.usage_loss(self.protocol, event))
+        self._stop_reason = event.get("stop_reason")
         message_id = event.get("message_id")
         if isinstance(message_id, str):
             self._close_message(message_id, out)
@@ -765,10 +827,18 @@ class Encoder(ev.RecordsLosses):
         for message_id in list(dict.fromkeys([*(key[0] for key in self._blocks), *self._open])):
             self._close_message(message_id, out)
 
+    def _usage(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        """The run's usage as the API writes one; a usage it cannot be is a loss."""
+        usage = event.get("usage")
+        written = usage_to_responses(usage)
+        if written is None and isinstance(usage, dict) and usage:
+            self._lost.append(ev.partial_usage_loss(self.protocol, "input_tokens and output_tokens"))
+        return written
+
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         self._close_all(out)
         status = event.get("status")
-        usage = event.get("usage")
+        usage = self._usage(event)
         if status == "completed" or status not in ("incomplete", "cancelled", "interrupted"):
             out.append(
                 self._event(
@@ -778,11 +848,13 @@ class Encoder(ev.RecordsLosses):
         else:
             shown = "cancelled" if status == "cancelled" else "incomplete"
             self._lost.extend(ev.status_loss(self.protocol, status, shown))
+            # Why, where the API has a word for it (a cancelled response has none).
+            reason = INCOMPLETE_REASONS.get(self._stop_reason) if isinstance(self._stop_reason, str) else None
             response = self._response(
                 shown,
                 output=True,
                 usage=usage,
-                incomplete_details={"reason": status},
+                incomplete_details=None if shown == "cancelled" else {"reason": reason},
             )
             out.append(self._event("response.incomplete", response=response))
         self._finished = True
@@ -813,7 +885,7 @@ class Encoder(ev.RecordsLosses):
         out.append(
             self._event(
                 "response.failed",
-                response=self._response("failed", output=True, error=error, usage=event.get("usage")),
+                response=self._response("failed", output=True, error=error, usage=self._usage(event)),
             )
         )
         self._finished = True
