@@ -794,12 +794,19 @@ def test_tool_calls_of_servers_that_leave_the_index_out_or_share_it(
     ]
     expected = {"no index": ({"x": 1}, {}), "one index": ({"x": 1}, {"y": 2})}[quirk]
     assert found == [("call_a", "f", expected[0]), ("call_b", "g", expected[1])]
-    transcoder = backend.Transcoder("openai-chat", "openai-responses", created_at=1)
-    converted = transcoder.feed(stream) + transcoder.close()
-    responses = backend.OpenAIResponsesAssembler()
-    responses.feed(converted)
-    items = [item for item in responses.close()["output"] if item["type"] == "function_call"]
-    assert [(item["call_id"], item["name"], json.loads(item["arguments"])) for item in items] == found
+    for target, row in TABLE.items():
+        if "tool_call" in row.cannot_carry:
+            continue
+        transcoder = backend.Transcoder("openai-chat", target, **row.fixed_options)
+        converted = transcoder.feed(stream) + transcoder.close()
+        blocks = [
+            block
+            for message in view(backend, target, converted)["messages"]
+            for block in message["blocks"]
+            if block["kind"] == "tool_call"
+        ]
+        # (the ids where the target keeps them)
+        assert [(block["name"], block["input"]) for block in blocks] == [call[1:] for call in found], target
 
 
 def test_a_calls_thought_signature_stays_with_it_as_the_sdk_keeps_it(backend: ModuleType) -> None:

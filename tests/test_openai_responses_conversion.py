@@ -220,7 +220,7 @@ def test_an_incomplete_response_says_why_in_the_apis_words(
 
 
 def test_an_mcp_call_has_a_server_label_and_foreign_annotations_are_said(backend: ModuleType) -> None:
-    """An MCP call item without ``server_label``, and an Anthropic citation
+    """An MCP call item without ``server_label``, and another protocol's citation
     written as a Responses annotation, were what openai-python's models
     refuse. The label is empty (the neutral call does not name its server);
     the citation has no place, and is reported."""
@@ -252,3 +252,12 @@ def test_an_mcp_call_has_a_server_label_and_foreign_annotations_are_said(backend
     ]
     assert added == [url]
     assert [loss["what"] for loss in losses] == ["annotations"]
+
+
+def test_an_error_code_the_api_does_not_have_is_a_server_error(backend: ModuleType) -> None:
+    """A failed run's code that is none of the API's (here not even a
+    string) is written as ``server_error``, as a Response's error must be."""
+    events, _ = encoded(
+        backend, [neutral_run()[0], {"type": "run_failed", "code": {"not": "a code"}, "message": "boom"}]
+    )
+    assert events[-1]["response"]["error"] == {"code": "server_error", "message": "boom"}

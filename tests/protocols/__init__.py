@@ -165,6 +165,8 @@ class Row:
     judged_tool_calls: tuple[JudgedToolCalls, ...] = ()
     #: A turn its builder writes, where it has a builder that makes up ids.
     built_turn: BuiltTurn | None = None
+    #: An annotation of a text block of its own kind, where it has annotations.
+    own_annotation: dict[str, Any] | None = None
     #: How the gateway serves it, where it does.
     gateway: GatewayCase | None = None
     #: Judges a stream written into the protocol (by a conversion) as its own

@@ -113,4 +113,12 @@ ROW = Row(
         (("message", "id"), ("content_block", "id")),
         (r"msg_01[0-9A-Za-z]{22}", r"toolu_01[0-9A-Za-z]{22}"),
     ),
+    own_annotation={
+        "type": "char_location",
+        "cited_text": "hi",
+        "document_index": 0,
+        "document_title": None,
+        "start_char_index": 0,
+        "end_char_index": 2,
+    },
 )

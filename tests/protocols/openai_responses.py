@@ -210,4 +210,11 @@ ROW = Row(
     results_as_text=True,
     gateway=GatewayCase("/v1/responses", lambda question: {"input": question, "stream": True}),
     judge=judge,
+    own_annotation={
+        "type": "url_citation",
+        "url": "https://example.org",
+        "title": "E",
+        "start_index": 0,
+        "end_index": 2,
+    },
 )
