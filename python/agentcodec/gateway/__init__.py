@@ -6,8 +6,8 @@ protocol whose package has a ``gateway`` module (its ``Endpoint`` says what
 it serves: the protocol's requests in, the run converted to the protocol
 out, and its own methods and resources beside), converting each stream as
 it arrives, resumable from a replay store. Without an upstream it serves
-``DemoAgent``. ``agentcodec gateway`` runs it on uvicorn and lists the
-endpoints. ``Timeouts`` bound how long it waits for the upstream and for
+``DemoAgent``. ``agentcodec gateway`` runs it on uvicorn (its help names
+the protocols served). ``Timeouts`` bound how long it waits for the upstream and for
 its clients. Needs ``pip install agentcodec[gateway]``.
 
 A protocol's request conversion is its gateway module's
