@@ -296,3 +296,27 @@ def test_a_str_or_a_path_is_told_what_to_pass(source: Any) -> None:
         client.assemble(source, EXAMPLE)
     with pytest.raises(TypeError, match=message):
         asyncio.run(client.aassemble(source, EXAMPLE))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_stream_is_read_into_the_neutral_view_as_it_comes(backend: ModuleType, protocol: str) -> None:
+    """``events.Assembler`` reads a stream event by event as a protocol's
+    assembler does (``feed_with_events`` gives the protocol's events), so a
+    client reads any protocol into the neutral view. It once had no
+    ``feed_with_events``: the clients refused it."""
+    data = _stream(protocol)
+    own = getattr(backend, ASSEMBLERS[protocol])()
+    expected = [event for chunk in _chunks(data, 64) for event in own.feed_with_events(chunk)]
+    neutral = backend.NeutralAssembler(protocol)
+    seen = [event for chunk in _chunks(data, 64) for event in neutral.feed_with_events(chunk)]
+    assert seen == expected
+    at_once = backend.NeutralAssembler(protocol)
+    at_once.feed(data)
+    assert neutral.close() == at_once.close()
+    stream = client.EventStream(iter(_chunks(data, 7)), assembler=agentcodec.events.Assembler(protocol))
+    assert list(stream) == expected
+    whole = agentcodec.events.Assembler(protocol)
+    whole.feed(data)
+    assert stream.until_done() == whole.close()
+    with pytest.raises(TypeError, match=r"^events\.Assembler\.feed_with_events\(\) takes bytes-like data"):
+        backend.NeutralAssembler(protocol).feed_with_events("data: {}\n\n")

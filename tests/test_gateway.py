@@ -168,12 +168,11 @@ def test_many_concurrent_streams_with_aiohttp_and_httpx(demo: str) -> None:
     async def run(http: Any, n: int) -> Any:
         row = rows[n % len(rows)]
         path, body = reading_request(row, "word " * n)
-        # Read by the client helpers as the protocol's events, seen protocol-neutral.
-        seen = events.Assembler(row.name)
-        async with client.aconnect(http, "POST", f"{demo}{path}", protocol=row.name, json=body) as stream:
-            async for event in stream:
-                seen.feed_event(event)
-        return seen.close()
+        # Read by the client helpers into the protocol-neutral view.
+        async with client.aconnect(
+            http, "POST", f"{demo}{path}", json=body, assembler=events.Assembler(row.name)
+        ) as stream:
+            return await stream.until_done()
 
     async def main() -> tuple[list[Any], list[Any]]:
         async with httpx.AsyncClient(timeout=60) as http, aiohttp.ClientSession() as session:

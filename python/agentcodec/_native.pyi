@@ -901,6 +901,9 @@ class NeutralAssembler:
         """Assembles a chunk of the raw SSE stream (any chunking)."""
     def feed_event(self, event: Mapping[str, Any]) -> None:
         """Assembles one event that is already decoded (a dict)."""
+    def feed_with_events(self, data: Buffer) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the source protocol's events the data
+        completed, decoded (what a client iterating the stream reads)."""
     def close(self) -> dict[str, Any]:
         """Ends the stream and returns the view."""
     @property

@@ -70,11 +70,12 @@ pub fn feed_with_events<'py, A: Assemble>(
     py: Python<'py>,
     inner: &mut A,
     data: &Bound<'py, PyAny>,
+    method: &'static str,
     to_py_err: ToPyErr,
 ) -> PyResult<Bound<'py, PyList>> {
     let events = PyList::empty(py);
     let mut failure: Option<PyErr> = None;
-    let result = with_bytes(data, "Assembler.feed_with_events()", |bytes| {
+    let result = with_bytes(data, method, |bytes| {
         inner.feed_observed(bytes, &mut |event| {
             if failure.is_none() {
                 if let Err(err) = to_python(py, event).and_then(|event| events.append(event)) {
@@ -228,7 +229,13 @@ macro_rules! assembler_methods {
                 data: &Bound<'py, PyAny>,
             ) -> PyResult<Bound<'py, ::pyo3::types::PyList>> {
                 self.state.with(py, |state| {
-                    assemblers::feed_with_events(py, &mut state.inner, data, to_py_err)
+                    assemblers::feed_with_events(
+                        py,
+                        &mut state.inner,
+                        data,
+                        "Assembler.feed_with_events()",
+                        to_py_err,
+                    )
                 })
             }
 

@@ -489,6 +489,24 @@ stream_methods!(NeutralAssembler, {
         })
     }
 
+    /// Like `feed`, and returns the source protocol's events the data
+    /// completed, decoded (what a client iterating the stream reads).
+    fn feed_with_events<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.state.with(py, |state| {
+            assemblers::feed_with_events(
+                py,
+                state,
+                data,
+                "events.Assembler.feed_with_events()",
+                self.to_py_err,
+            )
+        })
+    }
+
     /// Ends the stream and returns the view.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.state.with(py, |state| {

@@ -352,6 +352,13 @@ class Assembler(_Decoding):
         self._state: Any = None
         self._kept: list[Any] = []
 
+    def feed_with_events(self, data: bytes | bytearray | memoryview) -> list[dict[str, Any]]:
+        """Like ``feed``, and returns the source protocol's events the data
+        completed, decoded (what a client iterating the stream reads)."""
+        events: list[dict[str, Any]] = []
+        self._feed(data, events)
+        return events
+
     def feed_event(self, event: dict[str, Any]) -> None:
         """Assembles one source event already decoded from JSON."""
         super().feed_event(event)
