@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from agentcodec import anthropic
@@ -63,6 +64,50 @@ def _built_turn() -> list[dict[str, Any]]:
     )
 
 
+def judge(backend: ModuleType, stream: bytes) -> None:
+    """Every event one anthropic-sdk-python's models take, field for field,
+    one block at a time, and what its ``accumulate_event`` builds is the
+    message the assembler gives (an ``error`` event, at most one, ends it)."""
+    import json
+
+    import pytest
+
+    pytest.importorskip("anthropic.lib.streaming._messages")
+    from anthropic._models import construct_type
+    from anthropic.lib.streaming._messages import accumulate_event
+    from anthropic.types import RawMessageStreamEvent
+    from pydantic import TypeAdapter
+
+    events = data_events(stream)
+    failed = [event for event in events if event["type"] == "error"]
+    assert len(failed) <= 1
+    events = [event for event in events if event["type"] != "error"]
+    validator: Any = TypeAdapter(RawMessageStreamEvent)
+    open_blocks: list[int] = []
+    for event in events:
+        assert validator.validate_python(event).to_dict() == event
+        if event["type"] == "content_block_start":
+            assert not open_blocks
+            open_blocks.append(event["index"])
+        elif event["type"] in ("content_block_delta", "content_block_stop"):
+            assert open_blocks == [event["index"]]
+            if event["type"] == "content_block_stop":
+                open_blocks.pop()
+    assembler = backend.AnthropicAssembler(on_error="skip")
+    assembler.feed(stream)
+    message = assembler.close()
+    assert [error for error in assembler.errors if error["code"] == "invalid_event"] == []
+    if failed:
+        assert assembler.errors[-1]["message"] == failed[0]["error"]["message"]
+    if events:
+        snapshot: Any = None
+        buffers: dict[int, bytes] = {}
+        for event in events:
+            typed = construct_type(type_=RawMessageStreamEvent, value=json.loads(json.dumps(event)))
+            snapshot = accumulate_event(event=typed, current_snapshot=snapshot, json_bufs=buffers)
+        assert message == snapshot.to_dict()
+
+
 ROW = Row(
     name="anthropic",
     assembler="AnthropicAssembler",
@@ -121,4 +166,5 @@ ROW = Row(
         "start_char_index": 0,
         "end_char_index": 2,
     },
+    judge=judge,
 )
