@@ -13,11 +13,22 @@ from typing import Any
 
 from conftest import NATIVE, PURE
 from protocol_table import TABLE
+from protocols import sse_event
 
 SOURCES = [(name, path) for name, row in TABLE.items() for path in row.streams()]
 SOURCE_IDS = [f"{protocol}:{path.parent.name}/{path.stem}" for protocol, path in SOURCES]
 # Deterministic output: the options that would otherwise come from the clock or a random id.
 OPTIONS = {name: row.fixed_options for name, row in TABLE.items()}
+# An Agent API run cancelled after some text: what each target must end as
+# its cancelled run, keeping the text.
+CANCELLED_RUN = b"".join(
+    sse_event(event)
+    for event in (
+        {"object": "response", "id": "r1", "status": "created", "session_id": "s"},
+        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "partial"},
+        {"object": "response", "id": "r1", "status": "canceled"},
+    )
+)
 
 
 def backends() -> list[ModuleType]:

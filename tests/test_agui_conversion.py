@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from conversion import backends, convert, view
+from conversion import CANCELLED_RUN, backends, convert, view
 from protocol_table import TABLE
+from protocols import sse_event
 from sse_helpers import data_events
 from test_transcode_losses import URL_CITATION, annotated_run
 
@@ -25,7 +26,7 @@ PROTOCOLS = list(TABLE)
 
 
 def agui_stream(events: list[dict[str, Any]]) -> bytes:
-    return b"".join(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n" for event in events)
+    return b"".join(sse_event(event) for event in events)
 
 
 def test_agentscope_to_agui_does_what_the_agentapp_does_and_what_it_should() -> None:
@@ -63,14 +64,8 @@ def test_agentscope_to_agui_does_what_the_agentapp_does_and_what_it_should() -> 
 
 
 def test_a_cancelled_run_ends_as_the_agui_client_reads_one() -> None:
-    events = [
-        {"object": "response", "id": "r1", "status": "created", "session_id": "s"},
-        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "partial"},
-        {"object": "response", "id": "r1", "status": "canceled"},
-    ]
-    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
     for backend in backends():
-        agui = data_events(convert(backend, "agentscope", "agui", stream))
+        agui = data_events(convert(backend, "agentscope", "agui", CANCELLED_RUN))
         assert [event["type"] for event in agui][-3:] == [
             "TEXT_MESSAGE_CONTENT",
             "TEXT_MESSAGE_END",

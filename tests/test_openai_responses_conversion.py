@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conversion import backends, convert
+from conversion import CANCELLED_RUN, backends, convert
 from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -36,14 +36,8 @@ def test_agentscope_to_responses_keeps_tool_calls_and_failed_runs() -> None:
 
 
 def test_a_cancelled_run_is_an_incomplete_response_keeping_its_text() -> None:
-    events = [
-        {"object": "response", "id": "r1", "status": "created", "session_id": "s"},
-        {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "partial"},
-        {"object": "response", "id": "r1", "status": "canceled"},
-    ]
-    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events)
     for backend in backends():
-        responses = data_events(convert(backend, "agentscope", "openai-responses", stream))
+        responses = data_events(convert(backend, "agentscope", "openai-responses", CANCELLED_RUN))
         assert responses[-1]["type"] == "response.incomplete"
         assert responses[-1]["response"]["status"] == "cancelled"
         assert responses[-1]["response"]["output"][0]["content"][0]["text"] == "partial"
@@ -160,8 +154,19 @@ def encoded(backend: ModuleType, events: list[dict[str, Any]]) -> tuple[list[dic
                 "total_tokens": 3,
             },
         ),
+        (
+            # Fields of the wrong type are written as the API's.
+            {"input_tokens": 1, "output_tokens": 1, "total_tokens": "2", "input_tokens_details": [1]},
+            {
+                "input_tokens": 1,
+                "output_tokens": 1,
+                "total_tokens": 2,
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": 0},
+            },
+        ),
     ],
-    ids=["counts", "neutral-details", "responses"],
+    ids=["counts", "neutral-details", "responses", "odd-fields"],
 )
 def test_a_usage_is_written_whole_as_openai_python_requires_it(
     backend: ModuleType, usage: dict[str, Any], written: dict[str, Any]
@@ -229,11 +234,12 @@ def test_an_mcp_call_has_a_server_label_and_foreign_annotations_are_said(backend
 
     url = {"type": "url_citation", "url": "https://x", "title": "x", "start_index": 0, "end_index": 2}
     char = {"type": "char_location", "cited_text": "Hi", "document_index": 0, "start_char_index": 0}
+    odd = {"type": ["url_citation"]}  # a type that is no name: no annotation of the API's
     events, losses = encoded(
         backend,
         [
             *neutral_run()[:4],
-            {"type": "block_replaced", "message_id": "m", "index": 0, "annotations": [url, char]},
+            {"type": "block_replaced", "message_id": "m", "index": 0, "annotations": [url, char, odd]},
             {"type": "block_finished", "message_id": "m", "index": 0},
             {"type": "block_started", "message_id": "m", "index": 1, "kind": "tool_call", "call_id": "c",
              "name": "f", "tool": "mcp"},

@@ -28,7 +28,7 @@ from agentcodec._protocols import encoder
 from agentcodec._pure.registry import PROTOCOLS as PURE_PROTOCOLS
 from agentcodec.events import PROTOCOLS
 from conftest import PURE
-from conversion import OPTIONS, SOURCE_IDS, SOURCES, backends, convert, view
+from conversion import CANCELLED_RUN, OPTIONS, SOURCE_IDS, SOURCES, backends, convert, view
 from protocol_table import TABLE
 from sse_helpers import as_sse, data_events
 
@@ -228,20 +228,12 @@ def test_the_targets_own_sdk_reads_the_output(source: str, path: Path, target: s
         judge(backend, convert(backend, source, target, path.read_bytes()))
 
 
-CANCELLED = [
-    {"object": "response", "id": "r1", "status": "created", "session_id": "s"},
-    {"object": "content", "type": "text", "index": 0, "delta": True, "msg_id": "m1", "text": "partial"},
-    {"object": "response", "id": "r1", "status": "canceled"},
-]
-
-
 @pytest.mark.parametrize("target", PROTOCOLS)
 def test_a_cancelled_run_ends_every_target_properly(target: str) -> None:
     """The text so far, then the run's end as the target writes a cancelled
     run (each target's own events are its tests')."""
-    stream = b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in CANCELLED)
     for backend in backends():
-        seen = view(backend, target, convert(backend, "agentscope", target, stream))
+        seen = view(backend, target, convert(backend, "agentscope", target, CANCELLED_RUN))
         assert seen["ended"]
         assert seen["status"] == TABLE[target].status_as_carried.get("cancelled", "cancelled")
         assert [block.get("text") for message in seen["messages"] for block in message["blocks"]] == [
