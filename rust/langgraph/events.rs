@@ -8,7 +8,8 @@ use super::wire::read;
 use crate::events::{
     as_int, block_delta, block_finished, block_key, block_replaced, block_started, frame_sse, get,
     get_str, has_annotations, is_falsy, message_finished, message_started, or_null, passthrough,
-    run_failed, run_finished, run_started, sse_field, state_snapshot, Decode, Encode, Event, Loss,
+    run_failed, run_finished, run_started, sse_field, state_snapshot, Decode, Encode, Event, Held,
+    Loss,
 };
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
@@ -30,6 +31,14 @@ struct Streamed {
     provider: Option<String>,
     reason: Option<String>,
     usage: Option<Map<String, Value>>,
+    /// Sent whole so far (the legacy mode), not chunk by chunk.
+    snapshots: bool,
+    /// A block: what its snapshots sent.
+    held: HashMap<i64, Held>,
+    /// A reasoning block: the signature sent.
+    signatures: HashMap<i64, String>,
+    /// The content blocks of other kinds, as the last snapshot had them.
+    others: IndexMap<String, Value>,
 }
 
 impl Streamed {
@@ -38,6 +47,15 @@ impl Streamed {
             namespace: namespace.to_owned(),
             ..Streamed::default()
         }
+    }
+}
+
+/// The reasoning block types of list content, and the field holding their text.
+fn reasoning_field(kind: Option<&str>) -> Option<&'static str> {
+    match kind {
+        Some("thinking") => Some("thinking"),
+        Some("reasoning") => Some("reasoning"),
+        _ => None,
     }
 }
 
@@ -94,8 +112,20 @@ impl Decode for Decoder {
                 let message = pair[0].as_object().expect("checked above");
                 self.message(&part.namespace, message, event, out);
             }
-            ("messages/partial" | "messages/complete", Value::Array(_)) => {
-                out.push(passthrough(TARGET, event));
+            ("messages/partial" | "messages/complete", Value::Array(messages)) => {
+                let last = part.mode == "messages/complete";
+                // (one message an event, as the server writes them; the event
+                // passes through once if any it holds is not an AI's or a tool's)
+                let mut read_all = true;
+                for message in messages {
+                    read_all &= match message {
+                        Value::Object(message) => self.whole(&part.namespace, message, last, out),
+                        _ => false,
+                    };
+                }
+                if !read_all {
+                    out.push(passthrough(TARGET, event));
+                }
             }
             ("values", Value::Object(values)) if root => {
                 let interrupts = part.interrupts.or_else(|| values.get("__interrupt__"));
@@ -177,6 +207,12 @@ impl Decoder {
             return;
         }
         streamed.finished = true;
+        for other in streamed.others.values() {
+            let mut source = Map::new();
+            source.insert("content_block".to_owned(), other.clone());
+            source.insert("message_id".to_owned(), message_id.into());
+            out.push(passthrough(TARGET, &source));
+        }
         let mut blocks: Vec<i64> = streamed
             .blocks
             .values()
@@ -187,6 +223,9 @@ impl Decoder {
         blocks.sort_unstable();
         blocks.dedup();
         for index in blocks {
+            if let Some(held) = streamed.held.get_mut(&index) {
+                held.flush(out);
+            }
             out.push(block_finished(message_id, index));
         }
         let usage = streamed.usage.clone().map_or(Value::Null, Value::Object);
@@ -235,23 +274,27 @@ impl Decoder {
                 message_id = last.clone();
             }
         }
-        if !self.messages.contains_key(&message_id) {
-            self.messages
-                .insert(message_id.clone(), Streamed::new(namespace));
-            self.last.insert(namespace.to_owned(), message_id.clone());
-            if kind == Some("tool") {
-                self.tool_result(&message_id, message, out);
-                return;
-            }
-            if !chunked {
-                out.push(passthrough(TARGET, event));
-                self.messages[&message_id].finished = true;
-                return;
-            }
-            out.push(message_started(&message_id, "assistant", Some("message")));
-        }
         if !chunked {
+            // A whole message: a tool's, or an AI's a node did not stream.
+            if !self.messages.contains_key(&message_id)
+                && !self.whole(namespace, message, true, out)
+            {
+                out.push(passthrough(TARGET, event));
+                let mut streamed = Streamed::new(namespace);
+                streamed.finished = true;
+                self.messages.insert(message_id.clone(), streamed);
+                self.last.insert(namespace.to_owned(), message_id.clone());
+            }
             return;
+        }
+        match self.messages.get(&message_id) {
+            None => {
+                self.messages
+                    .insert(message_id.clone(), Streamed::new(namespace));
+                out.push(message_started(&message_id, "assistant", Some("message")));
+            }
+            Some(streamed) if streamed.snapshots => return,
+            Some(_) => {}
         }
         // (messages of one namespace may interleave: choices, or calls
         // attached to an earlier message; each ends at its last chunk)
@@ -275,6 +318,233 @@ impl Decoder {
         }
     }
 
+    /// A message sent whole so far (`last`: finished): whether it is one
+    /// this reads (an AI's or a tool's, with an id).
+    fn whole(
+        &mut self,
+        namespace: &str,
+        message: &Map<String, Value>,
+        last: bool,
+        out: &mut Vec<Event>,
+    ) -> bool {
+        let Some(message_id) = message
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+        else {
+            return false;
+        };
+        let kind = message.get("type").and_then(Value::as_str);
+        if !self.messages.contains_key(message_id) {
+            if empty_end(message) {
+                if let Some(before) = self.last.get(namespace).cloned() {
+                    // The empty message that ends the one before it.
+                    self.finish_message(&before, out);
+                    return true;
+                }
+            }
+            let ai = kind.is_some_and(|kind| kind == "ai" || CHUNK_TYPES.contains(&kind));
+            if kind != Some("tool") && !ai {
+                return false;
+            }
+            let mut streamed = Streamed::new(namespace);
+            streamed.snapshots = true;
+            self.messages.insert(message_id.to_owned(), streamed);
+            self.last
+                .insert(namespace.to_owned(), message_id.to_owned());
+            if kind == Some("tool") {
+                self.tool_result(message_id, message, out);
+                return true;
+            }
+            out.push(message_started(message_id, "assistant", Some("message")));
+        }
+        self.last
+            .insert(namespace.to_owned(), message_id.to_owned());
+        let streamed = &self.messages[message_id];
+        if streamed.finished || !streamed.snapshots {
+            // (sent again after it ended, or streamed in chunks: it stands)
+            return true;
+        }
+        self.snapshot(message_id, message, last, out);
+        if last {
+            self.finish_message(message_id, out);
+        }
+        true
+    }
+
+    fn snapshot(
+        &mut self,
+        message_id: &str,
+        message: &Map<String, Value>,
+        last: bool,
+        out: &mut Vec<Event>,
+    ) {
+        let streamed = self.messages.get_mut(message_id).expect("a known message");
+        if let Some(Value::Object(metadata)) = message.get("response_metadata") {
+            read_metadata(streamed, metadata);
+        }
+        if let Some(Value::Object(usage)) = message.get("usage_metadata") {
+            if !usage.is_empty() {
+                // (the message's whole so far)
+                streamed.usage = Some(usage.clone());
+            }
+        }
+        match message.get("content") {
+            Some(Value::String(text)) if !text.is_empty() => {
+                self.held(message_id, "text", "text", &[], out)
+                    .snapshot(text, true, out);
+            }
+            Some(Value::Array(blocks)) => {
+                for (position, block) in blocks.iter().enumerate() {
+                    match block {
+                        Value::String(text) if !text.is_empty() => {
+                            let key = if position == 0 {
+                                "text".to_owned()
+                            } else {
+                                format!("#{position}")
+                            };
+                            self.held(message_id, &key, "text", &[], out)
+                                .snapshot(text, true, out);
+                        }
+                        Value::Object(block) => self.whole_block(message_id, block, position, out),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        for (prefix, found) in [
+            ("#", message.get("tool_calls")),
+            ("#invalid-", message.get("invalid_tool_calls")),
+        ] {
+            let Some(Value::Array(calls)) = found else {
+                continue;
+            };
+            for (position, call) in calls.iter().enumerate() {
+                let Value::Object(call) = call else {
+                    continue;
+                };
+                let call_id = call
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|id| !id.is_empty());
+                let key = call_id.map_or_else(|| format!("{prefix}{position}"), str::to_owned);
+                let fields = [
+                    ("call_id", call_id.map_or(Value::Null, Value::from)),
+                    ("name", or_null(call.get("name"))),
+                    ("tool", "function".into()),
+                ];
+                let args = match call.get("args") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(text)) => Some(text.clone()),
+                    // (parsed: its JSON's closing brackets move as it grows)
+                    Some(args) => Some(to_text(args)),
+                };
+                let held = self.held(message_id, &key, "tool_call", &fields, out);
+                if let Some(args) = args {
+                    held.snapshot(&args, last, out);
+                }
+            }
+        }
+    }
+
+    fn whole_block(
+        &mut self,
+        message_id: &str,
+        block: &Map<String, Value>,
+        position: usize,
+        out: &mut Vec<Event>,
+    ) {
+        let kind = block.get("type").and_then(Value::as_str);
+        let key = block
+            .get("index")
+            .map_or_else(|| position.to_string(), to_text);
+        let (neutral, field) = match (kind, reasoning_field(kind)) {
+            (Some("text"), _) => ("text", "text"),
+            (_, Some(field)) => ("reasoning", field),
+            _ => {
+                let streamed = self.messages.get_mut(message_id).expect("a known message");
+                streamed.others.insert(key, Value::Object(block.clone()));
+                return;
+            }
+        };
+        let held = self.held(message_id, &key, neutral, &[], out);
+        if let Some(text) = block
+            .get(field)
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            held.snapshot(text, true, out);
+        }
+        let Some(index) = self.messages[message_id].blocks.get(&key).copied() else {
+            return;
+        };
+        if neutral == "reasoning" {
+            if let Some(signature) = block
+                .get("signature")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
+                let streamed = self.messages.get_mut(message_id).expect("a known message");
+                if streamed.signatures.get(&index).map(String::as_str) != Some(signature) {
+                    streamed.signatures.insert(index, signature.to_owned());
+                    let by = streamed
+                        .provider
+                        .clone()
+                        .unwrap_or_else(|| TARGET.to_owned());
+                    out.push(block_replaced(
+                        message_id,
+                        index,
+                        vec![("encrypted", signature.into()), ("encrypted_by", by.into())],
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The block a snapshot's part (by its key) streams into, started the
+    /// first time.
+    fn held(
+        &mut self,
+        message_id: &str,
+        key: &str,
+        kind: &str,
+        fields: &[(&str, Value)],
+        out: &mut Vec<Event>,
+    ) -> &mut Held {
+        let calls = kind == "tool_call";
+        let streamed = &self.messages[message_id];
+        let keyed = if calls {
+            &streamed.calls
+        } else {
+            &streamed.blocks
+        };
+        let index = match keyed.get(key) {
+            Some(&index) => index,
+            None => {
+                let index = self.block(message_id, kind, fields, out);
+                let streamed = self.messages.get_mut(message_id).expect("a known message");
+                let keyed = if calls {
+                    &mut streamed.calls
+                } else {
+                    &mut streamed.blocks
+                };
+                keyed.insert(key.to_owned(), index);
+                let field = if calls { "arguments" } else { "text" };
+                streamed
+                    .held
+                    .insert(index, Held::new(message_id, index, field));
+                index
+            }
+        };
+        self.messages
+            .get_mut(message_id)
+            .expect("a known message")
+            .held
+            .get_mut(&index)
+            .expect("a block's snapshots")
+    }
+
     /// A step of a graph ended (its values or updates came): the messages
     /// it streamed are whole.
     fn finish_step(&mut self, namespace: &str, out: &mut Vec<Event>) {
@@ -292,21 +562,7 @@ impl Decoder {
     fn chunk(&mut self, message_id: &str, chunk: &Map<String, Value>, out: &mut Vec<Event>) {
         let streamed = self.messages.get_mut(message_id).expect("a known message");
         if let Some(Value::Object(metadata)) = chunk.get("response_metadata") {
-            if let Some(provider) = metadata
-                .get("model_provider")
-                .and_then(Value::as_str)
-                .filter(|provider| !provider.is_empty())
-            {
-                streamed.provider = Some(provider.to_owned());
-            }
-            let reason = if metadata.contains_key("finish_reason") {
-                metadata.get("finish_reason")
-            } else {
-                metadata.get("stop_reason")
-            };
-            if let Some(reason) = reason.and_then(Value::as_str).filter(|r| !r.is_empty()) {
-                streamed.reason = Some(reason.to_owned());
-            }
+            read_metadata(streamed, metadata);
         }
         if let Some(Value::Object(usage)) = chunk.get("usage_metadata") {
             if !usage.is_empty() {
@@ -469,6 +725,25 @@ impl Decoder {
         out.push(block_finished(message_id, index));
         out.push(message_finished(message_id, Value::Null, Value::Null));
         self.messages[message_id].finished = true;
+    }
+}
+
+/// What a message's response metadata says: its provider, its finish reason.
+fn read_metadata(streamed: &mut Streamed, metadata: &Map<String, Value>) {
+    if let Some(provider) = metadata
+        .get("model_provider")
+        .and_then(Value::as_str)
+        .filter(|provider| !provider.is_empty())
+    {
+        streamed.provider = Some(provider.to_owned());
+    }
+    let reason = if metadata.contains_key("finish_reason") {
+        metadata.get("finish_reason")
+    } else {
+        metadata.get("stop_reason")
+    };
+    if let Some(reason) = reason.and_then(Value::as_str).filter(|r| !r.is_empty()) {
+        streamed.reason = Some(reason.to_owned());
     }
 }
 

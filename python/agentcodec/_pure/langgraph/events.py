@@ -7,10 +7,16 @@ text block for string content, a block for each ``index`` of list content
 (``text``; ``thinking`` and ``reasoning`` as reasoning, a ``signature``
 replacing it with the signature of the provider the chunks name) and a
 tool-call block for each tool-call chunk index (its arguments the deltas);
-the message finishes at its ``chunk_position: "last"`` chunk, when the next
-message of its namespace starts, or when the run ends (its finish reason the
-stop reason, its usage the message's). A tool's message is a tool result,
-whole. The root graph's ``values`` are the state (``state_snapshot``, its
+the message finishes at its ``chunk_position: "last"`` chunk, when its
+graph's step ends (its ``values`` or ``updates``), or when the run ends (its
+finish reason the stop reason, its usage the message's). The legacy mode
+(``messages/partial``, ``messages/complete``) sends each message whole so
+far, and a whole AI message is one too: each is a snapshot, made deltas
+(``events.Held``: text that extends what was sent is appended, any other
+replaces it; a tool call's arguments, parsed there, are their JSON, sent as
+far as two snapshots agree); ``messages/complete`` finishes the message, as
+the empty message of a run's id that ends another does. A tool's message is
+a tool result, whole. The root graph's ``values`` are the state (``state_snapshot``, its
 messages aside, which the messages carry); every other event passes
 through. The server ends a stream by closing it: the run finishes then,
 ``interrupted`` when the root graph's last values or updates hold an
@@ -54,17 +60,37 @@ def frame(event: dict[str, Any]) -> bytes:
 class _Streamed:
     """A message being decoded."""
 
-    __slots__ = ("blocks", "calls", "finished", "namespace", "provider", "reason", "text", "usage")
+    __slots__ = (
+        "blocks",
+        "calls",
+        "finished",
+        "held",
+        "namespace",
+        "others",
+        "provider",
+        "reason",
+        "signatures",
+        "snapshots",
+        "text",
+        "usage",
+    )
 
-    def __init__(self, namespace: str) -> None:
+    def __init__(self, namespace: str, snapshots: bool = False) -> None:
         self.namespace = namespace
         self.blocks: dict[Any, int] = {}  # a content index: its block
-        self.calls: dict[Any, int] = {}  # a tool-call chunk index: its block
+        self.calls: dict[Any, int] = {}  # a tool-call chunk index (or call id): its block
         self.text: int | None = None  # the block of string content
         self.finished = False
         self.provider: str | None = None
         self.reason: Any = None
         self.usage: dict[str, Any] | None = None
+        # Sent whole so far (the legacy mode), not chunk by chunk: what each
+        # block's snapshots sent, the reasoning signatures sent, and the
+        # content blocks of other kinds as the last snapshot had them.
+        self.snapshots = snapshots
+        self.held: dict[int, ev.Held] = {}
+        self.signatures: dict[int, str] = {}
+        self.others: dict[str, dict[str, Any]] = {}
 
 
 class Decoder:
@@ -102,7 +128,12 @@ class Decoder:
         if mode == "messages" and isinstance(data, list) and len(data) == 2 and isinstance(data[0], dict):
             self._message(part.namespace, data[0], event, out)
         elif mode in ("messages/partial", "messages/complete") and isinstance(data, list):
-            out.append(ev.passthrough("langgraph", event))
+            final = mode == "messages/complete"
+            # (one message an event, as the server writes them; the event passes
+            # through once if any it holds is not an AI's or a tool's)
+            taken = [self._whole(part.namespace, message, final, out) for message in data]
+            if not all(taken):
+                out.append(ev.passthrough("langgraph", event))
         elif mode == "values" and not part.namespace and isinstance(data, dict):
             interrupts = part.interrupts if part.interrupts is not None else data.get("__interrupt__")
             self._interrupted = bool(interrupts)
@@ -152,9 +183,14 @@ class Decoder:
         if streamed is None or streamed.finished:
             return
         streamed.finished = True
+        for other in streamed.others.values():
+            out.append(ev.passthrough("langgraph", {"content_block": other, "message_id": message_id}))
         texts = () if streamed.text is None else (streamed.text,)
         blocks = sorted({*streamed.blocks.values(), *streamed.calls.values(), *texts})
         for index in blocks:
+            held = streamed.held.get(index)
+            if held is not None:
+                held.flush(out)
             out.append(ev.block_finished(message_id, index))
         out.append(ev.message_finished(message_id, streamed.usage, streamed.reason))
 
@@ -177,18 +213,18 @@ class Decoder:
             last = self._last.get(namespace)
             if last is not None:
                 message_id, streamed = last, self._messages[last]  # ends the message before it
+        if not chunked:
+            # A whole message: a tool's, or an AI's a node did not stream.
+            if streamed is None and not self._whole(namespace, message, True, out):
+                out.append(ev.passthrough("langgraph", event))
+                streamed = self._messages[message_id] = _Streamed(namespace)
+                streamed.finished = True
+                self._last[namespace] = message_id
+            return
         if streamed is None:
             streamed = self._messages[message_id] = _Streamed(namespace)
-            self._last[namespace] = message_id
-            if kind == "tool":
-                self._tool_result(message_id, message, streamed, out)
-                return
-            if not chunked:
-                out.append(ev.passthrough("langgraph", event))
-                streamed.finished = True
-                return
             out.append(ev.message_started(message_id, "assistant", "message"))
-        if not chunked:
+        if streamed.snapshots:
             return
         # (messages of one namespace may interleave: choices, or calls
         # attached to an earlier message; each ends at its last chunk)
@@ -204,6 +240,138 @@ class Decoder:
         self._chunk(message_id, message, streamed, out)
         if message.get("chunk_position") == "last":
             self._finish_message(message_id, out)
+
+    def _whole(self, namespace: str, message: Any, final: bool, out: list[dict[str, Any]]) -> bool:
+        """A message sent whole so far (``final``: finished): whether it is one
+        this reads (an AI's or a tool's, with an id)."""
+        if not isinstance(message, dict):
+            return False
+        message_id = message.get("id")
+        if not isinstance(message_id, str) or not message_id:
+            return False
+        kind = message.get("type")
+        streamed = self._messages.get(message_id)
+        if streamed is None:
+            last = self._last.get(namespace)
+            if last is not None and empty_end(message):
+                self._finish_message(last, out)  # the empty message that ends the one before it
+                return True
+            if kind not in {"tool", "ai"} and kind not in CHUNK_TYPES:
+                return False
+            streamed = self._messages[message_id] = _Streamed(namespace, snapshots=True)
+            self._last[namespace] = message_id
+            if kind == "tool":
+                self._tool_result(message_id, message, streamed, out)
+                return True
+            out.append(ev.message_started(message_id, "assistant", "message"))
+        self._last[namespace] = message_id
+        if streamed.finished or not streamed.snapshots:
+            return True  # (sent again after it ended, or streamed in chunks: it stands)
+        self._snapshot(message_id, streamed, message, final, out)
+        if final:
+            self._finish_message(message_id, out)
+        return True
+
+    def _snapshot(
+        self,
+        message_id: str,
+        streamed: _Streamed,
+        message: dict[str, Any],
+        final: bool,
+        out: list[dict[str, Any]],
+    ) -> None:
+        metadata = message.get("response_metadata")
+        if isinstance(metadata, dict):
+            provider = metadata.get("model_provider")
+            if isinstance(provider, str) and provider:
+                streamed.provider = provider
+            reason = metadata.get("finish_reason", metadata.get("stop_reason"))
+            if isinstance(reason, str) and reason:
+                streamed.reason = reason
+        usage = message.get("usage_metadata")
+        if isinstance(usage, dict) and usage:
+            streamed.usage = dict(usage)  # (the message's whole so far)
+        content = message.get("content")
+        if isinstance(content, str):
+            if content:
+                self._held(message_id, streamed, "text", "text", out).snapshot(content, True, out)
+        elif isinstance(content, list):
+            for position, block in enumerate(content):
+                if isinstance(block, str):
+                    if block:
+                        key = "text" if position == 0 else f"#{position}"
+                        self._held(message_id, streamed, key, "text", out).snapshot(block, True, out)
+                elif isinstance(block, dict):
+                    self._whole_block(message_id, streamed, block, position, out)
+        calls = message.get("tool_calls")
+        invalid = message.get("invalid_tool_calls")
+        for prefix, found in (("#", calls), ("#invalid-", invalid)):
+            for position, call in enumerate(found if isinstance(found, list) else ()):
+                if not isinstance(call, dict):
+                    continue
+                call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
+                fields = {"call_id": call_id, "name": call.get("name"), "tool": "function"}
+                key = call_id or f"{prefix}{position}"
+                held = self._held(message_id, streamed, key, "tool_call", out, fields=fields)
+                args = call.get("args")
+                if args is not None:
+                    # (parsed: its JSON's closing brackets move as it grows)
+                    held.snapshot(args if isinstance(args, str) else dumps(args), final, out)
+
+    def _whole_block(
+        self,
+        message_id: str,
+        streamed: _Streamed,
+        block: dict[str, Any],
+        position: int,
+        out: list[dict[str, Any]],
+    ) -> None:
+        kind = block.get("type")
+        key = dumps(block.get("index", position))
+        if kind == "text":
+            held = self._held(message_id, streamed, key, "text", out)
+            field = "text"
+        elif kind in _REASONING:
+            held = self._held(message_id, streamed, key, "reasoning", out)
+            field = _REASONING[kind]
+        else:
+            streamed.others[key] = block
+            return
+        text = block.get(field)
+        if isinstance(text, str) and text:
+            held.snapshot(text, True, out)
+        signature = block.get("signature")
+        if field != "text" and isinstance(signature, str) and signature:
+            self._signature(message_id, streamed, held.index, signature, out)
+
+    @staticmethod
+    def _signature(
+        message_id: str, streamed: _Streamed, index: int, signature: str, out: list[dict[str, Any]]
+    ) -> None:
+        """A reasoning block's signature, sent when it is new."""
+        if streamed.signatures.get(index) != signature:
+            streamed.signatures[index] = signature
+            by = streamed.provider or "langgraph"
+            out.append(ev.block_replaced(message_id, index, {"encrypted": signature, "encrypted_by": by}))
+
+    def _held(
+        self,
+        message_id: str,
+        streamed: _Streamed,
+        key: str,
+        kind: str,
+        out: list[dict[str, Any]],
+        *,
+        fields: dict[str, Any] | None = None,
+    ) -> ev.Held:
+        """The block a snapshot's part (by its key) streams into, started the first time."""
+        calls = kind == "tool_call"
+        keyed = streamed.calls if calls else streamed.blocks
+        index = keyed.get(key)
+        if index is None:
+            index = keyed[key] = self._block(message_id, kind, out, **(fields or {}))
+            streamed.held[index] = ev.Held(message_id, index, "arguments" if calls else "text")
+        return streamed.held[index]
 
     def _finish_step(self, namespace: str, out: list[dict[str, Any]]) -> None:
         """A step of a graph ended (its values or updates came): the messages
