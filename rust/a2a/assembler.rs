@@ -20,7 +20,7 @@
 //! refuses (an update of another task). The spec version is the first
 //! event's; an event of the other version is an event error.
 
-use super::probe::{self, TextPart};
+use super::probe::{self, PartRef, TextParts};
 use super::vocabulary::{FINAL_STATES, INTERRUPTED_STATES};
 use super::wire::{self, What};
 use crate::hashing::HashMap;
@@ -36,7 +36,7 @@ pub use crate::stream::{Error, ErrorRecord, EventError, OnError, Options};
 pub struct TaskView<'a> {
     pub fields: &'a Map<String, Value>,
     pub artifacts: &'a [Map<String, Value>],
-    pub appended: &'a [Vec<TextPart>],
+    pub appended: &'a [TextParts],
     pub history: &'a [Value],
 }
 
@@ -57,7 +57,7 @@ pub struct Tasks {
     /// The text parts the quick path appended to each artifact (by
     /// position) after those of its `parts`: kept as text until the task
     /// is read, or the full path touches the artifact.
-    appended: Vec<Vec<TextPart>>,
+    appended: Vec<TextParts>,
     history: Vec<Value>,
     message: Option<Map<String, Value>>,
     error: Option<Map<String, Value>>,
@@ -130,7 +130,7 @@ impl Assembler {
                         .map(|(artifact, appended)| {
                             let mut artifact = artifact.clone();
                             if let Some(Value::Array(parts)) = artifact.get_mut("parts") {
-                                parts.extend(appended.iter().map(TextPart::to_value));
+                                parts.extend(appended.iter().map(PartRef::to_value));
                             }
                             Value::Object(artifact)
                         })
@@ -209,7 +209,9 @@ impl Protocol for Tasks {
             return false;
         }
         self.parts += append.count();
-        self.appended[position].extend(append.into_parts());
+        for part in append.into_parts() {
+            self.appended[position].push(part);
+        }
         true
     }
 
@@ -365,7 +367,7 @@ impl Tasks {
                 _ => unreachable!("checked"),
             })
             .collect();
-        self.appended = vec![Vec::new(); self.artifacts.len()];
+        self.appended = vec![TextParts::default(); self.artifacts.len()];
         self.artifact_at = at;
         self.history = history;
         self.parts = parts;
@@ -381,7 +383,7 @@ impl Tasks {
             return;
         }
         if let Some(Value::Array(parts)) = self.artifacts[position].get_mut("parts") {
-            parts.extend(appended.iter().map(TextPart::to_value));
+            parts.extend(appended.iter().map(PartRef::to_value));
         }
     }
 
@@ -509,7 +511,7 @@ impl Tasks {
             None => {
                 self.artifact_at.insert(id, self.artifacts.len());
                 self.artifacts.push(artifact);
-                self.appended.push(Vec::new());
+                self.appended.push(TextParts::default());
             }
             Some(position) => {
                 let replaced = std::mem::replace(&mut self.artifacts[position], artifact);

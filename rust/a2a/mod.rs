@@ -10,7 +10,7 @@ vocabulary!("a2a");
 pub use vocabulary::{TASK_STATES, VERSIONS};
 
 pub use assembler::{Assembler, Error, ErrorRecord, EventError, OnError, Options, TaskView};
-pub use probe::TextPart;
+pub use probe::{PartRef, TextParts};
 
 use crate::json::{Map, Value};
 use crate::registry::{Descriptor, EncoderOption};

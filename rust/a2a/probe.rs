@@ -144,9 +144,9 @@ impl<'a> Fields<'a> for Part<'a> {
     }
 }
 
-impl Part<'_> {
+impl<'a> Part<'a> {
     /// The part, when it is a plain text part.
-    fn into_text_part(self) -> Option<TextPart> {
+    fn into_text_part(self) -> Option<TextPart<'a>> {
         if self.other {
             return None;
         }
@@ -154,11 +154,11 @@ impl Part<'_> {
             return None;
         };
         let kind = match self.kind {
-            None => None,
-            Some(StrField::Str(kind)) => Some(kind.into_owned()),
+            None => PartKind::Absent,
+            Some(StrField::Str(kind)) if kind == "text" => PartKind::Text,
+            Some(StrField::Str(kind)) => PartKind::Other(kind.into_owned()),
             Some(StrField::NotStr) => return None,
         };
-        let text = text.into_owned();
         Some(TextPart {
             text,
             kind,
@@ -167,27 +167,59 @@ impl Part<'_> {
     }
 }
 
-/// A text part as the quick path keeps it: its text (and 0.3's `kind`),
-/// one allocation where the full parse's object takes four.
+/// A text part's `kind` (0.3 names it on every part; 1.0 never).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TextPart {
-    pub text: String,
-    pub kind: Option<String>,
+pub enum PartKind {
+    Absent,
+    Text,
+    Other(String),
+}
+
+/// A text part as the quick path reads it: its text (and 0.3's `kind`),
+/// borrowed from the event where it needs no unescaping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextPart<'a> {
+    pub text: Cow<'a, str>,
+    pub kind: PartKind,
     /// Whether `kind` came before `text` (a part keeps its keys' order).
     pub kind_first: bool,
 }
 
-impl TextPart {
+impl TextPart<'_> {
     /// The part as the full parse makes it.
     pub fn to_value(&self) -> Value {
-        let text = Value::String(self.text.clone());
+        PartRef {
+            text: &self.text,
+            kind: match &self.kind {
+                PartKind::Absent => None,
+                PartKind::Text => Some("text"),
+                PartKind::Other(kind) => Some(kind),
+            },
+            kind_first: self.kind_first,
+        }
+        .to_value()
+    }
+}
+
+/// One part of [`TextParts`], borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartRef<'a> {
+    pub text: &'a str,
+    pub kind: Option<&'a str>,
+    pub kind_first: bool,
+}
+
+impl PartRef<'_> {
+    /// The part as the full parse makes it.
+    pub fn to_value(self) -> Value {
+        let text = Value::String(self.text.to_owned());
         let mut part = Map::new();
-        match &self.kind {
+        match self.kind {
             None => {
                 part.insert("text".to_owned(), text);
             }
             Some(kind) => {
-                let kind = Value::String(kind.clone());
+                let kind = Value::String(kind.to_owned());
                 if self.kind_first {
                     part.insert("kind".to_owned(), kind);
                     part.insert("text".to_owned(), text);
@@ -201,6 +233,71 @@ impl TextPart {
     }
 }
 
+/// The text parts the quick path appended to one artifact: a token's part
+/// each, a hundred thousand in a long answer, so their texts share one
+/// buffer (an allocation a part, and its freeing, cost more than reading
+/// the part did, and spread a long answer over fresh memory).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextParts {
+    text: String,
+    parts: Vec<Span>,
+    /// The kinds other than "text", which a part names by position.
+    kinds: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    /// Where its text ends in the buffer (it starts where the one before ends).
+    end: usize,
+    /// 0: no kind; 1: "text"; n: `kinds[n - 2]`.
+    kind: usize,
+    kind_first: bool,
+}
+
+impl TextParts {
+    pub fn push(&mut self, part: TextPart<'_>) {
+        self.text.push_str(&part.text);
+        let kind = match part.kind {
+            PartKind::Absent => 0,
+            PartKind::Text => 1,
+            PartKind::Other(kind) => {
+                self.kinds.push(kind);
+                self.kinds.len() + 1
+            }
+        };
+        self.parts.push(Span {
+            end: self.text.len(),
+            kind,
+            kind_first: part.kind_first,
+        });
+    }
+
+    pub fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = PartRef<'_>> {
+        let mut start = 0;
+        self.parts.iter().map(move |span| {
+            let text = &self.text[start..span.end];
+            start = span.end;
+            PartRef {
+                text,
+                kind: match span.kind {
+                    0 => None,
+                    1 => Some("text"),
+                    n => Some(self.kinds[n - 2].as_str()),
+                },
+                kind_first: span.kind_first,
+            }
+        })
+    }
+}
+
 /// An append of text parts to an artifact: its first part apart, since
 /// nearly every append has one part alone and a list of one would be an
 /// allocation an event (the last chunk may have none).
@@ -208,16 +305,16 @@ impl TextPart {
 pub struct Append<'a> {
     pub task_id: Cow<'a, str>,
     pub artifact_id: Cow<'a, str>,
-    pub first: Option<TextPart>,
-    pub rest: Vec<TextPart>,
+    pub first: Option<TextPart<'a>>,
+    pub rest: Vec<TextPart<'a>>,
 }
 
-impl Append<'_> {
+impl<'a> Append<'a> {
     /// The append an event's text is, in a stream of `version`; `None` for
     /// any other event, or one not plainly so. An append of one text part in
     /// the layout agentcodec writes (1.0) is read literal by literal, straight
     /// into the append; anything else through the general reading.
-    pub fn read<'a>(text: &'a str, version: &str) -> Option<Append<'a>> {
+    pub fn read(text: &'a str, version: &str) -> Option<Append<'a>> {
         if version != "0.3" {
             if let Some(append) = Append::read_layout(text) {
                 return Some(append);
@@ -297,7 +394,7 @@ impl Append<'_> {
     }
 
     /// Its parts, in order.
-    pub fn into_parts(self) -> impl Iterator<Item = TextPart> {
+    pub fn into_parts(self) -> impl Iterator<Item = TextPart<'a>> {
         self.first.into_iter().chain(self.rest)
     }
 }
@@ -428,6 +525,45 @@ mod tests {
         crate::json_probe::each_mutation(&[APPEND, NAMED], |text| {
             assert_eq!(Append::read(text, "1.0"), general(text), "{text}")
         });
+    }
+
+    #[test]
+    fn text_parts_give_back_each_part_as_it_came() {
+        let parts = [
+            TextPart {
+                text: "h\u{e9}".into(),
+                kind: PartKind::Absent,
+                kind_first: false,
+            },
+            TextPart {
+                text: "".into(),
+                kind: PartKind::Text,
+                kind_first: true,
+            },
+            TextPart {
+                text: " \u{6570}\u{636e}".into(),
+                kind: PartKind::Other("markdown".into()),
+                kind_first: false,
+            },
+            TextPart {
+                text: "!".into(),
+                kind: PartKind::Text,
+                kind_first: false,
+            },
+        ];
+        let mut held = TextParts::default();
+        assert!(held.is_empty());
+        for part in parts.iter().cloned() {
+            held.push(part);
+        }
+        assert_eq!(held.len(), 4);
+        let given: Vec<Value> = held.iter().map(PartRef::to_value).collect();
+        let expected: Vec<Value> = parts.iter().map(TextPart::to_value).collect();
+        assert_eq!(given, expected);
+        assert_eq!(
+            Value::Array(given).to_string(),
+            r#"[{"text":"hé"},{"kind":"text","text":""},{"text":" 数据","kind":"markdown"},{"text":"!","kind":"text"}]"#
+        );
     }
 
     #[test]

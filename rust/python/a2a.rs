@@ -10,7 +10,7 @@ use super::assemblers::{self, assembler_methods, AssemblerState};
 use super::errors::{error_records, protocol_errors};
 use super::guard::Guarded;
 use super::json::to_python;
-use crate::a2a::{Assembler, Options, TaskView, TextPart, VERSIONS};
+use crate::a2a::{Assembler, Options, PartRef, TaskView, TextParts, VERSIONS};
 use crate::json::{Map, Value};
 use crate::registry::OptionError;
 use crate::stream::Assemble;
@@ -93,7 +93,7 @@ fn task_to_python<'py>(py: Python<'py>, view: TaskView<'_>) -> PyResult<Bound<'p
 fn artifact_to_python<'py>(
     py: Python<'py>,
     artifact: &Map<String, Value>,
-    appended: &[TextPart],
+    appended: &TextParts,
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in artifact {
@@ -103,7 +103,7 @@ fn artifact_to_python<'py>(
                 for part in parts {
                     list.append(to_python(py, part)?)?;
                 }
-                for part in appended {
+                for part in appended.iter() {
                     list.append(text_part_to_python(py, part)?)?;
                 }
                 list.into_any()
@@ -115,10 +115,11 @@ fn artifact_to_python<'py>(
     Ok(dict)
 }
 
-fn text_part_to_python<'py>(py: Python<'py>, part: &TextPart) -> PyResult<Bound<'py, PyDict>> {
+fn text_part_to_python<'py>(py: Python<'py>, part: PartRef<'_>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
-    let text = PyString::new(py, &part.text);
-    match &part.kind {
+    // (short texts, a token each, repeat: cached as jiter caches the strings it parses)
+    let text = jiter::cached_py_string(py, part.text);
+    match part.kind {
         None => dict.set_item(intern!(py, "text"), text)?,
         Some(kind) => {
             let kind = if kind == "text" {
