@@ -125,6 +125,27 @@ def test_the_agent_card_is_what_a2a_sdk_reads_for_both_versions(demo: str) -> No
     assert (legacy.url, legacy.preferred_transport) == (f"{demo}/a2a", "JSONRPC")
 
 
+@pytest.mark.parametrize("base", ["", "/a2a"], ids=["host", "endpoint"])
+def test_a2a_sdks_card_resolver_finds_the_card_from_the_host_or_the_endpoint(demo: str, base: str) -> None:
+    """A client given the endpoint's URL as its base (a2a-sdk's
+    ``A2ACardResolver``, the A2A TCK) looks for the card under it; with an
+    API key required, the card stays public at both places."""
+    from a2a.client.card_resolver import A2ACardResolver
+
+    async def resolve(url: str) -> Any:
+        async with httpx.AsyncClient() as http:
+            return await A2ACardResolver(http, f"{url}{base}").get_agent_card()
+
+    card = asyncio.run(resolve(demo))
+    assert {(i.url, i.protocol_version) for i in card.supported_interfaces} == {
+        (f"{demo}/a2a", "1.0"),
+        (f"{demo}/a2a", "0.3"),
+    }
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["k"])) as keyed:
+        assert httpx.get(f"{keyed}{base}/.well-known/agent-card.json").status_code == 200
+        assert rpc(keyed, "tasks/get", {"id": "t"}).status_code == 401
+
+
 # --- the wire, read by the protocol's assembler ---------------------------------------------
 
 

@@ -21,8 +21,9 @@ the same context. Push notifications and an extended card are not offered
 Every task's stream is kept in the replay store, named by the task's id,
 so that a dropped client resumes it with ``Last-Event-ID`` as at the other
 endpoints; each status the task goes through is stamped with its time.
-The agent card (``/.well-known/agent-card.json``) names the endpoint for
-both versions.
+The agent card (``/.well-known/agent-card.json``, and
+``/a2a/.well-known/agent-card.json`` for a client given the endpoint as its
+base) names the endpoint for both versions.
 """
 
 from __future__ import annotations
@@ -315,8 +316,11 @@ def _waits(params: Mapping[str, Any], version: str) -> bool:
 class Endpoint:
     """Serves the gateway's agent over A2A's JSON-RPC binding."""
 
-    #: The agent card: clients read it before they call.
-    public_paths = frozenset({"/.well-known/agent-card.json"})
+    #: The agent card: clients read it before they call. At the host's
+    #: well-known place, and under the endpoint too, where a2a-sdk's
+    #: ``A2ACardResolver`` looks when it is given the endpoint's URL as its
+    #: base (as an A2A TCK run is).
+    public_paths = frozenset({"/.well-known/agent-card.json", "/a2a/.well-known/agent-card.json"})
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
@@ -327,6 +331,7 @@ class Endpoint:
         return [
             Route("/a2a", self.handle, methods=["POST"], name="a2a"),
             Route("/.well-known/agent-card.json", self.card, methods=["GET"]),
+            Route("/a2a/.well-known/agent-card.json", self.card, methods=["GET"]),
         ]
 
     def streams(self, path: str) -> bool:
