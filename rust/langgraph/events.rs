@@ -488,15 +488,7 @@ impl Decoder {
                 let streamed = self.messages.get_mut(message_id).expect("a known message");
                 if streamed.signatures.get(&index).map(String::as_str) != Some(signature) {
                     streamed.signatures.insert(index, signature.to_owned());
-                    let by = streamed
-                        .provider
-                        .clone()
-                        .unwrap_or_else(|| TARGET.to_owned());
-                    out.push(block_replaced(
-                        message_id,
-                        index,
-                        vec![("encrypted", signature.into()), ("encrypted_by", by.into())],
-                    ));
+                    out.push(signed(message_id, index, signature, streamed));
                 }
             }
         }
@@ -656,14 +648,11 @@ impl Decoder {
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
             {
-                let by = self.messages[message_id]
-                    .provider
-                    .clone()
-                    .unwrap_or_else(|| TARGET.to_owned());
-                out.push(block_replaced(
+                out.push(signed(
                     message_id,
                     index,
-                    vec![("encrypted", signature.into()), ("encrypted_by", by.into())],
+                    signature,
+                    &self.messages[message_id],
                 ));
             }
         }
@@ -745,6 +734,16 @@ fn read_metadata(streamed: &mut Streamed, metadata: &Map<String, Value>) {
     if let Some(reason) = reason.and_then(Value::as_str).filter(|r| !r.is_empty()) {
         streamed.reason = Some(reason.to_owned());
     }
+}
+
+/// A reasoning block's signature, its provider's (the chunks name it).
+fn signed(message_id: &str, index: i64, signature: &str, streamed: &Streamed) -> Event {
+    let by = streamed.provider.as_deref().unwrap_or(TARGET);
+    block_replaced(
+        message_id,
+        index,
+        vec![("encrypted", signature.into()), ("encrypted_by", by.into())],
+    )
 }
 
 /// What a block written is.

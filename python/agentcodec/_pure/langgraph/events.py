@@ -282,12 +282,7 @@ class Decoder:
     ) -> None:
         metadata = message.get("response_metadata")
         if isinstance(metadata, dict):
-            provider = metadata.get("model_provider")
-            if isinstance(provider, str) and provider:
-                streamed.provider = provider
-            reason = metadata.get("finish_reason", metadata.get("stop_reason"))
-            if isinstance(reason, str) and reason:
-                streamed.reason = reason
+            _read_metadata(streamed, metadata)
         usage = message.get("usage_metadata")
         if isinstance(usage, dict) and usage:
             streamed.usage = dict(usage)  # (the message's whole so far)
@@ -351,8 +346,7 @@ class Decoder:
         """A reasoning block's signature, sent when it is new."""
         if streamed.signatures.get(index) != signature:
             streamed.signatures[index] = signature
-            by = streamed.provider or "langgraph"
-            out.append(ev.block_replaced(message_id, index, {"encrypted": signature, "encrypted_by": by}))
+            out.append(_signed(message_id, index, signature, streamed))
 
     def _held(
         self,
@@ -385,12 +379,7 @@ class Decoder:
     ) -> None:
         metadata = chunk.get("response_metadata")
         if isinstance(metadata, dict):
-            provider = metadata.get("model_provider")
-            if isinstance(provider, str) and provider:
-                streamed.provider = provider
-            reason = metadata.get("finish_reason", metadata.get("stop_reason"))
-            if isinstance(reason, str) and reason:
-                streamed.reason = reason
+            _read_metadata(streamed, metadata)
         usage = chunk.get("usage_metadata")
         if isinstance(usage, dict) and usage:
             streamed.usage = _added(streamed.usage, usage)
@@ -434,8 +423,7 @@ class Decoder:
                 out.append(ev.block_delta(message_id, index, text))
             signature = block.get("signature")
             if isinstance(signature, str) and signature:
-                by = streamed.provider or "langgraph"
-                out.append(ev.block_replaced(message_id, index, {"encrypted": signature, "encrypted_by": by}))
+                out.append(_signed(message_id, index, signature, streamed))
         else:
             out.append(ev.passthrough("langgraph", {"content_block": block, "message_id": message_id}))
 
@@ -474,6 +462,22 @@ class Decoder:
         out.append(ev.block_finished(message_id, index))
         out.append(ev.message_finished(message_id, None, None))
         streamed.finished = True
+
+
+def _read_metadata(streamed: _Streamed, metadata: dict[str, Any]) -> None:
+    """What a message's response metadata says: its provider, its finish reason."""
+    provider = metadata.get("model_provider")
+    if isinstance(provider, str) and provider:
+        streamed.provider = provider
+    reason = metadata.get("finish_reason", metadata.get("stop_reason"))
+    if isinstance(reason, str) and reason:
+        streamed.reason = reason
+
+
+def _signed(message_id: str, index: int, signature: str, streamed: _Streamed) -> dict[str, Any]:
+    """A reasoning block's signature, its provider's (the chunks name it)."""
+    by = streamed.provider or "langgraph"
+    return ev.block_replaced(message_id, index, {"encrypted": signature, "encrypted_by": by})
 
 
 def _added(held: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
