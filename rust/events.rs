@@ -71,6 +71,9 @@ pub fn run_started(run_id: Value, thread_id: Value, model: Value, created_at: Va
     )
 }
 
+/// `run_finished`, its `stop_reason` null: most protocols say why a
+/// message stopped, not the run. A decoder whose protocol says it of the
+/// run (an incomplete Response's reason) sets it on the event made here.
 pub fn run_finished(status: &str, usage: Value, result: Value) -> Event {
     event(
         "run_finished",
@@ -78,6 +81,7 @@ pub fn run_finished(status: &str, usage: Value, result: Value) -> Event {
             ("status", status.into()),
             ("usage", usage),
             ("result", result),
+            ("stop_reason", Value::Null),
         ],
     )
 }
@@ -126,7 +130,7 @@ pub fn media_kind(mime_type: &str) -> &'static str {
 pub fn block_fields(kind: &str) -> &'static [&'static str] {
     match kind {
         "reasoning" => &["summary"],
-        "tool_call" => &["call_id", "name", "tool"],
+        "tool_call" => &["call_id", "name", "tool", "server"],
         "tool_result" => &["call_id", "name", "tool"],
         "media" => &["media_type", "mime_type", "url"],
         "data" => &["value"],

@@ -497,7 +497,7 @@ impl View {
             run.insert(key.to_owned(), Value::Null);
         }
         run.insert("status".to_owned(), "in_progress".into());
-        for key in ["error", "usage", "result"] {
+        for key in ["error", "usage", "result", "stop_reason"] {
             run.insert(key.to_owned(), Value::Null);
         }
         View {
@@ -632,6 +632,8 @@ impl Sink for View {
                     self.run.insert("usage".to_owned(), field(&event, "usage"));
                     self.run
                         .insert("result".to_owned(), field(&event, "result"));
+                    self.run
+                        .insert("stop_reason".to_owned(), field(&event, "stop_reason"));
                 }
             }
             "run_failed" => {

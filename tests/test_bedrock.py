@@ -236,6 +236,7 @@ def test_the_run_decodes_with_its_usage_and_reason(backend: ModuleType) -> None:
             "status": "incomplete",
             "usage": {"input_tokens": 5, "output_tokens": 8, "total_tokens": 13},
             "result": None,
+            "stop_reason": None,
         },
     ]
     decoder = backend.NeutralDecoder("bedrock")

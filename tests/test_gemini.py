@@ -303,6 +303,7 @@ def test_the_run_decodes_with_its_time_usage_and_reasons(backend: ModuleType) ->
                 "output_tokens": 1710,
             },
             "result": None,
+            "stop_reason": None,
         },
     ]
     decoder = backend.NeutralDecoder("gemini")

@@ -94,7 +94,13 @@ def test_text_is_sent_as_it_grows_and_replaced_when_it_changes(backend: ModuleTy
     assert finished == [
         {"type": "message_finished", "message_id": "m1", "usage": None, "stop_reason": "stop"}
     ]
-    assert events[-1] == {"type": "run_finished", "status": "completed", "usage": None, "result": None}
+    assert events[-1] == {
+        "type": "run_finished",
+        "status": "completed",
+        "usage": None,
+        "result": None,
+        "stop_reason": None,
+    }
 
 
 def test_parsed_arguments_are_sent_as_far_as_two_snapshots_agree(backend: ModuleType) -> None:
@@ -119,6 +125,7 @@ def test_parsed_arguments_are_sent_as_far_as_two_snapshots_agree(backend: Module
             "call_id": "c1",
             "name": "weather",
             "tool": "function",
+            "server": None,
         }
     ]
     deltas = [e["delta"] for e in events if e["type"] == "block_delta"]

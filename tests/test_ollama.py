@@ -182,6 +182,7 @@ def test_the_run_decodes_with_its_time_usage_and_reason(backend: ModuleType) -> 
             "status": "incomplete",
             "usage": {"input_tokens": 26, "output_tokens": 57, "total_tokens": 83},
             "result": None,
+            "stop_reason": None,
         },
     ]
 

@@ -87,6 +87,25 @@ def test_failed_and_cancelled_responses_keep_their_output() -> None:
     assert cancelled.response["output"][0]["content"][0]["text"] == "partial"
 
 
+def test_an_incomplete_response_says_why() -> None:
+    """``incomplete_details.reason`` is what a client reads to tell a cut
+    answer from a filtered one."""
+    from openai.types.responses import ResponseIncompleteEvent
+
+    for stop_reason, details in (
+        ("content_filter", {"reason": "content_filter"}),
+        ("max_output_tokens", {"reason": "max_output_tokens"}),
+        (None, {"reason": None}),
+    ):
+        builder = openai_responses.ResponseBuilder(created_at=1)
+        builder.start()
+        builder.add_text_delta("partial")
+        last = events_of(builder.incomplete(stop_reason=stop_reason))[-1]
+        ResponseIncompleteEvent.model_validate(last)
+        assert last["response"]["incomplete_details"] == details
+        assert builder.response["incomplete_details"] == details
+
+
 def test_arguments_need_a_function_call() -> None:
     builder = openai_responses.ResponseBuilder()
     builder.start()

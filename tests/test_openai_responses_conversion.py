@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conversion import CANCELLED_RUN, backends, convert
+from conversion import CANCELLED_RUN, backends, convert, sse
 from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -227,8 +227,8 @@ def test_an_incomplete_response_says_why_in_the_apis_words(
 def test_an_mcp_call_has_a_server_label_and_foreign_annotations_are_said(backend: ModuleType) -> None:
     """An MCP call item without ``server_label``, and another protocol's citation
     written as a Responses annotation, were what openai-python's models
-    refuse. The label is empty (the neutral call does not name its server);
-    the citation has no place, and is reported."""
+    refuse. The label is empty (this call names no server); the citation
+    has no place, and is reported."""
     from openai.types.responses import ResponseStreamEvent
     from pydantic import TypeAdapter
 
@@ -267,3 +267,193 @@ def test_an_error_code_the_api_does_not_have_is_a_server_error(backend: ModuleTy
         backend, [neutral_run()[0], {"type": "run_failed", "code": {"not": "a code"}, "message": "boom"}]
     )
     assert events[-1]["response"]["error"] == {"code": "server_error", "message": "boom"}
+
+
+# Why a run stopped and which MCP server runs a tool call. The Responses API
+# says why a response is incomplete of the response (``incomplete_details``),
+# not of a message: the neutral ``run_finished`` carries it as its
+# ``stop_reason``. An MCP call names its server here and in the Agent API
+# (``server_label``) and in Anthropic's beta blocks (``server_name``): the
+# neutral ``tool_call`` carries it as its ``server``.
+EVERY_EVENT = (FIXTURES / "sdk" / "responses_every_event.sse").read_bytes()
+INCOMPLETE = (FIXTURES / "sdk" / "responses_incomplete.sse").read_bytes()
+
+
+def responses_adapter() -> Any:
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(ResponseStreamEvent)
+
+
+def assembled_response(backend: ModuleType, stream: bytes) -> dict[str, Any]:
+    assembler = backend.OpenAIResponsesAssembler()
+    assembler.feed(stream)
+    return assembler.close()  # type: ignore[no-any-return]
+
+
+def mcp_calls(response: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (item["name"], item["server_label"], item["arguments"])
+        for item in response["output"]
+        if item["type"] == "mcp_call"
+    ]
+
+
+def incomplete_response(reason: str) -> bytes:
+    """The recorded incomplete response, its reason made ``reason``."""
+    events = data_events(INCOMPLETE)
+    for event in events:
+        details = event.get("response", {}).get("incomplete_details")
+        if details:
+            details["reason"] = reason
+    return sse(events)
+
+
+def test_a_responses_round_trip_keeps_the_mcp_server_and_the_incomplete_reason(backend: ModuleType) -> None:
+    adapter = responses_adapter()
+    for stream in (EVERY_EVENT, INCOMPLETE):
+        written = convert(backend, "openai-responses", "openai-responses", stream)
+        for event in data_events(written):
+            adapter.validate_python(event)
+        source, back = assembled_response(backend, stream), assembled_response(backend, written)
+        assert mcp_calls(back) == mcp_calls(source)
+        assert back.get("incomplete_details") == source.get("incomplete_details")
+    assert mcp_calls(assembled_response(backend, EVERY_EVENT)) == [("lookup", "srv", '{"a":1}')]
+    assert assembled_response(backend, INCOMPLETE)["incomplete_details"] == {"reason": "max_output_tokens"}
+
+
+def test_the_neutral_view_has_the_runs_stop_reason_and_the_calls_server(backend: ModuleType) -> None:
+    assembler = backend.NeutralAssembler("openai-responses")
+    assembler.feed(EVERY_EVENT)
+    calls = [
+        block
+        for message in assembler.close()["messages"]
+        for block in message["blocks"]
+        if block["kind"] == "tool_call"
+    ]
+    assert [(call["tool"], call["server"]) for call in calls] == [
+        ("function", None),
+        ("custom", None),
+        ("mcp", "srv"),
+    ]
+    assembler = backend.NeutralAssembler("openai-responses")
+    assembler.feed(INCOMPLETE)
+    run = assembler.close()
+    assert (run["status"], run["stop_reason"]) == ("incomplete", "max_output_tokens")
+
+
+@pytest.mark.parametrize(
+    ("reason", "anthropic", "chat"),
+    [("max_output_tokens", "max_tokens", "length"), ("content_filter", "refusal", "content_filter")],
+)
+def test_the_incomplete_reason_becomes_each_targets_stop_reason(
+    backend: ModuleType, reason: str, anthropic: str, chat: str
+) -> None:
+    """A response stopped by a filter was written as one that ran out of
+    tokens: the status alone says only that it is incomplete."""
+    from anthropic.types import RawMessageStreamEvent
+    from openai.types.chat import ChatCompletionChunk
+    from pydantic import TypeAdapter
+
+    stream = incomplete_response(reason)
+    events = data_events(convert(backend, "openai-responses", "anthropic", stream))
+    anthropic_events = TypeAdapter(RawMessageStreamEvent)
+    for event in events:
+        anthropic_events.validate_python(event)
+    assert [event["delta"]["stop_reason"] for event in events if event["type"] == "message_delta"] == [
+        anthropic
+    ]
+    chunks = data_events(convert(backend, "openai-responses", "openai-chat", stream))
+    for chunk in chunks:
+        ChatCompletionChunk.model_validate(chunk)
+    assert [c["finish_reason"] for chunk in chunks for c in chunk["choices"] if c["finish_reason"]] == [chat]
+
+
+def test_a_message_that_gives_its_own_reason_keeps_it(backend: ModuleType) -> None:
+    """The run's reason stands only for a message that gave none."""
+    neutral = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "message_started", "message_id": "m", "role": "assistant", "kind": "message"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Hi"},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "message_finished", "message_id": "m", "stop_reason": "length"},
+        {"type": "run_finished", "status": "incomplete", "stop_reason": "content_filter"},
+    ]
+    written = {}
+    for target in ("anthropic", "openai-chat"):
+        encoder = backend.NeutralEncoder(target)
+        written[target] = data_events(b"".join(encoder.encode(event) for event in neutral) + encoder.close())
+    assert [
+        event["delta"]["stop_reason"] for event in written["anthropic"] if event["type"] == "message_delta"
+    ] == ["max_tokens"]
+    assert [
+        c["finish_reason"] for chunk in written["openai-chat"] for c in chunk["choices"] if c["finish_reason"]
+    ] == ["length"]
+
+
+ANTHROPIC_MCP = sse(
+    [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 0},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {
+                "type": "mcp_tool_use",
+                "id": "mcptoolu_1",
+                "name": "search",
+                "server_name": "docs",
+                "input": {},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"q": 1}'},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 2},
+        },
+        {"type": "message_stop"},
+    ]
+)
+
+
+def test_an_anthropic_mcp_call_names_its_server_in_a_response(backend: ModuleType) -> None:
+    written = convert(backend, "anthropic", "openai-responses", ANTHROPIC_MCP)
+    adapter = responses_adapter()
+    for event in data_events(written):
+        adapter.validate_python(event)
+    assert mcp_calls(assembled_response(backend, written)) == [("search", "docs", '{"q": 1}')]
+
+
+def test_an_agent_api_mcp_call_keeps_its_server_label_both_ways(backend: ModuleType) -> None:
+    """Responses -> Agent API -> Responses: the Agent API's ``McpCall`` has a
+    ``server_label`` too, so the label comes back."""
+    there = convert(backend, "openai-responses", "agentscope", EVERY_EVENT)
+    data = [
+        event["data"]
+        for event in data_events(there)
+        if event.get("object") == "content" and isinstance(event.get("data"), dict)
+    ]
+    assert {"call_id": "mcp_1", "name": "lookup", "arguments": '{"a":1}', "server_label": "srv"} in data
+    # A function call's data has no label.
+    assert all("server_label" not in item for item in data if item.get("name") != "lookup")
+    back = convert(backend, "agentscope", "openai-responses", there)
+    assert mcp_calls(assembled_response(backend, back)) == [("lookup", "srv", '{"a":1}')]

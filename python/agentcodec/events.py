@@ -6,7 +6,8 @@ form: a dict with a ``type``.
 =====================  ==================================================================
 ``run_started``        ``run_id``, ``thread_id``, ``model``, ``created_at``
 ``run_finished``       ``status`` (``RUN_STATUSES``: completed, incomplete, cancelled,
-                       interrupted), ``usage``, ``result``
+                       interrupted), ``usage``, ``result``, ``stop_reason`` (why the run
+                       stopped, where the source says it of the run, not of a message)
 ``run_failed``         ``code``, ``message``, ``usage``
 ``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
                        tool_result, or None)
@@ -23,7 +24,8 @@ form: a dict with a ``type``.
 
 Block kinds (``BLOCK_FIELDS`` lists each one's fixed fields, ``APPENDED_FIELD``
 the field its deltas append to): ``text``, ``reasoning`` (``summary``),
-``refusal``, ``tool_call`` (``call_id``, ``name``, ``tool``), ``tool_result``
+``refusal``, ``tool_call`` (``call_id``, ``name``, ``tool``, ``server``: the MCP
+server that runs it), ``tool_result``
 (``call_id``, ``name``, ``tool``), ``media`` (``media_type``, ``mime_type``,
 ``url``) and ``data`` (``value``).
 
@@ -32,7 +34,7 @@ the field its deltas append to): ``text``, ``reasoning`` (``summary``),
 - ``Encoder(protocol, **options)``: neutral events into the protocol's
   events and SSE bytes.
 - ``Assembler(protocol)``: any protocol's stream into one neutral view: the
-  run's status, usage and error, its messages of blocks (tool calls'
+  run's status, usage, stop reason and error, its messages of blocks (tool calls'
   arguments parsed), the state, and the events that passed through.
 - ``agentcodec.Transcoder(source, target)`` is a decoder feeding an encoder.
 

@@ -500,6 +500,7 @@ fn start(
             fields.push(("call_id", or_null(get(data, "call_id"))));
             fields.push(("name", or_null(get(data, "name"))));
             fields.push(("tool", message.tool.map_or(Value::Null, Value::from)));
+            fields.push(("server", or_null(get(data, "server_label"))));
             message.kind
         }
         Some(media) if media_field(media).is_some() => {
@@ -702,6 +703,7 @@ impl Encoder {
             return;
         };
         let (message_type, content_type) = Self::message_type(event);
+        let mcp_call = message_type == "mcp_call";
         let current = self.current.get(message_id).copied();
         let same = current
             .is_some_and(|at| self.written[message_id][at as usize].message_type == message_type);
@@ -756,6 +758,11 @@ impl Encoder {
                         "output"
                     };
                     data.insert(field.to_owned(), "".into());
+                    if mcp_call && content.kind == "tool_call" {
+                        if let Some(server) = get_str(event, "server") {
+                            data.insert("server_label".to_owned(), server.into());
+                        }
+                    }
                 }
                 _ => {
                     data.insert("value".to_owned(), or_null(get(event, "value")));

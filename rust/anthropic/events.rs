@@ -41,7 +41,7 @@ const OWN_USAGE_KEYS: [&str; 2] = ["server_tool_use", "service_tier"];
 fn foreign_stop_reason(reason: &str) -> &str {
     match reason {
         "stop" => "end_turn",
-        "length" => "max_tokens",
+        "length" | "max_output_tokens" => "max_tokens",
         "tool_calls" | "function_call" => "tool_use",
         "content_filter" => "refusal",
         other => other,
@@ -390,6 +390,7 @@ impl Decoder {
                         ("call_id", field("id")),
                         ("name", field("name")),
                         ("tool", tool_kind(block_type).into()),
+                        ("server", field("server_name")),
                     ],
                 ));
                 if let Some(given @ Value::Object(input)) = block.get("input") {
@@ -639,6 +640,10 @@ impl Encode for Encoder {
                 }
             }
             "run_finished" => {
+                // The run's reason stands for a message that gave none.
+                if self.reason.is_none() {
+                    self.take_reason(get_str(event, "stop_reason"));
+                }
                 let status = get_str(event, "status").map(str::to_owned);
                 self.end(status.as_deref(), event.get("usage"), true, out);
             }
@@ -775,14 +780,18 @@ impl Encoder {
                 return;
             }
         }
-        if let Some(reason) = get_str(event, "stop_reason") {
-            let reason = foreign_stop_reason(reason);
+        self.take_reason(get_str(event, "stop_reason"));
+        if let Some(sequence) = get_str(event, "stop_sequence") {
+            self.stop_sequence = Some(sequence.to_owned());
+        }
+    }
+
+    /// A stop reason the source gave, where Anthropic has a word for it.
+    fn take_reason(&mut self, reason: Option<&str>) {
+        if let Some(reason) = reason.map(foreign_stop_reason) {
             if STOP_REASONS.contains(&reason) {
                 self.reason = Some(reason.to_owned());
             }
-        }
-        if let Some(sequence) = get_str(event, "stop_sequence") {
-            self.stop_sequence = Some(sequence.to_owned());
         }
     }
 

@@ -862,6 +862,14 @@ impl Encoder {
         if self.choices.is_empty() {
             self.announce(0, out);
         }
+        // The run's reason stands for a choice that gave none.
+        if let Some(said) =
+            get_str(event, "stop_reason").filter(|said| FINISH_REASONS.contains(said))
+        {
+            for state in self.choices.values_mut() {
+                state.reason.get_or_insert_with(|| said.to_owned());
+            }
+        }
         let choices: Vec<i64> = self.choices.keys().copied().collect();
         // The finish reasons read back as incomplete (length,
         // content_filter) or completed: a stopped run has no word.

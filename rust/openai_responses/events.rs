@@ -209,11 +209,14 @@ impl Decode for Decoder {
                     } else {
                         "incomplete"
                     };
-                    out.push(run_finished(
-                        status,
-                        or_null(response.get("usage")),
-                        Value::Null,
-                    ));
+                    let mut finished =
+                        run_finished(status, or_null(response.get("usage")), Value::Null);
+                    if let Some(Value::Object(details)) = response.get("incomplete_details") {
+                        if let Some(reason) = get_str(details, "reason") {
+                            finished.insert("stop_reason".to_owned(), reason.into());
+                        }
+                    }
+                    out.push(finished);
                 }
             }
             "error" => out.push(run_failed(
@@ -298,6 +301,7 @@ impl Decoder {
                 ("call_id", either(item.get("call_id"), item.get("id"))),
                 ("name", or_null(item.get("name"))),
                 ("tool", tool.into()),
+                ("server", or_null(item.get("server_label"))),
             ];
             open(&mut decoded, key, "tool_call", &fields, out);
             extend(&mut decoded, key, field, item.get(field), out);
@@ -1098,9 +1102,10 @@ impl Encoder {
                 };
                 fields.insert("name".to_owned(), name);
                 if item_type == "mcp_call" {
-                    // The API names an MCP call's server: the neutral call
-                    // does not say which, so the label is empty.
-                    fields.insert("server_label".to_owned(), "".into());
+                    // The API names an MCP call's server: empty where the
+                    // source did not say which.
+                    let server = nonempty(get_str(event, "server")).unwrap_or("");
+                    fields.insert("server_label".to_owned(), server.into());
                 }
                 let item = self.add_item(item_type, fields, out);
                 self.parts.push(Part::new("tool_call", false, 0));
@@ -1442,11 +1447,14 @@ impl Encoder {
             };
             self.lost
                 .extend(Loss::status(PROTOCOL, Some(status), shown));
-            // Why, where the API has a word for it (a cancelled response has none).
+            // Why, where the API has a word for it (a cancelled response has
+            // none): the run's reason, else its last message's.
             let details = if shown == "cancelled" {
                 Value::Null
             } else {
-                let reason = self.stop_reason.as_deref().and_then(incomplete_reason);
+                let reason = get_str(event, "stop_reason")
+                    .and_then(incomplete_reason)
+                    .or_else(|| self.stop_reason.as_deref().and_then(incomplete_reason));
                 let mut details = Map::new();
                 details.insert("reason".to_owned(), reason.map_or(Value::Null, Value::from));
                 Value::Object(details)

@@ -6,7 +6,9 @@ with a ``type``:
 
 =====================  ==================================================================
 ``run_started``        ``run_id``, ``thread_id``, ``model``, ``created_at``
-``run_finished``       ``status`` (completed, incomplete, cancelled), ``usage``, ``result``
+``run_finished``       ``status`` (completed, incomplete, cancelled, interrupted), ``usage``,
+                       ``result``, ``stop_reason`` (why the run stopped, where the source
+                       says it of the run rather than of a message)
 ``run_failed``         ``code``, ``message``, ``usage``
 ``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
                        tool_result, or None)
@@ -31,7 +33,8 @@ text           -                                            ``text``
 reasoning      ``summary`` (a summary of the reasoning)     ``text``
 refusal        -                                            ``text``
 tool_call      ``call_id``, ``name``, ``tool`` (function,   ``arguments``
-               custom, mcp, plugin, component)
+               custom, mcp, plugin, component), ``server``
+               (the MCP server that runs it)
 tool_result    ``call_id``, ``name``, ``tool``              ``output``
 media          ``media_type`` (image, audio, video, file),  ``data``
                ``mime_type``, ``url``
@@ -101,7 +104,7 @@ BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
     "text": (),
     "reasoning": ("summary",),
     "refusal": (),
-    "tool_call": ("call_id", "name", "tool"),
+    "tool_call": ("call_id", "name", "tool", "server"),
     "tool_result": ("call_id", "name", "tool"),
     "media": ("media_type", "mime_type", "url"),
     "data": ("value",),
@@ -150,8 +153,16 @@ def run_started(
     }
 
 
-def run_finished(status: str = "completed", usage: Any = None, result: Any = None) -> dict[str, Any]:
-    return {"type": "run_finished", "status": status, "usage": usage, "result": result}
+def run_finished(
+    status: str = "completed", usage: Any = None, result: Any = None, stop_reason: Any = None
+) -> dict[str, Any]:
+    return {
+        "type": "run_finished",
+        "status": status,
+        "usage": usage,
+        "result": result,
+        "stop_reason": stop_reason,
+    }
 
 
 def run_failed(code: Any = None, message: Any = None, usage: Any = None) -> dict[str, Any]:

@@ -346,6 +346,7 @@ class Assembler(_Decoding):
             "error": None,
             "usage": None,
             "result": None,
+            "stop_reason": None,
         }
         self._messages: dict[str, dict[str, Any]] = {}
         self._blocks: dict[tuple[str, int], dict[str, Any]] = {}
@@ -424,6 +425,7 @@ class Assembler(_Decoding):
                     status=event.get("status") or "completed",
                     usage=event.get("usage"),
                     result=event.get("result"),
+                    stop_reason=event.get("stop_reason"),
                 )
         elif kind == "run_failed":
             self._run.update(

@@ -125,11 +125,19 @@ class ResponseBuilder:
             {"type": "run_finished", "status": "completed", "usage": usage}
         )
 
-    def incomplete(self, reason: str = "incomplete", usage: dict[str, Any] | None = None) -> bytes:
+    def incomplete(
+        self,
+        reason: str = "incomplete",
+        usage: dict[str, Any] | None = None,
+        *,
+        stop_reason: str | None = None,
+    ) -> bytes:
         """Finishes what is open, then ``response.incomplete`` (``reason``:
-        ``incomplete``, or ``cancelled`` for a run that was stopped)."""
+        ``incomplete``, or ``cancelled`` for a run that was stopped), with
+        ``stop_reason`` (``max_output_tokens`` or ``content_filter``) as its
+        ``incomplete_details``."""
         return self._finish_current() + self._write(
-            {"type": "run_finished", "status": reason, "usage": usage}
+            {"type": "run_finished", "status": reason, "usage": usage, "stop_reason": stop_reason}
         )
 
     def fail(self, message: str, code: str = "server_error") -> bytes:

@@ -291,7 +291,12 @@ class Decoder:
             kind = "refusal"
         elif content_type == "data" and message.kind in ("tool_call", "tool_result"):
             kind = message.kind
-            fields = {"call_id": data.get("call_id"), "name": data.get("name"), "tool": message.tool}
+            fields = {
+                "call_id": data.get("call_id"),
+                "name": data.get("name"),
+                "tool": message.tool,
+                "server": data.get("server_label"),
+            }
         elif content_type in MEDIA_FIELDS:
             kind = "media"
             fields = {
@@ -501,6 +506,8 @@ class Encoder(ev.RecordsLosses):
         if content_type == "data":
             if content.kind == "tool_call":
                 content.data = {"call_id": event.get("call_id"), "name": event.get("name"), "arguments": ""}
+                if message_type == "mcp_call" and isinstance(event.get("server"), str):
+                    content.data["server_label"] = event["server"]
             elif content.kind == "tool_result":
                 content.data = {"call_id": event.get("call_id"), "name": event.get("name"), "output": ""}
             else:

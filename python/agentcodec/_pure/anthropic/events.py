@@ -54,6 +54,7 @@ STOP_REASONS = _VOCABULARY["STOP_REASONS"]
 FOREIGN_STOP_REASONS = {
     "stop": "end_turn",
     "length": "max_tokens",
+    "max_output_tokens": "max_tokens",
     "tool_calls": "tool_use",
     "function_call": "tool_use",
     "content_filter": "refusal",
@@ -272,6 +273,7 @@ class Decoder:
                 "call_id": ev.as_str(block.get("id")),
                 "name": ev.as_str(block.get("name")),
                 "tool": TOOL_KINDS[block_type],
+                "server": ev.as_str(block.get("server_name")),
             }
             out.append(ev.block_started(message_id, index, "tool_call", **fields))
             given = block.get("input")
@@ -460,10 +462,7 @@ class Encoder(ev.RecordsLosses):
             self._open.discard(message_id)
             if message_id in self._skipped:
                 return
-        reason = event.get("stop_reason")
-        reason = FOREIGN_STOP_REASONS.get(reason, reason) if isinstance(reason, str) else None
-        if reason in STOP_REASONS:
-            self._reason = reason
+        self._take_reason(event.get("stop_reason"))
         if isinstance(event.get("stop_sequence"), str):
             self._stop_sequence = event["stop_sequence"]
 
@@ -533,7 +532,16 @@ class Encoder(ev.RecordsLosses):
         if block is self._current:
             self._stop_current(out)
 
+    def _take_reason(self, reason: Any) -> None:
+        """A stop reason the source gave, where Anthropic has a word for it."""
+        reason = FOREIGN_STOP_REASONS.get(reason, reason) if isinstance(reason, str) else None
+        if reason in STOP_REASONS:
+            self._reason = reason
+
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        # The run's reason stands for a message that gave none.
+        if self._reason is None:
+            self._take_reason(event.get("stop_reason"))
         self._end(event.get("status"), event.get("usage"), out)
 
     def _end(self, status: Any, usage: Any, out: list[dict[str, Any]], stop: bool = True) -> None:

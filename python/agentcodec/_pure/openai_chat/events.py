@@ -573,6 +573,12 @@ class Encoder(ev.RecordsLosses):
         status = event.get("status")
         if not self._choices:
             self._announce(0, out)
+        # The run's reason stands for a choice that gave none.
+        said = event.get("stop_reason")
+        if said in FINISH_REASONS:
+            for state in self._choices.values():
+                if state.reason is None:
+                    state.reason = said
         # The finish reasons read back as incomplete (length,
         # content_filter) or completed: a stopped run has no word.
         carried = "completed"

@@ -129,7 +129,9 @@ class Decoder:
                 status = "completed" if kind == "response.completed" else "incomplete"
                 if response.get("status") == "cancelled":
                     status = "cancelled"
-                out.append(ev.run_finished(status, response.get("usage")))
+                details = response.get("incomplete_details")
+                reason = ev.as_str(details.get("reason")) if isinstance(details, dict) else None
+                out.append(ev.run_finished(status, response.get("usage"), stop_reason=reason))
         elif kind == "error":
             out.append(ev.run_failed(event.get("code"), event.get("message")))
         elif kind == "response.output_item.added":
@@ -200,6 +202,7 @@ class Decoder:
                 call_id=item.get("call_id") or item.get("id"),
                 name=item.get("name"),
                 tool=tool,
+                server=item.get("server_label"),
             )
             self._extend(decoded, ("item", 0), field, item.get(field), out)
         elif kind == "tool_result":
@@ -609,9 +612,9 @@ class Encoder(ev.RecordsLosses):
                 fields["call_id"] = call_id
             fields["name"] = event.get("name") or ""
             if item_type == "mcp_call":
-                # The API names an MCP call's server: the neutral call does
-                # not say which, so the label is empty.
-                fields["server_label"] = ""
+                # The API names an MCP call's server: empty where the
+                # source did not say which.
+                fields["server_label"] = ev.as_str(event.get("server")) or ""
             item = self._add_item(item_type, fields, out)
             self._blocks[(message_id, index)] = (item, _Part("tool_call", False))
         elif kind == "tool_result":
@@ -848,8 +851,11 @@ class Encoder(ev.RecordsLosses):
         else:
             shown = "cancelled" if status == "cancelled" else "incomplete"
             self._lost.extend(ev.status_loss(self.protocol, status, shown))
-            # Why, where the API has a word for it (a cancelled response has none).
-            reason = INCOMPLETE_REASONS.get(self._stop_reason) if isinstance(self._stop_reason, str) else None
+            # Why, where the API has a word for it (a cancelled response has
+            # none): the run's reason, else its last message's.
+            said = ev.as_str(event.get("stop_reason"))
+            said = said if said in INCOMPLETE_REASONS else ev.as_str(self._stop_reason)
+            reason = INCOMPLETE_REASONS.get(said) if said is not None else None
             response = self._response(
                 shown,
                 output=True,
