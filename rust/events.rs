@@ -547,6 +547,16 @@ impl Loss {
         }
     }
 
+    /// The MCP server a `tool_call` names, where the target writes the call
+    /// without one.
+    pub fn server(target: &str, event: &Event) -> Option<Self> {
+        let named = nonempty(get_str(event, "server")).is_some();
+        (named && get_str(event, "kind") == Some("tool_call")).then(|| Loss {
+            what: "tool_server".to_owned(),
+            why: format!("{target} has no place for the MCP server of a tool call"),
+        })
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {

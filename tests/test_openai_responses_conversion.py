@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conversion import CANCELLED_RUN, backends, convert, sse
+from conversion import CANCELLED_RUN, OPTIONS, backends, convert, sse
 from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -457,3 +457,23 @@ def test_an_agent_api_mcp_call_keeps_its_server_label_both_ways(backend: ModuleT
     assert all("server_label" not in item for item in data if item.get("name") != "lookup")
     back = convert(backend, "agentscope", "openai-responses", there)
     assert mcp_calls(assembled_response(backend, back)) == [("lookup", "srv", '{"a":1}')]
+
+
+def test_a_target_without_a_place_for_the_mcp_server_says_so(backend: ModuleType) -> None:
+    """Every target but the Responses API and the Agent API writes an MCP call
+    without its server: one loss for the one call, at its event."""
+    from protocol_table import TABLE
+
+    for target, row in TABLE.items():
+        transcoder = backend.Transcoder("openai-responses", target, **OPTIONS[target])
+        transcoder.feed(EVERY_EVENT)
+        transcoder.close()
+        lost = [loss for loss in transcoder.losses if loss["what"] == "tool_server"]
+        if "tool_server" in row.cannot_carry:
+            assert [loss["why"] for loss in lost] == [
+                f"{target} has no place for the MCP server of a tool call"
+            ], target
+        else:
+            assert lost == [], target
+    carried = [target for target, row in TABLE.items() if "tool_server" not in row.cannot_carry]
+    assert carried == ["agentscope", "openai-responses", "a2a"]  # A2A has no tool calls at all

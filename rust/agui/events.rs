@@ -806,6 +806,7 @@ impl Encoder {
                 new_block(BlockKind::Reasoning, &agui_id)
             }
             Some("tool_call") => {
+                self.lost.extend(Loss::server("agui", event));
                 let call_id = nonempty(get_str(event, "call_id"))
                     .map_or_else(|| format!("{message_id}-{index}"), str::to_owned);
                 let name = get_str(event, "name").unwrap_or("");

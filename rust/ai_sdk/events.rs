@@ -887,6 +887,7 @@ impl Encoder {
                 ));
             }
             "tool_call" => {
+                self.lost.extend(Loss::server("ai-sdk", event));
                 self.ensure_step(out);
                 let call_id = nonempty(block.fields.get("call_id").and_then(Value::as_str))
                     .unwrap_or(&block.part_id)

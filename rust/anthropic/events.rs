@@ -818,6 +818,8 @@ impl Encoder {
         if kind == "refusal" {
             self.lost.push(Loss::refusal("anthropic"));
         }
+        // An MCP call is written as tool_use: mcp_tool_use is a beta block.
+        self.lost.extend(Loss::server("anthropic", event));
         let mut fields = Map::new();
         for name in block_fields(kind) {
             fields.insert(

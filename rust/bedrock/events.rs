@@ -465,6 +465,7 @@ impl Encoder {
         };
         self.next += 1;
         if kind == "tool_call" {
+            self.lost.extend(Loss::server("bedrock", event));
             let mut tool = Map::new();
             tool.insert(
                 "toolUseId".to_owned(),

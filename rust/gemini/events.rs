@@ -671,6 +671,7 @@ impl Encoder {
             self.lost.push(Loss::other_role("gemini", kind));
             return;
         }
+        self.lost.extend(Loss::server("gemini", event));
         let streamed = match kind {
             "text" => Streamed::Text,
             "reasoning" => Streamed::Reasoning,

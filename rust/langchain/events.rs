@@ -674,6 +674,7 @@ impl Encoder {
         if kind == "refusal" {
             self.lost.push(Loss::refusal("langchain"));
         }
+        self.lost.extend(Loss::server(PROTOCOL, event));
         let mut fields = Map::new();
         for name in block_fields(kind) {
             fields.insert((*name).to_owned(), or_null(event.get(*name)));

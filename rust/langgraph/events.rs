@@ -933,6 +933,7 @@ impl Encoder {
                 Written::Reasoning
             }
             "tool_call" => {
+                self.lost.extend(Loss::server(TARGET, event));
                 let position = self.calls.entry(key.0.clone()).or_insert(0);
                 let at = *position;
                 *position += 1;

@@ -364,6 +364,7 @@ impl Encoder {
             self.lost.push(Loss::other_role("ollama", kind));
             return;
         }
+        self.lost.extend(Loss::server("ollama", event));
         let streamed = match kind {
             "text" => Streamed::Text,
             "refusal" => {

@@ -745,9 +745,13 @@ impl Encoder {
             "reasoning" => Streamed::Reasoning,
             "refusal" => Streamed::Refusal,
             "tool_call" if get_str(event, "tool") == Some("function_call") => {
+                self.lost.extend(Loss::server("openai-chat", event));
                 Streamed::FunctionCall
             }
-            "tool_call" => Streamed::Tool(0),
+            "tool_call" => {
+                self.lost.extend(Loss::server("openai-chat", event));
+                Streamed::Tool(0)
+            }
             // Tool results, media and data have no place in a chunk.
             other => {
                 self.lost.push(Loss::block("openai-chat", other));

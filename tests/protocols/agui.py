@@ -67,7 +67,9 @@ ROW = Row(
         {"type": "TEXT_MESSAGE_START", "messageId": f"m{i}", "role": "assistant"} for i in range(3)
     ),
     fixed_options={"thread_id": "t", "run_id": "r"},
-    cannot_carry=frozenset({"media", "data", "refusal_kind", "corrections", "annotations", "usage"}),
+    cannot_carry=frozenset(
+        {"media", "data", "refusal_kind", "corrections", "annotations", "tool_server", "usage"}
+    ),
     status_as_carried={"incomplete": "completed", "interrupted": "completed"},
     count_blocks=lambda assembler: sum(
         list_length(message.get("toolCalls")) for message in assembler.messages

@@ -55,7 +55,7 @@ ROW = Row(
     # (media is written whole, once complete: streamed media lands after what started meanwhile)
     signatures_need_provider=True,
     cannot_carry=frozenset(
-        {"signatures", "refusal_kind", "corrections", "media_order", "usage", "annotations"}
+        {"signatures", "refusal_kind", "corrections", "media_order", "tool_server", "usage", "annotations"}
     ),
     status_as_carried={"interrupted": "completed"},
     count_blocks=lambda assembler: list_length(assembler.message.get("parts")),

@@ -126,6 +126,7 @@ ROW = Row(
             "refusal_kind",
             "corrections",
             "broken_arguments",
+            "tool_server",
             "usage",
             "annotations",
         }

@@ -35,6 +35,7 @@ ROW = Row(
             "refusal_kind",
             "corrections",
             "annotations",
+            "tool_server",
             "usage",
         }
     ),

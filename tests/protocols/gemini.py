@@ -42,6 +42,7 @@ ROW = Row(
             "corrections",
             "broken_arguments",
             "annotations",
+            "tool_server",
             "usage",
         }
     ),

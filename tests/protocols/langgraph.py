@@ -36,7 +36,17 @@ ROW = Row(
     ends_every_stream=True,
     fixed_options={"run_id": "run-1", "node": "model"},
     cannot_carry=frozenset(
-        {"block_ends", "media", "data", "refusal_kind", "corrections", "annotations", "usage", "signatures"}
+        {
+            "block_ends",
+            "media",
+            "data",
+            "refusal_kind",
+            "corrections",
+            "annotations",
+            "tool_server",
+            "usage",
+            "signatures",
+        }
     ),
     results_as_text=True,
     # (a reasoning block's signature rides in its content block; one on text

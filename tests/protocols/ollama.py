@@ -48,6 +48,7 @@ ROW = Row(
             "corrections",
             "broken_arguments",
             "annotations",
+            "tool_server",
             "usage",
         }
     ),

@@ -66,7 +66,17 @@ ROW = Row(
     fixed_options={"response_id": "chatcmpl-1", "model": "m", "created_at": 1763700000},
     # (and a block finishes only when its choice does: in a cut stream, no tool call has)
     cannot_carry=frozenset(
-        {"signatures", "media", "data", "tool_result", "corrections", "block_ends", "usage", "annotations"}
+        {
+            "signatures",
+            "media",
+            "data",
+            "tool_result",
+            "corrections",
+            "block_ends",
+            "tool_server",
+            "usage",
+            "annotations",
+        }
     ),
     status_as_carried={"cancelled": "completed", "interrupted": "completed"},
     count_blocks=lambda assembler: sum(

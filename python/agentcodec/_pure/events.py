@@ -394,6 +394,14 @@ def annotations_loss(target: str) -> tuple[str, str]:
     return "annotations", f"{target} has no place for these annotations of a text block"
 
 
+def server_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """The MCP server a ``tool_call`` names, where the target writes the call
+    without one (``events::Loss::server``)."""
+    if event.get("kind") == "tool_call" and as_str(event.get("server")):
+        return [("tool_server", f"{target} has no place for the MCP server of a tool call")]
+    return []
+
+
 def other_role_loss(target: str, kind: str) -> tuple[str, str]:
     """A block of a message the target does not stream: one of another role
     than the assistant's (``events::Loss::other_role``)."""

@@ -605,6 +605,7 @@ class Encoder(ev.RecordsLosses):
                 self._open_reasoning[agui_id] = 0
             self._open_reasoning[agui_id] += 1
         elif kind == "tool_call":
+            self._lost.extend(ev.server_loss(self.protocol, event))
             call_id = ev.as_str(event.get("call_id")) or f"{message_id}-{index}"
             block = _Block("tool_call", call_id)
             name = event.get("name")

@@ -483,6 +483,8 @@ class Encoder(ev.RecordsLosses):
             return
         if kind == "refusal":
             self._lost.append(ev.refusal_loss(self.protocol))
+        # An MCP call is written as tool_use: mcp_tool_use is a beta block.
+        self._lost.extend(ev.server_loss(self.protocol, event))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         if kind == "data":
             value = _anthropic_block(event.get("value"))

@@ -310,6 +310,7 @@ class Encoder(ev.RecordsLosses):
         block = self._blocks[(message_id, index)] = _Block(self._next, kind)
         self._next += 1
         if kind == "tool_call":
+            self._lost.extend(ev.server_loss(self.protocol, event))
             tool = {
                 "toolUseId": ev.as_str(event.get("call_id")) or "",
                 "name": ev.as_str(event.get("name")) or "",

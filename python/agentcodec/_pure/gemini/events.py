@@ -470,6 +470,7 @@ class Encoder(ev.RecordsLosses):
             self._lost.append(ev.refusal_loss(self.protocol))
             streamed = "text"
         elif kind == "tool_call":
+            self._lost.extend(ev.server_loss(self.protocol, event))
             streamed = _Call(ev.as_str(event.get("call_id")) or "", ev.as_str(event.get("name")) or "")
         elif kind == "media":
             streamed = _Media(ev.as_str(event.get("mime_type")) or "", ev.as_str(event.get("url")))

@@ -442,6 +442,7 @@ class Encoder(ev.RecordsLosses):
         self._announce(message_id, out, event.get("call_id"))
         if kind == "refusal":
             self._lost.append(ev.refusal_loss(self.protocol))
+        self._lost.extend(ev.server_loss(self.protocol, event))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         block = _Open(kind, self._wire, fields)
         self._wire += 1

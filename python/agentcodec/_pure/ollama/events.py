@@ -280,6 +280,7 @@ class Encoder(ev.RecordsLosses):
         elif kind == "reasoning":
             streamed = "reasoning"
         elif kind == "tool_call":
+            self._lost.extend(ev.server_loss(self.protocol, event))
             streamed = _ToolCall(ev.as_str(event.get("call_id")) or "", ev.as_str(event.get("name")) or "")
         else:
             self._lost.append(ev.block_loss(self.protocol, kind_name))

@@ -506,6 +506,7 @@ class Encoder(ev.RecordsLosses):
         state.last = kind
         tool: int | None = None
         if kind == "tool_call":
+            self._lost.extend(ev.server_loss(self.protocol, event))
             name = ev.as_str(event.get("name")) or ""
             if event.get("tool") == "function_call":
                 kind = "function_call"
