@@ -72,6 +72,13 @@ WORKLOAD: Workload = converted_workload(
     instructions={"a2a-agent": "agent"},
     unit="events",
     options={"task_id": "task-1", "context_id": "context-1", "request_id": "1"},
-    peers=(("a2a-sdk parse + TaskManager", assemble_a2a_sdk, peers.installed("a2a.server.tasks")),),
+    # a2a-sdk 1.x: 0.3 (what agentscope-runtime pins) has no http_helpers.
+    peers=(
+        (
+            "a2a-sdk parse + TaskManager",
+            assemble_a2a_sdk,
+            peers.installed("a2a.client.transports.http_helpers"),
+        ),
+    ),
     distributions=("a2a-sdk",),
 )
