@@ -557,6 +557,22 @@ impl Loss {
         })
     }
 
+    /// A tool call of a kind (`tool`: mcp, custom, server, plugin, ...) the
+    /// target has no call for, beside its function calls (`carried`): the
+    /// call is written as a function call. A function call is every
+    /// target's, in either of Chat's forms.
+    pub fn tool_kind(target: &str, event: &Event, carried: &[&str]) -> Option<Self> {
+        if get_str(event, "kind") != Some("tool_call") {
+            return None;
+        }
+        let tool = nonempty(get_str(event, "tool"))?;
+        let written = matches!(tool, "function" | "function_call") || carried.contains(&tool);
+        (!written).then(|| Loss {
+            what: "tool_kind".to_owned(),
+            why: format!("{target} has no {tool} tool call: it is written as a function call"),
+        })
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {

@@ -24,13 +24,17 @@ BLOCK_KINDS = ("media", "data", "tool_result")
 
 def carried_words(row: Any) -> frozenset[str]:
     """The words a target's losses may say: what it cannot carry,
-    ``run_status`` where it has no word for a run status, and
-    ``result_as_json`` where its tool results are text."""
+    ``run_status`` where it has no word for a run status,
+    ``result_as_json`` where its tool results are text, and ``tool_kind``
+    where it writes tool calls."""
     words = set(row.cannot_carry)
     if row.status_as_carried:
         words.add("run_status")
     if row.results_as_text:
         words.add("result_as_json")
+    # Every target that writes tool calls has some kind of call it has not.
+    if "tool_call" not in row.cannot_carry:
+        words.add("tool_kind")
     return frozenset(words)
 
 
@@ -293,6 +297,50 @@ def tool_run(output: Any) -> list[dict[str, Any]]:
         {"type": "message_finished", "message_id": "r1"},
         {"type": "run_finished", "status": "completed"},
     ]
+
+
+# Every kind of tool call a decoder reads (``tool``): Chat's legacy
+# ``function_call`` is a function call too.
+TOOL_KINDS = ("function", "function_call", "custom", "mcp", "server", "plugin", "component")
+
+
+@pytest.mark.parametrize("tool", TOOL_KINDS)
+def test_a_tool_call_of_a_kind_the_target_has_not_is_written_as_a_function_call(
+    backend: ModuleType, tool: str
+) -> None:
+    """A call of a kind the target has (its row's ``tool_kinds``) reads back
+    as that kind; one of another kind reads back as a function call, and the
+    target says so once, at the call's block."""
+    run = tool_run("ok")
+    run[2] = {**run[2], "tool": tool}
+    for target, row in TABLE.items():
+        if "tool_call" in row.cannot_carry:
+            continue
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        stream = b"".join(encoder.encode(event) for event in run) + encoder.close()
+        losses = [loss for loss in encoder.losses if loss["what"] == "tool_kind"]
+        calls = [
+            block
+            for message in view(backend, target, stream)["messages"]
+            for block in message["blocks"]
+            if block["kind"] == "tool_call"
+        ]
+        assert len(calls) == 1, target
+        if tool in row.tool_kinds or tool == "function" or (tool, target) == ("function_call", "openai-chat"):
+            assert losses == [], target
+            assert calls[0]["tool"] == tool, target
+        else:
+            assert calls[0]["tool"] == "function", target
+            if tool == "function_call":
+                assert losses == [], target
+            else:
+                assert losses == [
+                    {
+                        "event": 3,
+                        "what": "tool_kind",
+                        "why": f"{target} has no {tool} tool call: it is written as a function call",
+                    }
+                ], target
 
 
 @pytest.mark.parametrize(

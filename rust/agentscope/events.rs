@@ -702,6 +702,9 @@ impl Encoder {
         else {
             return;
         };
+        let kinds = ["plugin", "mcp", "component"];
+        self.lost
+            .extend(Loss::tool_kind("agentscope", event, &kinds));
         let (message_type, content_type) = Self::message_type(event);
         let mcp_call = message_type == "mcp_call";
         let current = self.current.get(message_id).copied();

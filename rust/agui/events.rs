@@ -807,6 +807,7 @@ impl Encoder {
             }
             Some("tool_call") => {
                 self.lost.extend(Loss::server("agui", event));
+                self.lost.extend(Loss::tool_kind("agui", event, &[]));
                 let call_id = nonempty(get_str(event, "call_id"))
                     .map_or_else(|| format!("{message_id}-{index}"), str::to_owned);
                 let name = get_str(event, "name").unwrap_or("");

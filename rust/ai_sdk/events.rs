@@ -888,6 +888,8 @@ impl Encoder {
             }
             "tool_call" => {
                 self.lost.extend(Loss::server("ai-sdk", event));
+                self.lost
+                    .extend(Loss::tool_kind("ai-sdk", event, &["server"]));
                 self.ensure_step(out);
                 let call_id = nonempty(block.fields.get("call_id").and_then(Value::as_str))
                     .unwrap_or(&block.part_id)

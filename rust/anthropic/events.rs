@@ -820,6 +820,8 @@ impl Encoder {
         }
         // An MCP call is written as tool_use: mcp_tool_use is a beta block.
         self.lost.extend(Loss::server("anthropic", event));
+        self.lost
+            .extend(Loss::tool_kind("anthropic", event, &["server"]));
         let mut fields = Map::new();
         for name in block_fields(kind) {
             fields.insert(

@@ -466,6 +466,7 @@ impl Encoder {
         self.next += 1;
         if kind == "tool_call" {
             self.lost.extend(Loss::server("bedrock", event));
+            self.lost.extend(Loss::tool_kind("bedrock", event, &[]));
             let mut tool = Map::new();
             tool.insert(
                 "toolUseId".to_owned(),

@@ -672,6 +672,7 @@ impl Encoder {
             return;
         }
         self.lost.extend(Loss::server("gemini", event));
+        self.lost.extend(Loss::tool_kind("gemini", event, &[]));
         let streamed = match kind {
             "text" => Streamed::Text,
             "reasoning" => Streamed::Reasoning,

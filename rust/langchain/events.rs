@@ -675,6 +675,7 @@ impl Encoder {
             self.lost.push(Loss::refusal("langchain"));
         }
         self.lost.extend(Loss::server(PROTOCOL, event));
+        self.lost.extend(Loss::tool_kind(PROTOCOL, event, &[]));
         let mut fields = Map::new();
         for name in block_fields(kind) {
             fields.insert((*name).to_owned(), or_null(event.get(*name)));

@@ -934,6 +934,7 @@ impl Encoder {
             }
             "tool_call" => {
                 self.lost.extend(Loss::server(TARGET, event));
+                self.lost.extend(Loss::tool_kind(TARGET, event, &[]));
                 let position = self.calls.entry(key.0.clone()).or_insert(0);
                 let at = *position;
                 *position += 1;

@@ -365,6 +365,7 @@ impl Encoder {
             return;
         }
         self.lost.extend(Loss::server("ollama", event));
+        self.lost.extend(Loss::tool_kind("ollama", event, &[]));
         let streamed = match kind {
             "text" => Streamed::Text,
             "refusal" => {

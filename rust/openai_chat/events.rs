@@ -746,10 +746,12 @@ impl Encoder {
             "refusal" => Streamed::Refusal,
             "tool_call" if get_str(event, "tool") == Some("function_call") => {
                 self.lost.extend(Loss::server("openai-chat", event));
+                self.lost.extend(Loss::tool_kind("openai-chat", event, &[]));
                 Streamed::FunctionCall
             }
             "tool_call" => {
                 self.lost.extend(Loss::server("openai-chat", event));
+                self.lost.extend(Loss::tool_kind("openai-chat", event, &[]));
                 Streamed::Tool(0)
             }
             // Tool results, media and data have no place in a chunk.

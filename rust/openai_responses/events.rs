@@ -1077,6 +1077,8 @@ impl Encoder {
                     .insert((message_id.to_owned(), index), (item, part));
             }
             "tool_call" => {
+                self.lost
+                    .extend(Loss::tool_kind(PROTOCOL, event, &["custom", "mcp"]));
                 let tool = get_str(event, "tool").filter(|tool| tool_item_type(tool).is_some());
                 let (item_type, field, _) =
                     tool_item_type(tool.unwrap_or("function")).expect("a known tool");

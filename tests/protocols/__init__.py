@@ -131,6 +131,10 @@ class Row:
     #: What a conversion into it cannot carry (docs/guides/converting.md's table, "What
     #: each target cannot carry", in test_transcode's words).
     cannot_carry: frozenset[str] = frozenset()
+    #: The kinds of tool call (a ``tool_call`` block's ``tool``) it writes
+    #: beside function calls: a call of another kind is written as a function
+    #: call, and reported (``tool_kind``).
+    tool_kinds: frozenset[str] = frozenset()
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
     #: it names them.
     encrypted_by: str | None = None

@@ -83,6 +83,7 @@ ROW = Row(
         JudgedToolCalls("agentscope/*.sse", beside, lambda recorded: _judged_calls(recorded["final"])),
     ),
     # A reasoning message has no place for a signature.
+    tool_kinds=frozenset({"plugin", "mcp", "component"}),
     cannot_carry=frozenset({"signatures", "annotations"}),
     gateway=GatewayCase(
         "/process",

@@ -118,6 +118,7 @@ ROW = Row(
     fixed_options={"response_id": "msg_1", "model": "m"},
     # (tool arguments that are no JSON object end as the JSON of their last clean prefix)
     encrypted_by="anthropic",
+    tool_kinds=frozenset({"server"}),
     cannot_carry=frozenset(
         {
             "media",

@@ -144,6 +144,7 @@ ROW = Row(
     ),
     fixed_options={"response_id": "resp_1", "model": "m", "created_at": 1763700000},
     encrypted_by="openai",
+    tool_kinds=frozenset({"custom", "mcp"}),
     cannot_carry=frozenset({"media", "data", "usage", "annotations"}),
     status_as_carried={"interrupted": "incomplete"},
     count_blocks=lambda assembler: sum(

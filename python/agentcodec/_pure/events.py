@@ -402,6 +402,21 @@ def server_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
+def tool_kind_loss(
+    target: str, event: dict[str, Any], carried: tuple[str, ...] = ()
+) -> list[tuple[str, str]]:
+    """A tool call of a kind (``tool``: mcp, custom, server, plugin, ...) the
+    target has no call for, beside its function calls (``carried``): the call
+    is written as a function call. A function call is every target's, in
+    either of Chat's forms (``events::Loss::tool_kind``)."""
+    if event.get("kind") != "tool_call":
+        return []
+    tool = as_str(event.get("tool"))
+    if not tool or tool in ("function", "function_call") or tool in carried:
+        return []
+    return [("tool_kind", f"{target} has no {tool} tool call: it is written as a function call")]
+
+
 def other_role_loss(target: str, kind: str) -> tuple[str, str]:
     """A block of a message the target does not stream: one of another role
     than the assistant's (``events::Loss::other_role``)."""

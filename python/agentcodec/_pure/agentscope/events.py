@@ -489,6 +489,7 @@ class Encoder(ev.RecordsLosses):
         message_id, index = event.get("message_id"), ev.as_int(event.get("index"))
         if not isinstance(message_id, str) or index is None:
             return
+        self._lost.extend(ev.tool_kind_loss(self.protocol, event, ("plugin", "mcp", "component")))
         message_type, content_type = self._message_type(message_id, event)
         written = self._current.get(message_id)
         if written is None or written.type != message_type:

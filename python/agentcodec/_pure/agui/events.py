@@ -606,6 +606,7 @@ class Encoder(ev.RecordsLosses):
             self._open_reasoning[agui_id] += 1
         elif kind == "tool_call":
             self._lost.extend(ev.server_loss(self.protocol, event))
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event))
             call_id = ev.as_str(event.get("call_id")) or f"{message_id}-{index}"
             block = _Block("tool_call", call_id)
             name = event.get("name")

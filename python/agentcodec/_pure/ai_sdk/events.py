@@ -543,6 +543,7 @@ class Encoder(ev.RecordsLosses):
             out.append({"type": chunk_type, "id": part_id})
         elif kind == "tool_call":
             self._lost.extend(ev.server_loss(self.protocol, event))
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event, ("server",)))
             self._ensure_step(out)
             block.call_id = ev.as_str(fields["call_id"]) or part_id
             start: dict[str, Any] = {

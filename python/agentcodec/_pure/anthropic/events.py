@@ -485,6 +485,7 @@ class Encoder(ev.RecordsLosses):
             self._lost.append(ev.refusal_loss(self.protocol))
         # An MCP call is written as tool_use: mcp_tool_use is a beta block.
         self._lost.extend(ev.server_loss(self.protocol, event))
+        self._lost.extend(ev.tool_kind_loss(self.protocol, event, ("server",)))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         if kind == "data":
             value = _anthropic_block(event.get("value"))

@@ -311,6 +311,7 @@ class Encoder(ev.RecordsLosses):
         self._next += 1
         if kind == "tool_call":
             self._lost.extend(ev.server_loss(self.protocol, event))
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event))
             tool = {
                 "toolUseId": ev.as_str(event.get("call_id")) or "",
                 "name": ev.as_str(event.get("name")) or "",

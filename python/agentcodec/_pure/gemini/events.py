@@ -471,6 +471,7 @@ class Encoder(ev.RecordsLosses):
             streamed = "text"
         elif kind == "tool_call":
             self._lost.extend(ev.server_loss(self.protocol, event))
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event))
             streamed = _Call(ev.as_str(event.get("call_id")) or "", ev.as_str(event.get("name")) or "")
         elif kind == "media":
             streamed = _Media(ev.as_str(event.get("mime_type")) or "", ev.as_str(event.get("url")))

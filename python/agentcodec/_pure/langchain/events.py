@@ -443,6 +443,7 @@ class Encoder(ev.RecordsLosses):
         if kind == "refusal":
             self._lost.append(ev.refusal_loss(self.protocol))
         self._lost.extend(ev.server_loss(self.protocol, event))
+        self._lost.extend(ev.tool_kind_loss(self.protocol, event))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         block = _Open(kind, self._wire, fields)
         self._wire += 1

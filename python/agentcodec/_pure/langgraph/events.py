@@ -579,6 +579,7 @@ class Encoder(ev.RecordsLosses):
             self._blocks[key] = ("reasoning", 0, {})
         elif kind == "tool_call":
             self._lost.extend(ev.server_loss(self.protocol, event))
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event))
             position = self._calls.get(message_id, 0)
             self._calls[message_id] = position + 1
             self._blocks[key] = ("tool_call", position, {})

@@ -281,6 +281,7 @@ class Encoder(ev.RecordsLosses):
             streamed = "reasoning"
         elif kind == "tool_call":
             self._lost.extend(ev.server_loss(self.protocol, event))
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event))
             streamed = _ToolCall(ev.as_str(event.get("call_id")) or "", ev.as_str(event.get("name")) or "")
         else:
             self._lost.append(ev.block_loss(self.protocol, kind_name))

@@ -507,6 +507,7 @@ class Encoder(ev.RecordsLosses):
         tool: int | None = None
         if kind == "tool_call":
             self._lost.extend(ev.server_loss(self.protocol, event))
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event))
             name = ev.as_str(event.get("name")) or ""
             if event.get("tool") == "function_call":
                 kind = "function_call"

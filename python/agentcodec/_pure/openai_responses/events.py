@@ -600,6 +600,7 @@ class Encoder(ev.RecordsLosses):
                 )
             self._blocks[(message_id, index)] = (item, part)
         elif kind == "tool_call":
+            self._lost.extend(ev.tool_kind_loss(self.protocol, event, ("custom", "mcp")))
             tool = ev.as_str(event.get("tool"))
             tool = tool if tool in TOOL_ITEM_TYPES else "function"
             item_type, field = TOOL_ITEM_TYPES[tool]
