@@ -326,7 +326,7 @@ def test_a_tool_call_of_a_kind_the_target_has_not_is_written_as_a_function_call(
             if block["kind"] == "tool_call"
         ]
         assert len(calls) == 1, target
-        if tool in row.tool_kinds or tool == "function" or (tool, target) == ("function_call", "openai-chat"):
+        if tool in row.tool_kinds or tool == "function":
             assert losses == [], target
             assert calls[0]["tool"] == tool, target
         else:

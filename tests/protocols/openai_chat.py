@@ -65,6 +65,8 @@ ROW = Row(
     ),
     fixed_options={"response_id": "chatcmpl-1", "model": "m", "created_at": 1763700000},
     # (and a block finishes only when its choice does: in a cut stream, no tool call has)
+    # Its legacy function_call delta.
+    tool_kinds=frozenset({"function_call"}),
     cannot_carry=frozenset(
         {
             "signatures",
