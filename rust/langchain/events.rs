@@ -529,8 +529,16 @@ fn content(block: &OpenBlock, is_final: bool) -> Value {
         ]),
         "tool_call" => {
             let call = [("id", field("call_id")), ("name", field("name"))];
+            // A provider's server tool (a web search the model ran) has
+            // blocks of its own; an invalid call is one kind for both.
+            let server = block.fields.get("tool").and_then(Value::as_str) == Some("server");
             if !is_final {
-                let mut fields = vec![("type", "tool_call_chunk".into())];
+                let chunk = if server {
+                    "server_tool_call_chunk"
+                } else {
+                    "tool_call_chunk"
+                };
+                let mut fields = vec![("type", chunk.into())];
                 fields.extend(call);
                 fields.push(("args", text.into()));
                 return object(fields);
@@ -542,7 +550,12 @@ fn content(block: &OpenBlock, is_final: bool) -> Value {
             };
             match args {
                 Some(args @ Value::Object(_)) => {
-                    let mut fields = vec![("type", "tool_call".into())];
+                    let kind = if server {
+                        "server_tool_call"
+                    } else {
+                        "tool_call"
+                    };
+                    let mut fields = vec![("type", kind.into())];
                     fields.extend(call);
                     fields.push(("args", args));
                     object(fields)
@@ -675,7 +688,8 @@ impl Encoder {
             self.lost.push(Loss::refusal("langchain"));
         }
         self.lost.extend(Loss::server(PROTOCOL, event));
-        self.lost.extend(Loss::tool_kind(PROTOCOL, event, &[]));
+        self.lost
+            .extend(Loss::tool_kind(PROTOCOL, event, &["server"]));
         let mut fields = Map::new();
         for name in block_fields(kind) {
             fields.insert((*name).to_owned(), or_null(event.get(*name)));

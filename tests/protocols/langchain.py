@@ -58,6 +58,7 @@ ROW = Row(
         for i in range(3)
     ),
     fixed_options={"timestamp": 1763700000000},
+    tool_kinds=frozenset({"server"}),
     cannot_carry=frozenset({"refusal_kind", "tool_server", "usage"}),
     status_as_carried={"incomplete": "completed", "cancelled": "interrupted"},
     count_blocks=lambda assembler: sum(list_length(message.get("content")) for message in assembler.messages),

@@ -443,7 +443,7 @@ class Encoder(ev.RecordsLosses):
         if kind == "refusal":
             self._lost.append(ev.refusal_loss(self.protocol))
         self._lost.extend(ev.server_loss(self.protocol, event))
-        self._lost.extend(ev.tool_kind_loss(self.protocol, event))
+        self._lost.extend(ev.tool_kind_loss(self.protocol, event, ("server",)))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         block = _Open(kind, self._wire, fields)
         self._wire += 1
@@ -465,14 +465,17 @@ class Encoder(ev.RecordsLosses):
             return {"type": "reasoning", "reasoning": text}
         if block.kind == "tool_call":
             call: dict[str, Any] = {"id": block.fields.get("call_id"), "name": block.fields.get("name")}
+            # A provider's server tool (a web search the model ran) has
+            # blocks of its own; an invalid call is one kind for both.
+            server = "server_" if block.fields.get("tool") == "server" else ""
             if not final:
-                return {"type": "tool_call_chunk", **call, "args": text}
+                return {"type": f"{server}tool_call_chunk", **call, "args": text}
             try:
                 args = loads(text) if text else {}
             except JSONValueError:
                 args = None
             if isinstance(args, dict):
-                return {"type": "tool_call", **call, "args": args}
+                return {"type": f"{server}tool_call", **call, "args": args}
             return {"type": "invalid_tool_call", **call, "args": text, "error": INVALID_JSON}
         if block.kind == "media":
             media: dict[str, Any] = {"type": block.fields.get("media_type") or "file"}
