@@ -677,6 +677,29 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_call_of_a_kind_the_target_has_not_is_a_loss() {
+        let call = |tool: &str| {
+            let mut event = Map::new();
+            event.insert("type".to_owned(), "block_started".into());
+            event.insert("kind".to_owned(), "tool_call".into());
+            event.insert("tool".to_owned(), tool.into());
+            event
+        };
+        let why = |tool: &str| Loss::tool_kind("t", &call(tool), &["mcp"]).map(|loss| loss.why);
+        assert_eq!(why("function"), None);
+        assert_eq!(why("function_call"), None);
+        assert_eq!(why("mcp"), None);
+        assert_eq!(why(""), None);
+        assert_eq!(
+            why("custom").as_deref(),
+            Some("t has no custom tool call: it is written as a function call")
+        );
+        let mut result = call("custom");
+        result.insert("kind".to_owned(), "tool_result".into());
+        assert!(Loss::tool_kind("t", &result, &[]).is_none());
+    }
+
+    #[test]
     fn common_prefixes_end_on_characters() {
         assert_eq!(common_prefix("aé", "aè"), 1);
         assert_eq!(common_prefix("abc", "abd"), 2);
