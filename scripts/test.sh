@@ -22,7 +22,7 @@
 #       6. every other supported CPython: the suite once in its native
 #          wheel's environment, every backend's case there (the property
 #          tests at a fifth of their examples), and its pure wheel installed
-#          alone, converting every example;
+#          alone, converting every example into its own protocol;
 #       7. the sdist installed: with Rust, the extension built; without,
 #          the pure package;
 #       8. agentscope-runtime's real AgentApp in an environment of its own
@@ -238,9 +238,11 @@ for version in $versions; do
     fresh_env "$work/pure-$version" "$interpreter" "$pure_wheel"
     check_backend "$work/pure-$version/bin/python" python
     for example in examples/*.*; do
-        name=$(basename "$example")
-        # What AG-UI cannot carry is reported on stderr: shown only on failure.
-        "$work/pure-$version/bin/agentcodec" convert --from "${name%.*}" --to agui "$example" \
+        # Each example is named after its protocol: decoded and written again
+        # in it. What the conversion cannot carry is reported on stderr,
+        # shown only on failure.
+        protocol=$(basename "${example%.*}")
+        "$work/pure-$version/bin/agentcodec" convert --from "$protocol" --to "$protocol" "$example" \
             > /dev/null 2> "$work/convert.err" || { cat "$work/convert.err" >&2; exit 1; }
     done
     tested+=("$version: the suite on both backends with a fifth of the examples; the pure wheel converting every example")
