@@ -31,15 +31,30 @@ with its stream modes, and gives:
     mode sends it as an empty message of its own, which the thread never
     keeps, and which is dropped alike.
 
+The same server speaks the LangChain Agent Streaming Protocol
+(``POST /threads/{id}/stream/events``, the run started by a ``run.start``
+command): ``PROTOCOL_CASES`` records a run of it into
+``tests/fixtures/langchain/server/``, so that the two protocols' namespaces
+(``messages|inner:<task>`` here, ``params.namespace`` there) are judged on
+the same graph:
+
+- ``<name>.sse``: the bytes, up to the root graph's end (its ``lifecycle``
+  ``completed``, ``failed`` or ``interrupted``);
+- ``<name>.json``: the request, the thread's state after the run, and each
+  AI message as langchain-core's ``ChatModelStream`` assembles it from its
+  events, with the namespace and node it streamed in.
+
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
-    /tmp/lg/bin/python scripts/langgraph_fixtures.py
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py             # every case
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py subgraphs   # these cases (of both kinds)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -50,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from langchain_core.language_models.chat_model_stream import ChatModelStream
 from langchain_core.messages import AIMessageChunk, message_chunk_to_message
 from langgraph_sdk._shared.utilities import _sse_to_v2_dict
 from langgraph_sdk.sse import BytesLineDecoder, SSEDecoder
@@ -80,6 +96,13 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
     "debug": ("agent", ["debug", "tasks", "checkpoints"], {}, None),
     "resumable": ("agent", ["values", "messages-tuple"], {"stream_resumable": True}, None),
 }
+
+
+#: name: (assistant, channels) of a LangChain protocol run (tests/fixtures/langchain/server/)
+PROTOCOL_CASES: dict[str, tuple[str, list[str]]] = {
+    "subgraphs": ("nested", ["values", "updates", "messages", "tools", "lifecycle", "custom"]),
+}
+PROTOCOL_OUT = ROOT / "tests" / "fixtures" / "langchain" / "server"
 
 
 def free_port() -> int:
@@ -208,7 +231,93 @@ def record(base: str, name: str, case: tuple[str, list[str], dict[str, Any], dic
     print(f"{name}: {len(stream)} bytes, {len(parts)} parts")
 
 
+def protocol_envelopes(stream: bytes) -> list[dict[str, Any]]:
+    """The envelopes of a LangChain protocol stream, as langgraph-sdk's
+    SSE decoder reads them (heartbeat comments aside)."""
+    return [data for _, data, _ in sdk_parts(stream) if isinstance(data, dict)]
+
+
+def judged_messages(envelopes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each AI message, as ChatModelStream assembles it from its events
+    (keyed, as the protocol keys them, by namespace and node)."""
+    streams: dict[tuple[tuple[str, ...], Any], ChatModelStream] = {}
+    judged = []
+    for envelope in envelopes:
+        params = envelope.get("params", {})
+        if envelope.get("method") != "messages":
+            continue
+        key = (tuple(params["namespace"]), params.get("node"))
+        data = params["data"]
+        if data.get("event") == "message-start" and data.get("role") == "ai":
+            streams[key] = ChatModelStream(
+                namespace=params["namespace"], node=params.get("node"), message_id=data.get("id")
+            )
+        stream = streams.get(key)
+        if stream is None:
+            continue
+        stream.dispatch(data)
+        if data.get("event") in ("message-finish", "error"):
+            message = stream.output
+            judged.append(
+                {
+                    "namespace": params["namespace"],
+                    "node": params.get("node"),
+                    "id": message.id,
+                    "content": message.content,
+                    "tool_calls": message.tool_calls,
+                    "usage": message.usage_metadata,
+                }
+            )
+            del streams[key]
+    return judged
+
+
+def record_protocol(base: str, name: str, case: tuple[str, list[str]]) -> None:
+    assistant, channels = case
+    with httpx.Client(base_url=base, timeout=60) as client:
+        thread = client.post("/threads", json={}).json()["thread_id"]
+        subscription = {"channels": channels}
+        command = {"id": 1, "method": "run.start", "params": {"assistant_id": assistant, "input": QUESTION}}
+        stream = bytearray()
+        with client.stream("POST", f"/threads/{thread}/stream/events", json=subscription) as response:
+            # Subscribed (the response has begun): the run may start.
+            answer = httpx.post(f"{base}/threads/{thread}/commands", json=command, timeout=60).json()
+            assert answer["type"] == "success", answer
+            for chunk in response.iter_bytes():
+                stream += chunk
+                ends = [
+                    envelope
+                    for envelope in protocol_envelopes(bytes(stream))
+                    if envelope.get("method") == "lifecycle"
+                    and envelope["params"]["namespace"] == []
+                    and envelope["params"]["data"].get("event") in ("completed", "failed", "interrupted")
+                ]
+                if ends:
+                    break
+        state = client.get(f"/threads/{thread}/state").json()
+    # Up to the end of the root graph's last event: what follows is heartbeats.
+    last = bytes(stream).rfind(b"event: lifecycle")
+    ending = re.compile(rb"\r\n\r\n|\n\n|\r\r").search(stream, last)
+    assert ending is not None
+    body = bytes(stream[: ending.end()])
+    envelopes = protocol_envelopes(body)
+    PROTOCOL_OUT.mkdir(parents=True, exist_ok=True)
+    (PROTOCOL_OUT / f"{name}.sse").write_bytes(body)
+    judge = {
+        "request": {"subscription": subscription, "command": command},
+        "state": {key: state.get(key) for key in ("values", "next", "tasks", "interrupts")},
+        "messages": judged_messages(envelopes),
+    }
+    (PROTOCOL_OUT / f"{name}.json").write_text(
+        json.dumps(judge, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    print(f"langchain/server/{name}: {len(body)} bytes, {len(envelopes)} events")
+
+
 def main() -> None:
+    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES)
+    if unknown:
+        raise SystemExit(f"no such case: {', '.join(sorted(unknown))}")
     OUT.mkdir(parents=True, exist_ok=True)
     port = free_port()
     env = {
@@ -241,8 +350,13 @@ def main() -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("langgraph dev did not start")
                 time.sleep(0.5)
+            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES)
             for name, case in CASES.items():
-                record(base, name, case)
+                if name in chosen:
+                    record(base, name, case)
+            for name, protocol_case in PROTOCOL_CASES.items():
+                if name in chosen:
+                    record_protocol(base, name, protocol_case)
         finally:
             server.terminate()
             server.wait(10)
