@@ -94,14 +94,44 @@ pub fn run_failed(code: Value, message: Value, usage: Value) -> Event {
 }
 
 pub fn message_started(message_id: &str, role: &str, kind: Option<&str>) -> Event {
+    message_started_in(message_id, role, kind, None)
+}
+
+/// A message written in a namespace: the path of the subgraph or sub-agent
+/// that wrote it (`None` for the run's own).
+pub fn message_started_in(
+    message_id: &str,
+    role: &str,
+    kind: Option<&str>,
+    namespace: Option<Vec<String>>,
+) -> Event {
+    let namespace = namespace.map_or(Value::Null, |parts| {
+        Value::Array(parts.into_iter().map(Value::String).collect())
+    });
     event(
         "message_started",
         vec![
             ("message_id", message_id.into()),
             ("role", role.into()),
             ("kind", kind.map_or(Value::Null, Value::from)),
+            ("namespace", namespace),
         ],
     )
+}
+
+/// A message's namespace as the vocabulary holds it: a list of str with at
+/// least one part, else `None` (the run's own messages).
+pub fn as_namespace(value: Option<&Value>) -> Option<Vec<String>> {
+    let Some(Value::Array(parts)) = value else {
+        return None;
+    };
+    if parts.is_empty() {
+        return None;
+    }
+    parts
+        .iter()
+        .map(|part| part.as_str().map(str::to_owned))
+        .collect()
 }
 
 pub fn message_finished(message_id: &str, usage: Value, stop_reason: Value) -> Event {
@@ -573,6 +603,22 @@ impl Loss {
         })
     }
 
+    /// A message written in a namespace (a subgraph's or sub-agent's) by a
+    /// target that has none: it reads as the run's own.
+    pub fn namespace(target: &str, event: &Event) -> Option<Self> {
+        if get_str(event, "type") != Some("message_started") {
+            return None;
+        }
+        let namespace = as_namespace(event.get("namespace"))?;
+        Some(Loss {
+            what: "namespace".to_owned(),
+            why: format!(
+                "{target} has no namespaces: a message of {} is written as the run's",
+                namespace.join("/")
+            ),
+        })
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {
@@ -591,6 +637,12 @@ pub trait Encode {
     /// What the encoder could not carry since the last call, in order.
     fn take_losses(&mut self) -> Vec<Loss> {
         Vec::new()
+    }
+
+    /// Whether its messages keep the namespace they were written in (a
+    /// subgraph's path); where not, the Transcoder records the loss.
+    fn carries_namespaces(&self) -> bool {
+        false
     }
 
     fn finish(&mut self, _out: &mut Vec<Event>) {}
@@ -697,6 +749,30 @@ mod tests {
         let mut result = call("custom");
         result.insert("kind".to_owned(), "tool_result".into());
         assert!(Loss::tool_kind("t", &result, &[]).is_none());
+    }
+
+    #[test]
+    fn a_message_in_a_namespace_is_a_loss_where_the_target_has_none() {
+        let started = |namespace: Value| {
+            let mut event = message_started("m", "assistant", None);
+            event.insert("namespace".to_owned(), namespace);
+            event
+        };
+        let parts = |parts: &[&str]| Value::Array(parts.iter().map(|&part| part.into()).collect());
+        let why = |namespace: Value| Loss::namespace("t", &started(namespace)).map(|loss| loss.why);
+        assert_eq!(
+            why(parts(&["outer:a", "inner:b"])).as_deref(),
+            Some("t has no namespaces: a message of outer:a/inner:b is written as the run's")
+        );
+        // The run's own: none, an empty path, or not a path of str.
+        assert_eq!(why(Value::Null), None);
+        assert_eq!(why(parts(&[])), None);
+        assert_eq!(why(Value::Array(vec!["a".into(), 1.into()])), None);
+        assert_eq!(
+            message_started_in("m", "tool", None, Some(vec!["inner:1".to_owned()]))["namespace"],
+            parts(&["inner:1"])
+        );
+        assert_eq!(message_started("m", "tool", None)["namespace"], Value::Null);
     }
 
     #[test]

@@ -329,6 +329,11 @@ impl EncoderOptions {
     }
 
     /// A new encoder built from these options.
+    /// The target's name.
+    pub fn name(&self) -> &'static str {
+        self.protocol.name
+    }
+
     pub fn encoder(&self) -> Box<dyn Encode + Send + Sync> {
         (self.protocol.encoder)(self)
     }

@@ -9,7 +9,8 @@
 //! emitted is read again.
 
 use crate::events::{
-    appended_field, block_delta, block_fields, BlockRef, Decode, Encode, Event, Loss, Quick,
+    appended_field, as_namespace, block_delta, block_fields, BlockRef, Decode, Encode, Event, Loss,
+    Quick,
 };
 use crate::framing::Kind;
 use crate::hashing::IndexMap;
@@ -240,6 +241,8 @@ impl Decoder {
 /// Deltas the encoder writes straight to bytes are kept as bytes; the
 /// events in `out` follow the bytes in `framed`.
 pub struct Convert {
+    /// The target's name, for the losses the Transcoder itself records.
+    target: &'static str,
     encoder: Box<dyn Encode + Send + Sync>,
     framed: Vec<u8>,
     out: Vec<Event>,
@@ -261,11 +264,15 @@ impl Convert {
         }
     }
 
-    /// Keeps what the encoder could not carry of the source's event `event`;
+    /// Keeps what the encoder could not carry of the source's event `event`
+    /// (after `first`, what the Transcoder found lost before encoding it);
     /// told to fail on a loss, holds the first for the event's end.
-    fn note_losses(&mut self, event: u64) {
+    fn note_losses(&mut self, event: u64, first: Option<Loss>) {
         self.event = event;
-        let losses = self.encoder.take_losses();
+        let mut losses = self.encoder.take_losses();
+        if let Some(loss) = first {
+            losses.insert(0, loss);
+        }
         if losses.is_empty() {
             return;
         }
@@ -279,8 +286,9 @@ impl Convert {
 
 impl Sink for Convert {
     fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error> {
+        let lost = lost_namespace(self.target, self.encoder.as_ref(), &event);
         self.encoder.encode(&event, &mut self.out);
-        self.note_losses(log.events);
+        self.note_losses(log.events, lost);
         Ok(())
     }
 
@@ -299,7 +307,7 @@ impl Sink for Convert {
         {
             self.encoder
                 .encode(&block_delta(message_id, index, delta), &mut self.out);
-            self.note_losses(log.events);
+            self.note_losses(log.events, None);
         }
         Ok(())
     }
@@ -351,6 +359,7 @@ impl Transcoder {
         on_error: OnError,
     ) -> Self {
         let sink = Convert {
+            target: target.name(),
             encoder: target.encoder(),
             framed: Vec::new(),
             out: Vec::new(),
@@ -395,8 +404,22 @@ impl Transcoder {
     }
 }
 
+/// A message's namespace, lost by a target whose messages have none: one
+/// rule for every encoder, which says whether it carries them.
+fn lost_namespace(
+    target: &str,
+    encoder: &(dyn Encode + Send + Sync),
+    event: &Event,
+) -> Option<Loss> {
+    if encoder.carries_namespaces() {
+        return None;
+    }
+    Loss::namespace(target, event)
+}
+
 /// Encodes neutral events into a protocol's events and SSE bytes.
 pub struct Encoder {
+    target: &'static str,
     encoder: Box<dyn Encode + Send + Sync>,
     /// The neutral events encoded so far.
     events: u64,
@@ -408,6 +431,7 @@ pub struct Encoder {
 impl Encoder {
     pub fn new(target: EncoderOptions) -> Self {
         Encoder {
+            target: target.name(),
             encoder: target.encoder(),
             events: 0,
             losses: Vec::new(),
@@ -417,8 +441,11 @@ impl Encoder {
     /// What one neutral event becomes, as the target's events.
     pub fn encode_events(&mut self, event: &Event) -> Vec<Event> {
         let mut out = Vec::new();
+        let lost = lost_namespace(self.target, self.encoder.as_ref(), event);
         self.encoder.encode(event, &mut out);
         self.events += 1;
+        let event = self.events;
+        self.losses.extend(lost.map(|loss| (event, loss)));
         self.note_losses();
         out
     }
@@ -518,6 +545,7 @@ impl View {
                 fields.insert("id".to_owned(), message_id.into());
                 fields.insert("role".to_owned(), role.into());
                 fields.insert("kind".to_owned(), kind);
+                fields.insert("namespace".to_owned(), Value::Null);
                 fields.insert("status".to_owned(), "in_progress".into());
                 fields.insert("usage".to_owned(), Value::Null);
                 fields.insert("stop_reason".to_owned(), Value::Null);
@@ -654,6 +682,13 @@ impl Sink for View {
                     &role,
                     field(&event, "kind"),
                 );
+                if let Some(namespace) = as_namespace(event.get("namespace")) {
+                    // Its first start's: the namespace a message is written in stays.
+                    let held = message.fields.get_mut("namespace");
+                    if let Some(held @ Value::Null) = held {
+                        *held = Value::Array(namespace.into_iter().map(Value::String).collect());
+                    }
+                }
                 message
                     .fields
                     .insert("status".to_owned(), "in_progress".into());

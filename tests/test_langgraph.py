@@ -247,53 +247,71 @@ def test_every_protocol_converted_is_read_by_langgraph_sdk_and_adds_up_in_langch
     source: str, path: Path
 ) -> None:
     """The SDK's decoder reads every event; each message chunk is one
-    langchain-core takes, and what they add up to in langchain-core is the
-    message the assembler gives, and the one the last values hold."""
+    langchain-core takes, and what they add up to in langchain-core, in each
+    namespace, is the message the assembler gives there, and the one the
+    last values hold."""
     written = {convert(backend, source, "langgraph", path.read_bytes()) for backend in conversion.backends()}
     assert len(written) == 1
     stream = written.pop()
     parts = sdk_parts(stream)
     assert parts[0][0] == "metadata"
-    added: dict[str, Any] = {}
+    added: dict[str, dict[str, Any]] = {}  # a namespace: its messages by id
     for event, data in parts:
-        mode = event.split("|")[0]
+        mode, _, namespace = event.partition("|")
+        held = added.setdefault(namespace, {})
         assert mode in langgraph.MODES, event
         if mode == "messages":
             message, _ = data
             if message["type"] == "AIMessageChunk":
                 chunk = langchain_messages.AIMessageChunk(**{k: v for k, v in message.items() if k != "type"})
-                added[message["id"]] = added[message["id"]] + chunk if message["id"] in added else chunk
+                held[message["id"]] = held[message["id"]] + chunk if message["id"] in held else chunk
             else:
                 langchain_messages.messages_from_dict([{"type": message["type"], "data": message}])
-                added[message["id"]] = message
+                held[message["id"]] = message
         elif mode in ("messages/partial", "messages/complete"):
             # (a legacy stream passes through: each message whole so far)
             for message in data:
-                ends_another = message["id"].startswith("lc_run-") and not message.get("content") and added
-                if message["id"] in added or not ends_another:
-                    added[message["id"]] = message
-    made = [
-        langchain_messages.message_chunk_to_message(held).model_dump()
-        if isinstance(held, langchain_messages.AIMessageChunk)
-        else held
-        for held in added.values()
-    ]
+                ends_another = message["id"].startswith("lc_run-") and not message.get("content") and held
+                if message["id"] in held or not ends_another:
+                    held[message["id"]] = message
+    made = {
+        namespace: [
+            langchain_messages.message_chunk_to_message(message).model_dump()
+            if isinstance(message, langchain_messages.AIMessageChunk)
+            else message
+            for message in held.values()
+        ]
+        for namespace, held in added.items()
+        if held
+    }
     assembler = backends_first().LangGraphAssembler()
     assembler.feed(stream)
-    assembler.close()
+    run = assembler.close()
+    assembled = {"": run["messages"]} if run["messages"] else {}
+    assembled.update(
+        (namespace, graph["messages"]) for namespace, graph in run["namespaces"].items() if graph["messages"]
+    )
     cut = [
-        call for message in [*made, *assembler.messages] for call in message.get("invalid_tool_calls") or []
+        call
+        for messages in [*made.values(), *assembled.values()]
+        for message in messages
+        for call in message.get("invalid_tool_calls") or []
     ]
     if cut:
         # Arguments cut short: PartialJSON's reading and langchain-core's
         # parse_partial_json differ there (see the test of adding chunks).
-        made = [{**message, "tool_calls": None, "invalid_tool_calls": None} for message in made]
-        assert [{**m, "tool_calls": None, "invalid_tool_calls": None} for m in assembler.messages] == made
+        def uncut(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [{**message, "tool_calls": None, "invalid_tool_calls": None} for message in messages]
+
+        assert {name: uncut(messages) for name, messages in assembled.items()} == {
+            name: uncut(messages) for name, messages in made.items()
+        }
         return
-    assert assembler.messages == made
+    assert assembled == made
     last = parts[-1]
     if last[0] == "values":
-        assert last[1]["messages"] == made
+        # (the root's values hold every message written, a subgraph's too)
+        assert last[1]["messages"] == [message for messages in made.values() for message in messages]
 
 
 def backends_first() -> ModuleType:
@@ -463,3 +481,80 @@ def test_a_result_in_an_assistants_message_is_a_tool_message_of_its_own(backend:
         ("tool", "m-result-1", "found"),
     ]
     assert run["values"]["messages"] == run["messages"]
+
+
+# --- one subgraph, in both protocols the server speaks ---------------------------------------
+
+# The same graph (a subgraph ``inner`` whose model answers) run on one real
+# server: once as its own stream (``messages|inner:<task>``), once in the
+# LangChain Agent Streaming Protocol (``params.namespace``).
+SUBGRAPH_RUN = FIXTURES / "langgraph" / "subgraphs.sse"
+SUBGRAPH_PROTOCOL_RUN = FIXTURES / "langchain" / "server" / "subgraphs.sse"
+
+
+def subgraphs(namespaces: Any) -> list[list[str]]:
+    """The subgraphs a path of namespaces runs through (``inner:<task>``
+    is ``inner``): what two runs of one graph share, their tasks apart."""
+    return sorted([part.split(":")[0] for part in namespace] for namespace in namespaces)
+
+
+def without_index(content: Any) -> Any:
+    # (ChatModelStream writes each block's place on the wire as its index)
+    if not isinstance(content, list):
+        return content
+    return [{key: value for key, value in block.items() if key != "index"} for block in content]
+
+
+def test_a_real_servers_langchain_stream_keeps_each_message_in_its_subgraph(backend: ModuleType) -> None:
+    """Read as the protocol, each message is langchain-core's, in the
+    namespace it streamed in; read into the neutral vocabulary, it keeps it."""
+    stream = SUBGRAPH_PROTOCOL_RUN.read_bytes()
+    judged = judge(SUBGRAPH_PROTOCOL_RUN)["messages"]
+    assembler = backend.LangChainAssembler()
+    assembler.feed(stream)
+    messages = assembler.close()
+    assert [(m["id"], m["namespace"], without_index(m["content"])) for m in messages] == [
+        (m["id"], m["namespace"], without_index(m["content"])) for m in judged
+    ]
+    assert subgraphs(m["namespace"] for m in judged) == [["inner"], ["inner"]]
+    viewed = conversion.view(backend, "langchain", stream)["messages"]
+    assert [(m["id"], m["namespace"]) for m in viewed] == [(m["id"], m["namespace"]) for m in judged]
+
+
+def test_a_subgraphs_messages_convert_into_its_namespace_in_the_other_protocol(backend: ModuleType) -> None:
+    """The server's LangGraph stream converted into the LangChain protocol
+    puts each of the subgraph's messages where the server's own LangChain
+    stream of the graph puts them (``["inner:<task>"]``, the task the
+    LangGraph stream names), and back; the messages are the same."""
+    run = SUBGRAPH_RUN.read_bytes()
+    protocol_run = SUBGRAPH_PROTOCOL_RUN.read_bytes()
+    task = next(iter(judge(SUBGRAPH_RUN)["expected"]["messages"]))  # the subgraph's namespace there
+    assert task.startswith("inner:")
+
+    written = convert(backend, "langgraph", "langchain", run)
+    assembler = backend.LangChainAssembler()
+    assembler.feed(written)
+    ai = [message for message in assembler.close() if message["role"] == "ai"]
+    assert [message["namespace"] for message in ai] == [[task], [task]]
+    judged = judge(SUBGRAPH_PROTOCOL_RUN)["messages"]
+    assert subgraphs(message["namespace"] for message in ai) == subgraphs(m["namespace"] for m in judged)
+    assert [without_index(message["content"]) for message in ai] == [
+        without_index(message["content"]) for message in judged
+    ]
+
+    # And the server's LangChain stream into its own: langgraph-sdk reads
+    # the subgraph's messages under its namespace, as the server sent them.
+    back = convert(backend, "langchain", "langgraph", protocol_run)
+    namespaces = {event.partition("|")[2] for event, _ in sdk_parts(back) if event.startswith("messages")}
+    assert namespaces == {judged[0]["namespace"][0]}
+    converted = by_namespace(assemble(backend, back).run)
+    recorded = judge(SUBGRAPH_RUN)["expected"]["messages"]  # by namespace
+    assert [subgraphs([name.split("|")]) for name in converted] == [[["inner"]]]
+    assert [
+        (message["type"], message["content"], message.get("tool_calls"))
+        for message in converted[judged[0]["namespace"][0]]
+    ] == [
+        (message["type"], message["content"], message.get("tool_calls"))
+        for message in recorded[task]
+        if message["type"] == "ai"
+    ]

@@ -25,9 +25,11 @@ BLOCK_KINDS = ("media", "data", "tool_result")
 def carried_words(row: Any) -> frozenset[str]:
     """The words a target's losses may say: what it cannot carry,
     ``run_status`` where it has no word for a run status,
-    ``result_as_json`` where its tool results are text, and ``tool_kind``
-    where it writes tool calls."""
+    ``result_as_json`` where its tool results are text, ``tool_kind``
+    where it writes tool calls, and ``namespace`` where it has none."""
     words = set(row.cannot_carry)
+    if not row.namespaces:
+        words.add("namespace")
     if row.status_as_carried:
         words.add("run_status")
     if row.results_as_text:
@@ -341,6 +343,57 @@ def test_a_tool_call_of_a_kind_the_target_has_not_is_written_as_a_function_call(
                         "why": f"{target} has no {tool} tool call: it is written as a function call",
                     }
                 ], target
+
+
+def namespaced_run(namespace: list[str]) -> list[dict[str, Any]]:
+    """A run whose answer a subgraph wrote (``namespace``), after one of
+    the run's own."""
+    run: list[dict[str, Any]] = [{"type": "run_started", "run_id": "run-1"}]
+    for message_id, where in (("m0", None), ("m1", namespace)):
+        run += [
+            {"type": "message_started", "message_id": message_id, "role": "assistant", "namespace": where},
+            {"type": "block_started", "message_id": message_id, "index": 0, "kind": "text"},
+            {"type": "block_delta", "message_id": message_id, "index": 0, "delta": f"from {message_id}"},
+            {"type": "block_finished", "message_id": message_id, "index": 0},
+            {"type": "message_finished", "message_id": message_id},
+        ]
+    return [*run, {"type": "run_finished", "status": "completed"}]
+
+
+@pytest.mark.parametrize(
+    "namespace", [["inner:1"], ["outer:a", "inner:b"]], ids=["subgraph", "nested_subgraph"]
+)
+def test_a_message_keeps_its_namespace_where_the_target_has_namespaces(
+    backend: ModuleType, namespace: list[str]
+) -> None:
+    """A subgraph's message reads back in its namespace from a target that
+    has namespaces (its row's ``namespaces``), beside the run's own message
+    in none; every other target writes it as the run's, and says so once,
+    at the message's start."""
+    for target, row in TABLE.items():
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        stream = b"".join(encoder.encode(event) for event in namespaced_run(namespace)) + encoder.close()
+        losses = [loss for loss in encoder.losses if loss["what"] == "namespace"]
+        texts = {
+            "".join(block["text"] for block in message["blocks"] if block["kind"] == "text"): message[
+                "namespace"
+            ]
+            for message in view(backend, target, stream)["messages"]
+        }
+        path = "/".join(namespace)
+        if row.namespaces:
+            assert losses == [], target
+            assert texts == {"from m0": None, "from m1": namespace}, target
+        else:
+            assert losses == [
+                {
+                    "event": 7,
+                    "what": "namespace",
+                    "why": f"{target} has no namespaces: a message of {path} is written as the run's",
+                }
+            ], target
+            assert set(texts.values()) == {None}, target
+            assert "from m1" in "".join(texts), target
 
 
 @pytest.mark.parametrize(

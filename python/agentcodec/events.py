@@ -10,7 +10,8 @@ form: a dict with a ``type``.
                        stopped, where the source says it of the run, not of a message)
 ``run_failed``         ``code``, ``message``, ``usage``
 ``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
-                       tool_result, or None)
+                       tool_result, or None), ``namespace`` (the path of the subgraph or
+                       sub-agent that wrote it, a list of str; None for the run's own)
 ``message_finished``   ``message_id``, ``usage``, ``stop_reason``
 ``block_started``      ``message_id``, ``index``, ``kind``, and the kind's fixed fields
 ``block_delta``        ``message_id``, ``index``, ``delta``: appended to the block's text,
@@ -35,7 +36,7 @@ server that runs it), ``tool_result``
   events and SSE bytes.
 - ``Assembler(protocol)``: any protocol's stream into one neutral view: the
   run's status, usage, stop reason and error, its messages of blocks (tool calls'
-  arguments parsed), the state, and the events that passed through.
+  arguments parsed, each message's namespace), the state, and the events that passed through.
 - ``agentcodec.Transcoder(source, target)`` is a decoder feeding an encoder.
 
 Protocol names: ``PROTOCOLS``.

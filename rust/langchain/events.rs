@@ -5,10 +5,10 @@
 use std::borrow::Cow;
 
 use crate::events::{
-    appended_field, as_int, block_fields, block_finished, block_key, block_replaced, block_started,
-    either, frame_sse, get, get_str, message_finished, message_started, nonempty, or_null,
-    passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event, Held,
-    Loss,
+    appended_field, as_int, as_namespace, block_fields, block_finished, block_key, block_replaced,
+    block_started, either, frame_sse, get, get_str, message_finished, message_started_in, nonempty,
+    or_null, passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event,
+    Held, Loss,
 };
 use crate::hashing::{HashMap, IndexMap};
 use crate::json::{parse, to_text, Map, Value};
@@ -154,6 +154,7 @@ impl Decoder {
         &mut self,
         key: &(String, Option<String>),
         data: &Map<String, Value>,
+        namespace: Option<Vec<String>>,
         out: &mut Vec<Event>,
     ) {
         self.count += 1;
@@ -167,7 +168,7 @@ impl Decoder {
             Value::Null
         };
         let kind = (role == "tool").then_some("tool_result");
-        out.push(message_started(&name, role, kind));
+        out.push(message_started_in(&name, role, kind, namespace));
         self.active.insert(
             key.clone(),
             DecodedMessage {
@@ -195,7 +196,7 @@ impl Decoder {
             if let Some(mut previous) = self.active.remove(&key) {
                 finish_message(&mut previous, &Map::new(), out);
             }
-            self.message(&key, data, out);
+            self.message(&key, data, as_namespace(params.get("namespace")), out);
             return;
         }
         if ![
@@ -211,7 +212,8 @@ impl Decoder {
             return;
         }
         if !self.active.contains_key(&key) {
-            self.message(&key, &Map::new(), out);
+            let namespace = as_namespace(params.get("namespace"));
+            self.message(&key, &Map::new(), namespace, out);
         }
         if kind == "message-finish" {
             let mut message = self.active.remove(&key).expect("the message is active");
@@ -487,7 +489,13 @@ struct OpenBlock {
 pub struct Encoder {
     /// What could not be carried since the last `take_losses`.
     lost: Vec<Loss>,
+    /// The stream's namespace: the lifecycle's, and the one every message's
+    /// own (a subgraph's path) is under.
     namespace: Vec<String>,
+    /// The namespaces of the messages written in one.
+    message_namespaces: HashMap<String, Vec<String>>,
+    /// The namespace of the message on the wire, in full.
+    wire_namespace: Vec<String>,
     node: Option<String>,
     timestamp: Option<Value>,
     seq: i64,
@@ -596,7 +604,9 @@ fn content(block: &OpenBlock, is_final: bool) -> Value {
 impl Encoder {
     pub fn new(namespace: Vec<String>, node: Option<String>, timestamp: Option<Value>) -> Self {
         Encoder {
+            wire_namespace: namespace.clone(),
             namespace,
+            message_namespaces: HashMap::default(),
             node,
             timestamp: timestamp.filter(|value| !value.is_null()),
             seq: 0,
@@ -614,11 +624,12 @@ impl Encoder {
     fn envelope(&mut self, method: &str, data: Value) -> Event {
         self.seq += 1;
         let mut params = Map::new();
-        let namespace = self
-            .namespace
-            .iter()
-            .map(|part| part.as_str().into())
-            .collect();
+        let namespace = if method == "messages" {
+            &self.wire_namespace
+        } else {
+            &self.namespace
+        };
+        let namespace = namespace.iter().map(|part| part.as_str().into()).collect();
         params.insert("namespace".to_owned(), Value::Array(namespace));
         let timestamp = self.timestamp.clone().unwrap_or_else(|| now_ms().into());
         params.insert("timestamp".to_owned(), timestamp);
@@ -654,13 +665,21 @@ impl Encoder {
             return;
         }
         let role = self.roles.get(message_id).copied().unwrap_or("ai");
+        let namespace = self.message_namespaces.get(message_id);
         if let Some(current) = &self.current {
-            if role == "ai" && self.roles.get(current).copied().unwrap_or("ai") == "ai" {
+            if role == "ai"
+                && self.roles.get(current).copied().unwrap_or("ai") == "ai"
+                && namespace == self.message_namespaces.get(current)
+            {
                 self.members.insert(message_id.to_owned(), false);
                 return;
             }
             self.end_message(None, out);
         }
+        let namespace = self.message_namespaces.get(message_id);
+        self.wire_namespace = self.namespace.clone();
+        self.wire_namespace
+            .extend(namespace.into_iter().flatten().cloned());
         let mut start = vec![
             ("event", "message-start".into()),
             ("role", role.into()),
@@ -852,6 +871,7 @@ impl Encoder {
         self.messages(object(finish), out);
         self.current = None;
         self.members.clear();
+        self.wire_namespace.clone_from(&self.namespace);
     }
 
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -895,6 +915,10 @@ impl Encode for Encoder {
         std::mem::take(&mut self.lost)
     }
 
+    fn carries_namespaces(&self) -> bool {
+        true
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.ended {
             return; // the run has ended
@@ -908,6 +932,10 @@ impl Encode for Encoder {
                     let role = role_out(get_str(event, "role").unwrap_or(""));
                     self.roles.insert(message_id.to_owned(), role);
                     self.pending = Some(message_id.to_owned());
+                    if let Some(namespace) = as_namespace(event.get("namespace")) {
+                        self.message_namespaces
+                            .insert(message_id.to_owned(), namespace);
+                    }
                 }
             }
             "message_finished" => self.message_finished(event, out),

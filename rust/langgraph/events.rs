@@ -6,16 +6,22 @@ use super::assembler::{empty_end, ChunkedMessage};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::read;
 use crate::events::{
-    as_int, block_delta, block_finished, block_key, block_replaced, block_started, frame_sse, get,
-    get_str, has_annotations, is_falsy, message_finished, message_started, or_null, passthrough,
-    run_failed, run_finished, run_started, sse_field, state_snapshot, Decode, Encode, Event, Held,
-    Loss,
+    as_int, as_namespace, block_delta, block_finished, block_key, block_replaced, block_started,
+    frame_sse, get, get_str, has_annotations, is_falsy, message_finished, message_started_in,
+    or_null, passthrough, run_failed, run_finished, run_started, sse_field, state_snapshot, Decode,
+    Encode, Event, Held, Loss,
 };
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
 use crate::json::{to_text, Map, Value};
 
 const TARGET: &str = "langgraph";
+
+/// A subgraph's namespace as the vocabulary holds it (`inner:<task>`, parts
+/// joined by `|`, is `["inner:<task>"]`); `None` for the root's.
+fn parts(namespace: &str) -> Option<Vec<String>> {
+    (!namespace.is_empty()).then(|| namespace.split('|').map(str::to_owned).collect())
+}
 
 /// A message being decoded.
 #[derive(Debug, Default)]
@@ -291,7 +297,12 @@ impl Decoder {
             None => {
                 self.messages
                     .insert(message_id.clone(), Streamed::new(namespace));
-                out.push(message_started(&message_id, "assistant", Some("message")));
+                out.push(message_started_in(
+                    &message_id,
+                    "assistant",
+                    Some("message"),
+                    parts(namespace),
+                ));
             }
             Some(streamed) if streamed.snapshots => return,
             Some(_) => {}
@@ -356,7 +367,12 @@ impl Decoder {
                 self.tool_result(message_id, message, out);
                 return true;
             }
-            out.push(message_started(message_id, "assistant", Some("message")));
+            out.push(message_started_in(
+                message_id,
+                "assistant",
+                Some("message"),
+                parts(namespace),
+            ));
         }
         self.last
             .insert(namespace.to_owned(), message_id.to_owned());
@@ -697,7 +713,16 @@ impl Decoder {
         message: &Map<String, Value>,
         out: &mut Vec<Event>,
     ) {
-        out.push(message_started(message_id, "tool", Some("tool_result")));
+        let namespace = self
+            .messages
+            .get(message_id)
+            .and_then(|streamed| parts(&streamed.namespace));
+        out.push(message_started_in(
+            message_id,
+            "tool",
+            Some("tool_result"),
+            namespace,
+        ));
         let fields = [
             ("call_id", or_null(message.get("tool_call_id"))),
             ("name", or_null(message.get("name"))),
@@ -776,6 +801,9 @@ pub struct Encoder {
     string_block: HashMap<String, i64>,
     blocks: HashMap<(String, i64), Written>,
     calls: HashMap<String, i64>,
+    /// A message written in a subgraph: the name its events take
+    /// (`messages|inner:<task>`).
+    names: HashMap<String, String>,
 }
 
 /// What one chunk written holds beside its message's id.
@@ -820,7 +848,15 @@ impl Encoder {
             string_block: HashMap::default(),
             blocks: HashMap::default(),
             calls: HashMap::default(),
+            names: HashMap::default(),
         }
+    }
+
+    /// The name of a message's events: its subgraph's after the mode.
+    fn name(&self, message_id: &str) -> &str {
+        self.names
+            .get(message_id)
+            .map_or("messages", String::as_str)
     }
 
     fn part(event: &str, data: Value) -> Event {
@@ -871,7 +907,7 @@ impl Encoder {
         let mut metadata = Map::new();
         metadata.insert("langgraph_node".to_owned(), self.node.clone().into());
         let data = Value::Array(vec![Value::Object(chunk), Value::Object(metadata)]);
-        out.push(Self::part("messages", data));
+        out.push(Self::part(self.name(message_id), data));
     }
 
     fn text_chunk(
@@ -1059,7 +1095,7 @@ impl Encoder {
         let mut metadata = Map::new();
         metadata.insert("langgraph_node".to_owned(), "tools".into());
         out.push(Self::part(
-            "messages",
+            self.name(&key.0),
             Value::Array(vec![message, Value::Object(metadata)]),
         ));
     }
@@ -1151,6 +1187,10 @@ impl Encode for Encoder {
         std::mem::take(&mut self.lost)
     }
 
+    fn carries_namespaces(&self) -> bool {
+        true
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.finished {
             return;
@@ -1180,6 +1220,13 @@ impl Encode for Encoder {
                         Some("user" | "system" | "developer")
                     ) {
                         self.others.insert(message_id.to_owned());
+                    }
+                    if let Some(namespace) = as_namespace(event.get("namespace")) {
+                        let name = std::iter::once("messages".to_owned())
+                            .chain(namespace)
+                            .collect::<Vec<_>>()
+                            .join("|");
+                        self.names.insert(message_id.to_owned(), name);
                     }
                 }
             }

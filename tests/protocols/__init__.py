@@ -135,6 +135,10 @@ class Row:
     #: beside function calls: a call of another kind is written as a function
     #: call, and reported (``tool_kind``).
     tool_kinds: frozenset[str] = frozenset()
+    #: Whether its messages keep the namespace they were written in (the
+    #: path of a subgraph or sub-agent), read back as written; a target
+    #: without reports the loss (``namespace``).
+    namespaces: bool = False
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
     #: it names them.
     encrypted_by: str | None = None

@@ -51,7 +51,7 @@ ROW = Row(
     assembler="LangChainAssembler",
     result="messages",
     stream="langchain/parallel_tool_calls.sse",
-    recorded_streams=("langchain/*.sse",),
+    recorded_streams=("langchain/*.sse", "langchain/server/*.sse"),
     reads=("messages",),
     three_messages=tuple(
         {"method": "messages", "params": {"namespace": [], "data": {"event": "message-start", "id": f"m{i}"}}}
@@ -59,6 +59,7 @@ ROW = Row(
     ),
     fixed_options={"timestamp": 1763700000000},
     tool_kinds=frozenset({"server"}),
+    namespaces=True,
     cannot_carry=frozenset({"refusal_kind", "tool_server", "usage"}),
     status_as_carried={"incomplete": "completed", "cancelled": "interrupted"},
     count_blocks=lambda assembler: sum(list_length(message.get("content")) for message in assembler.messages),

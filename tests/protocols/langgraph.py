@@ -35,6 +35,7 @@ ROW = Row(
     framing="named",
     ends_every_stream=True,
     fixed_options={"run_id": "run-1", "node": "model"},
+    namespaces=True,
     cannot_carry=frozenset(
         {
             "block_ends",

@@ -11,7 +11,8 @@ with a ``type``:
                        says it of the run rather than of a message)
 ``run_failed``         ``code``, ``message``, ``usage``
 ``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
-                       tool_result, or None)
+                       tool_result, or None), ``namespace`` (the path of the subgraph or
+                       sub-agent that wrote it, a list of str; None for the run's own)
 ``message_finished``   ``message_id``, ``usage``, ``stop_reason``
 ``block_started``      ``message_id``, ``index``, ``kind``, and the kind's fixed fields
 ``block_delta``        ``message_id``, ``index``, ``delta``: appended to the block's text,
@@ -56,6 +57,7 @@ __all__ = [
     "ProtocolName",
     "Held",
     "as_int",
+    "as_namespace",
     "as_str",
     "block_key",
     "BLOCK_FIELDS",
@@ -169,8 +171,24 @@ def run_failed(code: Any = None, message: Any = None, usage: Any = None) -> dict
     return {"type": "run_failed", "code": code, "message": message, "usage": usage}
 
 
-def message_started(message_id: str, role: str = "assistant", kind: str | None = None) -> dict[str, Any]:
-    return {"type": "message_started", "message_id": message_id, "role": role, "kind": kind}
+def message_started(
+    message_id: str, role: str = "assistant", kind: str | None = None, namespace: list[str] | None = None
+) -> dict[str, Any]:
+    return {
+        "type": "message_started",
+        "message_id": message_id,
+        "role": role,
+        "kind": kind,
+        "namespace": namespace,
+    }
+
+
+def as_namespace(value: Any) -> list[str] | None:
+    """A message's namespace as the vocabulary holds it: a list of str with
+    at least one part, else None (the run's own messages)."""
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        return list(value)
+    return None
 
 
 def message_finished(message_id: str, usage: Any = None, stop_reason: Any = None) -> dict[str, Any]:
@@ -301,6 +319,9 @@ class RecordsLosses:
     (``Encode::take_losses``)."""
 
     _lost: list[tuple[str, str]]
+    #: Whether its messages keep the namespace they were written in (a
+    #: subgraph's path); where not, the Transcoder records the loss.
+    carries_namespaces = False
 
     def take_losses(self) -> list[tuple[str, str]]:
         """What the encoder could not carry since the last call, in order."""
@@ -415,6 +436,22 @@ def tool_kind_loss(
     if not tool or tool in ("function", "function_call") or tool in carried:
         return []
     return [("tool_kind", f"{target} has no {tool} tool call: it is written as a function call")]
+
+
+def namespace_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """A message written in a namespace (a subgraph's or sub-agent's) by a
+    target that has none: it reads as the run's own (``events::Loss::namespace``)."""
+    if event.get("type") != "message_started":
+        return []
+    namespace = as_namespace(event.get("namespace"))
+    if namespace is None:
+        return []
+    return [
+        (
+            "namespace",
+            f"{target} has no namespaces: a message of {'/'.join(namespace)} is written as the run's",
+        )
+    ]
 
 
 def other_role_loss(target: str, kind: str) -> tuple[str, str]:

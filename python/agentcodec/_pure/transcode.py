@@ -10,7 +10,7 @@ from typing import Any
 from .._errors import ConversionLossError
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
-from .events import APPENDED_FIELD, BLOCK_FIELDS
+from .events import APPENDED_FIELD, BLOCK_FIELDS, as_namespace, namespace_loss
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, loads
 from .protocol import Protocol, check_option
@@ -167,6 +167,14 @@ class Decoder(_Decoding):
         return [render(event) for event in events]
 
 
+def _lost_namespace(target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """A message's namespace, lost by a target whose messages have none: one
+    rule for every encoder, which says whether it carries them."""
+    if encoder.carries_namespaces:
+        return []
+    return namespace_loss(target, event)
+
+
 class Encoder:
     """Encodes neutral events into a protocol's events and SSE bytes."""
 
@@ -184,8 +192,9 @@ class Encoder:
         neutral event that brought it, counted from 1), ``what`` and ``why``."""
         return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
 
-    def _note_losses(self) -> None:
-        self._losses += [(self._events, what, why) for what, why in self._encoder.take_losses()]
+    def _note_losses(self, lost: list[tuple[str, str]] | None = None) -> None:
+        lost = (lost or []) + self._encoder.take_losses()
+        self._losses += [(self._events, what, why) for what, why in lost]
 
     def encode(self, event: dict[str, Any]) -> bytes:
         """The SSE bytes of what one neutral event becomes."""
@@ -202,9 +211,10 @@ class Encoder:
             raise TypeError(f"a neutral event must be JSON-compatible: {exc}") from None
         if not isinstance(copied, dict):
             raise TypeError(f"a neutral event is a dict, not {type(event).__name__}")
+        lost = _lost_namespace(self.target, self._encoder, copied)
         encoded = [render(item) for item in self._encoder.encode(copied)]
         self._events += 1
-        self._note_losses()
+        self._note_losses(lost)
         return encoded
 
     def close(self) -> bytes:
@@ -282,9 +292,10 @@ class Transcoder(_Decoding):
         return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
 
     def _neutral(self, event: dict[str, Any]) -> None:
+        lost = _lost_namespace(self.target, self._encoder, event)
         self._out.extend(self._encoder.encode(event))
         self._loss_event = self._events
-        lost = self._encoder.take_losses()
+        lost += self._encoder.take_losses()
         if lost:
             self._losses += [(self._events, what, why) for what, why in lost]
             if self._fail_on_loss and self._failing is None:
@@ -405,6 +416,7 @@ class Assembler(_Decoding):
                 "id": message_id,
                 "role": role,
                 "kind": kind,
+                "namespace": None,
                 "status": "in_progress",
                 "usage": None,
                 "stop_reason": None,
@@ -435,6 +447,9 @@ class Assembler(_Decoding):
                 self._run["usage"] = event["usage"]
         elif kind == "message_started":
             message = self._message(event["message_id"], event.get("role") or "assistant", event.get("kind"))
+            if message["namespace"] is None:
+                # Its first start's: the namespace a message is written in stays.
+                message["namespace"] = as_namespace(event.get("namespace"))
             message["status"] = "in_progress"
         elif kind == "message_finished":
             message = self._message(event["message_id"])

@@ -128,14 +128,18 @@ class Decoder:
             out.append(ev.passthrough("langchain", envelope))
 
     def _message(
-        self, key: tuple[str, str | None], data: dict[str, Any], out: list[dict[str, Any]]
+        self,
+        key: tuple[str, str | None],
+        data: dict[str, Any],
+        namespace: list[str] | None,
+        out: list[dict[str, Any]],
     ) -> _Message:
         self._count += 1
         name = ev.as_str(_first(data, "id", "message_id", "messageId")) or f"message-{self._count}"
         role = ROLES_IN.get(ev.as_str(data.get("role")) or "", "assistant")
         call_id = _first(data, "tool_call_id", "toolCallId") if role == "tool" else None
         message = self._active[key] = _Message(name, call_id)
-        out.append(ev.message_started(name, role, "tool_result" if role == "tool" else None))
+        out.append(ev.message_started(name, role, "tool_result" if role == "tool" else None, namespace))
         return message
 
     def _messages_event(
@@ -157,7 +161,7 @@ class Decoder:
             previous = self._active.pop(key, None)
             if previous is not None:
                 self._finish_message(previous, {}, out)
-            self._message(key, data, out)
+            self._message(key, data, ev.as_namespace(namespace), out)
             return
         if kind not in (
             "content-block-start",
@@ -168,7 +172,7 @@ class Decoder:
         ):
             out.append(ev.passthrough("langchain", envelope))
             return
-        message = self._active.get(key) or self._message(key, {}, out)
+        message = self._active.get(key) or self._message(key, {}, ev.as_namespace(namespace), out)
         if kind == "message-finish":
             del self._active[key]
             self._finish_message(message, data, out)
@@ -330,13 +334,18 @@ class Encoder(ev.RecordsLosses):
     lifecycle channels)."""
 
     protocol = "langchain"
+    carries_namespaces = True
 
     def __init__(
         self, namespace: list[str] | None = None, node: str | None = "model", timestamp: int | None = None
     ) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
+        # The stream's namespace: the lifecycle's, and the one every
+        # message's own (a subgraph's path) is under.
         self._namespace = list(namespace or [])
+        self._message_namespaces: dict[str, list[str]] = {}
+        self._wire_namespace = self._namespace  # the message's on the wire
         self._node = node
         self._timestamp = timestamp
         self._seq = 0
@@ -363,7 +372,8 @@ class Encoder(ev.RecordsLosses):
 
     def _envelope(self, method: str, data: Any) -> dict[str, Any]:
         self._seq += 1
-        params: dict[str, Any] = {"namespace": list(self._namespace)}
+        namespace = self._wire_namespace if method == "messages" else self._namespace
+        params: dict[str, Any] = {"namespace": list(namespace)}
         params["timestamp"] = self._timestamp if self._timestamp is not None else int(time.time() * 1000)
         if self._node is not None and method == "messages":
             params["node"] = self._node
@@ -410,19 +420,27 @@ class Encoder(ev.RecordsLosses):
         if isinstance(message_id, str):
             self._roles[message_id] = ROLES_OUT.get(ev.as_str(event.get("role")) or "", "ai")
             self._pending = message_id
+            namespace = ev.as_namespace(event.get("namespace"))
+            if namespace is not None:
+                self._message_namespaces[message_id] = namespace
 
     def _announce(self, message_id: str, out: list[dict[str, Any]], call_id: Any = None) -> None:
         """Writes the message's start, ending the one on the wire before it.
         An assistant message that starts while an assistant message is on
         the wire joins it: one AI message holds its reasoning, text and tool
-        calls, however many messages the source split them into."""
+        calls, however many messages the source split them into (of one
+        namespace: a subgraph's messages are its own)."""
         if message_id in self._members:
             return
+        namespace = self._message_namespaces.get(message_id)
         if self._current is not None:
-            if self._roles.get(message_id, "ai") == "ai" == self._roles.get(self._current, "ai"):
+            if self._roles.get(message_id, "ai") == "ai" == self._roles.get(
+                self._current, "ai"
+            ) and namespace == self._message_namespaces.get(self._current):
                 self._members[message_id] = False
                 return
             self._end_message(None, out)
+        self._wire_namespace = self._namespace + namespace if namespace else self._namespace
         start: dict[str, Any] = {
             "event": "message-start",
             "role": self._roles.get(message_id, "ai"),
@@ -586,6 +604,7 @@ class Encoder(ev.RecordsLosses):
         out.append(self._envelope("messages", finish))
         self._current = None
         self._members = {}
+        self._wire_namespace = self._namespace
 
     def _passthrough(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         inner = event.get("event")

@@ -57,6 +57,12 @@ def frame(event: dict[str, Any]) -> bytes:
     return sse_frame(event.get("data"), name=name)  # type: ignore[arg-type]
 
 
+def _parts(namespace: str) -> list[str] | None:
+    """A subgraph's namespace as the vocabulary holds it (``inner:<task>``,
+    parts joined by ``|``, is ``["inner:<task>"]``); None for the root's."""
+    return namespace.split("|") if namespace else None
+
+
 class _Streamed:
     """A message being decoded."""
 
@@ -223,7 +229,7 @@ class Decoder:
             return
         if streamed is None:
             streamed = self._messages[message_id] = _Streamed(namespace)
-            out.append(ev.message_started(message_id, "assistant", "message"))
+            out.append(ev.message_started(message_id, "assistant", "message", _parts(namespace)))
         if streamed.snapshots:
             return
         # (messages of one namespace may interleave: choices, or calls
@@ -263,7 +269,7 @@ class Decoder:
             if kind == "tool":
                 self._tool_result(message_id, message, streamed, out)
                 return True
-            out.append(ev.message_started(message_id, "assistant", "message"))
+            out.append(ev.message_started(message_id, "assistant", "message", _parts(namespace)))
         self._last[namespace] = message_id
         if streamed.finished or not streamed.snapshots:
             return True  # (sent again after it ended, or streamed in chunks: it stands)
@@ -446,7 +452,7 @@ class Decoder:
     def _tool_result(
         self, message_id: str, message: dict[str, Any], streamed: _Streamed, out: list[dict[str, Any]]
     ) -> None:
-        out.append(ev.message_started(message_id, "tool", "tool_result"))
+        out.append(ev.message_started(message_id, "tool", "tool_result", _parts(streamed.namespace)))
         index = self._block(
             message_id,
             "tool_result",
@@ -494,9 +500,13 @@ class Encoder(ev.RecordsLosses):
     """Neutral events to a LangGraph Agent Server stream."""
 
     protocol = "langgraph"
+    carries_namespaces = True
 
     def __init__(self, run_id: str | None = None, node: str | None = None) -> None:
         self._lost: list[tuple[str, str]] = []
+        # A message written in a subgraph: the name its events take
+        # (``messages|inner:<task>``).
+        self._names: dict[str, str] = {}
         self._run_id = run_id
         self._node = node or "model"
         self._started = False
@@ -552,7 +562,12 @@ class Encoder(ev.RecordsLosses):
             held.add(chunk)
         else:
             self._written[message_id] = ChunkedMessage(chunk)
-        out.append({"event": "messages", "data": [chunk, {"langgraph_node": self._node}]})
+        out.append(
+            {
+                "event": self._names.get(message_id, "messages"),
+                "data": [chunk, {"langgraph_node": self._node}],
+            }
+        )
 
     def _message_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
@@ -560,6 +575,9 @@ class Encoder(ev.RecordsLosses):
             return
         if event.get("role") in ("user", "system", "developer"):
             self._others.add(message_id)
+        namespace = ev.as_namespace(event.get("namespace"))
+        if namespace is not None:
+            self._names[message_id] = "|".join(["messages", *namespace])
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         key = ev.block_key(event)
@@ -669,7 +687,9 @@ class Encoder(ev.RecordsLosses):
             "status": "success",
         }
         self._written[tool_id] = message
-        out.append({"event": "messages", "data": [message, {"langgraph_node": "tools"}]})
+        out.append(
+            {"event": self._names.get(key[0], "messages"), "data": [message, {"langgraph_node": "tools"}]}
+        )
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
