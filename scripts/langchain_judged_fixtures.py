@@ -58,28 +58,29 @@ def judged(stream: ChatModelStream) -> dict[str, Any]:
 
 
 def ai_messages(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each AI message of the messages channel, as ChatModelStream assembles it."""
-    messages, stream = [], None
+    """Each AI message of the messages channel, as ChatModelStream assembles
+    it, in the order they end: one at a time in each namespace and node, as
+    the protocol keys them (a subgraph's beside the run's)."""
+    messages, streams = [], {}
     for envelope in events:
         if envelope.get("method") != "messages":
             continue
-        data = envelope["params"]["data"]
+        params = envelope["params"]
+        key = (tuple(params["namespace"]), params.get("node"))
+        data = params["data"]
         if data.get("event") == "message-start":
-            if stream is not None:
-                messages.append(judged(stream))
-            stream = None
+            if key in streams:
+                messages.append(judged(streams.pop(key)))
             if data.get("role") == "ai":
-                params = envelope["params"]
-                stream = ChatModelStream(namespace=params["namespace"], node=params.get("node"),
-                                         message_id=data.get("id"))  # fmt: skip
+                streams[key] = ChatModelStream(namespace=params["namespace"], node=params.get("node"),
+                                               message_id=data.get("id"))  # fmt: skip
+        stream = streams.get(key)
         if stream is None:
             continue
         stream.dispatch(data)
         if data.get("event") in ("message-finish", "error"):
-            messages.append(judged(stream))
-            stream = None
-    if stream is not None:
-        messages.append(judged(stream))  # the stream was cut
+            messages.append(judged(streams.pop(key)))
+    messages += [judged(stream) for stream in streams.values()]  # the stream was cut
     return messages
 
 

@@ -93,6 +93,8 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
     ),
     "error": ("broken", ["values", "messages-tuple"], {}, None),
     "subgraphs": ("nested", ["values", "updates", "messages-tuple"], {"stream_subgraphs": True}, None),
+    # Two subgraphs side by side: their messages interleave, each in its namespace.
+    "parallel": ("parallel", ["values", "updates", "messages-tuple"], {"stream_subgraphs": True}, None),
     "debug": ("agent", ["debug", "tasks", "checkpoints"], {}, None),
     "resumable": ("agent", ["values", "messages-tuple"], {"stream_resumable": True}, None),
 }
@@ -101,6 +103,7 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
 #: name: (assistant, channels) of a LangChain protocol run (tests/fixtures/langchain/server/)
 PROTOCOL_CASES: dict[str, tuple[str, list[str]]] = {
     "subgraphs": ("nested", ["values", "updates", "messages", "tools", "lifecycle", "custom"]),
+    "parallel": ("parallel", ["values", "updates", "messages", "tools", "lifecycle", "custom"]),
 }
 PROTOCOL_OUT = ROOT / "tests" / "fixtures" / "langchain" / "server"
 

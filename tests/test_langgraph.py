@@ -483,19 +483,24 @@ def test_a_result_in_an_assistants_message_is_a_tool_message_of_its_own(backend:
     assert run["values"]["messages"] == run["messages"]
 
 
-# --- one subgraph, in both protocols the server speaks ---------------------------------------
+# --- subgraphs, in both protocols the server speaks ------------------------------------------
 
-# The same graph (a subgraph ``inner`` whose model answers) run on one real
-# server: once as its own stream (``messages|inner:<task>``), once in the
-# LangChain Agent Streaming Protocol (``params.namespace``).
-SUBGRAPH_RUN = FIXTURES / "langgraph" / "subgraphs.sse"
-SUBGRAPH_PROTOCOL_RUN = FIXTURES / "langchain" / "server" / "subgraphs.sse"
+# Each graph run on one real server twice: once as its own stream
+# (``messages|inner:<task>``), once in the LangChain Agent Streaming Protocol
+# (``params.namespace``). ``subgraphs`` nests one subgraph that calls a tool;
+# ``parallel`` runs two side by side, their messages interleaving.
+SUBGRAPH_RUNS = ["subgraphs", "parallel"]
 
 
-def subgraphs(namespaces: Any) -> list[list[str]]:
-    """The subgraphs a path of namespaces runs through (``inner:<task>``
-    is ``inner``): what two runs of one graph share, their tasks apart."""
-    return sorted([part.split(":")[0] for part in namespace] for namespace in namespaces)
+def protocol_run(name: str) -> Path:
+    return FIXTURES / "langchain" / "server" / f"{name}.sse"
+
+
+def graph_of(namespace: str) -> str:
+    """The subgraphs a namespace runs through, its tasks apart
+    (``outer:<task>|inner:<task>`` is ``outer|inner``): what two runs of one
+    graph share."""
+    return "|".join(part.split(":")[0] for part in namespace.split("|"))
 
 
 def without_index(content: Any) -> Any:
@@ -505,56 +510,71 @@ def without_index(content: Any) -> Any:
     return [{key: value for key, value in block.items() if key != "index"} for block in content]
 
 
-def test_a_real_servers_langchain_stream_keeps_each_message_in_its_subgraph(backend: ModuleType) -> None:
+@pytest.mark.parametrize("name", SUBGRAPH_RUNS)
+def test_a_real_servers_langchain_stream_keeps_each_message_in_its_subgraph(
+    backend: ModuleType, name: str
+) -> None:
     """Read as the protocol, each message is langchain-core's, in the
     namespace it streamed in; read into the neutral vocabulary, it keeps it."""
-    stream = SUBGRAPH_PROTOCOL_RUN.read_bytes()
-    judged = judge(SUBGRAPH_PROTOCOL_RUN)["messages"]
+    stream = protocol_run(name).read_bytes()
+    judged = judge(protocol_run(name))["messages"]
+    assert judged
+    assert all(message["namespace"] for message in judged)
     assembler = backend.LangChainAssembler()
     assembler.feed(stream)
     messages = assembler.close()
     assert [(m["id"], m["namespace"], without_index(m["content"])) for m in messages] == [
         (m["id"], m["namespace"], without_index(m["content"])) for m in judged
     ]
-    assert subgraphs(m["namespace"] for m in judged) == [["inner"], ["inner"]]
     viewed = conversion.view(backend, "langchain", stream)["messages"]
     assert [(m["id"], m["namespace"]) for m in viewed] == [(m["id"], m["namespace"]) for m in judged]
+    # The root graph's lifecycle is the run's; a subgraph's start and end pass through.
+    decoder = backend.NeutralDecoder("langchain")
+    decoded = decoder.feed(stream) + decoder.close()
+    assert [event["type"] for event in decoded if event["type"].startswith("run_")] == [
+        "run_started",
+        "run_finished",
+    ]
 
 
-def test_a_subgraphs_messages_convert_into_its_namespace_in_the_other_protocol(backend: ModuleType) -> None:
+@pytest.mark.parametrize("name", SUBGRAPH_RUNS)
+def test_a_subgraphs_messages_convert_into_its_namespace_in_the_other_protocol(
+    backend: ModuleType, name: str
+) -> None:
     """The server's LangGraph stream converted into the LangChain protocol
-    puts each of the subgraph's messages where the server's own LangChain
-    stream of the graph puts them (``["inner:<task>"]``, the task the
-    LangGraph stream names), and back; the messages are the same."""
-    run = SUBGRAPH_RUN.read_bytes()
-    protocol_run = SUBGRAPH_PROTOCOL_RUN.read_bytes()
-    task = next(iter(judge(SUBGRAPH_RUN)["expected"]["messages"]))  # the subgraph's namespace there
-    assert task.startswith("inner:")
+    puts each message in the namespace it streamed in, whole however the
+    subgraphs' messages interleave, as the server's own LangChain stream of
+    the graph puts them; and the server's LangChain stream converted into
+    the LangGraph one, alike. The messages are the same."""
+    recorded = judge(FIXTURES / "langgraph" / f"{name}.sse")["expected"]["messages"]  # by namespace
+    judged = judge(protocol_run(name))["messages"]
+    streamed_in = {
+        message["id"]: namespace for namespace, messages in recorded.items() for message in messages
+    }
 
-    written = convert(backend, "langgraph", "langchain", run)
+    written = convert(
+        backend, "langgraph", "langchain", (FIXTURES / "langgraph" / f"{name}.sse").read_bytes()
+    )
     assembler = backend.LangChainAssembler()
     assembler.feed(written)
     ai = [message for message in assembler.close() if message["role"] == "ai"]
-    assert [message["namespace"] for message in ai] == [[task], [task]]
-    judged = judge(SUBGRAPH_PROTOCOL_RUN)["messages"]
-    assert subgraphs(message["namespace"] for message in ai) == subgraphs(m["namespace"] for m in judged)
-    assert [without_index(message["content"]) for message in ai] == [
-        without_index(message["content"]) for message in judged
+    assert [message["namespace"] for message in ai] == [
+        streamed_in[message["id"]].split("|") for message in ai
     ]
+    by_graph = {graph_of("|".join(m["namespace"])): without_index(m["content"]) for m in judged}
+    assert {graph_of("|".join(m["namespace"])): without_index(m["content"]) for m in ai} == by_graph
+    assert len(ai) == len(judged)
 
     # And the server's LangChain stream into its own: langgraph-sdk reads
-    # the subgraph's messages under its namespace, as the server sent them.
-    back = convert(backend, "langchain", "langgraph", protocol_run)
+    # each message under its namespace, as the server sent them.
+    back = convert(backend, "langchain", "langgraph", protocol_run(name).read_bytes())
     namespaces = {event.partition("|")[2] for event, _ in sdk_parts(back) if event.startswith("messages")}
-    assert namespaces == {judged[0]["namespace"][0]}
+    assert namespaces == {"|".join(message["namespace"]) for message in judged}
     converted = by_namespace(assemble(backend, back).run)
-    recorded = judge(SUBGRAPH_RUN)["expected"]["messages"]  # by namespace
-    assert [subgraphs([name.split("|")]) for name in converted] == [[["inner"]]]
-    assert [
-        (message["type"], message["content"], message.get("tool_calls"))
-        for message in converted[judged[0]["namespace"][0]]
-    ] == [
-        (message["type"], message["content"], message.get("tool_calls"))
-        for message in recorded[task]
-        if message["type"] == "ai"
-    ]
+
+    def ai_messages(messages: list[dict[str, Any]]) -> list[Any]:
+        return [(m["content"], m.get("tool_calls")) for m in messages if m["type"] == "ai"]
+
+    assert {graph_of(namespace): ai_messages(messages) for namespace, messages in converted.items()} == {
+        graph_of(namespace): ai_messages(messages) for namespace, messages in recorded.items()
+    }

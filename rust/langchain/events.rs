@@ -95,6 +95,8 @@ pub struct Decoder {
     active: HashMap<(String, Option<String>), DecodedMessage>,
     count: u64,
     started: bool,
+    /// The run's namespace: the first lifecycle event's.
+    run_namespace: Option<Vec<String>>,
 }
 
 impl Decode for Decoder {
@@ -121,6 +123,9 @@ impl Decode for Decoder {
         };
         match get_str(envelope, "method") {
             Some("messages") => self.messages_event(params, data, envelope, out),
+            Some("lifecycle") if self.of_subgraph(params.get("namespace")) => {
+                out.push(passthrough(PROTOCOL, envelope));
+            }
             Some("lifecycle") => self.lifecycle(data, envelope, out),
             _ => out.push(passthrough(PROTOCOL, envelope)),
         }
@@ -128,9 +133,32 @@ impl Decode for Decoder {
 }
 
 impl Decoder {
+    /// Whether a lifecycle event is a subgraph's: in a namespace of str
+    /// below the run's. The first is the run's.
+    fn of_subgraph(&mut self, namespace: Option<&Value>) -> bool {
+        let Some(Value::Array(parts)) = namespace else {
+            return false;
+        };
+        let Some(namespace) = parts
+            .iter()
+            .map(|part| part.as_str().map(str::to_owned))
+            .collect::<Option<Vec<String>>>()
+        else {
+            return false;
+        };
+        match &self.run_namespace {
+            None => {
+                self.run_namespace = Some(namespace);
+                false
+            }
+            Some(run) => namespace.len() > run.len() && namespace.starts_with(run),
+        }
+    }
+
     fn lifecycle(&mut self, data: &Map<String, Value>, envelope: &Event, out: &mut Vec<Event>) {
         match get_str(data, "event") {
-            Some("started") if !self.started => {
+            // (a server says the root graph is "running" where a writer says it "started")
+            Some("started" | "running") if !self.started => {
                 self.started = true;
                 out.push(run_started(
                     Value::Null,
@@ -479,8 +507,25 @@ struct OpenBlock {
     kind: String,
     /// The block's index on the wire.
     wire: i64,
+    /// The namespace's wire its message is on (its position in `wires`).
+    owner: usize,
     fields: Map<String, Value>,
     text: String,
+}
+
+/// The message on the wire in one namespace: the protocol keys a message by
+/// its namespace (and node), so a subgraph's messages stream beside the
+/// run's own, each in its namespace.
+#[derive(Debug, Clone, Default)]
+struct Wire {
+    /// In full: the encoder's namespace, then the messages' own.
+    namespace: Vec<String>,
+    /// The message open here.
+    current: Option<String>,
+    /// The neutral messages it carries, and whether each has finished.
+    members: HashMap<String, bool>,
+    /// The next block's index on the wire.
+    next_index: i64,
 }
 
 /// Neutral events to LangChain protocol envelopes (the messages and
@@ -494,20 +539,16 @@ pub struct Encoder {
     namespace: Vec<String>,
     /// The namespaces of the messages written in one.
     message_namespaces: HashMap<String, Vec<String>>,
-    /// The namespace of the message on the wire, in full.
-    wire_namespace: Vec<String>,
+    /// Each namespace's wire (by the messages' own namespace), in the order
+    /// first written.
+    wires: IndexMap<Vec<String>, Wire>,
     node: Option<String>,
     timestamp: Option<Value>,
     seq: i64,
     roles: HashMap<String, &'static str>,
-    /// The message open on the wire.
-    current: Option<String>,
-    /// The neutral messages it carries, and whether each has finished.
-    members: HashMap<String, bool>,
     /// Started, announced with its first block.
     pending: Option<String>,
     blocks: IndexMap<(String, i64), OpenBlock>,
-    wire: i64,
     ended: bool,
 }
 
@@ -604,30 +645,28 @@ fn content(block: &OpenBlock, is_final: bool) -> Value {
 impl Encoder {
     pub fn new(namespace: Vec<String>, node: Option<String>, timestamp: Option<Value>) -> Self {
         Encoder {
-            wire_namespace: namespace.clone(),
             namespace,
             message_namespaces: HashMap::default(),
+            wires: IndexMap::default(),
             node,
             timestamp: timestamp.filter(|value| !value.is_null()),
             seq: 0,
             roles: HashMap::default(),
-            current: None,
-            members: HashMap::default(),
             pending: None,
             blocks: IndexMap::default(),
-            wire: 0,
             ended: false,
             lost: Vec::new(),
         }
     }
 
-    fn envelope(&mut self, method: &str, data: Value) -> Event {
+    /// An envelope of `method`, in the namespace of the wire at `wire`
+    /// (the encoder's own without one).
+    fn envelope(&mut self, method: &str, data: Value, wire: Option<usize>) -> Event {
         self.seq += 1;
         let mut params = Map::new();
-        let namespace = if method == "messages" {
-            &self.wire_namespace
-        } else {
-            &self.namespace
+        let namespace = match wire {
+            Some(wire) => &self.wires[wire].namespace,
+            None => &self.namespace,
         };
         let namespace = namespace.iter().map(|part| part.as_str().into()).collect();
         params.insert("namespace".to_owned(), Value::Array(namespace));
@@ -646,40 +685,53 @@ impl Encoder {
         envelope
     }
 
-    fn messages(&mut self, data: Value, out: &mut Vec<Event>) {
-        let envelope = self.envelope("messages", data);
+    fn messages(&mut self, data: Value, wire: usize, out: &mut Vec<Event>) {
+        let envelope = self.envelope("messages", data, Some(wire));
         out.push(envelope);
     }
 
     fn lifecycle(&mut self, data: Value, out: &mut Vec<Event>) {
-        let envelope = self.envelope("lifecycle", data);
+        let envelope = self.envelope("lifecycle", data, None);
         out.push(envelope);
     }
 
-    /// Writes the message's start, ending the one on the wire before it.
-    /// An assistant message that starts while an assistant message is on the
-    /// wire joins it: one AI message holds its reasoning, text and tool
-    /// calls, however many messages the source split them into.
+    /// The position of the wire of the message's namespace.
+    fn wire_of(&mut self, message_id: &str) -> usize {
+        let own = self
+            .message_namespaces
+            .get(message_id)
+            .map_or(&[][..], Vec::as_slice);
+        if let Some(position) = self.wires.get_index_of(own) {
+            return position;
+        }
+        let mut namespace = self.namespace.clone();
+        namespace.extend_from_slice(own);
+        let wire = Wire {
+            namespace,
+            ..Wire::default()
+        };
+        self.wires.insert_full(own.to_vec(), wire).0
+    }
+
+    /// Writes the message's start, ending the one on its namespace's wire
+    /// before it. An assistant message that starts while an assistant
+    /// message is on the wire joins it: one AI message holds its reasoning,
+    /// text and tool calls, however many messages the source split them
+    /// into. A subgraph's messages are on a wire of their own.
     fn announce(&mut self, message_id: &str, call_id: Option<&Value>, out: &mut Vec<Event>) {
-        if self.members.contains_key(message_id) {
+        let position = self.wire_of(message_id);
+        let wire = &mut self.wires[position];
+        if wire.members.contains_key(message_id) {
             return;
         }
         let role = self.roles.get(message_id).copied().unwrap_or("ai");
-        let namespace = self.message_namespaces.get(message_id);
-        if let Some(current) = &self.current {
-            if role == "ai"
-                && self.roles.get(current).copied().unwrap_or("ai") == "ai"
-                && namespace == self.message_namespaces.get(current)
-            {
-                self.members.insert(message_id.to_owned(), false);
+        if let Some(current) = &wire.current {
+            if role == "ai" && self.roles.get(current).copied().unwrap_or("ai") == "ai" {
+                wire.members.insert(message_id.to_owned(), false);
                 return;
             }
-            self.end_message(None, out);
+            self.end_message(position, None, out);
         }
-        let namespace = self.message_namespaces.get(message_id);
-        self.wire_namespace = self.namespace.clone();
-        self.wire_namespace
-            .extend(namespace.into_iter().flatten().cloned());
         let mut start = vec![
             ("event", "message-start".into()),
             ("role", role.into()),
@@ -688,10 +740,11 @@ impl Encoder {
         if let (true, Some(Value::String(call_id))) = (role == "tool", call_id) {
             start.push(("tool_call_id", call_id.as_str().into()));
         }
-        self.messages(object(start), out);
-        self.current = Some(message_id.to_owned());
-        self.members = HashMap::from_iter([(message_id.to_owned(), false)]);
-        self.wire = 0;
+        self.messages(object(start), position, out);
+        let wire = &mut self.wires[position];
+        wire.current = Some(message_id.to_owned());
+        wire.members = HashMap::from_iter([(message_id.to_owned(), false)]);
+        wire.next_index = 0;
     }
 
     fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -713,20 +766,23 @@ impl Encoder {
         for name in block_fields(kind) {
             fields.insert((*name).to_owned(), or_null(event.get(*name)));
         }
+        let owner = self.wire_of(message_id);
+        let wire = &mut self.wires[owner];
         let block = OpenBlock {
             kind: kind.to_owned(),
-            wire: self.wire,
+            wire: wire.next_index,
+            owner,
             fields,
             text: String::new(),
         };
-        self.wire += 1;
+        wire.next_index += 1;
         let start = object(vec![
             ("event", "content-block-start".into()),
             ("index", block.wire.into()),
             ("content", content(&block, false)),
         ]);
         self.blocks.insert((message_id.to_owned(), index), block);
-        self.messages(start, out);
+        self.messages(start, owner, out);
     }
 
     fn block_delta(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -753,12 +809,13 @@ impl Encoder {
             "media" => object(vec![("type", "data-delta".into()), ("data", piece.into())]),
             _ => object(vec![("type", "text-delta".into()), ("text", piece.into())]),
         };
+        let owner = block.owner;
         let data = object(vec![
             ("event", "content-block-delta".into()),
             ("index", block.wire.into()),
             ("delta", delta),
         ]);
-        self.messages(data, out);
+        self.messages(data, owner, out);
     }
 
     fn block_replaced(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -805,7 +862,7 @@ impl Encoder {
             }
             fields.insert(key.to_owned(), value.into_owned());
         }
-        let wire = block.wire;
+        let (wire, owner) = (block.wire, block.owner);
         let delta = object(vec![
             ("type", "block-delta".into()),
             ("fields", Value::Object(fields)),
@@ -815,7 +872,7 @@ impl Encoder {
             ("index", wire.into()),
             ("delta", delta),
         ]);
-        self.messages(data, out);
+        self.messages(data, owner, out);
     }
 
     fn block_finished(&mut self, key: &(String, i64), out: &mut Vec<Event>) {
@@ -827,33 +884,37 @@ impl Encoder {
             ("index", block.wire.into()),
             ("content", content(&block, true)),
         ]);
-        self.messages(data, out);
+        self.messages(data, block.owner, out);
     }
 
     fn message_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         let Some(message_id) = get_str(event, "message_id") else {
             return;
         };
-        if !self.members.contains_key(message_id) {
+        let position = self.wire_of(message_id);
+        if !self.wires[position].members.contains_key(message_id) {
             if self.pending.as_deref() != Some(message_id) {
                 return;
             }
             self.announce(message_id, None, out); // a message without blocks
         }
-        self.members.insert(message_id.to_owned(), true);
-        if self.members.values().all(|finished| *finished) {
-            self.end_message(Some(event), out);
+        let members = &mut self.wires[position].members;
+        members.insert(message_id.to_owned(), true);
+        if members.values().all(|finished| *finished) {
+            self.end_message(position, Some(event), out);
         }
     }
 
-    fn end_message(&mut self, event: Option<&Event>, out: &mut Vec<Event>) {
-        if self.current.is_none() {
+    /// Ends the message on the wire at `position`.
+    fn end_message(&mut self, position: usize, event: Option<&Event>, out: &mut Vec<Event>) {
+        let wire = &self.wires[position];
+        if wire.current.is_none() {
             return;
         }
         let keys: Vec<(String, i64)> = self
             .blocks
             .keys()
-            .filter(|key| self.members.contains_key(&key.0))
+            .filter(|key| wire.members.contains_key(&key.0))
             .cloned()
             .collect();
         for key in keys {
@@ -868,14 +929,16 @@ impl Encoder {
                 finish.push(("finish_reason", reason.clone()));
             }
         }
-        self.messages(object(finish), out);
-        self.current = None;
-        self.members.clear();
-        self.wire_namespace.clone_from(&self.namespace);
+        self.messages(object(finish), position, out);
+        let wire = &mut self.wires[position];
+        wire.current = None;
+        wire.members.clear();
     }
 
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
-        self.end_message(None, out);
+        for position in 0..self.wires.len() {
+            self.end_message(position, None, out);
+        }
         // The lifecycle has no "cancelled" or "incomplete": a stopped run is
         // interrupted, a cut answer completed.
         let status = match get_str(event, "status") {
@@ -894,14 +957,14 @@ impl Encoder {
         // Usage is a message's: the run's has no place.
         self.lost.extend(Loss::usage(PROTOCOL, event));
         let message = nonempty(get_str(event, "message")).unwrap_or("run failed");
-        if self.current.is_some() {
+        // The error ends the first message still open (the run's, unless
+        // only a subgraph's is); the lifecycle ends the rest.
+        if let Some(position) = self.wires.values().position(|wire| wire.current.is_some()) {
             let mut error = vec![("event", "error".into()), ("message", message.into())];
             if let Some(code) = get_str(event, "code") {
                 error.push(("code", code.into()));
             }
-            self.messages(object(error), out);
-            self.current = None;
-            self.members.clear();
+            self.messages(object(error), position, out);
             self.blocks.clear();
         }
         let failed = object(vec![("event", "failed".into()), ("error", message.into())]);

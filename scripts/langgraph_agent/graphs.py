@@ -3,10 +3,12 @@ langgraph-api: chat models that stream as the providers' integrations do
 (chunks sharing the provider's message id, the provider's metadata on each
 chunk and the finish reason, model name and usage on the last; tool-call
 arguments in pieces; Anthropic-style thinking blocks), in graphs that call a
-tool, ask before acting (an interrupt), fail, and nest a subgraph."""
+tool, ask before acting (an interrupt), fail, nest a subgraph, and run two
+subgraphs side by side."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -171,3 +173,47 @@ _nested = StateGraph(MessagesState)
 _nested.add_node("inner", tool_agent)
 _nested.add_edge(START, "inner")
 nested = _nested.compile()
+
+
+class Paced(OpenAILike):
+    """Answers a word a chunk, each after a pause, as a provider's stream
+    arrives over a network: two of them in parallel branches interleave."""
+
+    answer_id: str = "chatcmpl-paced"
+    words: tuple[str, ...] = ()
+
+    def _chunks(self, messages: list[BaseMessage]) -> Iterator[AIMessageChunk]:
+        meta = {"model_provider": "openai"}
+        for word in self.words:
+            time.sleep(0.02)
+            yield AIMessageChunk(content=word, id=self.answer_id, response_metadata=dict(meta))
+        yield AIMessageChunk(
+            content="",
+            id=self.answer_id,
+            response_metadata={**meta, "finish_reason": "stop", "model_name": "gpt-test-1"},
+            usage_metadata={
+                "input_tokens": 12,
+                "output_tokens": len(self.words),
+                "total_tokens": 12 + len(self.words),
+            },
+        )
+
+
+def _branch(name: str, words: tuple[str, ...]) -> Any:
+    model = Paced(answer_id=f"chatcmpl-{name}", words=words)
+
+    def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", answer)
+    graph.add_edge(START, "model")
+    return graph.compile()
+
+
+_parallel = StateGraph(MessagesState)
+_parallel.add_node("weather", _branch("weather", ("Sunny ", "and ", "21 ", "°C ", "in ", "Paris.")))
+_parallel.add_node("news", _branch("news", ("Nothing ", "new ", "in ", "東京 ", "today.")))
+_parallel.add_edge(START, "weather")
+_parallel.add_edge(START, "news")
+parallel = _parallel.compile()

@@ -27,6 +27,7 @@ def _calls(assembler: Any) -> int:
 
 ROW = Row(
     name="ollama",
+    keeps_concurrent_messages=False,
     assembler="OllamaAssembler",
     result="answer",
     stream="ollama/chat_answer.ndjson",

@@ -47,6 +47,7 @@ def _built_turn() -> list[dict[str, Any]]:
 
 ROW = Row(
     name="openai-chat",
+    keeps_concurrent_messages=False,
     assembler="OpenAIChatAssembler",
     result="completion",
     stream="sdk/chat_every_field.sse",

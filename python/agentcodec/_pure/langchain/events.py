@@ -4,14 +4,17 @@ the pure-Python mirror of ``rust/langchain/events.rs``.
 Decoding: the ``messages`` channel's events are messages of blocks already
 (a message per namespace and node); ``content-block-finish`` is a snapshot
 (what it adds is a delta; tool arguments compare as JSON); ``lifecycle``
-events start, finish or fail the run; other channels pass through.
+events start, finish or fail the run, those of a subgraph (a namespace
+below the run's, the first lifecycle event's) passing through; other
+channels pass through.
 
 Encoding: envelopes as the protocol's servers write them (``type: event``,
 ``event_id``, ``seq`` from 1, ``method``, ``params`` with namespace, node,
 timestamp and data), a ``message-start`` per message, blocks started,
 streamed with their delta variants and finished with the finalized block
 (``tool_call`` with parsed arguments, or ``invalid_tool_call``). One message
-at a time per namespace and node: a message that starts ends the one before.
+at a time per namespace and node: a message that starts ends the one before
+in its namespace; a subgraph's messages stream beside the run's.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ class Decoder:
         self._active: dict[tuple[str, str | None], _Message] = {}
         self._count = 0
         self._started = False
+        # The run's namespace: the first lifecycle event's.
+        self._run_namespace: list[str] | None = None
 
     def decode(self, envelope: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -106,7 +111,10 @@ class Decoder:
         elif method == "messages":
             self._messages_event(params, data, envelope, out)  # type: ignore[arg-type]
         elif method == "lifecycle":
-            self._lifecycle(data, envelope, out)
+            if self._of_subgraph(params.get("namespace")):  # type: ignore[union-attr]
+                out.append(ev.passthrough("langchain", envelope))
+            else:
+                self._lifecycle(data, envelope, out)
         else:
             out.append(ev.passthrough("langchain", envelope))
         return out
@@ -114,9 +122,21 @@ class Decoder:
     def finish(self) -> list[dict[str, Any]]:
         return []
 
+    def _of_subgraph(self, namespace: Any) -> bool:
+        """Whether a lifecycle event is a subgraph's: in a namespace of str
+        below the run's. The first is the run's."""
+        if not isinstance(namespace, list) or not all(isinstance(part, str) for part in namespace):
+            return False
+        if self._run_namespace is None:
+            self._run_namespace = list(namespace)
+            return False
+        run = self._run_namespace
+        return len(namespace) > len(run) and namespace[: len(run)] == run
+
     def _lifecycle(self, data: dict[str, Any], envelope: dict[str, Any], out: list[dict[str, Any]]) -> None:
         kind = ev.as_str(data.get("event"))
-        if kind == "started" and not self._started:
+        # (a server says the root graph is "running" where a writer says it "started")
+        if kind in ("started", "running") and not self._started:
             self._started = True
             out.append(ev.run_started())
         elif kind in LIFECYCLE:
@@ -319,13 +339,29 @@ class Decoder:
 # --- encoding ----------------------------------------------------------------------------
 
 
-class _Open:
-    __slots__ = ("fields", "kind", "text", "wire")
+class _Wire:
+    """The message on the wire in one namespace: the protocol keys a message
+    by its namespace (and node), so a subgraph's messages stream beside the
+    run's own, each in its namespace."""
 
-    def __init__(self, kind: str, wire: int, fields: dict[str, Any]) -> None:
+    __slots__ = ("current", "members", "namespace", "next_index")
+
+    def __init__(self, namespace: list[str]) -> None:
+        self.namespace = namespace  # in full: the encoder's, then the messages' own
+        self.current: str | None = None  # the message open here
+        # The neutral messages it carries, and whether each has finished.
+        self.members: dict[str, bool] = {}
+        self.next_index = 0  # the next block's index on the wire
+
+
+class _Open:
+    __slots__ = ("fields", "kind", "owner", "text", "wire")
+
+    def __init__(self, kind: str, wire: int, fields: dict[str, Any], owner: _Wire) -> None:
         self.kind = kind
         self.wire = wire  # the block's index on the wire
         self.fields = fields
+        self.owner = owner  # the namespace's wire its message is on
         self.text: list[str] = []
 
 
@@ -344,18 +380,15 @@ class Encoder(ev.RecordsLosses):
         # The stream's namespace: the lifecycle's, and the one every
         # message's own (a subgraph's path) is under.
         self._namespace = list(namespace or [])
-        self._message_namespaces: dict[str, list[str]] = {}
-        self._wire_namespace = self._namespace  # the message's on the wire
+        self._message_namespaces: dict[str, tuple[str, ...]] = {}
+        # Each namespace's wire (by the messages' own namespace), in the order first written.
+        self._wires: dict[tuple[str, ...], _Wire] = {}
         self._node = node
         self._timestamp = timestamp
         self._seq = 0
         self._roles: dict[str, str] = {}
-        self._current: str | None = None  # the message open on the wire
-        # The neutral messages it carries, and whether each has finished.
-        self._members: dict[str, bool] = {}
         self._pending: str | None = None  # started, announced with its first block
         self._blocks: dict[tuple[str, int], _Open] = {}
-        self._wire = 0
         self._ended = False
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
@@ -370,9 +403,9 @@ class Encoder(ev.RecordsLosses):
     def finish(self) -> list[dict[str, Any]]:
         return []
 
-    def _envelope(self, method: str, data: Any) -> dict[str, Any]:
+    def _envelope(self, method: str, data: Any, wire: _Wire | None = None) -> dict[str, Any]:
         self._seq += 1
-        namespace = self._wire_namespace if method == "messages" else self._namespace
+        namespace = self._namespace if wire is None else wire.namespace
         params: dict[str, Any] = {"namespace": list(namespace)}
         params["timestamp"] = self._timestamp if self._timestamp is not None else int(time.time() * 1000)
         if self._node is not None and method == "messages":
@@ -389,8 +422,16 @@ class Encoder(ev.RecordsLosses):
     def _run_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         out.append(self._envelope("lifecycle", {"event": "started"}))
 
+    def _wire_of(self, message_id: str) -> _Wire:
+        own = self._message_namespaces.get(message_id, ())
+        wire = self._wires.get(own)
+        if wire is None:
+            wire = self._wires[own] = _Wire(self._namespace + list(own))
+        return wire
+
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        self._end_message(None, out)
+        for wire in self._wires.values():
+            self._end_message(wire, None, out)
         # The lifecycle has no "cancelled" or "incomplete": a stopped run is
         # interrupted, a cut answer completed.
         status = "interrupted" if event.get("status") in ("interrupted", "cancelled") else "completed"
@@ -404,13 +445,14 @@ class Encoder(ev.RecordsLosses):
         # Usage is a message's: the run's has no place.
         self._lost.extend(ev.usage_loss(self.protocol, event))
         message = ev.as_str(event.get("message")) or "run failed"
-        if self._current is not None:
+        # The error ends the first message still open (the run's, unless
+        # only a subgraph's is); the lifecycle ends the rest.
+        wire = next((wire for wire in self._wires.values() if wire.current is not None), None)
+        if wire is not None:
             error: dict[str, Any] = {"event": "error", "message": message}
             if isinstance(event.get("code"), str):
                 error["code"] = event["code"]
-            out.append(self._envelope("messages", error))
-            self._current = None
-            self._members = {}
+            out.append(self._envelope("messages", error, wire))
             self._blocks.clear()
         out.append(self._envelope("lifecycle", {"event": "failed", "error": message}))
         self._ended = True
@@ -422,25 +464,22 @@ class Encoder(ev.RecordsLosses):
             self._pending = message_id
             namespace = ev.as_namespace(event.get("namespace"))
             if namespace is not None:
-                self._message_namespaces[message_id] = namespace
+                self._message_namespaces[message_id] = tuple(namespace)
 
     def _announce(self, message_id: str, out: list[dict[str, Any]], call_id: Any = None) -> None:
-        """Writes the message's start, ending the one on the wire before it.
-        An assistant message that starts while an assistant message is on
-        the wire joins it: one AI message holds its reasoning, text and tool
-        calls, however many messages the source split them into (of one
-        namespace: a subgraph's messages are its own)."""
-        if message_id in self._members:
+        """Writes the message's start, ending the one on its namespace's wire
+        before it. An assistant message that starts while an assistant
+        message is on the wire joins it: one AI message holds its reasoning,
+        text and tool calls, however many messages the source split them
+        into. A subgraph's messages are on a wire of their own."""
+        wire = self._wire_of(message_id)
+        if message_id in wire.members:
             return
-        namespace = self._message_namespaces.get(message_id)
-        if self._current is not None:
-            if self._roles.get(message_id, "ai") == "ai" == self._roles.get(
-                self._current, "ai"
-            ) and namespace == self._message_namespaces.get(self._current):
-                self._members[message_id] = False
+        if wire.current is not None:
+            if self._roles.get(message_id, "ai") == "ai" == self._roles.get(wire.current, "ai"):
+                wire.members[message_id] = False
                 return
-            self._end_message(None, out)
-        self._wire_namespace = self._namespace + namespace if namespace else self._namespace
+            self._end_message(wire, None, out)
         start: dict[str, Any] = {
             "event": "message-start",
             "role": self._roles.get(message_id, "ai"),
@@ -448,10 +487,10 @@ class Encoder(ev.RecordsLosses):
         }
         if start["role"] == "tool" and isinstance(call_id, str):
             start["tool_call_id"] = call_id
-        out.append(self._envelope("messages", start))
-        self._current = message_id
-        self._members = {message_id: False}
-        self._wire = 0
+        out.append(self._envelope("messages", start, wire))
+        wire.current = message_id
+        wire.members = {message_id: False}
+        wire.next_index = 0
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id, index, kind = event.get("message_id"), ev.as_int(event.get("index")), event.get("kind")
@@ -463,8 +502,9 @@ class Encoder(ev.RecordsLosses):
         self._lost.extend(ev.server_loss(self.protocol, event))
         self._lost.extend(ev.tool_kind_loss(self.protocol, event, ("server",)))
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
-        block = _Open(kind, self._wire, fields)
-        self._wire += 1
+        wire = self._wire_of(message_id)
+        block = _Open(kind, wire.next_index, fields, wire)
+        wire.next_index += 1
         self._blocks[(message_id, index)] = block
         out.append(
             self._envelope(
@@ -474,6 +514,7 @@ class Encoder(ev.RecordsLosses):
                     "index": block.wire,
                     "content": self._content(block, final=False),
                 },
+                wire,
             )
         )
 
@@ -523,7 +564,9 @@ class Encoder(ev.RecordsLosses):
         else:
             delta = {"type": "text-delta", "text": piece}
         out.append(
-            self._envelope("messages", {"event": "content-block-delta", "index": block.wire, "delta": delta})
+            self._envelope(
+                "messages", {"event": "content-block-delta", "index": block.wire, "delta": delta}, block.owner
+            )
         )
 
     def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -561,6 +604,7 @@ class Encoder(ev.RecordsLosses):
                     "index": block.wire,
                     "delta": {"type": "block-delta", "fields": fields},
                 },
+                block.owner,
             )
         )
 
@@ -576,6 +620,7 @@ class Encoder(ev.RecordsLosses):
                     "index": block.wire,
                     "content": self._content(block, final=True),
                 },
+                block.owner,
             )
         )
 
@@ -583,28 +628,28 @@ class Encoder(ev.RecordsLosses):
         message_id = event.get("message_id")
         if not isinstance(message_id, str):
             return
-        if message_id not in self._members:
+        wire = self._wire_of(message_id)
+        if message_id not in wire.members:
             if message_id != self._pending:
                 return
             self._announce(message_id, out)  # a message without blocks
-        self._members[message_id] = True
-        if all(self._members.values()):
-            self._end_message(event, out)
+        wire.members[message_id] = True
+        if all(wire.members.values()):
+            self._end_message(wire, event, out)
 
-    def _end_message(self, event: dict[str, Any] | None, out: list[dict[str, Any]]) -> None:
-        if self._current is None:
+    def _end_message(self, wire: _Wire, event: dict[str, Any] | None, out: list[dict[str, Any]]) -> None:
+        if wire.current is None:
             return
-        for key in [key for key in self._blocks if key[0] in self._members]:
+        for key in [key for key in self._blocks if key[0] in wire.members]:
             self._block_finished({"message_id": key[0], "index": key[1]}, out)
         finish: dict[str, Any] = {"event": "message-finish"}
         if event is not None and isinstance(event.get("usage"), dict):
             finish["usage"] = event["usage"]
         if event is not None and isinstance(event.get("stop_reason"), str):
             finish["finish_reason"] = event["stop_reason"]
-        out.append(self._envelope("messages", finish))
-        self._current = None
-        self._members = {}
-        self._wire_namespace = self._namespace
+        out.append(self._envelope("messages", finish, wire))
+        wire.current = None
+        wire.members = {}
 
     def _passthrough(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         inner = event.get("event")
