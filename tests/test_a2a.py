@@ -385,18 +385,47 @@ def test_appends_of_every_shape_keep_their_order_as_a2a_sdk_does() -> None:
 
 
 def test_what_cannot_be_carried_is_reported_not_lost_silently(backend: ModuleType) -> None:
-    stream = (Path(__file__).resolve().parent / "fixtures" / "sdk" / "anthropic_every_block.sse").read_bytes()
-    transcoder = backend.Transcoder("anthropic", "a2a", task_id="t", context_id="c")
-    transcoder.feed(stream)
-    transcoder.close()
-    assert {loss["what"] for loss in transcoder.losses} == {
+    turn = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "message_started", "message_id": "m", "role": "assistant", "kind": "message"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "reasoning"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "thinking"},
+        {"type": "block_replaced", "message_id": "m", "index": 0, "encrypted": "sig"},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "block_started", "message_id": "m", "index": 1, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 1, "delta": "See [1]."},
+        {
+            "type": "block_replaced",
+            "message_id": "m",
+            "index": 1,
+            "annotations": [{"type": "url", "url": "u"}],
+        },
+        {"type": "block_finished", "message_id": "m", "index": 1},
+        {
+            "type": "block_started",
+            "message_id": "m",
+            "index": 2,
+            "kind": "tool_call",
+            "call_id": "c",
+            "name": "f",
+        },
+        {"type": "block_delta", "message_id": "m", "index": 2, "delta": "{}"},
+        {"type": "block_finished", "message_id": "m", "index": 2},
+        {"type": "message_finished", "message_id": "m", "usage": {"input_tokens": 1, "output_tokens": 2}},
+        {"type": "run_finished", "status": "completed"},
+    ]
+    encoder = backend.NeutralEncoder("a2a", task_id="t", context_id="c")
+    for event in turn:
+        encoder.encode(event)
+    encoder.close()
+    assert {loss["what"] for loss in encoder.losses} == {
         "reasoning",
         "signatures",
         "tool_call",
         "usage",
         "annotations",
     }
-    assert "a2a has no place for a tool_call block" in {loss["why"] for loss in transcoder.losses}
+    assert "a2a has no place for a tool_call block" in {loss["why"] for loss in encoder.losses}
 
 
 def test_the_version_option_is_one_of_the_spec_versions(backend: ModuleType) -> None:

@@ -792,3 +792,59 @@ def test_a_thinking_signature_comes_back_from_every_target_with_a_place(
     assert thinking["thinking"] == "let me think"
     carried = protocol_table.TABLE[through].carries_signatures_of(protocol_table.TABLE["anthropic"])
     assert thinking["signature"] == ("SIG123" if carried else "")
+
+
+# An MCP call of Anthropic's beta (``mcp_tool_use``) names its server
+# (``server_name``): the neutral ``tool_call`` carries it as its ``server``.
+MCP_CALL = sse(
+    [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 0},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {
+                "type": "mcp_tool_use",
+                "id": "mcptoolu_1",
+                "name": "search",
+                "server_name": "docs",
+                "input": {},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"q": 1}'},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 2},
+        },
+        {"type": "message_stop"},
+    ]
+)
+
+
+def test_an_mcp_call_names_its_server_in_the_neutral_view(backend: ModuleType) -> None:
+    assembler = backend.NeutralAssembler("anthropic")
+    assembler.feed(MCP_CALL)
+    calls = [
+        (block["tool"], block["name"], block["server"], block["input"])
+        for message in assembler.close()["messages"]
+        for block in message["blocks"]
+        if block["kind"] == "tool_call"
+    ]
+    assert calls == [("mcp", "search", "docs", {"q": 1})]

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from conversion import CANCELLED_RUN, OPTIONS, backends, convert, sse
+from conversion import CANCELLED_RUN, OPTIONS, backends, convert, sse, view
+from protocol_table import TABLE
 from sse_helpers import data_events
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -273,8 +274,7 @@ def test_an_error_code_the_api_does_not_have_is_a_server_error(backend: ModuleTy
 # says why a response is incomplete of the response (``incomplete_details``),
 # not of a message: the neutral ``run_finished`` carries it as its
 # ``stop_reason``. An MCP call names its server here and in the Agent API
-# (``server_label``) and in Anthropic's beta blocks (``server_name``): the
-# neutral ``tool_call`` carries it as its ``server``.
+# (``server_label``): the neutral ``tool_call`` carries it as its ``server``.
 EVERY_EVENT = (FIXTURES / "sdk" / "responses_every_event.sse").read_bytes()
 INCOMPLETE = (FIXTURES / "sdk" / "responses_incomplete.sse").read_bytes()
 
@@ -343,31 +343,24 @@ def test_the_neutral_view_has_the_runs_stop_reason_and_the_calls_server(backend:
     assert (run["status"], run["stop_reason"]) == ("incomplete", "max_output_tokens")
 
 
-@pytest.mark.parametrize(
-    ("reason", "anthropic", "chat"),
-    [("max_output_tokens", "max_tokens", "length"), ("content_filter", "refusal", "content_filter")],
-)
-def test_the_incomplete_reason_becomes_each_targets_stop_reason(
-    backend: ModuleType, reason: str, anthropic: str, chat: str
-) -> None:
-    """A response stopped by a filter was written as one that ran out of
-    tokens: the status alone says only that it is incomplete."""
-    from anthropic.types import RawMessageStreamEvent
-    from openai.types.chat import ChatCompletionChunk
-    from pydantic import TypeAdapter
+def stop_reasons(backend: ModuleType, target: str, stream: bytes) -> list[Any]:
+    """Each message's stop reason, as the target's stream reads back."""
+    return [message["stop_reason"] for message in view(backend, target, stream)["messages"]]
 
+
+@pytest.mark.parametrize("reason", ["max_output_tokens", "content_filter"])
+def test_the_incomplete_reason_becomes_each_targets_stop_reason(backend: ModuleType, reason: str) -> None:
+    """A response stopped by a filter was written as one that ran out of
+    tokens: the status alone says only that it is incomplete. Each target
+    that writes the run's reason (its row's ``stop_reasons``) writes it in
+    its own words, which its SDK takes."""
     stream = incomplete_response(reason)
-    events = data_events(convert(backend, "openai-responses", "anthropic", stream))
-    anthropic_events = TypeAdapter(RawMessageStreamEvent)
-    for event in events:
-        anthropic_events.validate_python(event)
-    assert [event["delta"]["stop_reason"] for event in events if event["type"] == "message_delta"] == [
-        anthropic
-    ]
-    chunks = data_events(convert(backend, "openai-responses", "openai-chat", stream))
-    for chunk in chunks:
-        ChatCompletionChunk.model_validate(chunk)
-    assert [c["finish_reason"] for chunk in chunks for c in chunk["choices"] if c["finish_reason"]] == [chat]
+    targets = [(name, row) for name, row in TABLE.items() if row.stop_reasons]
+    assert targets
+    for target, row in targets:
+        written = convert(backend, "openai-responses", target, stream)
+        row.judge(backend, written)
+        assert stop_reasons(backend, target, written) == [row.stop_reasons[reason]], target
 
 
 def test_a_message_that_gives_its_own_reason_keeps_it(backend: ModuleType) -> None:
@@ -381,66 +374,12 @@ def test_a_message_that_gives_its_own_reason_keeps_it(backend: ModuleType) -> No
         {"type": "message_finished", "message_id": "m", "stop_reason": "length"},
         {"type": "run_finished", "status": "incomplete", "stop_reason": "content_filter"},
     ]
-    written = {}
-    for target in ("anthropic", "openai-chat"):
-        encoder = backend.NeutralEncoder(target)
-        written[target] = data_events(b"".join(encoder.encode(event) for event in neutral) + encoder.close())
-    assert [
-        event["delta"]["stop_reason"] for event in written["anthropic"] if event["type"] == "message_delta"
-    ] == ["max_tokens"]
-    assert [
-        c["finish_reason"] for chunk in written["openai-chat"] for c in chunk["choices"] if c["finish_reason"]
-    ] == ["length"]
-
-
-ANTHROPIC_MCP = sse(
-    [
-        {
-            "type": "message_start",
-            "message": {
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude",
-                "content": [],
-                "stop_reason": None,
-                "stop_sequence": None,
-                "usage": {"input_tokens": 1, "output_tokens": 0},
-            },
-        },
-        {
-            "type": "content_block_start",
-            "index": 0,
-            "content_block": {
-                "type": "mcp_tool_use",
-                "id": "mcptoolu_1",
-                "name": "search",
-                "server_name": "docs",
-                "input": {},
-            },
-        },
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": '{"q": 1}'},
-        },
-        {"type": "content_block_stop", "index": 0},
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-            "usage": {"output_tokens": 2},
-        },
-        {"type": "message_stop"},
-    ]
-)
-
-
-def test_an_anthropic_mcp_call_names_its_server_in_a_response(backend: ModuleType) -> None:
-    written = convert(backend, "anthropic", "openai-responses", ANTHROPIC_MCP)
-    adapter = responses_adapter()
-    for event in data_events(written):
-        adapter.validate_python(event)
-    assert mcp_calls(assembled_response(backend, written)) == [("search", "docs", '{"q": 1}')]
+    for target, row in TABLE.items():
+        if not row.stop_reasons:
+            continue
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        written = b"".join(encoder.encode(event) for event in neutral) + encoder.close()
+        assert stop_reasons(backend, target, written) == [row.stop_reasons["length"]], target
 
 
 def test_an_agent_api_mcp_call_keeps_its_server_label_both_ways(backend: ModuleType) -> None:

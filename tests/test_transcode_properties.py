@@ -100,6 +100,9 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
                     "role": rng.choice(["assistant", "user", "tool", "system", None]),
                     "kind": rng.choice(["message", "reasoning", "tool_call", "tool_result", None]),
                     "choice": rng.choice([None, 0, 1, -1, "1"]),
+                    "namespace": rng.choice(
+                        [None, [], ["inner:1"], ["outer:a", "inner:b"], "x", [1], ["a", 2]]
+                    ),
                 }
             )
         elif roll < 0.35:
@@ -257,7 +260,7 @@ EVERY_EVENT: list[dict[str, Any]] = [
     {"type": "message_finished", "message_id": "m1", "usage": {"input_tokens": 1}, "stop_reason": "stop",
      "stop_sequence": "s"},
     {"type": "state_patch", "patch": []},
-    {"type": "passthrough", "protocol": "anthropic", "event": {"type": "x"}},
+    {"type": "passthrough", "protocol": "(the target)", "event": {"type": "x"}},
     {"type": "run_finished", "status": "completed", "usage": {"input_tokens": 1}, "result": None},
 ]  # fmt: skip
 
@@ -267,10 +270,14 @@ def test_encoders_take_fields_of_any_type(target: str) -> None:
     """Every field of every neutral event, given a value of another type
     (a list or an object, which cannot be a key): both backends write the
     same, and neither fails."""
-    for position, event in enumerate(EVERY_EVENT):
+    # (the pass-through is the target's own, which it writes back)
+    every_event = [
+        {**event, "protocol": target} if event["type"] == "passthrough" else event for event in EVERY_EVENT
+    ]
+    for position, event in enumerate(every_event):
         for key in event:
             for odd in ([], {}, 1.5, True, None, -1):
-                events = [*EVERY_EVENT[:position], {**event, key: odd}, *EVERY_EVENT[position + 1 :]]
+                events = [*every_event[:position], {**event, key: odd}, *every_event[position + 1 :]]
                 native = outcome(NATIVE, "encode", None, target, events)
                 assert native == outcome(PURE, "encode", None, target, events), (key, odd)
                 assert not isinstance(native[0], str), native

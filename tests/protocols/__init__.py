@@ -160,6 +160,11 @@ class Row:
     #: interleaves in one message: a known defect, the conversion tests'
     #: expected failures until it has a place for them.
     keeps_concurrent_messages: bool = True
+    #: How it writes a stop reason, read back: the word for each of the
+    #: neutral reasons (a run's, as the Responses API gives it, or a
+    #: message's), where it writes the run's reason for a message that gave
+    #: none; empty where it takes the message's alone.
+    stop_reasons: dict[str, str] = field(default_factory=dict)
     #: How it writes the run statuses it has no word for, as read back.
     status_as_carried: dict[str, str] = field(default_factory=dict)
     #: The blocks (content parts, tool calls) its assembler's view shows:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from agentcodec import openai_chat
@@ -45,8 +46,57 @@ def _built_turn() -> list[dict[str, Any]]:
     )
 
 
+def judge(backend: ModuleType, stream: bytes) -> None:
+    """The choices openai-python's ``ChatCompletionStreamState``
+    accumulates, each chunk read as its client reads one (``construct_type``:
+    Azure's first chunk says its ``object`` is ``""``), are those the
+    assembler gives (nulls aside: the SDK fills in every field it knows),
+    where the choices first come in their order (the SDK places a choice by
+    arrival, the assembler by index). The completion's own fields are the
+    first chunk's for the SDK (Azure's prompt filter chunk has empty ones),
+    the first that says them for the assembler."""
+    import json
+    import warnings
+
+    import pytest
+
+    streaming = pytest.importorskip("openai.lib.streaming.chat")
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletionChunk
+
+    chunks = [chunk for chunk in data_events(stream) if "choices" in chunk]
+    state: Any = streaming.ChatCompletionStreamState()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for chunk in chunks:
+            state.handle_chunk(construct_type(type_=ChatCompletionChunk, value=json.loads(json.dumps(chunk))))
+        expected = state.current_completion_snapshot.to_dict() if chunks else None
+    assembler = backend.OpenAIChatAssembler()
+    assembler.feed(stream)
+    completion = assembler.close()
+    arrival = [choice["index"] for chunk in chunks for choice in chunk["choices"]]
+    first = list(dict.fromkeys(arrival))
+    if expected is not None and first == sorted(first):
+        assert _comparable(completion["choices"]) == _comparable(expected["choices"])
+
+
+def _comparable(value: Any) -> Any:
+    """A completion without what only says "nothing" (null fields) and the
+    SDK's own ``parsed`` and ``parsed_arguments``."""
+    if isinstance(value, dict):
+        return {
+            key: _comparable(item)
+            for key, item in value.items()
+            if item is not None and key not in ("parsed", "parsed_arguments")
+        }
+    if isinstance(value, list):
+        return [_comparable(item) for item in value]
+    return value
+
+
 ROW = Row(
     name="openai-chat",
+    stop_reasons={"max_output_tokens": "length", "content_filter": "content_filter", "length": "length"},
     keeps_concurrent_messages=False,
     assembler="OpenAIChatAssembler",
     result="completion",
@@ -125,4 +175,5 @@ ROW = Row(
         (r"chatcmpl-[0-9A-Za-z]{29}", r"call_[0-9A-Za-z]{24}"),
     ),
     carries_choices=True,
+    judge=judge,
 )
