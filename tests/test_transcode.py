@@ -157,38 +157,10 @@ def test_backends_agree_in_any_chunking(source: str, path: Path, target: str) ->
         assert convert(backend, source, target, stream, chunk=500) == expected
 
 
-def streams_concurrent_messages(source: str, stream: bytes) -> bool:
-    """Whether a message streams while one of another namespace is open
-    (two subgraphs side by side)."""
-    decoder = backends()[0].NeutralDecoder(source)
-    open_in: dict[str, Any] = {}  # an open message: its namespace
-    for event in decoder.feed(stream) + decoder.close():
-        if event["type"] == "message_started":
-            open_in[event["message_id"]] = event["namespace"]
-        elif event["type"] == "message_finished":
-            open_in.pop(event["message_id"], None)
-        elif event["type"] == "block_delta":
-            namespace = open_in.get(event["message_id"])
-            if any(other != namespace for other in open_in.values()):
-                return True
-    return False
-
-
-def expect_interleaving(request: pytest.FixtureRequest, source: str, stream: bytes, target: str) -> None:
-    """Marks the known defect: messages that stream at the same time
-    interleave in a target that keeps one message at a time."""
-    if not TABLE[target].keeps_concurrent_messages and streams_concurrent_messages(source, stream):
-        reason = f"{target} writes messages that stream at the same time as one: their text interleaves"
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-
-
 @pytest.mark.parametrize("target", PROTOCOLS)
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
-def test_what_the_target_can_carry_comes_through(
-    request: pytest.FixtureRequest, source: str, path: Path, target: str
-) -> None:
+def test_what_the_target_can_carry_comes_through(source: str, path: Path, target: str) -> None:
     stream = path.read_bytes()
-    expect_interleaving(request, source, stream, target)
     backend = backends()[0]
     original = view(backend, source, stream)
     converted = view(backend, target, convert(backend, source, target, stream))
@@ -208,11 +180,8 @@ def test_what_the_target_can_carry_comes_through(
 
 @pytest.mark.parametrize("middle", PROTOCOLS)
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
-def test_round_trips_keep_what_the_middle_carries(
-    request: pytest.FixtureRequest, source: str, path: Path, middle: str
-) -> None:
+def test_round_trips_keep_what_the_middle_carries(source: str, path: Path, middle: str) -> None:
     stream = path.read_bytes()
-    expect_interleaving(request, source, stream, middle)
     backend = backends()[0]
     there = convert(backend, source, middle, stream)
     back = convert(backend, middle, source, there)

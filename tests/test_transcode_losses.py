@@ -396,6 +396,54 @@ def test_a_message_keeps_its_namespace_where_the_target_has_namespaces(
             assert "from m1" in "".join(texts), target
 
 
+def side_by_side_run() -> list[dict[str, Any]]:
+    """Two subgraphs' answers streaming at once, a word of each in turn."""
+    run: list[dict[str, Any]] = [{"type": "run_started", "run_id": "run-1"}]
+    for message_id, namespace in (("m1", ["weather:1"]), ("m2", ["news:2"])):
+        run += [
+            {
+                "type": "message_started",
+                "message_id": message_id,
+                "role": "assistant",
+                "namespace": namespace,
+            },
+            {"type": "block_started", "message_id": message_id, "index": 0, "kind": "text"},
+        ]
+    for word in range(3):
+        for message_id in ("m1", "m2"):
+            run.append(
+                {
+                    "type": "block_delta",
+                    "message_id": message_id,
+                    "index": 0,
+                    "delta": f"{message_id}.{word} ",
+                }
+            )
+    for message_id in ("m1", "m2"):
+        run += [
+            {"type": "block_finished", "message_id": message_id, "index": 0},
+            {"type": "message_finished", "message_id": message_id},
+        ]
+    return [*run, {"type": "run_finished", "status": "completed"}]
+
+
+def test_messages_that_stream_at_once_stay_apart_in_every_target(backend: ModuleType) -> None:
+    """Each answer reads back whole, never a word of one between two of the
+    other's: as messages or blocks of their own, as choices or candidates,
+    or one after the other where an answer is one message."""
+    for target in TABLE:
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        stream = b"".join(encoder.encode(event) for event in side_by_side_run()) + encoder.close()
+        text = "".join(
+            block["text"]
+            for message in view(backend, target, stream)["messages"]
+            for block in message["blocks"]
+            if block["kind"] == "text"
+        )
+        assert "m1.0 m1.1 m1.2 " in text, target
+        assert "m2.0 m2.1 m2.2 " in text, target
+
+
 @pytest.mark.parametrize(
     "output", [{"temp": 21.5}, [1, 2], 3, True], ids=["object", "array", "number", "bool"]
 )

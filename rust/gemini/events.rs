@@ -33,12 +33,12 @@
 use super::args::{parse_path, partial_value, ArgsWriter};
 use super::vocabulary::FINISH_REASONS;
 use crate::events::{
-    as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
-    media_kind, message_finished, message_started, passthrough, run_failed, run_finished,
-    run_started, BlockRef, Decode, Encode, Event, Loss,
+    as_int, as_namespace, block_delta, block_finished, block_replaced, block_started, get_str,
+    has_annotations, media_kind, message_finished, message_started, passthrough, run_failed,
+    run_finished, run_started, BlockRef, Decode, Encode, Event, Loss,
 };
 use crate::framing::Kind;
-use crate::hashing::IndexMap;
+use crate::hashing::{HashMap, IndexMap};
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 
@@ -554,6 +554,9 @@ pub struct Encoder {
     /// The assistant messages' candidates (their `choice`, 0 for most: one
     /// after another, an agent's messages make one candidate).
     candidates: IndexMap<String, i64>,
+    /// The assistant messages started and not finished -> their namespace
+    /// (`None`: the run's own).
+    open_in: HashMap<String, Option<Vec<String>>>,
     blocks: IndexMap<(String, i64), Streamed>,
     /// The finish reason of each candidate whose message finished, written
     /// when the run finishes, with the usage.
@@ -575,6 +578,7 @@ impl Encoder {
             finished: false,
             others: std::collections::HashSet::default(),
             candidates: IndexMap::default(),
+            open_in: HashMap::default(),
             blocks: IndexMap::default(),
             reasons: IndexMap::default(),
             lost: Vec::new(),
@@ -631,10 +635,30 @@ impl Encoder {
         if matches!(role, Some("user" | "system" | "developer" | "tool")) {
             self.others.insert(message_id.to_owned());
         } else {
-            let choice = as_int(event.get("choice")).filter(|&choice| choice >= 0);
-            self.candidates
-                .insert(message_id.to_owned(), choice.unwrap_or(0));
+            let namespace = as_namespace(event.get("namespace"));
+            let choice = as_int(event.get("choice"))
+                .filter(|&choice| choice >= 0)
+                .unwrap_or_else(|| self.free_candidate(message_id, namespace.as_deref()));
+            self.candidates.insert(message_id.to_owned(), choice);
+            self.open_in.insert(message_id.to_owned(), namespace);
         }
+    }
+
+    /// The first candidate that no open message of another namespace holds:
+    /// a subgraph's message that streams beside another's is a candidate of
+    /// its own, where the two would interleave in one.
+    fn free_candidate(&self, message_id: &str, namespace: Option<&[String]>) -> i64 {
+        let taken: std::collections::BTreeSet<i64> = self
+            .open_in
+            .iter()
+            .filter(|(other, held)| other.as_str() != message_id && held.as_deref() != namespace)
+            .filter_map(|(other, _)| self.candidates.get(other).copied())
+            .collect();
+        let mut choice = 0;
+        while taken.contains(&choice) {
+            choice += 1;
+        }
+        choice
     }
 
     fn message_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -644,6 +668,7 @@ impl Encoder {
         if self.others.contains(message_id) {
             return;
         }
+        self.open_in.remove(message_id);
         // A candidate has no counts of its own: only the response.
         self.lost.extend(Loss::usage("gemini", event));
         self.flush(out, Some(message_id));

@@ -22,9 +22,9 @@
 
 use super::vocabulary::DONE_REASONS;
 use crate::events::{
-    as_int, block_delta, block_finished, block_started, get_str, has_annotations, message_finished,
-    message_started, passthrough, run_failed, run_finished, run_started, BlockRef, Decode, Encode,
-    Event, Loss,
+    as_int, as_namespace, block_delta, block_finished, block_started, get_str, has_annotations,
+    message_finished, message_started, passthrough, run_failed, run_finished, run_started,
+    BlockRef, Decode, Encode, Event, Loss,
 };
 use crate::framing::Kind;
 use crate::hashing::IndexMap;
@@ -281,6 +281,11 @@ pub struct Encoder {
     calls: i64,
     reason: Option<String>,
     lost: Vec<Loss>,
+    /// The messages being written (id -> namespace, `None` for the run's
+    /// own), and the events of those held back until they finish.
+    writing: IndexMap<String, Option<Vec<String>>>,
+    held: Vec<Event>,
+    held_ids: std::collections::HashSet<String>,
 }
 
 impl Encoder {
@@ -296,6 +301,9 @@ impl Encoder {
             calls: 0,
             reason: None,
             lost: Vec::new(),
+            writing: IndexMap::default(),
+            held: Vec::new(),
+            held_ids: std::collections::HashSet::default(),
         }
     }
 
@@ -501,16 +509,59 @@ impl Encoder {
     }
 }
 
-impl Encode for Encoder {
-    fn take_losses(&mut self) -> Vec<Loss> {
-        std::mem::take(&mut self.lost)
-    }
-
-    fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
+impl Encoder {
+    /// Writes an event, or holds it back (`hold`): an answer is one
+    /// message, so a message of another namespace than those being written
+    /// (a subgraph's beside another's) waits, with its events, until they
+    /// finish; the run's end writes what waits first.
+    fn take(&mut self, event: &Event, out: &mut Vec<Event>, hold: bool) {
         if self.finished {
             return;
         }
         let kind = get_str(event, "type").unwrap_or("");
+        if matches!(kind, "run_finished" | "run_failed") {
+            self.release(out, false); // what was held is written before the end
+        } else if hold && self.held_back(kind, event) {
+            return;
+        }
+        self.write(kind, event, out);
+        if let ("message_finished", Some(message_id)) = (kind, get_str(event, "message_id")) {
+            if self.writing.shift_remove(message_id).is_some() && self.writing.is_empty() {
+                self.release(out, true);
+            }
+        }
+    }
+
+    /// Whether the event waits: one of a message held back, or the start of
+    /// one of another namespace than those being written.
+    fn held_back(&mut self, kind: &str, event: &Event) -> bool {
+        let Some(message_id) = get_str(event, "message_id") else {
+            return false;
+        };
+        if !self.held_ids.contains(message_id) && kind == "message_started" {
+            let namespace = as_namespace(event.get("namespace"));
+            if self.writing.values().all(|writing| *writing == namespace) {
+                self.writing.insert(message_id.to_owned(), namespace);
+                return false;
+            }
+            self.held_ids.insert(message_id.to_owned());
+        }
+        if !self.held_ids.contains(message_id) {
+            return false;
+        }
+        self.held.push(event.clone());
+        true
+    }
+
+    fn release(&mut self, out: &mut Vec<Event>, hold: bool) {
+        let held = std::mem::take(&mut self.held);
+        self.held_ids.clear();
+        for event in &held {
+            self.take(event, out, hold);
+        }
+    }
+
+    fn write(&mut self, kind: &str, event: &Event, out: &mut Vec<Event>) {
         if kind == "run_started" && !self.started {
             if self.model.is_none() {
                 self.model = get_str(event, "model").map(str::to_owned);
@@ -578,9 +629,20 @@ impl Encode for Encoder {
             _ => {}
         }
     }
+}
+
+impl Encode for Encoder {
+    fn take_losses(&mut self) -> Vec<Loss> {
+        std::mem::take(&mut self.lost)
+    }
+
+    fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        self.take(event, out, true);
+    }
 
     fn finish(&mut self, out: &mut Vec<Event>) {
         if !self.finished {
+            self.release(out, false);
             self.flush_calls(out);
         }
     }

@@ -9,9 +9,9 @@ use super::probe::{Chunk, TEXT_KEYS};
 
 pub use super::vocabulary::FINISH_REASONS;
 use crate::events::{
-    as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, has_annotations,
-    message_finished, message_started, passthrough, run_failed, run_finished, run_started,
-    BlockRef, Decode, Encode, Event, Loss, Quick,
+    as_int, as_namespace, block_delta, block_finished, block_started, frame_sse, get, get_str,
+    has_annotations, message_finished, message_started, passthrough, run_failed, run_finished,
+    run_started, BlockRef, Decode, Encode, Event, Loss, Quick,
 };
 use crate::hashing::HashMap;
 use crate::json::{write_int, write_string, write_value, Map, Value};
@@ -638,6 +638,9 @@ pub struct Encoder {
     messages: HashMap<String, Option<i64>>,
     /// Messages started and not finished -> their choice.
     open: HashMap<String, i64>,
+    /// Messages started and not finished -> their namespace (`None`: the
+    /// run's own).
+    open_in: HashMap<String, Option<Vec<String>>>,
     blocks: indexmap::IndexMap<(String, i64), (i64, Streamed)>,
 }
 
@@ -654,6 +657,7 @@ impl Encoder {
             choices: BTreeMap::new(),
             messages: HashMap::default(),
             open: HashMap::default(),
+            open_in: HashMap::default(),
             blocks: indexmap::IndexMap::default(),
         }
     }
@@ -721,12 +725,33 @@ impl Encoder {
             self.messages.insert(message_id.to_owned(), None);
             return;
         }
+        let namespace = as_namespace(event.get("namespace"));
         let choice = as_int(event.get("choice"))
             .filter(|&choice| choice >= 0)
-            .unwrap_or(0);
+            .unwrap_or_else(|| self.free_choice(namespace.as_deref()));
         self.messages.insert(message_id.to_owned(), Some(choice));
         self.open.insert(message_id.to_owned(), choice);
+        self.open_in.insert(message_id.to_owned(), namespace);
         self.announce(choice, out);
+    }
+
+    /// The first choice that no open message of another namespace holds: a
+    /// subgraph's message that streams beside another's is a choice of its
+    /// own, where the two would interleave in one.
+    fn free_choice(&self, namespace: Option<&[String]>) -> i64 {
+        let taken: std::collections::BTreeSet<i64> = self
+            .open
+            .iter()
+            .filter(|(message, _)| {
+                self.open_in.get(*message).and_then(Option::as_deref) != namespace
+            })
+            .map(|(_, &choice)| choice)
+            .collect();
+        let mut choice = 0;
+        while taken.contains(&choice) {
+            choice += 1;
+        }
+        choice
     }
 
     fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -847,6 +872,7 @@ impl Encoder {
         self.lost.extend(Loss::usage("openai-chat", event));
         if let Some(message_id) = get_str(event, "message_id") {
             self.open.remove(message_id);
+            self.open_in.remove(message_id);
         }
         let Some(Some(choice)) = get_str(event, "message_id")
             .and_then(|message_id| self.messages.get(message_id))

@@ -155,11 +155,6 @@ class Row:
     results_as_text: bool = False
     #: Whether its streams carry several choices (n > 1) of one run.
     carries_choices: bool = False
-    #: Whether messages that stream at the same time (two subgraphs' side by
-    #: side) stay apart when written into it. Where not, their text
-    #: interleaves in one message: a known defect, the conversion tests'
-    #: expected failures until it has a place for them.
-    keeps_concurrent_messages: bool = True
     #: How it writes a stop reason, read back: the word for each of the
     #: neutral reasons (a run's, as the Responses API gives it, or a
     #: message's), where it writes the run's reason for a message that gave

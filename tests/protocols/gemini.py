@@ -22,7 +22,6 @@ def _parts(assembler: Any) -> int:
 
 ROW = Row(
     name="gemini",
-    keeps_concurrent_messages=False,
     assembler="GeminiAssembler",
     result="response",
     stream="gemini/text_signature.sse",

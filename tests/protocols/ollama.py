@@ -27,7 +27,6 @@ def _calls(assembler: Any) -> int:
 
 ROW = Row(
     name="ollama",
-    keeps_concurrent_messages=False,
     assembler="OllamaAssembler",
     result="answer",
     stream="ollama/chat_answer.ndjson",

@@ -97,7 +97,6 @@ def _comparable(value: Any) -> Any:
 ROW = Row(
     name="openai-chat",
     stop_reasons={"max_output_tokens": "length", "content_filter": "content_filter", "length": "length"},
-    keeps_concurrent_messages=False,
     assembler="OpenAIChatAssembler",
     result="completion",
     stream="sdk/chat_every_field.sse",

@@ -385,6 +385,9 @@ class Encoder(ev.RecordsLosses):
         # The assistant messages' candidates (their ``choice``, 0 for most:
         # one after another, an agent's messages make one candidate).
         self._candidates: dict[str, int] = {}
+        # The assistant messages started and not finished -> their namespace
+        # (None: the run's own).
+        self._open_in: dict[str, tuple[str, ...] | None] = {}
         # (message, block) -> "text", "reasoning", or the call or media being written.
         self._blocks: dict[tuple[str, int], _Streamed] = {}
         # The finish reason of each candidate whose message finished, written
@@ -435,13 +438,33 @@ class Encoder(ev.RecordsLosses):
         if event.get("role") in ("user", "system", "developer", "tool"):
             self._others.add(message_id)
         else:
+            found = ev.as_namespace(event.get("namespace"))
+            namespace = None if found is None else tuple(found)
             choice = ev.as_int(event.get("choice"))
-            self._candidates[message_id] = choice if choice is not None and choice >= 0 else 0
+            if choice is None or choice < 0:
+                choice = self._free_candidate(message_id, namespace)
+            self._candidates[message_id] = choice
+            self._open_in[message_id] = namespace
+
+    def _free_candidate(self, message_id: str, namespace: tuple[str, ...] | None) -> int:
+        """The first candidate that no open message of another namespace
+        holds: a subgraph's message that streams beside another's is a
+        candidate of its own, where the two would interleave in one."""
+        taken = {
+            self._candidates[other]
+            for other, held in self._open_in.items()
+            if other != message_id and held != namespace
+        }
+        choice = 0
+        while choice in taken:
+            choice += 1
+        return choice
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
         if not isinstance(message_id, str) or message_id in self._others:
             return
+        self._open_in.pop(message_id, None)
         # A candidate has no counts of its own: only the response.
         self._lost.extend(ev.usage_loss(self.protocol, event))
         self._flush(out, message_id)

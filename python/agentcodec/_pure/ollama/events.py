@@ -202,12 +202,58 @@ class Encoder(ev.RecordsLosses):
         self._blocks: dict[tuple[str, int], str | _ToolCall] = {}
         self._calls = 0  # tool calls written so far (function.index)
         self._reason: str | None = None
+        # An answer is one message: the messages being written (id ->
+        # namespace, None for the run's own), and the events of those held
+        # back, another namespace's (a subgraph's beside another's), until
+        # the ones being written finish.
+        self._writing: dict[str, tuple[str, ...] | None] = {}
+        self._held: list[dict[str, Any]] = []
+        self._held_ids: set[str] = set()
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
+        self._take(event, out, hold=True)
+        return out
+
+    def _take(self, event: dict[str, Any], out: list[dict[str, Any]], hold: bool) -> None:
         if self._finished:
-            return out
+            return
         kind = ev.as_str(event.get("type"))
+        if kind in ("run_finished", "run_failed"):
+            self._release(out, hold=False)  # what was held is written before the end
+        elif hold and self._held_back(kind, event):
+            return
+        self._write(kind, event, out)
+        message_id = event.get("message_id")
+        if kind == "message_finished" and isinstance(message_id, str) and message_id in self._writing:
+            del self._writing[message_id]
+            if not self._writing:
+                self._release(out, hold=True)
+
+    def _held_back(self, kind: str | None, event: dict[str, Any]) -> bool:
+        """Whether the event waits: one of a message held back, or the start
+        of one of another namespace than those being written."""
+        message_id = event.get("message_id")
+        if not isinstance(message_id, str):
+            return False
+        if message_id not in self._held_ids and kind == "message_started":
+            found = ev.as_namespace(event.get("namespace"))
+            namespace = None if found is None else tuple(found)
+            if all(writing == namespace for writing in self._writing.values()):
+                self._writing[message_id] = namespace
+                return False
+            self._held_ids.add(message_id)
+        if message_id not in self._held_ids:
+            return False
+        self._held.append(event)
+        return True
+
+    def _release(self, out: list[dict[str, Any]], hold: bool) -> None:
+        held, self._held, self._held_ids = self._held, [], set()
+        for event in held:
+            self._take(event, out, hold)
+
+    def _write(self, kind: str | None, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         if kind == "run_started" and not self._started:
             self._model = self._model or ev.as_str(event.get("model"))
             if self._created is None:
@@ -224,11 +270,11 @@ class Encoder(ev.RecordsLosses):
         handler = _ENCODERS.get(kind)  # type: ignore[arg-type]
         if handler is not None:
             handler(self, event, out)
-        return out
 
     def finish(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if not self._finished:
+            self._release(out, hold=False)
             self._flush_calls(out)
         return out
 

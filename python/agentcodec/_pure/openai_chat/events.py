@@ -406,6 +406,8 @@ class Encoder(ev.RecordsLosses):
         self._messages: dict[str, int | None] = {}
         # Messages started and not finished -> their choice.
         self._open: dict[str, int] = {}
+        # Messages started and not finished -> their namespace (None: the run's own).
+        self._open_in: dict[str, tuple[str, ...] | None] = {}
         # (neutral message, block) -> (choice, kind, tool index or None).
         self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
 
@@ -483,11 +485,24 @@ class Encoder(ev.RecordsLosses):
         if event.get("role") in ("user", "system", "developer", "tool"):
             self._messages[message_id] = None
             return
+        found = ev.as_namespace(event.get("namespace"))
+        namespace = None if found is None else tuple(found)
         choice = ev.as_int(event.get("choice"))
-        choice = choice if choice is not None and choice >= 0 else 0
+        choice = choice if choice is not None and choice >= 0 else self._free_choice(namespace)
         self._messages[message_id] = choice
         self._open[message_id] = choice
+        self._open_in[message_id] = namespace
         self._announce(choice, out)
+
+    def _free_choice(self, namespace: tuple[str, ...] | None) -> int:
+        """The first choice that no open message of another namespace holds:
+        a subgraph's message that streams beside another's is a choice of
+        its own, where the two would interleave in one."""
+        taken = {choice for message, choice in self._open.items() if self._open_in.get(message) != namespace}
+        choice = 0
+        while choice in taken:
+            choice += 1
+        return choice
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id, index, kind = event.get("message_id"), ev.as_int(event.get("index")), event.get("kind")
@@ -566,6 +581,7 @@ class Encoder(ev.RecordsLosses):
         if message_id is None:
             return
         self._open.pop(message_id, None)
+        self._open_in.pop(message_id, None)
         choice = self._messages.get(message_id)
         reason = event.get("stop_reason")
         if choice is not None and reason in FINISH_REASONS and choice in self._choices:
