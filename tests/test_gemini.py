@@ -366,24 +366,36 @@ def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) ->
                 assert caught.value.message == response["error"]["message"], name
                 continue
             chunks = list(client.models.generate_content_stream(model=name, contents="hi"))
-            parts = (
-                [part for chunk in chunks for part in chunk.candidates[0].content.parts or ()]
-                if chunks
-                else []
-            )
-            text = "".join(part.text or "" for part in parts if not part.thought)
-            expected = "".join(
-                part.get("text", "")
-                for candidate in response.get("candidates", ())
-                for part in candidate["content"]["parts"]
-                if not part.get("thought")
-            )
-            assert text == expected, name
-            calls = [part.function_call.args for part in parts if part.function_call]
+            # Each candidate's parts, by its index (two subgraphs' answers
+            # streaming at once are two candidates).
+            parts: dict[int, list[Any]] = {}
+            for chunk in chunks:
+                for candidate in chunk.candidates or ():
+                    parts.setdefault(candidate.index or 0, []).extend(candidate.content.parts or ())
+            expected_parts: dict[int, list[dict[str, Any]]] = {}
+            for candidate in response.get("candidates", ()):
+                expected_parts.setdefault(candidate.get("index", 0), []).extend(candidate["content"]["parts"])
+            texts = {
+                index: "".join(part.text or "" for part in held if not part.thought)
+                for index, held in parts.items()
+            }
+            expected = {
+                index: "".join(part.get("text", "") for part in held if not part.get("thought"))
+                for index, held in expected_parts.items()
+            }
+            assert {index: text for index, text in texts.items() if text} == {
+                index: text for index, text in expected.items() if text
+            }, name
+            calls = [
+                part.function_call.args
+                for _, held in sorted(parts.items())
+                for part in held
+                if part.function_call
+            ]
             expected_calls = [
                 part["functionCall"]["args"]
-                for candidate in response.get("candidates", ())
-                for part in candidate["content"]["parts"]
+                for _, held in sorted(expected_parts.items())
+                for part in held
                 if "functionCall" in part
             ]
             assert calls == expected_calls, name
