@@ -26,7 +26,7 @@ from conftest import NATIVE, PURE, examples, requires_native
 from conversion import SOURCE_IDS, SOURCES, backends, convert, view
 from protocol_table import TABLE
 from protocols import sse_event
-from protocols.openai_chat import CHUNK, chat_choice
+from protocols.openai_chat import CHUNK, chat_choice, comparable
 from protocols.openai_chat import tool_call_stream as chat
 from sse_helpers import data_events
 
@@ -39,21 +39,6 @@ def load(name: str) -> tuple[bytes, dict[str, Any]]:
     stream = (FIXTURES / f"{name}.sse").read_bytes()
     reference = json.loads((FIXTURES / f"{name}.json").read_text())
     return stream, reference["final_completion"]
-
-
-def comparable(value: Any) -> Any:
-    """A completion without what only says "nothing": null fields (the SDK's
-    models fill in every field they know with None, agentcodec keeps what
-    was sent) and the SDK's own ``parsed`` and ``parsed_arguments``."""
-    if isinstance(value, dict):
-        return {
-            key: comparable(item)
-            for key, item in value.items()
-            if item is not None and key not in ("parsed", "parsed_arguments")
-        }
-    if isinstance(value, list):
-        return [comparable(item) for item in value]
-    return value
 
 
 def assemble(backend: ModuleType, chunks: list[bytes], **options: Any) -> tuple[Any, dict[str, Any]]:

@@ -77,20 +77,21 @@ def judge(backend: ModuleType, stream: bytes) -> None:
     arrival = [choice["index"] for chunk in chunks for choice in chunk["choices"]]
     first = list(dict.fromkeys(arrival))
     if expected is not None and first == sorted(first):
-        assert _comparable(completion["choices"]) == _comparable(expected["choices"])
+        assert comparable(completion["choices"]) == comparable(expected["choices"])
 
 
-def _comparable(value: Any) -> Any:
-    """A completion without what only says "nothing" (null fields) and the
-    SDK's own ``parsed`` and ``parsed_arguments``."""
+def comparable(value: Any) -> Any:
+    """A completion without what only says "nothing": null fields (the SDK's
+    models fill in every field they know with None, agentcodec keeps what
+    was sent) and the SDK's own ``parsed`` and ``parsed_arguments``."""
     if isinstance(value, dict):
         return {
-            key: _comparable(item)
+            key: comparable(item)
             for key, item in value.items()
             if item is not None and key not in ("parsed", "parsed_arguments")
         }
     if isinstance(value, list):
-        return [_comparable(item) for item in value]
+        return [comparable(item) for item in value]
     return value
 
 
