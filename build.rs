@@ -1,7 +1,8 @@
 //! Py_3_14 and the other interpreter flags for the binding, and each
-//! protocol's vocabulary as constants: `python/agentcodec/_vocabulary/<name>.txt`
-//! holds its tables (event types, finish reasons, error codes), which the
-//! pure backend reads too, so that both backends know one list.
+//! protocol's vocabulary as constants: `python/agentcodec/<name>/vocabulary.txt`,
+//! in the protocol's package, holds its tables (event types, finish reasons,
+//! error codes), which the pure backend reads too, so that both backends know
+//! one list.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,25 +16,29 @@ fn main() {
     vocabularies();
 }
 
-/// `$OUT_DIR/vocabulary/<name>.rs` for every `<name>.txt`: a `pub const
-/// NAME: [&str; N]` a table, its description as the doc comment.
+/// `$OUT_DIR/vocabulary/<name>.rs` for every `<name>/vocabulary.txt`: a `pub
+/// const NAME: [&str; N]` a table, its description as the doc comment.
 fn vocabularies() {
-    let source = Path::new("python/agentcodec/_vocabulary");
-    println!("cargo:rerun-if-changed={}", source.display());
+    let packages = Path::new("python/agentcodec");
+    // A new protocol is listed in lib.rs, so a change there looks again for
+    // packages with a vocabulary. (Not the packages' folders: cargo watches a
+    // folder's whole tree, and every Python edit would rebuild the crate.)
+    println!("cargo:rerun-if-changed=rust/lib.rs");
     let out = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("vocabulary");
     fs::create_dir_all(&out).expect("the build's output directory can be written");
-    let mut entries: Vec<_> = fs::read_dir(source)
-        .expect("python/agentcodec/_vocabulary is in the source tree")
-        .map(|entry| entry.expect("a readable directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
+    let mut entries: Vec<_> = fs::read_dir(packages)
+        .expect("python/agentcodec is in the source tree")
+        .map(|entry| entry.expect("a readable directory entry").path().join("vocabulary.txt"))
+        .filter(|path| path.is_file())
         .collect();
     entries.sort();
     for path in entries {
         println!("cargo:rerun-if-changed={}", path.display());
         let text = fs::read_to_string(&path).expect("a vocabulary file is UTF-8");
         let code = constants(&path, &text);
-        let stem = path.file_stem().expect("a file name").to_string_lossy();
-        fs::write(out.join(format!("{stem}.rs")), code).expect("the constants can be written");
+        let package = path.parent().and_then(Path::file_name).expect("a package's folder");
+        let name = package.to_string_lossy();
+        fs::write(out.join(format!("{name}.rs")), code).expect("the constants can be written");
     }
 }
 

@@ -10,10 +10,10 @@
 
 /// `pub mod vocabulary` in a protocol's `mod.rs`: its vocabulary (event
 /// types, finish reasons, error codes), written once for both backends in
-/// `python/agentcodec/_vocabulary/<name>.txt`, whose constants build.rs makes.
+/// `python/agentcodec/<name>/vocabulary.txt`, whose constants build.rs makes.
 macro_rules! vocabulary {
     ($name:literal) => {
-        /// The protocol's vocabulary, as `python/agentcodec/_vocabulary/`
+        /// The protocol's vocabulary, as its package's `vocabulary.txt`
         /// holds it for both backends (build.rs makes its constants).
         pub mod vocabulary {
             include!(concat!(env!("OUT_DIR"), "/vocabulary/", $name, ".rs"));

@@ -1,6 +1,6 @@
 """How far each protocol's knowledge spreads: the files that name it outside
 its own places (its Rust folder and binding file, its Python package and
-pure modules, its vocabulary, its tests and their helpers (``tests/<name>_*``),
+pure modules (its vocabulary is in its package), its tests and their helpers (``tests/<name>_*``),
 fixtures, benchmark row and fixture script). A protocol is a plug-in when adding one edits few files besides
 its own; this counts them, as the architecture page's checklist expects.
 
@@ -35,8 +35,7 @@ def own_places(module: str) -> re.Pattern[str]:
                 rf"rust/python/{module}\.rs$",
                 rf"python/agentcodec/{module}/",
                 rf"python/agentcodec/_pure/{module}/",
-                rf"python/agentcodec/_vocabulary/{module}\.txt$",
-                rf"tests/test_{module}",
+                                rf"tests/test_{module}",
                 rf"tests/{module}_",
                 rf"tests/protocols/{module}\.py$",
                 r"tests/fixtures/",

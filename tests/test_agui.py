@@ -520,7 +520,7 @@ def test_a_messages_snapshot_replaces_streamed_arguments(backend: ModuleType) ->
 
 def test_both_backends_recognise_every_event_type_the_vocabulary_lists(backend: ModuleType) -> None:
     """The Rust recogniser's list and the pure one's are one table
-    (agentcodec/_vocabulary/agui.txt): a stream of any listed type is
+    (agentcodec/agui/vocabulary.txt): a stream of any listed type is
     recognised by both."""
     from agentcodec._vocabulary import tables
 

@@ -142,7 +142,7 @@ def test_pure_wheel(tmp_path: Path) -> None:
     package = ROOT / "python" / "agentcodec"
     sources = {
         path.relative_to(ROOT / "python").as_posix()
-        for pattern in ("*.py", "_vocabulary/*.txt")
+        for pattern in ("*.py", "*/vocabulary.txt")
         for path in package.rglob(pattern)
     }
     assert sources <= set(names), sorted(sources - set(names))

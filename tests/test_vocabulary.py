@@ -1,4 +1,4 @@
-"""Each protocol's vocabulary is written once (``agentcodec/_vocabulary``)
+"""Each protocol's vocabulary is written once (``agentcodec/<name>/vocabulary.txt``)
 and read by both backends: the Rust core's build script makes constants of
 it, the pure backend and the public types read it at import."""
 
@@ -10,16 +10,16 @@ import pytest
 
 from agentcodec._vocabulary import parse, tables
 
-FILES = sorted((Path(__file__).parent.parent / "python" / "agentcodec" / "_vocabulary").glob("*.txt"))
+FILES = sorted((Path(__file__).parent.parent / "python" / "agentcodec").glob("*/vocabulary.txt"))
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.parent.name)
 def test_every_file_parses_into_tables_of_distinct_words(path: Path) -> None:
-    found = tables(path.stem)
-    assert found, f"{path.name} holds no table"
+    found = tables(path.parent.name)
+    assert found, f"{path.parent.name}/vocabulary.txt holds no table"
     for name, words in found.items():
-        assert words, f"{path.name}: {name} is empty"
-        assert len(set(words)) == len(words), f"{path.name}: {name} repeats a word"
+        assert words, f"{path.parent.name}/vocabulary.txt: {name} is empty"
+        assert len(set(words)) == len(words), f"{path.parent.name}/vocabulary.txt: {name} repeats a word"
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """Each protocol's vocabulary (its event types, finish reasons, error codes),
-written once in ``<name>.txt`` beside this module and read by both backends:
+written once in the protocol's package (``agentcodec/<name>/vocabulary.txt``)
+and read by both backends:
 the Rust core's ``build.rs`` makes a constant of each table, and this module
 reads them for the pure backend and the protocols' public types.
 
@@ -18,8 +19,11 @@ __all__ = ["parse", "tables"]
 @cache
 def tables(protocol: str) -> dict[str, tuple[str, ...]]:
     """The protocol's tables, by its name (a ``-`` in it read as ``_``)."""
-    stem = protocol.replace("-", "_")
-    return parse(files(__name__).joinpath(f"{stem}.txt").read_text(encoding="utf-8"), f"{stem}.txt")
+    package = protocol.replace("-", "_")
+    # (from the top package, already imported: the protocol's own package
+    # may be importing this very module)
+    text = files("agentcodec").joinpath(package, "vocabulary.txt").read_text(encoding="utf-8")
+    return parse(text, f"{package}/vocabulary.txt")
 
 
 def parse(text: str, source: str) -> dict[str, tuple[str, ...]]:
