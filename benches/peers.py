@@ -181,8 +181,9 @@ def decode_agentscope_native(chunks: list[bytes]) -> list[Any]:
 def assemble_with(module: Any, assembler: str) -> Impl:
     """Any protocol's assembler in a backend, by its class name there: the
     bytes fed as they come, then closed. Without the limit on a stream's
-    size: the 1M-delta streams of the linearity runs pass its 256 MiB
-    default (LangGraph's, with the run's metadata beside every chunk)."""
+    size: the 1M-delta streams of the linearity runs may pass its 256 MiB
+    default (a protocol that repeats the run's metadata beside every chunk
+    writes some 1 kB a delta)."""
 
     def run(chunks: list[bytes]) -> Any:
         instance = getattr(module, assembler)(max_stream_bytes=None)
