@@ -22,7 +22,7 @@ def tables(protocol: str) -> dict[str, tuple[str, ...]]:
     package = protocol.replace("-", "_")
     # (from the top package, already imported: the protocol's own package
     # may be importing this very module)
-    text = files("agentcodec").joinpath(package, "vocabulary.txt").read_text(encoding="utf-8")
+    text = files("agentcodec").joinpath(package).joinpath("vocabulary.txt").read_text(encoding="utf-8")
     return parse(text, f"{package}/vocabulary.txt")
 
 
