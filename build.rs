@@ -28,7 +28,12 @@ fn vocabularies() {
     fs::create_dir_all(&out).expect("the build's output directory can be written");
     let mut entries: Vec<_> = fs::read_dir(packages)
         .expect("python/agentcodec is in the source tree")
-        .map(|entry| entry.expect("a readable directory entry").path().join("vocabulary.txt"))
+        .map(|entry| {
+            entry
+                .expect("a readable directory entry")
+                .path()
+                .join("vocabulary.txt")
+        })
         .filter(|path| path.is_file())
         .collect();
     entries.sort();
@@ -36,7 +41,10 @@ fn vocabularies() {
         println!("cargo:rerun-if-changed={}", path.display());
         let text = fs::read_to_string(&path).expect("a vocabulary file is UTF-8");
         let code = constants(&path, &text);
-        let package = path.parent().and_then(Path::file_name).expect("a package's folder");
+        let package = path
+            .parent()
+            .and_then(Path::file_name)
+            .expect("a package's folder");
         let name = package.to_string_lossy();
         fs::write(out.join(format!("{name}.rs")), code).expect("the constants can be written");
     }

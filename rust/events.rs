@@ -105,6 +105,19 @@ pub fn message_started_in(
     kind: Option<&str>,
     namespace: Option<Vec<String>>,
 ) -> Event {
+    message_started_at(message_id, role, kind, namespace, None)
+}
+
+/// A message written in a namespace by a graph's node (where the source
+/// names the node: provenance, which a target without nodes drops as it
+/// drops a run's metadata).
+pub fn message_started_at(
+    message_id: &str,
+    role: &str,
+    kind: Option<&str>,
+    namespace: Option<Vec<String>>,
+    node: Option<&str>,
+) -> Event {
     let namespace = namespace.map_or(Value::Null, |parts| {
         Value::Array(parts.into_iter().map(Value::String).collect())
     });
@@ -115,6 +128,7 @@ pub fn message_started_in(
             ("role", role.into()),
             ("kind", kind.map_or(Value::Null, Value::from)),
             ("namespace", namespace),
+            ("node", node.map_or(Value::Null, Value::from)),
         ],
     )
 }
@@ -773,6 +787,14 @@ mod tests {
             parts(&["inner:1"])
         );
         assert_eq!(message_started("m", "tool", None)["namespace"], Value::Null);
+    }
+
+    #[test]
+    fn a_message_names_its_node_only_where_the_source_does() {
+        let started = message_started_at("m", "assistant", None, None, Some("agent"));
+        assert_eq!(started["node"], Value::from("agent"));
+        assert_eq!(started["namespace"], Value::Null);
+        assert_eq!(message_started("m", "tool", None)["node"], Value::Null);
     }
 
     #[test]

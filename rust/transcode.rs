@@ -9,8 +9,8 @@
 //! emitted is read again.
 
 use crate::events::{
-    appended_field, as_namespace, block_delta, block_fields, BlockRef, Decode, Encode, Event, Loss,
-    Quick,
+    appended_field, as_namespace, block_delta, block_fields, get_str, BlockRef, Decode, Encode,
+    Event, Loss, Quick,
 };
 use crate::framing::Kind;
 use crate::hashing::IndexMap;
@@ -546,6 +546,7 @@ impl View {
                 fields.insert("role".to_owned(), role.into());
                 fields.insert("kind".to_owned(), kind);
                 fields.insert("namespace".to_owned(), Value::Null);
+                fields.insert("node".to_owned(), Value::Null);
                 fields.insert("status".to_owned(), "in_progress".into());
                 fields.insert("usage".to_owned(), Value::Null);
                 fields.insert("stop_reason".to_owned(), Value::Null);
@@ -687,6 +688,12 @@ impl Sink for View {
                     let held = message.fields.get_mut("namespace");
                     if let Some(held @ Value::Null) = held {
                         *held = Value::Array(namespace.into_iter().map(Value::String).collect());
+                    }
+                }
+                if let Some(node) = get_str(&event, "node") {
+                    let held = message.fields.get_mut("node");
+                    if let Some(held @ Value::Null) = held {
+                        *held = node.into();
                     }
                 }
                 message

@@ -35,7 +35,7 @@ def own_places(module: str) -> re.Pattern[str]:
                 rf"rust/python/{module}\.rs$",
                 rf"python/agentcodec/{module}/",
                 rf"python/agentcodec/_pure/{module}/",
-                                rf"tests/test_{module}",
+                rf"tests/test_{module}",
                 rf"tests/{module}_",
                 rf"tests/protocols/{module}\.py$",
                 r"tests/fixtures/",

@@ -578,3 +578,51 @@ def test_a_subgraphs_messages_convert_into_its_namespace_in_the_other_protocol(
     assert {graph_of(namespace): ai_messages(messages) for namespace, messages in converted.items()} == {
         graph_of(namespace): ai_messages(messages) for namespace, messages in recorded.items()
     }
+
+
+def nodes_written(stream: bytes) -> dict[str, str]:
+    """Each message's node as langgraph-sdk reads the stream: the first
+    ``langgraph_node`` beside its chunks, or in ``messages/metadata``."""
+    nodes: dict[str, str] = {}
+    for event, data in sdk_parts(stream):
+        if event.startswith("messages/metadata") and isinstance(data, dict):
+            for message_id, value in data.items():
+                nodes.setdefault(message_id, value["metadata"]["langgraph_node"])
+        elif (
+            event.startswith("messages")
+            and isinstance(data, list)
+            and len(data) == 2
+            and isinstance(data[1], dict)
+            and "langgraph_node" in data[1]
+        ):
+            nodes.setdefault(data[0]["id"], data[1]["langgraph_node"])
+    return nodes
+
+
+@pytest.mark.parametrize("name", ["legacy_messages", "tool_call", "subgraphs"])
+def test_a_messages_node_converts_between_the_two_graph_protocols(backend: ModuleType, name: str) -> None:
+    """The node that wrote a message (``langgraph_node`` in the metadata
+    langgraph-api writes beside it) is the message's ``node`` in the
+    LangChain protocol, and back: the conversion writes each message's own,
+    not the encoder's default, in both directions."""
+    source = (FIXTURES / "langgraph" / f"{name}.sse").read_bytes()
+    recorded = nodes_written(source)
+    # (graphs whose nodes are not all named as the encoder's default)
+    assert recorded
+    assert set(recorded.values()) != {"model"}
+
+    written = convert(backend, "langgraph", "langchain", source)
+    assembler = backend.LangChainAssembler()
+    assembler.feed(written)
+    streamed = [message for message in assembler.close() if message["id"] in recorded]
+    assert streamed
+    assert {message["id"]: message["node"] for message in streamed} == {
+        message["id"]: recorded[message["id"]] for message in streamed
+    }
+
+    back = convert(backend, "langchain", "langgraph", written)
+    again = nodes_written(back)
+    assert {key: again[key] for key in recorded if key in again} == {
+        key: node for key, node in recorded.items() if key in again
+    }
+    assert len(again) >= len(streamed)

@@ -103,6 +103,7 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
                     "namespace": rng.choice(
                         [None, [], ["inner:1"], ["outer:a", "inner:b"], "x", [1], ["a", 2]]
                     ),
+                    "node": rng.choice([None, "agent", "tools", "", 5]),
                 }
             )
         elif roll < 0.35:

@@ -11,7 +11,9 @@ form: a dict with a ``type``.
 ``run_failed``         ``code``, ``message``, ``usage``
 ``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
                        tool_result, or None), ``namespace`` (the path of the subgraph or
-                       sub-agent that wrote it, a list of str; None for the run's own)
+                       sub-agent that wrote it, a list of str; None for the run's own),
+                       ``node`` (the graph node that wrote it, where the source names
+                       one; provenance, as a run's metadata is: no loss where dropped)
 ``message_finished``   ``message_id``, ``usage``, ``stop_reason``
 ``block_started``      ``message_id``, ``index``, ``kind``, and the kind's fixed fields
 ``block_delta``        ``message_id``, ``index``, ``delta``: appended to the block's text,
@@ -36,7 +38,7 @@ server that runs it), ``tool_result``
   events and SSE bytes.
 - ``Assembler(protocol)``: any protocol's stream into one neutral view: the
   run's status, usage, stop reason and error, its messages of blocks (tool calls'
-  arguments parsed, each message's namespace), the state, and the events that passed through.
+  arguments parsed, each message's namespace and node), the state, and the events that passed through.
 - ``agentcodec.Transcoder(source, target)`` is a decoder feeding an encoder.
 
 Protocol names: ``PROTOCOLS``.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use crate::events::{
     appended_field, as_int, as_namespace, block_fields, block_finished, block_key, block_replaced,
-    block_started, either, frame_sse, get, get_str, message_finished, message_started_in, nonempty,
+    block_started, either, frame_sse, get, get_str, message_finished, message_started_at, nonempty,
     or_null, passthrough, run_failed, run_finished, run_started, sse_field, Decode, Encode, Event,
     Held, Loss,
 };
@@ -196,7 +196,8 @@ impl Decoder {
             Value::Null
         };
         let kind = (role == "tool").then_some("tool_result");
-        out.push(message_started_in(&name, role, kind, namespace));
+        let node = nonempty(key.1.as_deref());
+        out.push(message_started_at(&name, role, kind, namespace, node));
         self.active.insert(
             key.clone(),
             DecodedMessage {
@@ -539,6 +540,8 @@ pub struct Encoder {
     namespace: Vec<String>,
     /// The namespaces of the messages written in one.
     message_namespaces: HashMap<String, Vec<String>>,
+    /// A message's own node, where its start names one: before `node`.
+    message_nodes: HashMap<String, String>,
     /// Each namespace's wire (by the messages' own namespace), in the order
     /// first written.
     wires: IndexMap<Vec<String>, Wire>,
@@ -647,6 +650,7 @@ impl Encoder {
         Encoder {
             namespace,
             message_namespaces: HashMap::default(),
+            message_nodes: HashMap::default(),
             wires: IndexMap::default(),
             node,
             timestamp: timestamp.filter(|value| !value.is_null()),
@@ -672,7 +676,10 @@ impl Encoder {
         params.insert("namespace".to_owned(), Value::Array(namespace));
         let timestamp = self.timestamp.clone().unwrap_or_else(|| now_ms().into());
         params.insert("timestamp".to_owned(), timestamp);
-        if let (Some(node), "messages") = (&self.node, method) {
+        let own = wire
+            .and_then(|wire| self.wires[wire].current.as_ref())
+            .and_then(|current| self.message_nodes.get(current));
+        if let (Some(node), "messages") = (own.or(self.node.as_ref()), method) {
             params.insert("node".to_owned(), node.as_str().into());
         }
         params.insert("data".to_owned(), data);
@@ -740,11 +747,11 @@ impl Encoder {
         if let (true, Some(Value::String(call_id))) = (role == "tool", call_id) {
             start.push(("tool_call_id", call_id.as_str().into()));
         }
-        self.messages(object(start), position, out);
         let wire = &mut self.wires[position];
         wire.current = Some(message_id.to_owned());
         wire.members = HashMap::from_iter([(message_id.to_owned(), false)]);
         wire.next_index = 0;
+        self.messages(object(start), position, out);
     }
 
     fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -998,6 +1005,10 @@ impl Encode for Encoder {
                     if let Some(namespace) = as_namespace(event.get("namespace")) {
                         self.message_namespaces
                             .insert(message_id.to_owned(), namespace);
+                    }
+                    if let Some(node) = nonempty(get_str(event, "node")) {
+                        self.message_nodes
+                            .insert(message_id.to_owned(), node.to_owned());
                     }
                 }
             }

@@ -7,9 +7,9 @@ use super::vocabulary::CHUNK_TYPES;
 use super::wire::read;
 use crate::events::{
     as_int, as_namespace, block_delta, block_finished, block_key, block_replaced, block_started,
-    frame_sse, get, get_str, has_annotations, is_falsy, message_finished, message_started_in,
-    or_null, passthrough, run_failed, run_finished, run_started, sse_field, state_snapshot, Decode,
-    Encode, Event, Held, Loss,
+    frame_sse, get, get_str, has_annotations, is_falsy, message_finished, message_started_at,
+    nonempty, or_null, passthrough, run_failed, run_finished, run_started, sse_field,
+    state_snapshot, Decode, Encode, Event, Held, Loss,
 };
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
@@ -75,6 +75,20 @@ pub struct Decoder {
     /// A namespace: the message streamed last.
     last: HashMap<String, String>,
     interrupted: bool,
+    /// The graph node that writes a message: the event's (a chunk's
+    /// metadata), or what `messages/metadata` said of the message before it
+    /// came (id -> node, until it starts).
+    event_node: Option<String>,
+    nodes: HashMap<String, String>,
+}
+
+/// The graph node a chunk's (or a message's) metadata names.
+fn node_of(metadata: Option<&Value>) -> Option<String> {
+    metadata
+        .and_then(|metadata| metadata.get("langgraph_node"))
+        .and_then(Value::as_str)
+        .filter(|node| !node.is_empty())
+        .map(str::to_owned)
 }
 
 impl Decode for Decoder {
@@ -96,6 +110,7 @@ impl Decode for Decoder {
         };
         let null = Value::Null;
         let data = part.data.unwrap_or(&null);
+        self.event_node = None;
         if part.mode == "metadata" {
             if !self.started {
                 self.started = true;
@@ -116,6 +131,7 @@ impl Decode for Decoder {
         match (part.mode, data) {
             ("messages", Value::Array(pair)) if pair.len() == 2 && pair[0].is_object() => {
                 let message = pair[0].as_object().expect("checked above");
+                self.event_node = node_of(pair.get(1));
                 self.message(&part.namespace, message, event, out);
             }
             ("messages/partial" | "messages/complete", Value::Array(messages)) => {
@@ -163,7 +179,18 @@ impl Decode for Decoder {
                 self.ended = true;
             }
             ("end", _) => self.end(out),
-            _ => out.push(passthrough(TARGET, event)),
+            (mode, data) => {
+                if let ("messages/metadata", Value::Object(messages)) = (mode, data) {
+                    for (message_id, value) in messages {
+                        let node = node_of(value.get("metadata"));
+                        if let Some(node) = node.filter(|_| !self.messages.contains_key(message_id))
+                        {
+                            self.nodes.insert(message_id.clone(), node);
+                        }
+                    }
+                }
+                out.push(passthrough(TARGET, event));
+            }
         }
     }
 
@@ -175,6 +202,13 @@ impl Decode for Decoder {
 }
 
 impl Decoder {
+    /// The node writing a message that starts.
+    fn node(&mut self, message_id: &str) -> Option<String> {
+        self.nodes
+            .remove(message_id)
+            .or_else(|| self.event_node.clone())
+    }
+
     fn start(&mut self, out: &mut Vec<Event>) {
         if !self.started {
             self.started = true;
@@ -297,11 +331,13 @@ impl Decoder {
             None => {
                 self.messages
                     .insert(message_id.clone(), Streamed::new(namespace));
-                out.push(message_started_in(
+                let node = self.node(&message_id);
+                out.push(message_started_at(
                     &message_id,
                     "assistant",
                     Some("message"),
                     parts(namespace),
+                    node.as_deref(),
                 ));
             }
             Some(streamed) if streamed.snapshots => return,
@@ -367,11 +403,13 @@ impl Decoder {
                 self.tool_result(message_id, message, out);
                 return true;
             }
-            out.push(message_started_in(
+            let node = self.node(message_id);
+            out.push(message_started_at(
                 message_id,
                 "assistant",
                 Some("message"),
                 parts(namespace),
+                node.as_deref(),
             ));
         }
         self.last
@@ -717,11 +755,13 @@ impl Decoder {
             .messages
             .get(message_id)
             .and_then(|streamed| parts(&streamed.namespace));
-        out.push(message_started_in(
+        let node = self.node(message_id);
+        out.push(message_started_at(
             message_id,
             "tool",
             Some("tool_result"),
             namespace,
+            node.as_deref(),
         ));
         let fields = [
             ("call_id", or_null(message.get("tool_call_id"))),
@@ -788,6 +828,8 @@ pub struct Encoder {
     lost: Vec<Loss>,
     run_id: Option<String>,
     node: String,
+    /// A message's own node, where its start names one: before `node`.
+    nodes: HashMap<String, String>,
     started: bool,
     finished: bool,
     state: Map<String, Value>,
@@ -839,6 +881,7 @@ impl Encoder {
             lost: Vec::new(),
             run_id,
             node: node.unwrap_or_else(|| "model".to_owned()),
+            nodes: HashMap::default(),
             started: false,
             finished: false,
             state: Map::new(),
@@ -905,7 +948,8 @@ impl Encoder {
             }
         }
         let mut metadata = Map::new();
-        metadata.insert("langgraph_node".to_owned(), self.node.clone().into());
+        let node = self.nodes.get(message_id).unwrap_or(&self.node);
+        metadata.insert("langgraph_node".to_owned(), node.as_str().into());
         let data = Value::Array(vec![Value::Object(chunk), Value::Object(metadata)]);
         out.push(Self::part(self.name(message_id), data));
     }
@@ -1093,7 +1137,8 @@ impl Encoder {
         self.written
             .insert(tool_id, WrittenMessage::Whole(message.clone()));
         let mut metadata = Map::new();
-        metadata.insert("langgraph_node".to_owned(), "tools".into());
+        let node = self.nodes.get(&key.0).map_or("tools", String::as_str);
+        metadata.insert("langgraph_node".to_owned(), node.into());
         out.push(Self::part(
             self.name(&key.0),
             Value::Array(vec![message, Value::Object(metadata)]),
@@ -1227,6 +1272,9 @@ impl Encode for Encoder {
                             .collect::<Vec<_>>()
                             .join("|");
                         self.names.insert(message_id.to_owned(), name);
+                    }
+                    if let Some(node) = nonempty(get_str(event, "node")) {
+                        self.nodes.insert(message_id.to_owned(), node.to_owned());
                     }
                 }
             }

@@ -12,7 +12,9 @@ with a ``type``:
 ``run_failed``         ``code``, ``message``, ``usage``
 ``message_started``    ``message_id``, ``role``, ``kind`` (message, reasoning, tool_call,
                        tool_result, or None), ``namespace`` (the path of the subgraph or
-                       sub-agent that wrote it, a list of str; None for the run's own)
+                       sub-agent that wrote it, a list of str; None for the run's own),
+                       ``node`` (the graph node that wrote it, where the source names
+                       one; provenance, as a run's metadata is: no loss where dropped)
 ``message_finished``   ``message_id``, ``usage``, ``stop_reason``
 ``block_started``      ``message_id``, ``index``, ``kind``, and the kind's fixed fields
 ``block_delta``        ``message_id``, ``index``, ``delta``: appended to the block's text,
@@ -172,7 +174,11 @@ def run_failed(code: Any = None, message: Any = None, usage: Any = None) -> dict
 
 
 def message_started(
-    message_id: str, role: str = "assistant", kind: str | None = None, namespace: list[str] | None = None
+    message_id: str,
+    role: str = "assistant",
+    kind: str | None = None,
+    namespace: list[str] | None = None,
+    node: str | None = None,
 ) -> dict[str, Any]:
     return {
         "type": "message_started",
@@ -180,6 +186,7 @@ def message_started(
         "role": role,
         "kind": kind,
         "namespace": namespace,
+        "node": node,
     }
 
 

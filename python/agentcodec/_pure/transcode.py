@@ -10,7 +10,7 @@ from typing import Any
 from .._errors import ConversionLossError
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
-from .events import APPENDED_FIELD, BLOCK_FIELDS, as_namespace, namespace_loss
+from .events import APPENDED_FIELD, BLOCK_FIELDS, as_namespace, as_str, namespace_loss
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, loads
 from .protocol import Protocol, check_option
@@ -417,6 +417,7 @@ class Assembler(_Decoding):
                 "role": role,
                 "kind": kind,
                 "namespace": None,
+                "node": None,
                 "status": "in_progress",
                 "usage": None,
                 "stop_reason": None,
@@ -450,6 +451,8 @@ class Assembler(_Decoding):
             if message["namespace"] is None:
                 # Its first start's: the namespace a message is written in stays.
                 message["namespace"] = as_namespace(event.get("namespace"))
+            if message["node"] is None:
+                message["node"] = as_str(event.get("node"))
             message["status"] = "in_progress"
         elif kind == "message_finished":
             message = self._message(event["message_id"])

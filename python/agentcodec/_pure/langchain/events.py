@@ -159,7 +159,8 @@ class Decoder:
         role = ROLES_IN.get(ev.as_str(data.get("role")) or "", "assistant")
         call_id = _first(data, "tool_call_id", "toolCallId") if role == "tool" else None
         message = self._active[key] = _Message(name, call_id)
-        out.append(ev.message_started(name, role, "tool_result" if role == "tool" else None, namespace))
+        kind = "tool_result" if role == "tool" else None
+        out.append(ev.message_started(name, role, kind, namespace, key[1] or None))
         return message
 
     def _messages_event(
@@ -383,7 +384,8 @@ class Encoder(ev.RecordsLosses):
         self._message_namespaces: dict[str, tuple[str, ...]] = {}
         # Each namespace's wire (by the messages' own namespace), in the order first written.
         self._wires: dict[tuple[str, ...], _Wire] = {}
-        self._node = node
+        self._node = node  # a message's own node, where it names one, before this
+        self._message_nodes: dict[str, str] = {}
         self._timestamp = timestamp
         self._seq = 0
         self._roles: dict[str, str] = {}
@@ -408,8 +410,11 @@ class Encoder(ev.RecordsLosses):
         namespace = self._namespace if wire is None else wire.namespace
         params: dict[str, Any] = {"namespace": list(namespace)}
         params["timestamp"] = self._timestamp if self._timestamp is not None else int(time.time() * 1000)
-        if self._node is not None and method == "messages":
-            params["node"] = self._node
+        node = self._node
+        if wire is not None and wire.current is not None:
+            node = self._message_nodes.get(wire.current, node)
+        if node is not None and method == "messages":
+            params["node"] = node
         params["data"] = data
         return {
             "type": "event",
@@ -465,6 +470,9 @@ class Encoder(ev.RecordsLosses):
             namespace = ev.as_namespace(event.get("namespace"))
             if namespace is not None:
                 self._message_namespaces[message_id] = tuple(namespace)
+            node = ev.as_str(event.get("node"))
+            if node:
+                self._message_nodes[message_id] = node
 
     def _announce(self, message_id: str, out: list[dict[str, Any]], call_id: Any = None) -> None:
         """Writes the message's start, ending the one on its namespace's wire
@@ -487,10 +495,10 @@ class Encoder(ev.RecordsLosses):
         }
         if start["role"] == "tool" and isinstance(call_id, str):
             start["tool_call_id"] = call_id
-        out.append(self._envelope("messages", start, wire))
         wire.current = message_id
         wire.members = {message_id: False}
         wire.next_index = 0
+        out.append(self._envelope("messages", start, wire))
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id, index, kind = event.get("message_id"), ev.as_int(event.get("index")), event.get("kind")

@@ -63,6 +63,12 @@ def _parts(namespace: str) -> list[str] | None:
     return namespace.split("|") if namespace else None
 
 
+def _node_of(metadata: Any) -> str | None:
+    """The graph node a chunk's (or a message's) metadata names."""
+    node = metadata.get("langgraph_node") if isinstance(metadata, dict) else None
+    return node if isinstance(node, str) and node else None
+
+
 class _Streamed:
     """A message being decoded."""
 
@@ -114,6 +120,11 @@ class Decoder:
         self._messages: dict[str, _Streamed] = {}
         self._last: dict[str, str] = {}  # a namespace: the message streamed last
         self._interrupted = False
+        # The graph node that writes a message: the event's (a chunk's
+        # metadata), or what ``messages/metadata`` said of the message before
+        # it came (id -> node, until it starts).
+        self._event_node: str | None = None
+        self._nodes: dict[str, str] = {}
 
     def decode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -122,6 +133,7 @@ class Decoder:
             out.append(ev.passthrough("langgraph", event))
             return out
         mode, data = part.mode, part.data
+        self._event_node = None
         if mode == "metadata":
             if not self._started:
                 self._started = True
@@ -132,6 +144,7 @@ class Decoder:
         if mode in ("values", "updates"):
             self._finish_step(part.namespace, out)
         if mode == "messages" and isinstance(data, list) and len(data) == 2 and isinstance(data[0], dict):
+            self._event_node = _node_of(data[1])
             self._message(part.namespace, data[0], event, out)
         elif mode in ("messages/partial", "messages/complete") and isinstance(data, list):
             final = mode == "messages/complete"
@@ -159,6 +172,11 @@ class Decoder:
         elif mode == "end":
             self._end(out)
         else:
+            if mode == "messages/metadata" and isinstance(data, dict):
+                for message_id, value in data.items():
+                    node = _node_of(value.get("metadata")) if isinstance(value, dict) else None
+                    if node is not None and message_id not in self._messages:
+                        self._nodes[message_id] = node
             out.append(ev.passthrough("langgraph", event))
         return out
 
@@ -169,6 +187,11 @@ class Decoder:
         return out
 
     # --- internals -----------------------------------------------------------
+
+    def _node(self, message_id: str) -> str | None:
+        """The node writing a message that starts."""
+        node = self._nodes.pop(message_id, None)
+        return self._event_node if node is None else node
 
     def _start(self, out: list[dict[str, Any]]) -> None:
         if not self._started:
@@ -229,7 +252,11 @@ class Decoder:
             return
         if streamed is None:
             streamed = self._messages[message_id] = _Streamed(namespace)
-            out.append(ev.message_started(message_id, "assistant", "message", _parts(namespace)))
+            out.append(
+                ev.message_started(
+                    message_id, "assistant", "message", _parts(namespace), self._node(message_id)
+                )
+            )
         if streamed.snapshots:
             return
         # (messages of one namespace may interleave: choices, or calls
@@ -269,7 +296,11 @@ class Decoder:
             if kind == "tool":
                 self._tool_result(message_id, message, streamed, out)
                 return True
-            out.append(ev.message_started(message_id, "assistant", "message", _parts(namespace)))
+            out.append(
+                ev.message_started(
+                    message_id, "assistant", "message", _parts(namespace), self._node(message_id)
+                )
+            )
         self._last[namespace] = message_id
         if streamed.finished or not streamed.snapshots:
             return True  # (sent again after it ended, or streamed in chunks: it stands)
@@ -452,7 +483,8 @@ class Decoder:
     def _tool_result(
         self, message_id: str, message: dict[str, Any], streamed: _Streamed, out: list[dict[str, Any]]
     ) -> None:
-        out.append(ev.message_started(message_id, "tool", "tool_result", _parts(streamed.namespace)))
+        namespace = _parts(streamed.namespace)
+        out.append(ev.message_started(message_id, "tool", "tool_result", namespace, self._node(message_id)))
         index = self._block(
             message_id,
             "tool_result",
@@ -509,6 +541,7 @@ class Encoder(ev.RecordsLosses):
         self._names: dict[str, str] = {}
         self._run_id = run_id
         self._node = node or "model"
+        self._nodes: dict[str, str] = {}  # a message's own node, where its start names one
         self._started = False
         self._finished = False
         self._state: dict[str, Any] = {}
@@ -565,7 +598,7 @@ class Encoder(ev.RecordsLosses):
         out.append(
             {
                 "event": self._names.get(message_id, "messages"),
-                "data": [chunk, {"langgraph_node": self._node}],
+                "data": [chunk, {"langgraph_node": self._nodes.get(message_id, self._node)}],
             }
         )
 
@@ -578,6 +611,9 @@ class Encoder(ev.RecordsLosses):
         namespace = ev.as_namespace(event.get("namespace"))
         if namespace is not None:
             self._names[message_id] = "|".join(["messages", *namespace])
+        node = ev.as_str(event.get("node"))
+        if node:
+            self._nodes[message_id] = node
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         key = ev.block_key(event)
@@ -687,9 +723,8 @@ class Encoder(ev.RecordsLosses):
             "status": "success",
         }
         self._written[tool_id] = message
-        out.append(
-            {"event": self._names.get(key[0], "messages"), "data": [message, {"langgraph_node": "tools"}]}
-        )
+        metadata = {"langgraph_node": self._nodes.get(key[0], "tools")}
+        out.append({"event": self._names.get(key[0], "messages"), "data": [message, metadata]})
 
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id = event.get("message_id")
