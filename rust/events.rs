@@ -133,6 +133,18 @@ pub fn message_started_at(
     )
 }
 
+/// Where a message is written: its namespace (`None`: the run's own) and
+/// its node.
+pub type Place = (Option<Vec<String>>, Option<String>);
+
+/// Where a `message_started`'s message is written. Two messages of two
+/// places that stream at once are two writers' (two subgraphs, or two nodes
+/// of one graph side by side), which a target of one answer keeps apart.
+pub fn message_place(event: &Event) -> Place {
+    let node = nonempty(get_str(event, "node")).map(str::to_owned);
+    (as_namespace(event.get("namespace")), node)
+}
+
 /// A message's namespace as the vocabulary holds it: a list of str with at
 /// least one part, else `None` (the run's own messages).
 pub fn as_namespace(value: Option<&Value>) -> Option<Vec<String>> {

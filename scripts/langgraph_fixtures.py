@@ -95,6 +95,8 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
     "subgraphs": ("nested", ["values", "updates", "messages-tuple"], {"stream_subgraphs": True}, None),
     # Two subgraphs side by side: their messages interleave, each in its namespace.
     "parallel": ("parallel", ["values", "updates", "messages-tuple"], {"stream_subgraphs": True}, None),
+    # Two nodes of the root graph side by side: their messages interleave in one namespace.
+    "fanout": ("fanout", ["values", "updates", "messages-tuple"], {}, None),
     "debug": ("agent", ["debug", "tasks", "checkpoints"], {}, None),
     "resumable": ("agent", ["values", "messages-tuple"], {"stream_resumable": True}, None),
 }
@@ -104,6 +106,8 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
 PROTOCOL_CASES: dict[str, tuple[str, list[str]]] = {
     "subgraphs": ("nested", ["values", "updates", "messages", "tools", "lifecycle", "custom"]),
     "parallel": ("parallel", ["values", "updates", "messages", "tools", "lifecycle", "custom"]),
+    # (not "fanout": langgraph-api writes both nodes' messages in the root namespace without
+    # a node, interleaved, and langchain-core's ChatModelStream reads one of them)
 }
 PROTOCOL_OUT = ROOT / "tests" / "fixtures" / "langchain" / "server"
 

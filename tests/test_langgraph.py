@@ -599,7 +599,7 @@ def nodes_written(stream: bytes) -> dict[str, str]:
     return nodes
 
 
-@pytest.mark.parametrize("name", ["legacy_messages", "tool_call", "subgraphs"])
+@pytest.mark.parametrize("name", ["legacy_messages", "tool_call", "subgraphs", "fanout"])
 def test_a_messages_node_converts_between_the_two_graph_protocols(backend: ModuleType, name: str) -> None:
     """The node that wrote a message (``langgraph_node`` in the metadata
     langgraph-api writes beside it) is the message's ``node`` in the

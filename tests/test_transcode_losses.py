@@ -396,16 +396,18 @@ def test_a_message_keeps_its_namespace_where_the_target_has_namespaces(
             assert "from m1" in "".join(texts), target
 
 
-def side_by_side_run() -> list[dict[str, Any]]:
-    """Two subgraphs' answers streaming at once, a word of each in turn."""
+def side_by_side_run(by_node: bool = False) -> list[dict[str, Any]]:
+    """Two subgraphs' answers streaming at once, a word of each in turn (or,
+    ``by_node``, two nodes' of one graph, in the run's namespace)."""
     run: list[dict[str, Any]] = [{"type": "run_started", "run_id": "run-1"}]
-    for message_id, namespace in (("m1", ["weather:1"]), ("m2", ["news:2"])):
+    for message_id, where in (("m1", "weather:1"), ("m2", "news:2")):
         run += [
             {
                 "type": "message_started",
                 "message_id": message_id,
                 "role": "assistant",
-                "namespace": namespace,
+                "namespace": None if by_node else [where],
+                "node": where.partition(":")[0] if by_node else None,
             },
             {"type": "block_started", "message_id": message_id, "index": 0, "kind": "text"},
         ]
@@ -427,13 +429,14 @@ def side_by_side_run() -> list[dict[str, Any]]:
     return [*run, {"type": "run_finished", "status": "completed"}]
 
 
-def test_messages_that_stream_at_once_stay_apart_in_every_target(backend: ModuleType) -> None:
+@pytest.mark.parametrize("by_node", [False, True], ids=["subgraphs", "nodes"])
+def test_messages_that_stream_at_once_stay_apart_in_every_target(backend: ModuleType, by_node: bool) -> None:
     """Each answer reads back whole, never a word of one between two of the
     other's: as messages or blocks of their own, as choices or candidates,
     or one after the other where an answer is one message."""
     for target in TABLE:
         encoder = backend.NeutralEncoder(target, **OPTIONS[target])
-        stream = b"".join(encoder.encode(event) for event in side_by_side_run()) + encoder.close()
+        stream = b"".join(encoder.encode(event) for event in side_by_side_run(by_node)) + encoder.close()
         text = "".join(
             block["text"]
             for message in view(backend, target, stream)["messages"]

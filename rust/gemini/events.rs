@@ -33,9 +33,9 @@
 use super::args::{parse_path, partial_value, ArgsWriter};
 use super::vocabulary::FINISH_REASONS;
 use crate::events::{
-    as_int, as_namespace, block_delta, block_finished, block_replaced, block_started, get_str,
-    has_annotations, media_kind, message_finished, message_started, passthrough, run_failed,
-    run_finished, run_started, BlockRef, Decode, Encode, Event, Loss,
+    as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
+    media_kind, message_finished, message_place, message_started, passthrough, run_failed,
+    run_finished, run_started, BlockRef, Decode, Encode, Event, Loss, Place,
 };
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
@@ -554,9 +554,9 @@ pub struct Encoder {
     /// The assistant messages' candidates (their `choice`, 0 for most: one
     /// after another, an agent's messages make one candidate).
     candidates: IndexMap<String, i64>,
-    /// The assistant messages started and not finished -> their namespace
-    /// (`None`: the run's own).
-    open_in: HashMap<String, Option<Vec<String>>>,
+    /// The assistant messages started and not finished -> their place
+    /// (namespace and node).
+    open_in: HashMap<String, Place>,
     blocks: IndexMap<(String, i64), Streamed>,
     /// The finish reason of each candidate whose message finished, written
     /// when the run finishes, with the usage.
@@ -635,23 +635,24 @@ impl Encoder {
         if matches!(role, Some("user" | "system" | "developer" | "tool")) {
             self.others.insert(message_id.to_owned());
         } else {
-            let namespace = as_namespace(event.get("namespace"));
+            let place = message_place(event);
             let choice = as_int(event.get("choice"))
                 .filter(|&choice| choice >= 0)
-                .unwrap_or_else(|| self.free_candidate(message_id, namespace.as_deref()));
+                .unwrap_or_else(|| self.free_candidate(message_id, &place));
             self.candidates.insert(message_id.to_owned(), choice);
-            self.open_in.insert(message_id.to_owned(), namespace);
+            self.open_in.insert(message_id.to_owned(), place);
         }
     }
 
-    /// The first candidate that no open message of another namespace holds:
-    /// a subgraph's message that streams beside another's is a candidate of
-    /// its own, where the two would interleave in one.
-    fn free_candidate(&self, message_id: &str, namespace: Option<&[String]>) -> i64 {
+    /// The first candidate that no open message of another place (namespace
+    /// and node) holds: a subgraph's or a node's message that streams beside
+    /// another's is a candidate of its own, where the two would interleave in
+    /// one.
+    fn free_candidate(&self, message_id: &str, place: &Place) -> i64 {
         let taken: std::collections::BTreeSet<i64> = self
             .open_in
             .iter()
-            .filter(|(other, held)| other.as_str() != message_id && held.as_deref() != namespace)
+            .filter(|(other, held)| other.as_str() != message_id && *held != place)
             .filter_map(|(other, _)| self.candidates.get(other).copied())
             .collect();
         let mut choice = 0;

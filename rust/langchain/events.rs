@@ -542,9 +542,9 @@ pub struct Encoder {
     message_namespaces: HashMap<String, Vec<String>>,
     /// A message's own node, where its start names one: before `node`.
     message_nodes: HashMap<String, String>,
-    /// Each namespace's wire (by the messages' own namespace), in the order
-    /// first written.
-    wires: IndexMap<Vec<String>, Wire>,
+    /// Each place's wire (by the messages' own namespace and node), in the
+    /// order first written.
+    wires: IndexMap<(Vec<String>, Option<String>), Wire>,
     node: Option<String>,
     timestamp: Option<Value>,
     seq: i64,
@@ -708,7 +708,8 @@ impl Encoder {
             .message_namespaces
             .get(message_id)
             .map_or(&[][..], Vec::as_slice);
-        if let Some(position) = self.wires.get_index_of(own) {
+        let place = (own.to_vec(), self.message_nodes.get(message_id).cloned());
+        if let Some(position) = self.wires.get_index_of(&place) {
             return position;
         }
         let mut namespace = self.namespace.clone();
@@ -717,7 +718,7 @@ impl Encoder {
             namespace,
             ..Wire::default()
         };
-        self.wires.insert_full(own.to_vec(), wire).0
+        self.wires.insert_full(place, wire).0
     }
 
     /// Writes the message's start, ending the one on its namespace's wire

@@ -27,6 +27,8 @@ fn parts(namespace: &str) -> Option<Vec<String>> {
 #[derive(Debug, Default)]
 struct Streamed {
     namespace: String,
+    /// The graph node that writes it, where the stream says.
+    node: Option<String>,
     /// A content index (its JSON text): its block.
     blocks: HashMap<String, i64>,
     /// A tool-call chunk index (its JSON text): its block.
@@ -48,9 +50,10 @@ struct Streamed {
 }
 
 impl Streamed {
-    fn new(namespace: &str) -> Streamed {
+    fn new(namespace: &str, node: Option<String>) -> Streamed {
         Streamed {
             namespace: namespace.to_owned(),
+            node,
             ..Streamed::default()
         }
     }
@@ -72,8 +75,9 @@ pub struct Decoder {
     ended: bool,
     next_block: i64,
     messages: IndexMap<String, Streamed>,
-    /// A namespace: the message streamed last.
-    last: HashMap<String, String>,
+    /// A place (namespace, and the node of the event: two nodes of one graph
+    /// stream side by side): the message streamed last there.
+    last: HashMap<(String, Option<String>), String>,
     interrupted: bool,
     /// The graph node that writes a message: the event's (a chunk's
     /// metadata), or what `messages/metadata` said of the message before it
@@ -125,7 +129,13 @@ impl Decode for Decoder {
         }
         self.start(out);
         if matches!(part.mode, "values" | "updates") {
-            self.finish_step(&part.namespace, out);
+            // (an update names the nodes whose step ended; another node's
+            // message may still stream beside them)
+            let nodes = match (part.mode, data) {
+                ("updates", Value::Object(updates)) => Some(updates),
+                _ => None,
+            };
+            self.finish_step(&part.namespace, nodes, out);
         }
         let root = part.namespace.is_empty();
         match (part.mode, data) {
@@ -202,6 +212,11 @@ impl Decode for Decoder {
 }
 
 impl Decoder {
+    /// Where the event's message is: its namespace and the event's node.
+    fn place(&self, namespace: &str) -> (String, Option<String>) {
+        (namespace.to_owned(), self.event_node.clone())
+    }
+
     /// The node writing a message that starts.
     fn node(&mut self, message_id: &str) -> Option<String> {
         self.nodes
@@ -309,7 +324,7 @@ impl Decoder {
             && last_position
             && empty_end(message)
         {
-            if let Some(last) = self.last.get(namespace) {
+            if let Some(last) = self.last.get(&self.place(namespace)) {
                 // Ends the message before it.
                 message_id = last.clone();
             }
@@ -320,18 +335,18 @@ impl Decoder {
                 && !self.whole(namespace, message, true, out)
             {
                 out.push(passthrough(TARGET, event));
-                let mut streamed = Streamed::new(namespace);
+                let mut streamed = Streamed::new(namespace, self.event_node.clone());
                 streamed.finished = true;
                 self.messages.insert(message_id.clone(), streamed);
-                self.last.insert(namespace.to_owned(), message_id.clone());
+                self.last.insert(self.place(namespace), message_id.clone());
             }
             return;
         }
         match self.messages.get(&message_id) {
             None => {
-                self.messages
-                    .insert(message_id.clone(), Streamed::new(namespace));
                 let node = self.node(&message_id);
+                self.messages
+                    .insert(message_id.clone(), Streamed::new(namespace, node.clone()));
                 out.push(message_started_at(
                     &message_id,
                     "assistant",
@@ -345,7 +360,7 @@ impl Decoder {
         }
         // (messages of one namespace may interleave: choices, or calls
         // attached to an earlier message; each ends at its last chunk)
-        self.last.insert(namespace.to_owned(), message_id.clone());
+        self.last.insert(self.place(namespace), message_id.clone());
         let streamed = &mut self.messages[&message_id];
         if streamed.finished {
             let brings =
@@ -384,7 +399,7 @@ impl Decoder {
         let kind = message.get("type").and_then(Value::as_str);
         if !self.messages.contains_key(message_id) {
             if empty_end(message) {
-                if let Some(before) = self.last.get(namespace).cloned() {
+                if let Some(before) = self.last.get(&self.place(namespace)).cloned() {
                     // The empty message that ends the one before it.
                     self.finish_message(&before, out);
                     return true;
@@ -394,16 +409,16 @@ impl Decoder {
             if kind != Some("tool") && !ai {
                 return false;
             }
-            let mut streamed = Streamed::new(namespace);
+            let node = self.node(message_id);
+            let mut streamed = Streamed::new(namespace, node.clone());
             streamed.snapshots = true;
             self.messages.insert(message_id.to_owned(), streamed);
             self.last
-                .insert(namespace.to_owned(), message_id.to_owned());
+                .insert(self.place(namespace), message_id.to_owned());
             if kind == Some("tool") {
                 self.tool_result(message_id, message, out);
                 return true;
             }
-            let node = self.node(message_id);
             out.push(message_started_at(
                 message_id,
                 "assistant",
@@ -413,7 +428,7 @@ impl Decoder {
             ));
         }
         self.last
-            .insert(namespace.to_owned(), message_id.to_owned());
+            .insert(self.place(namespace), message_id.to_owned());
         let streamed = &self.messages[message_id];
         if streamed.finished || !streamed.snapshots {
             // (sent again after it ended, or streamed in chunks: it stands)
@@ -591,13 +606,22 @@ impl Decoder {
             .expect("a block's snapshots")
     }
 
-    /// A step of a graph ended (its values or updates came): the messages
-    /// it streamed are whole.
-    fn finish_step(&mut self, namespace: &str, out: &mut Vec<Event>) {
+    /// A step of a graph ended (its values, or the updates of `nodes`,
+    /// came): the messages those nodes streamed are whole.
+    fn finish_step(
+        &mut self,
+        namespace: &str,
+        nodes: Option<&Map<String, Value>>,
+        out: &mut Vec<Event>,
+    ) {
         let open: Vec<String> = self
             .messages
             .iter()
             .filter(|(_, streamed)| streamed.namespace == namespace && !streamed.finished)
+            .filter(|(_, streamed)| match (nodes, &streamed.node) {
+                (Some(nodes), Some(node)) => nodes.contains_key(node),
+                _ => true,
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for id in open {
@@ -751,11 +775,9 @@ impl Decoder {
         message: &Map<String, Value>,
         out: &mut Vec<Event>,
     ) {
-        let namespace = self
-            .messages
-            .get(message_id)
-            .and_then(|streamed| parts(&streamed.namespace));
-        let node = self.node(message_id);
+        let streamed = self.messages.get(message_id);
+        let namespace = streamed.and_then(|streamed| parts(&streamed.namespace));
+        let node = streamed.and_then(|streamed| streamed.node.clone());
         out.push(message_started_at(
             message_id,
             "tool",

@@ -22,9 +22,9 @@
 
 use super::vocabulary::DONE_REASONS;
 use crate::events::{
-    as_int, as_namespace, block_delta, block_finished, block_started, get_str, has_annotations,
-    message_finished, message_started, passthrough, run_failed, run_finished, run_started,
-    BlockRef, Decode, Encode, Event, Loss,
+    as_int, block_delta, block_finished, block_started, get_str, has_annotations, message_finished,
+    message_place, message_started, passthrough, run_failed, run_finished, run_started, BlockRef,
+    Decode, Encode, Event, Loss, Place,
 };
 use crate::framing::Kind;
 use crate::hashing::IndexMap;
@@ -281,9 +281,9 @@ pub struct Encoder {
     calls: i64,
     reason: Option<String>,
     lost: Vec<Loss>,
-    /// The messages being written (id -> namespace, `None` for the run's
-    /// own), and the events of those held back until they finish.
-    writing: IndexMap<String, Option<Vec<String>>>,
+    /// The messages being written (id -> place: namespace and node), and
+    /// the events of those held back until they finish.
+    writing: IndexMap<String, Place>,
     held: Vec<Event>,
     held_ids: std::collections::HashSet<String>,
 }
@@ -533,15 +533,15 @@ impl Encoder {
     }
 
     /// Whether the event waits: one of a message held back, or the start of
-    /// one of another namespace than those being written.
+    /// one of another place (namespace and node) than those being written.
     fn held_back(&mut self, kind: &str, event: &Event) -> bool {
         let Some(message_id) = get_str(event, "message_id") else {
             return false;
         };
         if !self.held_ids.contains(message_id) && kind == "message_started" {
-            let namespace = as_namespace(event.get("namespace"));
-            if self.writing.values().all(|writing| *writing == namespace) {
-                self.writing.insert(message_id.to_owned(), namespace);
+            let place = message_place(event);
+            if self.writing.values().all(|writing| *writing == place) {
+                self.writing.insert(message_id.to_owned(), place);
                 return false;
             }
             self.held_ids.insert(message_id.to_owned());

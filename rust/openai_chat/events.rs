@@ -9,9 +9,9 @@ use super::probe::{Chunk, TEXT_KEYS};
 
 pub use super::vocabulary::FINISH_REASONS;
 use crate::events::{
-    as_int, as_namespace, block_delta, block_finished, block_started, frame_sse, get, get_str,
-    has_annotations, message_finished, message_started, passthrough, run_failed, run_finished,
-    run_started, BlockRef, Decode, Encode, Event, Loss, Quick,
+    as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, has_annotations,
+    message_finished, message_place, message_started, passthrough, run_failed, run_finished,
+    run_started, BlockRef, Decode, Encode, Event, Loss, Place, Quick,
 };
 use crate::hashing::HashMap;
 use crate::json::{write_int, write_string, write_value, Map, Value};
@@ -638,9 +638,8 @@ pub struct Encoder {
     messages: HashMap<String, Option<i64>>,
     /// Messages started and not finished -> their choice.
     open: HashMap<String, i64>,
-    /// Messages started and not finished -> their namespace (`None`: the
-    /// run's own).
-    open_in: HashMap<String, Option<Vec<String>>>,
+    /// Messages started and not finished -> their place (namespace and node).
+    open_in: HashMap<String, Place>,
     blocks: indexmap::IndexMap<(String, i64), (i64, Streamed)>,
 }
 
@@ -725,26 +724,24 @@ impl Encoder {
             self.messages.insert(message_id.to_owned(), None);
             return;
         }
-        let namespace = as_namespace(event.get("namespace"));
+        let place = message_place(event);
         let choice = as_int(event.get("choice"))
             .filter(|&choice| choice >= 0)
-            .unwrap_or_else(|| self.free_choice(namespace.as_deref()));
+            .unwrap_or_else(|| self.free_choice(&place));
         self.messages.insert(message_id.to_owned(), Some(choice));
         self.open.insert(message_id.to_owned(), choice);
-        self.open_in.insert(message_id.to_owned(), namespace);
+        self.open_in.insert(message_id.to_owned(), place);
         self.announce(choice, out);
     }
 
-    /// The first choice that no open message of another namespace holds: a
-    /// subgraph's message that streams beside another's is a choice of its
-    /// own, where the two would interleave in one.
-    fn free_choice(&self, namespace: Option<&[String]>) -> i64 {
+    /// The first choice that no open message of another place (namespace
+    /// and node) holds: a subgraph's or a node's message that streams beside
+    /// another's is a choice of its own, where the two would interleave in one.
+    fn free_choice(&self, place: &Place) -> i64 {
         let taken: std::collections::BTreeSet<i64> = self
             .open
             .iter()
-            .filter(|(message, _)| {
-                self.open_in.get(*message).and_then(Option::as_deref) != namespace
-            })
+            .filter(|(message, _)| self.open_in.get(*message) != Some(place))
             .map(|(_, &choice)| choice)
             .collect();
         let mut choice = 0;

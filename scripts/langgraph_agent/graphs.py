@@ -217,3 +217,22 @@ _parallel.add_node("news", _branch("news", ("Nothing ", "new ", "in ", "東京 "
 _parallel.add_edge(START, "weather")
 _parallel.add_edge(START, "news")
 parallel = _parallel.compile()
+
+
+def _answering(name: str, words: tuple[str, ...]) -> Any:
+    model = Paced(answer_id=f"chatcmpl-{name}", words=words)
+
+    def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    return answer
+
+
+# Two nodes of one graph side by side (no subgraphs): their messages
+# interleave in the root namespace, told apart by their node alone.
+_fanout = StateGraph(MessagesState)
+_fanout.add_node("weather", _answering("weather", ("Sunny ", "and ", "21 ", "°C ", "in ", "Paris.")))
+_fanout.add_node("news", _answering("news", ("Nothing ", "new ", "in ", "東京 ", "today.")))
+_fanout.add_edge(START, "weather")
+_fanout.add_edge(START, "news")
+fanout = _fanout.compile()

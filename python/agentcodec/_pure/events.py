@@ -60,6 +60,8 @@ __all__ = [
     "Held",
     "as_int",
     "as_namespace",
+    "message_place",
+    "Place",
     "as_str",
     "block_key",
     "BLOCK_FIELDS",
@@ -196,6 +198,19 @@ def as_namespace(value: Any) -> list[str] | None:
     if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
         return list(value)
     return None
+
+
+#: Where a message is written: its namespace (None: the run's own) and its node.
+Place = tuple[tuple[str, ...] | None, str | None]
+
+
+def message_place(event: dict[str, Any]) -> Place:
+    """Where a ``message_started``'s message is written. Two messages of two
+    places that stream at once are two writers' (two subgraphs, or two nodes
+    of one graph side by side), which a target of one answer keeps apart."""
+    namespace = as_namespace(event.get("namespace"))
+    node = event.get("node")
+    return (None if namespace is None else tuple(namespace), node if isinstance(node, str) and node else None)
 
 
 def message_finished(message_id: str, usage: Any = None, stop_reason: Any = None) -> dict[str, Any]:

@@ -387,7 +387,7 @@ class Encoder(ev.RecordsLosses):
         self._candidates: dict[str, int] = {}
         # The assistant messages started and not finished -> their namespace
         # (None: the run's own).
-        self._open_in: dict[str, tuple[str, ...] | None] = {}
+        self._open_in: dict[str, ev.Place] = {}
         # (message, block) -> "text", "reasoning", or the call or media being written.
         self._blocks: dict[tuple[str, int], _Streamed] = {}
         # The finish reason of each candidate whose message finished, written
@@ -438,22 +438,22 @@ class Encoder(ev.RecordsLosses):
         if event.get("role") in ("user", "system", "developer", "tool"):
             self._others.add(message_id)
         else:
-            found = ev.as_namespace(event.get("namespace"))
-            namespace = None if found is None else tuple(found)
+            place = ev.message_place(event)
             choice = ev.as_int(event.get("choice"))
             if choice is None or choice < 0:
-                choice = self._free_candidate(message_id, namespace)
+                choice = self._free_candidate(message_id, place)
             self._candidates[message_id] = choice
-            self._open_in[message_id] = namespace
+            self._open_in[message_id] = place
 
-    def _free_candidate(self, message_id: str, namespace: tuple[str, ...] | None) -> int:
-        """The first candidate that no open message of another namespace
-        holds: a subgraph's message that streams beside another's is a
-        candidate of its own, where the two would interleave in one."""
+    def _free_candidate(self, message_id: str, place: ev.Place) -> int:
+        """The first candidate that no open message of another place
+        (namespace and node) holds: a subgraph's or a node's message that
+        streams beside another's is a candidate of its own, where the two
+        would interleave in one."""
         taken = {
             self._candidates[other]
             for other, held in self._open_in.items()
-            if other != message_id and held != namespace
+            if other != message_id and held != place
         }
         choice = 0
         while choice in taken:

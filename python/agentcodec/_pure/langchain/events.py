@@ -341,9 +341,9 @@ class Decoder:
 
 
 class _Wire:
-    """The message on the wire in one namespace: the protocol keys a message
-    by its namespace (and node), so a subgraph's messages stream beside the
-    run's own, each in its namespace."""
+    """The message on the wire in one place: the protocol keys a message by
+    its namespace and node, so a subgraph's messages stream beside the run's
+    own, each in its namespace, and two nodes' beside each other."""
 
     __slots__ = ("current", "members", "namespace", "next_index")
 
@@ -382,8 +382,8 @@ class Encoder(ev.RecordsLosses):
         # message's own (a subgraph's path) is under.
         self._namespace = list(namespace or [])
         self._message_namespaces: dict[str, tuple[str, ...]] = {}
-        # Each namespace's wire (by the messages' own namespace), in the order first written.
-        self._wires: dict[tuple[str, ...], _Wire] = {}
+        # Each place's wire (by the messages' own namespace and node), in the order first written.
+        self._wires: dict[tuple[tuple[str, ...], str | None], _Wire] = {}
         self._node = node  # a message's own node, where it names one, before this
         self._message_nodes: dict[str, str] = {}
         self._timestamp = timestamp
@@ -429,9 +429,10 @@ class Encoder(ev.RecordsLosses):
 
     def _wire_of(self, message_id: str) -> _Wire:
         own = self._message_namespaces.get(message_id, ())
-        wire = self._wires.get(own)
+        place = (own, self._message_nodes.get(message_id))
+        wire = self._wires.get(place)
         if wire is None:
-            wire = self._wires[own] = _Wire(self._namespace + list(own))
+            wire = self._wires[place] = _Wire(self._namespace + list(own))
         return wire
 
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:

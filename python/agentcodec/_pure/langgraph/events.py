@@ -78,6 +78,7 @@ class _Streamed:
         "finished",
         "held",
         "namespace",
+        "node",
         "others",
         "provider",
         "reason",
@@ -87,8 +88,9 @@ class _Streamed:
         "usage",
     )
 
-    def __init__(self, namespace: str, snapshots: bool = False) -> None:
+    def __init__(self, namespace: str, node: str | None, snapshots: bool = False) -> None:
         self.namespace = namespace
+        self.node = node  # the graph node that writes it, where the stream says
         self.blocks: dict[Any, int] = {}  # a content index: its block
         self.calls: dict[Any, int] = {}  # a tool-call chunk index (or call id): its block
         self.text: int | None = None  # the block of string content
@@ -118,7 +120,9 @@ class Decoder:
         self._ended = False
         self._next_block = 0
         self._messages: dict[str, _Streamed] = {}
-        self._last: dict[str, str] = {}  # a namespace: the message streamed last
+        # A place (namespace, and the node of the event: two nodes of one graph
+        # stream side by side): the message streamed last there.
+        self._last: dict[tuple[str, str | None], str] = {}
         self._interrupted = False
         # The graph node that writes a message: the event's (a chunk's
         # metadata), or what ``messages/metadata`` said of the message before
@@ -142,7 +146,10 @@ class Decoder:
             return out
         self._start(out)
         if mode in ("values", "updates"):
-            self._finish_step(part.namespace, out)
+            # (an update names the nodes whose step ended; another node's
+            # message may still stream beside them)
+            nodes = set(data) if mode == "updates" and isinstance(data, dict) else None
+            self._finish_step(part.namespace, nodes, out)
         if mode == "messages" and isinstance(data, list) and len(data) == 2 and isinstance(data[0], dict):
             self._event_node = _node_of(data[1])
             self._message(part.namespace, data[0], event, out)
@@ -239,29 +246,27 @@ class Decoder:
         chunked = kind in CHUNK_TYPES
         streamed = self._messages.get(message_id)
         if streamed is None and chunked and message.get("chunk_position") == "last" and empty_end(message):
-            last = self._last.get(namespace)
+            last = self._last.get((namespace, self._event_node))
             if last is not None:
                 message_id, streamed = last, self._messages[last]  # ends the message before it
         if not chunked:
             # A whole message: a tool's, or an AI's a node did not stream.
             if streamed is None and not self._whole(namespace, message, True, out):
                 out.append(ev.passthrough("langgraph", event))
-                streamed = self._messages[message_id] = _Streamed(namespace)
+                streamed = self._messages[message_id] = _Streamed(namespace, self._event_node)
                 streamed.finished = True
-                self._last[namespace] = message_id
+                self._last[(namespace, self._event_node)] = message_id
             return
         if streamed is None:
-            streamed = self._messages[message_id] = _Streamed(namespace)
+            streamed = self._messages[message_id] = _Streamed(namespace, self._node(message_id))
             out.append(
-                ev.message_started(
-                    message_id, "assistant", "message", _parts(namespace), self._node(message_id)
-                )
+                ev.message_started(message_id, "assistant", "message", _parts(namespace), streamed.node)
             )
         if streamed.snapshots:
             return
         # (messages of one namespace may interleave: choices, or calls
         # attached to an earlier message; each ends at its last chunk)
-        self._last[namespace] = message_id
+        self._last[(namespace, self._event_node)] = message_id
         if streamed.finished:
             if empty_end(message) or not (message.get("content") or message.get("tool_call_chunks")):
                 return
@@ -285,23 +290,23 @@ class Decoder:
         kind = message.get("type")
         streamed = self._messages.get(message_id)
         if streamed is None:
-            last = self._last.get(namespace)
+            last = self._last.get((namespace, self._event_node))
             if last is not None and empty_end(message):
                 self._finish_message(last, out)  # the empty message that ends the one before it
                 return True
             if kind not in {"tool", "ai"} and kind not in CHUNK_TYPES:
                 return False
-            streamed = self._messages[message_id] = _Streamed(namespace, snapshots=True)
-            self._last[namespace] = message_id
+            streamed = self._messages[message_id] = _Streamed(
+                namespace, self._node(message_id), snapshots=True
+            )
+            self._last[(namespace, self._event_node)] = message_id
             if kind == "tool":
                 self._tool_result(message_id, message, streamed, out)
                 return True
             out.append(
-                ev.message_started(
-                    message_id, "assistant", "message", _parts(namespace), self._node(message_id)
-                )
+                ev.message_started(message_id, "assistant", "message", _parts(namespace), streamed.node)
             )
-        self._last[namespace] = message_id
+        self._last[(namespace, self._event_node)] = message_id
         if streamed.finished or not streamed.snapshots:
             return True  # (sent again after it ended, or streamed in chunks: it stands)
         self._snapshot(message_id, streamed, message, final, out)
@@ -404,11 +409,13 @@ class Decoder:
             streamed.held[index] = ev.Held(message_id, index, "arguments" if calls else "text")
         return streamed.held[index]
 
-    def _finish_step(self, namespace: str, out: list[dict[str, Any]]) -> None:
-        """A step of a graph ended (its values or updates came): the messages
-        it streamed are whole."""
+    def _finish_step(self, namespace: str, nodes: set[str] | None, out: list[dict[str, Any]]) -> None:
+        """A step of a graph ended (its values, or the updates of ``nodes``,
+        came): the messages those nodes streamed are whole."""
         for message_id, streamed in self._messages.items():
-            if streamed.namespace == namespace and not streamed.finished:
+            if streamed.namespace != namespace or streamed.finished:
+                continue
+            if nodes is None or streamed.node is None or streamed.node in nodes:
                 self._finish_message(message_id, out)
 
     def _chunk(
@@ -484,7 +491,7 @@ class Decoder:
         self, message_id: str, message: dict[str, Any], streamed: _Streamed, out: list[dict[str, Any]]
     ) -> None:
         namespace = _parts(streamed.namespace)
-        out.append(ev.message_started(message_id, "tool", "tool_result", namespace, self._node(message_id)))
+        out.append(ev.message_started(message_id, "tool", "tool_result", namespace, streamed.node))
         index = self._block(
             message_id,
             "tool_result",

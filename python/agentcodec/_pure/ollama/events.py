@@ -202,11 +202,11 @@ class Encoder(ev.RecordsLosses):
         self._blocks: dict[tuple[str, int], str | _ToolCall] = {}
         self._calls = 0  # tool calls written so far (function.index)
         self._reason: str | None = None
-        # An answer is one message: the messages being written (id ->
-        # namespace, None for the run's own), and the events of those held
-        # back, another namespace's (a subgraph's beside another's), until
-        # the ones being written finish.
-        self._writing: dict[str, tuple[str, ...] | None] = {}
+        # An answer is one message: the messages being written (id -> place:
+        # namespace and node), and the events of those held back, another
+        # place's (a subgraph's or a node's beside another's), until the ones
+        # being written finish.
+        self._writing: dict[str, ev.Place] = {}
         self._held: list[dict[str, Any]] = []
         self._held_ids: set[str] = set()
 
@@ -232,15 +232,14 @@ class Encoder(ev.RecordsLosses):
 
     def _held_back(self, kind: str | None, event: dict[str, Any]) -> bool:
         """Whether the event waits: one of a message held back, or the start
-        of one of another namespace than those being written."""
+        of one of another place (namespace and node) than those being written."""
         message_id = event.get("message_id")
         if not isinstance(message_id, str):
             return False
         if message_id not in self._held_ids and kind == "message_started":
-            found = ev.as_namespace(event.get("namespace"))
-            namespace = None if found is None else tuple(found)
-            if all(writing == namespace for writing in self._writing.values()):
-                self._writing[message_id] = namespace
+            place = ev.message_place(event)
+            if all(writing == place for writing in self._writing.values()):
+                self._writing[message_id] = place
                 return False
             self._held_ids.add(message_id)
         if message_id not in self._held_ids:

@@ -407,7 +407,7 @@ class Encoder(ev.RecordsLosses):
         # Messages started and not finished -> their choice.
         self._open: dict[str, int] = {}
         # Messages started and not finished -> their namespace (None: the run's own).
-        self._open_in: dict[str, tuple[str, ...] | None] = {}
+        self._open_in: dict[str, ev.Place] = {}
         # (neutral message, block) -> (choice, kind, tool index or None).
         self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
 
@@ -485,20 +485,19 @@ class Encoder(ev.RecordsLosses):
         if event.get("role") in ("user", "system", "developer", "tool"):
             self._messages[message_id] = None
             return
-        found = ev.as_namespace(event.get("namespace"))
-        namespace = None if found is None else tuple(found)
+        place = ev.message_place(event)
         choice = ev.as_int(event.get("choice"))
-        choice = choice if choice is not None and choice >= 0 else self._free_choice(namespace)
+        choice = choice if choice is not None and choice >= 0 else self._free_choice(place)
         self._messages[message_id] = choice
         self._open[message_id] = choice
-        self._open_in[message_id] = namespace
+        self._open_in[message_id] = place
         self._announce(choice, out)
 
-    def _free_choice(self, namespace: tuple[str, ...] | None) -> int:
-        """The first choice that no open message of another namespace holds:
-        a subgraph's message that streams beside another's is a choice of
-        its own, where the two would interleave in one."""
-        taken = {choice for message, choice in self._open.items() if self._open_in.get(message) != namespace}
+    def _free_choice(self, place: ev.Place) -> int:
+        """The first choice that no open message of another place (namespace
+        and node) holds: a subgraph's or a node's message that streams beside
+        another's is a choice of its own, where the two would interleave in one."""
+        taken = {choice for message, choice in self._open.items() if self._open_in.get(message) != place}
         choice = 0
         while choice in taken:
             choice += 1
