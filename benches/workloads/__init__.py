@@ -312,7 +312,7 @@ def _event_count(protocol: str, data: bytes) -> int:
         return len(EventStreamDecoder(max_message_bytes=None).feed(data))
     if media_type(protocol) != "text/event-stream":
         return data.count(b"\n")
-    # (LF line ends, or CRLF as Gemini's server writes them)
+    # (LF line ends, or CRLF as some servers write them)
     return max(data.count(b"\n\n"), data.count(b"\r\n\r\n"))
 
 

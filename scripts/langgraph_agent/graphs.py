@@ -199,27 +199,8 @@ class Paced(OpenAILike):
         )
 
 
-def _branch(name: str, words: tuple[str, ...]) -> Any:
-    model = Paced(answer_id=f"chatcmpl-{name}", words=words)
-
-    def answer(state: MessagesState) -> dict[str, Any]:
-        return {"messages": [model.invoke(state["messages"])]}
-
-    graph = StateGraph(MessagesState)
-    graph.add_node("model", answer)
-    graph.add_edge(START, "model")
-    return graph.compile()
-
-
-_parallel = StateGraph(MessagesState)
-_parallel.add_node("weather", _branch("weather", ("Sunny ", "and ", "21 ", "°C ", "in ", "Paris.")))
-_parallel.add_node("news", _branch("news", ("Nothing ", "new ", "in ", "東京 ", "today.")))
-_parallel.add_edge(START, "weather")
-_parallel.add_edge(START, "news")
-parallel = _parallel.compile()
-
-
 def _answering(name: str, words: tuple[str, ...]) -> Any:
+    """A node whose paced model answers ``words``."""
     model = Paced(answer_id=f"chatcmpl-{name}", words=words)
 
     def answer(state: MessagesState) -> dict[str, Any]:
@@ -228,11 +209,26 @@ def _answering(name: str, words: tuple[str, ...]) -> Any:
     return answer
 
 
+def _branch(name: str, words: tuple[str, ...]) -> Any:
+    """A subgraph of one such node."""
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", _answering(name, words))
+    graph.add_edge(START, "model")
+    return graph.compile()
+
+
+def _side_by_side(node: Any) -> Any:
+    """A graph of two nodes that start at once, made by ``node(name, words)``."""
+    graph = StateGraph(MessagesState)
+    graph.add_node("weather", node("weather", ("Sunny ", "and ", "21 ", "°C ", "in ", "Paris.")))
+    graph.add_node("news", node("news", ("Nothing ", "new ", "in ", "東京 ", "today.")))
+    graph.add_edge(START, "weather")
+    graph.add_edge(START, "news")
+    return graph.compile()
+
+
+# Two subgraphs side by side: their messages interleave, each in its namespace.
+parallel = _side_by_side(_branch)
 # Two nodes of one graph side by side (no subgraphs): their messages
 # interleave in the root namespace, told apart by their node alone.
-_fanout = StateGraph(MessagesState)
-_fanout.add_node("weather", _answering("weather", ("Sunny ", "and ", "21 ", "°C ", "in ", "Paris.")))
-_fanout.add_node("news", _answering("news", ("Nothing ", "new ", "in ", "東京 ", "today.")))
-_fanout.add_edge(START, "weather")
-_fanout.add_edge(START, "news")
-fanout = _fanout.compile()
+fanout = _side_by_side(_answering)
