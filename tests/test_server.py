@@ -242,6 +242,38 @@ def test_the_response_sends_the_headers_the_protocols_clients_look_for(protocol:
             assert headers[key.lower().encode()] == value.encode()
 
 
+def test_an_assembler_given_alone_asks_for_its_protocols_media_type() -> None:
+    """``connect(..., assembler=...)`` with no protocol named: the request
+    asks for the assembler's protocol's media type and takes a response in
+    it (an NDJSON stream was refused as no event stream), and the stream
+    assembles as the protocol's name would make it."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    from protocol_table import TABLE
+
+    fixtures = Path(__file__).parent / "fixtures"
+    accepted: dict[str, str] = {}
+
+    async def recorded(request: Request) -> Response:
+        protocol = request.path_params["protocol"]
+        accepted[protocol] = request.headers["accept"]
+        body = (fixtures / TABLE[protocol].stream).read_bytes()
+        return Response(body, media_type=_protocols.media_type(protocol))
+
+    app = Starlette(routes=[Route("/{protocol}", recorded)])
+    with serve(app) as base, httpx.Client(timeout=30) as http:
+        for protocol in events.PROTOCOLS:
+            with client.connect(http, "GET", f"{base}/{protocol}", protocol=protocol) as named:
+                expected = named.until_done()
+            assembler = _protocols.assembler(protocol)
+            with client.connect(http, "GET", f"{base}/{protocol}", assembler=assembler) as stream:
+                assert stream.until_done() == expected, protocol
+            assert accepted[protocol] == _protocols.media_type(protocol), protocol
+
+
 def test_the_response_is_a_starlette_response() -> None:
     starlette = pytest.importorskip("starlette.responses")
     response = EventStreamResponse([])

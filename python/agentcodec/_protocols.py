@@ -19,6 +19,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from . import events
 from .events import PROTOCOLS
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "headers",
     "media_type",
     "module",
+    "of_assembler",
 ]
 
 
@@ -51,6 +53,23 @@ def module(protocol: str) -> ModuleType:
 def assembler(protocol: str, **options: Any) -> Any:
     """A new assembler of the protocol, built with ``options``."""
     return module(protocol).Assembler(**options)
+
+
+def of_assembler(assembler: Any) -> str | None:
+    """The protocol an assembler reads: the neutral view's source, or the
+    protocol whose ``Assembler`` (of either backend) it is; None for any
+    other (an assembler of the caller's own)."""
+    # The pure backend's registry imports every protocol's pure modules:
+    # only an assembler given alone needs it.
+    from ._pure.registry import PROTOCOLS as DECLARED  # noqa: PLC0415
+
+    if isinstance(assembler, events.Assembler):
+        source: str = assembler.source
+        return source
+    for protocol in PROTOCOLS:
+        if isinstance(assembler, (module(protocol).Assembler, DECLARED[protocol].assembler)):
+            return protocol
+    return None
 
 
 def encoder(protocol: str) -> Callable[[Mapping[str, Any]], bytes]:

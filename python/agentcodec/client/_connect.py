@@ -1,8 +1,11 @@
 """Opening a stream with an HTTP client (the request, the SSE headers, a
 failed status raised as the client raises it, and the same request sent
 again with ``Last-Event-ID`` when the connection drops), and reading one
-whole. Each is typed by the protocol's result: the overloads below are the
-one place that pairs a protocol's name with its result's type."""
+whole. Given an assembler, each is typed by its events and result; given a
+protocol's name, by ``Any``: a type checker cannot map a name to the
+protocol's types without a list of every protocol, and the protocols are
+listed once, in their registry. The protocol's assembler is the typed way:
+``connect(..., assembler=agentcodec.agentscope.Assembler())``."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from contextlib import (
     asynccontextmanager,
     contextmanager,
 )
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 from urllib.parse import urljoin, urlsplit
 
 from .. import _protocols
@@ -24,35 +27,6 @@ from ._stream import AsyncEventStream, EventStream
 
 if TYPE_CHECKING:
     from .._native import _Assembler
-    from ..a2a.types import JSONRPCResponse as _A2AEvent
-    from ..a2a.types import Message as _A2AMessage
-    from ..a2a.types import Task as _A2ATask
-    from ..agentscope.types import AgentResponse as _AgentScopeResult
-    from ..agentscope.types import Event as _AgentScopeEvent
-    from ..agui.types import Event as _AGUIEvent
-    from ..agui.types import Run as _AGUIResult
-    from ..ai_sdk.types import UIMessage as _AISDKResult
-    from ..ai_sdk.types import UIMessageChunk as _AISDKEvent
-    from ..anthropic.types import Message as _AnthropicResult
-    from ..anthropic.types import StreamEvent as _AnthropicEvent
-    from ..bedrock.types import ConverseResponse as _BedrockResult
-    from ..bedrock.types import Event as _BedrockEvent
-    from ..gemini.types import GenerateContentResponse as _GeminiResult
-    from ..gemini.types import Record as _GeminiEvent
-    from ..langchain.types import Event as _LangChainEvent
-    from ..langgraph.types import AssembledRun as _LangGraphResult
-    from ..langgraph.types import StreamPart as _LangGraphEvent
-    from ..ollama.types import ChatResponse as _OllamaChatResponse
-    from ..ollama.types import GenerateResponse as _OllamaGenerateResponse
-    from ..ollama.types import Line as _OllamaEvent
-    from ..openai_chat.types import ChatCompletion as _ChatResult
-    from ..openai_chat.types import ChatCompletionChunk as _ChatEvent
-    from ..openai_responses.types import Response as _ResponsesResult
-    from ..openai_responses.types import StreamEvent as _ResponsesEvent
-
-    _LangChainResult: TypeAlias = list[dict[str, Any]]
-    _A2AResult: TypeAlias = _A2ATask | _A2AMessage | None
-    _OllamaResult: TypeAlias = _OllamaChatResponse | _OllamaGenerateResponse
 
 __all__ = ["aassemble", "aconnect", "assemble", "connect"]
 
@@ -71,7 +45,7 @@ def _headers(headers: Mapping[str, str] | None, last_event_id: str, protocol: st
 class _Where:
     """Where a dropped stream is asked for again: the request as first sent,
     or, once a response named its stream's place (``Location``, as
-    langgraph-api's runs do and langgraph-sdk follows), a ``GET`` of it, if
+    an agent server names a run it created and its SDK follows), a ``GET`` of it, if
     it is on the same origin (credentials go nowhere else)."""
 
     __slots__ = ("method", "request", "url")
@@ -121,96 +95,6 @@ def connect(
     method: str,
     url: str,
     *,
-    protocol: Literal["agentscope"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractContextManager[EventStream[_AgentScopeEvent, _AgentScopeResult]]: ...
-@overload
-def connect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["langchain"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractContextManager[EventStream[_LangChainEvent, _LangChainResult]]: ...
-@overload
-def connect(
-    client: Any, method: str, url: str, *, protocol: Literal["agui"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_AGUIEvent, _AGUIResult]]: ...
-@overload
-def connect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["openai-responses"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractContextManager[EventStream[_ResponsesEvent, _ResponsesResult]]: ...
-@overload
-def connect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["openai-chat"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractContextManager[EventStream[_ChatEvent, _ChatResult]]: ...
-@overload
-def connect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["anthropic"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractContextManager[EventStream[_AnthropicEvent, _AnthropicResult]]: ...
-@overload
-def connect(
-    client: Any, method: str, url: str, *, protocol: Literal["ai-sdk"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_AISDKEvent, _AISDKResult]]: ...
-@overload
-def connect(
-    client: Any, method: str, url: str, *, protocol: Literal["a2a"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_A2AEvent, _A2AResult]]: ...
-@overload
-def connect(
-    client: Any, method: str, url: str, *, protocol: Literal["ollama"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_OllamaEvent, _OllamaResult]]: ...
-@overload
-def connect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["bedrock"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractContextManager[EventStream[_BedrockEvent, _BedrockResult]]: ...
-@overload
-def connect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["langgraph"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractContextManager[EventStream[_LangGraphEvent, _LangGraphResult]]: ...
-@overload
-def connect(
-    client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
-) -> AbstractContextManager[EventStream[_GeminiEvent, _GeminiResult]]: ...
-@overload
-def connect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
     protocol: None = None,
     assembler: _Assembler[_E, _R],
     **options: Any,
@@ -243,8 +127,12 @@ def connect(
     arguments beyond the stream's go to ``client.build_request`` (``json``,
     ``params``, ...). A response with an error status raises
     ``httpx.HTTPStatusError``, its body read; one that is not an event
-    stream raises ``SSEError``. The stream is typed by the protocol's result
-    (``EventStream[agentcodec.agentscope.AgentResponse]`` for ``protocol="agentscope"``)."""
+    stream raises ``SSEError``. Given ``assembler=`` (the protocol's
+    ``Assembler``, with options of its own), the stream reads into it and is
+    typed by its events and result
+    (``EventStream[agentcodec.agentscope.Event, agentcodec.agentscope.AgentResponse]``
+    for ``assembler=agentcodec.agentscope.Assembler()``), and the request
+    asks for that protocol's media type."""
     if protocol is not None:
         _protocols.check(protocol)
     if _is_async(client):
@@ -279,10 +167,13 @@ def _connect(
     request: dict[str, Any],
 ) -> Iterator[EventStream[Any, Any]]:
     where = _Where(method, url, request)
+    # What is asked for and accepted: the protocol's media type, the
+    # assembler's protocol's when an assembler is given alone.
+    spoken = protocol if protocol is not None else _protocols.of_assembler(assembler)
 
     def open_stream(last_event_id: str) -> Any:
         sent = client.build_request(
-            where.method, where.url, headers=_headers(headers, last_event_id, protocol), **where.request
+            where.method, where.url, headers=_headers(headers, last_event_id, spoken), **where.request
         )
         response = client.send(sent, stream=True)
         where.seen(response.url, response.headers.get("location"))
@@ -291,7 +182,7 @@ def _connect(
             response.close()
             response.raise_for_status()
         try:
-            _check_stream(response.headers.get("content-type"), protocol)
+            _check_stream(response.headers.get("content-type"), spoken)
         except SSEError:
             response.close()
             raise
@@ -311,96 +202,6 @@ def _connect(
         stream.close()
 
 
-@overload
-def aconnect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["agentscope"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_AgentScopeEvent, _AgentScopeResult]]: ...
-@overload
-def aconnect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["langchain"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_LangChainEvent, _LangChainResult]]: ...
-@overload
-def aconnect(
-    client: Any, method: str, url: str, *, protocol: Literal["agui"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_AGUIEvent, _AGUIResult]]: ...
-@overload
-def aconnect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["openai-responses"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_ResponsesEvent, _ResponsesResult]]: ...
-@overload
-def aconnect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["openai-chat"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_ChatEvent, _ChatResult]]: ...
-@overload
-def aconnect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["anthropic"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_AnthropicEvent, _AnthropicResult]]: ...
-@overload
-def aconnect(
-    client: Any, method: str, url: str, *, protocol: Literal["ai-sdk"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_AISDKEvent, _AISDKResult]]: ...
-@overload
-def aconnect(
-    client: Any, method: str, url: str, *, protocol: Literal["a2a"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_A2AEvent, _A2AResult]]: ...
-@overload
-def aconnect(
-    client: Any, method: str, url: str, *, protocol: Literal["ollama"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_OllamaEvent, _OllamaResult]]: ...
-@overload
-def aconnect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["bedrock"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_BedrockEvent, _BedrockResult]]: ...
-@overload
-def aconnect(
-    client: Any,
-    method: str,
-    url: str,
-    *,
-    protocol: Literal["langgraph"],
-    assembler: None = None,
-    **options: Any,
-) -> AbstractAsyncContextManager[AsyncEventStream[_LangGraphEvent, _LangGraphResult]]: ...
-@overload
-def aconnect(
-    client: Any, method: str, url: str, *, protocol: Literal["gemini"], assembler: None = None, **options: Any
-) -> AbstractAsyncContextManager[AsyncEventStream[_GeminiEvent, _GeminiResult]]: ...
 @overload
 def aconnect(
     client: Any,
@@ -471,11 +272,14 @@ async def _aconnect(
     request: dict[str, Any],
 ) -> AsyncIterator[AsyncEventStream[Any, Any]]:
     where = _Where(method, url, request)
+    # What is asked for and accepted: the protocol's media type, the
+    # assembler's protocol's when an assembler is given alone.
+    spoken = protocol if protocol is not None else _protocols.of_assembler(assembler)
     if _is_aiohttp(client):
 
         async def open_stream(last_event_id: str) -> Any:
             response = await client.request(
-                where.method, where.url, headers=_headers(headers, last_event_id, protocol), **where.request
+                where.method, where.url, headers=_headers(headers, last_event_id, spoken), **where.request
             )
             where.seen(response.url, response.headers.get("Location"))
             if response.status >= 400:
@@ -483,7 +287,7 @@ async def _aconnect(
                 response.release()
                 response.raise_for_status()
             try:
-                _check_stream(response.headers.get("Content-Type"), protocol)
+                _check_stream(response.headers.get("Content-Type"), spoken)
             except SSEError:
                 response.release()
                 raise
@@ -493,7 +297,7 @@ async def _aconnect(
 
         async def open_stream(last_event_id: str) -> Any:
             sent = client.build_request(
-                where.method, where.url, headers=_headers(headers, last_event_id, protocol), **where.request
+                where.method, where.url, headers=_headers(headers, last_event_id, spoken), **where.request
             )
             response = await client.send(sent, stream=True)
             where.seen(response.url, response.headers.get("location"))
@@ -502,7 +306,7 @@ async def _aconnect(
                 await response.aclose()
                 response.raise_for_status()
             try:
-                _check_stream(response.headers.get("content-type"), protocol)
+                _check_stream(response.headers.get("content-type"), spoken)
             except SSEError:
                 await response.aclose()
                 raise
@@ -523,54 +327,6 @@ async def _aconnect(
 
 
 @overload
-def assemble(
-    source: Any, protocol: Literal["agentscope"], *, assembler: None = None, **options: Any
-) -> _AgentScopeResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["langchain"], *, assembler: None = None, **options: Any
-) -> _LangChainResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["agui"], *, assembler: None = None, **options: Any
-) -> _AGUIResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["openai-responses"], *, assembler: None = None, **options: Any
-) -> _ResponsesResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["openai-chat"], *, assembler: None = None, **options: Any
-) -> _ChatResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["anthropic"], *, assembler: None = None, **options: Any
-) -> _AnthropicResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["ai-sdk"], *, assembler: None = None, **options: Any
-) -> _AISDKResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["a2a"], *, assembler: None = None, **options: Any
-) -> _A2AResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["ollama"], *, assembler: None = None, **options: Any
-) -> _OllamaResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["gemini"], *, assembler: None = None, **options: Any
-) -> _GeminiResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["bedrock"], *, assembler: None = None, **options: Any
-) -> _BedrockResult: ...
-@overload
-def assemble(
-    source: Any, protocol: Literal["langgraph"], *, assembler: None = None, **options: Any
-) -> _LangGraphResult: ...
-@overload
 def assemble(source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any) -> _R: ...
 @overload
 def assemble(
@@ -585,54 +341,6 @@ def assemble(
     return EventStream(source, assembler=_assembler(protocol, assembler, options)).until_done()
 
 
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["agentscope"], *, assembler: None = None, **options: Any
-) -> _AgentScopeResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["langchain"], *, assembler: None = None, **options: Any
-) -> _LangChainResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["agui"], *, assembler: None = None, **options: Any
-) -> _AGUIResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["openai-responses"], *, assembler: None = None, **options: Any
-) -> _ResponsesResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["openai-chat"], *, assembler: None = None, **options: Any
-) -> _ChatResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["anthropic"], *, assembler: None = None, **options: Any
-) -> _AnthropicResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["ai-sdk"], *, assembler: None = None, **options: Any
-) -> _AISDKResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["a2a"], *, assembler: None = None, **options: Any
-) -> _A2AResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["ollama"], *, assembler: None = None, **options: Any
-) -> _OllamaResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["gemini"], *, assembler: None = None, **options: Any
-) -> _GeminiResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["bedrock"], *, assembler: None = None, **options: Any
-) -> _BedrockResult: ...
-@overload
-async def aassemble(
-    source: Any, protocol: Literal["langgraph"], *, assembler: None = None, **options: Any
-) -> _LangGraphResult: ...
 @overload
 async def aassemble(
     source: Any, protocol: None = None, *, assembler: _Assembler[_E, _R], **options: Any

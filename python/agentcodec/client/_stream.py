@@ -101,7 +101,7 @@ class EventStream(Generic[_E, _R]):
 
     Given an ``assembler``, the stream is typed by its result
     and events (``EventStream[agentcodec.agentscope.Event, agentcodec.agentscope.AgentResponse]``);
-    ``connect`` types it by the protocol's name too.
+    ``connect`` and ``assemble`` are typed so too.
     """
 
     @overload
