@@ -302,3 +302,79 @@ def test_the_client_helpers_read_ollamas_streams(backend: ModuleType) -> None:
             client.connect(http, "POST", f"{url}/api/chat?stream=false", protocol="ollama", json=body),
         ):
             pass
+
+
+def _beside(words: int) -> list[dict[str, Any]]:
+    """Two subgraphs' answers at once: ``m1`` streams while ``m2``, beside
+    it, streams ``words`` words before ``m1`` ends (so all of ``m2`` waits)."""
+    run: list[dict[str, Any]] = [{"type": "run_started", "run_id": "r"}]
+    for message_id, namespace in (("m1", ["a:1"]), ("m2", ["b:2"])):
+        run += [
+            {
+                "type": "message_started",
+                "message_id": message_id,
+                "role": "assistant",
+                "namespace": namespace,
+            },
+            {"type": "block_started", "message_id": message_id, "index": 0, "kind": "text"},
+        ]
+    run += [{"type": "block_delta", "message_id": "m2", "index": 0, "delta": f"é{n} "} for n in range(words)]
+    run.append({"type": "block_delta", "message_id": "m1", "index": 0, "delta": "first"})
+    for message_id in ("m1", "m2"):
+        run += [
+            {"type": "block_finished", "message_id": message_id, "index": 0},
+            {"type": "message_finished", "message_id": message_id},
+        ]
+    return [*run, {"type": "run_finished", "status": "completed"}]
+
+
+@pytest.mark.parametrize("limit", [None, 10_000, 2_000, 0])
+def test_a_message_held_back_past_max_held_bytes_is_left_out_and_reported(
+    backend: ModuleType, limit: int | None
+) -> None:
+    """An answer is one message, so one streaming beside another waits until
+    that one ends. What waits is bounded: a message that would be held past
+    ``max_held_bytes`` (64 MiB by default) is left out, whole, and the loss
+    says so; one within it is written after the first."""
+    options = {} if limit is None else {"max_held_bytes": limit}
+    encoder = backend.NeutralEncoder("ollama", **options)
+    stream = b"".join(encoder.encode(event) for event in _beside(100)) + encoder.close()
+    content = assemble(backend, stream).close()["message"]["content"]
+    held = "".join(f"é{n} " for n in range(100))
+    if limit is None or limit == 10_000:
+        assert content == "first" + held
+        assert [loss for loss in encoder.losses if loss["what"] == "message"] == []
+    else:
+        assert content == "first"
+        assert [(loss["what"], loss["why"]) for loss in encoder.losses if loss["what"] == "message"] == [
+            (
+                "message",
+                "ollama writes one message at a time: a message streaming beside another "
+                f"would be held back past max_held_bytes ({limit}), and is left out",
+            )
+        ]
+
+
+def test_what_is_held_is_counted_alike_on_both_backends(backend: ModuleType) -> None:
+    """The size of what is held back, as documented: each value 1, and each
+    string (key or value) its UTF-8 bytes besides. ``m2`` fits in exactly
+    that many bytes, and not in one fewer, on both backends."""
+
+    def size(value: Any) -> int:
+        if isinstance(value, str):
+            return 1 + len(value.encode())
+        if isinstance(value, dict):
+            return 1 + sum(len(key.encode()) + size(item) for key, item in value.items())
+        if isinstance(value, list):
+            return 1 + sum(size(item) for item in value)
+        return 1
+
+    run = _beside(40)
+    # Held: m2's start, its block's start and its words, until m1 ends.
+    held = [event for event in run if event.get("message_id") == "m2"][: 2 + 40]
+    needed = sum(size(event) for event in held)
+    for limit, kept in ((needed, True), (needed - 1, False)):
+        encoder = backend.NeutralEncoder("ollama", max_held_bytes=limit)
+        stream = b"".join(encoder.encode(event) for event in run) + encoder.close()
+        content = assemble(backend, stream).close()["message"]["content"]
+        assert content.endswith("é39 ") is kept, limit

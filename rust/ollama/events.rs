@@ -284,8 +284,39 @@ pub struct Encoder {
     /// The messages being written (id -> place: namespace and node), and
     /// the events of those held back until they finish.
     writing: IndexMap<String, Place>,
-    held: Vec<Event>,
+    /// Each event held back, with its size ([`held_size`]).
+    held: Vec<(Event, usize)>,
     held_ids: std::collections::HashSet<String>,
+    held_bytes: usize,
+    /// How much may be held back: a message that would take more is left
+    /// out, its loss reported, so that memory stays bounded whatever the
+    /// source sends beside a message that never ends.
+    pub max_held_bytes: usize,
+    /// The messages left out for that.
+    left_out: std::collections::HashSet<String>,
+}
+
+/// What the `max_held_bytes` option defaults to: 64 MiB.
+pub const DEFAULT_MAX_HELD_BYTES: usize = 64 << 20;
+
+/// An event's size as held back: each value 1, and each string (key or
+/// value) its UTF-8 bytes besides (the pure backend counts alike).
+fn held_size(event: &Event) -> usize {
+    fn size(value: &Value) -> usize {
+        1 + match value {
+            Value::String(text) => text.len(),
+            Value::Array(items) => items.iter().map(size).sum(),
+            Value::Object(fields) => fields
+                .iter()
+                .map(|(key, value)| key.len() + size(value))
+                .sum(),
+            _ => 0,
+        }
+    }
+    1 + event
+        .iter()
+        .map(|(key, value)| key.len() + size(value))
+        .sum::<usize>()
 }
 
 impl Encoder {
@@ -304,6 +335,9 @@ impl Encoder {
             writing: IndexMap::default(),
             held: Vec::new(),
             held_ids: std::collections::HashSet::default(),
+            held_bytes: 0,
+            max_held_bytes: DEFAULT_MAX_HELD_BYTES,
+            left_out: std::collections::HashSet::default(),
         }
     }
 
@@ -546,17 +580,45 @@ impl Encoder {
             }
             self.held_ids.insert(message_id.to_owned());
         }
+        if self.left_out.contains(message_id) {
+            return true;
+        }
         if !self.held_ids.contains(message_id) {
             return false;
         }
-        self.held.push(event.clone());
+        let size = held_size(event);
+        if self.held_bytes + size > self.max_held_bytes {
+            self.leave_out(message_id);
+            return true;
+        }
+        self.held_bytes += size;
+        self.held.push((event.clone(), size));
         true
+    }
+
+    /// Leaves out a message held back that would take more than
+    /// `max_held_bytes`: what is held of it, and what comes of it after.
+    fn leave_out(&mut self, message_id: &str) {
+        self.held
+            .retain(|(event, _)| get_str(event, "message_id") != Some(message_id));
+        self.held_bytes = self.held.iter().map(|(_, size)| size).sum();
+        self.held_ids.remove(message_id);
+        self.left_out.insert(message_id.to_owned());
+        self.lost.push(Loss {
+            what: "message".to_owned(),
+            why: format!(
+                "ollama writes one message at a time: a message streaming beside another \
+                 would be held back past max_held_bytes ({}), and is left out",
+                self.max_held_bytes
+            ),
+        });
     }
 
     fn release(&mut self, out: &mut Vec<Event>, hold: bool) {
         let held = std::mem::take(&mut self.held);
         self.held_ids.clear();
-        for event in &held {
+        self.held_bytes = 0;
+        for (event, _) in &held {
             self.take(event, out, hold);
         }
     }

@@ -42,12 +42,17 @@ pub const PROTOCOL: Descriptor = Descriptor {
         EncoderOption::str("model"),
         EncoderOption::str("created_at"),
         EncoderOption::choice("endpoint", &ENDPOINTS),
+        EncoderOption::int("max_held_bytes"),
     ],
     encoder: |options| {
-        Box::new(events::Encoder::new(
+        let mut encoder = events::Encoder::new(
             options.str("model").flatten().as_deref(),
             options.str("created_at").flatten().as_deref(),
             options.str("endpoint").flatten().as_deref(),
-        ))
+        );
+        if let Some(Some(limit)) = options.int("max_held_bytes") {
+            encoder.max_held_bytes = usize::try_from(limit).unwrap_or(0);
+        }
+        Box::new(encoder)
     },
 };

@@ -182,13 +182,41 @@ class _ToolCall:
         self.clean: list[str] = []  # the arguments' text up to its last clean point
 
 
+#: What the ``max_held_bytes`` option defaults to: 64 MiB.
+DEFAULT_MAX_HELD_BYTES = 64 << 20
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _held_size(event: dict[str, Any]) -> int:
+    """An event's size as held back: each value 1, and each string (key or
+    value) its UTF-8 bytes besides (``events.rs``'s ``held_size`` alike)."""
+
+    def size(value: Any) -> int:
+        if isinstance(value, str):
+            return 1 + _utf8_size(value)
+        if isinstance(value, dict):
+            return 1 + sum(_utf8_size(key) + size(item) for key, item in value.items())
+        if isinstance(value, (list, tuple)):
+            return 1 + sum(size(item) for item in value)
+        return 1
+
+    return size(event)
+
+
 class Encoder(ev.RecordsLosses):
     """Neutral events to Ollama lines."""
 
     protocol = "ollama"
 
     def __init__(
-        self, model: str | None = None, created_at: str | None = None, endpoint: str | None = None
+        self,
+        model: str | None = None,
+        created_at: str | None = None,
+        endpoint: str | None = None,
+        max_held_bytes: int | None = None,
     ) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -207,8 +235,14 @@ class Encoder(ev.RecordsLosses):
         # place's (a subgraph's or a node's beside another's), until the ones
         # being written finish.
         self._writing: dict[str, ev.Place] = {}
-        self._held: list[dict[str, Any]] = []
+        self._held: list[tuple[dict[str, Any], int]] = []  # each with its size (_held_size)
         self._held_ids: set[str] = set()
+        self._held_bytes = 0
+        # How much may be held back: a message that would take more is left
+        # out, its loss reported, so that memory stays bounded whatever the
+        # source sends beside a message that never ends.
+        self._max_held_bytes = DEFAULT_MAX_HELD_BYTES if max_held_bytes is None else max(0, max_held_bytes)
+        self._left_out: set[str] = set()  # the messages left out for that
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -242,14 +276,36 @@ class Encoder(ev.RecordsLosses):
                 self._writing[message_id] = place
                 return False
             self._held_ids.add(message_id)
+        if message_id in self._left_out:
+            return True
         if message_id not in self._held_ids:
             return False
-        self._held.append(event)
+        size = _held_size(event)
+        if self._held_bytes + size > self._max_held_bytes:
+            self._leave_out(message_id)
+            return True
+        self._held_bytes += size
+        self._held.append((event, size))
         return True
 
+    def _leave_out(self, message_id: str) -> None:
+        """Leaves out a message held back that would take more than
+        ``max_held_bytes``: what is held of it, and what comes of it after."""
+        self._held = [(event, size) for event, size in self._held if event.get("message_id") != message_id]
+        self._held_bytes = sum(size for _, size in self._held)
+        self._held_ids.discard(message_id)
+        self._left_out.add(message_id)
+        self._lost.append(
+            (
+                "message",
+                "ollama writes one message at a time: a message streaming beside another "
+                f"would be held back past max_held_bytes ({self._max_held_bytes}), and is left out",
+            )
+        )
+
     def _release(self, out: list[dict[str, Any]], hold: bool) -> None:
-        held, self._held, self._held_ids = self._held, [], set()
-        for event in held:
+        held, self._held, self._held_ids, self._held_bytes = self._held, [], set(), 0
+        for event, _ in held:
             self._take(event, out, hold)
 
     def _write(self, kind: str | None, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
