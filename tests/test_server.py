@@ -252,6 +252,7 @@ def test_an_assembler_given_alone_asks_for_its_protocols_media_type() -> None:
     from starlette.responses import Response
     from starlette.routing import Route
 
+    from agentcodec._pure.registry import PROTOCOLS as PURE_PROTOCOLS
     from protocol_table import TABLE
 
     fixtures = Path(__file__).parent / "fixtures"
@@ -268,10 +269,19 @@ def test_an_assembler_given_alone_asks_for_its_protocols_media_type() -> None:
         for protocol in events.PROTOCOLS:
             with client.connect(http, "GET", f"{base}/{protocol}", protocol=protocol) as named:
                 expected = named.until_done()
-            assembler = _protocols.assembler(protocol)
-            with client.connect(http, "GET", f"{base}/{protocol}", assembler=assembler) as stream:
-                assert stream.until_done() == expected, protocol
-            assert accepted[protocol] == _protocols.media_type(protocol), protocol
+            # The protocol's assembler, on the backend in use and on the pure one.
+            for assembler in (_protocols.assembler(protocol), PURE_PROTOCOLS[protocol].assembler()):
+                accepted.pop(protocol, None)
+                with client.connect(http, "GET", f"{base}/{protocol}", assembler=assembler) as stream:
+                    assert stream.until_done() == expected, protocol
+                assert accepted[protocol] == _protocols.media_type(protocol), protocol
+            # The neutral view of it.
+            neutral = events.Assembler(protocol)
+            neutral.feed((fixtures / TABLE[protocol].stream).read_bytes())
+            with client.connect(
+                http, "GET", f"{base}/{protocol}", assembler=events.Assembler(protocol)
+            ) as view:
+                assert view.until_done() == neutral.close(), protocol
 
 
 def test_the_response_is_a_starlette_response() -> None:

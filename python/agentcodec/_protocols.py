@@ -59,13 +59,13 @@ def of_assembler(assembler: Any) -> str | None:
     """The protocol an assembler reads: the neutral view's source, or the
     protocol whose ``Assembler`` (of either backend) it is; None for any
     other (an assembler of the caller's own)."""
+    if isinstance(assembler, events.Assembler):
+        source: str = assembler.source
+        return source
     # The pure backend's registry imports every protocol's pure modules:
     # only an assembler given alone needs it.
     from ._pure.registry import PROTOCOLS as DECLARED  # noqa: PLC0415
 
-    if isinstance(assembler, events.Assembler):
-        source: str = assembler.source
-        return source
     for protocol in PROTOCOLS:
         if isinstance(assembler, (module(protocol).Assembler, DECLARED[protocol].assembler)):
             return protocol
