@@ -29,7 +29,7 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from ..json_prefix import JsonPrefix
-from ..json_values import JSONValueError, loads
+from ..json_values import JSONValueError, loads, utf8_size
 from ..rfc3339 import rfc3339, unix_seconds
 from .assembler import error_message, recognizes
 
@@ -186,19 +186,15 @@ class _ToolCall:
 DEFAULT_MAX_HELD_BYTES = 64 << 20
 
 
-def _utf8_size(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-
-
 def _held_size(event: dict[str, Any]) -> int:
     """An event's size as held back: each value 1, and each string (key or
     value) its UTF-8 bytes besides (``events.rs``'s ``held_size`` alike)."""
 
     def size(value: Any) -> int:
         if isinstance(value, str):
-            return 1 + _utf8_size(value)
+            return 1 + utf8_size(value)
         if isinstance(value, dict):
-            return 1 + sum(_utf8_size(key) + size(item) for key, item in value.items())
+            return 1 + sum(utf8_size(key) + size(item) for key, item in value.items())
         if isinstance(value, (list, tuple)):
             return 1 + sum(size(item) for item in value)
         return 1
