@@ -301,3 +301,44 @@ def test_the_client_helpers_read_bedrocks_event_stream(backend: ModuleType) -> N
             assert response == judge(path)["response"], path
             assert len(read) >= len(judge(path)["botocore"]["events"])
     assert set(accepted) == {MEDIA_TYPE}
+
+
+def signed_reasoning(**fields: Any) -> list[dict[str, Any]]:
+    """A run of one reasoning block whose signature comes as ``fields``."""
+    return [
+        {"type": "run_started", "run_id": "r", "thread_id": "t"},
+        {"type": "message_started", "message_id": "m", "role": "assistant"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "reasoning"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "thinking"},
+        {"type": "block_replaced", "message_id": "m", "index": 0, **fields},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "message_finished", "message_id": "m"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+
+
+def reasoning_deltas(stream: bytes) -> list[dict[str, Any]]:
+    return [
+        event["contentBlockDelta"]["delta"]["reasoningContent"]
+        for event in botocore_events(stream)
+        if "reasoningContent" in event.get("contentBlockDelta", {}).get("delta", {})
+    ]
+
+
+def test_a_signature_is_written_only_where_bedrock_would_take_it(backend: ModuleType) -> None:
+    """Bedrock's own signature is written as one; another provider's, or
+    redacted reasoning (a block of its own in Bedrock, not a signature of
+    the text before it), is left out and reported."""
+    encoder = backend.NeutralEncoder("bedrock")
+    signed = signed_reasoning(encrypted="SIG", encrypted_by="bedrock")
+    stream = b"".join(encoder.encode(event) for event in signed) + encoder.close()
+    assert encoder.losses == []
+    assert reasoning_deltas(stream) == [{"text": "thinking"}, {"signature": "SIG"}]
+    for fields in (
+        {"encrypted": "SIG", "encrypted_by": "openai"},
+        {"encrypted": "DATA", "redacted": True, "encrypted_by": "bedrock"},
+    ):
+        encoder = backend.NeutralEncoder("bedrock")
+        stream = b"".join(encoder.encode(event) for event in signed_reasoning(**fields)) + encoder.close()
+        assert reasoning_deltas(stream) == [{"text": "thinking"}], fields
+        assert [loss["what"] for loss in encoder.losses] == ["signatures"], fields

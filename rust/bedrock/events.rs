@@ -536,8 +536,12 @@ impl Encoder {
         let Some(signature) = get_str(event, "encrypted").filter(|text| !text.is_empty()) else {
             return;
         };
-        if get_str(event, "encrypted_by") != Some(BY) || block.kind != "reasoning" {
-            // Another provider's, which Bedrock would refuse.
+        if get_str(event, "encrypted_by") != Some(BY)
+            || block.kind != "reasoning"
+            || event.get("redacted") == Some(&Value::Bool(true))
+        {
+            // Another provider's, which Bedrock would refuse; or redacted
+            // reasoning, which is a block of its own there, not a signature.
             self.lost.push(Loss::signature("bedrock"));
             return;
         }

@@ -342,8 +342,9 @@ class Encoder(ev.RecordsLosses):
             self._lost.append(ev.annotations_loss(self.protocol))
         if not ev.has_signature(event):
             return
-        if event.get("encrypted_by") != BY or block.kind != "reasoning":
-            # Another provider's, which Bedrock would refuse.
+        if event.get("encrypted_by") != BY or block.kind != "reasoning" or event.get("redacted") is True:
+            # Another provider's, which Bedrock would refuse; or redacted
+            # reasoning, which is a block of its own there, not a signature.
             self._lost.append(ev.signature_loss(self.protocol))
             return
         piece = {"reasoningContent": {"signature": event["encrypted"]}}
