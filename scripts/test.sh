@@ -215,7 +215,7 @@ step "Benchmarks: a smoke run (each once), and the report on small workloads"
 "$native" -m pytest -q -p no:cacheprovider --benchmark-disable benches
 "$native" benches/report.py --quick --min-time 0.01 --chart "$work/charts" > /dev/null
 "$native" benches/report.py --bound --min-time 0.01 > /dev/null
-"$native" benches/linearity.py --quick --min-time 0.01 > /dev/null
+"$native" benches/linearity.py --quick --min-time 0.01 --phases > /dev/null
 cargo bench --locked --bench sse -- --quick
 cargo bench --locked --bench assemble -- --quick
 "$native" benches/memory.py --megabytes 2 --protocol all
