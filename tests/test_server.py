@@ -252,6 +252,7 @@ def test_an_assembler_given_alone_asks_for_its_protocols_media_type() -> None:
     from starlette.responses import Response
     from starlette.routing import Route
 
+    from agentcodec._pure.api import NeutralAssembler as PureNeutralAssembler
     from agentcodec._pure.registry import PROTOCOLS as PURE_PROTOCOLS
     from protocol_table import TABLE
 
@@ -275,13 +276,16 @@ def test_an_assembler_given_alone_asks_for_its_protocols_media_type() -> None:
                 with client.connect(http, "GET", f"{base}/{protocol}", assembler=assembler) as stream:
                     assert stream.until_done() == expected, protocol
                 assert accepted[protocol] == _protocols.media_type(protocol), protocol
-            # The neutral view of it.
-            neutral = events.Assembler(protocol)
-            neutral.feed((fixtures / TABLE[protocol].stream).read_bytes())
-            with client.connect(
-                http, "GET", f"{base}/{protocol}", assembler=events.Assembler(protocol)
-            ) as view:
-                assert view.until_done() == neutral.close(), protocol
+            # The neutral view of it, on the backend in use and on the pure one.
+            for view_class in (events.Assembler, PureNeutralAssembler):
+                neutral = view_class(protocol)
+                neutral.feed((fixtures / TABLE[protocol].stream).read_bytes())
+                accepted.pop(protocol, None)
+                with client.connect(
+                    http, "GET", f"{base}/{protocol}", assembler=view_class(protocol)
+                ) as view:
+                    assert view.until_done() == neutral.close(), protocol
+                assert accepted[protocol] == _protocols.media_type(protocol), protocol
 
 
 def test_the_response_is_a_starlette_response() -> None:

@@ -64,8 +64,12 @@ def of_assembler(assembler: Any) -> str | None:
         return source
     # The pure backend's registry imports every protocol's pure modules:
     # only an assembler given alone needs it.
+    from ._pure.api import NeutralAssembler as PureNeutralAssembler  # noqa: PLC0415
     from ._pure.registry import PROTOCOLS as DECLARED  # noqa: PLC0415
 
+    if isinstance(assembler, PureNeutralAssembler):  # the pure view, beside the native backend
+        pure_source: str = assembler.source
+        return pure_source
     for protocol in PROTOCOLS:
         if isinstance(assembler, (module(protocol).Assembler, DECLARED[protocol].assembler)):
             return protocol
