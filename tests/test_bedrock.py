@@ -242,7 +242,11 @@ def test_the_run_decodes_with_its_usage_and_reason(backend: ModuleType) -> None:
     decoder = backend.NeutralDecoder("bedrock")
     events = decoder.feed((FIXTURES / "bedrock" / "reasoning.bin").read_bytes()) + decoder.close()
     signed = [event for event in events if event["type"] == "block_replaced"]
-    assert [event["encrypted_by"] for event in signed] == ["bedrock"]
+    # the signature of the first reasoning block, and the second, redacted
+    assert [(event["index"], event["encrypted_by"], event.get("redacted")) for event in signed] == [
+        (0, "bedrock", None),
+        (1, "bedrock", True),
+    ]
 
 
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
@@ -327,8 +331,8 @@ def reasoning_deltas(stream: bytes) -> list[dict[str, Any]]:
 
 def test_a_signature_is_written_only_where_bedrock_would_take_it(backend: ModuleType) -> None:
     """Bedrock's own signature is written as one; another provider's, or
-    redacted reasoning (a block of its own in Bedrock, not a signature of
-    the text before it), is left out and reported."""
+    redacted reasoning given to a block that holds text (Bedrock keeps it as
+    a block of its own), is left out and reported."""
     encoder = backend.NeutralEncoder("bedrock")
     signed = signed_reasoning(encrypted="SIG", encrypted_by="bedrock")
     stream = b"".join(encoder.encode(event) for event in signed) + encoder.close()
@@ -336,9 +340,60 @@ def test_a_signature_is_written_only_where_bedrock_would_take_it(backend: Module
     assert reasoning_deltas(stream) == [{"text": "thinking"}, {"signature": "SIG"}]
     for fields in (
         {"encrypted": "SIG", "encrypted_by": "openai"},
-        {"encrypted": "DATA", "redacted": True, "encrypted_by": "bedrock"},
+        {"encrypted": "REDACTED", "redacted": True, "encrypted_by": "bedrock"},
     ):
         encoder = backend.NeutralEncoder("bedrock")
         stream = b"".join(encoder.encode(event) for event in signed_reasoning(**fields)) + encoder.close()
         assert reasoning_deltas(stream) == [{"text": "thinking"}], fields
         assert [loss["what"] for loss in encoder.losses] == ["signatures"], fields
+
+
+def test_redacted_reasoning_is_read_and_written_as_bedrock_streams_it(backend: ModuleType) -> None:
+    """A block of redacted reasoning (``redactedContent``, bytes: base64 in
+    the event's JSON) is the neutral block's ``encrypted`` with
+    ``redacted``, and is written back as Bedrock streamed it: botocore reads
+    the same bytes, and the two streams assemble alike."""
+    redacted = base64.b64encode(b"\x00opaque\xff").decode()
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"delta": {"reasoningContent": {"text": "thinking"}}, "contentBlockIndex": 0}},
+        {"contentBlockDelta": {"delta": {"reasoningContent": {"signature": "SIG"}}, "contentBlockIndex": 0}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {
+            "contentBlockDelta": {
+                "delta": {"reasoningContent": {"redactedContent": redacted}},
+                "contentBlockIndex": 1,
+            }
+        },
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        {"contentBlockDelta": {"delta": {"text": "answer"}, "contentBlockIndex": 2}},
+        {"contentBlockStop": {"contentBlockIndex": 2}},
+        {"messageStop": {"stopReason": "end_turn"}},
+        {
+            "metadata": {
+                "usage": {"inputTokens": 3, "outputTokens": 5, "totalTokens": 8},
+                "metrics": {"latencyMs": 9},
+            }
+        },
+    ]
+    stream = b"".join(agentcodec.bedrock.encode(event) for event in events)
+    decoder = backend.NeutralDecoder("bedrock")
+    neutral = decoder.feed(stream) + decoder.close()
+    replaced = [event for event in neutral if event["type"] == "block_replaced"]
+    assert [(event["index"], event["encrypted"], event.get("redacted")) for event in replaced] == [
+        (0, "SIG", None),
+        (1, redacted, True),
+    ]
+    assert not [
+        event for event in neutral if event["type"] == "passthrough" and "contentBlockDelta" in event["event"]
+    ]
+    written = convert(backend, "bedrock", "bedrock", stream)
+    read = botocore_events(written)
+    assert [_plain(event) for event in read if "reasoningContent" in str(event)] == [
+        _plain(event) for event in botocore_events(stream) if "reasoningContent" in str(event)
+    ]
+    assert assemble(backend, written).response == assemble(backend, stream).response
+    (reasoning, hidden, answer) = assemble(backend, stream).response["output"]["message"]["content"]
+    assert reasoning == {"reasoningContent": {"reasoningText": {"text": "thinking", "signature": "SIG"}}}
+    assert hidden == {"reasoningContent": {"redactedContent": redacted}}
+    assert answer == {"text": "answer"}

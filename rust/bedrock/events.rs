@@ -7,18 +7,20 @@
 //! delta's text, reasoning text or tool input streams into the block of its
 //! index, started where the stream does not start it (text and reasoning
 //! have no start); a reasoning signature is the block's `encrypted`
-//! (`encrypted_by: bedrock`); `contentBlockStop` finishes the block;
-//! `messageStop` finishes the message (its `stopReason`, `max_tokens`
+//! (`encrypted_by: bedrock`), and redacted reasoning (`redactedContent`)
+//! the block's `encrypted` with `redacted`; `contentBlockStop` finishes the
+//! block; `messageStop` finishes the message (its `stopReason`, `max_tokens`
 //! making the run incomplete); `metadata` finishes the run with its usage.
 //! An exception or an error message fails the run. What has no neutral
-//! place (redacted reasoning, citations, metrics, trace) passes through.
+//! place (citations, metrics, trace) passes through.
 //!
 //! Encoding: the events Bedrock streams, each an event stream message
 //! (headers `:event-type`, `:content-type`, `:message-type`; the event's
 //! JSON as its payload): `messageStart`, a tool call's `contentBlockStart`,
 //! each delta, `contentBlockStop`, `messageStop` and `metadata` with the
-//! usage; a failed run is an exception message. Signatures are written only
-//! where Bedrock made them.
+//! usage; a failed run is an exception message. Signatures and redacted
+//! reasoning are written only where Bedrock made them, redacted reasoning
+//! only as a block of its own (a block holds text or redacted content).
 
 use std::collections::BTreeMap;
 
@@ -323,6 +325,17 @@ impl Decoder {
                         ],
                     ));
                 }
+                ("redactedContent", Value::String(data)) if !data.is_empty() => {
+                    out.push(block_replaced(
+                        MESSAGE_ID,
+                        block,
+                        vec![
+                            ("encrypted", data.as_str().into()),
+                            ("redacted", true.into()),
+                            ("encrypted_by", BY.into()),
+                        ],
+                    ));
+                }
                 (_, item) => {
                     let mut kept = Map::new();
                     kept.insert(
@@ -536,18 +549,25 @@ impl Encoder {
         let Some(signature) = get_str(event, "encrypted").filter(|text| !text.is_empty()) else {
             return;
         };
+        let redacted = event.get("redacted") == Some(&Value::Bool(true));
         if get_str(event, "encrypted_by") != Some(BY)
             || block.kind != "reasoning"
-            || event.get("redacted") == Some(&Value::Bool(true))
+            || (redacted && block.written)
         {
             // Another provider's, which Bedrock would refuse; or redacted
-            // reasoning, which is a block of its own there, not a signature.
+            // reasoning in a block that holds text, where Bedrock keeps it
+            // as a block of its own.
             self.lost.push(Loss::signature("bedrock"));
             return;
         }
+        let field = if redacted {
+            "redactedContent"
+        } else {
+            "signature"
+        };
         let piece = one(
             "reasoningContent",
-            Value::Object(one("signature", signature.into())),
+            Value::Object(one(field, signature.into())),
         );
         block.written = true;
         out.push(Self::delta_event(block.index, piece));

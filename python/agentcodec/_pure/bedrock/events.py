@@ -6,18 +6,20 @@ Decoding: ``messageStart`` starts the run and its one message;
 delta's text, reasoning text or tool input streams into the block of its
 index, started where the stream does not start it (text and reasoning have
 no start); a reasoning signature is the block's ``encrypted``
-(``encrypted_by: bedrock``); ``contentBlockStop`` finishes the block;
-``messageStop`` finishes the message (its ``stopReason``, ``max_tokens``
-making the run incomplete); ``metadata`` finishes the run with its usage.
-An exception or an error message fails the run. What has no neutral place
-(redacted reasoning, citations, metrics, trace) passes through.
+(``encrypted_by: bedrock``), and redacted reasoning (``redactedContent``)
+the block's ``encrypted`` with ``redacted``; ``contentBlockStop`` finishes
+the block; ``messageStop`` finishes the message (its ``stopReason``,
+``max_tokens`` making the run incomplete); ``metadata`` finishes the run
+with its usage. An exception or an error message fails the run. What has no
+neutral place (citations, metrics, trace) passes through.
 
 Encoding: the events Bedrock streams, each an event stream message (headers
 ``:event-type``, ``:content-type``, ``:message-type``; the event's JSON as
 its payload): ``messageStart``, a tool call's ``contentBlockStart``, each
 delta, ``contentBlockStop``, ``messageStop`` and ``metadata`` with the usage;
-a failed run is an exception message. Signatures are written only where
-Bedrock made them.
+a failed run is an exception message. Signatures and redacted reasoning are
+written only where Bedrock made them, redacted reasoning only as a block of
+its own (a block holds text or redacted content).
 """
 
 from __future__ import annotations
@@ -183,6 +185,9 @@ class Decoder:
                     out.append(ev.block_delta(MESSAGE_ID, block, item))
             elif field == "signature" and isinstance(item, str) and item:
                 out.append(ev.block_replaced(MESSAGE_ID, block, {"encrypted": item, "encrypted_by": BY}))
+            elif field == "redactedContent" and isinstance(item, str) and item:
+                fields = {"encrypted": item, "redacted": True, "encrypted_by": BY}
+                out.append(ev.block_replaced(MESSAGE_ID, block, fields))
             else:
                 kept = {"contentBlockIndex": index, "delta": {"reasoningContent": {field: item}}}
                 out.append(ev.passthrough(self.protocol, {"contentBlockDelta": kept}))
@@ -342,12 +347,14 @@ class Encoder(ev.RecordsLosses):
             self._lost.append(ev.annotations_loss(self.protocol))
         if not ev.has_signature(event):
             return
-        if event.get("encrypted_by") != BY or block.kind != "reasoning" or event.get("redacted") is True:
+        redacted = event.get("redacted") is True
+        if event.get("encrypted_by") != BY or block.kind != "reasoning" or (redacted and block.written):
             # Another provider's, which Bedrock would refuse; or redacted
-            # reasoning, which is a block of its own there, not a signature.
+            # reasoning in a block that holds text, where Bedrock keeps it
+            # as a block of its own.
             self._lost.append(ev.signature_loss(self.protocol))
             return
-        piece = {"reasoningContent": {"signature": event["encrypted"]}}
+        piece = {"reasoningContent": {"redactedContent" if redacted else "signature": event["encrypted"]}}
         block.written = True
         out.append({"contentBlockDelta": {"delta": piece, "contentBlockIndex": block.index}})
 
