@@ -645,6 +645,35 @@ impl Loss {
         })
     }
 
+    /// An event of another protocol that has no neutral meaning (a
+    /// `passthrough`: a step marker, a provider's progress, audio, a
+    /// graph's debug output), which the target has no place for. Named by
+    /// the event's `type`, its `event`, or its one key, as its protocol names
+    /// its events.
+    pub fn passthrough(target: &str, event: &Event) -> Option<Self> {
+        if get_str(event, "type") != Some("passthrough") {
+            return None;
+        }
+        let protocol = get_str(event, "protocol");
+        if protocol == Some(target) {
+            return None;
+        }
+        let name = match event.get("event") {
+            Some(Value::Object(inner)) => get_str(inner, "type")
+                .or_else(|| get_str(inner, "event"))
+                .or_else(|| inner.keys().next().map(String::as_str)),
+            _ => None,
+        };
+        Some(Loss {
+            what: "passthrough".to_owned(),
+            why: format!(
+                "{target} has no place for a {} event of {}, which has no neutral meaning",
+                name.unwrap_or("raw"),
+                protocol.unwrap_or("an unnamed protocol")
+            ),
+        })
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {
@@ -668,6 +697,13 @@ pub trait Encode {
     /// Whether its messages keep the namespace they were written in (a
     /// subgraph's path); where not, the Transcoder records the loss.
     fn carries_namespaces(&self) -> bool {
+        false
+    }
+
+    /// Whether it writes another protocol's events that have no neutral
+    /// meaning (AG-UI, as `RAW` events); where not, the Transcoder records
+    /// each as a loss. Its own protocol's it writes back as they came.
+    fn keeps_foreign_events(&self) -> bool {
         false
     }
 

@@ -13,7 +13,7 @@ use crate::events::{
     Event, Loss, Quick,
 };
 use crate::framing::Kind;
-use crate::hashing::IndexMap;
+use crate::hashing::{HashSet, IndexMap};
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::registry::Descriptor;
@@ -255,6 +255,7 @@ pub struct Convert {
     failing: Option<(u64, Loss)>,
     /// The source's event being converted, for the losses at the end.
     event: u64,
+    ruled: RuledLosses,
 }
 
 impl Convert {
@@ -286,7 +287,7 @@ impl Convert {
 
 impl Sink for Convert {
     fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error> {
-        let lost = lost_namespace(self.target, self.encoder.as_ref(), &event);
+        let lost = self.ruled.of(self.target, self.encoder.as_ref(), &event);
         self.encoder.encode(&event, &mut self.out);
         self.note_losses(log.events, lost);
         Ok(())
@@ -367,6 +368,7 @@ impl Transcoder {
             fail_on_loss: false,
             failing: None,
             event: 0,
+            ruled: RuledLosses::default(),
         };
         let mut driver = driver(source, sink, limits, on_error);
         driver.name = "Transcoder";
@@ -404,17 +406,34 @@ impl Transcoder {
     }
 }
 
-/// A message's namespace, lost by a target whose messages have none: one
-/// rule for every encoder, which says whether it carries them.
-fn lost_namespace(
-    target: &str,
-    encoder: &(dyn Encode + Send + Sync),
-    event: &Event,
-) -> Option<Loss> {
-    if encoder.carries_namespaces() {
-        return None;
+/// What a target loses by one rule for every encoder, which says what it
+/// carries: a message's namespace, where its messages have none; another
+/// protocol's event with no neutral meaning, where it keeps none (once for
+/// each kind of event: a stream may bring one with every step).
+#[derive(Default)]
+struct RuledLosses {
+    /// The kinds of other protocols' events reported already (their
+    /// losses' sentences).
+    dropped_kinds: HashSet<String>,
+}
+
+impl RuledLosses {
+    fn of(
+        &mut self,
+        target: &str,
+        encoder: &(dyn Encode + Send + Sync),
+        event: &Event,
+    ) -> Option<Loss> {
+        if !encoder.carries_namespaces() {
+            if let Some(loss) = Loss::namespace(target, event) {
+                return Some(loss);
+            }
+        }
+        if encoder.keeps_foreign_events() {
+            return None;
+        }
+        Loss::passthrough(target, event).filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
     }
-    Loss::namespace(target, event)
 }
 
 /// Encodes neutral events into a protocol's events and SSE bytes.
@@ -426,6 +445,7 @@ pub struct Encoder {
     /// What the target could not carry, by the neutral event (from 1)
     /// that brought it.
     losses: Vec<(u64, Loss)>,
+    ruled: RuledLosses,
 }
 
 impl Encoder {
@@ -435,13 +455,14 @@ impl Encoder {
             encoder: target.encoder(),
             events: 0,
             losses: Vec::new(),
+            ruled: RuledLosses::default(),
         }
     }
 
     /// What one neutral event becomes, as the target's events.
     pub fn encode_events(&mut self, event: &Event) -> Vec<Event> {
         let mut out = Vec::new();
-        let lost = lost_namespace(self.target, self.encoder.as_ref(), event);
+        let lost = self.ruled.of(self.target, self.encoder.as_ref(), event);
         self.encoder.encode(event, &mut out);
         self.events += 1;
         let event = self.events;

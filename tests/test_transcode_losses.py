@@ -26,10 +26,13 @@ def carried_words(row: Any) -> frozenset[str]:
     """The words a target's losses may say: what it cannot carry,
     ``run_status`` where it has no word for a run status,
     ``result_as_json`` where its tool results are text, ``tool_kind``
-    where it writes tool calls, and ``namespace`` where it has none."""
+    where it writes tool calls, ``namespace`` where it has none, and
+    ``passthrough`` where it keeps no other protocol's events."""
     words = set(row.cannot_carry)
     if not row.namespaces:
         words.add("namespace")
+    if not row.keeps_foreign_events:
+        words.add("passthrough")
     if row.status_as_carried:
         words.add("run_status")
     if row.results_as_text:
@@ -82,6 +85,40 @@ def test_every_block_of_a_kind_the_target_has_no_place_for_is_reported(source: s
                 if block["kind"] == kind and not (kind == "data" and row.carries_data(block.get("value")))
             )
             assert sum(1 for loss in losses if loss["what"] == kind) == expected, (target, kind)
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_every_kind_of_event_of_another_protocol_a_target_drops_is_reported(source: str, path: Path) -> None:
+    """The events the source's decoder passes through (no neutral meaning:
+    a step marker, audio, a graph's debug output) are reported by every
+    other target that keeps no other protocol's events, once for each kind
+    (a stream may bring one with every step), by the source's event that
+    first brought it; a target of the same protocol writes them back and
+    AG-UI writes them as RAW events, so neither reports them."""
+    stream = path.read_bytes()
+    backend = backends()[0]
+    decoder = backend.NeutralDecoder(source)
+    kinds = []
+    for event in decoder.feed(stream) + decoder.close():
+        if event["type"] == "passthrough":
+            inner = event["event"]
+            kind = next(
+                (inner[key] for key in ("type", "event") if isinstance(inner.get(key), str)),
+                next(iter(inner), None),
+            )
+            if kind not in kinds:
+                kinds.append(kind)
+    for target, row in TABLE.items():
+        reported = [
+            loss for loss in losses_of(backend, source, target, stream) if loss["what"] == "passthrough"
+        ]
+        expected = [] if target == source or row.keeps_foreign_events else kinds
+        assert [loss["why"].split(" event of ")[0].split(" a ", 1)[1] for loss in reported] == expected, (
+            target
+        )
+        assert all(
+            loss["why"].endswith(f" event of {source}, which has no neutral meaning") for loss in reported
+        )
 
 
 def _lossy_streams() -> list[tuple[str, bytes, str]]:

@@ -993,6 +993,11 @@ fn release(open: &mut IndexMap<String, u32>, agui_id: &str, end: &str, out: &mut
 }
 
 impl Encode for Encoder {
+    /// Another protocol's events go out as `RAW` events, naming it.
+    fn keeps_foreign_events(&self) -> bool {
+        true
+    }
+
     fn take_losses(&mut self) -> Vec<Loss> {
         std::mem::take(&mut self.lost)
     }

@@ -139,6 +139,10 @@ class Row:
     #: path of a subgraph or sub-agent), read back as written; a target
     #: without reports the loss (``namespace``).
     namespaces: bool = False
+    #: Whether it writes another protocol's events that have no neutral
+    #: meaning (AG-UI, as RAW events); a target that does not reports each
+    #: (``passthrough``).
+    keeps_foreign_events: bool = False
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
     #: it names them.
     encrypted_by: str | None = None

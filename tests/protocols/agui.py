@@ -71,6 +71,7 @@ ROW = Row(
         {"media", "data", "refusal_kind", "corrections", "annotations", "tool_server", "usage"}
     ),
     status_as_carried={"incomplete": "completed", "interrupted": "completed"},
+    keeps_foreign_events=True,
     count_blocks=lambda assembler: sum(
         list_length(message.get("toolCalls")) for message in assembler.messages
     ),

@@ -344,6 +344,10 @@ class RecordsLosses:
     #: Whether its messages keep the namespace they were written in (a
     #: subgraph's path); where not, the Transcoder records the loss.
     carries_namespaces = False
+    #: Whether it writes another protocol's events that have no neutral
+    #: meaning (AG-UI, as ``RAW`` events); where not, the Transcoder records
+    #: each as a loss. Its own protocol's it writes back as they came.
+    keeps_foreign_events = False
 
     def take_losses(self) -> list[tuple[str, str]]:
         """What the encoder could not carry since the last call, in order."""
@@ -472,6 +476,32 @@ def namespace_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "namespace",
             f"{target} has no namespaces: a message of {'/'.join(namespace)} is written as the run's",
+        )
+    ]
+
+
+def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """An event of another protocol that has no neutral meaning, which the
+    target has no place for, named by the event's ``type``, its ``event``,
+    or its one key (``events::Loss::passthrough``)."""
+    if event.get("type") != "passthrough":
+        return []
+    protocol = as_str(event.get("protocol"))
+    if protocol == target:
+        return []
+    inner = event.get("event")
+    name = None
+    if isinstance(inner, dict):
+        name = as_str(inner.get("type"))
+        if name is None:
+            name = as_str(inner.get("event"))
+        if name is None:
+            name = next(iter(inner), None)
+    return [
+        (
+            "passthrough",
+            f"{target} has no place for a {'raw' if name is None else name} event of "
+            f"{'an unnamed protocol' if protocol is None else protocol}, which has no neutral meaning",
         )
     ]
 

@@ -10,7 +10,7 @@ from typing import Any
 from .._errors import ConversionLossError
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
-from .events import APPENDED_FIELD, BLOCK_FIELDS, as_namespace, as_str, namespace_loss
+from .events import APPENDED_FIELD, BLOCK_FIELDS, as_namespace, as_str, namespace_loss, passthrough_loss
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, loads
 from .protocol import Protocol, check_option
@@ -167,12 +167,30 @@ class Decoder(_Decoding):
         return [render(event) for event in events]
 
 
-def _lost_namespace(target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
-    """A message's namespace, lost by a target whose messages have none: one
-    rule for every encoder, which says whether it carries them."""
-    if encoder.carries_namespaces:
-        return []
-    return namespace_loss(target, event)
+class _RuledLosses:
+    """What a target loses by one rule for every encoder, which says what it
+    carries: a message's namespace, where its messages have none; another
+    protocol's event with no neutral meaning, where it keeps none (once for
+    each kind of event: a stream may bring one with every step)."""
+
+    __slots__ = ("_dropped_kinds",)
+
+    def __init__(self) -> None:
+        # The kinds of other protocols' events reported already (their losses' sentences).
+        self._dropped_kinds: set[str] = set()
+
+    def of(self, target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
+        if not encoder.carries_namespaces:
+            lost = namespace_loss(target, event)
+            if lost:
+                return lost
+        if encoder.keeps_foreign_events:
+            return []
+        lost = passthrough_loss(target, event)
+        if not lost or lost[0][1] in self._dropped_kinds:
+            return []
+        self._dropped_kinds.add(lost[0][1])
+        return lost
 
 
 class Encoder:
@@ -183,6 +201,7 @@ class Encoder:
         self.target = target
         self._encoder = _encoder(target, options)
         self._frame = protocol.frame
+        self._ruled = _RuledLosses()
         self._events = 0  # the neutral events encoded so far
         self._losses: list[tuple[int, str, str]] = []
 
@@ -211,7 +230,7 @@ class Encoder:
             raise TypeError(f"a neutral event must be JSON-compatible: {exc}") from None
         if not isinstance(copied, dict):
             raise TypeError(f"a neutral event is a dict, not {type(event).__name__}")
-        lost = _lost_namespace(self.target, self._encoder, copied)
+        lost = self._ruled.of(self.target, self._encoder, copied)
         encoded = [render(item) for item in self._encoder.encode(copied)]
         self._events += 1
         self._note_losses(lost)
@@ -256,6 +275,7 @@ class Transcoder(_Decoding):
         self.target = target
         self._encoder = _encoder(target, options)
         self._frame = protocol.frame
+        self._ruled = _RuledLosses()
         self._out: list[dict[str, Any]] = []
         # What the target could not carry: (event, what, why).
         self._losses: list[tuple[int, str, str]] = []
@@ -292,7 +312,7 @@ class Transcoder(_Decoding):
         return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
 
     def _neutral(self, event: dict[str, Any]) -> None:
-        lost = _lost_namespace(self.target, self._encoder, event)
+        lost = self._ruled.of(self.target, self._encoder, event)
         self._out.extend(self._encoder.encode(event))
         self._loss_event = self._events
         lost += self._encoder.take_losses()

@@ -476,6 +476,9 @@ class _Block:
 class Encoder(ev.RecordsLosses):
     """Neutral events to AG-UI events, in the form ag-ui-protocol serialises."""
 
+    #: Another protocol's events go out as ``RAW`` events, naming it.
+    keeps_foreign_events = True
+
     protocol = "agui"
 
     def __init__(self, thread_id: str | None = None, run_id: str | None = None) -> None:
