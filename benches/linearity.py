@@ -23,7 +23,7 @@ a stream takes depends on what the process did before it.
 The last column is the ratio of the two rates with each run's faults, at
 what a fault costs here, taken out of its time: the assembler's own work,
 which is what linear or not is said of. Where a result is made of many
-small objects (A2A's parts: a dict each), those are pymalloc's arenas,
+small objects (a part for every chunk, a dict each), those are pymalloc's arenas,
 which CPython maps and unmaps itself, so no ``mallopt`` keeps them.
 
 ``--phases`` times an assembler's three phases apart, per MB of stream:
