@@ -424,15 +424,14 @@ impl RuledLosses {
         encoder: &(dyn Encode + Send + Sync),
         event: &Event,
     ) -> Option<Loss> {
-        if !encoder.carries_namespaces() {
-            if let Some(loss) = Loss::namespace(target, event) {
-                return Some(loss);
-            }
+        // (one look at the event's type: this runs for every event a delta
+        // does not take the quick path for)
+        match get_str(event, "type")? {
+            "message_started" if !encoder.carries_namespaces() => Loss::namespace(target, event),
+            "passthrough" if !encoder.keeps_foreign_events() => Loss::passthrough(target, event)
+                .filter(|loss| self.dropped_kinds.insert(loss.why.clone())),
+            _ => None,
         }
-        if encoder.keeps_foreign_events() {
-            return None;
-        }
-        Loss::passthrough(target, event).filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
     }
 }
 

@@ -180,11 +180,10 @@ class _RuledLosses:
         self._dropped_kinds: set[str] = set()
 
     def of(self, target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
-        if not encoder.carries_namespaces:
-            lost = namespace_loss(target, event)
-            if lost:
-                return lost
-        if encoder.keeps_foreign_events:
+        kind = event.get("type")
+        if kind == "message_started" and not encoder.carries_namespaces:
+            return namespace_loss(target, event)
+        if kind != "passthrough" or encoder.keeps_foreign_events:
             return []
         lost = passthrough_loss(target, event)
         if not lost or lost[0][1] in self._dropped_kinds:
