@@ -87,7 +87,7 @@ fn constants(path: &Path, text: &str) -> String {
         }
     }
     let mut code = format!("// Made by build.rs from {}.\n", path.display());
-    for (name, doc, words) in tables {
+    for (name, doc, words) in &tables {
         let list: Vec<String> = words.iter().map(|word| format!("{word:?}")).collect();
         writeln!(code, "/// {doc}").unwrap();
         writeln!(
@@ -98,5 +98,16 @@ fn constants(path: &Path, text: &str) -> String {
         )
         .unwrap();
     }
+    // The tables by name, as `agentcodec._vocabulary.tables` gives them to
+    // the pure backend: what another protocol's codec reads of this one
+    // (through its registry descriptor) without naming it.
+    code.push_str(
+        "/// The table of that name, as the vocabulary file heads it.\n\
+         pub fn table(name: &str) -> Option<&'static [&'static str]> {\n    match name {\n",
+    );
+    for (name, _, _) in &tables {
+        writeln!(code, "        {name:?} => Some(&{name}),").unwrap();
+    }
+    code.push_str("        _ => None,\n    }\n}\n");
     code
 }

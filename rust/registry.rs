@@ -29,6 +29,10 @@ pub struct Descriptor {
     pub options: &'static [EncoderOption],
     /// A new encoder, built from options checked against `options`.
     pub encoder: fn(&EncoderOptions) -> Box<dyn Encode + Send + Sync>,
+    /// Its vocabulary's tables by name (`[NAME]` in its `vocabulary.txt`):
+    /// what another protocol's codec reads of it without naming it (the AI
+    /// SDK, where its provider package keeps this protocol's signatures).
+    pub vocabulary: fn(&str) -> Option<&'static [&'static str]>,
 }
 
 impl fmt::Debug for Descriptor {

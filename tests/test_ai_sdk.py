@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcodec import AgentCodecError, AISDKError, AISDKEventError
+from agentcodec._pure.ai_sdk import providers as _pure_providers
 from ai_sdk_streams import chunks_digest, random_stream
 from conftest import NATIVE, PURE, examples, requires_native
 from conversion import SOURCE_IDS, SOURCES, backends, convert, view
@@ -611,21 +612,14 @@ def signed_reasoning(**fields: Any) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize(
-    ("fields", "metadata"),
-    [
-        ({"encrypted": "SIG", "encrypted_by": "anthropic"}, {"anthropic": {"signature": "SIG"}}),
-        (
-            {"encrypted": "DATA", "redacted": True, "encrypted_by": "anthropic"},
-            {"anthropic": {"redactedData": "DATA"}},
-        ),
-        (
-            {"encrypted": "ENC", "encrypted_by": "openai"},
-            {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "ENC"}},
-        ),
-    ],
-    ids=["signature", "redacted", "encrypted_content"],
-)
+SIGNATURES = [
+    pytest.param(fields, metadata, id=f"{row.name}-{n}")
+    for row in TABLE.values()
+    for n, (fields, metadata) in enumerate(row.provider_metadata)
+]
+
+
+@pytest.mark.parametrize(("fields", "metadata"), SIGNATURES)
 def test_a_signature_is_kept_in_its_providers_metadata_and_read_back(
     backend: ModuleType, fields: dict[str, Any], metadata: dict[str, Any]
 ) -> None:
@@ -645,6 +639,107 @@ def test_a_signature_is_kept_in_its_providers_metadata_and_read_back(
         event for event in decoder.feed(stream) + decoder.close() if event["type"] == "block_replaced"
     ]
     assert [{key: event[key] for key in fields} for event in replaced] == [fields]
+
+
+def signatures(backend: ModuleType, protocol: str, stream: bytes) -> list[dict[str, Any]]:
+    decoder = backend.NeutralDecoder(protocol)
+    return [
+        {key: event[key] for key in ("encrypted", "redacted", "encrypted_by") if key in event}
+        for event in decoder.feed(stream) + decoder.close()
+        if event["type"] == "block_replaced" and "encrypted" in event
+    ]
+
+
+@pytest.mark.parametrize("source", [name for name, row in TABLE.items() if row.provider_metadata])
+def test_recorded_streams_signatures_are_kept_as_their_models_package_keeps_them(
+    backend: ModuleType, source: str
+) -> None:
+    signed = 0
+    for path in TABLE[source].streams():
+        stream = path.read_bytes()
+        given = signatures(backend, source, stream)
+        transcoder = backend.Transcoder(source, "ai-sdk", message_id="m")
+        converted = transcoder.feed(stream) + transcoder.close()
+        assert [loss for loss in transcoder.losses if loss["what"] == "signatures"] == [], path.name
+        assert signatures(backend, "ai-sdk", converted) == given, path.name
+        signed += bool(given)
+    assert signed, f"no recorded {source} stream has a signature"
+
+
+@pytest.mark.parametrize(
+    ("fields", "metadata"),
+    [
+        pytest.param(fields, metadata, id=f"{row.name}-{n}")
+        for row in TABLE.values()
+        for n, (fields, metadata) in enumerate(row.provider_metadata_read)
+    ],
+)
+def test_a_signature_is_read_as_other_versions_of_its_package_wrote_it(
+    backend: ModuleType, fields: dict[str, Any], metadata: dict[str, Any]
+) -> None:
+    chunks = [
+        {"type": "start", "messageId": "m"},
+        {"type": "reasoning-start", "id": "r0"},
+        {"type": "reasoning-delta", "id": "r0", "delta": "thinking"},
+        {"type": "reasoning-end", "id": "r0", "providerMetadata": metadata},
+        {"type": "finish"},
+    ]
+    decoder = backend.NeutralDecoder("ai-sdk")
+    events = decoder.feed(b"".join(sse_event(chunk) for chunk in chunks)) + decoder.close()
+    replaced = [event for event in events if event["type"] == "block_replaced"]
+    assert [{key: event[key] for key in fields} for event in replaced] == [fields]
+
+
+def test_the_first_key_of_a_package_with_an_object_is_the_one_read(backend: ModuleType) -> None:
+    """As the packages read their metadata: the first of their keys the part
+    has, even where it lacks the field another key has."""
+    (place,) = [place for place in _pure_providers.places() if len(place.keys) > 1]
+    field = place.signature
+    assert field is not None
+    metadata = {place.keys[0]: {"other": 1}, place.keys[1]: {field: "S"}}
+    chunks = [
+        {"type": "start", "messageId": "m"},
+        {"type": "reasoning-start", "id": "r0", "providerMetadata": metadata},
+        {"type": "reasoning-end", "id": "r0"},
+        {"type": "finish"},
+    ]
+    decoder = backend.NeutralDecoder("ai-sdk")
+    events = decoder.feed(b"".join(sse_event(chunk) for chunk in chunks)) + decoder.close()
+    assert [event for event in events if event["type"] == "block_replaced"] == []
+
+
+def test_redacted_reasoning_its_package_has_no_field_for_is_reported(backend: ModuleType) -> None:
+    (place,) = [place for place in _pure_providers.places() if not place.redacted]
+    encoder = backend.NeutralEncoder("ai-sdk")
+    events = signed_reasoning(encrypted="X", redacted=True, encrypted_by=place.by)
+    stream = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    assert b"providerMetadata" not in stream
+    assert [loss["what"] for loss in encoder.losses] == ["signatures"]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("key=p", "signature=s", "colour=red"),
+        ("key=p", "signature=s", "signature=t"),
+        ("by=a", "by=b", "key=p", "signature=s"),
+        ("signature=s",),
+        ("key=p",),
+    ],
+)
+def test_a_provider_table_of_unknown_or_missing_words_is_refused(words: tuple[str, ...]) -> None:
+    """(The pure reader; ``rust/ai_sdk/providers.rs`` tests its own alike.)"""
+    with pytest.raises(ValueError, match="p's PROVIDER_METADATA"):
+        _pure_providers.read("p", words)
+
+
+def test_every_provider_table_reads() -> None:
+    from agentcodec._vocabulary import tables
+
+    declared = [name for name in TABLE if _pure_providers.TABLE in tables(name)]
+    assert [_pure_providers.read(name, tables(name)[_pure_providers.TABLE]).by for name in declared] == [
+        place.by for place in _pure_providers.places()
+    ]
 
 
 def test_a_signature_given_again_is_read_once(backend: ModuleType) -> None:

@@ -41,4 +41,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.str("request_id").flatten(),
         ))
     },
+    vocabulary: vocabulary::table,
 };

@@ -51,4 +51,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.int("created_at").flatten(),
         ))
     },
+    vocabulary: vocabulary::table,
 };

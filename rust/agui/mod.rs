@@ -37,4 +37,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.str("run_id").flatten(),
         ))
     },
+    vocabulary: vocabulary::table,
 };

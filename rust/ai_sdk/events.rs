@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use super::probe::{self, Target};
+use super::providers;
 use crate::events::{
     block_delta, block_fields, block_finished, block_key, block_replaced, block_started, frame_sse,
     get_str, has_annotations, media_kind, message_finished, message_started, nonempty, passthrough,
@@ -17,48 +18,6 @@ pub const DONE: &[u8] = b"data: [DONE]\n\n";
 
 /// Chunks kept whole as a data block's value, and written back as they are.
 const WHOLE_PARTS: [&str; 4] = ["source-url", "source-document", "custom", "reasoning-file"];
-
-/// The signature a reasoning chunk's `providerMetadata` carries: the
-/// encrypted value, whether it is redacted reasoning, and whose it is
-/// (Anthropic's `signature` or `redactedData`, OpenAI's
-/// `reasoningEncryptedContent`, as the AI SDK's providers write them).
-fn provider_signature(event: &Event) -> Option<(&str, bool, &'static str)> {
-    let metadata = event.get("providerMetadata")?;
-    let field = |provider: &str, key: &str| {
-        nonempty(metadata.get(provider)?.get(key).and_then(Value::as_str))
-    };
-    if let Some(signature) = field("anthropic", "signature") {
-        return Some((signature, false, "anthropic"));
-    }
-    if let Some(data) = field("anthropic", "redactedData") {
-        return Some((data, true, "anthropic"));
-    }
-    field("openai", "reasoningEncryptedContent").map(|encrypted| (encrypted, false, "openai"))
-}
-
-/// A signature as the AI SDK's provider of `by` keeps it in a reasoning
-/// part's `providerMetadata` (`item_id`: the OpenAI item it belongs to).
-fn signature_metadata(by: &str, encrypted: &str, redacted: bool, item_id: &str) -> Option<Value> {
-    let mut fields = Map::new();
-    match by {
-        "anthropic" => {
-            let key = if redacted {
-                "redactedData"
-            } else {
-                "signature"
-            };
-            fields.insert(key.to_owned(), encrypted.into());
-        }
-        "openai" => {
-            fields.insert("itemId".to_owned(), item_id.into());
-            fields.insert("reasoningEncryptedContent".to_owned(), encrypted.into());
-        }
-        _ => return None,
-    }
-    let mut metadata = Map::new();
-    metadata.insert(by.to_owned(), Value::Object(fields));
-    Some(Value::Object(metadata))
-}
 
 fn to_neutral_reason(reason: &str) -> &str {
     match reason {
@@ -407,7 +366,9 @@ impl Decoder {
     /// The signature a reasoning part's `providerMetadata` carries, as a
     /// `block_replaced`, unless it was given already.
     fn signature(&mut self, block: &(String, i64), event: &Event, out: &mut Vec<Event>) {
-        let Some((encrypted, redacted, by)) = provider_signature(event) else {
+        let Some((encrypted, redacted, by)) =
+            event.get("providerMetadata").and_then(providers::signature)
+        else {
             return;
         };
         let key = (block.0.clone(), block.1);
@@ -988,7 +949,7 @@ impl Encoder {
             let redacted = event.get("redacted") == Some(&Value::Bool(true));
             let metadata = get_str(event, "encrypted_by")
                 .filter(|_| block.kind == "reasoning")
-                .and_then(|by| signature_metadata(by, encrypted, redacted, &key.0));
+                .and_then(|by| providers::metadata(by, encrypted, redacted, &key.0));
             match metadata {
                 Some(metadata) => out.push(chunk(
                     "reasoning-delta",

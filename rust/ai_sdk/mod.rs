@@ -3,6 +3,7 @@
 mod assembler;
 pub mod events;
 pub(crate) mod probe;
+pub(crate) mod providers;
 
 vocabulary!("ai_sdk");
 pub use vocabulary::{CHUNK_TYPES, OUTPUT_STATES};
@@ -29,4 +30,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
     decoder: || Box::new(events::Decoder::default()),
     options: &[EncoderOption::str("message_id")],
     encoder: |options| Box::new(events::Encoder::new(options.str("message_id").flatten())),
+    vocabulary: vocabulary::table,
 };

@@ -49,4 +49,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.str("model").flatten(),
         ))
     },
+    vocabulary: vocabulary::table,
 };

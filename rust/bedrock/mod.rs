@@ -59,4 +59,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
     decoder: || Box::new(events::Decoder::default()),
     options: &[],
     encoder: |_| Box::new(events::Encoder::default()),
+    vocabulary: vocabulary::table,
 };

@@ -64,4 +64,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.str("response_id").flatten().as_deref(),
         ))
     },
+    vocabulary: vocabulary::table,
 };

@@ -56,4 +56,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.int("timestamp").flatten().map(Value::from),
         ))
     },
+    vocabulary: vocabulary::table,
 };

@@ -53,4 +53,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.str("node").flatten(),
         ))
     },
+    vocabulary: vocabulary::table,
 };

@@ -55,4 +55,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
         }
         Box::new(encoder)
     },
+    vocabulary: vocabulary::table,
 };

@@ -38,4 +38,5 @@ pub const PROTOCOL: Descriptor = Descriptor {
             options.int("created_at").flatten().map(Value::from),
         ))
     },
+    vocabulary: vocabulary::table,
 };

@@ -152,6 +152,17 @@ class Row:
     #: Whether it carries only the signatures it made itself (a provider's,
     #: which its API checks).
     signatures_own_only: bool = False
+    #: Its models' reasoning signatures as the AI SDK's package for them
+    #: keeps them, where there is one: the neutral ``block_replaced``
+    #: fields, and the reasoning part's ``providerMetadata`` from them.
+    provider_metadata: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
+    #: And the ``providerMetadata`` that package's other versions wrote,
+    #: read as the same fields.
+    provider_metadata_read: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
+    #: Whether it keeps a signature in the metadata of the package for the
+    #: models that made it (the AI SDK): of the sources with
+    #: ``provider_metadata``, and of those alone.
+    signatures_in_provider_metadata: bool = False
     #: Which data blocks it carries none the less (a data block holding one
     #: of the protocol's own blocks), given the block's value.
     carries_data: Callable[[Any], bool] = lambda value: False
@@ -197,6 +208,8 @@ class Row:
             return True
         if self.signatures_own_only:
             return source.encrypted_by == self.encrypted_by
+        if self.signatures_in_provider_metadata:
+            return bool(source.provider_metadata)
         return self.signatures_need_provider and source.encrypted_by is not None
 
     def recorded(self) -> bytes:

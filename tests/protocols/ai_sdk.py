@@ -53,7 +53,7 @@ ROW = Row(
     ended_by_done=True,
     fixed_options={"message_id": "m"},
     # (media is written whole, once complete: streamed media lands after what started meanwhile)
-    signatures_need_provider=True,
+    signatures_in_provider_metadata=True,
     tool_kinds=frozenset({"server"}),
     cannot_carry=frozenset(
         {"signatures", "refusal_kind", "corrections", "media_order", "tool_server", "usage", "annotations"}

@@ -119,6 +119,14 @@ ROW = Row(
     fixed_options={"response_id": "msg_1", "model": "m"},
     # (tool arguments that are no JSON object end as the JSON of their last clean prefix)
     encrypted_by="anthropic",
+    # (as the AI SDK's Anthropic package writes them)
+    provider_metadata=(
+        ({"encrypted": "SIG", "encrypted_by": "anthropic"}, {"anthropic": {"signature": "SIG"}}),
+        (
+            {"encrypted": "DATA", "redacted": True, "encrypted_by": "anthropic"},
+            {"anthropic": {"redactedData": "DATA"}},
+        ),
+    ),
     tool_kinds=frozenset({"server"}),
     cannot_carry=frozenset(
         {

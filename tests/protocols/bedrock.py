@@ -40,6 +40,28 @@ ROW = Row(
         }
     ),
     encrypted_by="bedrock",
+    # (as the AI SDK's Bedrock package writes them: under both its keys)
+    provider_metadata=(
+        (
+            {"encrypted": "SIG", "encrypted_by": "bedrock"},
+            {"amazonBedrock": {"signature": "SIG"}, "bedrock": {"signature": "SIG"}},
+        ),
+        (
+            {"encrypted": "DATA", "redacted": True, "encrypted_by": "bedrock"},
+            {"amazonBedrock": {"redactedContent": "DATA"}, "bedrock": {"redactedContent": "DATA"}},
+        ),
+    ),
+    provider_metadata_read=(
+        ({"encrypted": "SIG", "encrypted_by": "bedrock"}, {"bedrock": {"signature": "SIG"}}),
+        (
+            {"encrypted": "SIG", "encrypted_by": "bedrock"},
+            {"amazonBedrock": None, "bedrock": {"signature": "SIG"}},
+        ),
+        (
+            {"encrypted": "DATA", "redacted": True, "encrypted_by": "bedrock"},
+            {"bedrock": {"redactedData": "DATA"}},
+        ),
+    ),
     signatures_own_only=True,
     status_as_carried={"cancelled": "completed", "interrupted": "completed"},
     count_blocks=_blocks,

@@ -144,6 +144,13 @@ ROW = Row(
     ),
     fixed_options={"response_id": "resp_1", "model": "m", "created_at": 1763700000},
     encrypted_by="openai",
+    # (as the AI SDK's OpenAI package writes them, with the reasoning item's id)
+    provider_metadata=(
+        (
+            {"encrypted": "ENC", "encrypted_by": "openai"},
+            {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "ENC"}},
+        ),
+    ),
     tool_kinds=frozenset({"custom", "mcp"}),
     cannot_carry=frozenset({"media", "data", "usage", "annotations"}),
     status_as_carried={"interrupted": "incomplete"},

@@ -36,6 +36,7 @@ from typing import Any
 from ... import _json
 from .. import events as ev
 from ..json_values import JSONValueError, loads
+from . import providers
 from .assembler import recognizes
 
 __all__ = ["DONE", "Decoder", "Encoder"]
@@ -243,7 +244,7 @@ class Decoder:
     def _signature(self, block: tuple[str, int], chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
         """The signature a reasoning part's ``providerMetadata`` carries, as
         a ``block_replaced``, unless it was given already."""
-        found = _provider_signature(chunk)
+        found = providers.signature(chunk.get("providerMetadata"))
         if found is None or self._signatures.get(block) == found[0]:
             return
         encrypted, redacted, by = found
@@ -374,40 +375,6 @@ _DECODERS = {
     "reasoning-file": Decoder._whole,
     "custom": Decoder._whole,
 }
-
-
-def _provider_signature(chunk: dict[str, Any]) -> tuple[str, bool, str] | None:
-    """The signature a reasoning chunk's ``providerMetadata`` carries: the
-    encrypted value, whether it is redacted reasoning, and whose it is
-    (Anthropic's ``signature`` or ``redactedData``, OpenAI's
-    ``reasoningEncryptedContent``, as the AI SDK's providers write them)."""
-    metadata = chunk.get("providerMetadata")
-    if not isinstance(metadata, dict):
-        return None
-
-    def field(provider: str, key: str) -> str | None:
-        fields = metadata.get(provider)
-        value = fields.get(key) if isinstance(fields, dict) else None
-        return value if isinstance(value, str) and value else None
-
-    signature = field("anthropic", "signature")
-    if signature is not None:
-        return signature, False, "anthropic"
-    data = field("anthropic", "redactedData")
-    if data is not None:
-        return data, True, "anthropic"
-    encrypted = field("openai", "reasoningEncryptedContent")
-    return None if encrypted is None else (encrypted, False, "openai")
-
-
-def _signature_metadata(by: str, encrypted: str, redacted: bool, item_id: str) -> dict[str, Any] | None:
-    """A signature as the AI SDK's provider of ``by`` keeps it in a reasoning
-    part's ``providerMetadata`` (``item_id``: the OpenAI item it belongs to)."""
-    if by == "anthropic":
-        return {by: {"redactedData" if redacted else "signature": encrypted}}
-    if by == "openai":
-        return {by: {"itemId": item_id, "reasoningEncryptedContent": encrypted}}
-    return None
 
 
 class _Block:
@@ -592,7 +559,7 @@ class Encoder(ev.RecordsLosses):
             # no place.
             by = event.get("encrypted_by")
             metadata = (
-                _signature_metadata(by, event["encrypted"], event.get("redacted") is True, key[0])
+                providers.metadata(by, event["encrypted"], event.get("redacted") is True, key[0])
                 if block.kind == "reasoning" and isinstance(by, str)
                 else None
             )
