@@ -1,7 +1,7 @@
 """Tool-call arguments as they stream, read after every delta: agentcodec's
 PartialJSON (each byte parsed once, one live tree) against what the SDK
 accumulators do, re-parsing the whole buffer with jiter's partial mode on
-every delta (openai-python, anthropic-sdk-python). Prints seconds per run
+every delta (the Python SDKs of OpenAI and of Anthropic). Prints seconds per run
 and MB/s of arguments for 1 KB, 100 KB and 1 MB of arguments, so that the
 growth with length shows: linear keeps its MB/s, quadratic loses it.
 
@@ -9,11 +9,12 @@ Two shapes: ``records`` (an array of small objects: what most tool calls
 carry) and ``document`` (one long string: a file's content), where the string
 being written is rebuilt on every read by both.
 
-Then the same through an assembler: an Anthropic Messages stream (SSE bytes)
-whose tool call's input is read after every ``input_json_delta`` from
-``Assembler.tool_calls``, against anthropic-sdk-python's ``accumulate_event``
-(given its event models ready-made, which favours it), whose snapshot holds
-the input re-parsed from the whole buffer on every delta.
+Then the same through an assembler, for each protocol whose benchmark row
+has ``tool_arguments`` (``benches/workloads/``): a message of one tool call
+(SSE bytes, as the protocol's servers frame its events) whose arguments are
+read from the assembler after every delta, against the protocol's SDK where
+the row names a way it has (given its event models ready-made, which
+favours it).
 
     python benches/partial_json.py            # jiter up to 100 KB
     python benches/partial_json.py --full     # jiter at 1 MB too (minutes)
@@ -33,8 +34,15 @@ from typing import Any
 import jiter
 
 import agentcodec
-import agentcodec.anthropic
 from agentcodec import _pure
+from agentcodec._protocols import encoder
+
+try:
+    from agentcodec import _native
+except ImportError:  # the pure package alone
+    _native = None  # type: ignore[assignment]
+from agentcodec._pure.registry import PROTOCOLS
+from workloads import ToolArguments, rows
 
 DELTA = 24  # bytes per argument delta: a few tokens
 
@@ -78,64 +86,18 @@ def with_jiter(pieces: list[str]) -> Any:
     return value
 
 
-def anthropic_stream(text: str) -> tuple[list[dict[str, Any]], list[bytes]]:
-    """The events of a message with one tool call streaming ``text``, and
-    each event as SSE bytes."""
-    message = {
-        "id": "msg",
-        "type": "message",
-        "role": "assistant",
-        "content": [],
-        "model": "m",
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 0},
-    }
-    events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": message},
-        {
-            "type": "content_block_start",
-            "index": 0,
-            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
-        },
-    ]
-    events += [
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": piece},
-        }
-        for piece in deltas(text)
-    ]
-    frames = [f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events]
-    return events, frames
-
-
-def with_assembler(make: Callable[[], Any]) -> Callable[[list[bytes]], Any]:
+def with_assembler(make: Callable[[], Any], arguments: ToolArguments) -> Callable[[list[bytes]], Any]:
     def run(frames: list[bytes]) -> Any:
         assembler = make()
         value = None
         for frame in frames:
             assembler.feed(frame)
-            calls = assembler.tool_calls
+            calls = getattr(assembler, arguments.accessor)
             if calls:
-                value = calls[0]["input"]
+                value = calls[0][arguments.field]
         return value
 
     return run
-
-
-def with_anthropic_sdk(models: list[Any]) -> Any:
-    from anthropic.lib.streaming._messages import accumulate_event
-
-    snapshot = None
-    buffers: dict[int, bytes] = {}
-    value = None
-    for event in models:
-        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
-        if snapshot.content:
-            value = snapshot.content[0].input  # type: ignore[union-attr]
-    return value
 
 
 def timed(run: Callable[[list[str]], Any], pieces: list[str], expected: Any, budget: float) -> float:
@@ -177,33 +139,34 @@ def main() -> int:
                 rate = len(text) / 1e6 / seconds
                 print(f"{shape:9} {len(text) / 1e3:7.0f}KB  {name:36} {seconds:9.4f} {rate:8.1f}", flush=True)
     print(f"\n{'through an assembler':19}  {'implementation':36} {'seconds':>9} {'MB/s':>8}")
-    assemblers: list[tuple[str, Callable[[Any], Any], bool]] = [
-        (
-            f"agentcodec anthropic ({agentcodec.backend})",
-            with_assembler(agentcodec.anthropic.Assembler),
-            True,
-        ),
-        ("agentcodec anthropic (python)", with_assembler(_pure.AnthropicAssembler), True),
-        ("anthropic-sdk accumulate_event", with_anthropic_sdk, False),
-    ]
-    try:
-        from anthropic.types import RawMessageStreamEvent
-        from pydantic import TypeAdapter
-    except ImportError:
-        assemblers.pop()
-    for size in sizes:
-        text = records(size)
-        events, frames = anthropic_stream(text)
-        expected = json.loads(text)
-        for name, run, takes_bytes in assemblers:
-            if size >= 1_000_000 and not takes_bytes and not args.full:
-                continue
-            given = (
-                frames if takes_bytes else TypeAdapter(list[RawMessageStreamEvent]).validate_python(events)
-            )
-            seconds = timed(run, given, expected, args.budget)
-            rate = len(text) / 1e6 / seconds
-            print(f"records {len(text) / 1e3:9.0f}KB  {name:36} {seconds:9.4f} {rate:8.1f}", flush=True)
+    for workload in rows():
+        arguments = workload.tool_arguments
+        if arguments is None:
+            continue
+        protocol = workload.protocol
+        exported_as = PROTOCOLS[protocol].exported_as
+        frame = encoder(protocol)
+        native = getattr(_native if _native is not None else _pure, exported_as)
+        for size in sizes:
+            text = records(size)
+            events = arguments.events(deltas(text))
+            frames = [bytes(frame(event)) for event in events]
+            expected = json.loads(text)
+            contenders = [
+                (f"agentcodec {protocol} ({agentcodec.backend})", with_assembler(native, arguments), frames),
+                (
+                    f"agentcodec {protocol} (python)",
+                    with_assembler(getattr(_pure, exported_as), arguments),
+                    frames,
+                ),
+            ]
+            if arguments.peer is not None and arguments.peer[3] and (size < 1_000_000 or args.full):
+                name, prepare, read, _ = arguments.peer
+                contenders.append((name, read, prepare(events)))
+            for name, run, given in contenders:
+                seconds = timed(run, given, expected, args.budget)
+                rate = len(text) / 1e6 / seconds
+                print(f"records {len(text) / 1e3:9.0f}KB  {name:36} {seconds:9.4f} {rate:8.1f}", flush=True)
     print(
         f"\n{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"agentcodec {agentcodec.__version__}, jiter {jiter.__version__}; {DELTA}-byte deltas, "

@@ -32,6 +32,7 @@ __all__ = [
     "Conversion",
     "Peer",
     "Stream",
+    "ToolArguments",
     "Workload",
     "agentscope_stream",
     "assembling",
@@ -361,6 +362,23 @@ class Conversion:
 
 
 @dataclass(frozen=True)
+class ToolArguments:
+    """A message of one tool call whose arguments stream, the arguments read
+    from the assembler after every delta (``benches/partial_json.py``)."""
+
+    #: The message's events, the call's arguments coming as ``pieces``.
+    events: Callable[[list[str]], list[dict[str, Any]]]
+    #: The assembler's property that lists the calls, and a call's arguments' key.
+    accessor: str
+    field: str
+    #: The protocol's SDK reading the same, where it has a way: (its name,
+    #: the events made ready for it outside the timing (its models, given
+    #: ready-made, which favours it), the arguments it has after every event
+    #: (the last returned), whether it can run here).
+    peer: tuple[str, Callable[[list[dict[str, Any]]], Any], Callable[[Any], Any], bool] | None = None
+
+
+@dataclass(frozen=True)
 class Workload:
     """What the benchmarks measure of one protocol."""
 
@@ -389,6 +407,9 @@ class Workload:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: The agent turn converted into it, where the report measures that.
     conversion: Conversion | None = None
+    #: Its tool call whose arguments are read as they stream, where the
+    #: tool-argument bench measures it.
+    tool_arguments: ToolArguments | None = None
 
 
 def row(protocol: str) -> Workload:
@@ -428,6 +449,7 @@ def converted_workload(
     options: Mapping[str, Any] | None = None,
     unit: str | None = None,
     conversion: Conversion | None = None,
+    tool_arguments: ToolArguments | None = None,
 ) -> Workload:
     """The row of a protocol whose stream is the AgentScope agent turn
     converted into it (``converted_stream`` with the encoder's ``options``).
@@ -455,4 +477,5 @@ def converted_workload(
         distributions=distributions,
         options=dict(options or {}),
         conversion=conversion,
+        tool_arguments=tool_arguments,
     )
