@@ -86,6 +86,21 @@ def round_trip(backend: ModuleType, source: str, through: str, stream: bytes) ->
     return back.feed(converted) + back.close()  # type: ignore[no-any-return]
 
 
+def signed_reasoning(**fields: Any) -> list[dict[str, Any]]:
+    """Neutral events: a run of one reasoning block whose signature comes as
+    ``fields`` (a ``block_replaced``'s)."""
+    return [
+        {"type": "run_started", "run_id": "r", "thread_id": "t"},
+        {"type": "message_started", "message_id": "rs_1", "role": "assistant", "kind": "reasoning"},
+        {"type": "block_started", "message_id": "rs_1", "index": 0, "kind": "reasoning"},
+        {"type": "block_delta", "message_id": "rs_1", "index": 0, "delta": "thinking"},
+        {"type": "block_replaced", "message_id": "rs_1", "index": 0, **fields},
+        {"type": "block_finished", "message_id": "rs_1", "index": 0},
+        {"type": "message_finished", "message_id": "rs_1"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+
+
 def sse(events: list[dict[str, Any]]) -> bytes:
     """Events as SSE, each named by its ``type``."""
     return b"".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events)

@@ -23,7 +23,7 @@ from agentcodec import AgentCodecError, AISDKError, AISDKEventError
 from agentcodec._pure.ai_sdk import providers as _pure_providers
 from ai_sdk_streams import chunks_digest, random_stream
 from conftest import NATIVE, PURE, examples, requires_native
-from conversion import SOURCE_IDS, SOURCES, backends, convert, view
+from conversion import SOURCE_IDS, SOURCES, backends, convert, signed_reasoning, view
 from protocol_table import TABLE
 from protocols import sse_event
 from sse_helpers import data_events
@@ -596,20 +596,6 @@ def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries
 
 
 # --- reasoning signatures, kept in the provider's metadata ---
-
-
-def signed_reasoning(**fields: Any) -> list[dict[str, Any]]:
-    """A run of one reasoning block whose signature comes as ``fields``."""
-    return [
-        {"type": "run_started", "run_id": "r", "thread_id": "t"},
-        {"type": "message_started", "message_id": "rs_1", "role": "assistant", "kind": "reasoning"},
-        {"type": "block_started", "message_id": "rs_1", "index": 0, "kind": "reasoning"},
-        {"type": "block_delta", "message_id": "rs_1", "index": 0, "delta": "thinking"},
-        {"type": "block_replaced", "message_id": "rs_1", "index": 0, **fields},
-        {"type": "block_finished", "message_id": "rs_1", "index": 0},
-        {"type": "message_finished", "message_id": "rs_1"},
-        {"type": "run_finished", "status": "completed"},
-    ]
 
 
 SIGNATURES = [

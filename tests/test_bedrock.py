@@ -19,7 +19,7 @@ import conversion
 from agentcodec import BedrockError, BedrockEventError, EventStreamError
 from agentcodec.bedrock import MEDIA_TYPE
 from agentcodec.eventstream import encode_event_message
-from conversion import SOURCE_IDS, SOURCES, convert
+from conversion import SOURCE_IDS, SOURCES, convert, signed_reasoning
 from protocol_table import FIXTURES
 from sse_helpers import as_sse
 
@@ -305,20 +305,6 @@ def test_the_client_helpers_read_bedrocks_event_stream(backend: ModuleType) -> N
             assert response == judge(path)["response"], path
             assert len(read) >= len(judge(path)["botocore"]["events"])
     assert set(accepted) == {MEDIA_TYPE}
-
-
-def signed_reasoning(**fields: Any) -> list[dict[str, Any]]:
-    """A run of one reasoning block whose signature comes as ``fields``."""
-    return [
-        {"type": "run_started", "run_id": "r", "thread_id": "t"},
-        {"type": "message_started", "message_id": "m", "role": "assistant"},
-        {"type": "block_started", "message_id": "m", "index": 0, "kind": "reasoning"},
-        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "thinking"},
-        {"type": "block_replaced", "message_id": "m", "index": 0, **fields},
-        {"type": "block_finished", "message_id": "m", "index": 0},
-        {"type": "message_finished", "message_id": "m"},
-        {"type": "run_finished", "status": "completed"},
-    ]
 
 
 def reasoning_deltas(stream: bytes) -> list[dict[str, Any]]:

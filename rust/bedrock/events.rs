@@ -315,26 +315,15 @@ impl Decoder {
                         out.push(block_delta(MESSAGE_ID, block, text));
                     }
                 }
-                ("signature", Value::String(signature)) if !signature.is_empty() => {
-                    out.push(block_replaced(
-                        MESSAGE_ID,
-                        block,
-                        vec![
-                            ("encrypted", signature.as_str().into()),
-                            ("encrypted_by", BY.into()),
-                        ],
-                    ));
-                }
-                ("redactedContent", Value::String(data)) if !data.is_empty() => {
-                    out.push(block_replaced(
-                        MESSAGE_ID,
-                        block,
-                        vec![
-                            ("encrypted", data.as_str().into()),
-                            ("redacted", true.into()),
-                            ("encrypted_by", BY.into()),
-                        ],
-                    ));
+                (kind @ ("signature" | "redactedContent"), Value::String(encrypted))
+                    if !encrypted.is_empty() =>
+                {
+                    let mut fields = vec![("encrypted", Value::from(encrypted.as_str()))];
+                    if kind == "redactedContent" {
+                        fields.push(("redacted", true.into()));
+                    }
+                    fields.push(("encrypted_by", BY.into()));
+                    out.push(block_replaced(MESSAGE_ID, block, fields));
                 }
                 (_, item) => {
                     let mut kept = Map::new();

@@ -183,10 +183,11 @@ class Decoder:
             if field == "text" and isinstance(item, str):
                 if item:
                     out.append(ev.block_delta(MESSAGE_ID, block, item))
-            elif field == "signature" and isinstance(item, str) and item:
-                out.append(ev.block_replaced(MESSAGE_ID, block, {"encrypted": item, "encrypted_by": BY}))
-            elif field == "redactedContent" and isinstance(item, str) and item:
-                fields = {"encrypted": item, "redacted": True, "encrypted_by": BY}
+            elif field in ("signature", "redactedContent") and isinstance(item, str) and item:
+                fields: dict[str, Any] = {"encrypted": item}
+                if field == "redactedContent":
+                    fields["redacted"] = True
+                fields["encrypted_by"] = BY
                 out.append(ev.block_replaced(MESSAGE_ID, block, fields))
             else:
                 kept = {"contentBlockIndex": index, "delta": {"reasoningContent": {field: item}}}
