@@ -491,7 +491,49 @@ pub struct Loss {
     pub why: String,
 }
 
+/// How many losses a conversion lists: past them, one more entry says the
+/// rest went unlisted. A stream may bring a loss with every event (an
+/// annotation each, where the target has none), and the list lives as long
+/// as the conversion.
+pub const MAX_LOSSES: usize = 1000;
+
+/// The losses a conversion lists, by the event (from 1) that brought each,
+/// at most [`MAX_LOSSES`] of them and then one that says so.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Losses {
+    listed: Vec<(u64, Loss)>,
+}
+
+impl Losses {
+    /// Lists what `event` lost, while there is room.
+    pub fn extend(&mut self, event: u64, lost: impl IntoIterator<Item = Loss>) {
+        for loss in lost {
+            if self.listed.len() < MAX_LOSSES {
+                self.listed.push((event, loss));
+            } else {
+                if self.listed.len() == MAX_LOSSES {
+                    self.listed.push((event, Loss::unlisted()));
+                }
+                return;
+            }
+        }
+    }
+
+    /// What was listed, in order.
+    pub fn as_slice(&self) -> &[(u64, Loss)] {
+        &self.listed
+    }
+}
+
 impl Loss {
+    /// The entry that ends a full list: what follows is not listed.
+    pub fn unlisted() -> Self {
+        Loss {
+            what: "losses".to_owned(),
+            why: format!("more than {MAX_LOSSES} losses: the rest are not listed"),
+        }
+    }
+
     /// A block of a kind the target has no place for.
     pub fn block(target: &str, kind: &str) -> Self {
         Loss {
@@ -743,6 +785,22 @@ impl indexmap::Equivalent<(String, i64)> for BlockRef<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn losses_are_listed_up_to_their_bound_then_once_more() {
+        let mut losses = Losses::default();
+        for event in 1..=MAX_LOSSES as u64 + 5 {
+            losses.extend(event, [Loss::signature("t"), Loss::refusal("t")]);
+        }
+        let listed = losses.as_slice();
+        assert_eq!(listed.len(), MAX_LOSSES + 1);
+        assert_eq!(listed[MAX_LOSSES - 1].1, Loss::refusal("t"));
+        let (event, last) = &listed[MAX_LOSSES];
+        assert_eq!(
+            (*event, last.what.as_str()),
+            (MAX_LOSSES as u64 / 2 + 1, "losses")
+        );
+    }
 
     fn deltas(events: &[Event]) -> Vec<String> {
         events

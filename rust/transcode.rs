@@ -10,7 +10,7 @@
 
 use crate::events::{
     appended_field, as_namespace, block_delta, block_fields, get_str, BlockRef, Decode, Encode,
-    Event, Loss, Quick,
+    Event, Loss, Losses, Quick,
 };
 use crate::framing::Kind;
 use crate::hashing::{HashSet, IndexMap};
@@ -248,7 +248,7 @@ pub struct Convert {
     out: Vec<Event>,
     /// What the target could not carry, each with the source's event that
     /// brought it.
-    losses: Vec<(u64, Loss)>,
+    losses: Losses,
     /// Whether a loss is an error (`on_loss="error"`) rather than a record.
     fail_on_loss: bool,
     /// The loss to raise once the source's event is all converted.
@@ -280,8 +280,7 @@ impl Convert {
         if self.fail_on_loss && self.failing.is_none() {
             self.failing = Some((event, losses[0].clone()));
         }
-        self.losses
-            .extend(losses.into_iter().map(|loss| (event, loss)));
+        self.losses.extend(event, losses);
     }
 }
 
@@ -325,8 +324,7 @@ impl Sink for Convert {
         // The stream is over: what the end loses is recorded, not raised.
         let event = self.event;
         let losses = self.encoder.take_losses();
-        self.losses
-            .extend(losses.into_iter().map(|loss| (event, loss)));
+        self.losses.extend(event, losses);
         self.frame_pending();
         self.encoder.trailer(&mut self.framed);
     }
@@ -364,7 +362,7 @@ impl Transcoder {
             encoder: target.encoder(),
             framed: Vec::new(),
             out: Vec::new(),
-            losses: Vec::new(),
+            losses: Losses::default(),
             fail_on_loss: false,
             failing: None,
             event: 0,
@@ -395,7 +393,7 @@ impl Transcoder {
     /// What the target could not carry so far, each with the source's
     /// event that brought it.
     pub fn losses(&self) -> &[(u64, Loss)] {
-        &self.driver.protocol.sink.losses
+        self.driver.protocol.sink.losses.as_slice()
     }
 
     /// The target's SSE bytes for the events converted since the last call.
@@ -443,7 +441,7 @@ pub struct Encoder {
     events: u64,
     /// What the target could not carry, by the neutral event (from 1)
     /// that brought it.
-    losses: Vec<(u64, Loss)>,
+    losses: Losses,
     ruled: RuledLosses,
 }
 
@@ -453,7 +451,7 @@ impl Encoder {
             target: target.name(),
             encoder: target.encoder(),
             events: 0,
-            losses: Vec::new(),
+            losses: Losses::default(),
             ruled: RuledLosses::default(),
         }
     }
@@ -465,7 +463,7 @@ impl Encoder {
         self.encoder.encode(event, &mut out);
         self.events += 1;
         let event = self.events;
-        self.losses.extend(lost.map(|loss| (event, loss)));
+        self.losses.extend(event, lost);
         self.note_losses();
         out
     }
@@ -473,14 +471,13 @@ impl Encoder {
     /// What the target could not carry so far, in order, by the neutral
     /// event that brought it.
     pub fn losses(&self) -> &[(u64, Loss)] {
-        &self.losses
+        self.losses.as_slice()
     }
 
     fn note_losses(&mut self) {
         let event = self.events;
         let lost = self.encoder.take_losses();
-        self.losses
-            .extend(lost.into_iter().map(|loss| (event, loss)));
+        self.losses.extend(event, lost);
     }
 
     /// The SSE bytes of what one neutral event becomes.

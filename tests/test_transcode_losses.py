@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agentcodec import ConversionLossError
+from agentcodec._pure.events import MAX_LOSSES
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, backends, convert, view
 from protocol_table import TABLE
 
@@ -617,6 +618,56 @@ def test_annotations_are_reported_where_they_do_not_read_back(backend: ModuleTyp
             assert losses == [f"{target} has no place for these annotations of a text block"] * len(
                 annotations
             ), target
+
+
+UNLISTED = {"what": "losses", "why": f"more than {MAX_LOSSES} losses: the rest are not listed"}
+
+
+def test_an_encoder_lists_its_losses_up_to_a_bound(backend: ModuleType) -> None:
+    """A stream may bring a loss with every event (here, annotations a
+    target has no place for): the list stops at ``MAX_LOSSES``, and one more
+    entry, at the event of the first not listed, says so."""
+    target = next(name for name, row in TABLE.items() if "annotations" in row.cannot_carry)
+    replaced = {"type": "block_replaced", "message_id": "m", "index": 0, "annotations": [URL_CITATION]}
+    run = neutral_run("completed")
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    for event in [*run[:4], *[replaced] * (MAX_LOSSES + 10), *run[4:]]:
+        encoder.encode(event)
+    encoder.close()
+    losses = encoder.losses
+    assert len(losses) == MAX_LOSSES + 1
+    assert {loss["what"] for loss in losses[:-1]} == {"annotations"}
+    assert losses[-1] == {"event": 4 + MAX_LOSSES + 1, **UNLISTED}
+
+
+def test_a_transcoder_lists_its_losses_up_to_a_bound(backend: ModuleType) -> None:
+    """The same for a conversion: a source stream of more signed reasoning
+    messages than the bound, into a target with no place for a signature."""
+    source, row = next(
+        (name, row)
+        for name, row in TABLE.items()
+        if row.encrypted_by and "signatures" not in row.cannot_carry
+    )
+    target = next(name for name, row in TABLE.items() if not row.carries_signatures_of(TABLE[source]))
+    events: list[dict[str, Any]] = [{"type": "run_started", "run_id": "r", "thread_id": "t"}]
+    for n in range(MAX_LOSSES + 10):
+        block = {"message_id": f"m{n}", "index": 0}
+        events += [
+            {"type": "message_started", "message_id": f"m{n}", "role": "assistant", "kind": "reasoning"},
+            {"type": "block_started", **block, "kind": "reasoning"},
+            {"type": "block_delta", **block, "delta": "hm"},
+            {"type": "block_replaced", **block, "encrypted": f"s{n}", "encrypted_by": row.encrypted_by},
+            {"type": "block_finished", **block},
+            {"type": "message_finished", "message_id": f"m{n}"},
+        ]
+    events.append({"type": "run_finished", "status": "completed"})
+    encoder = backend.NeutralEncoder(source, **OPTIONS[source])
+    stream = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    losses = losses_of(backend, source, target, stream)
+    assert len(losses) == MAX_LOSSES + 1
+    assert {loss["what"] for loss in losses[:-1]} == {"signatures"}
+    assert {key: losses[-1][key] for key in UNLISTED} == UNLISTED
+    assert losses[-1]["event"] > losses[-2]["event"]
 
 
 def tool_calls_run(*arguments: str) -> list[dict[str, Any]]:

@@ -795,7 +795,9 @@ class Transcoder:
     @property
     def losses(self) -> list[dict[str, Any]]:
         """What the target could not carry so far, in order: ``event`` (the
-        source's event that brought it), ``what`` and ``why``."""
+        source's event that brought it), ``what`` and ``why``; the first
+        1,000, then one ``what: "losses"`` entry saying the rest are not
+        listed."""
     @property
     def source(self) -> str: ...
     @property
@@ -875,7 +877,9 @@ class NeutralEncoder:
     @property
     def losses(self) -> list[dict[str, Any]]:
         """What the target could not carry so far, in order: ``event`` (the
-        neutral event that brought it, counted from 1), ``what`` and ``why``."""
+        neutral event that brought it, counted from 1), ``what`` and ``why``;
+        the first 1,000, then one ``what: "losses"`` entry saying the rest
+        are not listed."""
     @property
     def target(self) -> str: ...
 

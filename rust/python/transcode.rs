@@ -272,7 +272,9 @@ stream_methods!(Transcoder, {
     }
 
     /// What the target could not carry so far, in order: ``event`` (the
-    /// source's event that brought it), ``what`` and ``why``.
+    /// source's event that brought it), ``what`` and ``why``; the first
+    /// 1,000, then one ``what: "losses"`` entry saying the rest are not
+    /// listed.
     #[getter]
     fn losses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.state
@@ -426,7 +428,9 @@ impl NeutralEncoder {
     }
 
     /// What the target could not carry so far, in order: ``event`` (the
-    /// neutral event that brought it, counted from 1), ``what`` and ``why``.
+    /// neutral event that brought it, counted from 1), ``what`` and ``why``;
+    /// the first 1,000, then one ``what: "losses"`` entry saying the rest
+    /// are not listed.
     #[getter]
     fn losses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.state

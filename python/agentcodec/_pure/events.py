@@ -361,6 +361,24 @@ def block_loss(target: str, kind: str) -> tuple[str, str]:
     return kind, f"{target} has no place for a {kind} block"
 
 
+#: How many losses a conversion lists: past them, one more entry says the
+#: rest went unlisted (``events::MAX_LOSSES``). A stream may bring a loss
+#: with every event, and the list lives as long as the conversion.
+MAX_LOSSES = 1000
+
+
+def list_losses(listed: list[tuple[int, str, str]], event: int, lost: list[tuple[str, str]]) -> None:
+    """Lists what ``event`` lost in ``listed``, while there is room
+    (``events::Losses::extend``)."""
+    for what, why in lost:
+        if len(listed) < MAX_LOSSES:
+            listed.append((event, what, why))
+        else:
+            if len(listed) == MAX_LOSSES:
+                listed.append((event, "losses", f"more than {MAX_LOSSES} losses: the rest are not listed"))
+            return
+
+
 def signature_loss(target: str) -> tuple[str, str]:
     """A reasoning signature or encrypted reasoning (``encrypted``) the
     target has no place for (``events::Loss::signature``)."""

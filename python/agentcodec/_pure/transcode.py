@@ -10,7 +10,15 @@ from typing import Any
 from .._errors import ConversionLossError
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
-from .events import APPENDED_FIELD, BLOCK_FIELDS, as_namespace, as_str, namespace_loss, passthrough_loss
+from .events import (
+    APPENDED_FIELD,
+    BLOCK_FIELDS,
+    as_namespace,
+    as_str,
+    list_losses,
+    namespace_loss,
+    passthrough_loss,
+)
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, loads
 from .protocol import Protocol, check_option
@@ -207,12 +215,13 @@ class Encoder:
     @property
     def losses(self) -> list[dict[str, Any]]:
         """What the target could not carry so far, in order: ``event`` (the
-        neutral event that brought it, counted from 1), ``what`` and ``why``."""
+        neutral event that brought it, counted from 1), ``what`` and ``why``;
+        the first 1,000, then one ``what: "losses"`` entry saying the rest
+        are not listed."""
         return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
 
     def _note_losses(self, lost: list[tuple[str, str]] | None = None) -> None:
-        lost = (lost or []) + self._encoder.take_losses()
-        self._losses += [(self._events, what, why) for what, why in lost]
+        list_losses(self._losses, self._events, (lost or []) + self._encoder.take_losses())
 
     def encode(self, event: dict[str, Any]) -> bytes:
         """The SSE bytes of what one neutral event becomes."""
@@ -301,13 +310,15 @@ class Transcoder(_Decoding):
         self._close()
         self._out.extend(self._encoder.finish())
         # The stream is over: what the end loses is recorded, not raised.
-        self._losses += [(self._loss_event, what, why) for what, why in self._encoder.take_losses()]
+        list_losses(self._losses, self._loss_event, self._encoder.take_losses())
         return self._take_bytes() + _trailer(self._encoder)
 
     @property
     def losses(self) -> list[dict[str, Any]]:
         """What the target could not carry so far, in order: ``event`` (the
-        source's event that brought it), ``what`` and ``why``."""
+        source's event that brought it), ``what`` and ``why``; the first
+        1,000, then one ``what: "losses"`` entry saying the rest are not
+        listed."""
         return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
 
     def _neutral(self, event: dict[str, Any]) -> None:
@@ -316,7 +327,7 @@ class Transcoder(_Decoding):
         self._loss_event = self._events
         lost += self._encoder.take_losses()
         if lost:
-            self._losses += [(self._events, what, why) for what, why in lost]
+            list_losses(self._losses, self._events, lost)
             if self._fail_on_loss and self._failing is None:
                 self._failing = (self._events, *lost[0])
 
