@@ -697,9 +697,6 @@ impl Loss {
             return None;
         }
         let protocol = get_str(event, "protocol");
-        if protocol == Some(target) {
-            return None;
-        }
         let name = match event.get("event") {
             Some(Value::Object(inner)) => get_str(inner, "type")
                 .or_else(|| get_str(inner, "event"))
@@ -744,9 +741,16 @@ pub trait Encode {
 
     /// Whether it writes another protocol's events that have no neutral
     /// meaning (AG-UI, as `RAW` events); where not, the Transcoder records
-    /// each as a loss. Its own protocol's it writes back as they came.
+    /// each as a loss.
     fn keeps_foreign_events(&self) -> bool {
         false
+    }
+
+    /// Whether it writes back this `passthrough` of its own protocol's
+    /// event as it came (most do); where not, the Transcoder records it as
+    /// a loss, as it does another protocol's.
+    fn keeps_own_event(&self, _passthrough: &Event) -> bool {
+        true
     }
 
     fn finish(&mut self, _out: &mut Vec<Event>) {}

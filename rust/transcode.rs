@@ -405,13 +405,14 @@ impl Transcoder {
 }
 
 /// What a target loses by one rule for every encoder, which says what it
-/// carries: a message's namespace, where its messages have none; another
-/// protocol's event with no neutral meaning, where it keeps none (once for
-/// each kind of event: a stream may bring one with every step).
+/// carries: a message's namespace, where its messages have none; an event
+/// with no neutral meaning, another protocol's where it keeps none, its own
+/// where it does not write it back (once for each kind of event: a stream
+/// may bring one with every step).
 #[derive(Default)]
 struct RuledLosses {
-    /// The kinds of other protocols' events reported already (their
-    /// losses' sentences).
+    /// The kinds of passed-through events reported already (their losses'
+    /// sentences).
     dropped_kinds: HashSet<String>,
 }
 
@@ -426,8 +427,18 @@ impl RuledLosses {
         // does not take the quick path for)
         match get_str(event, "type")? {
             "message_started" if !encoder.carries_namespaces() => Loss::namespace(target, event),
-            "passthrough" if !encoder.keeps_foreign_events() => Loss::passthrough(target, event)
-                .filter(|loss| self.dropped_kinds.insert(loss.why.clone())),
+            "passthrough" => {
+                let kept = if get_str(event, "protocol") == Some(target) {
+                    encoder.keeps_own_event(event)
+                } else {
+                    encoder.keeps_foreign_events()
+                };
+                if kept {
+                    return None;
+                }
+                Loss::passthrough(target, event)
+                    .filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
+            }
             _ => None,
         }
     }

@@ -18,6 +18,7 @@ from agentcodec import ConversionLossError
 from agentcodec._pure.events import MAX_LOSSES
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, backends, convert, view
 from protocol_table import TABLE
+from protocols import sse_event
 
 # The block kinds an encoder reports when it has no place for them.
 BLOCK_KINDS = ("media", "data", "tool_result")
@@ -94,12 +95,13 @@ def test_every_kind_of_event_of_another_protocol_a_target_drops_is_reported(sour
     a step marker, audio, a graph's debug output) are reported by every
     other target that keeps no other protocol's events, once for each kind
     (a stream may bring one with every step), by the source's event that
-    first brought it; a target of the same protocol writes them back and
-    AG-UI writes them as RAW events, so neither reports them."""
+    first brought it; AG-UI writes them as RAW events, and a target of the
+    same protocol writes them back, but for those its row says it drops."""
     stream = path.read_bytes()
     backend = backends()[0]
     decoder = backend.NeutralDecoder(source)
-    kinds = []
+    kinds: list[str] = []
+    dropped_own: list[str] = []  # the kinds the source's own encoder does not write back
     for event in decoder.feed(stream) + decoder.close():
         if event["type"] == "passthrough":
             inner = event["event"]
@@ -109,17 +111,38 @@ def test_every_kind_of_event_of_another_protocol_a_target_drops_is_reported(sour
             )
             if kind not in kinds:
                 kinds.append(kind)
+                if TABLE[source].drops_own_event(inner):
+                    dropped_own.append(kind)
     for target, row in TABLE.items():
         reported = [
             loss for loss in losses_of(backend, source, target, stream) if loss["what"] == "passthrough"
         ]
-        expected = [] if target == source or row.keeps_foreign_events else kinds
+        expected = dropped_own if target == source else [] if row.keeps_foreign_events else kinds
         assert [loss["why"].split(" event of ")[0].split(" a ", 1)[1] for loss in reported] == expected, (
             target
         )
         assert all(
             loss["why"].endswith(f" event of {source}, which has no neutral meaning") for loss in reported
         )
+
+
+@pytest.mark.parametrize("source", [name for name, row in TABLE.items() if row.own_event_dropped is not None])
+def test_an_event_of_its_own_a_target_does_not_write_back_is_reported(
+    backend: ModuleType, source: str
+) -> None:
+    row = TABLE[source]
+    assert row.own_event_dropped is not None
+    assert row.drops_own_event(row.own_event_dropped)
+    stream = row.recorded() + sse_event(row.own_event_dropped)
+    decoder = backend.NeutralDecoder(source)
+    passed = [
+        event["event"] for event in decoder.feed(stream) + decoder.close() if event["type"] == "passthrough"
+    ]
+    assert passed[-1] == row.own_event_dropped
+    reported = [loss for loss in losses_of(backend, source, source, stream) if loss["what"] == "passthrough"]
+    assert len(reported) == 1
+    assert reported[0]["why"].startswith(f"{source} has no place for a ")
+    assert reported[0]["why"].endswith(f" event of {source}, which has no neutral meaning")
 
 
 def _lossy_streams() -> list[tuple[str, bytes, str]]:

@@ -707,6 +707,12 @@ impl Encode for Encoder {
         std::mem::take(&mut self.lost)
     }
 
+    /// Its own events its decoder passed through (unreadable, after the
+    /// stream's end, an artifact without an id) are none a2a-sdk reads.
+    fn keeps_own_event(&self, _passthrough: &Event) -> bool {
+        false
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.finished {
             return;

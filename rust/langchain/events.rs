@@ -981,6 +981,22 @@ impl Encoder {
     }
 }
 
+/// The protocol's own event a `passthrough` holds, where it is one the
+/// encoder writes back: an event (`type: event`, or none), not a command's
+/// response or error.
+fn written_back(passthrough: &Event) -> Option<&Map<String, Value>> {
+    match (get_str(passthrough, "protocol"), passthrough.get("event")) {
+        (Some(PROTOCOL), Some(Value::Object(inner)))
+            if inner
+                .get("type")
+                .is_none_or(|kind| kind.as_str() == Some("event")) =>
+        {
+            Some(inner)
+        }
+        _ => None,
+    }
+}
+
 impl Encode for Encoder {
     fn take_losses(&mut self) -> Vec<Loss> {
         std::mem::take(&mut self.lost)
@@ -988,6 +1004,10 @@ impl Encode for Encoder {
 
     fn carries_namespaces(&self) -> bool {
         true
+    }
+
+    fn keeps_own_event(&self, passthrough: &Event) -> bool {
+        written_back(passthrough).is_some()
     }
 
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
@@ -1023,21 +1043,12 @@ impl Encode for Encoder {
                 }
             }
             "passthrough" => {
-                let inner = event.get("event");
-                if let (Some(PROTOCOL), Some(Value::Object(inner))) =
-                    (get_str(event, "protocol"), inner)
-                {
-                    let is_event = match inner.get("type") {
-                        None => true,
-                        Some(kind) => kind.as_str() == Some("event"),
-                    };
-                    if is_event {
-                        self.seq += 1;
-                        let mut copy = inner.clone();
-                        copy.insert("event_id".to_owned(), format!("evt-{}", self.seq).into());
-                        copy.insert("seq".to_owned(), self.seq.into());
-                        out.push(copy);
-                    }
+                if let Some(inner) = written_back(event) {
+                    self.seq += 1;
+                    let mut copy = inner.clone();
+                    copy.insert("event_id".to_owned(), format!("evt-{}", self.seq).into());
+                    copy.insert("seq".to_owned(), self.seq.into());
+                    out.push(copy);
                 }
             }
             _ => {}

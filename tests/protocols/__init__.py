@@ -143,6 +143,11 @@ class Row:
     #: meaning (AG-UI, as RAW events); a target that does not reports each
     #: (``passthrough``).
     keeps_foreign_events: bool = False
+    #: Which of its own events its decoder passes through it does not write
+    #: back (and reports as a ``passthrough`` loss), given the event.
+    drops_own_event: Callable[[dict[str, Any]], bool] = lambda event: False
+    #: One such event, which ``stream`` brings when it is written after it.
+    own_event_dropped: dict[str, Any] | None = None
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
     #: it names them.
     encrypted_by: str | None = None

@@ -43,6 +43,9 @@ ROW = Row(
     reads=("result", "task", "message", "error"),
     three_messages=tuple(chunk(f"a{i}", "x") for i in range(3)),
     fixed_options={"version": "1.0", "task_id": "t", "context_id": "c", "request_id": "1"},
+    # (what its decoder passes through of its own is none a2a-sdk reads)
+    drops_own_event=lambda event: True,
+    own_event_dropped=chunk("late", "after the end"),
     # (reasoning, tool calls and their results have no place in A2A; media
     # is written whole, once it is complete)
     cannot_carry=frozenset(

@@ -58,6 +58,9 @@ ROW = Row(
         for i in range(3)
     ),
     fixed_options={"timestamp": 1763700000000},
+    # (a command's response or error is not an event of the stream)
+    drops_own_event=lambda event: event.get("type", "event") != "event",
+    own_event_dropped={"type": "success", "id": 1, "result": {}},
     tool_kinds=frozenset({"server"}),
     namespaces=True,
     cannot_carry=frozenset({"refusal_kind", "tool_server", "usage"}),

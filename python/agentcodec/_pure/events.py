@@ -346,8 +346,14 @@ class RecordsLosses:
     carries_namespaces = False
     #: Whether it writes another protocol's events that have no neutral
     #: meaning (AG-UI, as ``RAW`` events); where not, the Transcoder records
-    #: each as a loss. Its own protocol's it writes back as they came.
+    #: each as a loss.
     keeps_foreign_events = False
+
+    def keeps_own_event(self, passthrough: dict[str, Any]) -> bool:
+        """Whether it writes back this ``passthrough`` of its own protocol's
+        event as it came (most do); where not, the Transcoder records it as
+        a loss, as it does another protocol's."""
+        return True
 
     def take_losses(self) -> list[tuple[str, str]]:
         """What the encoder could not carry since the last call, in order."""
@@ -499,14 +505,12 @@ def namespace_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
-    """An event of another protocol that has no neutral meaning, which the
-    target has no place for, named by the event's ``type``, its ``event``,
+    """An event that has no neutral meaning, which the target has no place
+    for, named by the event's ``type``, its ``event``,
     or its one key (``events::Loss::passthrough``)."""
     if event.get("type") != "passthrough":
         return []
     protocol = as_str(event.get("protocol"))
-    if protocol == target:
-        return []
     inner = event.get("event")
     name = None
     if isinstance(inner, dict):

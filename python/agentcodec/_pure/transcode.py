@@ -177,21 +177,27 @@ class Decoder(_Decoding):
 
 class _RuledLosses:
     """What a target loses by one rule for every encoder, which says what it
-    carries: a message's namespace, where its messages have none; another
-    protocol's event with no neutral meaning, where it keeps none (once for
-    each kind of event: a stream may bring one with every step)."""
+    carries: a message's namespace, where its messages have none; an event
+    with no neutral meaning, another protocol's where it keeps none, its own
+    where it does not write it back (once for each kind of event: a stream
+    may bring one with every step)."""
 
     __slots__ = ("_dropped_kinds",)
 
     def __init__(self) -> None:
-        # The kinds of other protocols' events reported already (their losses' sentences).
+        # The kinds of passed-through events reported already (their losses' sentences).
         self._dropped_kinds: set[str] = set()
 
     def of(self, target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
         kind = event.get("type")
         if kind == "message_started" and not encoder.carries_namespaces:
             return namespace_loss(target, event)
-        if kind != "passthrough" or encoder.keeps_foreign_events:
+        if kind != "passthrough":
+            return []
+        if event.get("protocol") == target:
+            if encoder.keeps_own_event(event):
+                return []
+        elif encoder.keeps_foreign_events:
             return []
         lost = passthrough_loss(target, event)
         if not lost or lost[0][1] in self._dropped_kinds:

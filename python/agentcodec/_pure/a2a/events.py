@@ -261,6 +261,11 @@ class Encoder(ev.RecordsLosses):
 
     protocol = TARGET
 
+    def keeps_own_event(self, passthrough: dict[str, Any]) -> bool:
+        # Its own events its decoder passed through (unreadable, after the
+        # stream's end, an artifact without an id) are none a2a-sdk reads.
+        return False
+
     def __init__(
         self,
         version: str | None = None,

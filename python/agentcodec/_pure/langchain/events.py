@@ -660,15 +660,28 @@ class Encoder(ev.RecordsLosses):
         wire.current = None
         wire.members = {}
 
+    def keeps_own_event(self, passthrough: dict[str, Any]) -> bool:
+        return _written_back(passthrough) is not None
+
     def _passthrough(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        inner = event.get("event")
-        if (
-            event.get("protocol") == "langchain"
-            and isinstance(inner, dict)
-            and inner.get("type", "event") == "event"
-        ):
+        inner = _written_back(event)
+        if inner is not None:
             self._seq += 1
             out.append({**inner, "event_id": f"evt-{self._seq}", "seq": self._seq})
+
+
+def _written_back(passthrough: dict[str, Any]) -> dict[str, Any] | None:
+    """The protocol's own event a ``passthrough`` holds, where it is one the
+    encoder writes back: an event (``type: event``, or none), not a
+    command's response or error."""
+    inner = passthrough.get("event")
+    if (
+        passthrough.get("protocol") == "langchain"
+        and isinstance(inner, dict)
+        and inner.get("type", "event") == "event"
+    ):
+        return inner
+    return None
 
 
 _ENCODERS = {
