@@ -598,6 +598,23 @@ def test_a_tool_result_that_is_a_json_value_arrives_in_every_target_that_carries
 # --- reasoning signatures, kept in the provider's metadata ---
 
 
+def reasoning_part(start: dict[str, Any] | None = None, end: dict[str, Any] | None = None) -> bytes:
+    """A stream of one reasoning part, its ``providerMetadata`` given at its
+    start or its end (as the providers give it)."""
+    chunks: list[dict[str, Any]] = [
+        {"type": "start", "messageId": "m"},
+        {"type": "reasoning-start", "id": "r0"},
+        {"type": "reasoning-delta", "id": "r0", "delta": "thinking"},
+        {"type": "reasoning-end", "id": "r0"},
+        {"type": "finish"},
+    ]
+    if start is not None:
+        chunks[1]["providerMetadata"] = start
+    if end is not None:
+        chunks[3]["providerMetadata"] = end
+    return b"".join(sse_event(chunk) for chunk in chunks)
+
+
 SIGNATURES = [
     pytest.param(fields, metadata, id=f"{row.name}-{n}")
     for row in TABLE.values()
@@ -663,17 +680,7 @@ def test_recorded_streams_signatures_are_kept_as_their_models_package_keeps_them
 def test_a_signature_is_read_as_other_versions_of_its_package_wrote_it(
     backend: ModuleType, fields: dict[str, Any], metadata: dict[str, Any]
 ) -> None:
-    chunks = [
-        {"type": "start", "messageId": "m"},
-        {"type": "reasoning-start", "id": "r0"},
-        {"type": "reasoning-delta", "id": "r0", "delta": "thinking"},
-        {"type": "reasoning-end", "id": "r0", "providerMetadata": metadata},
-        {"type": "finish"},
-    ]
-    decoder = backend.NeutralDecoder("ai-sdk")
-    events = decoder.feed(b"".join(sse_event(chunk) for chunk in chunks)) + decoder.close()
-    replaced = [event for event in events if event["type"] == "block_replaced"]
-    assert [{key: event[key] for key in fields} for event in replaced] == [fields]
+    assert signatures(backend, "ai-sdk", reasoning_part(end=metadata)) == [fields]
 
 
 def test_the_first_key_of_a_package_with_an_object_is_the_one_read(backend: ModuleType) -> None:
@@ -683,15 +690,7 @@ def test_the_first_key_of_a_package_with_an_object_is_the_one_read(backend: Modu
     field = place.signature
     assert field is not None
     metadata = {place.keys[0]: {"other": 1}, place.keys[1]: {field: "S"}}
-    chunks = [
-        {"type": "start", "messageId": "m"},
-        {"type": "reasoning-start", "id": "r0", "providerMetadata": metadata},
-        {"type": "reasoning-end", "id": "r0"},
-        {"type": "finish"},
-    ]
-    decoder = backend.NeutralDecoder("ai-sdk")
-    events = decoder.feed(b"".join(sse_event(chunk) for chunk in chunks)) + decoder.close()
-    assert [event for event in events if event["type"] == "block_replaced"] == []
+    assert signatures(backend, "ai-sdk", reasoning_part(start=metadata)) == []
 
 
 def test_redacted_reasoning_its_package_has_no_field_for_is_reported(backend: ModuleType) -> None:
@@ -732,17 +731,8 @@ def test_a_signature_given_again_is_read_once(backend: ModuleType) -> None:
     """OpenAI's provider gives the encrypted content at the part's start and
     again at its end: one ``block_replaced``."""
     metadata = {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "ENC"}}
-    chunks = [
-        {"type": "start", "messageId": "m"},
-        {"type": "reasoning-start", "id": "r0", "providerMetadata": metadata},
-        {"type": "reasoning-delta", "id": "r0", "delta": "thinking"},
-        {"type": "reasoning-end", "id": "r0", "providerMetadata": metadata},
-        {"type": "finish"},
-    ]
-    decoder = backend.NeutralDecoder("ai-sdk")
-    events = decoder.feed(b"".join(sse_event(chunk) for chunk in chunks)) + decoder.close()
-    replaced = [event for event in events if event["type"] == "block_replaced"]
-    assert [(event["encrypted"], event["encrypted_by"]) for event in replaced] == [("ENC", "openai")]
+    stream = reasoning_part(start=metadata, end=metadata)
+    assert signatures(backend, "ai-sdk", stream) == [{"encrypted": "ENC", "encrypted_by": "openai"}]
 
 
 def test_a_signature_whose_provider_is_not_known_is_reported(backend: ModuleType) -> None:
