@@ -687,9 +687,10 @@ impl Loss {
         })
     }
 
-    /// An event of another protocol that has no neutral meaning (a
-    /// `passthrough`: a step marker, a provider's progress, audio, a
-    /// graph's debug output), which the target has no place for. Named by
+    /// An event that has no neutral meaning (a `passthrough`: a step
+    /// marker, a provider's progress, audio, a graph's debug output), which
+    /// the target has no place for (another protocol's, or its own that it
+    /// does not write back). Named by
     /// the event's `type`, its `event`, or its one key, as its protocol names
     /// its events.
     pub fn passthrough(target: &str, event: &Event) -> Option<Self> {

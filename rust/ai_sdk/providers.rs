@@ -8,8 +8,9 @@
 //! A table's words are `what=name`:
 //! - `by`: whose the signatures are, as the neutral `encrypted_by` says,
 //!   where not the protocol's name (`openai` for the Responses API's);
-//! - `key`: the metadata's key (each written, as the Bedrock package writes
-//!   two; read from the first the chunk has an object under);
+//! - `key`: the metadata's key (each written, where a package writes its
+//!   metadata under an old name and a new one; read from the first the
+//!   chunk has an object under);
 //! - `signature`: the signature's field;
 //! - `redacted`: redacted reasoning's field (the first written, each read);
 //! - `item_id`: the field for the id of the item the reasoning is (the
