@@ -714,6 +714,18 @@ impl Loss {
         })
     }
 
+    /// An event that came after the target's stream had ended, which it
+    /// therefore does not write (a second run, or what a source says after
+    /// its own end). Named by the event's `type`.
+    pub fn after_end(target: &str, kind: &str) -> Self {
+        Loss {
+            what: "after_end".to_owned(),
+            why: format!(
+                "{target} writes nothing after its stream's end: a {kind} event that came after it has no place"
+            ),
+        }
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {
@@ -752,6 +764,14 @@ pub trait Encode {
     /// a loss, as it does another protocol's.
     fn keeps_own_event(&self, _passthrough: &Event) -> bool {
         true
+    }
+
+    /// Whether its stream has ended before an event of this `type` (its end
+    /// is written: a message's stop, a task's final status), so that it
+    /// writes nothing of it; the Transcoder records what comes after the
+    /// end as a loss.
+    fn has_ended_before(&self, _kind: &str) -> bool {
+        false
     }
 
     fn finish(&mut self, _out: &mut Vec<Event>) {}

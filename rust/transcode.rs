@@ -301,6 +301,11 @@ impl Sink for Convert {
     ) -> Result<(), Error> {
         self.event = log.events;
         self.frame_pending();
+        if self.encoder.has_ended_before("block_delta") {
+            let lost = self.ruled.after_end(self.target, "block_delta");
+            self.note_losses(log.events, lost);
+            return Ok(());
+        }
         if !self
             .encoder
             .write_delta(message_id, index, delta, &mut self.framed)
@@ -407,12 +412,12 @@ impl Transcoder {
 /// What a target loses by one rule for every encoder, which says what it
 /// carries: a message's namespace, where its messages have none; an event
 /// with no neutral meaning, another protocol's where it keeps none, its own
-/// where it does not write it back (once for each kind of event: a stream
-/// may bring one with every step).
+/// where it does not write it back; an event after its stream's end (these
+/// two once for each kind of event: a stream may bring one with every step).
 #[derive(Default)]
 struct RuledLosses {
-    /// The kinds of passed-through events reported already (their losses'
-    /// sentences).
+    /// The kinds of events reported already, passed through or after the
+    /// end (their losses' sentences).
     dropped_kinds: HashSet<String>,
 }
 
@@ -425,7 +430,11 @@ impl RuledLosses {
     ) -> Option<Loss> {
         // (one look at the event's type: this runs for every event a delta
         // does not take the quick path for)
-        match get_str(event, "type")? {
+        let kind = get_str(event, "type")?;
+        if encoder.has_ended_before(kind) {
+            return self.after_end(target, kind);
+        }
+        match kind {
             "message_started" if !encoder.carries_namespaces() => Loss::namespace(target, event),
             "passthrough" => {
                 let kept = if get_str(event, "protocol") == Some(target) {
@@ -441,6 +450,16 @@ impl RuledLosses {
             }
             _ => None,
         }
+    }
+
+    /// An event of `kind` the target drops for coming after its end, once
+    /// for each kind; an end that only repeats the end loses nothing.
+    fn after_end(&mut self, target: &str, kind: &str) -> Option<Loss> {
+        if matches!(kind, "block_finished" | "message_finished" | "run_finished") {
+            return None;
+        }
+        Some(Loss::after_end(target, kind))
+            .filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
     }
 }
 

@@ -16,7 +16,7 @@ import pytest
 
 from agentcodec import ConversionLossError
 from agentcodec._pure.events import MAX_LOSSES
-from conversion import OPTIONS, SOURCE_IDS, SOURCES, backends, convert, view
+from conversion import OPTIONS, SOURCE_IDS, SOURCES, backends, chunked, convert, view
 from protocol_table import TABLE
 from protocols import sse_event
 
@@ -29,8 +29,9 @@ def carried_words(row: Any) -> frozenset[str]:
     ``run_status`` where it has no word for a run status,
     ``result_as_json`` where its tool results are text, ``tool_kind``
     where it writes tool calls, ``namespace`` where it has none, and
-    ``passthrough`` where it keeps no other protocol's events."""
-    words = set(row.cannot_carry)
+    ``passthrough`` where it keeps no other protocol's events, and
+    ``after_end`` for what comes after its stream's end."""
+    words = set(row.cannot_carry) | {"after_end"}
     if not row.namespaces:
         words.add("namespace")
     if not row.keeps_foreign_events:
@@ -103,6 +104,8 @@ def test_every_kind_of_event_of_another_protocol_a_target_drops_is_reported(sour
     kinds: list[str] = []
     dropped_own: list[str] = []  # the kinds the source's own encoder does not write back
     for event in decoder.feed(stream) + decoder.close():
+        if event["type"] in ("run_finished", "run_failed"):
+            break  # what follows the end is lost for that (below)
         if event["type"] == "passthrough":
             inner = event["event"]
             kind = next(
@@ -133,12 +136,13 @@ def test_an_event_of_its_own_a_target_does_not_write_back_is_reported(
     row = TABLE[source]
     assert row.own_event_dropped is not None
     assert row.drops_own_event(row.own_event_dropped)
-    stream = row.recorded() + sse_event(row.own_event_dropped)
+    # (first: after the end, the end's own rule reports it)
+    stream = sse_event(row.own_event_dropped) + row.recorded()
     decoder = backend.NeutralDecoder(source)
     passed = [
         event["event"] for event in decoder.feed(stream) + decoder.close() if event["type"] == "passthrough"
     ]
-    assert passed[-1] == row.own_event_dropped
+    assert passed[0] == row.own_event_dropped
     reported = [loss for loss in losses_of(backend, source, source, stream) if loss["what"] == "passthrough"]
     assert len(reported) == 1
     assert reported[0]["why"].startswith(f"{source} has no place for a ")
@@ -769,3 +773,70 @@ def test_the_usage_of_a_message_is_reported_where_it_does_not_read_back(backend:
         else:
             assert "usage" in row.cannot_carry, target
             assert losses == [f"{target} has no place for the usage of a message"], target
+
+
+def late_run(message_id: str, text: str) -> list[dict[str, Any]]:
+    """A second run's events, a message of ``text``, for after a stream's end."""
+    return [
+        {"type": "run_started", "run_id": "r2", "thread_id": "t"},
+        {"type": "message_started", "message_id": message_id, "role": "assistant"},
+        {"type": "block_started", "message_id": message_id, "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": message_id, "index": 0, "delta": text},
+        {"type": "block_delta", "message_id": message_id, "index": 0, "delta": text},
+        {"type": "block_finished", "message_id": message_id, "index": 0},
+        {"type": "message_finished", "message_id": message_id},
+        {"type": "run_failed", "code": "late", "message": "after the end"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+
+
+def after_end(target: str, kind: str) -> str:
+    return f"{target} writes nothing after its stream's end: a {kind} event that came after it has no place"
+
+
+@pytest.mark.parametrize("target", TABLE)
+def test_what_comes_after_a_targets_end_is_reported(backend: ModuleType, target: str) -> None:
+    """A target writes nothing after its stream's end (AG-UI nothing but a
+    new run): what comes after it is reported once for each kind of event,
+    at the first, and an end that only repeats the end loses nothing."""
+    run = neutral_run("completed")
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in [*run, *late_run("late", "later words")])
+    written += encoder.close()
+    after = [(loss["event"], loss["why"]) for loss in encoder.losses if loss["what"] == "after_end"]
+    first = len(run) + 1
+    if TABLE[target].runs_follow_runs:
+        # A new run is written, ended by its failure; its finish repeats the end.
+        assert b"later words" in written
+        assert after == []
+        return
+    assert b"later words" not in written
+    assert after == [
+        (first + number, after_end(target, kind))
+        for number, kind in enumerate(("run_started", "message_started", "block_started", "block_delta"))
+    ] + [(first + 7, after_end(target, "run_failed"))]
+
+
+@pytest.mark.parametrize("chunk", [None, 7])
+def test_deltas_after_a_failure_are_reported_by_every_target_that_ended(
+    backend: ModuleType, chunk: int | None
+) -> None:
+    """An AgentScope server may go on streaming a message after an error
+    event: every target that ended with the failure reports the deltas that
+    follow (once, at the first), whichever path a delta takes."""
+    events = [
+        {"object": "response", "id": "r", "status": "created"},
+        {"object": "message", "id": "m", "role": "assistant", "type": "message", "status": "in_progress"},
+        {"object": "content", "msg_id": "m", "type": "text", "index": 0, "delta": True, "text": "said"},
+        {"error": {"code": "upstream", "message": "reset"}},
+        *[{"object": "content", "msg_id": "m", "type": "text", "index": 0, "delta": True, "text": "unsaid"}]
+        * 2,
+    ]
+    stream = b"".join(sse_event(event) for event in events)
+    for target in TABLE:
+        transcoder = backend.Transcoder("agentscope", target, **OPTIONS[target])
+        written = b"".join(transcoder.feed(piece) for piece in chunked(stream, chunk)) + transcoder.close()
+        assert b"unsaid" not in written, target
+        assert [loss for loss in transcoder.losses if loss["what"] == "after_end"] == [
+            {"event": 5, "what": "after_end", "why": after_end(target, "block_delta")}
+        ], target

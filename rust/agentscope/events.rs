@@ -1139,6 +1139,10 @@ fn or_str_ref(value: Option<&str>) -> Value {
 }
 
 impl Encode for Encoder {
+    fn has_ended_before(&self, _kind: &str) -> bool {
+        self.ended
+    }
+
     fn take_losses(&mut self) -> Vec<Loss> {
         std::mem::take(&mut self.lost)
     }

@@ -993,6 +993,11 @@ fn release(open: &mut IndexMap<String, u32>, agui_id: &str, end: &str, out: &mut
 }
 
 impl Encode for Encoder {
+    /// A stream may hold more runs: only a new run follows the end.
+    fn has_ended_before(&self, kind: &str) -> bool {
+        self.ended && kind != "run_started"
+    }
+
     /// Another protocol's events go out as `RAW` events, naming it.
     fn keeps_foreign_events(&self) -> bool {
         true

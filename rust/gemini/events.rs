@@ -995,6 +995,10 @@ fn usage_to_gemini(usage: &Map<String, Value>) -> Value {
 }
 
 impl Encode for Encoder {
+    fn has_ended_before(&self, _kind: &str) -> bool {
+        self.finished
+    }
+
     fn take_losses(&mut self) -> Vec<Loss> {
         std::mem::take(&mut self.lost)
     }

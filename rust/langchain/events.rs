@@ -998,6 +998,10 @@ fn written_back(passthrough: &Event) -> Option<&Map<String, Value>> {
 }
 
 impl Encode for Encoder {
+    fn has_ended_before(&self, _kind: &str) -> bool {
+        self.ended
+    }
+
     fn take_losses(&mut self) -> Vec<Loss> {
         std::mem::take(&mut self.lost)
     }

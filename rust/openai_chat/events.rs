@@ -965,6 +965,10 @@ impl Encoder {
 }
 
 impl Encode for Encoder {
+    fn has_ended_before(&self, _kind: &str) -> bool {
+        self.finished
+    }
+
     fn take_losses(&mut self) -> Vec<Loss> {
         std::mem::take(&mut self.lost)
     }

@@ -146,8 +146,12 @@ class Row:
     #: Which of its own events its decoder passes through it does not write
     #: back (and reports as a ``passthrough`` loss), given the event.
     drops_own_event: Callable[[dict[str, Any]], bool] = lambda event: False
-    #: One such event, which ``stream`` brings when it is written after it.
+    #: One such event, which ``stream`` brings when it is written before it.
     own_event_dropped: dict[str, Any] | None = None
+    #: Whether a stream of it may hold more runs, one after another (a new
+    #: run after the end); where not, what comes after the end is reported
+    #: (``after_end``).
+    runs_follow_runs: bool = False
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
     #: it names them.
     encrypted_by: str | None = None

@@ -45,7 +45,8 @@ ROW = Row(
     fixed_options={"version": "1.0", "task_id": "t", "context_id": "c", "request_id": "1"},
     # (what its decoder passes through of its own is none a2a-sdk reads)
     drops_own_event=lambda event: True,
-    own_event_dropped=chunk("late", "after the end"),
+    # (a result of a kind a later version may add)
+    own_event_dropped=response("taskPreview", {"id": "t"}),
     # (reasoning, tool calls and their results have no place in A2A; media
     # is written whole, once it is complete)
     cannot_carry=frozenset(

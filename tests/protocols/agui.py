@@ -72,6 +72,7 @@ ROW = Row(
     ),
     status_as_carried={"incomplete": "completed", "interrupted": "completed"},
     keeps_foreign_events=True,
+    runs_follow_runs=True,
     count_blocks=lambda assembler: sum(
         list_length(message.get("toolCalls")) for message in assembler.messages
     ),

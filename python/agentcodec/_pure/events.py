@@ -355,6 +355,13 @@ class RecordsLosses:
         a loss, as it does another protocol's."""
         return True
 
+    def has_ended_before(self, kind: str) -> bool:
+        """Whether its stream has ended before an event of this ``type`` (its
+        end is written: a message's stop, a task's final status), so that it
+        writes nothing of it; the Transcoder records what comes after the
+        end as a loss."""
+        return False
+
     def take_losses(self) -> list[tuple[str, str]]:
         """What the encoder could not carry since the last call, in order."""
         lost, self._lost = self._lost, []
@@ -526,6 +533,15 @@ def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]
             f"{'an unnamed protocol' if protocol is None else protocol}, which has no neutral meaning",
         )
     ]
+
+
+def after_end_loss(target: str, kind: str) -> tuple[str, str]:
+    """An event that came after the target's stream had ended, which it
+    therefore does not write, named by its ``type`` (``events::Loss::after_end``)."""
+    return (
+        "after_end",
+        f"{target} writes nothing after its stream's end: a {kind} event that came after it has no place",
+    )
 
 
 def other_role_loss(target: str, kind: str) -> tuple[str, str]:

@@ -13,6 +13,7 @@ from .accumulate import Pieces, append, render
 from .events import (
     APPENDED_FIELD,
     BLOCK_FIELDS,
+    after_end_loss,
     as_namespace,
     as_str,
     list_losses,
@@ -179,17 +180,19 @@ class _RuledLosses:
     """What a target loses by one rule for every encoder, which says what it
     carries: a message's namespace, where its messages have none; an event
     with no neutral meaning, another protocol's where it keeps none, its own
-    where it does not write it back (once for each kind of event: a stream
-    may bring one with every step)."""
+    where it does not write it back; an event after its stream's end (these
+    two once for each kind of event: a stream may bring one with every step)."""
 
     __slots__ = ("_dropped_kinds",)
 
     def __init__(self) -> None:
-        # The kinds of passed-through events reported already (their losses' sentences).
+        # The kinds of events reported already, passed through or after the end (their losses' sentences).
         self._dropped_kinds: set[str] = set()
 
     def of(self, target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
         kind = event.get("type")
+        if isinstance(kind, str) and encoder.has_ended_before(kind):
+            return self._after_end(target, kind)
         if kind == "message_started" and not encoder.carries_namespaces:
             return namespace_loss(target, event)
         if kind != "passthrough":
@@ -199,7 +202,17 @@ class _RuledLosses:
                 return []
         elif encoder.keeps_foreign_events:
             return []
-        lost = passthrough_loss(target, event)
+        return self._once(passthrough_loss(target, event))
+
+    def _after_end(self, target: str, kind: str) -> list[tuple[str, str]]:
+        """An event of ``kind`` the target drops for coming after its end;
+        an end that only repeats the end loses nothing."""
+        if kind in ("block_finished", "message_finished", "run_finished"):
+            return []
+        return self._once([after_end_loss(target, kind)])
+
+    def _once(self, lost: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The loss, the first time its kind comes."""
         if not lost or lost[0][1] in self._dropped_kinds:
             return []
         self._dropped_kinds.add(lost[0][1])

@@ -285,6 +285,9 @@ class Encoder(ev.RecordsLosses):
         self._open: dict[str, None] = {}  # those not finished, in order
         self._blocks: dict[tuple[str, int], _Block] = {}
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if self._finished:

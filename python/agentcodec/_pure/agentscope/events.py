@@ -385,6 +385,9 @@ class Encoder(ev.RecordsLosses):
         # (neutral message, block index) -> (AgentScope message, content).
         self._blocks: dict[tuple[str, int], tuple[_Written, _Content]] = {}
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._ended
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         kind = ev.as_str(event.get("type"))

@@ -496,6 +496,10 @@ class Encoder(ev.RecordsLosses):
         self._open_reasoning: dict[str, int] = {}
         self._open_calls: set[str] = set()
 
+    def has_ended_before(self, kind: str) -> bool:
+        # A stream may hold more runs: only a new run follows the end.
+        return self._ended and kind != "run_started"
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         kind = ev.as_str(event.get("type"))

@@ -385,6 +385,9 @@ class Encoder(ev.RecordsLosses):
         self._reason: str | None = None
         self._stop_sequence: str | None = None
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         kind = ev.as_str(event.get("type"))

@@ -255,6 +255,9 @@ class Encoder(ev.RecordsLosses):
         self._stop: dict[str, Any] = {}
         self._metadata: dict[str, Any] = {}
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if self._finished:

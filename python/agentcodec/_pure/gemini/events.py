@@ -394,6 +394,9 @@ class Encoder(ev.RecordsLosses):
         # when the run finishes, with the usage.
         self._reasons: dict[int, str] = {}
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if self._finished:

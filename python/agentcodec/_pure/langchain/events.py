@@ -393,6 +393,9 @@ class Encoder(ev.RecordsLosses):
         self._blocks: dict[tuple[str, int], _Open] = {}
         self._ended = False
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._ended
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if self._ended:

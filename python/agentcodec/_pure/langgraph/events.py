@@ -562,6 +562,9 @@ class Encoder(ev.RecordsLosses):
         self._blocks: dict[tuple[str, int], tuple[str, int, dict[str, Any]]] = {}
         self._calls: dict[str, int] = {}  # a message: its tool calls so far
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if self._finished:

@@ -240,6 +240,9 @@ class Encoder(ev.RecordsLosses):
         self._max_held_bytes = DEFAULT_MAX_HELD_BYTES if max_held_bytes is None else max(0, max_held_bytes)
         self._left_out: set[str] = set()  # the messages left out for that
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         self._take(event, out, hold=True)

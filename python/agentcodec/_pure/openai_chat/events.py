@@ -411,6 +411,9 @@ class Encoder(ev.RecordsLosses):
         # (neutral message, block) -> (choice, kind, tool index or None).
         self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         kind = ev.as_str(event.get("type"))

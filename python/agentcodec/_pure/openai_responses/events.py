@@ -488,6 +488,9 @@ class Encoder(ev.RecordsLosses):
         # (neutral message, block) -> (item, part or None for a tool block).
         self._blocks: dict[tuple[str, int], tuple[_OpenItem, _Part | None]] = {}
 
+    def has_ended_before(self, kind: str) -> bool:
+        return self._finished
+
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         kind = ev.as_str(event.get("type"))
