@@ -683,18 +683,22 @@ def test_a_signature_is_read_as_other_versions_of_its_package_wrote_it(
     assert signatures(backend, "ai-sdk", reasoning_part(end=metadata)) == [fields]
 
 
-def test_the_first_key_of_a_package_with_an_object_is_the_one_read(backend: ModuleType) -> None:
+@pytest.mark.parametrize(
+    "place", [place for place in _pure_providers.places() if len(place.keys) > 1], ids=lambda place: place.by
+)
+def test_the_first_key_of_a_package_with_an_object_is_the_one_read(backend: ModuleType, place: Any) -> None:
     """As the packages read their metadata: the first of their keys the part
     has, even where it lacks the field another key has."""
-    (place,) = [place for place in _pure_providers.places() if len(place.keys) > 1]
     field = place.signature
     assert field is not None
     metadata = {place.keys[0]: {"other": 1}, place.keys[1]: {field: "S"}}
     assert signatures(backend, "ai-sdk", reasoning_part(start=metadata)) == []
 
 
-def test_redacted_reasoning_its_package_has_no_field_for_is_reported(backend: ModuleType) -> None:
-    (place,) = [place for place in _pure_providers.places() if not place.redacted]
+@pytest.mark.parametrize(
+    "place", [place for place in _pure_providers.places() if not place.redacted], ids=lambda place: place.by
+)
+def test_redacted_reasoning_its_package_has_no_field_for_is_reported(backend: ModuleType, place: Any) -> None:
     encoder = backend.NeutralEncoder("ai-sdk")
     events = signed_reasoning(encrypted="X", redacted=True, encrypted_by=place.by)
     stream = b"".join(encoder.encode(event) for event in events) + encoder.close()
@@ -702,10 +706,117 @@ def test_redacted_reasoning_its_package_has_no_field_for_is_reported(backend: Mo
     assert [loss["what"] for loss in encoder.losses] == ["signatures"]
 
 
+def signed_text_and_call(by: str) -> list[dict[str, Any]]:
+    """A run of a text block and a tool call, each signed by ``by`` (a
+    signature after the text it came with, as one that ends its part)."""
+    text = {"message_id": "m", "index": 0}
+    call = {"message_id": "m", "index": 1}
+    return [
+        {"type": "run_started", "run_id": "r", "thread_id": "t"},
+        {"type": "message_started", "message_id": "m", "role": "assistant", "kind": "message"},
+        {"type": "block_started", **text, "kind": "text"},
+        {"type": "block_delta", **text, "delta": "Looking"},
+        {"type": "block_replaced", **text, "encrypted": "T", "encrypted_by": by},
+        {"type": "block_finished", **text},
+        {
+            "type": "block_started",
+            **call,
+            "kind": "tool_call",
+            "call_id": "c",
+            "name": "f",
+            "tool": "function",
+        },
+        {"type": "block_delta", **call, "delta": '{"a": 1}'},
+        {"type": "block_replaced", **call, "encrypted": "C", "encrypted_by": by},
+        {"type": "block_finished", **call},
+        {"type": "message_finished", "message_id": "m"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+
+
+@pytest.mark.parametrize("place", _pure_providers.places(), ids=lambda place: place.by)
+def test_a_signature_on_a_text_part_or_a_tool_call_is_kept_where_its_package_keeps_one(
+    backend: ModuleType, place: Any
+) -> None:
+    """On the parts its package puts one (a text part's ``providerMetadata``,
+    written as an empty delta after its text; a tool call's, written with
+    its input, which the SDK's reader keeps as ``callProviderMetadata``),
+    read back on the same blocks; elsewhere reported as lost."""
+    encoder = backend.NeutralEncoder("ai-sdk")
+    stream = b"".join(encoder.encode(event) for event in signed_text_and_call(place.by)) + encoder.close()
+    carried = [kind for kind in ("text", "tool_call") if kind in place.parts]
+    assert [loss["what"] for loss in encoder.losses] == ["signatures"] * (2 - len(carried))
+    assembler = backend.AISDKAssembler()
+    assembler.feed(stream)
+    parts = assembler.close()["parts"]
+    (text,) = [part for part in parts if part["type"] == "text"]
+    (call,) = [part for part in parts if part["type"] == "tool-f"]
+    assert text["text"] == "Looking"
+    metadata = {
+        kind: _pure_providers.metadata(place.by, kind, signed, False, "m")
+        for kind, signed in (("text", "T"), ("tool_call", "C"))
+    }
+    assert text.get("providerMetadata") == metadata["text"]
+    assert call.get("callProviderMetadata") == metadata["tool_call"]
+    decoder = backend.NeutralDecoder("ai-sdk")
+    decoded = decoder.feed(stream) + decoder.close()
+    read = [
+        (event["index"], event["encrypted"])
+        for event in decoded
+        if event["type"] == "block_replaced" and "encrypted" in event
+    ]
+    assert read == [
+        (index, signed)
+        for index, (kind, signed) in enumerate((("text", "T"), ("tool_call", "C")))
+        if kind in carried
+    ]
+    # After the text it came with, as the part it came with holds it.
+    texts = [event["type"] for event in decoded if event.get("index") == 0]
+    assert texts == [
+        "block_started",
+        "block_delta",
+        *(["block_replaced"] if "text" in carried else []),
+        "block_finished",
+    ]
+
+
+@pytest.mark.parametrize("at", ["start", "every delta"])
+def test_a_text_parts_signature_is_read_after_the_text_it_came_with(backend: ModuleType, at: str) -> None:
+    """A text part's start may bring its signature (and each delta again, as
+    a package may write it): it is given after the part's first text, once."""
+    place = next(place for place in _pure_providers.places() if "text" in place.parts)
+    metadata = _pure_providers.metadata(place.by, "text", "S", False, "m")
+    chunks: list[dict[str, Any]] = [
+        {"type": "start", "messageId": "m"},
+        {"type": "text-start", "id": "t", "providerMetadata": metadata},
+        {"type": "text-delta", "id": "t", "delta": "one"},
+        {"type": "text-delta", "id": "t", "delta": "two"},
+        {"type": "text-end", "id": "t"},
+        {"type": "finish"},
+    ]
+    if at == "every delta":
+        chunks[2]["providerMetadata"] = chunks[3]["providerMetadata"] = metadata
+    decoder = backend.NeutralDecoder("ai-sdk")
+    decoded = decoder.feed(b"".join(sse_event(chunk) for chunk in chunks)) + decoder.close()
+    assert [
+        (event["type"], event.get("delta", event.get("encrypted")))
+        for event in decoded
+        if event.get("index") == 0
+    ] == [
+        ("block_started", None),
+        ("block_delta", "one"),
+        ("block_replaced", "S"),
+        ("block_delta", "two"),
+        ("block_finished", None),
+    ]
+
+
 @pytest.mark.parametrize(
     "words",
     [
         ("key=p", "signature=s", "colour=red"),
+        ("key=p", "signature=s", "part=media"),
+        ("key=p", "signature=s", "part=text", "part=text"),
         ("key=p", "signature=s", "signature=t"),
         ("by=a", "by=b", "key=p", "signature=s"),
         ("signature=s",),

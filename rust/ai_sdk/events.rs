@@ -84,9 +84,14 @@ pub struct Decoder {
     /// Part id -> its block.
     texts: HashMap<String, (String, i64)>,
     reasonings: HashMap<String, (String, i64)>,
-    /// The signature last given for each open reasoning block: a provider
-    /// may repeat it (OpenAI's at the part's start and end), given once.
+    /// The signature last given for each block: a provider may repeat it
+    /// (OpenAI's at the part's start and end, Google's on every delta),
+    /// given once.
     signatures: HashMap<(String, i64), String>,
+    /// A text part's signature its start brought, given after the text
+    /// that follows it (its first delta, or its end), as the part it came
+    /// with holds it.
+    held_signatures: HashMap<(String, i64), Signature>,
     calls: HashMap<String, Call>,
     /// The calls whose input is streaming.
     open_calls: HashSet<String>,
@@ -95,6 +100,17 @@ pub struct Decoder {
     open_blocks: HashMap<String, u64>,
     /// Tool result messages.
     results: u64,
+}
+
+/// A signature read from a chunk: the encrypted value, whether it is
+/// redacted reasoning, and whose it is.
+type Signature = (String, bool, &'static str);
+
+/// The signature a chunk's `providerMetadata` carries for a block of `kind`.
+fn read_signature(event: &Event, kind: &str) -> Option<Signature> {
+    let metadata = event.get("providerMetadata")?;
+    let (encrypted, redacted, by) = providers::signature(metadata, kind)?;
+    Some((encrypted.to_owned(), redacted, by))
 }
 
 impl Decode for Decoder {
@@ -112,8 +128,11 @@ impl Decode for Decoder {
         };
         let (message_id, index) = match target {
             Target::Text => match self.texts.get(&*id) {
-                Some(block) => (block.0.clone(), block.1),
-                None => return Quick::No,
+                // (a signature its start brought follows its first text: the full path)
+                Some(block) if !self.held_signatures.contains_key(block) => {
+                    (block.0.clone(), block.1)
+                }
+                _ => return Quick::No,
             },
             Target::Reasoning => match self.reasonings.get(&*id) {
                 Some(block) => (block.0.clone(), block.1),
@@ -274,8 +293,10 @@ impl Decoder {
     }
 
     fn closed(&mut self, message_id: &str, index: i64, out: &mut Vec<Event>) {
-        if !self.signatures.is_empty() {
-            self.signatures.remove(&(message_id.to_owned(), index));
+        if !self.signatures.is_empty() || !self.held_signatures.is_empty() {
+            let key = (message_id.to_owned(), index);
+            self.signatures.remove(&key);
+            self.held_signatures.remove(&key);
         }
         if let Some(count) = self.open_blocks.get_mut(message_id) {
             *count = count.saturating_sub(1);
@@ -314,6 +335,7 @@ impl Decoder {
         self.texts.clear();
         self.reasonings.clear();
         self.signatures.clear();
+        self.held_signatures.clear();
         for call_id in std::mem::take(&mut self.open_calls) {
             if let Some(call) = self.calls.get_mut(&call_id) {
                 call.open = false;
@@ -358,34 +380,41 @@ impl Decoder {
         }
         self.opened(&block.0);
         if block_kind == "reasoning" {
-            self.signature(&block, event, out);
+            self.signature(&block, event, block_kind, out);
+        } else if let Some(signature) = read_signature(event, block_kind) {
+            self.held_signatures.insert(block.clone(), signature);
         }
         self.active(kind).insert(part_id.to_owned(), block);
     }
 
-    /// The signature a reasoning part's `providerMetadata` carries, as a
+    /// The signature a part's `providerMetadata` carries for a block of
+    /// `kind` (or, for a text part, the one its start brought), as a
     /// `block_replaced`, unless it was given already.
-    fn signature(&mut self, block: &(String, i64), event: &Event, out: &mut Vec<Event>) {
-        let Some((encrypted, redacted, by)) =
-            event.get("providerMetadata").and_then(providers::signature)
-        else {
+    fn signature(
+        &mut self,
+        block: &(String, i64),
+        event: &Event,
+        kind: &str,
+        out: &mut Vec<Event>,
+    ) {
+        let held = self.held_signatures.remove(block);
+        let Some((encrypted, redacted, by)) = read_signature(event, kind).or(held) else {
             return;
         };
-        let key = (block.0.clone(), block.1);
         if self
             .signatures
-            .get(&key)
-            .is_some_and(|given| given == encrypted)
+            .get(block)
+            .is_some_and(|given| *given == encrypted)
         {
             return;
         }
-        let mut fields = vec![("encrypted", Value::from(encrypted))];
+        let mut fields = vec![("encrypted", Value::from(encrypted.as_str()))];
         if redacted {
             fields.push(("redacted", true.into()));
         }
         fields.push(("encrypted_by", by.into()));
         out.push(block_replaced(&block.0, block.1, fields));
-        self.signatures.insert(key, encrypted.to_owned());
+        self.signatures.insert(block.clone(), encrypted);
     }
 
     fn part_delta(&mut self, event: &Event, kind: &str, out: &mut Vec<Event>) {
@@ -396,9 +425,12 @@ impl Decoder {
                 if !delta.is_empty() {
                     out.push(block_delta(&block.0, block.1, delta));
                 }
-                if kind == "reasoning-delta" {
-                    self.signature(&block, event, out);
-                }
+                let block_kind = if kind == "text-delta" {
+                    "text"
+                } else {
+                    "reasoning"
+                };
+                self.signature(&block, event, block_kind, out);
             }
             _ => out.push(passthrough("ai-sdk", event)),
         }
@@ -408,9 +440,12 @@ impl Decoder {
         let part_id = get_str(event, "id").unwrap_or("");
         match self.active(kind).remove(part_id) {
             Some(block) => {
-                if kind == "reasoning-end" {
-                    self.signature(&block, event, out);
-                }
+                let block_kind = if kind == "text-end" {
+                    "text"
+                } else {
+                    "reasoning"
+                };
+                self.signature(&block, event, block_kind, out);
                 self.closed(&block.0, block.1, out);
             }
             None => out.push(passthrough("ai-sdk", event)),
@@ -435,6 +470,7 @@ impl Decoder {
         ];
         let (message_id, index) = self.open("tool_call", &fields, out);
         self.opened(&message_id);
+        self.signature(&(message_id.clone(), index), event, "tool_call", out);
         let call = Call {
             message_id,
             index,
@@ -487,9 +523,11 @@ impl Decoder {
             }
         }
         call.open = false;
-        let (message_id, index) = (call.message_id.clone(), call.index);
+        let block = (call.message_id.clone(), call.index);
         self.open_calls.remove(&call_id);
-        self.closed(&message_id, index, out);
+        // (the part's `callProviderMetadata`, as the SDK's reader keeps it)
+        self.signature(&block, event, "tool_call", out);
+        self.closed(&block.0, block.1, out);
     }
 
     fn tool_output(&mut self, event: &Event, kind: &str, out: &mut Vec<Event>) {
@@ -592,6 +630,9 @@ struct Block {
     is_error: bool,
     /// A tool call's id; a tool result's call, when it names one.
     call_id: Option<String>,
+    /// A tool call's signature, in its provider's metadata: written with
+    /// its input.
+    metadata: Option<Value>,
 }
 
 /// Neutral events to AI SDK UI message chunks.
@@ -834,6 +875,7 @@ impl Encoder {
             output: None,
             is_error: false,
             call_id: None,
+            metadata: None,
         };
         match kind {
             "text" | "refusal" | "reasoning" => {
@@ -947,23 +989,28 @@ impl Encoder {
             return;
         };
         if let Some(encrypted) = nonempty(get_str(event, "encrypted")) {
-            // A signature belongs in its provider's metadata: where the
-            // provider is not known, or the block is not reasoning, it has
-            // no place.
+            // A signature belongs in its provider's metadata, on the kinds
+            // of part its package puts one: where the provider is not
+            // known, or has no place for it on this kind, it has none.
             let redacted = event.get("redacted") == Some(&Value::Bool(true));
             let metadata = get_str(event, "encrypted_by")
-                .filter(|_| block.kind == "reasoning")
-                .and_then(|by| providers::metadata(by, encrypted, redacted, &key.0));
-            match metadata {
-                Some(metadata) => out.push(chunk(
-                    "reasoning-delta",
+                .and_then(|by| providers::metadata(by, &block.kind, encrypted, redacted, &key.0));
+            match (metadata, block.kind.as_str()) {
+                (Some(metadata), "tool_call") => block.metadata = Some(metadata),
+                (Some(metadata), kind) => out.push(chunk(
+                    // (an empty delta carrying it, as the packages write one)
+                    if kind == "reasoning" {
+                        "reasoning-delta"
+                    } else {
+                        "text-delta"
+                    },
                     vec![
                         ("id", block.part_id.as_str().into()),
                         ("delta", "".into()),
                         ("providerMetadata", metadata),
                     ],
                 )),
-                None => self.lost.push(Loss::signature("ai-sdk")),
+                (None, _) => self.lost.push(Loss::signature("ai-sdk")),
             }
         }
         // A text part only grows: a correction of streamed text has no place.
@@ -1015,16 +1062,16 @@ impl Encoder {
                 } else {
                     json::parse(&block.text)
                 };
-                match parsed {
-                    Ok(input) => out.push(chunk(
+                let mut written = match parsed {
+                    Ok(input) => chunk(
                         "tool-input-available",
                         vec![
                             ("toolCallId", call_id.into()),
                             ("toolName", name.into()),
                             ("input", input),
                         ],
-                    )),
-                    Err(_) => out.push(chunk(
+                    ),
+                    Err(_) => chunk(
                         "tool-input-error",
                         vec![
                             ("toolCallId", call_id.into()),
@@ -1035,8 +1082,12 @@ impl Encoder {
                                 "the tool call's input is not valid JSON".into(),
                             ),
                         ],
-                    )),
+                    ),
+                };
+                if let Some(metadata) = block.metadata {
+                    written.insert("providerMetadata".to_owned(), metadata);
                 }
+                out.push(written);
             }
             "tool_result" => {
                 let Some(call_id) = block.call_id.filter(|call_id| self.calls.contains(call_id))

@@ -1,5 +1,6 @@
 //! Where the AI SDK's provider packages keep a reasoning signature: in a
-//! reasoning chunk's `providerMetadata`, under a key and in fields of each
+//! chunk's `providerMetadata` (a reasoning part's, and for some packages a
+//! text part's or a tool call's too), under a key and in fields of each
 //! package's own. The protocol of a provider's models says where, in its
 //! vocabulary's `PROVIDER_METADATA` table, which this module reads through
 //! the registry: the codec names no provider, and a provider's signatures
@@ -14,7 +15,9 @@
 //! - `signature`: the signature's field;
 //! - `redacted`: redacted reasoning's field (the first written, each read);
 //! - `item_id`: the field for the id of the item the reasoning is (the
-//!   OpenAI package's), written with the message's id.
+//!   OpenAI package's), written with the message's id;
+//! - `part`: a kind of block whose part carries a signature (`reasoning`,
+//!   `text`, `tool_call`; one or more), where not only `reasoning`.
 //!
 //! `python/agentcodec/_pure/ai_sdk/providers.py` mirrors this module.
 
@@ -35,7 +38,19 @@ pub struct Place {
     pub signature: Option<&'static str>,
     pub redacted: Vec<&'static str>,
     pub item_id: Option<&'static str>,
+    /// The kinds of block whose parts carry a signature.
+    pub parts: Vec<&'static str>,
 }
+
+impl Place {
+    /// Whether the part of a block of `kind` carries a signature.
+    pub fn carries(&self, kind: &str) -> bool {
+        self.parts.contains(&kind)
+    }
+}
+
+/// The kinds of block a signature may ride on, as the AI SDK's parts are.
+const PARTS: [&str; 3] = ["reasoning", "text", "tool_call"];
 
 /// A protocol's table, read (`by`: the protocol's name); an error names
 /// the word it cannot read.
@@ -55,11 +70,17 @@ pub fn read(by: &'static str, words: &[&'static str]) -> Result<Place, String> {
             Some(("signature", name)) if place.signature.is_none() => place.signature = Some(name),
             Some(("redacted", name)) => place.redacted.push(name),
             Some(("item_id", name)) if place.item_id.is_none() => place.item_id = Some(name),
+            Some(("part", kind)) if PARTS.contains(&kind) && !place.parts.contains(&kind) => {
+                place.parts.push(kind);
+            }
             _ => return Err(format!("{by}'s {TABLE}: {word:?} is not one of its words")),
         }
     }
     if place.keys.is_empty() || (place.signature.is_none() && place.redacted.is_empty()) {
         return Err(format!("{by}'s {TABLE} needs a key and a field"));
+    }
+    if place.parts.is_empty() {
+        place.parts.push("reasoning");
     }
     Ok(place)
 }
@@ -76,10 +97,10 @@ pub fn places() -> &'static [Place] {
     })
 }
 
-/// The signature a chunk's `providerMetadata` carries: the encrypted value,
-/// whether it is redacted reasoning, and whose it is.
-pub fn signature(metadata: &Value) -> Option<(&str, bool, &'static str)> {
-    for place in places() {
+/// The signature a chunk's `providerMetadata` carries for a block of `kind`:
+/// the encrypted value, whether it is redacted reasoning, and whose it is.
+pub fn signature<'m>(metadata: &'m Value, kind: &str) -> Option<(&'m str, bool, &'static str)> {
+    for place in places().iter().filter(|place| place.carries(kind)) {
         // The first key the chunk has an object under, as the package reads them.
         let fields = place
             .keys
@@ -99,11 +120,19 @@ pub fn signature(metadata: &Value) -> Option<(&str, bool, &'static str)> {
     None
 }
 
-/// A signature as the AI SDK's package for `by`'s models keeps it in a
-/// reasoning part's `providerMetadata` (`item_id`: the item it belongs to);
-/// none where no package has a place for it.
-pub fn metadata(by: &str, encrypted: &str, redacted: bool, item_id: &str) -> Option<Value> {
-    let place = places().iter().find(|place| place.by == by)?;
+/// A signature as the AI SDK's package for `by`'s models keeps it in the
+/// `providerMetadata` of a block of `kind`'s part (`item_id`: the item it
+/// belongs to); none where no package has a place for it.
+pub fn metadata(
+    by: &str,
+    kind: &str,
+    encrypted: &str,
+    redacted: bool,
+    item_id: &str,
+) -> Option<Value> {
+    let place = places()
+        .iter()
+        .find(|place| place.by == by && place.carries(kind))?;
     let field = if redacted {
         *place.redacted.first()?
     } else {
@@ -157,10 +186,39 @@ mod tests {
             .iter()
             .find(|place| place.keys.len() > 1)
             .expect("a package writes two keys");
-        let written = metadata(place.by, "S", false, "m").unwrap();
+        let written = metadata(place.by, "reasoning", "S", false, "m").unwrap();
         let object = written.as_object().unwrap();
         assert_eq!(object.len(), place.keys.len());
-        assert_eq!(signature(&written), Some(("S", false, place.by)));
-        assert_eq!(metadata("no such protocol", "S", false, "m"), None);
+        assert_eq!(
+            signature(&written, "reasoning"),
+            Some(("S", false, place.by))
+        );
+        assert_eq!(
+            metadata("no such protocol", "reasoning", "S", false, "m"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_signature_rides_only_on_the_parts_its_package_names() {
+        let place = read("p", &["key=p", "signature=s"]).unwrap();
+        assert_eq!(place.parts, ["reasoning"]);
+        let place = read(
+            "p",
+            &["key=p", "signature=s", "part=text", "part=tool_call"],
+        )
+        .unwrap();
+        assert_eq!(place.parts, ["text", "tool_call"]);
+        assert!(read("p", &["key=p", "signature=s", "part=media"]).is_err());
+        assert!(read("p", &["key=p", "signature=s", "part=text", "part=text"]).is_err());
+        for place in places() {
+            for kind in PARTS {
+                let written = metadata(place.by, kind, "S", false, "m");
+                assert_eq!(written.is_some(), place.carries(kind));
+                if let Some(written) = written {
+                    assert_eq!(signature(&written, kind), Some(("S", false, place.by)));
+                }
+            }
+        }
     }
 }

@@ -47,6 +47,26 @@ ROW = Row(
         }
     ),
     encrypted_by="gemini",
+    # (as the AI SDK's packages for Google AI and Vertex AI write them: under
+    # each of their keys, on reasoning, text and tool-call parts alike)
+    provider_metadata=(
+        (
+            {"encrypted": "SIG", "encrypted_by": "gemini"},
+            {
+                "google": {"thoughtSignature": "SIG"},
+                "googleVertex": {"thoughtSignature": "SIG"},
+                "vertex": {"thoughtSignature": "SIG"},
+            },
+        ),
+    ),
+    provider_metadata_read=(
+        ({"encrypted": "SIG", "encrypted_by": "gemini"}, {"google": {"thoughtSignature": "SIG"}}),
+        (
+            {"encrypted": "SIG", "encrypted_by": "gemini"},
+            {"googleVertex": {"thoughtSignature": "SIG"}, "vertex": {"thoughtSignature": "SIG"}},
+        ),
+        ({"encrypted": "SIG", "encrypted_by": "gemini"}, {"vertex": {"thoughtSignature": "SIG"}}),
+    ),
     signatures_own_only=True,
     carries_choices=True,
     status_as_carried={"cancelled": "completed", "interrupted": "completed"},

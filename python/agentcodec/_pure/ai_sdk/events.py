@@ -95,9 +95,14 @@ class Decoder:
         self._next = 0  # the next block index
         self._texts: dict[str, tuple[str, int]] = {}  # part id -> its block
         self._reasonings: dict[str, tuple[str, int]] = {}
-        # The signature last given for each open reasoning block: a provider
-        # may repeat it (OpenAI's at the part's start and end), given once.
+        # The signature last given for each block: a provider may repeat it
+        # (OpenAI's at the part's start and end, Google's on every delta),
+        # given once.
         self._signatures: dict[tuple[str, int], str] = {}
+        # A text part's signature its start brought, given after the text
+        # that follows it (its first delta, or its end), as the part it came
+        # with holds it.
+        self._held_signatures: dict[tuple[str, int], tuple[str, bool, str]] = {}
         self._calls: dict[str, _Call] = {}
         self._open_calls: dict[str, _Call] = {}  # the calls whose input is streaming
         # Message id -> its blocks still open: whether a message can finish
@@ -194,8 +199,9 @@ class Decoder:
         self._open_blocks[message_id] = self._open_blocks.get(message_id, 0) + 1
 
     def _closed(self, message_id: str, index: int, out: list[dict[str, Any]]) -> None:
-        if self._signatures:
+        if self._signatures or self._held_signatures:
             self._signatures.pop((message_id, index), None)
+            self._held_signatures.pop((message_id, index), None)
         self._open_blocks[message_id] -= 1
         out.append(ev.block_finished(message_id, index))
 
@@ -214,6 +220,7 @@ class Decoder:
         self._texts.clear()
         self._reasonings.clear()
         self._signatures.clear()
+        self._held_signatures.clear()
         for call in self._open_calls.values():
             call.open = False
         self._open_calls.clear()
@@ -238,13 +245,21 @@ class Decoder:
         out[-1]["part_id"] = part_id
         self._opened(block[0])
         if kind == "reasoning":
-            self._signature(block, chunk, out)
+            self._signature(block, chunk, kind, out)
+        else:
+            found = providers.signature(chunk.get("providerMetadata"), kind)
+            if found is not None:
+                self._held_signatures[block] = found
         active[part_id] = block
 
-    def _signature(self, block: tuple[str, int], chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        """The signature a reasoning part's ``providerMetadata`` carries, as
-        a ``block_replaced``, unless it was given already."""
-        found = providers.signature(chunk.get("providerMetadata"))
+    def _signature(
+        self, block: tuple[str, int], chunk: dict[str, Any], kind: str, out: list[dict[str, Any]]
+    ) -> None:
+        """The signature a part's ``providerMetadata`` carries for a block of
+        ``kind`` (or, for a text part, the one its start brought), as a
+        ``block_replaced``, unless it was given already."""
+        held = self._held_signatures.pop(block, None)
+        found = providers.signature(chunk.get("providerMetadata"), kind) or held
         if found is None or self._signatures.get(block) == found[0]:
             return
         encrypted, redacted, by = found
@@ -264,8 +279,7 @@ class Decoder:
             return
         if delta:
             out.append(ev.block_delta(*block, delta))
-        if chunk["type"] == "reasoning-delta":
-            self._signature(block, chunk, out)
+        self._signature(block, chunk, "text" if chunk["type"] == "text-delta" else "reasoning", out)
 
     def _part_end(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
         active = self._texts if chunk["type"] == "text-end" else self._reasonings
@@ -273,8 +287,7 @@ class Decoder:
         if block is None:
             out.append(ev.passthrough("ai-sdk", chunk))
             return
-        if chunk["type"] == "reasoning-end":
-            self._signature(block, chunk, out)
+        self._signature(block, chunk, "text" if chunk["type"] == "text-end" else "reasoning", out)
         self._closed(*block, out)
 
     def _tool_start(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> _Call | None:
@@ -285,6 +298,7 @@ class Decoder:
         message_id, index = self._open("tool_call", out, call_id=call_id, name=name, tool=tool)
         call = self._calls[call_id] = self._open_calls[call_id] = _Call(message_id, index, name, tool)
         self._opened(message_id)
+        self._signature((message_id, index), chunk, "tool_call", out)
         return call
 
     def _tool_input_start(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -312,6 +326,8 @@ class Decoder:
             out.append(ev.block_delta(call.message_id, call.index, _json.dumps(chunk["input"])))
         call.open = False
         del self._open_calls[call_id]
+        # (the part's ``callProviderMetadata``, as the SDK's reader keeps it)
+        self._signature((call.message_id, call.index), chunk, "tool_call", out)
         self._closed(call.message_id, call.index, out)
 
     def _tool_output(self, chunk: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -381,7 +397,7 @@ class _Block:
     """A neutral block being written: its part id or call, and what its
     deltas carried, for the chunk written when it finishes."""
 
-    __slots__ = ("call_id", "fields", "is_error", "kind", "output", "part_id", "pieces")
+    __slots__ = ("call_id", "fields", "is_error", "kind", "metadata", "output", "part_id", "pieces")
 
     def __init__(self, kind: str, part_id: str, fields: dict[str, Any]) -> None:
         self.kind = kind
@@ -391,6 +407,8 @@ class _Block:
         self.output: Any = None  # a tool result given whole
         self.is_error = False
         self.call_id: str | None = None
+        # A tool call's signature, in its provider's metadata: written with its input.
+        self.metadata: dict[str, Any] | None = None
 
 
 class Encoder(ev.RecordsLosses):
@@ -557,21 +575,24 @@ class Encoder(ev.RecordsLosses):
         if key is None or block is None:
             return
         if ev.has_signature(event):
-            # A signature belongs in its provider's metadata: where the
-            # provider is not known, or the block is not reasoning, it has
-            # no place.
+            # A signature belongs in its provider's metadata, on the kinds
+            # of part its package puts one: where the provider is not
+            # known, or has no place for it on this kind, it has none.
             by = event.get("encrypted_by")
             metadata = (
-                providers.metadata(by, event["encrypted"], event.get("redacted") is True, key[0])
-                if block.kind == "reasoning" and isinstance(by, str)
+                providers.metadata(by, block.kind, event["encrypted"], event.get("redacted") is True, key[0])
+                if isinstance(by, str)
                 else None
             )
             if metadata is None:
                 self._lost.append(ev.signature_loss(self.protocol))
+            elif block.kind == "tool_call":
+                block.metadata = metadata
             else:
+                # (an empty delta carrying it, as the packages write one)
                 out.append(
                     {
-                        "type": "reasoning-delta",
+                        "type": "reasoning-delta" if block.kind == "reasoning" else "text-delta",
                         "id": block.part_id,
                         "delta": "",
                         "providerMetadata": metadata,
@@ -608,27 +629,27 @@ class Encoder(ev.RecordsLosses):
             )
         elif block.kind == "tool_call":
             name = ev.as_str(block.fields["name"]) or "tool"
+            written: dict[str, Any]
             try:
                 value = loads(text) if text else {}
             except JSONValueError:
-                out.append(
-                    {
-                        "type": "tool-input-error",
-                        "toolCallId": block.call_id,
-                        "toolName": name,
-                        "input": text,
-                        "errorText": "the tool call's input is not valid JSON",
-                    }
-                )
-                return
-            out.append(
-                {
+                written = {
+                    "type": "tool-input-error",
+                    "toolCallId": block.call_id,
+                    "toolName": name,
+                    "input": text,
+                    "errorText": "the tool call's input is not valid JSON",
+                }
+            else:
+                written = {
                     "type": "tool-input-available",
                     "toolCallId": block.call_id,
                     "toolName": name,
                     "input": value,
                 }
-            )
+            if block.metadata is not None:
+                written["providerMetadata"] = block.metadata
+            out.append(written)
         elif block.kind == "tool_result":
             if block.call_id not in self._calls:
                 return  # a call this stream never wrote: the client would throw on it

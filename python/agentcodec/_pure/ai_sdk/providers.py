@@ -1,5 +1,6 @@
 """Where the AI SDK's provider packages keep a reasoning signature: in a
-reasoning chunk's ``providerMetadata``, under a key and in fields of each
+chunk's ``providerMetadata`` (a reasoning part's, and for some packages a
+text part's or a tool call's too), under a key and in fields of each
 package's own. The protocol of a provider's models says where, in its
 vocabulary's ``PROVIDER_METADATA`` table: the codec names no provider. The
 mirror of ``rust/ai_sdk/providers.rs``, which says what a table's words are."""
@@ -13,10 +14,13 @@ from typing import Any
 from ..._vocabulary import tables
 from ..events import PROTOCOL_NAMES
 
-__all__ = ["TABLE", "Place", "metadata", "places", "read", "signature"]
+__all__ = ["PARTS", "TABLE", "Place", "metadata", "places", "read", "signature"]
 
 #: The vocabulary table a provider's protocol declares its place in.
 TABLE = "PROVIDER_METADATA"
+
+#: The kinds of block a signature may ride on, as the AI SDK's parts are.
+PARTS = ("reasoning", "text", "tool_call")
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class Place:
     signature: str | None = None
     redacted: tuple[str, ...] = ()
     item_id: str | None = None
+    #: The kinds of block whose parts carry a signature.
+    parts: tuple[str, ...] = ("reasoning",)
 
 
 def read(by: str, words: tuple[str, ...]) -> Place:
@@ -36,6 +42,7 @@ def read(by: str, words: tuple[str, ...]) -> Place:
     names the word it cannot read."""
     keys: list[str] = []
     redacted: list[str] = []
+    parts: list[str] = []
     single: dict[str, str] = {}
     for word in words:
         what, equals, name = word.partition("=")
@@ -43,6 +50,8 @@ def read(by: str, words: tuple[str, ...]) -> Place:
             keys.append(name)
         elif equals and what == "redacted":
             redacted.append(name)
+        elif equals and what == "part" and name in PARTS and name not in parts:
+            parts.append(name)
         elif equals and what in ("by", "signature", "item_id") and what not in single:
             single[what] = name
         else:
@@ -50,7 +59,12 @@ def read(by: str, words: tuple[str, ...]) -> Place:
     if not keys or ("signature" not in single and not redacted):
         raise ValueError(f"{by}'s {TABLE} needs a key and a field")
     return Place(
-        single.get("by", by), tuple(keys), single.get("signature"), tuple(redacted), single.get("item_id")
+        single.get("by", by),
+        tuple(keys),
+        single.get("signature"),
+        tuple(redacted),
+        single.get("item_id"),
+        tuple(parts) or ("reasoning",),
     )
 
 
@@ -69,12 +83,15 @@ def places() -> tuple[Place, ...]:
     return tuple(found)
 
 
-def signature(metadata: Any) -> tuple[str, bool, str] | None:
-    """The signature a chunk's ``providerMetadata`` carries: the encrypted
-    value, whether it is redacted reasoning, and whose it is."""
+def signature(metadata: Any, kind: str) -> tuple[str, bool, str] | None:
+    """The signature a chunk's ``providerMetadata`` carries for a block of
+    ``kind``: the encrypted value, whether it is redacted reasoning, and
+    whose it is."""
     if not isinstance(metadata, dict):
         return None
     for place in places():
+        if kind not in place.parts:
+            continue
         # The first key the chunk has an object under, as the package reads them.
         fields = next((metadata[key] for key in place.keys if isinstance(metadata.get(key), dict)), None)
         if fields is None:
@@ -86,11 +103,11 @@ def signature(metadata: Any) -> tuple[str, bool, str] | None:
     return None
 
 
-def metadata(by: str, encrypted: str, redacted: bool, item_id: str) -> dict[str, Any] | None:
-    """A signature as the AI SDK's package for ``by``'s models keeps it in a
-    reasoning part's ``providerMetadata`` (``item_id``: the item it belongs
-    to); None where no package has a place for it."""
-    place = next((place for place in places() if place.by == by), None)
+def metadata(by: str, kind: str, encrypted: str, redacted: bool, item_id: str) -> dict[str, Any] | None:
+    """A signature as the AI SDK's package for ``by``'s models keeps it in
+    the ``providerMetadata`` of a block of ``kind``'s part (``item_id``: the
+    item it belongs to); None where no package has a place for it."""
+    place = next((place for place in places() if place.by == by and kind in place.parts), None)
     if place is None:
         return None
     name = (place.redacted[0] if place.redacted else None) if redacted else place.signature
