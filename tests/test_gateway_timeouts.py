@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import httpx
 import pytest
 
 from agent_servers import FIXTURES, ScriptedAgent
-from agentcodec import cli
+from agentcodec import Transcoder, cli
 from agentcodec.gateway import DemoAgent, Gateway, Timeouts
 from agentcodec.server import MemoryReplayStore, RedisReplayStore
 from gateway_clients import SERVED, neutral, run_at
@@ -38,6 +39,9 @@ PROCESS_BODY = {
     "session_id": "s1",
 }
 # The endpoints whose stream answers the request that runs the agent.
+RESENT_ROWS = [
+    row for row in SERVED if row.gateway and row.gateway.read_at is None and row.name != "agentscope"
+]
 RESENT = [pytest.param(row, id=row.name) for row in SERVED if row.gateway and row.gateway.read_at is None]
 
 # The first events of a recorded run: a response, a message, some content.
@@ -365,6 +369,32 @@ def test_metrics_count_runs_streams_events_and_resumes(row: Row) -> None:
     assert samples[f"agentcodec_gateway_streams_open{protocol}"] == 0
     assert samples['agentcodec_gateway_resumes_total{outcome="hit"}'] == 1
     assert samples['agentcodec_gateway_resumes_total{outcome="miss"}'] == 1
+
+
+def test_metrics_count_what_each_protocols_conversion_could_not_carry() -> None:
+    """Per run, by the client's protocol and what: the Transcoder's losses
+    for the upstream's stream (the demo agent's turn, the same each run),
+    counted once the conversion stops."""
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        process = httpx.post(f"{url}/process", json=PROCESS_BODY, timeout=10).content
+        expected: Counter[str] = Counter()
+        for row in RESENT_ROWS:
+            assert row.gateway is not None
+            path, body = row.gateway.path, row.gateway.body("How many words are in this question?")
+            assert httpx.post(f"{url}{path}", json=body, timeout=10).status_code == 200
+            transcoder = Transcoder("agentscope", row.name)
+            transcoder.feed(process)
+            transcoder.close()
+            for loss in transcoder.losses:
+                labels = f'protocol="{row.name}",what="{loss["what"]}"'
+                expected[f"agentcodec_gateway_conversion_losses_total{{{labels}}}"] += 1
+        assert expected, "the demo agent's turn loses nothing in any protocol"
+
+        def counted() -> dict[str, float]:
+            samples = metric_samples(httpx.get(f"{url}/metrics", timeout=10).text)
+            return {name: value for name, value in samples.items() if "conversion_losses_total" in name}
+
+        wait_until(lambda: counted() == expected, 5, f"{counted()} != {dict(expected)}")
 
 
 def test_metrics_count_runs_refused_and_failed() -> None:

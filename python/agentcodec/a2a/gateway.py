@@ -51,7 +51,6 @@ from ..gateway._requests import (
     expect_string,
     text_part,
 )
-from ..gateway._streams import converted
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
 from ..server._response import recording
@@ -409,15 +408,15 @@ class Endpoint:
             )
             return rpc_error(request_id, INTERNAL_ERROR, said)
         # The encoder writes a str id itself; any other is written into each event.
-        transcoder = impl.Transcoder(
-            "agentscope",
+        converting = gateway.converted(
+            chunks,
             "a2a",
             version=version,
             task_id=task_id,
             context_id=context_id,
             request_id=request_id if isinstance(request_id, str) else None,
         )
-        frames = _as_served(converted(chunks, transcoder), params["message"], task_id, context_id)
+        frames = _as_served(converting, params["message"], task_id, context_id)
         frames = self._cancelable(task_id, frames)
         if request_id is not None and not isinstance(request_id, str):
             frames = _answering(frames, request_id)

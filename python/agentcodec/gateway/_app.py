@@ -375,6 +375,17 @@ class Gateway:
             return None
         return self.event_stream((), protocol, store=self.store)
 
+    def converted(
+        self, chunks: AsyncIterator[bytes], protocol: ProtocolName, **options: Any
+    ) -> AsyncIterator[bytes]:
+        """The upstream's Agent API stream converted into ``protocol`` as it
+        streams (its encoder given ``options``), what the conversion could
+        not carry counted in the metrics once it stops."""
+        transcoder = impl.Transcoder("agentscope", protocol, **options)
+        return converted(
+            chunks, transcoder, on_losses=lambda losses: self.metrics.count_losses(protocol, losses)
+        )
+
     async def run(
         self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
     ) -> Response:
@@ -391,7 +402,7 @@ class Gateway:
         content: AsyncIterator[bytes] = (
             passed_through(chunks)
             if protocol == "agentscope"
-            else converted(chunks, impl.Transcoder("agentscope", protocol, **options))
+            else self.converted(chunks, protocol, **options)
         )
         return self.event_stream(content, protocol, store=self.store, abandoned=abandoned)
 

@@ -1,7 +1,8 @@
 """What the gateway counts, served at ``GET /metrics`` in the Prometheus
 text format (version 0.0.4): runs going on, started, refused and failed;
 event streams open to clients and the events sent on them, by protocol;
-resumes that found their stream and those that did not. Counted in the
+what the conversions into each protocol could not carry; resumes that found
+their stream and those that did not. Counted in the
 process: each replica serves its own, as Prometheus scrapes replicas."""
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class Metrics:
         self.runs_failed: Counter[str] = Counter()  # by reason
         self.streams_open: Counter[str] = Counter()  # by protocol
         self.events_sent: Counter[str] = Counter()  # by protocol
+        # What conversions could not carry (the Transcoder's losses), by protocol and what.
+        self.conversion_losses: Counter[tuple[str, str]] = Counter()
         self.resumes: Counter[str] = Counter()  # hit, miss
 
     def render(self) -> bytes:
@@ -57,9 +60,23 @@ class Metrics:
         family("streams_open", "gauge", "Event streams open to clients.", by("protocol", self.streams_open))
         family("events_sent_total", "counter", "Events sent to clients.", by("protocol", self.events_sent))
         family(
+            "conversion_losses_total",
+            "counter",
+            "What conversions into a client's protocol could not carry, by what (the Transcoder's losses).",
+            [
+                (f'{{protocol="{protocol}",what="{what}"}}', value)
+                for (protocol, what), value in sorted(self.conversion_losses.items())
+            ],
+        )
+        family(
             "resumes_total",
             "counter",
             "Requests resuming a stream with Last-Event-ID: hit (found) or miss (gone).",
             by("outcome", self.resumes),
         )
         return ("\n".join(lines) + "\n").encode()
+
+    def count_losses(self, protocol: str, losses: list[dict[str, object]]) -> None:
+        """Counts what a run's conversion into ``protocol`` could not carry."""
+        for loss in losses:
+            self.conversion_losses[protocol, str(loss["what"])] += 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from .. import _protocols
@@ -148,11 +148,16 @@ async def passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             await aclose()
 
 
-async def converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncIterator[bytes]:
+async def converted(
+    chunks: AsyncIterator[bytes],
+    transcoder: Any,
+    on_losses: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> AsyncIterator[bytes]:
     """The upstream's bytes through a Transcoder. A stream that stops before
     its run ends (the upstream gone or closed early, bytes that are no Agent
     API stream) ends the run as failed in the target protocol, with
-    everything converted before it."""
+    everything converted before it. ``on_losses`` is given what the
+    conversion could not carry, once it stops."""
     watch = _RunWatch()
     try:
         try:
@@ -175,6 +180,8 @@ async def converted(chunks: AsyncIterator[bytes], transcoder: Any) -> AsyncItera
             yield _fail_conversion(transcoder, _why(exc))
         yield transcoder.close()
     finally:
+        if on_losses is not None:
+            on_losses(transcoder.losses)
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
             await aclose()

@@ -35,7 +35,6 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
-from ..gateway._streams import converted
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
 from ..server._response import recording
@@ -108,7 +107,7 @@ class Endpoint:
                 status_code=exc.status,
             )
         run_id = await gateway.store.open()
-        recording(gateway.store, run_id, converted(chunks, impl.Transcoder("agentscope", "langchain")))
+        recording(gateway.store, run_id, gateway.converted(chunks, "langchain"))
         await gateway.store.set_alias(thread_alias(thread_id), run_id)
         return JSONResponse({"type": "success", "id": command_id, "result": {"runId": run_id}})
 

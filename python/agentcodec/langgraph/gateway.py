@@ -38,7 +38,6 @@ from starlette.routing import BaseRoute, Route
 from .._backend import impl
 from ..gateway._body import json_body
 from ..gateway._requests import RequestError
-from ..gateway._streams import converted
 from ..gateway._upstream import UpstreamError
 from ..langchain.gateway import agent_request_from_langchain
 from ..server import ReplayError
@@ -210,8 +209,8 @@ class Endpoint:
             chunks = await gateway.start_run(agent_request, request, abandoned=abandoned)
         except UpstreamError as exc:
             return _detail(exc.status, exc.message)
-        transcoder = impl.Transcoder("agentscope", "langgraph", run_id=run_id, node="agent")
-        frames = _as_the_threads(converted(chunks, transcoder), [*before, *inputs], _asked_modes(body))
+        converting = gateway.converted(chunks, "langgraph", run_id=run_id, node="agent")
+        frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
         store = gateway.store
         stream_id = await store.open()
         await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
