@@ -525,6 +525,23 @@ impl Losses {
     }
 }
 
+/// A `passthrough` event as its protocol names it: by the event's `type`,
+/// its `event`, or its one key (`"<name> event of <protocol>"`).
+fn passed_through(event: &Event) -> String {
+    let protocol = get_str(event, "protocol");
+    let name = match event.get("event") {
+        Some(Value::Object(inner)) => get_str(inner, "type")
+            .or_else(|| get_str(inner, "event"))
+            .or_else(|| inner.keys().next().map(String::as_str)),
+        _ => None,
+    };
+    format!(
+        "{} event of {}",
+        name.unwrap_or("raw"),
+        protocol.unwrap_or("an unnamed protocol")
+    )
+}
+
 impl Loss {
     /// The entry that ends a full list: what follows is not listed.
     pub fn unlisted() -> Self {
@@ -697,31 +714,28 @@ impl Loss {
         if get_str(event, "type") != Some("passthrough") {
             return None;
         }
-        let protocol = get_str(event, "protocol");
-        let name = match event.get("event") {
-            Some(Value::Object(inner)) => get_str(inner, "type")
-                .or_else(|| get_str(inner, "event"))
-                .or_else(|| inner.keys().next().map(String::as_str)),
-            _ => None,
-        };
         Some(Loss {
             what: "passthrough".to_owned(),
             why: format!(
-                "{target} has no place for a {} event of {}, which has no neutral meaning",
-                name.unwrap_or("raw"),
-                protocol.unwrap_or("an unnamed protocol")
+                "{target} has no place for a {}, which has no neutral meaning",
+                passed_through(event)
             ),
         })
     }
 
     /// An event that came after the target's stream had ended, which it
     /// therefore does not write (a second run, or what a source says after
-    /// its own end). Named by the event's `type`.
-    pub fn after_end(target: &str, kind: &str) -> Self {
+    /// its own end). Named by the event's `type`, or a passed-through
+    /// event by its own, as [`Loss::passthrough`] names it.
+    pub fn after_end(target: &str, kind: &str, event: Option<&Event>) -> Self {
+        let named = match event {
+            Some(event) if kind == "passthrough" => passed_through(event),
+            _ => format!("{kind} event"),
+        };
         Loss {
             what: "after_end".to_owned(),
             why: format!(
-                "{target} writes nothing after its stream's end: a {kind} event that came after it has no place"
+                "{target} writes nothing after its stream's end: a {named} that came after it has no place"
             ),
         }
     }

@@ -302,7 +302,7 @@ impl Sink for Convert {
         self.event = log.events;
         self.frame_pending();
         if self.encoder.has_ended_before("block_delta") {
-            let lost = self.ruled.after_end(self.target, "block_delta");
+            let lost = self.ruled.after_end(self.target, "block_delta", None);
             self.note_losses(log.events, lost);
             return Ok(());
         }
@@ -432,7 +432,7 @@ impl RuledLosses {
         // does not take the quick path for)
         let kind = get_str(event, "type")?;
         if encoder.has_ended_before(kind) {
-            return self.after_end(target, kind);
+            return self.after_end(target, kind, Some(event));
         }
         match kind {
             "message_started" if !encoder.carries_namespaces() => Loss::namespace(target, event),
@@ -452,13 +452,14 @@ impl RuledLosses {
         }
     }
 
-    /// An event of `kind` the target drops for coming after its end, once
-    /// for each kind; an end that only repeats the end loses nothing.
-    fn after_end(&mut self, target: &str, kind: &str) -> Option<Loss> {
+    /// An event of `kind` (`event`, where there is one) the target drops
+    /// for coming after its end, once for each kind (a passed-through
+    /// event's own); an end that only repeats the end loses nothing.
+    fn after_end(&mut self, target: &str, kind: &str, event: Option<&Event>) -> Option<Loss> {
         if matches!(kind, "block_finished" | "message_finished" | "run_finished") {
             return None;
         }
-        Some(Loss::after_end(target, kind))
+        Some(Loss::after_end(target, kind, event))
             .filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
     }
 }

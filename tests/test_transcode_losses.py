@@ -784,6 +784,7 @@ def late_run(message_id: str, text: str) -> list[dict[str, Any]]:
         {"type": "block_delta", "message_id": message_id, "index": 0, "delta": text},
         {"type": "block_delta", "message_id": message_id, "index": 0, "delta": text},
         {"type": "block_finished", "message_id": message_id, "index": 0},
+        {"type": "passthrough", "protocol": "elsewhere", "event": {"type": "step"}},
         {"type": "message_finished", "message_id": message_id},
         {"type": "run_failed", "code": "late", "message": "after the end"},
         {"type": "run_finished", "status": "completed"},
@@ -791,14 +792,18 @@ def late_run(message_id: str, text: str) -> list[dict[str, Any]]:
 
 
 def after_end(target: str, kind: str) -> str:
-    return f"{target} writes nothing after its stream's end: a {kind} event that came after it has no place"
+    """A loss's ``why`` for an event of ``kind`` (or a passed-through one,
+    named as its protocol names it) after ``target``'s end."""
+    named = kind if " event of " in kind else f"{kind} event"
+    return f"{target} writes nothing after its stream's end: a {named} that came after it has no place"
 
 
 @pytest.mark.parametrize("target", TABLE)
 def test_what_comes_after_a_targets_end_is_reported(backend: ModuleType, target: str) -> None:
-    """A target writes nothing after its stream's end (AG-UI nothing but a
-    new run): what comes after it is reported once for each kind of event,
-    at the first, and an end that only repeats the end loses nothing."""
+    """A target writes nothing after its stream's end (one whose streams may
+    hold more runs, nothing but a new run): what comes after it is reported
+    once for each kind of event (a passed-through event's own), at the
+    first, and an end that only repeats the end loses nothing."""
     run = neutral_run("completed")
     encoder = backend.NeutralEncoder(target, **OPTIONS[target])
     written = b"".join(encoder.encode(event) for event in [*run, *late_run("late", "later words")])
@@ -814,7 +819,10 @@ def test_what_comes_after_a_targets_end_is_reported(backend: ModuleType, target:
     assert after == [
         (first + number, after_end(target, kind))
         for number, kind in enumerate(("run_started", "message_started", "block_started", "block_delta"))
-    ] + [(first + 7, after_end(target, "run_failed"))]
+    ] + [
+        (first + 6, after_end(target, "step event of elsewhere")),
+        (first + 8, after_end(target, "run_failed")),
+    ]
 
 
 @pytest.mark.parametrize("chunk", [None, 7])

@@ -511,12 +511,9 @@ def namespace_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
-    """An event that has no neutral meaning, which the target has no place
-    for, named by the event's ``type``, its ``event``,
-    or its one key (``events::Loss::passthrough``)."""
-    if event.get("type") != "passthrough":
-        return []
+def _passed_through(event: dict[str, Any]) -> str:
+    """A ``passthrough`` event as its protocol names it: by the event's
+    ``type``, its ``event``, or its one key (``"<name> event of <protocol>"``)."""
     protocol = as_str(event.get("protocol"))
     inner = event.get("event")
     name = None
@@ -526,21 +523,29 @@ def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]
             name = as_str(inner.get("event"))
         if name is None:
             name = next(iter(inner), None)
+    source = "an unnamed protocol" if protocol is None else protocol
+    return f"{'raw' if name is None else name} event of {source}"
+
+
+def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """An event that has no neutral meaning, which the target has no place
+    for, named by the event's ``type``, its ``event``,
+    or its one key (``events::Loss::passthrough``)."""
+    if event.get("type") != "passthrough":
+        return []
     return [
-        (
-            "passthrough",
-            f"{target} has no place for a {'raw' if name is None else name} event of "
-            f"{'an unnamed protocol' if protocol is None else protocol}, which has no neutral meaning",
-        )
+        ("passthrough", f"{target} has no place for a {_passed_through(event)}, which has no neutral meaning")
     ]
 
 
-def after_end_loss(target: str, kind: str) -> tuple[str, str]:
+def after_end_loss(target: str, kind: str, event: dict[str, Any] | None = None) -> tuple[str, str]:
     """An event that came after the target's stream had ended, which it
-    therefore does not write, named by its ``type`` (``events::Loss::after_end``)."""
+    therefore does not write, named by its ``type``, or a passed-through
+    event by its own (``events::Loss::after_end``)."""
+    named = _passed_through(event) if kind == "passthrough" and event is not None else f"{kind} event"
     return (
         "after_end",
-        f"{target} writes nothing after its stream's end: a {kind} event that came after it has no place",
+        f"{target} writes nothing after its stream's end: a {named} that came after it has no place",
     )
 
 

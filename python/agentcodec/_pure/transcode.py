@@ -192,7 +192,7 @@ class _RuledLosses:
     def of(self, target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
         kind = event.get("type")
         if isinstance(kind, str) and encoder.has_ended_before(kind):
-            return self._after_end(target, kind)
+            return self._after_end(target, kind, event)
         if kind == "message_started" and not encoder.carries_namespaces:
             return namespace_loss(target, event)
         if kind != "passthrough":
@@ -204,12 +204,13 @@ class _RuledLosses:
             return []
         return self._once(passthrough_loss(target, event))
 
-    def _after_end(self, target: str, kind: str) -> list[tuple[str, str]]:
-        """An event of ``kind`` the target drops for coming after its end;
-        an end that only repeats the end loses nothing."""
+    def _after_end(self, target: str, kind: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+        """An event of ``kind`` the target drops for coming after its end
+        (named as a passed-through event names itself); an end that only
+        repeats the end loses nothing."""
         if kind in ("block_finished", "message_finished", "run_finished"):
             return []
-        return self._once([after_end_loss(target, kind)])
+        return self._once([after_end_loss(target, kind, event)])
 
     def _once(self, lost: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """The loss, the first time its kind comes."""
