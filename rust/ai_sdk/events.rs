@@ -397,7 +397,11 @@ impl Decoder {
         kind: &str,
         out: &mut Vec<Event>,
     ) {
-        let held = self.held_signatures.remove(block);
+        let held = if self.held_signatures.is_empty() {
+            None // (most streams: no hashing of the block's key for it)
+        } else {
+            self.held_signatures.remove(block)
+        };
         let Some((encrypted, redacted, by)) = read_signature(event, kind).or(held) else {
             return;
         };
