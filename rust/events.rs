@@ -16,6 +16,29 @@ use crate::json::{write_object, Map, Value};
 /// A neutral event, or a protocol event: a JSON object.
 pub type Event = Map<String, Value>;
 
+/// The neutral vocabulary, as `python/agentcodec/_vocabulary/vocabulary.txt`
+/// holds it for both backends (build.rs makes its constants).
+pub mod vocabulary {
+    include!(concat!(env!("OUT_DIR"), "/vocabulary/_vocabulary.rs"));
+}
+
+/// Refuses a neutral event given from outside (a server's, to an encoder)
+/// that has no neutral type, saying why: an encoder would write nothing of
+/// it. The events the decoders make always have one.
+pub fn check_type(event: &Event) -> Result<(), String> {
+    match event.get("type") {
+        Some(Value::String(kind)) if vocabulary::EVENT_TYPES.contains(&kind.as_str()) => Ok(()),
+        Some(Value::String(kind)) => Err(format!(
+            "a neutral event's type is one of {}, not {kind}",
+            vocabulary::EVENT_TYPES.join(", ")
+        )),
+        _ => Err(format!(
+            "a neutral event has a type, one of {}",
+            vocabulary::EVENT_TYPES.join(", ")
+        )),
+    }
+}
+
 /// The statuses of a finished run (`run_finished`'s `status`).
 pub const RUN_STATUSES: [&str; 4] = ["completed", "incomplete", "cancelled", "interrupted"];
 
@@ -824,6 +847,22 @@ impl indexmap::Equivalent<(String, i64)> for BlockRef<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_of_no_neutral_type_is_refused() {
+        let typed = |kind: Value| {
+            let mut event = Event::new();
+            event.insert("type".to_owned(), kind);
+            event
+        };
+        for kind in vocabulary::EVENT_TYPES {
+            assert_eq!(check_type(&typed(kind.into())), Ok(()));
+        }
+        let refused = check_type(&typed("block_deltas".into())).unwrap_err();
+        assert!(refused.ends_with(", not block_deltas"), "{refused}");
+        assert!(check_type(&typed(Value::Null)).is_err());
+        assert!(check_type(&Event::new()).is_err());
+    }
 
     #[test]
     fn losses_are_listed_up_to_their_bound_then_once_more() {

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcodec._pure.events import BLOCK_FIELDS, BLOCK_KINDS
+from agentcodec._pure.events import BLOCK_FIELDS, BLOCK_KINDS, EVENT_TYPES
 from agentcodec.events import PROTOCOLS
 from conftest import NATIVE, PURE, examples
 from protocol_table import TABLE
@@ -178,10 +178,14 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
                 "usage": rng.choice([None, {"input_tokens": 1}]),
             }
         )
-    # Fields of the wrong type: no encoder may fail on them.
+    # Fields of the wrong type: no encoder may fail on them (but the type,
+    # which an encoder refuses where it is no neutral one).
     for _ in range(rng.choice([0, 0, 1, 2])):
         position = rng.randrange(len(events))
-        events[position] = _mutate_value(rng, events[position])
+        mutated = _mutate_value(rng, events[position])
+        if isinstance(mutated, dict):
+            mutated["type"] = events[position]["type"]
+        events[position] = mutated
     return events
 
 
@@ -276,9 +280,28 @@ def test_encoders_take_fields_of_any_type(target: str) -> None:
         {**event, "protocol": target} if event["type"] == "passthrough" else event for event in EVERY_EVENT
     ]
     for position, event in enumerate(every_event):
-        for key in event:
+        for key in event.keys() - {"type"}:  # (a type of no neutral event is refused: below)
             for odd in ([], {}, 1.5, True, None, -1):
                 events = [*every_event[:position], {**event, key: odd}, *every_event[position + 1 :]]
                 native = outcome(NATIVE, "encode", None, target, events)
                 assert native == outcome(PURE, "encode", None, target, events), (key, odd)
                 assert not isinstance(native[0], str), native
+
+
+@pytest.mark.parametrize("target", PROTOCOLS)
+def test_an_event_of_no_neutral_type_is_refused_by_an_encoder(target: str) -> None:
+    """What a server hands an encoder by hand: an event whose type is none
+    of the vocabulary's (a misspelling, a missing type) is a ValueError
+    naming the types, alike on both backends, where the encoder would
+    otherwise write nothing of it; every neutral type is taken."""
+    refused = [{"type": "block_deltas"}, {"type": ""}, {"type": None}, {"type": 3}, {"message_id": "m"}]
+    for event in refused:
+        native = outcome(NATIVE, "encode", None, target, [EVERY_EVENT[0], event])
+        assert native == outcome(PURE, "encode", None, target, [EVERY_EVENT[0], event]), event
+        assert native[0] == "ValueError", native
+        assert ", ".join(EVENT_TYPES) in native[1]
+    assert outcome(PURE, "encode", None, target, [{"type": "block_deltas"}])[1].endswith(", not block_deltas")
+    for backend in (NATIVE, PURE):
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        for kind in EVENT_TYPES:
+            encoder.encode({"type": kind})

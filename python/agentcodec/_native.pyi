@@ -869,9 +869,11 @@ class NeutralEncoder:
 
     def __new__(cls, target: _Protocol, **options: Any) -> NeutralEncoder: ...
     def encode(self, event: Mapping[str, Any]) -> bytes:
-        """The SSE bytes of what one neutral event becomes."""
+        """The SSE bytes of what one neutral event becomes. An event whose
+        ``type`` is none of the neutral vocabulary's is a ValueError."""
     def encode_events(self, event: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """What one neutral event becomes, as the target's events."""
+        """What one neutral event becomes, as the target's events (refused
+        as ``encode`` refuses it)."""
     def close(self) -> bytes:
         """The SSE bytes the encoder writes at the end."""
     @property

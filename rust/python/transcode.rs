@@ -367,7 +367,10 @@ pub struct NeutralEncoder {
 /// A neutral event given by Python, refused as the pure backend refuses it.
 fn neutral_event(event: &Bound<'_, PyAny>) -> PyResult<Event> {
     match from_python(event) {
-        Ok(Value::Object(event)) => Ok(event),
+        Ok(Value::Object(event)) => match crate::events::check_type(&event) {
+            Ok(()) => Ok(event),
+            Err(why) => Err(PyValueError::new_err(why)),
+        },
         Ok(_) => {
             let kind = event.get_type().name()?.to_string();
             Err(PyTypeError::new_err(format!(
@@ -398,7 +401,8 @@ impl NeutralEncoder {
         })
     }
 
-    /// The SSE bytes of what one neutral event becomes.
+    /// The SSE bytes of what one neutral event becomes. An event whose
+    /// ``type`` is none of the neutral vocabulary's is a ValueError.
     fn encode<'py>(
         &self,
         py: Python<'py>,
@@ -410,7 +414,8 @@ impl NeutralEncoder {
         })
     }
 
-    /// What one neutral event becomes, as the target's events.
+    /// What one neutral event becomes, as the target's events (refused
+    /// as ``encode`` refuses it).
     fn encode_events<'py>(
         &self,
         py: Python<'py>,

@@ -53,6 +53,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias, get_args
 
+from .._vocabulary import tables
+
 __all__ = [
     "APPENDED_FIELD",
     "PROTOCOL_NAMES",
@@ -66,12 +68,14 @@ __all__ = [
     "block_key",
     "BLOCK_FIELDS",
     "BLOCK_KINDS",
+    "EVENT_TYPES",
     "MESSAGE_KINDS",
     "RUN_STATUSES",
     "block_delta",
     "block_finished",
     "block_replaced",
     "block_started",
+    "check_type",
     "message_finished",
     "message_started",
     "passthrough",
@@ -100,6 +104,23 @@ ProtocolName: TypeAlias = Literal[
 ]
 #: Every protocol's name, in order.
 PROTOCOL_NAMES: tuple[ProtocolName, ...] = get_args(ProtocolName)
+
+#: The types of the neutral events: what every encoder takes (the
+#: vocabulary both backends read, ``_vocabulary/vocabulary.txt``).
+EVENT_TYPES: tuple[str, ...] = tables("_vocabulary")["EVENT_TYPES"]
+
+
+def check_type(event: dict[str, Any]) -> None:
+    """Refuses a neutral event given from outside (a server's, to an
+    encoder) that has no neutral type, with a ValueError saying why: an
+    encoder would write nothing of it (``events::check_type``)."""
+    kind = event.get("type")
+    if isinstance(kind, str) and kind in EVENT_TYPES:
+        return
+    if isinstance(kind, str):
+        raise ValueError(f"a neutral event's type is one of {', '.join(EVENT_TYPES)}, not {kind}")
+    raise ValueError(f"a neutral event has a type, one of {', '.join(EVENT_TYPES)}")
+
 
 MESSAGE_KINDS = ("message", "reasoning", "tool_call", "tool_result")
 #: The statuses of a finished run (``run_finished``'s ``status``).

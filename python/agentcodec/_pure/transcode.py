@@ -16,6 +16,7 @@ from .events import (
     after_end_loss,
     as_namespace,
     as_str,
+    check_type,
     list_losses,
     namespace_loss,
     passthrough_loss,
@@ -244,11 +245,13 @@ class Encoder:
         list_losses(self._losses, self._events, (lost or []) + self._encoder.take_losses())
 
     def encode(self, event: dict[str, Any]) -> bytes:
-        """The SSE bytes of what one neutral event becomes."""
+        """The SSE bytes of what one neutral event becomes. An event whose
+        ``type`` is none of the neutral vocabulary's is a ValueError."""
         return b"".join(self._frame(item) for item in self._encode(event))
 
     def encode_events(self, event: dict[str, Any]) -> list[dict[str, Any]]:
-        """What one neutral event becomes, as the target's events."""
+        """What one neutral event becomes, as the target's events (refused
+        as ``encode`` refuses it)."""
         return self._encode(event)
 
     def _encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
@@ -258,6 +261,7 @@ class Encoder:
             raise TypeError(f"a neutral event must be JSON-compatible: {exc}") from None
         if not isinstance(copied, dict):
             raise TypeError(f"a neutral event is a dict, not {type(event).__name__}")
+        check_type(copied)
         lost = self._ruled.of(self.target, self._encoder, copied)
         encoded = [render(item) for item in self._encoder.encode(copied)]
         self._events += 1

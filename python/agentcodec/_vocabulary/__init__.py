@@ -1,6 +1,7 @@
 """Each protocol's vocabulary (its event types, finish reasons, error codes),
 written once in the protocol's package (``agentcodec/<name>/vocabulary.txt``)
-and read by both backends:
+and read by both backends (the neutral vocabulary's event types are this
+package's own, ``tables("_vocabulary")``):
 the Rust core's ``build.rs`` makes a constant of each table, and this module
 reads them for the pure backend and the protocols' public types.
 
