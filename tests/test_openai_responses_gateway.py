@@ -125,6 +125,25 @@ def test_a_run_not_streamed_that_fails_is_a_failed_response() -> None:
     assert response["status"] == "failed"
 
 
+def test_a_run_not_streamed_counts_what_its_conversion_lost() -> None:
+    """The final response is converted too: its losses are counted at
+    /metrics as a streamed run's are."""
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        asked = {"input": [{"role": "user", "content": [{"type": "text", "text": QUESTION}]}]}
+        process = httpx.post(f"{url}/process", json=asked, timeout=10).content
+        response = httpx.post(f"{url}/v1/responses", json={"input": QUESTION}, timeout=10).json()
+        metrics = httpx.get(f"{url}/metrics", timeout=10).text
+    assert response["status"] == "completed"
+    transcoder = Transcoder("agentscope", "openai-responses")
+    transcoder.feed(process)
+    transcoder.close()
+    lost = [loss["what"] for loss in transcoder.losses]
+    assert lost, "the demo agent's turn loses nothing in the Responses API"
+    for what in set(lost):
+        sample = f'agentcodec_gateway_conversion_losses_total{{protocol="openai-responses",what="{what}"}}'
+        assert f"{sample} {lost.count(what)}\n" in metrics
+
+
 def _cut_at_an_event(stream: bytes, events: int) -> bytes:
     """The stream's first ``events`` events, ending cleanly at a blank line."""
     at = 0

@@ -19,7 +19,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .. import _protocols
-from .._backend import impl
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
@@ -35,7 +34,6 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
-from ..gateway._streams import converted
 from ..gateway._upstream import UpstreamError
 
 if TYPE_CHECKING:
@@ -80,7 +78,7 @@ class Endpoint:
         except UpstreamError as exc:
             return error_response(exc.status, exc.code, exc.message)
         assembler = _protocols.assembler("openai-responses")
-        async for data in converted(chunks, impl.Transcoder("agentscope", "openai-responses", **options)):
+        async for data in gateway.converted(chunks, "openai-responses", **options):
             assembler.feed(data)
         return JSONResponse(assembler.close())
 
