@@ -559,7 +559,7 @@ def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]
     ]
 
 
-def after_end_loss(target: str, kind: str, event: dict[str, Any] | None = None) -> tuple[str, str]:
+def after_end_loss(target: str, kind: str, event: dict[str, Any] | None) -> tuple[str, str]:
     """An event that came after the target's stream had ended, which it
     therefore does not write, named by its ``type``, or a passed-through
     event by its own (``events::Loss::after_end``)."""
