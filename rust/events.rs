@@ -763,6 +763,23 @@ impl Loss {
         }
     }
 
+    /// What a `block_delta` or `block_replaced` (`kind`) brought to a block
+    /// that is not open (never started, or finished already), which the
+    /// target writes nothing of: a replacement's `fields`, sorted.
+    pub fn block_not_open(target: &str, kind: &str, fields: &[&str]) -> Self {
+        let brought = if fields.is_empty() {
+            format!("a {kind}")
+        } else {
+            format!("the {} of a {kind}", fields.join(", "))
+        };
+        Loss {
+            what: "block_not_open".to_owned(),
+            why: format!(
+                "{target} writes nothing to a block that is not open (never started, or finished): {brought} to one has no place"
+            ),
+        }
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {
@@ -809,6 +826,13 @@ pub trait Encode {
     /// end as a loss.
     fn has_ended_before(&self, _kind: &str) -> bool {
         false
+    }
+
+    /// The fields of a `block_replaced` it writes to a block it has
+    /// finished (AG-UI's encrypted reasoning, which may follow a message's
+    /// end); the Transcoder records the others as a loss.
+    fn writes_after_block_end(&self, _replaced: &Event) -> &'static [&'static str] {
+        &[]
     }
 
     fn finish(&mut self, _out: &mut Vec<Event>) {}

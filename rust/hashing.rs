@@ -21,6 +21,10 @@ pub type HashSet<T> = std::collections::HashSet<T, RandomState>;
 /// `indexmap::IndexMap` with foldhash: insertion order kept.
 pub type IndexMap<K, V> = indexmap::IndexMap<K, V, RandomState>;
 
+/// `indexmap::IndexSet` with foldhash: found by borrowed parts too
+/// (`events::BlockRef`).
+pub type IndexSet<T> = indexmap::IndexSet<T, RandomState>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,7 @@ use crate::events::{
     Event, Loss, Losses, Quick,
 };
 use crate::framing::Kind;
-use crate::hashing::{HashSet, IndexMap};
+use crate::hashing::{HashMap, HashSet, IndexMap, IndexSet};
 use crate::json::{self, Map, Value};
 use crate::json_patch::apply_patch;
 use crate::registry::Descriptor;
@@ -412,13 +412,19 @@ impl Transcoder {
 /// What a target loses by one rule for every encoder, which says what it
 /// carries: a message's namespace, where its messages have none; an event
 /// with no neutral meaning, another protocol's where it keeps none, its own
-/// where it does not write it back; an event after its stream's end (these
-/// two once for each kind of event: a stream may bring one with every step).
+/// where it does not write it back; an event after its stream's end; what
+/// a replacement brings to a block that is not open, beyond what the
+/// encoder writes after a block's end (these three once for each kind of
+/// event: a stream may bring one with every step).
 #[derive(Default)]
 struct RuledLosses {
-    /// The kinds of events reported already, passed through or after the
-    /// end (their losses' sentences).
+    /// The kinds of events reported already, passed through, after the
+    /// end or to a block not open (their losses' sentences).
     dropped_kinds: HashSet<String>,
+    /// The open blocks (started, not finished: a message's end does not
+    /// end them, as in the neutral view): as many as the stream holds open
+    /// at once.
+    open: IndexSet<(String, i64)>,
 }
 
 impl RuledLosses {
@@ -436,6 +442,31 @@ impl RuledLosses {
         }
         match kind {
             "message_started" if !encoder.carries_namespaces() => Loss::namespace(target, event),
+            "block_started" => {
+                if let Some((message_id, index)) = block_of(event) {
+                    self.open.insert((message_id.to_owned(), index));
+                }
+                None
+            }
+            "block_finished" => {
+                if let Some((message_id, index)) = block_of(event) {
+                    self.open.swap_remove(&BlockRef(message_id, index));
+                }
+                None
+            }
+            "block_replaced" if !self.is_open(event) => {
+                let written = encoder.writes_after_block_end(event);
+                let mut fields: Vec<&str> = event
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|field| !BLOCK_NAMED_BY.contains(field) && !written.contains(field))
+                    .collect();
+                if fields.is_empty() {
+                    return None;
+                }
+                fields.sort_unstable();
+                self.once(Loss::block_not_open(target, kind, &fields))
+            }
             "passthrough" => {
                 let kept = if get_str(event, "protocol") == Some(target) {
                     encoder.keeps_own_event(event)
@@ -445,11 +476,33 @@ impl RuledLosses {
                 if kept {
                     return None;
                 }
-                Loss::passthrough(target, event)
-                    .filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
+                self.once(Loss::passthrough(target, event)?)
             }
             _ => None,
         }
+    }
+
+    /// A `block_delta` given to an encoder (built by hand: decoders start
+    /// every block they write to) for a block that is not open, which no
+    /// encoder writes.
+    fn stray_delta(&mut self, target: &str, event: &Event) -> Option<Loss> {
+        if get_str(event, "type") != Some("block_delta")
+            || get_str(event, "delta").is_none_or(str::is_empty)
+            || self.is_open(event)
+        {
+            return None;
+        }
+        self.once(Loss::block_not_open(target, "block_delta", &[]))
+    }
+
+    fn is_open(&self, event: &Event) -> bool {
+        block_of(event)
+            .is_some_and(|(message_id, index)| self.open.contains(&BlockRef(message_id, index)))
+    }
+
+    /// The loss, the first time its kind comes.
+    fn once(&mut self, loss: Loss) -> Option<Loss> {
+        Some(loss).filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
     }
 
     /// An event of `kind` (`event`, where there is one) the target drops
@@ -459,9 +512,19 @@ impl RuledLosses {
         if matches!(kind, "block_finished" | "message_finished" | "run_finished") {
             return None;
         }
-        Some(Loss::after_end(target, kind, event))
-            .filter(|loss| self.dropped_kinds.insert(loss.why.clone()))
+        self.once(Loss::after_end(target, kind, event))
     }
+}
+
+/// The fields that name the block an event is for.
+const BLOCK_NAMED_BY: [&str; 3] = ["type", "message_id", "index"];
+
+/// The block an event names: its message id and index.
+fn block_of(event: &Event) -> Option<(&str, i64)> {
+    Some((
+        get_str(event, "message_id")?,
+        crate::events::as_int(event.get("index"))?,
+    ))
 }
 
 /// Encodes neutral events into a protocol's events and SSE bytes.
@@ -490,7 +553,10 @@ impl Encoder {
     /// What one neutral event becomes, as the target's events.
     pub fn encode_events(&mut self, event: &Event) -> Vec<Event> {
         let mut out = Vec::new();
-        let lost = self.ruled.of(self.target, self.encoder.as_ref(), event);
+        let lost = self
+            .ruled
+            .of(self.target, self.encoder.as_ref(), event)
+            .or_else(|| self.ruled.stray_delta(self.target, event));
         self.encoder.encode(event, &mut out);
         self.events += 1;
         let event = self.events;
@@ -552,6 +618,9 @@ pub struct View {
     messages: IndexMap<String, MessageView>,
     /// Open blocks: (message, index) -> the block's position in its message.
     open: IndexMap<(String, i64), usize>,
+    /// Finished blocks, likewise: a replacement may follow a block's end
+    /// (AG-UI's encrypted reasoning follows its message's).
+    finished: HashMap<(String, i64), usize>,
     state: Value,
     kept: Vec<Value>,
     /// The blocks all messages hold (for `max_blocks`).
@@ -579,6 +648,7 @@ impl View {
             run,
             messages: IndexMap::default(),
             open: IndexMap::default(),
+            finished: HashMap::default(),
             state: Value::Null,
             kept: Vec::new(),
             blocks: 0,
@@ -613,6 +683,17 @@ impl View {
         let position = *self.open.get(&key)?;
         let block = &mut self.messages.get_mut(&key.0)?.blocks[position];
         Some((block, key))
+    }
+
+    /// The block a replacement is for: an open one, or one finished.
+    fn replaced_block(&mut self, event: &Event) -> Option<&mut Map<String, Value>> {
+        let message_id = event.get("message_id")?.as_str()?;
+        let index = event.get("index")?.as_i64()?;
+        let position = match self.open.get(&BlockRef(message_id, index)) {
+            Some(position) => *position,
+            None => *self.finished.get(&(message_id.to_owned(), index))?,
+        };
+        Some(&mut self.messages.get_mut(message_id)?.blocks[position])
     }
 
     /// The view as a JSON object.
@@ -793,7 +874,7 @@ impl Sink for View {
                 }
             }
             "block_replaced" => {
-                if let Some((block, _)) = self.block(&event) {
+                if let Some(block) = self.replaced_block(&event) {
                     for (key, value) in &event {
                         if !FIXED.contains(&key.as_str()) {
                             block.insert(key.clone(), value.clone());
@@ -809,24 +890,10 @@ impl Sink for View {
             "block_finished" => {
                 if let Some((block, key)) = self.block(&event) {
                     block.insert("status".to_owned(), "completed".into());
-                    if block.get("kind").and_then(Value::as_str) == Some("tool_call") {
-                        let (input, error) = match block.get("arguments") {
-                            Some(Value::String(text)) if text.is_empty() => {
-                                (Some(Value::Object(Map::new())), None)
-                            }
-                            Some(Value::String(text)) => match json::parse(text) {
-                                Ok(input) => (Some(input), None),
-                                Err(_) => (None, Some("arguments are not valid JSON")),
-                            },
-                            None | Some(Value::Null) => (Some(Value::Object(Map::new())), None),
-                            Some(_) => (None, Some("arguments are not text")),
-                        };
-                        block.insert("input".to_owned(), input.unwrap_or(Value::Null));
-                        if let Some(error) = error {
-                            block.insert("error".to_owned(), error.into());
-                        }
+                    settle_tool_call(block);
+                    if let Some(position) = self.open.swap_remove(&key) {
+                        self.finished.insert(key, position);
                     }
-                    self.open.swap_remove(&key);
                 }
             }
             "state_snapshot" => self.state = field(&event, "snapshot"),
@@ -867,6 +934,27 @@ impl Sink for View {
                 message.blocks[*position].insert("status".to_owned(), "incomplete".into());
             }
         }
+    }
+}
+
+/// A finished tool call's `input`: its arguments parsed (an `error` where
+/// they are not JSON text).
+fn settle_tool_call(block: &mut Map<String, Value>) {
+    if block.get("kind").and_then(Value::as_str) != Some("tool_call") {
+        return;
+    }
+    let (input, error) = match block.get("arguments") {
+        Some(Value::String(text)) if text.is_empty() => (Some(Value::Object(Map::new())), None),
+        Some(Value::String(text)) => match json::parse(text) {
+            Ok(input) => (Some(input), None),
+            Err(_) => (None, Some("arguments are not valid JSON")),
+        },
+        None | Some(Value::Null) => (Some(Value::Object(Map::new())), None),
+        Some(_) => (None, Some("arguments are not text")),
+    };
+    block.insert("input".to_owned(), input.unwrap_or(Value::Null));
+    if let Some(error) = error {
+        block.insert("error".to_owned(), error.into());
     }
 }
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from agui_reference import verify_events
 from conversion import CANCELLED_RUN, backends, convert, view
 from protocol_table import TABLE
 from protocols import sse_event
@@ -224,3 +225,42 @@ def test_a_neutral_encoder_reports_its_losses_by_the_neutral_event(backend: Modu
             "why": "agui has no run status interrupted: the run is written as completed",
         },
     ]
+
+
+def encrypted_values(stream: bytes) -> list[tuple[str, str, str]]:
+    """An AG-UI stream's encrypted values: (subtype, entity, value)."""
+    return [
+        (event["subtype"], event["entityId"], event["encryptedValue"])
+        for event in data_events(stream)
+        if event["type"] == "REASONING_ENCRYPTED_VALUE"
+    ]
+
+
+def test_encrypted_values_after_their_messages_end_survive_agui_into_agui(backend: ModuleType) -> None:
+    """A REASONING_ENCRYPTED_VALUE names a message or a tool call, and comes
+    after its end (ag-ui-protocol's own stream of every event): AG-UI into
+    AG-UI writes it again, in events the client's verifier takes, and the
+    client keeps it where it kept the source's; the neutral view keeps it
+    on its block. (Both once dropped it without a word.)"""
+    stream = (FIXTURES / "sdk" / "agui_every_event.sse").read_bytes()
+    sealed = [("message", "r-msg", "enc-1"), ("tool-call", "c1", "enc-2")]
+    assert encrypted_values(stream) == sealed
+    transcoder = backend.Transcoder("agui", "agui")
+    converted = transcoder.feed(stream) + transcoder.close()
+    assert encrypted_values(converted) == sealed
+    assert [loss for loss in transcoder.losses if loss["what"] == "block_not_open"] == []
+    verify_events(data_events(converted))
+
+    def client_messages(stream: bytes) -> dict[str, Any]:
+        client = backend.AGUIAssembler()
+        client.feed(stream)
+        return {message["id"]: message.get("encryptedValue") for message in client.close()["messages"]}
+
+    assert client_messages(converted)["r-msg"] == client_messages(stream)["r-msg"] == "enc-1"
+    kept = {
+        (message["id"], block["kind"]): block.get("encrypted")
+        for message in view(backend, "agui", stream)["messages"]
+        for block in message["blocks"]
+    }
+    assert kept[("r-msg", "reasoning")] == "enc-1"
+    assert kept[("m1", "tool_call")] == "enc-2"

@@ -29,9 +29,10 @@ def carried_words(row: Any) -> frozenset[str]:
     ``run_status`` where it has no word for a run status,
     ``result_as_json`` where its tool results are text, ``tool_kind``
     where it writes tool calls, ``namespace`` where it has none, and
-    ``passthrough`` where it keeps no other protocol's events, and
-    ``after_end`` for what comes after its stream's end."""
-    words = set(row.cannot_carry) | {"after_end"}
+    ``passthrough`` where it keeps no other protocol's events, ``after_end``
+    for what comes after its stream's end, and ``block_not_open`` for what
+    a replacement brings after its block's end."""
+    words = set(row.cannot_carry) | {"after_end", "block_not_open"}
     if not row.namespaces:
         words.add("namespace")
     if not row.keeps_foreign_events:
@@ -848,3 +849,109 @@ def test_deltas_after_a_failure_are_reported_by_every_target_that_ended(
         assert [loss for loss in transcoder.losses if loss["what"] == "after_end"] == [
             {"event": 5, "what": "after_end", "why": after_end(target, "block_delta")}
         ], target
+
+
+def not_open(target: str, brought: str) -> str:
+    """A loss's ``why`` for what ``brought`` to a block that is not open."""
+    return (
+        f"{target} writes nothing to a block that is not open (never started, or finished): "
+        f"{brought} to one has no place"
+    )
+
+
+# A run whose blocks take replacements after their end: an encrypted value
+# (twice: reported once), a correction of text.
+REPLACED_AFTER_THE_END = [
+    {"type": "run_started", "run_id": "r", "thread_id": "t"},
+    {"type": "message_started", "message_id": "m", "role": "assistant"},
+    {"type": "block_started", "message_id": "m", "index": 0, "kind": "reasoning"},
+    {"type": "block_delta", "message_id": "m", "index": 0, "delta": "thinking"},
+    {"type": "block_finished", "message_id": "m", "index": 0},
+    {"type": "block_started", "message_id": "m", "index": 1, "kind": "text"},
+    {"type": "block_delta", "message_id": "m", "index": 1, "delta": "said"},
+    {"type": "block_finished", "message_id": "m", "index": 1},
+    {
+        "type": "block_replaced",
+        "message_id": "m",
+        "index": 0,
+        "encrypted": "sealed-1",
+        "encrypted_by": "openai",
+    },
+    {"type": "block_replaced", "message_id": "m", "index": 1, "text": "said otherwise"},
+    {
+        "type": "block_replaced",
+        "message_id": "m",
+        "index": 0,
+        "encrypted": "sealed-2",
+        "encrypted_by": "openai",
+    },
+    {"type": "message_finished", "message_id": "m"},
+    {"type": "run_finished", "status": "completed"},
+]
+
+
+@pytest.mark.parametrize("target", TABLE)
+def test_a_replacement_after_its_blocks_end_is_written_or_reported(backend: ModuleType, target: str) -> None:
+    """What a replacement brings after its block's end is written where the
+    target has a place for it then (AG-UI's encrypted value names its
+    message, not the block), and reported where not, once for what it
+    brings: never dropped without a word. (Every encoder once dropped it.)"""
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in REPLACED_AFTER_THE_END) + encoder.close()
+    assert b"said otherwise" not in written
+    sealed = b"sealed-1" in written
+    assert (b"sealed-2" in written) == sealed
+    reported = [(loss["event"], loss["why"]) for loss in encoder.losses if loss["what"] == "block_not_open"]
+    encrypted = [] if sealed else [(9, not_open(target, "the encrypted, encrypted_by of a block_replaced"))]
+    assert reported == [*encrypted, (10, not_open(target, "the text of a block_replaced"))]
+
+
+@pytest.mark.parametrize("target", TABLE)
+def test_a_delta_to_a_block_that_is_not_open_is_reported(backend: ModuleType, target: str) -> None:
+    """An encoder given events built by hand writes nothing of a delta to a
+    block never started or finished already (it could not say what kind of
+    block it is), and reports it once; an empty delta brings nothing."""
+    events = [
+        {"type": "run_started", "run_id": "r", "thread_id": "t"},
+        {"type": "message_started", "message_id": "m", "role": "assistant"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "unstarted words"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "kept words"},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "late words"},
+        {"type": "block_delta", "message_id": "m", "index": 7, "delta": ""},
+        {"type": "block_delta", "index": 0, "delta": "words of no message"},
+        {"type": "message_finished", "message_id": "m"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    assert b"kept words" in written
+    for lost in (b"unstarted words", b"late words", b"words of no message"):
+        assert lost not in written
+    assert [loss for loss in encoder.losses if loss["what"] == "block_not_open"] == [
+        {"event": 3, "what": "block_not_open", "why": not_open(target, "a block_delta")}
+    ]
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_decoders_write_only_to_blocks_they_started(source: str, path: Path) -> None:
+    """Every recorded stream's neutral events: a delta and an end go to an
+    open block, a replacement to one that started (it may follow the end),
+    so that the Transcoder, which checks only replacements, misses no loss."""
+    for backend in backends():
+        decoder = backend.NeutralDecoder(source)
+        events = decoder.feed(path.read_bytes()) + decoder.close()
+        open_blocks: set[tuple[str, int]] = set()
+        started: set[tuple[str, int]] = set()
+        for event in events:
+            block = (event.get("message_id"), event.get("index"))
+            if event["type"] == "block_started":
+                open_blocks.add(block)  # type: ignore[arg-type]
+                started.add(block)  # type: ignore[arg-type]
+            elif event["type"] == "block_replaced":
+                assert block in started, event
+            elif event["type"] in ("block_delta", "block_finished"):
+                assert block in open_blocks, event
+                if event["type"] == "block_finished":
+                    open_blocks.discard(block)  # type: ignore[arg-type]

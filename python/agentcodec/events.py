@@ -32,6 +32,11 @@ server that runs it), ``tool_result``
 (``call_id``, ``name``, ``tool``), ``media`` (``media_type``, ``mime_type``,
 ``url``) and ``data`` (``value``).
 
+A delta goes to an open block (started, not finished: a message's end does
+not end its blocks); a replacement may also come after its block's end, as
+AG-UI's encrypted values do. What a target writes nothing of, a delta or
+replacement to a block that is not open, is reported (``block_not_open``).
+
 - ``Decoder(protocol)``: a protocol's stream (SSE bytes in any chunking, or
   decoded events) into neutral events.
 - ``Encoder(protocol, **options)``: neutral events into the protocol's

@@ -626,6 +626,9 @@ pub struct Encoder {
     /// message id -> (role, kind).
     messages: HashMap<String, (String, Option<String>)>,
     blocks: IndexMap<(String, i64), EncodedBlock>,
+    /// The run's finished blocks that may still take an encrypted value
+    /// (text, reasoning, tool calls): (kind, the AG-UI id it goes to).
+    finished: HashMap<(String, i64), (BlockKind, String)>,
     open_text: IndexMap<String, u32>,
     open_reasoning: IndexMap<String, u32>,
     open_calls: BTreeSet<String>,
@@ -888,6 +891,14 @@ impl Encoder {
             self.lost.push(Loss::correction("agui", kind));
         }
         let Some(block) = self.blocks.get_mut(&key) else {
+            // AG-UI's encrypted value names its message or tool call, so it
+            // may follow their end.
+            if let (Some((kind, agui_id)), Some(encrypted)) = (
+                self.finished.get(&key),
+                event.get("encrypted").and_then(Value::as_str),
+            ) {
+                out.push(encrypted_value(*kind, agui_id, encrypted));
+            }
             return;
         };
         if has_annotations(event) {
@@ -923,19 +934,7 @@ impl Encoder {
         }
         if let Some(encrypted) = event.get("encrypted").and_then(Value::as_str) {
             if block.kind != BlockKind::ToolResult {
-                let subtype = if block.kind == BlockKind::ToolCall {
-                    "tool-call"
-                } else {
-                    "message"
-                };
-                out.push(agui_event(
-                    "REASONING_ENCRYPTED_VALUE",
-                    vec![
-                        ("subtype", subtype.into()),
-                        ("entityId", block.agui_id.as_str().into()),
-                        ("encryptedValue", encrypted.into()),
-                    ],
-                ));
+                out.push(encrypted_value(block.kind, &block.agui_id, encrypted));
             }
         }
         // Text, reasoning and arguments only grow in AG-UI: a replacement
@@ -943,10 +942,16 @@ impl Encoder {
     }
 
     fn block_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
-        let Some(block) = Self::block_key(event).and_then(|key| self.blocks.swap_remove(&key))
+        let Some((key, block)) = Self::block_key(event)
+            .and_then(|key| self.blocks.swap_remove_full(&key))
+            .map(|(_, key, block)| (key, block))
         else {
             return;
         };
+        if block.kind != BlockKind::ToolResult {
+            self.finished
+                .insert(key, (block.kind, block.agui_id.clone()));
+        }
         match block.kind {
             BlockKind::Text => {
                 release(&mut self.open_text, &block.agui_id, "TEXT_MESSAGE_END", out)
@@ -981,6 +986,23 @@ impl Encoder {
     }
 }
 
+/// The encrypted value of a message (text, reasoning) or a tool call.
+fn encrypted_value(kind: BlockKind, agui_id: &str, encrypted: &str) -> Event {
+    let subtype = if kind == BlockKind::ToolCall {
+        "tool-call"
+    } else {
+        "message"
+    };
+    agui_event(
+        "REASONING_ENCRYPTED_VALUE",
+        vec![
+            ("subtype", subtype.into()),
+            ("entityId", agui_id.into()),
+            ("encryptedValue", encrypted.into()),
+        ],
+    )
+}
+
 fn release(open: &mut IndexMap<String, u32>, agui_id: &str, end: &str, out: &mut Vec<Event>) {
     let Some(count) = open.get_mut(agui_id) else {
         return;
@@ -1003,6 +1025,17 @@ impl Encode for Encoder {
         true
     }
 
+    /// An encrypted value, for a text, reasoning or tool call block of the
+    /// run: it names its message or tool call, not the block.
+    fn writes_after_block_end(&self, replaced: &Event) -> &'static [&'static str] {
+        let known = Self::block_key(replaced).is_some_and(|key| self.finished.contains_key(&key));
+        if known && replaced.get("encrypted").is_some_and(Value::is_string) {
+            &["encrypted", "encrypted_by"]
+        } else {
+            &[]
+        }
+    }
+
     fn take_losses(&mut self) -> Vec<Loss> {
         std::mem::take(&mut self.lost)
     }
@@ -1019,6 +1052,7 @@ impl Encode for Encoder {
                 self.ended = false;
                 self.thread_id = None;
                 self.run_id = None;
+                self.finished.clear();
             }
             let from_event = |key| nonempty(get_str(event, key)).map(str::to_owned);
             let given = |value: Option<String>| value.filter(|text| !text.is_empty());

@@ -383,6 +383,12 @@ class RecordsLosses:
         end as a loss."""
         return False
 
+    def writes_after_block_end(self, replaced: dict[str, Any]) -> tuple[str, ...]:
+        """The fields of a ``block_replaced`` it writes to a block it has
+        finished (AG-UI's encrypted reasoning, which may follow a message's
+        end); the Transcoder records the others as a loss."""
+        return ()
+
     def take_losses(self) -> list[tuple[str, str]]:
         """What the encoder could not carry since the last call, in order."""
         lost, self._lost = self._lost, []
@@ -567,6 +573,19 @@ def after_end_loss(target: str, kind: str, event: dict[str, Any] | None) -> tupl
     return (
         "after_end",
         f"{target} writes nothing after its stream's end: a {named} that came after it has no place",
+    )
+
+
+def block_not_open_loss(target: str, kind: str, fields: list[str]) -> tuple[str, str]:
+    """What a ``block_delta`` or ``block_replaced`` (``kind``) brought to a
+    block that is not open (never started, or finished already), which the
+    target writes nothing of: a replacement's ``fields``, sorted
+    (``events::Loss::block_not_open``)."""
+    brought = f"the {', '.join(fields)} of a {kind}" if fields else f"a {kind}"
+    return (
+        "block_not_open",
+        f"{target} writes nothing to a block that is not open (never started, or finished): "
+        f"{brought} to one has no place",
     )
 
 

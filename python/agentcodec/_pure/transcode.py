@@ -16,6 +16,8 @@ from .events import (
     after_end_loss,
     as_namespace,
     as_str,
+    block_key,
+    block_not_open_loss,
     check_type,
     list_losses,
     namespace_loss,
@@ -181,14 +183,21 @@ class _RuledLosses:
     """What a target loses by one rule for every encoder, which says what it
     carries: a message's namespace, where its messages have none; an event
     with no neutral meaning, another protocol's where it keeps none, its own
-    where it does not write it back; an event after its stream's end (these
-    two once for each kind of event: a stream may bring one with every step)."""
+    where it does not write it back; an event after its stream's end; what
+    a replacement brings to a block that is not open, beyond what the
+    encoder writes after a block's end (these three once for each kind of
+    event: a stream may bring one with every step)."""
 
-    __slots__ = ("_dropped_kinds",)
+    __slots__ = ("_dropped_kinds", "_open")
 
     def __init__(self) -> None:
-        # The kinds of events reported already, passed through or after the end (their losses' sentences).
+        # The kinds of events reported already, passed through, after the
+        # end or to a block not open (their losses' sentences).
         self._dropped_kinds: set[str] = set()
+        # The open blocks (started, not finished: a message's end does not
+        # end them, as in the neutral view): as many as the stream holds
+        # open at once.
+        self._open: set[tuple[str, int]] = set()
 
     def of(self, target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
         kind = event.get("type")
@@ -196,6 +205,22 @@ class _RuledLosses:
             return self._after_end(target, kind, event)
         if kind == "message_started" and not encoder.carries_namespaces:
             return namespace_loss(target, event)
+        if kind == "block_started":
+            block = block_key(event)
+            if block is not None:
+                self._open.add(block)
+            return []
+        if kind == "block_finished":
+            block = block_key(event)
+            if block is not None:
+                self._open.discard(block)
+            return []
+        if kind == "block_replaced" and not self._is_open(event):
+            written = encoder.writes_after_block_end(event)
+            fields = sorted(name for name in event if name not in _BLOCK_NAMED_BY and name not in written)
+            if not fields:
+                return []
+            return self._once([block_not_open_loss(target, kind, fields)])
         if kind != "passthrough":
             return []
         if event.get("protocol") == target:
@@ -213,12 +238,27 @@ class _RuledLosses:
             return []
         return self._once([after_end_loss(target, kind, event)])
 
+    def stray_delta(self, target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+        """A ``block_delta`` given to an encoder (built by hand: decoders
+        start every block they write to) for a block that is not open, which
+        no encoder writes."""
+        if event.get("type") != "block_delta" or not as_str(event.get("delta")) or self._is_open(event):
+            return []
+        return self._once([block_not_open_loss(target, "block_delta", [])])
+
+    def _is_open(self, event: dict[str, Any]) -> bool:
+        return block_key(event) in self._open
+
     def _once(self, lost: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """The loss, the first time its kind comes."""
         if not lost or lost[0][1] in self._dropped_kinds:
             return []
         self._dropped_kinds.add(lost[0][1])
         return lost
+
+
+#: The fields that name the block an event is for.
+_BLOCK_NAMED_BY = ("type", "message_id", "index")
 
 
 class Encoder:
@@ -262,7 +302,9 @@ class Encoder:
         if not isinstance(copied, dict):
             raise TypeError(f"a neutral event is a dict, not {type(event).__name__}")
         check_type(copied)
-        lost = self._ruled.of(self.target, self._encoder, copied)
+        lost = self._ruled.of(self.target, self._encoder, copied) or self._ruled.stray_delta(
+            self.target, copied
+        )
         encoded = [render(item) for item in self._encoder.encode(copied)]
         self._events += 1
         self._note_losses(lost)
@@ -372,6 +414,25 @@ class Transcoder(_Decoding):
 _FIXED = ("type", "message_id", "index", "kind", "status")
 
 
+def _settle_tool_call(block: dict[str, Any]) -> None:
+    """A finished tool call's ``input``: its arguments parsed (an ``error``
+    where they are not JSON text) (``transcode::settle_tool_call``)."""
+    if block["kind"] != "tool_call":
+        return
+    arguments = render(block.get("arguments"))
+    if arguments is None or arguments == "":
+        block["input"] = {}
+    elif not isinstance(arguments, str):
+        block["input"] = None
+        block["error"] = "arguments are not text"
+    else:
+        try:
+            block["input"] = loads(arguments)
+        except JSONValueError:
+            block["input"] = None
+            block["error"] = "arguments are not valid JSON"
+
+
 class Assembler(_Decoding):
     """Assembles any protocol's stream into one protocol-neutral view: the
     run's status, usage and error, its messages of blocks (tool calls'
@@ -415,6 +476,9 @@ class Assembler(_Decoding):
         }
         self._messages: dict[str, dict[str, Any]] = {}
         self._blocks: dict[tuple[str, int], dict[str, Any]] = {}
+        # Finished blocks, likewise: a replacement may follow a block's end
+        # (AG-UI's encrypted reasoning follows its message's).
+        self._finished: dict[tuple[str, int], dict[str, Any]] = {}
         self._state: Any = None
         self._kept: list[Any] = []
 
@@ -524,7 +588,10 @@ class Assembler(_Decoding):
             self._blocks_held += 1
             self._blocks[(event["message_id"], event["index"])] = block
         elif kind in ("block_delta", "block_replaced", "block_finished"):
-            found = self._blocks.get((event["message_id"], event["index"]))
+            at = (event["message_id"], event["index"])
+            found = self._blocks.get(at)
+            if found is None and kind == "block_replaced":
+                found = self._finished.get(at)
             if found is None:
                 return
             block = found
@@ -540,20 +607,8 @@ class Assembler(_Decoding):
                     block["replaced"] = True  # corrected: what streamed was not all of it
             else:
                 block["status"] = "completed"
-                if block["kind"] == "tool_call":
-                    arguments = render(block.get("arguments"))
-                    if arguments is None or arguments == "":
-                        block["input"] = {}
-                    elif not isinstance(arguments, str):
-                        block["input"] = None
-                        block["error"] = "arguments are not text"
-                    else:
-                        try:
-                            block["input"] = loads(arguments)
-                        except JSONValueError:
-                            block["input"] = None
-                            block["error"] = "arguments are not valid JSON"
-                del self._blocks[(event["message_id"], event["index"])]
+                _settle_tool_call(block)
+                self._finished[at] = self._blocks.pop(at)
         elif kind == "state_snapshot":
             self._state = event.get("snapshot")
         elif kind == "state_patch":

@@ -473,6 +473,16 @@ class _Block:
         self.parts: Any = None
 
 
+def _encrypted_value(block: _Block, encrypted: str) -> dict[str, Any]:
+    """The encrypted value of a message (text, reasoning) or a tool call."""
+    return {
+        "type": "REASONING_ENCRYPTED_VALUE",
+        "subtype": "tool-call" if block.kind == "tool_call" else "message",
+        "entityId": block.agui_id,
+        "encryptedValue": encrypted,
+    }
+
+
 class Encoder(ev.RecordsLosses):
     """Neutral events to AG-UI events, in the form ag-ui-protocol serialises."""
 
@@ -491,6 +501,9 @@ class Encoder(ev.RecordsLosses):
         self._ended = False
         self._messages: dict[str, tuple[str, str | None]] = {}  # id -> (role, kind)
         self._blocks: dict[tuple[str, int], _Block] = {}
+        # The run's finished blocks that may still take an encrypted value
+        # (text, reasoning, tool calls).
+        self._finished: dict[tuple[str, int], _Block] = {}
         # What is open in AG-UI: text and reasoning messages, tool calls.
         self._open_text: dict[str, int] = {}
         self._open_reasoning: dict[str, int] = {}
@@ -499,6 +512,13 @@ class Encoder(ev.RecordsLosses):
     def has_ended_before(self, kind: str) -> bool:
         # A stream may hold more runs: only a new run follows the end.
         return self._ended and kind != "run_started"
+
+    def writes_after_block_end(self, replaced: dict[str, Any]) -> tuple[str, ...]:
+        # An encrypted value, for a text, reasoning or tool call block of the
+        # run: it names its message or tool call, not the block.
+        if ev.block_key(replaced) in self._finished and isinstance(replaced.get("encrypted"), str):
+            return ("encrypted", "encrypted_by")
+        return ()
 
     def encode(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -509,6 +529,7 @@ class Encoder(ev.RecordsLosses):
             if self._ended:  # a new run on the same stream
                 self._started = self._ended = False
                 self._thread_id = self._run_id = None
+                self._finished.clear()
             self._thread_id = self._thread_id or self._options[0] or ev.as_str(event.get("thread_id"))
             self._run_id = self._run_id or self._options[1] or ev.as_str(event.get("run_id"))
         elif self._ended:
@@ -649,8 +670,14 @@ class Encoder(ev.RecordsLosses):
             block.text.append(delta)
 
     def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        block = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        key = ev.block_key(event)
+        block = self._blocks.get(key)  # type: ignore[arg-type]
         if block is None:
+            # AG-UI's encrypted value names its message or tool call, so it
+            # may follow their end.
+            finished = self._finished.get(key)  # type: ignore[arg-type]
+            if finished is not None and isinstance(event.get("encrypted"), str):
+                out.append(_encrypted_value(finished, event["encrypted"]))
             return
         if block.kind in ("text", "reasoning") and isinstance(event.get("text"), str):
             # AG-UI only appends: a correction of streamed text has no place.
@@ -672,22 +699,18 @@ class Encoder(ev.RecordsLosses):
                 if not isinstance(output, str) and "".join(block.text) != text:
                     self._lost.append(ev.result_as_json_loss(self.protocol))
                 block.text, block.parts = [text], None
-        if isinstance(event.get("encrypted"), str) and block.kind in ("reasoning", "tool_call", "text"):
-            out.append(
-                {
-                    "type": "REASONING_ENCRYPTED_VALUE",
-                    "subtype": "tool-call" if block.kind == "tool_call" else "message",
-                    "entityId": block.agui_id,
-                    "encryptedValue": event["encrypted"],
-                }
-            )
+        if isinstance(event.get("encrypted"), str) and block.kind != "tool_result":
+            out.append(_encrypted_value(block, event["encrypted"]))
         # Text, reasoning and arguments only grow in AG-UI: a replacement that
         # is not an extension cannot be carried.
 
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        block = self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
+        key = ev.block_key(event)
+        block = self._blocks.pop(key, None)  # type: ignore[arg-type]
         if block is None:
             return
+        if block.kind != "tool_result":
+            self._finished[key] = block  # type: ignore[index]
         if block.kind == "text":
             self._release(self._open_text, block.agui_id, "TEXT_MESSAGE_END", out)
         elif block.kind == "reasoning":
