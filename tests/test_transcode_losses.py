@@ -936,9 +936,10 @@ def test_a_delta_to_a_block_that_is_not_open_is_reported(backend: ModuleType, ta
 
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
 def test_decoders_write_only_to_blocks_they_started(source: str, path: Path) -> None:
-    """Every recorded stream's neutral events: a delta and an end go to an
-    open block, a replacement to one that started (it may follow the end),
-    so that the Transcoder, which checks only replacements, misses no loss."""
+    """Every recorded stream's neutral events: a block starts once while
+    open, a delta and an end go to an open block, a replacement to one that
+    started (it may follow the end), so that the Transcoder, which checks
+    only replacements, misses no loss."""
     for backend in backends():
         decoder = backend.NeutralDecoder(source)
         events = decoder.feed(path.read_bytes()) + decoder.close()
@@ -947,6 +948,7 @@ def test_decoders_write_only_to_blocks_they_started(source: str, path: Path) -> 
         for event in events:
             block = (event.get("message_id"), event.get("index"))
             if event["type"] == "block_started":
+                assert block not in open_blocks, event
                 open_blocks.add(block)  # type: ignore[arg-type]
                 started.add(block)  # type: ignore[arg-type]
             elif event["type"] == "block_replaced":
