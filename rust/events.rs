@@ -591,6 +591,15 @@ impl Loss {
         }
     }
 
+    /// The signature of a block of another kind than reasoning (Gemini's
+    /// of a text or a tool call), where the target signs only reasoning.
+    pub fn block_signature(target: &str, kind: &str) -> Self {
+        Loss {
+            what: "signatures".to_owned(),
+            why: format!("{target} has no place for the signature of a {kind} block"),
+        }
+    }
+
     /// A refusal written as text: the target has no refusal block.
     pub fn refusal(target: &str) -> Self {
         Loss {

@@ -688,3 +688,29 @@ def test_the_types_have_the_wire_spellings() -> None:
 
     assert "sequence_number" in typing.get_type_hints(openai_responses.StreamEvent)
     assert "response.output_text.delta" in openai_responses.EVENT_TYPES
+
+
+def test_each_signed_thinking_block_is_a_reasoning_item_of_its_own(backend: ModuleType) -> None:
+    """A reasoning item has one encrypted content: Anthropic's signed thinking
+    block and the redacted one after it (its recorded stream of every block)
+    become two reasoning items, each with its own, as openai-python's stream
+    helper completes the response. (One item kept the second and dropped the
+    first without a word.)"""
+    from openai._models import construct_type
+    from openai._types import omit
+    from openai.types.responses import ResponseStreamEvent
+
+    stream = (FIXTURES / "sdk" / "anthropic_every_block.sse").read_bytes()
+    transcoder = backend.Transcoder("anthropic", "openai-responses", **conversion.OPTIONS["openai-responses"])
+    converted = transcoder.feed(stream) + transcoder.close()
+    assert [loss for loss in transcoder.losses if loss["what"] == "signatures"] == []
+    state = openai_streaming.ResponseStreamState(input_tools=omit, text_format=omit)
+    with warnings.catch_warnings():  # the SDK's models warn about their own unions
+        warnings.simplefilter("ignore")
+        for event in wire_events(converted):
+            state.handle_event(construct_type(type_=ResponseStreamEvent, value=event))
+    completed = state._completed_response
+    assert completed is not None
+    reasoning = [item for item in completed.output if item.type == "reasoning"]
+    assert [item.encrypted_content for item in reasoning] == ["sig-abc", "opaque=="]
+    assert len({item.id for item in reasoning}) == 2

@@ -30,9 +30,10 @@ def carried_words(row: Any) -> frozenset[str]:
     ``result_as_json`` where its tool results are text, ``tool_kind``
     where it writes tool calls, ``namespace`` where it has none, and
     ``passthrough`` where it keeps no other protocol's events, ``after_end``
-    for what comes after its stream's end, and ``block_not_open`` for what
-    a replacement brings after its block's end."""
-    words = set(row.cannot_carry) | {"after_end", "block_not_open"}
+    for what comes after its stream's end, ``block_not_open`` for what
+    a replacement brings after its block's end, and ``signatures``: few
+    targets have a place for a text's or a tool call's (Gemini's)."""
+    words = set(row.cannot_carry) | {"after_end", "block_not_open", "signatures"}
     if not row.namespaces:
         words.add("namespace")
     if not row.keeps_foreign_events:
@@ -957,3 +958,35 @@ def test_decoders_write_only_to_blocks_they_started(source: str, path: Path) -> 
                 assert block in open_blocks, event
                 if event["type"] == "block_finished":
                     open_blocks.discard(block)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_every_encrypted_value_is_carried_or_reported(source: str, path: Path) -> None:
+    """A reasoning signature or encrypted reasoning (a text's or a tool
+    call's too, as Gemini signs them) that a source's view holds is in the
+    view of what each target wrote, or reported: as a signature with no
+    place, a block with none, or one after its block's end. (The Responses
+    API's one reasoning item a message overwrote a first signature with a
+    second; it and Anthropic dropped a text's or a tool call's.)"""
+    stream = path.read_bytes()
+    for backend in backends():
+        sealed = [
+            (block["kind"], block["encrypted"])
+            for message in view(backend, source, stream)["messages"]
+            for block in message["blocks"]
+            if isinstance(block.get("encrypted"), str)
+        ]
+        if not sealed:
+            return
+        for target in TABLE:
+            transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+            converted = transcoder.feed(stream) + transcoder.close()
+            kept = {
+                block.get("encrypted")
+                for message in view(backend, target, converted)["messages"]
+                for block in message["blocks"]
+            }
+            reported = {loss["what"] for loss in transcoder.losses}
+            for kind, value in sealed:
+                if value not in kept:
+                    assert reported & {"signatures", "block_not_open", kind}, (target, kind, value)

@@ -1009,11 +1009,20 @@ impl Encoder {
                 } else {
                     "message"
                 };
-                let existing = self
+                let mut existing = self
                     .open
                     .get(message_id)
                     .and_then(|items| items.get(item_type))
                     .copied();
+                if let Some(signed) = existing.filter(|item| self.is_signed_and_whole(*item)) {
+                    // One encrypted content an item: the next reasoning
+                    // (a second signed thinking block) is another item.
+                    self.item_done(signed, out);
+                    if let Some(items) = self.open.get_mut(message_id) {
+                        items.shift_remove(item_type);
+                    }
+                    existing = None;
+                }
                 let item = match existing {
                     Some(item) => item,
                     None => {
@@ -1260,12 +1269,31 @@ impl Encoder {
             part.seen_annotations = part.seen_annotations.max(annotations.len());
         }
         if let Some(encrypted) = get_str(event, "encrypted") {
-            if self.items[item].item_type == "reasoning" {
-                self.items[item]
-                    .fields
-                    .insert("encrypted_content".to_owned(), encrypted.into());
+            let reasoning = self.items[item].item_type == "reasoning";
+            let fields = &mut self.items[item].fields;
+            // Only a reasoning item has encrypted content, and one: a text's
+            // or a tool call's signature, or a second one of the item's
+            // reasoning (its blocks still open), has no place.
+            let carried = reasoning
+                && fields
+                    .get("encrypted_content")
+                    .is_none_or(|kept| kept.as_str() == Some(encrypted));
+            if carried {
+                fields.insert("encrypted_content".to_owned(), encrypted.into());
+            } else if reasoning {
+                self.lost.push(Loss::signature(PROTOCOL));
+            } else {
+                self.lost.push(Loss::block_signature(PROTOCOL, kind));
             }
         }
+    }
+
+    /// Whether a reasoning item has its encrypted content and no block
+    /// still open: nothing more can be written to it.
+    fn is_signed_and_whole(&self, item: usize) -> bool {
+        self.items[item].item_type == "reasoning"
+            && self.items[item].fields.contains_key("encrypted_content")
+            && !self.blocks.values().any(|(open, _)| *open == item)
     }
 
     fn block_finished(&mut self, key: &(String, i64), out: &mut Vec<Event>) {

@@ -576,6 +576,13 @@ def after_end_loss(target: str, kind: str, event: dict[str, Any] | None) -> tupl
     )
 
 
+def block_signature_loss(target: str, kind: str) -> tuple[str, str]:
+    """The signature of a block of another kind than reasoning (Gemini's of
+    a text or a tool call), where the target signs only reasoning
+    (``events::Loss::block_signature``)."""
+    return "signatures", f"{target} has no place for the signature of a {kind} block"
+
+
 def block_not_open_loss(target: str, kind: str, fields: list[str]) -> tuple[str, str]:
     """What a ``block_delta`` or ``block_replaced`` (``kind``) brought to a
     block that is not open (never started, or finished already), which the

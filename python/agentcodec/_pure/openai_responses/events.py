@@ -572,6 +572,12 @@ class Encoder(ev.RecordsLosses):
             item_type = "reasoning" if kind == "reasoning" else "message"
             open_items = self._open.setdefault(message_id, {})
             item = open_items.get(item_type)
+            if item is not None and self._is_signed_and_whole(item):
+                # One encrypted content an item: the next reasoning (a second
+                # signed thinking block) is another item.
+                self._item_done(item, out)
+                del open_items[item_type]
+                item = None
             if item is None:
                 fields: dict[str, Any] = {"id": self._item_id(message_id), "type": item_type}
                 if item_type == "message":
@@ -723,8 +729,26 @@ class Encoder(ev.RecordsLosses):
             if foreign:
                 self._lost.append(ev.annotations_loss(self.protocol))
             part.seen = max(part.seen, len(annotations))
-        if isinstance(event.get("encrypted"), str) and item.type == "reasoning":
-            item.fields["encrypted_content"] = event["encrypted"]
+        encrypted = event.get("encrypted")
+        if isinstance(encrypted, str):
+            # Only a reasoning item has encrypted content, and one: a text's
+            # or a tool call's signature, or a second one of the item's
+            # reasoning (its blocks still open), has no place.
+            if item.type == "reasoning" and item.fields.get("encrypted_content", encrypted) == encrypted:
+                item.fields["encrypted_content"] = encrypted
+            elif item.type == "reasoning":
+                self._lost.append(ev.signature_loss(self.protocol))
+            else:
+                self._lost.append(ev.block_signature_loss(self.protocol, part.kind))
+
+    def _is_signed_and_whole(self, item: _OpenItem) -> bool:
+        """Whether a reasoning item has its encrypted content and no block
+        still open: nothing more can be written to it."""
+        return (
+            item.type == "reasoning"
+            and "encrypted_content" in item.fields
+            and not any(open_item is item for open_item, _ in self._blocks.values())
+        )
 
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         found = self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
