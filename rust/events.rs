@@ -789,6 +789,34 @@ impl Loss {
         }
     }
 
+    /// The run's state (a `state_snapshot` or `state_patch`: `kind`), where
+    /// the target has no place for one. None for an empty one, which says
+    /// nothing.
+    pub fn state(target: &str, kind: &str, event: &Event) -> Option<Self> {
+        let field = if kind == "state_patch" {
+            "patch"
+        } else {
+            "snapshot"
+        };
+        if is_falsy(event.get(field)) {
+            return None;
+        }
+        Some(Loss {
+            what: "state".to_owned(),
+            why: format!("{target} has no place for the run's state: a {kind} is not written"),
+        })
+    }
+
+    /// The result a `run_finished` carries (what the agent returned), where
+    /// the target has no place for one. None when it carries none.
+    pub fn run_result(target: &str, event: &Event) -> Option<Self> {
+        get(event, "result")?;
+        Some(Loss {
+            what: "run_result".to_owned(),
+            why: format!("{target} has no place for a run's result"),
+        })
+    }
+
     /// A block of a message the target does not stream: one of another
     /// role than the assistant's (a user's text, a tool's result).
     pub fn other_role(target: &str, kind: &str) -> Self {
@@ -812,6 +840,18 @@ pub trait Encode {
     /// Whether its messages keep the namespace they were written in (a
     /// subgraph's path); where not, the Transcoder records the loss.
     fn carries_namespaces(&self) -> bool {
+        false
+    }
+
+    /// Whether it writes the run's state (`state_snapshot`, `state_patch`);
+    /// where not, the Transcoder records the loss, once for each kind.
+    fn carries_state(&self) -> bool {
+        false
+    }
+
+    /// Whether it writes a run's result (`run_finished`'s `result`); where
+    /// not, the Transcoder records the loss.
+    fn carries_run_result(&self) -> bool {
         false
     }
 

@@ -410,16 +410,16 @@ impl Transcoder {
 }
 
 /// What a target loses by one rule for every encoder, which says what it
-/// carries: a message's namespace, where its messages have none; an event
-/// with no neutral meaning, another protocol's where it keeps none, its own
-/// where it does not write it back; an event after its stream's end; what
-/// a replacement brings to a block that is not open, beyond what the
-/// encoder writes after a block's end (these three once for each kind of
-/// event: a stream may bring one with every step).
+/// carries: a message's namespace, where its messages have none; the run's
+/// state and result, where it has no place for them; an event with no
+/// neutral meaning, another protocol's where it keeps none, its own where
+/// it does not write it back; an event after its stream's end; what a
+/// replacement brings to a block that is not open, beyond what the encoder
+/// writes after a block's end. All but the namespace and the result once
+/// for each kind of event: a stream may bring one with every step.
 #[derive(Default)]
 struct RuledLosses {
-    /// The kinds of events reported already, passed through, after the
-    /// end or to a block not open (their losses' sentences).
+    /// The kinds of events reported already (their losses' sentences).
     dropped_kinds: HashSet<String>,
     /// The open blocks (started, not finished: a message's end does not
     /// end them, as in the neutral view): as many as the stream holds open
@@ -442,6 +442,10 @@ impl RuledLosses {
         }
         match kind {
             "message_started" if !encoder.carries_namespaces() => Loss::namespace(target, event),
+            "state_snapshot" | "state_patch" if !encoder.carries_state() => {
+                self.once(Loss::state(target, kind, event)?)
+            }
+            "run_finished" if !encoder.carries_run_result() => Loss::run_result(target, event),
             "block_started" => {
                 if let Some((message_id, index)) = block_of(event) {
                     self.open.insert((message_id.to_owned(), index));

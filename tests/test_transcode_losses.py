@@ -28,7 +28,8 @@ def carried_words(row: Any) -> frozenset[str]:
     """The words a target's losses may say: what it cannot carry,
     ``run_status`` where it has no word for a run status,
     ``result_as_json`` where its tool results are text, ``tool_kind``
-    where it writes tool calls, ``namespace`` where it has none, and
+    where it writes tool calls, ``namespace`` where it has none,
+    ``state`` and ``run_result`` where it has no place for them,
     ``passthrough`` where it keeps no other protocol's events, ``after_end``
     for what comes after its stream's end, ``block_not_open`` for what
     a replacement brings after its block's end, and ``signatures``: few
@@ -38,6 +39,10 @@ def carried_words(row: Any) -> frozenset[str]:
         words.add("namespace")
     if not row.keeps_foreign_events:
         words.add("passthrough")
+    if not row.carries_state:
+        words.add("state")
+    if not row.carries_run_result:
+        words.add("run_result")
     if row.status_as_carried:
         words.add("run_status")
     if row.results_as_text:
@@ -990,3 +995,33 @@ def test_every_encrypted_value_is_carried_or_reported(source: str, path: Path) -
             for kind, value in sealed:
                 if value not in kept:
                     assert reported & {"signatures", "block_not_open", kind}, (target, kind, value)
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_the_runs_state_and_result_are_carried_or_reported(source: str, path: Path) -> None:
+    """A run's state (AG-UI's snapshots and deltas, a graph's values) and its
+    result (AG-UI's ``RUN_FINISHED.result``) read back from a target that
+    has a place for them, and are reported by every other (once a kind of
+    state event). (Ten targets dropped the state, and eleven the result,
+    without a word.)"""
+    stream = path.read_bytes()
+    backend = backends()[0]
+    original = view(backend, source, stream)
+    for target, row in TABLE.items():
+        transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+        converted = view(backend, target, transcoder.feed(stream) + transcoder.close())
+        reported = [loss["what"] for loss in transcoder.losses]
+        # (An empty state is no state: a target writes none of it.)
+        if original["state"]:
+            if row.carries_state:
+                assert converted["state"] == original["state"], target
+                assert "state" not in reported, target
+            else:
+                assert 1 <= reported.count("state") <= 2, target
+        else:
+            assert "state" not in reported, target
+        if original["result"] is not None:
+            if row.carries_run_result:
+                assert converted["result"] == original["result"], target
+            else:
+                assert reported.count("run_result") == 1, target

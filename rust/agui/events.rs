@@ -1025,6 +1025,16 @@ impl Encode for Encoder {
         true
     }
 
+    /// `STATE_SNAPSHOT` and `STATE_DELTA`.
+    fn carries_state(&self) -> bool {
+        true
+    }
+
+    /// `RUN_FINISHED`'s `result`.
+    fn carries_run_result(&self) -> bool {
+        true
+    }
+
     /// An encrypted value, for a text, reasoning or tool call block of the
     /// run: it names its message or tool call, not the block.
     fn writes_after_block_end(&self, replaced: &Event) -> &'static [&'static str] {

@@ -1262,6 +1262,11 @@ impl Encode for Encoder {
         true
     }
 
+    /// The graph's values, written at the run's end as the state leaves them.
+    fn carries_state(&self) -> bool {
+        true
+    }
+
     fn encode(&mut self, event: &Event, out: &mut Vec<Event>) {
         if self.finished {
             return;

@@ -152,6 +152,12 @@ class Row:
     #: run after the end); where not, what comes after the end is reported
     #: (``after_end``).
     runs_follow_runs: bool = False
+    #: Whether it writes the run's state (snapshots and patches), read back
+    #: as the source's; where not, the loss is reported (``state``).
+    carries_state: bool = False
+    #: Whether it writes a run's result (what the agent returned), read back
+    #: as the source's; where not, the loss is reported (``run_result``).
+    carries_run_result: bool = False
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
     #: it names them.
     encrypted_by: str | None = None

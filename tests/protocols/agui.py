@@ -73,6 +73,8 @@ ROW = Row(
     status_as_carried={"incomplete": "completed", "interrupted": "completed"},
     keeps_foreign_events=True,
     runs_follow_runs=True,
+    carries_state=True,
+    carries_run_result=True,
     count_blocks=lambda assembler: sum(
         list_length(message.get("toolCalls")) for message in assembler.messages
     ),

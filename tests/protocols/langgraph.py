@@ -36,6 +36,7 @@ ROW = Row(
     ends_every_stream=True,
     fixed_options={"run_id": "run-1", "node": "model"},
     namespaces=True,
+    carries_state=True,
     cannot_carry=frozenset(
         {
             "block_ends",

@@ -369,6 +369,13 @@ class RecordsLosses:
     #: meaning (AG-UI, as ``RAW`` events); where not, the Transcoder records
     #: each as a loss.
     keeps_foreign_events = False
+    #: Whether it writes the run's state (``state_snapshot``,
+    #: ``state_patch``); where not, the Transcoder records the loss, once
+    #: for each kind.
+    carries_state = False
+    #: Whether it writes a run's result (``run_finished``'s ``result``);
+    #: where not, the Transcoder records the loss.
+    carries_run_result = False
 
     def keeps_own_event(self, passthrough: dict[str, Any]) -> bool:
         """Whether it writes back this ``passthrough`` of its own protocol's
@@ -574,6 +581,24 @@ def after_end_loss(target: str, kind: str, event: dict[str, Any] | None) -> tupl
         "after_end",
         f"{target} writes nothing after its stream's end: a {named} that came after it has no place",
     )
+
+
+def state_loss(target: str, kind: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """The run's state (a ``state_snapshot`` or ``state_patch``: ``kind``),
+    where the target has no place for one; none for an empty one, which
+    says nothing (``events::Loss::state``)."""
+    if not event.get("patch" if kind == "state_patch" else "snapshot"):
+        return []
+    return [("state", f"{target} has no place for the run's state: a {kind} is not written")]
+
+
+def run_result_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
+    """The result a ``run_finished`` carries (what the agent returned), where
+    the target has no place for one; none when it carries none
+    (``events::Loss::run_result``)."""
+    if event.get("result") is None:
+        return []
+    return [("run_result", f"{target} has no place for a run's result")]
 
 
 def block_signature_loss(target: str, kind: str) -> tuple[str, str]:

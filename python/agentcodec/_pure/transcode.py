@@ -22,6 +22,8 @@ from .events import (
     list_losses,
     namespace_loss,
     passthrough_loss,
+    run_result_loss,
+    state_loss,
 )
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, loads
@@ -181,18 +183,18 @@ class Decoder(_Decoding):
 
 class _RuledLosses:
     """What a target loses by one rule for every encoder, which says what it
-    carries: a message's namespace, where its messages have none; an event
-    with no neutral meaning, another protocol's where it keeps none, its own
-    where it does not write it back; an event after its stream's end; what
-    a replacement brings to a block that is not open, beyond what the
-    encoder writes after a block's end (these three once for each kind of
-    event: a stream may bring one with every step)."""
+    carries: a message's namespace, where its messages have none; the run's
+    state and result, where it has no place for them; an event with no
+    neutral meaning, another protocol's where it keeps none, its own where
+    it does not write it back; an event after its stream's end; what a
+    replacement brings to a block that is not open, beyond what the encoder
+    writes after a block's end. All but the namespace and the result once
+    for each kind of event: a stream may bring one with every step."""
 
     __slots__ = ("_dropped_kinds", "_open")
 
     def __init__(self) -> None:
-        # The kinds of events reported already, passed through, after the
-        # end or to a block not open (their losses' sentences).
+        # The kinds of events reported already (their losses' sentences).
         self._dropped_kinds: set[str] = set()
         # The open blocks (started, not finished: a message's end does not
         # end them, as in the neutral view): as many as the stream holds
@@ -205,6 +207,10 @@ class _RuledLosses:
             return self._after_end(target, kind, event)
         if kind == "message_started" and not encoder.carries_namespaces:
             return namespace_loss(target, event)
+        if kind in ("state_snapshot", "state_patch") and not encoder.carries_state:
+            return self._once(state_loss(target, kind, event))
+        if kind == "run_finished" and not encoder.carries_run_result:
+            return run_result_loss(target, event)
         if kind == "block_started":
             block = block_key(event)
             if block is not None:

@@ -488,6 +488,10 @@ class Encoder(ev.RecordsLosses):
 
     #: Another protocol's events go out as ``RAW`` events, naming it.
     keeps_foreign_events = True
+    #: ``STATE_SNAPSHOT`` and ``STATE_DELTA``.
+    carries_state = True
+    #: ``RUN_FINISHED``'s ``result``.
+    carries_run_result = True
 
     protocol = "agui"
 

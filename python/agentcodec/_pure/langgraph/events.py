@@ -540,6 +540,8 @@ class Encoder(ev.RecordsLosses):
 
     protocol = "langgraph"
     carries_namespaces = True
+    #: The graph's values, written at the run's end as the state leaves them.
+    carries_state = True
 
     def __init__(self, run_id: str | None = None, node: str | None = None) -> None:
         self._lost: list[tuple[str, str]] = []
