@@ -591,8 +591,9 @@ impl Loss {
         }
     }
 
-    /// The signature of a block of another kind than reasoning (Gemini's
-    /// of a text or a tool call), where the target signs only reasoning.
+    /// The signature of a block of another kind than reasoning (a text's or
+    /// a tool call's, as a provider may sign them), where the target signs
+    /// only reasoning.
     pub fn block_signature(target: &str, kind: &str) -> Self {
         Loss {
             what: "signatures".to_owned(),

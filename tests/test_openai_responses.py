@@ -691,26 +691,63 @@ def test_the_types_have_the_wire_spellings() -> None:
 
 
 def test_each_signed_thinking_block_is_a_reasoning_item_of_its_own(backend: ModuleType) -> None:
-    """A reasoning item has one encrypted content: Anthropic's signed thinking
-    block and the redacted one after it (its recorded stream of every block)
-    become two reasoning items, each with its own, as openai-python's stream
-    helper completes the response. (One item kept the second and dropped the
-    first without a word.)"""
+    """A reasoning item has one encrypted content: a signed thinking block and
+    a redacted one after it in one message (as Messages-style providers send
+    them) become two reasoning items, each with its own, as openai-python's
+    stream helper completes the response; a second signature while the
+    item's first block is still open has no place, and is reported. (One
+    item kept the last and dropped the others without a word.)"""
     from openai._models import construct_type
     from openai._types import omit
     from openai.types.responses import ResponseStreamEvent
 
-    stream = (FIXTURES / "sdk" / "anthropic_every_block.sse").read_bytes()
-    transcoder = backend.Transcoder("anthropic", "openai-responses", **conversion.OPTIONS["openai-responses"])
-    converted = transcoder.feed(stream) + transcoder.close()
-    assert [loss for loss in transcoder.losses if loss["what"] == "signatures"] == []
+    def block(index: int, kind: str, *events: dict[str, Any]) -> list[dict[str, Any]]:
+        at = {"message_id": "m", "index": index}
+        return [
+            {"type": "block_started", **at, "kind": kind},
+            *({**event, **at} for event in events),
+            {"type": "block_finished", **at},
+        ]
+
+    signed = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "message_started", "message_id": "m", "role": "assistant"},
+        *block(
+            0,
+            "reasoning",
+            {"type": "block_delta", "delta": "Let me see."},
+            {"type": "block_replaced", "encrypted": "sig-1"},
+        ),
+        *block(1, "reasoning", {"type": "block_replaced", "encrypted": "sealed-2", "redacted": True}),
+        *block(2, "text", {"type": "block_delta", "delta": "Done."}),
+        {"type": "message_finished", "message_id": "m"},
+        {"type": "run_finished", "status": "completed"},
+    ]
+    encoder = backend.NeutralEncoder("openai-responses", **conversion.OPTIONS["openai-responses"])
+    written = b"".join(encoder.encode(event) for event in signed) + encoder.close()
+    assert encoder.losses == []
     state = openai_streaming.ResponseStreamState(input_tools=omit, text_format=omit)
     with warnings.catch_warnings():  # the SDK's models warn about their own unions
         warnings.simplefilter("ignore")
-        for event in wire_events(converted):
+        for event in wire_events(written):
             state.handle_event(construct_type(type_=ResponseStreamEvent, value=event))
     completed = state._completed_response
     assert completed is not None
     reasoning = [item for item in completed.output if item.type == "reasoning"]
-    assert [item.encrypted_content for item in reasoning] == ["sig-abc", "opaque=="]
+    assert [item.encrypted_content for item in reasoning] == ["sig-1", "sealed-2"]
     assert len({item.id for item in reasoning}) == 2
+
+    # Interleaved: the first block still open when the second is signed.
+    encoder = backend.NeutralEncoder("openai-responses", **conversion.OPTIONS["openai-responses"])
+    at = [{"message_id": "m", "index": index} for index in (0, 1)]
+    for event in [
+        *signed[:2],
+        {"type": "block_started", **at[0], "kind": "reasoning"},
+        {"type": "block_replaced", **at[0], "encrypted": "sig-1"},
+        {"type": "block_started", **at[1], "kind": "reasoning"},
+        {"type": "block_replaced", **at[1], "encrypted": "sig-2"},
+    ]:
+        encoder.encode(event)
+    assert encoder.losses == [
+        {"event": 6, "what": "signatures", "why": "openai-responses has no place for a reasoning signature"}
+    ]

@@ -33,7 +33,7 @@ def carried_words(row: Any) -> frozenset[str]:
     ``passthrough`` where it keeps no other protocol's events, ``after_end``
     for what comes after its stream's end, ``block_not_open`` for what
     a replacement brings after its block's end, and ``signatures``: few
-    targets have a place for a text's or a tool call's (Gemini's)."""
+    targets have a place for a text's or a tool call's."""
     words = set(row.cannot_carry) | {"after_end", "block_not_open", "signatures"}
     if not row.namespaces:
         words.add("namespace")
@@ -899,7 +899,7 @@ REPLACED_AFTER_THE_END = [
 @pytest.mark.parametrize("target", TABLE)
 def test_a_replacement_after_its_blocks_end_is_written_or_reported(backend: ModuleType, target: str) -> None:
     """What a replacement brings after its block's end is written where the
-    target has a place for it then (AG-UI's encrypted value names its
+    target has a place for it then (an encrypted value that names its
     message, not the block), and reported where not, once for what it
     brings: never dropped without a word. (Every encoder once dropped it.)"""
     encoder = backend.NeutralEncoder(target, **OPTIONS[target])
@@ -968,11 +968,11 @@ def test_decoders_write_only_to_blocks_they_started(source: str, path: Path) -> 
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
 def test_every_encrypted_value_is_carried_or_reported(source: str, path: Path) -> None:
     """A reasoning signature or encrypted reasoning (a text's or a tool
-    call's too, as Gemini signs them) that a source's view holds is in the
-    view of what each target wrote, or reported: as a signature with no
-    place, a block with none, or one after its block's end. (The Responses
-    API's one reasoning item a message overwrote a first signature with a
-    second; it and Anthropic dropped a text's or a tool call's.)"""
+    call's too, where a provider signs them) that a source's view holds is
+    in the view of what each target wrote, or reported: as a signature with
+    no place, a block with none, or one after its block's end. (A target
+    whose message has one reasoning item overwrote a first signature with a
+    second; two targets dropped a text's or a tool call's.)"""
     stream = path.read_bytes()
     for backend in backends():
         sealed = [
@@ -999,8 +999,8 @@ def test_every_encrypted_value_is_carried_or_reported(source: str, path: Path) -
 
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
 def test_the_runs_state_and_result_are_carried_or_reported(source: str, path: Path) -> None:
-    """A run's state (AG-UI's snapshots and deltas, a graph's values) and its
-    result (AG-UI's ``RUN_FINISHED.result``) read back from a target that
+    """A run's state (snapshots and patches, a graph's values) and its
+    result (what the agent returned) read back from a target that
     has a place for them, and are reported by every other (once a kind of
     state event). (Ten targets dropped the state, and eleven the result,
     without a word.)"""

@@ -623,7 +623,7 @@ impl Encode for Encoder {
                         self.lost.push(Loss::correction("anthropic", kind));
                     }
                     // Only a thinking block is signed: a text's or a tool
-                    // call's signature (Gemini's) has no place.
+                    // call's signature has no place.
                     if kind != "reasoning" && get_str(event, "encrypted").is_some() {
                         self.lost.push(Loss::block_signature("anthropic", kind));
                     }

@@ -602,9 +602,9 @@ def run_result_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]
 
 
 def block_signature_loss(target: str, kind: str) -> tuple[str, str]:
-    """The signature of a block of another kind than reasoning (Gemini's of
-    a text or a tool call), where the target signs only reasoning
-    (``events::Loss::block_signature``)."""
+    """The signature of a block of another kind than reasoning (a text's or
+    a tool call's, as a provider may sign them), where the target signs
+    only reasoning (``events::Loss::block_signature``)."""
     return "signatures", f"{target} has no place for the signature of a {kind} block"
 
 

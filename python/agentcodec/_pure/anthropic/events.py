@@ -525,7 +525,7 @@ class Encoder(ev.RecordsLosses):
             self._lost.append(ev.correction_loss(self.protocol, block.kind))
         if block.kind != "reasoning" and isinstance(event.get("encrypted"), str):
             # Only a thinking block is signed: a text's or a tool call's
-            # signature (Gemini's) has no place.
+            # signature has no place.
             self._lost.append(ev.block_signature_loss(self.protocol, block.kind))
         if block is self._current:
             self._write_replaced(block, event, out)
