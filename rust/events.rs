@@ -879,8 +879,9 @@ pub trait Encode {
     }
 
     /// The fields of a `block_replaced` it writes to a block it has
-    /// finished (AG-UI's encrypted reasoning, which may follow a message's
-    /// end); the Transcoder records the others as a loss.
+    /// finished (an encrypted value that names its message or tool call,
+    /// not the block, may follow its end); the Transcoder records the others
+    /// as a loss.
     fn writes_after_block_end(&self, _replaced: &Event) -> &'static [&'static str] {
         &[]
     }

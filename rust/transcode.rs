@@ -623,7 +623,7 @@ pub struct View {
     /// Open blocks: (message, index) -> the block's position in its message.
     open: IndexMap<(String, i64), usize>,
     /// Finished blocks, likewise: a replacement may follow a block's end
-    /// (AG-UI's encrypted reasoning follows its message's).
+    /// (an encrypted value that names its message may follow its end).
     finished: HashMap<(String, i64), usize>,
     state: Value,
     kept: Vec<Value>,

@@ -237,11 +237,12 @@ def encrypted_values(stream: bytes) -> list[tuple[str, str, str]]:
 
 
 def test_encrypted_values_after_their_messages_end_survive_agui_into_agui(backend: ModuleType) -> None:
-    """A REASONING_ENCRYPTED_VALUE names a message or a tool call, and comes
-    after its end (ag-ui-protocol's own stream of every event): AG-UI into
-    AG-UI writes it again, in events the client's verifier takes, and the
-    client keeps it where it kept the source's; the neutral view keeps it
-    on its block. (Both once dropped it without a word.)"""
+    """A REASONING_ENCRYPTED_VALUE names a message or a tool call, and may
+    come after its end (as in the recorded stream of every AG-UI event,
+    built with ag-ui-protocol's models): AG-UI into AG-UI writes it again,
+    in events the client's verifier takes, and the client keeps it where it
+    kept the source's; the neutral view keeps it on its block. (Both once
+    dropped it without a word.)"""
     stream = (FIXTURES / "sdk" / "agui_every_event.sse").read_bytes()
     sealed = [("message", "r-msg", "enc-1"), ("tool-call", "c1", "enc-2")]
     assert encrypted_values(stream) == sealed

@@ -483,7 +483,7 @@ class Assembler(_Decoding):
         self._messages: dict[str, dict[str, Any]] = {}
         self._blocks: dict[tuple[str, int], dict[str, Any]] = {}
         # Finished blocks, likewise: a replacement may follow a block's end
-        # (AG-UI's encrypted reasoning follows its message's).
+        # (an encrypted value that names its message may follow its end).
         self._finished: dict[tuple[str, int], dict[str, Any]] = {}
         self._state: Any = None
         self._kept: list[Any] = []
