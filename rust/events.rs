@@ -620,6 +620,24 @@ impl Loss {
         }
     }
 
+    /// A failed run's error code (`code`) the target has no place for: the
+    /// failure is written with `written`, its own word, or without a code.
+    /// None when there is no code, or it is written as it came.
+    pub fn error_code(target: &str, code: Option<&str>, written: Option<&str>) -> Option<Self> {
+        let code = nonempty(code)?;
+        if written == Some(code) {
+            return None;
+        }
+        let written = match written {
+            Some(written) => format!("as {written}"),
+            None => "without a code".to_owned(),
+        };
+        Some(Loss {
+            what: "error_code".to_owned(),
+            why: format!("{target} has no error code {code}: the failure is written {written}"),
+        })
+    }
+
     /// A run status the target has no word for: the run is written with
     /// the status it reads back as (`written`), which the encoder gives in
     /// the neutral words. None when the status is carried, or is none of

@@ -799,9 +799,17 @@ impl Sink for View {
                 }
             }
             "run_failed" => {
+                let mut code = field(&event, "code");
+                if code.is_null() && self.run["status"] == "failed" {
+                    // A failure that repeats the failure without a code
+                    // (a lifecycle's after a message's) keeps the code.
+                    if let Some(Value::Object(earlier)) = self.run.get("error") {
+                        code = earlier.get("code").cloned().unwrap_or(Value::Null);
+                    }
+                }
                 self.run.insert("status".to_owned(), "failed".into());
                 let mut error = Map::new();
-                error.insert("code".to_owned(), field(&event, "code"));
+                error.insert("code".to_owned(), code);
                 error.insert("message".to_owned(), field(&event, "message"));
                 self.run.insert("error".to_owned(), Value::Object(error));
                 if let Some(usage) = event.get("usage").filter(|usage| !usage.is_null()) {

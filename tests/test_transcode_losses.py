@@ -1025,3 +1025,61 @@ def test_the_runs_state_and_result_are_carried_or_reported(source: str, path: Pa
                 assert converted["result"] == original["result"], target
             else:
                 assert reported.count("run_result") == 1, target
+
+
+def error_code_lost(target: str, code: str, written: str | None) -> str:
+    """A loss's ``why`` for an error code ``target`` writes as ``written``."""
+    how = f"as {written}" if written is not None else "without a code"
+    return f"{target} has no error code {code}: the failure is written {how}"
+
+
+@pytest.mark.parametrize("open_block", [True, False])
+@pytest.mark.parametrize("target", TABLE)
+def test_a_failed_runs_error_code_is_carried_or_reported(
+    backend: ModuleType, target: str, open_block: bool
+) -> None:
+    """A failed run's error code reads back from the target as it came, or
+    the target reports what it writes instead (its own word, or no code at
+    all), whether or not a block was open when the run failed."""
+    events = neutral_run("completed")[:-1]
+    if open_block:
+        events = [event for event in events if event["type"] not in ("block_finished", "message_finished")]
+    events.append({"type": "run_failed", "code": "throttlingException", "message": "slow down"})
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    error = view(backend, target, written)["error"]
+    assert error["message"] == "slow down"
+    reported = [loss["why"] for loss in encoder.losses if loss["what"] == "error_code"]
+    if error["code"] == "throttlingException":
+        assert reported == []
+    else:
+        assert "error_code" in TABLE[target].cannot_carry
+        # What it is written as is what its reader gives back, or no code.
+        assert reported in (
+            [error_code_lost(target, "throttlingException", error["code"])],
+            [error_code_lost(target, "throttlingException", None)],
+        )
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_every_recorded_error_code_is_carried_or_reported(source: str, path: Path) -> None:
+    """A recorded failure's code (a throttle, a provider's status, a
+    graph's exception) reads back from each target as it came, or is
+    reported. (Six targets wrote it in their own words, or dropped it,
+    without a word.)"""
+    stream = path.read_bytes()
+    backend = backends()[0]
+    original = view(backend, source, stream)
+    code = (original["error"] or {}).get("code") if original["status"] == "failed" else None
+    if not code:
+        return
+    for target, row in TABLE.items():
+        transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+        converted = view(backend, target, transcoder.feed(stream) + transcoder.close())
+        reported = [loss["why"] for loss in transcoder.losses if loss["what"] == "error_code"]
+        if (converted["error"] or {}).get("code") == code:
+            assert reported == [], target
+        else:
+            assert "error_code" in row.cannot_carry, target
+            assert len(reported) == 1, target
+            assert reported[0].startswith(f"{target} has no error code {code}: "), target

@@ -785,6 +785,12 @@ impl Encode for Encoder {
                 } else {
                     "failed"
                 };
+                // A task's state is all it says of a failure.
+                self.lost.extend(Loss::error_code(
+                    TARGET,
+                    get_str(event, "code"),
+                    Some(state),
+                ));
                 let text = get_str(event, "message").filter(|text| !text.is_empty());
                 self.end(state, text, out);
             }

@@ -721,6 +721,13 @@ impl Encode for Encoder {
                 self.ensure_started(out, None, None);
                 self.close_all(out, true);
                 let message = nonempty(get_str(event, "message")).unwrap_or("the run failed");
+                // An error chunk has only its text: its reader's code is
+                // its type.
+                self.lost.extend(Loss::error_code(
+                    "ai-sdk",
+                    get_str(event, "code"),
+                    Some("error"),
+                ));
                 out.push(chunk("error", vec![("errorText", message.into())]));
                 self.finished = true;
                 self.completed = true;

@@ -635,6 +635,11 @@ impl Encoder {
             Some(code) if EXCEPTIONS.contains(&code) => code,
             _ => "internalServerException",
         };
+        self.lost.extend(Loss::error_code(
+            "bedrock",
+            get_str(event, "code"),
+            Some(name),
+        ));
         let message = get_str(event, "message").unwrap_or("");
         out.push(one(name, Value::Object(one("message", message.into()))));
         self.finished = true;

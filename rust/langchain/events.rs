@@ -974,6 +974,11 @@ impl Encoder {
             }
             self.messages(object(error), position, out);
             self.blocks.clear();
+        } else {
+            // The lifecycle's failure has only its text: a code rides on a
+            // message's error.
+            self.lost
+                .extend(Loss::error_code(PROTOCOL, get_str(event, "code"), None));
         }
         let failed = object(vec![("event", "failed".into()), ("error", message.into())]);
         self.lifecycle(failed, out);

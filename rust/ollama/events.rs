@@ -533,6 +533,9 @@ impl Encoder {
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
         // An error line has no counts.
         self.lost.extend(Loss::usage("ollama", event));
+        // An error line has only its text.
+        self.lost
+            .extend(Loss::error_code("ollama", get_str(event, "code"), None));
         let mut line = Map::new();
         line.insert(
             "error".to_owned(),

@@ -1535,6 +1535,11 @@ impl Encoder {
         let code = get_str(event, "code")
             .filter(|code| RESPONSE_ERROR_CODES.contains(code))
             .unwrap_or("server_error");
+        self.lost.extend(Loss::error_code(
+            PROTOCOL,
+            get_str(event, "code"),
+            Some(code),
+        ));
         error.insert("code".to_owned(), code.into());
         let message = get_str(event, "message").unwrap_or("");
         error.insert("message".to_owned(), message.into());

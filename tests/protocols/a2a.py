@@ -51,6 +51,7 @@ ROW = Row(
     # is written whole, once it is complete)
     cannot_carry=frozenset(
         {
+            "error_code",
             "reasoning",
             "signatures",
             "tool_call",

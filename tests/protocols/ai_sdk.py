@@ -56,7 +56,16 @@ ROW = Row(
     signatures_in_provider_metadata=True,
     tool_kinds=frozenset({"server"}),
     cannot_carry=frozenset(
-        {"signatures", "refusal_kind", "corrections", "media_order", "tool_server", "usage", "annotations"}
+        {
+            "error_code",
+            "signatures",
+            "refusal_kind",
+            "corrections",
+            "media_order",
+            "tool_server",
+            "usage",
+            "annotations",
+        }
     ),
     status_as_carried={"interrupted": "completed"},
     count_blocks=lambda assembler: list_length(assembler.message.get("parts")),

@@ -28,6 +28,7 @@ ROW = Row(
     binary=True,
     cannot_carry=frozenset(
         {
+            "error_code",
             "signatures",
             "media",
             "data",

@@ -39,6 +39,7 @@ ROW = Row(
     # object: Ollama's blocks have no ends of their own)
     cannot_carry=frozenset(
         {
+            "error_code",
             "block_ends",
             "signatures",
             "media",

@@ -152,7 +152,7 @@ ROW = Row(
         ),
     ),
     tool_kinds=frozenset({"custom", "mcp"}),
-    cannot_carry=frozenset({"media", "data", "usage", "annotations"}),
+    cannot_carry=frozenset({"error_code", "media", "data", "usage", "annotations"}),
     status_as_carried={"interrupted": "incomplete"},
     count_blocks=lambda assembler: sum(
         list_length(item.get("content")) + list_length(item.get("summary"))

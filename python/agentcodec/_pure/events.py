@@ -584,6 +584,16 @@ def after_end_loss(target: str, kind: str, event: dict[str, Any] | None) -> tupl
     )
 
 
+def error_code_loss(target: str, code: Any, written: str | None) -> list[tuple[str, str]]:
+    """A failed run's error code the target has no place for: the failure
+    is written with ``written``, its own word, or without a code; none when
+    there is no code, or it is written as it came (``events::Loss::error_code``)."""
+    if not isinstance(code, str) or not code or written == code:
+        return []
+    how = f"as {written}" if written is not None else "without a code"
+    return [("error_code", f"{target} has no error code {code}: the failure is written {how}")]
+
+
 def state_loss(target: str, kind: str, event: dict[str, Any]) -> list[tuple[str, str]]:
     """The run's state (a ``state_snapshot`` or ``state_patch``: ``kind``),
     where the target has no place for one; none for an empty one, which

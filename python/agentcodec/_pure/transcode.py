@@ -565,9 +565,12 @@ class Assembler(_Decoding):
                     stop_reason=event.get("stop_reason"),
                 )
         elif kind == "run_failed":
-            self._run.update(
-                status="failed", error={"code": event.get("code"), "message": event.get("message")}
-            )
+            code = event.get("code")
+            if code is None and self._run["status"] == "failed" and self._run["error"] is not None:
+                # A failure that repeats the failure without a code (a
+                # lifecycle's after a message's) keeps the code.
+                code = self._run["error"].get("code")
+            self._run.update(status="failed", error={"code": code, "message": event.get("message")})
             if event.get("usage") is not None:
                 self._run["usage"] = event["usage"]
         elif kind == "message_started":

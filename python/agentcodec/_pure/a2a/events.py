@@ -333,6 +333,8 @@ class Encoder(ev.RecordsLosses):
         elif kind == "run_failed":
             self._lost.extend(ev.usage_loss(TARGET, event))
             state = "rejected" if event.get("code") == "rejected" else "failed"
+            # A task's state is all it says of a failure.
+            self._lost.extend(ev.error_code_loss(TARGET, event.get("code"), state))
             failed: dict[str, Any] = {"state": state}
             text = ev.as_str(event.get("message"))
             if text:

@@ -716,6 +716,8 @@ class Encoder(ev.RecordsLosses):
         self._lost.extend(ev.usage_loss("ai-sdk", event))
         self._ensure_started(out)
         self._close_all(out, cut=True)
+        # An error chunk has only its text: its reader's code is its type.
+        self._lost.extend(ev.error_code_loss("ai-sdk", event.get("code"), "error"))
         out.append({"type": "error", "errorText": ev.as_str(event.get("message")) or "the run failed"})
         self._finished = self._completed = True
 

@@ -403,6 +403,7 @@ class Encoder(ev.RecordsLosses):
         self._close_blocks(out)
         code = event.get("code")
         name = code if isinstance(code, str) and code in EXCEPTIONS else "internalServerException"
+        self._lost.extend(ev.error_code_loss(self.protocol, code, name))
         out.append({name: {"message": ev.as_str(event.get("message")) or ""}})
         self._finished = True
 

@@ -463,6 +463,10 @@ class Encoder(ev.RecordsLosses):
                 error["code"] = event["code"]
             out.append(self._envelope("messages", error, wire))
             self._blocks.clear()
+        else:
+            # The lifecycle's failure has only its text: a code rides on a
+            # message's error.
+            self._lost.extend(ev.error_code_loss(self.protocol, event.get("code"), None))
         out.append(self._envelope("lifecycle", {"event": "failed", "error": message}))
         self._ended = True
 

@@ -463,6 +463,8 @@ class Encoder(ev.RecordsLosses):
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         # An error line has no counts.
         self._lost.extend(ev.usage_loss(self.protocol, event))
+        # An error line has only its text.
+        self._lost.extend(ev.error_code_loss(self.protocol, event.get("code"), None))
         out.append({"error": ev.as_str(event.get("message")) or ""})
         self._finished = True
 

@@ -915,6 +915,7 @@ class Encoder(ev.RecordsLosses):
             "code": code if isinstance(code, str) and code in RESPONSE_ERROR_CODES else "server_error",
             "message": ev.as_str(event.get("message")) or "",
         }
+        self._lost.extend(ev.error_code_loss(self.protocol, code, error["code"]))
         self._keep_unfinished()
         out.append(
             self._event(
