@@ -251,6 +251,12 @@ def test_encrypted_values_after_their_messages_end_survive_agui_into_agui(backen
     assert encrypted_values(converted) == sealed
     assert [loss for loss in transcoder.losses if loss["what"] == "block_not_open"] == []
     verify_events(data_events(converted))
+    # ag-ui-protocol's own model takes each, as it would write it.
+    agui = pytest.importorskip("ag_ui.core")
+    for event in data_events(converted):
+        if event["type"] == "REASONING_ENCRYPTED_VALUE":
+            model = agui.ReasoningEncryptedValueEvent.model_validate(event)
+            assert json.loads(model.model_dump_json(by_alias=True, exclude_none=True)) == event
 
     def client_messages(stream: bytes) -> dict[str, Any]:
         client = backend.AGUIAssembler()
