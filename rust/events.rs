@@ -874,6 +874,13 @@ pub trait Encode {
         false
     }
 
+    /// Whether it writes why a message or a run stopped (its `stop_reason`),
+    /// saying itself what it has no place for; where not, the Transcoder
+    /// records a reason that says more than the stream does.
+    fn carries_stop_reasons(&self) -> bool {
+        false
+    }
+
     /// Whether it writes another protocol's events that have no neutral
     /// meaning (AG-UI, as `RAW` events); where not, the Transcoder records
     /// each as a loss.

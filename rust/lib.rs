@@ -39,6 +39,7 @@ pub mod recent;
 pub mod registry;
 pub mod rfc3339;
 pub mod sse;
+pub mod stop_reasons;
 pub mod stream;
 pub mod tool_calls;
 pub mod transcode;

@@ -19,6 +19,7 @@ use crate::json_patch::apply_patch;
 use crate::registry::Descriptor;
 pub use crate::registry::EncoderOptions;
 use crate::sse::Limits;
+use crate::stop_reasons;
 use crate::stream::{
     is_done_marker, Assemble, Budget, Driver, Error, Log, Observer, OnError, Protocol,
 };
@@ -268,11 +269,13 @@ impl Convert {
     /// Keeps what the encoder could not carry of the source's event `event`
     /// (after `first`, what the Transcoder found lost before encoding it);
     /// told to fail on a loss, holds the first for the event's end.
-    fn note_losses(&mut self, event: u64, first: Option<Loss>) {
+    fn note_losses(&mut self, event: u64, first: [Option<Loss>; 2]) {
         self.event = event;
         let mut losses = self.encoder.take_losses();
-        if let Some(loss) = first {
-            losses.insert(0, loss);
+        if first.iter().any(Option::is_some) {
+            let mut ruled: Vec<Loss> = first.into_iter().flatten().collect();
+            ruled.append(&mut losses);
+            losses = ruled;
         }
         if losses.is_empty() {
             return;
@@ -303,7 +306,7 @@ impl Sink for Convert {
         self.frame_pending();
         if self.encoder.has_ended_before("block_delta") {
             let lost = self.ruled.after_end(self.target, "block_delta", None);
-            self.note_losses(log.events, lost);
+            self.note_losses(log.events, [lost, None]);
             return Ok(());
         }
         if !self
@@ -312,7 +315,7 @@ impl Sink for Convert {
         {
             self.encoder
                 .encode(&block_delta(message_id, index, delta), &mut self.out);
-            self.note_losses(log.events, None);
+            self.note_losses(log.events, [None, None]);
         }
         Ok(())
     }
@@ -415,8 +418,10 @@ impl Transcoder {
 /// neutral meaning, another protocol's where it keeps none, its own where
 /// it does not write it back; an event after its stream's end; what a
 /// replacement brings to a block that is not open, beyond what the encoder
-/// writes after a block's end. All but the namespace and the result once
-/// for each kind of event: a stream may bring one with every step.
+/// writes after a block's end; a stop reason, where the target has none
+/// (one that carries them says itself what it has no word for). All but the
+/// namespace and the result once for each kind of event (or reason): a
+/// stream may bring one with every step.
 #[derive(Default)]
 struct RuledLosses {
     /// The kinds of events reported already (their losses' sentences).
@@ -428,18 +433,40 @@ struct RuledLosses {
 }
 
 impl RuledLosses {
+    /// What the target loses of `event`: what [`RuledLosses::one`] says,
+    /// then a stop reason it has no place for.
     fn of(
         &mut self,
         target: &str,
         encoder: &(dyn Encode + Send + Sync),
         event: &Event,
-    ) -> Option<Loss> {
+    ) -> [Option<Loss>; 2] {
         // (one look at the event's type: this runs for every event a delta
         // does not take the quick path for)
-        let kind = get_str(event, "type")?;
+        let Some(kind) = get_str(event, "type") else {
+            return [None, None];
+        };
         if encoder.has_ended_before(kind) {
-            return self.after_end(target, kind, Some(event));
+            return [self.after_end(target, kind, Some(event)), None];
         }
+        let reason = match kind {
+            "message_finished" | "run_finished" if !encoder.carries_stop_reasons() => {
+                stop_reasons::loss(target, get_str(event, "stop_reason"))
+                    .and_then(|lost| self.once(lost))
+            }
+            _ => None,
+        };
+        [self.one(target, kind, encoder, event), reason]
+    }
+
+    /// What the target loses of an event of `kind`, but for its stop reason.
+    fn one(
+        &mut self,
+        target: &str,
+        kind: &str,
+        encoder: &(dyn Encode + Send + Sync),
+        event: &Event,
+    ) -> Option<Loss> {
         match kind {
             "message_started" if !encoder.carries_namespaces() => Loss::namespace(target, event),
             "state_snapshot" | "state_patch" if !encoder.carries_state() => {
@@ -557,14 +584,15 @@ impl Encoder {
     /// What one neutral event becomes, as the target's events.
     pub fn encode_events(&mut self, event: &Event) -> Vec<Event> {
         let mut out = Vec::new();
-        let lost = self
-            .ruled
-            .of(self.target, self.encoder.as_ref(), event)
-            .or_else(|| self.ruled.stray_delta(self.target, event));
+        let [lost, reason] = self.ruled.of(self.target, self.encoder.as_ref(), event);
+        let lost = [
+            lost.or_else(|| self.ruled.stray_delta(self.target, event)),
+            reason,
+        ];
         self.encoder.encode(event, &mut out);
         self.events += 1;
         let event = self.events;
-        self.losses.extend(event, lost);
+        self.losses.extend(event, lost.into_iter().flatten());
         self.note_losses();
         out
     }

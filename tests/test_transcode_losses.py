@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agentcodec import ConversionLossError
+from agentcodec._pure import stop_reasons
 from agentcodec._pure.events import MAX_LOSSES
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, backends, chunked, convert, view
 from protocol_table import TABLE
@@ -32,9 +33,10 @@ def carried_words(row: Any) -> frozenset[str]:
     ``state`` and ``run_result`` where it has no place for them,
     ``passthrough`` where it keeps no other protocol's events, ``after_end``
     for what comes after its stream's end, ``block_not_open`` for what
-    a replacement brings after its block's end, and ``signatures``: few
-    targets have a place for a text's or a tool call's."""
-    words = set(row.cannot_carry) | {"after_end", "block_not_open", "signatures"}
+    a replacement brings after its block's end, ``signatures``: few
+    targets have a place for a text's or a tool call's, and ``stop_reason``:
+    no target has a word for every reason."""
+    words = set(row.cannot_carry) | {"after_end", "block_not_open", "signatures", "stop_reason"}
     if not row.namespaces:
         words.add("namespace")
     if not row.keeps_foreign_events:
@@ -1083,3 +1085,137 @@ def test_every_recorded_error_code_is_carried_or_reported(source: str, path: Pat
             assert "error_code" in row.cannot_carry, target
             assert len(reported) == 1, target
             assert reported[0].startswith(f"{target} has no error code {code}: "), target
+
+
+# Reasons of every kind, in several protocols' words, and one of no kind (a
+# model's own).
+STOP_REASONS = (
+    "end_turn",
+    "stop",
+    "tool_use",
+    "tool_calls",
+    "stop_sequence",
+    "max_tokens",
+    "length",
+    "refusal",
+    "content_filter",
+    "safety",
+    "pause_turn",
+    "malformed_function_call",
+)
+
+
+def stop_run(*reasons: str) -> list[dict[str, Any]]:
+    """A run of one assistant text message for each reason, each stopping
+    for it (the run incomplete where the last ran out of tokens)."""
+    status = "incomplete" if stop_reasons.kind(reasons[-1]) == "length" else "completed"
+    events = neutral_run(status)
+    run = events[:1]
+    for number, reason in enumerate(reasons):
+        message = [{**event, "message_id": f"m{number}"} for event in events[1:-1]]
+        message[-1]["stop_reason"] = reason
+        run.extend(message)
+    return [*run, events[-1]]
+
+
+def stop_reason_of(view: dict[str, Any]) -> str | None:
+    """Why a view's run stopped: its last message's reason, else the run's."""
+    said = [message["stop_reason"] for message in view["messages"] if message.get("stop_reason")]
+    return said[-1] if said else view["stop_reason"]
+
+
+def says_as_much(reason: str, back: str | None) -> bool:
+    """Whether what reads back says why as ``reason`` does: the same word,
+    or one of its kind (a tool call's stop, or a stop sequence, may read
+    back as the end of the turn, where a target says them so)."""
+    if back is None:
+        return False
+    if back.lower().replace("-", "_") == reason.lower():
+        return True
+    kind, said = stop_reasons.kind(reason), stop_reasons.kind(back)
+    return kind is not None and (said == kind or (stop_reasons.is_ordinary(reason) and said == "end"))
+
+
+@pytest.mark.parametrize("reason", STOP_REASONS)
+@pytest.mark.parametrize("target", TABLE)
+def test_a_stop_reason_is_written_in_the_targets_words_or_reported(
+    backend: ModuleType, target: str, reason: str
+) -> None:
+    """A message's stop reason reads back from a target that carries stop
+    reasons as it came or as the target's word of its kind (a filter's stop
+    is Anthropic's refusal, Gemini's SAFETY); where the target has no word
+    for it, it is reported, once, unless it says no more than the stream
+    does (the turn's end, a tool call's, a stop sequence's, or running out
+    of tokens, which the run's status says)."""
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in stop_run(reason)) + encoder.close()
+    back = stop_reason_of(view(backend, target, written))
+    reported = [loss["why"] for loss in encoder.losses if loss["what"] == "stop_reason"]
+    if stop_reasons.is_implied(reason):
+        assert reported == [], target
+        if TABLE[target].carries_stop_reasons:
+            # (A target may say why only of a run cut short.)
+            assert says_as_much(reason, back) or (back is None and stop_reasons.is_ordinary(reason)), back
+    elif says_as_much(reason, back):
+        assert TABLE[target].carries_stop_reasons
+        assert reported == [], target
+    else:
+        assert reported == [f"{target} has no place for the stop reason {reason}"], back
+
+
+def test_known_stop_reasons_read_back_in_each_targets_own_words(backend: ModuleType) -> None:
+    """The words each target writes, as its own reader gives them back
+    (decoders give them lower case): a filter's stop and a tool call's,
+    from another protocol's words."""
+    expected = {
+        ("anthropic", "content_filter"): "refusal",
+        ("anthropic", "tool_calls"): "tool_use",
+        ("bedrock", "refusal"): "content_filtered",
+        ("bedrock", "stop"): "end_turn",
+        ("gemini", "refusal"): "safety",
+        ("gemini", "tool_use"): "stop",
+        ("openai-chat", "safety"): "content_filter",
+        ("openai-chat", "end_turn"): "stop",
+        ("ai-sdk", "refusal"): "content_filter",
+        ("ai-sdk", "pause_turn"): "other",
+        ("ollama", "max_tokens"): "length",
+        ("openai-responses", "max_tokens"): "max_output_tokens",
+    }
+    for (target, reason), word in expected.items():
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        written = b"".join(encoder.encode(event) for event in stop_run(reason)) + encoder.close()
+        assert stop_reason_of(view(backend, target, written)) == word, (target, reason)
+
+
+@pytest.mark.parametrize("target", [name for name, row in TABLE.items() if row.carries_stop_reasons])
+def test_the_last_messages_stop_reason_is_the_runs(backend: ModuleType, target: str) -> None:
+    """A later message's reason stands over an earlier one's, in a target
+    whose stream ends with one reason: an answer after a tool call does not
+    read back as stopping for the tool. (Converse kept the tool call's
+    when the last message's reason was in another protocol's words.)"""
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in stop_run("tool_calls", "stop")) + encoder.close()
+    back = stop_reason_of(view(backend, target, written))
+    assert back is None or stop_reasons.kind(back) == "end", back
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_every_recorded_stop_reason_is_carried_or_reported(source: str, path: Path) -> None:
+    """A recorded run's stop reason reads back from each target that
+    carries stop reasons as it came or as the target's word of its kind,
+    or is reported; where a target carries none, only a reason that says
+    more than the stream does is reported."""
+    stream = path.read_bytes()
+    for backend in backends():
+        original = view(backend, source, stream)
+        reason = stop_reason_of(original)
+        if reason is None or original["status"] == "failed":
+            return
+        for target, row in TABLE.items():
+            transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+            back = stop_reason_of(view(backend, target, transcoder.feed(stream) + transcoder.close()))
+            reported = [loss for loss in transcoder.losses if loss["what"] == "stop_reason"]
+            if row.carries_stop_reasons and back is not None:
+                assert says_as_much(reason, back) or reported, (target, reason, back)
+            if stop_reasons.is_implied(reason):
+                assert reported == [], (target, reason)

@@ -37,6 +37,12 @@ not end its blocks); a replacement may also come after its block's end, as
 AG-UI's encrypted values do. What a target writes nothing of, a delta or
 replacement to a block that is not open, is reported (``block_not_open``).
 
+A ``stop_reason`` is the source's word, lower case. A target writes one of
+its own words as it is and any other as its word for the reason's kind (the
+turn's end, a tool call, a stop sequence, running out of tokens, a filter, a
+pause: the vocabulary's ``STOP_REASON_KINDS``); one it has no word for is
+reported (``stop_reason``), but for the kinds the stream says anyway.
+
 - ``Decoder(protocol)``: a protocol's stream (SSE bytes in any chunking, or
   decoded events) into neutral events.
 - ``Encoder(protocol, **options)``: neutral events into the protocol's

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::probe::{self, Target};
 use super::providers;
+use super::vocabulary::{FINISH_REASONS, STOP_REASON_WORDS};
 use crate::events::{
     block_delta, block_fields, block_finished, block_key, block_replaced, block_started, frame_sse,
     get_str, has_annotations, media_kind, message_finished, message_started, nonempty, passthrough,
@@ -13,8 +14,12 @@ use crate::events::{
 };
 use crate::hashing::{HashMap, HashSet, IndexMap};
 use crate::json::{self, write_string, Map, Value};
+use crate::stop_reasons::StopWords;
 
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
+
+/// Why a message stopped, in the AI SDK's words.
+const STOP_WORDS: StopWords = StopWords::new(&FINISH_REASONS, &STOP_REASON_WORDS);
 
 /// Chunks kept whole as a data block's value, and written back as they are.
 const WHOLE_PARTS: [&str; 4] = ["source-url", "source-document", "custom", "reasoning-file"];
@@ -24,17 +29,6 @@ fn to_neutral_reason(reason: &str) -> &str {
         "tool-calls" => "tool_calls",
         "content-filter" => "content_filter",
         other => other,
-    }
-}
-
-fn from_neutral_reason(reason: &str) -> &'static str {
-    match reason {
-        "stop" | "end_turn" | "stop_sequence" => "stop",
-        "length" | "max_tokens" => "length",
-        "tool_calls" | "tool_use" | "function_call" => "tool-calls",
-        "content_filter" | "refusal" => "content-filter",
-        "error" => "error",
-        _ => "other",
     }
 }
 
@@ -657,7 +651,7 @@ pub struct Encoder {
     calls: HashSet<String>,
     /// Messages with no place here.
     skipped: HashSet<String>,
-    reason: Option<String>,
+    reason: Option<&'static str>,
 }
 
 impl Encoder {
@@ -702,8 +696,12 @@ impl Encode for Encoder {
                 self.lost.extend(Loss::usage("ai-sdk", event));
                 let skipped = get_str(event, "message_id")
                     .is_some_and(|message_id| self.skipped.contains(message_id));
-                if let (Some(reason), false) = (get_str(event, "stop_reason"), skipped) {
-                    self.reason = Some(reason.to_owned());
+                let reason = get_str(event, "stop_reason").filter(|reason| !reason.is_empty());
+                if let (Some(reason), false) = (reason, skipped) {
+                    // One it has no word for is `other`, as the SDK says it.
+                    let (word, lost) = STOP_WORDS.translate("ai-sdk", Some(reason));
+                    self.lost.extend(lost);
+                    self.reason = Some(word.unwrap_or("other"));
                 }
             }
             "block_started" => self.block_started(event, out),
@@ -745,6 +743,10 @@ impl Encode for Encoder {
         if self.started && !self.finished {
             self.close_all(out, true);
         }
+    }
+
+    fn carries_stop_reasons(&self) -> bool {
+        true
     }
 
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
@@ -1179,7 +1181,7 @@ impl Encoder {
             return;
         }
         let finish_reason = match &self.reason {
-            Some(reason) => from_neutral_reason(reason),
+            Some(reason) => reason,
             None if get_str(event, "status") == Some("incomplete") => "length",
             None => "stop",
         };

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 pub use super::vocabulary::STOP_REASONS;
+use super::vocabulary::STOP_REASON_WORDS;
 use super::{probe, TOOL_BLOCKS};
 use crate::events::{
     as_int, block_delta, block_fields, block_finished, block_key, block_replaced, block_started,
@@ -15,6 +16,7 @@ use crate::events::{
 use crate::hashing::HashSet;
 use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
+use crate::stop_reasons::StopWords;
 
 /// Who made the signatures it reads (`encrypted_by`): a reader that keeps
 /// them per provider (the AI SDK's `providerMetadata`) files them so.
@@ -37,16 +39,8 @@ const CACHE_KEYS: [(&str, &str); 2] = [
 /// Usage fields only Anthropic has, carried as they are.
 const OWN_USAGE_KEYS: [&str; 2] = ["server_tool_use", "service_tier"];
 
-/// Other protocols' stop reasons, as Anthropic says them.
-fn foreign_stop_reason(reason: &str) -> &str {
-    match reason {
-        "stop" => "end_turn",
-        "length" | "max_output_tokens" => "max_tokens",
-        "tool_calls" | "function_call" => "tool_use",
-        "content_filter" => "refusal",
-        other => other,
-    }
-}
+/// Why a message stopped, in Anthropic's words.
+const STOP_WORDS: StopWords = StopWords::new(&STOP_REASONS, &STOP_REASON_WORDS);
 
 fn tool_kind(block_type: &str) -> &'static str {
     match block_type {
@@ -674,6 +668,10 @@ impl Encode for Encoder {
         }
     }
 
+    fn carries_stop_reasons(&self) -> bool {
+        true
+    }
+
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_sse(out, sse_field(event.get("type")), None, event);
     }
@@ -795,13 +793,16 @@ impl Encoder {
         }
     }
 
-    /// A stop reason the source gave, where Anthropic has a word for it.
+    /// The stop reason the source gave, in Anthropic's words; one it has no
+    /// word for leaves the reason to what the stream says (and an earlier
+    /// message's no longer stands).
     fn take_reason(&mut self, reason: Option<&str>) {
-        if let Some(reason) = reason.map(foreign_stop_reason) {
-            if STOP_REASONS.contains(&reason) {
-                self.reason = Some(reason.to_owned());
-            }
+        if nonempty(reason).is_none() {
+            return;
         }
+        let (word, lost) = STOP_WORDS.translate("anthropic", reason);
+        self.lost.extend(lost);
+        self.reason = word.map(str::to_owned);
     }
 
     fn block_started(&mut self, event: &Event, out: &mut Vec<Event>) {

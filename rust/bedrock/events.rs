@@ -24,16 +24,20 @@
 
 use std::collections::BTreeMap;
 
-use super::vocabulary::{EVENTS, EXCEPTIONS, STOP_REASONS};
+use super::vocabulary::{EVENTS, EXCEPTIONS, STOP_REASONS, STOP_REASON_WORDS};
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
-    message_finished, message_started, passthrough, run_failed, run_finished, run_started,
-    BlockRef, Decode, Encode, Event, Loss,
+    message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
+    run_started, BlockRef, Decode, Encode, Event, Loss,
 };
 use crate::eventstream::{encode, HeaderValue};
 use crate::framing::Kind;
 use crate::hashing::{HashSet, IndexMap};
 use crate::json::{write_object, Map, Value};
+use crate::stop_reasons::{self, StopWords};
+
+/// Why a message stopped, in Converse's words.
+const STOP_WORDS: StopWords = StopWords::new(&STOP_REASONS, &STOP_REASON_WORDS);
 
 /// Who made the signatures the decoder reads (`encrypted_by`).
 const BY: &str = "bedrock";
@@ -422,13 +426,14 @@ impl Encoder {
         }
         // A message has no counts of its own: only the run.
         self.lost.extend(Loss::usage("bedrock", event));
-        match get_str(event, "stop_reason") {
-            Some(reason) if STOP_REASONS.contains(&reason) => self.reason = Some(reason.to_owned()),
-            Some("length" | "MAX_TOKENS" | "max_output_tokens") => {
-                self.reason = Some("max_tokens".to_owned())
-            }
-            Some("tool_calls" | "function_call") => self.reason = Some("tool_use".to_owned()),
-            _ => {}
+        // The last message's reason is the stream's (a later one's stands
+        // over an earlier one's); one Converse has no word for leaves it
+        // to what the stream says.
+        let reason = get_str(event, "stop_reason");
+        if nonempty(reason).is_some() {
+            let (word, lost) = STOP_WORDS.translate("bedrock", reason);
+            self.lost.extend(lost);
+            self.reason = word.map(str::to_owned);
         }
     }
 
@@ -593,10 +598,14 @@ impl Encoder {
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         self.close_blocks(out);
         let status = get_str(event, "status");
-        let reason = if status == Some("incomplete") {
-            "max_tokens".to_owned()
-        } else {
-            self.reason.clone().unwrap_or_else(|| "end_turn".to_owned())
+        // An incomplete run stopped for want of tokens, unless its message
+        // said why otherwise (a filter).
+        let reason = match self.reason.clone() {
+            Some(reason) if status != Some("incomplete") || !stop_reasons::is_ordinary(&reason) => {
+                reason
+            }
+            _ if status == Some("incomplete") => "max_tokens".to_owned(),
+            _ => "end_turn".to_owned(),
         };
         let carried = if reason == "max_tokens" {
             "incomplete"
@@ -700,6 +709,10 @@ impl Encode for Encoder {
     }
 
     /// An event as event stream messages.
+    fn carries_stop_reasons(&self) -> bool {
+        true
+    }
+
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_event(event, out);
     }

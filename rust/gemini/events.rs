@@ -31,7 +31,7 @@
 //! failed run is an `{"error": ...}` record.
 
 use super::args::{parse_path, partial_value, ArgsWriter};
-use super::vocabulary::FINISH_REASONS;
+use super::vocabulary::{FINISH_REASONS, STOP_REASON_WORDS};
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
     media_kind, message_finished, message_place, message_started, passthrough, run_failed,
@@ -41,6 +41,10 @@ use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
+use crate::stop_reasons::{self, StopWords};
+
+/// Why a candidate finished, in Gemini's words.
+const STOP_WORDS: StopWords = StopWords::new(&FINISH_REASONS, &STOP_REASON_WORDS);
 
 /// Who made the signatures the decoder reads (`encrypted_by`).
 const BY: &str = "gemini";
@@ -673,15 +677,9 @@ impl Encoder {
         // A candidate has no counts of its own: only the response.
         self.lost.extend(Loss::usage("gemini", event));
         self.flush(out, Some(message_id));
-        let reason = match get_str(event, "stop_reason") {
-            Some("length" | "max_output_tokens") => "MAX_TOKENS",
-            Some(reason) => FINISH_REASONS
-                .iter()
-                .find(|known| known.eq_ignore_ascii_case(reason) && reason.is_ascii())
-                .copied()
-                .unwrap_or("STOP"),
-            None => "STOP",
-        };
+        let (word, lost) = STOP_WORDS.translate("gemini", get_str(event, "stop_reason"));
+        self.lost.extend(lost);
+        let reason = word.unwrap_or("STOP");
         let index = self.candidates.get(message_id).copied().unwrap_or(0);
         self.reasons.insert(index, reason);
     }
@@ -913,19 +911,26 @@ impl Encoder {
         for index in indexes {
             self.reasons.entry(index).or_insert(unsaid);
         }
-        let cut = self.reasons.values().any(|reason| *reason == "MAX_TOKENS")
-            || status == Some("incomplete");
+        // What reads back: a candidate cut short (written so below).
+        let cut = self.reasons.values().any(|reason| {
+            *reason == "MAX_TOKENS"
+                || (status == Some("incomplete") && stop_reasons::is_ordinary(reason))
+        });
         let carried = if cut { "incomplete" } else { "completed" };
         self.lost.extend(Loss::status("gemini", status, carried));
         let mut records = self.finish_records();
         let mut record = records.pop().unwrap_or_else(|| self.stamped(Map::new()));
         if status == Some("incomplete") {
-            // Gemini says a candidate was cut short by its finish reason.
+            // Gemini says a candidate was cut short by its finish reason (but
+            // for one that said why otherwise: a filter).
             for held in records.iter_mut().chain(std::iter::once(&mut record)) {
                 if let Some(Value::Array(candidates)) = held.get_mut("candidates") {
                     for candidate in candidates {
                         if let Value::Object(candidate) = candidate {
-                            candidate.insert("finishReason".to_owned(), "MAX_TOKENS".into());
+                            let said = candidate.get("finishReason").and_then(Value::as_str);
+                            if said.is_none_or(stop_reasons::is_ordinary) {
+                                candidate.insert("finishReason".to_owned(), "MAX_TOKENS".into());
+                            }
                         }
                     }
                 }
@@ -1046,6 +1051,10 @@ impl Encode for Encoder {
     }
 
     /// A record as `alt=sse` streams it.
+    fn carries_stop_reasons(&self) -> bool {
+        true
+    }
+
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_record(event, out);
     }

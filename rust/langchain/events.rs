@@ -1064,6 +1064,10 @@ impl Encode for Encoder {
         }
     }
 
+    fn carries_stop_reasons(&self) -> bool {
+        true
+    }
+
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         let seq = event
             .get("seq")

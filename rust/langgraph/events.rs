@@ -1374,6 +1374,10 @@ impl Encode for Encoder {
         }
     }
 
+    fn carries_stop_reasons(&self) -> bool {
+        true
+    }
+
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         let name = sse_field(event.get("event")).unwrap_or("message");
         let data = or_null(event.get("data"));

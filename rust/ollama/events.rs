@@ -20,16 +20,20 @@
 //! counts; a failed run is an `{"error": ...}` line. Tool results, media,
 //! data and corrections have no place in an answer.
 
-use super::vocabulary::DONE_REASONS;
+use super::vocabulary::{DONE_REASONS, STOP_REASON_WORDS};
 use crate::events::{
     as_int, block_delta, block_finished, block_started, get_str, has_annotations, message_finished,
-    message_place, message_started, passthrough, run_failed, run_finished, run_started, BlockRef,
-    Decode, Encode, Event, Loss, Place,
+    message_place, message_started, nonempty, passthrough, run_failed, run_finished, run_started,
+    BlockRef, Decode, Encode, Event, Loss, Place,
 };
 use crate::framing::Kind;
 use crate::hashing::IndexMap;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
+use crate::stop_reasons::StopWords;
+
+/// Why an answer is done, in Ollama's words.
+const STOP_WORDS: StopWords = StopWords::new(&DONE_REASONS, &STOP_REASON_WORDS);
 
 /// The one message of an Ollama answer, as the decoder names it.
 pub const MESSAGE_ID: &str = "ollama-message";
@@ -651,10 +655,11 @@ impl Encoder {
             "message_finished" => {
                 // A message has no counts of its own: only the answer.
                 self.lost.extend(Loss::usage("ollama", event));
-                if let Some(reason) = get_str(event, "stop_reason") {
-                    if DONE_REASONS.contains(&reason) {
-                        self.reason = Some(reason.to_owned());
-                    }
+                let reason = get_str(event, "stop_reason");
+                if nonempty(reason).is_some() {
+                    let (word, lost) = STOP_WORDS.translate("ollama", reason);
+                    self.lost.extend(lost);
+                    self.reason = word.map(str::to_owned);
                 }
             }
             "block_started" => self.block_started(event),
@@ -717,6 +722,10 @@ impl Encode for Encoder {
     }
 
     /// A line of JSON.
+    fn carries_stop_reasons(&self) -> bool {
+        true
+    }
+
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {
         frame_line(event, out);
     }

@@ -8,14 +8,19 @@ use std::collections::BTreeMap;
 use super::probe::{Chunk, TEXT_KEYS};
 
 pub use super::vocabulary::FINISH_REASONS;
+use super::vocabulary::STOP_REASON_WORDS;
 use crate::events::{
     as_int, block_delta, block_finished, block_started, frame_sse, get, get_str, has_annotations,
-    message_finished, message_place, message_started, passthrough, run_failed, run_finished,
-    run_started, BlockRef, Decode, Encode, Event, Loss, Place, Quick,
+    message_finished, message_place, message_started, nonempty, passthrough, run_failed,
+    run_finished, run_started, BlockRef, Decode, Encode, Event, Loss, Place, Quick,
 };
 use crate::hashing::HashMap;
 use crate::json::{write_int, write_string, write_value, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
+use crate::stop_reasons::StopWords;
+
+/// Why a choice finished, in Chat's words.
+const STOP_WORDS: StopWords = StopWords::new(&FINISH_REASONS, &STOP_REASON_WORDS);
 
 /// What the encoder writes after the run finished.
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
@@ -877,11 +882,12 @@ impl Encoder {
         else {
             return;
         };
-        if let Some(reason) = get_str(event, "stop_reason") {
-            if FINISH_REASONS.contains(&reason) {
-                if let Some(state) = self.choices.get_mut(&choice) {
-                    state.reason = Some(reason.to_owned());
-                }
+        let reason = get_str(event, "stop_reason");
+        if nonempty(reason).is_some() {
+            let (word, lost) = STOP_WORDS.translate("openai-chat", reason);
+            self.lost.extend(lost);
+            if let Some(state) = self.choices.get_mut(&choice) {
+                state.reason = word.map(str::to_owned);
             }
         }
     }
@@ -892,9 +898,9 @@ impl Encoder {
             self.announce(0, out);
         }
         // The run's reason stands for a choice that gave none.
-        if let Some(said) =
-            get_str(event, "stop_reason").filter(|said| FINISH_REASONS.contains(said))
-        {
+        let (said, lost) = STOP_WORDS.translate("openai-chat", get_str(event, "stop_reason"));
+        self.lost.extend(lost);
+        if let Some(said) = said {
             for state in self.choices.values_mut() {
                 state.reason.get_or_insert_with(|| said.to_owned());
             }
@@ -1059,6 +1065,10 @@ impl Encode for Encoder {
                 self.end_choice(choice, None, out);
             }
         }
+    }
+
+    fn carries_stop_reasons(&self) -> bool {
+        true
     }
 
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {

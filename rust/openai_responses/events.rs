@@ -12,8 +12,11 @@ use crate::events::{
 };
 use crate::hashing::{HashMap, IndexMap};
 
-use super::vocabulary::{ANNOTATION_TYPES, RESPONSE_ERROR_CODES};
+use super::vocabulary::{
+    ANNOTATION_TYPES, INCOMPLETE_REASONS, RESPONSE_ERROR_CODES, STOP_REASON_WORDS,
+};
 use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
+use crate::stop_reasons::{self, StopWords};
 
 const PROTOCOL: &str = "openai-responses";
 
@@ -738,16 +741,9 @@ impl OpenItem {
     }
 }
 
-/// Why a response is incomplete, in the API's words, by the stop reason of
-/// the run's last message (the sources' words for running out of tokens,
-/// or for a filter stopping it).
-fn incomplete_reason(stop_reason: &str) -> Option<&'static str> {
-    match stop_reason {
-        "length" | "max_tokens" | "max_output_tokens" => Some("max_output_tokens"),
-        "content_filter" => Some("content_filter"),
-        _ => None,
-    }
-}
+/// Why a response is incomplete, in the API's words (a response that ended
+/// as the model meant says no reason).
+const STOP_WORDS: StopWords = StopWords::new(&INCOMPLETE_REASONS, &STOP_REASON_WORDS);
 
 /// The neutral usage counts the Responses API keeps in a detail object:
 /// (its field, the detail object, the detail's field).
@@ -1461,6 +1457,13 @@ impl Encoder {
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         self.close_all(out);
         let usage = self.usage(event);
+        // Why the run stopped, where the API has a word for it: the run's
+        // reason, else its last message's.
+        let held = self.stop_reason.take();
+        let run_reason = get_str(event, "stop_reason");
+        let (said, lost) = STOP_WORDS.translate(PROTOCOL, run_reason);
+        self.lost.extend(lost);
+        let reason = said.or_else(|| held.as_deref().and_then(|held| STOP_WORDS.word(held)));
         let status = event.get("status");
         let stopped = match status {
             Some(Value::String(status)) => {
@@ -1482,9 +1485,6 @@ impl Encoder {
             let details = if shown == "cancelled" {
                 Value::Null
             } else {
-                let reason = get_str(event, "stop_reason")
-                    .and_then(incomplete_reason)
-                    .or_else(|| self.stop_reason.as_deref().and_then(incomplete_reason));
                 let mut details = Map::new();
                 details.insert("reason".to_owned(), reason.map_or(Value::Null, Value::from));
                 Value::Object(details)
@@ -1497,6 +1497,18 @@ impl Encoder {
         };
         out.push(finished);
         self.finished = true;
+        // What the response does not say: any reason, where it is not
+        // incomplete; the message's beside the run's own.
+        let says_why = stopped && status.and_then(Value::as_str) != Some("cancelled");
+        let held_unsaid = !says_why
+            || (said.is_some() && held.as_deref().and_then(|held| STOP_WORDS.word(held)) != said);
+        if held_unsaid {
+            self.lost
+                .extend(stop_reasons::loss(PROTOCOL, held.as_deref()));
+        }
+        if !says_why && said.is_some() {
+            self.lost.extend(stop_reasons::loss(PROTOCOL, run_reason));
+        }
     }
 
     /// The items a failed run left open, as far as they got, in its
@@ -1582,7 +1594,16 @@ impl Encode for Encoder {
             "message_finished" => {
                 // An item has no usage: only the response.
                 self.lost.extend(Loss::usage(PROTOCOL, event));
-                self.stop_reason = get_str(event, "stop_reason").map(str::to_owned);
+                // The response says why of its last message only (and only
+                // when it is incomplete): an earlier message's reason has no
+                // place.
+                let held = self.stop_reason.take();
+                self.lost
+                    .extend(stop_reasons::loss(PROTOCOL, held.as_deref()));
+                let reason = get_str(event, "stop_reason");
+                let (word, lost) = STOP_WORDS.translate(PROTOCOL, reason);
+                self.lost.extend(lost);
+                self.stop_reason = word.and(reason).map(str::to_owned);
                 if let Some(message_id) = get_str(event, "message_id") {
                     self.close_message(message_id, out);
                 }
@@ -1609,6 +1630,10 @@ impl Encode for Encoder {
             }
             _ => {}
         }
+    }
+
+    fn carries_stop_reasons(&self) -> bool {
+        true
     }
 
     fn frame(&self, event: &Event, out: &mut Vec<u8>) {

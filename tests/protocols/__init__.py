@@ -158,6 +158,10 @@ class Row:
     #: Whether it writes a run's result (what the agent returned), read back
     #: as the source's; where not, the loss is reported (``run_result``).
     carries_run_result: bool = False
+    #: Whether it writes why a message stopped (in its own words, or as
+    #: its word for the reason's kind); where not, a reason that says more
+    #: than the stream does is reported (``stop_reason``).
+    carries_stop_reasons: bool = False
     #: Whose reasoning signatures its reader names (``encrypted_by``), where
     #: it names them.
     encrypted_by: str | None = None

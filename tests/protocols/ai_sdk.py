@@ -45,6 +45,7 @@ def _built_turn() -> list[dict[str, Any]]:
 
 ROW = Row(
     name="ai-sdk",
+    carries_stop_reasons=True,
     assembler="AISDKAssembler",
     result="message",
     stream="ai_sdk/ai_sdk_tool_turn.sse",

@@ -110,6 +110,7 @@ def judge(backend: ModuleType, stream: bytes) -> None:
 
 ROW = Row(
     name="anthropic",
+    carries_stop_reasons=True,
     stop_reasons={"max_output_tokens": "max_tokens", "content_filter": "refusal", "length": "max_tokens"},
     assembler="AnthropicAssembler",
     result="message",

@@ -19,6 +19,7 @@ def _blocks(assembler: Any) -> int:
 
 ROW = Row(
     name="bedrock",
+    carries_stop_reasons=True,
     assembler="BedrockAssembler",
     result="response",
     stream="bedrock/text.bin",

@@ -22,6 +22,7 @@ def _parts(assembler: Any) -> int:
 
 ROW = Row(
     name="gemini",
+    carries_stop_reasons=True,
     assembler="GeminiAssembler",
     result="response",
     stream="gemini/text_signature.sse",

@@ -48,6 +48,7 @@ def judge(backend: ModuleType, stream: bytes) -> None:
 
 ROW = Row(
     name="langchain",
+    carries_stop_reasons=True,
     assembler="LangChainAssembler",
     result="messages",
     stream="langchain/parallel_tool_calls.sse",

@@ -27,6 +27,7 @@ def _blocks(assembler: Any) -> int:
 
 ROW = Row(
     name="langgraph",
+    carries_stop_reasons=True,
     assembler="LangGraphAssembler",
     result="run",
     stream="langgraph/tool_call.sse",

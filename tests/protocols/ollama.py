@@ -27,6 +27,7 @@ def _calls(assembler: Any) -> int:
 
 ROW = Row(
     name="ollama",
+    carries_stop_reasons=True,
     assembler="OllamaAssembler",
     result="answer",
     stream="ollama/chat_answer.ndjson",

@@ -97,6 +97,7 @@ def comparable(value: Any) -> Any:
 
 ROW = Row(
     name="openai-chat",
+    carries_stop_reasons=True,
     stop_reasons={"max_output_tokens": "length", "content_filter": "content_filter", "length": "length"},
     assembler="OpenAIChatAssembler",
     result="completion",

@@ -126,6 +126,7 @@ def judge(backend: ModuleType, stream: bytes) -> None:
 
 ROW = Row(
     name="openai-responses",
+    carries_stop_reasons=True,
     assembler="OpenAIResponsesAssembler",
     result="response",
     stream="agentapp/agent_turn.responses.sse",

@@ -376,6 +376,10 @@ class RecordsLosses:
     #: Whether it writes a run's result (``run_finished``'s ``result``);
     #: where not, the Transcoder records the loss.
     carries_run_result = False
+    #: Whether it writes why a message or a run stopped (its
+    #: ``stop_reason``), saying itself what it has no place for; where not,
+    #: the Transcoder records a reason that says more than the stream does.
+    carries_stop_reasons = False
 
     def keeps_own_event(self, passthrough: dict[str, Any]) -> bool:
         """Whether it writes back this ``passthrough`` of its own protocol's

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import ConversionLossError
+from . import stop_reasons
 from ._args import limit_arg
 from .accumulate import Pieces, append, render
 from .events import (
@@ -188,8 +189,10 @@ class _RuledLosses:
     neutral meaning, another protocol's where it keeps none, its own where
     it does not write it back; an event after its stream's end; what a
     replacement brings to a block that is not open, beyond what the encoder
-    writes after a block's end. All but the namespace and the result once
-    for each kind of event: a stream may bring one with every step."""
+    writes after a block's end; a stop reason, where the target has none
+    (one that carries them says itself what it has no word for). All but
+    the namespace and the result once for each kind of event (or reason): a
+    stream may bring one with every step."""
 
     __slots__ = ("_dropped_kinds", "_open")
 
@@ -202,9 +205,18 @@ class _RuledLosses:
         self._open: set[tuple[str, int]] = set()
 
     def of(self, target: str, encoder: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
+        """What the target loses of ``event``: what ``_one`` says, then a
+        stop reason it has no place for."""
         kind = event.get("type")
         if isinstance(kind, str) and encoder.has_ended_before(kind):
             return self._after_end(target, kind, event)
+        lost = self._one(target, encoder, kind, event)
+        if kind in ("message_finished", "run_finished") and not encoder.carries_stop_reasons:
+            lost = lost + self._once(stop_reasons.loss(target, event.get("stop_reason")))
+        return lost
+
+    def _one(self, target: str, encoder: Any, kind: Any, event: dict[str, Any]) -> list[tuple[str, str]]:
+        """What the target loses of an event of ``kind``, but for its stop reason."""
         if kind == "message_started" and not encoder.carries_namespaces:
             return namespace_loss(target, event)
         if kind in ("state_snapshot", "state_patch") and not encoder.carries_state:

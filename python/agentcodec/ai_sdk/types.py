@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict, Union
 
+from .._vocabulary import tables
+
 __all__ = [
     "FINISH_REASONS",
     "HEADERS",
@@ -41,7 +43,7 @@ __all__ = [
 ]
 
 #: The finish reasons of the ``finish`` chunk.
-FINISH_REASONS = ("stop", "length", "content-filter", "tool-calls", "error", "other")
+FINISH_REASONS = tables("ai_sdk")["FINISH_REASONS"]
 #: The states of a tool part, in the order a call goes through them.
 TOOL_STATES = (
     "input-streaming",

@@ -34,8 +34,10 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _json
+from ..._vocabulary import tables
 from .. import events as ev
 from ..json_values import JSONValueError, loads
+from ..stop_reasons import StopWords
 from . import providers
 from .assembler import recognizes
 
@@ -44,19 +46,8 @@ __all__ = ["DONE", "Decoder", "Encoder"]
 DONE = b"data: [DONE]\n\n"
 # Finish reasons, the AI SDK's and the neutral (OpenAI's) spellings.
 TO_NEUTRAL_REASONS = {"tool-calls": "tool_calls", "content-filter": "content_filter"}
-FROM_NEUTRAL_REASONS = {
-    "stop": "stop",
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "length": "length",
-    "max_tokens": "length",
-    "tool_calls": "tool-calls",
-    "tool_use": "tool-calls",
-    "function_call": "tool-calls",
-    "content_filter": "content-filter",
-    "refusal": "content-filter",
-    "error": "error",
-}
+# Why a message stopped, in the AI SDK's words.
+STOP_WORDS = StopWords(tables("ai_sdk")["FINISH_REASONS"], tables("ai_sdk")["STOP_REASON_WORDS"])
 # Chunks kept whole as a data block's value, and written back as they are.
 WHOLE_PARTS = ("source-url", "source-document", "custom", "reasoning-file")
 
@@ -416,6 +407,9 @@ class Encoder(ev.RecordsLosses):
 
     protocol = "ai-sdk"
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(self, message_id: str | None = None) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -512,8 +506,11 @@ class Encoder(ev.RecordsLosses):
         # The UI stream has no usage.
         self._lost.extend(ev.usage_loss("ai-sdk", event))
         reason = event.get("stop_reason")
-        if isinstance(reason, str) and ev.as_str(event.get("message_id")) not in self._skipped:
-            self._reason = reason
+        if isinstance(reason, str) and reason and ev.as_str(event.get("message_id")) not in self._skipped:
+            # One it has no word for is ``other``, as the SDK says it.
+            word, lost = STOP_WORDS.translate("ai-sdk", reason)
+            self._lost.extend(lost)
+            self._reason = word or "other"
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         key = ev.block_key(event)
@@ -698,9 +695,8 @@ class Encoder(ev.RecordsLosses):
         if event.get("status") == "cancelled":
             out.append({"type": "abort"})
             return
-        reason = self._reason
-        if reason is not None:
-            finish_reason = FROM_NEUTRAL_REASONS.get(reason, "other")
+        if self._reason is not None:
+            finish_reason = self._reason
         else:
             finish_reason = "length" if event.get("status") == "incomplete" else "stop"
         # The finish reason reads back as incomplete (length) or completed:

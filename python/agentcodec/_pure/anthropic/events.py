@@ -43,6 +43,7 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from ..json_prefix import JsonPrefix
+from ..stop_reasons import StopWords
 from .assembler import TOOL_BLOCKS, error_fields, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
@@ -50,15 +51,8 @@ __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
 _VOCABULARY = tables("anthropic")
 
 STOP_REASONS = _VOCABULARY["STOP_REASONS"]
-# Other protocols' stop reasons, as Anthropic says them.
-FOREIGN_STOP_REASONS = {
-    "stop": "end_turn",
-    "length": "max_tokens",
-    "max_output_tokens": "max_tokens",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "content_filter": "refusal",
-}
+# Why a message stopped, in Anthropic's words.
+STOP_WORDS = StopWords(STOP_REASONS, _VOCABULARY["STOP_REASON_WORDS"])
 # The tool call kind of each tool block type, and back.
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "mcp"}
 # (An MCP call is written as tool_use: mcp_tool_use is a beta block that
@@ -368,6 +362,9 @@ class Encoder(ev.RecordsLosses):
 
     protocol = "anthropic"
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(self, response_id: str | None = None, model: str | None = None) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -543,10 +540,13 @@ class Encoder(ev.RecordsLosses):
             self._stop_current(out)
 
     def _take_reason(self, reason: Any) -> None:
-        """A stop reason the source gave, where Anthropic has a word for it."""
-        reason = FOREIGN_STOP_REASONS.get(reason, reason) if isinstance(reason, str) else None
-        if reason in STOP_REASONS:
-            self._reason = reason
+        """The stop reason the source gave, in Anthropic's words; one it has
+        no word for leaves the reason to what the stream says (and an
+        earlier message's no longer stands)."""
+        if not isinstance(reason, str) or not reason:
+            return
+        self._reason, lost = STOP_WORDS.translate("anthropic", reason)
+        self._lost.extend(lost)
 
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         # The run's reason stands for a message that gave none.

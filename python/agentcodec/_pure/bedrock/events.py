@@ -30,11 +30,14 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from ..eventstream import encode_event_message
+from ..stop_reasons import StopWords, is_ordinary
 from .assembler import EVENTS, EXCEPTIONS, PADDING, error_of, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder", "frame"]
 
 STOP_REASONS = tables("bedrock")["STOP_REASONS"]
+# Why a message stopped, in Converse's words.
+STOP_WORDS = StopWords(STOP_REASONS, tables("bedrock")["STOP_REASON_WORDS"])
 #: Who made the signatures the decoder reads (``encrypted_by``).
 BY = "bedrock"
 #: The one message of a Converse stream, as the decoder names it.
@@ -241,6 +244,9 @@ class Encoder(ev.RecordsLosses):
 
     protocol = "bedrock"
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(self) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -290,13 +296,13 @@ class Encoder(ev.RecordsLosses):
             return
         # A message has no counts of its own: only the run.
         self._lost.extend(ev.usage_loss(self.protocol, event))
+        # The last message's reason is the stream's (a later one's stands
+        # over an earlier one's); one Converse has no word for leaves it to
+        # what the stream says.
         reason = event.get("stop_reason")
-        if isinstance(reason, str) and reason in STOP_REASONS:
-            self._reason = reason
-        elif reason in ("length", "MAX_TOKENS", "max_tokens", "max_output_tokens"):
-            self._reason = "max_tokens"
-        elif reason in ("tool_calls", "function_call"):
-            self._reason = "tool_use"
+        if isinstance(reason, str) and reason:
+            self._reason, lost = STOP_WORDS.translate(self.protocol, reason)
+            self._lost.extend(lost)
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id, index = event.get("message_id"), ev.as_int(event.get("index"))
@@ -376,9 +382,13 @@ class Encoder(ev.RecordsLosses):
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         self._close_blocks(out)
         status = event.get("status")
-        reason = self._reason or ("max_tokens" if status == "incomplete" else "end_turn")
-        if status == "incomplete":
+        # An incomplete run stopped for want of tokens, unless its message
+        # said why otherwise (a filter).
+        reason = self._reason
+        if status == "incomplete" and (reason is None or is_ordinary(reason)):
             reason = "max_tokens"
+        elif reason is None:
+            reason = "end_turn"
         self._lost.extend(
             ev.status_loss(self.protocol, status, "incomplete" if reason == "max_tokens" else "completed")
         )

@@ -40,12 +40,15 @@ from .. import events as ev
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads
 from ..rfc3339 import unix_seconds
+from ..stop_reasons import StopWords, is_ordinary
 from .args import ArgsWriter, PathError, parse_path, partial_value
 from .assembler import error_message, recognizes
 
 __all__ = ["FINISH_REASONS", "Decoder", "Encoder", "frame"]
 
 FINISH_REASONS = tables("gemini")["FINISH_REASONS"]
+# Why a candidate finished, in Gemini's words.
+STOP_WORDS = StopWords(FINISH_REASONS, tables("gemini")["STOP_REASON_WORDS"])
 #: Who made the signatures the decoder reads (``encrypted_by``).
 BY = "gemini"
 #: A candidate's fields the decoder reads; the others pass through.
@@ -374,6 +377,9 @@ class Encoder(ev.RecordsLosses):
 
     protocol = "gemini"
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(self, model: str | None = None, response_id: str | None = None) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -471,13 +477,9 @@ class Encoder(ev.RecordsLosses):
         # A candidate has no counts of its own: only the response.
         self._lost.extend(ev.usage_loss(self.protocol, event))
         self._flush(out, message_id)
-        said = event.get("stop_reason")
-        if said in ("length", "max_output_tokens"):
-            reason = "MAX_TOKENS"
-        elif isinstance(said, str) and said.isascii() and said.upper() in FINISH_REASONS:
-            reason = said.upper()
-        else:
-            reason = "STOP"
+        word, lost = STOP_WORDS.translate(self.protocol, event.get("stop_reason"))
+        self._lost.extend(lost)
+        reason = word or "STOP"
         self._reasons[self._candidates.get(message_id, 0)] = reason
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -593,17 +595,24 @@ class Encoder(ev.RecordsLosses):
         unsaid = "MAX_TOKENS" if status == "incomplete" else "STOP"
         for index in list(self._candidates.values()) or [0]:
             self._reasons.setdefault(index, unsaid)
-        cut = "MAX_TOKENS" in self._reasons.values() or status == "incomplete"
+        # What reads back: a candidate cut short (written so below).
+        cut = any(
+            reason == "MAX_TOKENS" or (status == "incomplete" and is_ordinary(reason))
+            for reason in self._reasons.values()
+        )
         carried = "incomplete" if cut else "completed"
         self._lost.extend(ev.status_loss(self.protocol, status, carried))
         records = self._finish_records()
         record = records.pop() if records else self._stamped({})
         out.extend(records)
         if status == "incomplete":
-            # Gemini says a candidate was cut short by its finish reason.
+            # Gemini says a candidate was cut short by its finish reason (but
+            # for one that said why otherwise: a filter).
             for record_ in (*records, record):
                 for candidate in record_.get("candidates", ()):
-                    candidate["finishReason"] = "MAX_TOKENS"
+                    said = candidate.get("finishReason")
+                    if not isinstance(said, str) or is_ordinary(said):
+                        candidate["finishReason"] = "MAX_TOKENS"
         usage = event.get("usage")
         if isinstance(usage, dict) and usage:
             record["usageMetadata"] = _usage_to_gemini(usage)

@@ -373,6 +373,9 @@ class Encoder(ev.RecordsLosses):
     protocol = "langchain"
     carries_namespaces = True
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(
         self, namespace: list[str] | None = None, node: str | None = "model", timestamp: int | None = None
     ) -> None:

@@ -543,6 +543,9 @@ class Encoder(ev.RecordsLosses):
     #: The graph's values, written at the run's end as the state leaves them.
     carries_state = True
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(self, run_id: str | None = None, node: str | None = None) -> None:
         self._lost: list[tuple[str, str]] = []
         # A message written in a subgraph: the name its events take

@@ -31,6 +31,7 @@ from .. import events as ev
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads, utf8_size
 from ..rfc3339 import rfc3339, unix_seconds
+from ..stop_reasons import StopWords
 from .assembler import error_message, recognizes
 
 __all__ = ["DONE_REASONS", "ENDPOINTS", "MESSAGE_ID", "Decoder", "Encoder", "frame"]
@@ -38,6 +39,8 @@ __all__ = ["DONE_REASONS", "ENDPOINTS", "MESSAGE_ID", "Decoder", "Encoder", "fra
 _VOCABULARY = tables("ollama")
 
 DONE_REASONS = _VOCABULARY["DONE_REASONS"]
+# Why an answer is done, in Ollama's words.
+STOP_WORDS = StopWords(DONE_REASONS, _VOCABULARY["STOP_REASON_WORDS"])
 ENDPOINTS = _VOCABULARY["ENDPOINTS"]
 #: The one message of an Ollama answer, as the decoder names it.
 MESSAGE_ID = "ollama-message"
@@ -207,6 +210,9 @@ class Encoder(ev.RecordsLosses):
 
     protocol = "ollama"
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(
         self,
         model: str | None = None,
@@ -359,8 +365,9 @@ class Encoder(ev.RecordsLosses):
         # A message has no counts of its own: only the answer.
         self._lost.extend(ev.usage_loss(self.protocol, event))
         reason = event.get("stop_reason")
-        if isinstance(reason, str) and reason in DONE_REASONS:
-            self._reason = reason
+        if isinstance(reason, str) and reason:
+            self._reason, lost = STOP_WORDS.translate(self.protocol, reason)
+            self._lost.extend(lost)
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id, index = event.get("message_id"), ev.as_int(event.get("index"))

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..._vocabulary import tables
 from .. import events as ev
+from ..stop_reasons import StopWords
 from .assembler import error_fields, recognizes
 
 __all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
@@ -38,6 +39,8 @@ __all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
 _VOCABULARY = tables("openai_chat")
 
 FINISH_REASONS = _VOCABULARY["FINISH_REASONS"]
+# Why a choice finished, in Chat's words.
+STOP_WORDS = StopWords(FINISH_REASONS, _VOCABULARY["STOP_REASON_WORDS"])
 #: What the encoder writes after the run finished.
 DONE = b"data: [DONE]\n\n"
 # A chunk's own fields, which a chunk kept for its logprobs keeps.
@@ -390,6 +393,9 @@ class Encoder(ev.RecordsLosses):
 
     protocol = "openai-chat"
 
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
+
     def __init__(
         self, response_id: str | None = None, model: str | None = None, created_at: Any = None
     ) -> None:
@@ -586,16 +592,20 @@ class Encoder(ev.RecordsLosses):
         self._open_in.pop(message_id, None)
         choice = self._messages.get(message_id)
         reason = event.get("stop_reason")
-        if choice is not None and reason in FINISH_REASONS and choice in self._choices:
-            self._choices[choice].reason = reason
+        if choice is not None and isinstance(reason, str) and reason:
+            word, lost = STOP_WORDS.translate(self.protocol, reason)
+            self._lost.extend(lost)
+            if choice in self._choices:
+                self._choices[choice].reason = word
 
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         status = event.get("status")
         if not self._choices:
             self._announce(0, out)
         # The run's reason stands for a choice that gave none.
-        said = event.get("stop_reason")
-        if said in FINISH_REASONS:
+        said, lost = STOP_WORDS.translate(self.protocol, event.get("stop_reason"))
+        self._lost.extend(lost)
+        if said is not None:
             for state in self._choices.values():
                 if state.reason is None:
                     state.reason = said

@@ -21,6 +21,8 @@ from typing import Any
 from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
+from .. import stop_reasons
+from ..stop_reasons import StopWords
 from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
@@ -414,15 +416,9 @@ USAGE_DETAILS = (
     ("reasoning_tokens", "output_tokens_details", "reasoning_tokens"),
 )
 _DETAILED = frozenset(neutral for neutral, _, _ in USAGE_DETAILS)
-# Why a response is incomplete, in the API's words, by the stop reason of
-# the run's last message (the sources' words for running out of tokens, or
-# for a filter stopping it).
-INCOMPLETE_REASONS = {
-    "length": "max_output_tokens",
-    "max_tokens": "max_output_tokens",
-    "max_output_tokens": "max_output_tokens",
-    "content_filter": "content_filter",
-}
+# Why a response is incomplete, in the API's words (a response that ended
+# as the model meant says no reason).
+STOP_WORDS = StopWords(_VOCABULARY["INCOMPLETE_REASONS"], _VOCABULARY["STOP_REASON_WORDS"])
 
 
 def usage_to_responses(usage: Any) -> dict[str, Any] | None:
@@ -467,6 +463,9 @@ class Encoder(ev.RecordsLosses):
     """Neutral events to OpenAI Responses events."""
 
     protocol = "openai-responses"
+
+    #: Why a message stopped (``stop_reason``), in its own words.
+    carries_stop_reasons = True
 
     def __init__(
         self, response_id: str | None = None, model: str | None = None, created_at: Any = None
@@ -843,7 +842,14 @@ class Encoder(ev.RecordsLosses):
     def _message_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         # An item has no usage: only the response.
         self._lost.extend(ev.usage_loss(self.protocol, event))
-        self._stop_reason = event.get("stop_reason")
+        # The response says why of its last message only (and only when it
+        # is incomplete): an earlier message's reason has no place.
+        held, self._stop_reason = self._stop_reason, None
+        self._lost.extend(stop_reasons.loss(self.protocol, held))
+        reason = event.get("stop_reason")
+        word, lost = STOP_WORDS.translate(self.protocol, reason)
+        self._lost.extend(lost)
+        self._stop_reason = reason if word is not None else None
         message_id = event.get("message_id")
         if isinstance(message_id, str):
             self._close_message(message_id, out)
@@ -870,7 +876,16 @@ class Encoder(ev.RecordsLosses):
         self._close_all(out)
         status = event.get("status")
         usage = self._usage(event)
-        if status == "completed" or status not in ("incomplete", "cancelled", "interrupted"):
+        # Why the run stopped, where the API has a word for it: the run's
+        # reason, else its last message's.
+        held, self._stop_reason = self._stop_reason, None
+        run_reason = event.get("stop_reason")
+        said, lost = STOP_WORDS.translate(self.protocol, run_reason)
+        self._lost.extend(lost)
+        held_word = STOP_WORDS.word(held) if held is not None else None
+        reason = said if said is not None else held_word
+        stopped = status in ("incomplete", "cancelled", "interrupted")
+        if not stopped:
             out.append(
                 self._event(
                     "response.completed", response=self._response("completed", output=True, usage=usage)
@@ -879,11 +894,7 @@ class Encoder(ev.RecordsLosses):
         else:
             shown = "cancelled" if status == "cancelled" else "incomplete"
             self._lost.extend(ev.status_loss(self.protocol, status, shown))
-            # Why, where the API has a word for it (a cancelled response has
-            # none): the run's reason, else its last message's.
-            said = ev.as_str(event.get("stop_reason"))
-            said = said if said in INCOMPLETE_REASONS else ev.as_str(self._stop_reason)
-            reason = INCOMPLETE_REASONS.get(said) if said is not None else None
+            # (A cancelled response says no reason.)
             response = self._response(
                 shown,
                 output=True,
@@ -892,6 +903,13 @@ class Encoder(ev.RecordsLosses):
             )
             out.append(self._event("response.incomplete", response=response))
         self._finished = True
+        # What the response does not say: any reason, where it is not
+        # incomplete; the message's beside the run's own.
+        says_why = stopped and status != "cancelled"
+        if not says_why or (said is not None and held_word != said):
+            self._lost.extend(stop_reasons.loss(self.protocol, held))
+        if not says_why and said is not None:
+            self._lost.extend(stop_reasons.loss(self.protocol, run_reason))
 
     def _keep_unfinished(self) -> None:
         """The items a failed run left open, as far as they got, in its

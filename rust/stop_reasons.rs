@@ -1,0 +1,145 @@
+//! Why a message stopped, from one protocol's words into another's. Every
+//! protocol names the same few reasons in its own words (`end_turn`, `stop`,
+//! `STOP`; `max_tokens`, `length`, `MAX_TOKENS`), so the neutral vocabulary
+//! gives each word a kind (its `STOP_REASON_KINDS` table) and a protocol's
+//! vocabulary its word for each kind (`STOP_REASON_WORDS`). An encoder keeps
+//! a reason that is one of its own words and writes any other as its word
+//! for the reason's kind. `python/agentcodec/_pure/stop_reasons.py` mirrors
+//! this module.
+
+use crate::events::vocabulary::STOP_REASON_KINDS;
+use crate::events::Loss;
+
+/// Whether two words are one, case aside and with `-` and `_` alike
+/// (`MAX_TOKENS` and `max_tokens`, `tool-calls` and `tool_calls`).
+fn same_word(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes().zip(b.bytes()).all(|(a, b)| {
+            a.eq_ignore_ascii_case(&b) || (matches!(a, b'-' | b'_') && matches!(b, b'-' | b'_'))
+        })
+}
+
+/// The value of `key` in a table of `key=value` lines, the key read as a
+/// word ([`same_word`]).
+fn lookup(table: &[&'static str], key: &str) -> Option<&'static str> {
+    table.iter().find_map(|line| {
+        let (word, value) = line.split_once('=')?;
+        same_word(word, key).then_some(value)
+    })
+}
+
+/// The kind of a stop reason (`end`, `tool_use`, `stop_sequence`, `length`,
+/// `content_filter`, `pause`), in whichever protocol's words it comes; None
+/// for a word of no kind (a model's own, an error).
+pub fn kind(reason: &str) -> Option<&'static str> {
+    lookup(&STOP_REASON_KINDS, reason)
+}
+
+/// Whether a reason says no more than what a stream says without it: that
+/// the message ended as the model meant, to call tools or at a stop
+/// sequence, or that it ran out of tokens (the run's status, incomplete,
+/// says that). A target with no word for it loses nothing.
+pub fn is_implied(reason: &str) -> bool {
+    is_ordinary(reason) || kind(reason) == Some("length")
+}
+
+/// Whether a reason says the message ended as the model meant: at the
+/// end of its turn, to call tools, or at a stop sequence.
+pub fn is_ordinary(reason: &str) -> bool {
+    matches!(kind(reason), Some("end" | "tool_use" | "stop_sequence"))
+}
+
+/// A message's (or a run's) stop reason the target has no place for: no
+/// word, neither its own nor one of its kind, or none where it stands. None
+/// when there is none, or it says no more than the stream does
+/// ([`is_implied`]).
+pub fn loss(target: &str, reason: Option<&str>) -> Option<Loss> {
+    let reason = reason.filter(|reason| !reason.is_empty())?;
+    if is_implied(reason) {
+        return None;
+    }
+    Some(Loss {
+        what: "stop_reason".to_owned(),
+        why: format!("{target} has no place for the stop reason {reason}"),
+    })
+}
+
+/// A protocol's words for why a message stopped: its own (as its
+/// vocabulary lists them) and its word for each kind of reason.
+#[derive(Debug, Clone, Copy)]
+pub struct StopWords {
+    own: &'static [&'static str],
+    by_kind: &'static [&'static str],
+}
+
+impl StopWords {
+    /// `own`: the protocol's stop reasons; `by_kind`: its
+    /// `STOP_REASON_WORDS` table (`kind=word` lines).
+    pub const fn new(own: &'static [&'static str], by_kind: &'static [&'static str]) -> Self {
+        StopWords { own, by_kind }
+    }
+
+    /// The word it writes for `reason`: the reason, where it is one of its
+    /// own words (in its own spelling), or else its word for the reason's
+    /// kind. None where it has neither.
+    pub fn word(&self, reason: &str) -> Option<&'static str> {
+        if let Some(own) = self.own.iter().find(|own| same_word(own, reason)) {
+            return Some(own);
+        }
+        lookup(self.by_kind, kind(reason)?)
+    }
+
+    /// [`StopWords::word`] for a reason that may be missing or empty, and
+    /// the loss where the target has no word for one that says more than
+    /// the stream does ([`is_implied`]).
+    pub fn translate(
+        &self,
+        target: &str,
+        reason: Option<&str>,
+    ) -> (Option<&'static str>, Option<Loss>) {
+        let Some(reason) = reason.filter(|reason| !reason.is_empty()) else {
+            return (None, None);
+        };
+        match self.word(reason) {
+            Some(word) => (Some(word), None),
+            None => (None, loss(target, Some(reason))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWN: [&str; 3] = ["STOP", "MAX_TOKENS", "SAFETY"];
+    const BY_KIND: [&str; 3] = ["end=STOP", "length=MAX_TOKENS", "content_filter=SAFETY"];
+
+    #[test]
+    fn own_words_keep_their_spelling_and_others_take_their_kinds_word() {
+        let words = StopWords::new(&OWN, &BY_KIND);
+        assert_eq!(words.word("max_tokens"), Some("MAX_TOKENS"));
+        assert_eq!(words.word("safety"), Some("SAFETY"));
+        assert_eq!(words.word("end_turn"), Some("STOP"));
+        assert_eq!(words.word("length"), Some("MAX_TOKENS"));
+        assert_eq!(words.word("refusal"), Some("SAFETY"));
+        assert_eq!(words.word("content-filter"), Some("SAFETY"));
+        assert_eq!(words.word("pause_turn"), None);
+        assert_eq!(words.word("load"), None);
+        assert_eq!(words.word(""), None);
+    }
+
+    #[test]
+    fn only_a_reason_that_says_more_than_the_stream_is_lost() {
+        let words = StopWords::new(&OWN, &BY_KIND);
+        assert_eq!(words.translate("t", None), (None, None));
+        assert_eq!(words.translate("t", Some("")), (None, None));
+        // A tool call's stop is said by the call; no word, no loss.
+        assert_eq!(words.translate("t", Some("tool_use")), (None, None));
+        let (word, lost) = words.translate("t", Some("pause_turn"));
+        assert_eq!(word, None);
+        assert_eq!(lost.map(|loss| loss.what), Some("stop_reason".to_owned()));
+        assert!(is_implied("MAX_TOKENS"));
+        assert!(!is_implied("refusal"));
+        assert!(!is_implied("malformed_function_call"));
+    }
+}
