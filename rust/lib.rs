@@ -43,6 +43,7 @@ pub mod stop_reasons;
 pub mod stream;
 pub mod tool_calls;
 pub mod transcode;
+pub mod words;
 
 /// Calls `$then!` with every protocol's module, in the order the CLI and
 /// the docs list them: the one list of protocols. A protocol's module

@@ -2,31 +2,15 @@
 //! protocol names the same few reasons in its own words (`end_turn`, `stop`,
 //! `STOP`; `max_tokens`, `length`, `MAX_TOKENS`), so the neutral vocabulary
 //! gives each word a kind (its `STOP_REASON_KINDS` table) and a protocol's
-//! vocabulary its word for each kind (`STOP_REASON_WORDS`). An encoder keeps
-//! a reason that is one of its own words and writes any other as its word
-//! for the reason's kind. `python/agentcodec/_pure/stop_reasons.py` mirrors
+//! vocabulary its word for each kind (`STOP_REASON_WORDS`), read by
+//! [`crate::words::Words`]. An encoder keeps a reason that is one of its own
+//! words and writes any other as its word for the reason's kind; what it
+//! has no word for is a loss, where the stream does not say it otherwise. `python/agentcodec/_pure/stop_reasons.py` mirrors
 //! this module.
 
 use crate::events::vocabulary::STOP_REASON_KINDS;
 use crate::events::Loss;
-
-/// Whether two words are one, case aside and with `-` and `_` alike
-/// (`MAX_TOKENS` and `max_tokens`, `tool-calls` and `tool_calls`).
-fn same_word(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes().zip(b.bytes()).all(|(a, b)| {
-            a.eq_ignore_ascii_case(&b) || (matches!(a, b'-' | b'_') && matches!(b, b'-' | b'_'))
-        })
-}
-
-/// The value of `key` in a table of `key=value` lines, the key read as a
-/// word ([`same_word`]).
-fn lookup(table: &[&'static str], key: &str) -> Option<&'static str> {
-    table.iter().find_map(|line| {
-        let (word, value) = line.split_once('=')?;
-        same_word(word, key).then_some(value)
-    })
-}
+use crate::words::{lookup, Words};
 
 /// The kind of a stop reason (`end`, `tool_use`, `stop_sequence`, `length`,
 /// `content_filter`, `pause`), in whichever protocol's words it comes; None
@@ -67,26 +51,20 @@ pub fn loss(target: &str, reason: Option<&str>) -> Option<Loss> {
 /// A protocol's words for why a message stopped: its own (as its
 /// vocabulary lists them) and its word for each kind of reason.
 #[derive(Debug, Clone, Copy)]
-pub struct StopWords {
-    own: &'static [&'static str],
-    by_kind: &'static [&'static str],
-}
+pub struct StopWords(Words);
 
 impl StopWords {
     /// `own`: the protocol's stop reasons; `by_kind`: its
     /// `STOP_REASON_WORDS` table (`kind=word` lines).
     pub const fn new(own: &'static [&'static str], by_kind: &'static [&'static str]) -> Self {
-        StopWords { own, by_kind }
+        StopWords(Words::new(&STOP_REASON_KINDS, own, by_kind))
     }
 
     /// The word it writes for `reason`: the reason, where it is one of its
     /// own words (in its own spelling), or else its word for the reason's
     /// kind. None where it has neither.
     pub fn word(&self, reason: &str) -> Option<&'static str> {
-        if let Some(own) = self.own.iter().find(|own| same_word(own, reason)) {
-            return Some(own);
-        }
-        lookup(self.by_kind, kind(reason)?)
+        self.0.word(reason)
     }
 
     /// [`StopWords::word`] for a reason that may be missing or empty, and

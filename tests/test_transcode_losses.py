@@ -17,6 +17,8 @@ import pytest
 from agentcodec import ConversionLossError
 from agentcodec._pure import stop_reasons
 from agentcodec._pure.events import MAX_LOSSES
+from agentcodec._pure.words import Words
+from agentcodec._vocabulary import tables
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, backends, chunked, convert, view
 from protocol_table import TABLE
 from protocols import sse_event
@@ -1143,7 +1145,7 @@ def test_a_stop_reason_is_written_in_the_targets_words_or_reported(
 ) -> None:
     """A message's stop reason reads back from a target that carries stop
     reasons as it came or as the target's word of its kind (a filter's stop
-    is Anthropic's refusal, Gemini's SAFETY); where the target has no word
+    is one target's refusal, another's SAFETY); where the target has no word
     for it, it is reported, once, unless it says no more than the stream
     does (the turn's end, a tool call's, a stop sequence's, or running out
     of tokens, which the run's status says)."""
@@ -1163,36 +1165,23 @@ def test_a_stop_reason_is_written_in_the_targets_words_or_reported(
         assert reported == [f"{target} has no place for the stop reason {reason}"], back
 
 
-def test_known_stop_reasons_read_back_in_each_targets_own_words(backend: ModuleType) -> None:
-    """The words each target writes, as its own reader gives them back
-    (decoders give them lower case): a filter's stop and a tool call's,
-    from another protocol's words."""
-    expected = {
-        ("anthropic", "content_filter"): "refusal",
-        ("anthropic", "tool_calls"): "tool_use",
-        ("bedrock", "refusal"): "content_filtered",
-        ("bedrock", "stop"): "end_turn",
-        ("gemini", "refusal"): "safety",
-        ("gemini", "tool_use"): "stop",
-        ("openai-chat", "safety"): "content_filter",
-        ("openai-chat", "end_turn"): "stop",
-        ("ai-sdk", "refusal"): "content_filter",
-        ("ai-sdk", "pause_turn"): "other",
-        ("ollama", "max_tokens"): "length",
-        ("openai-responses", "max_tokens"): "max_output_tokens",
-    }
-    for (target, reason), word in expected.items():
+@pytest.mark.parametrize("target", [name for name, row in TABLE.items() if row.stop_reason_words])
+def test_stop_reasons_read_back_in_each_targets_own_words(backend: ModuleType, target: str) -> None:
+    """The words a target writes for other protocols' stop reasons, as its
+    own reader gives them back (decoders give them lower case): its rows'
+    ``stop_reason_words``."""
+    for reason, word in TABLE[target].stop_reason_words.items():
         encoder = backend.NeutralEncoder(target, **OPTIONS[target])
         written = b"".join(encoder.encode(event) for event in stop_run(reason)) + encoder.close()
-        assert stop_reason_of(view(backend, target, written)) == word, (target, reason)
+        assert stop_reason_of(view(backend, target, written)) == word, reason
 
 
 @pytest.mark.parametrize("target", [name for name, row in TABLE.items() if row.carries_stop_reasons])
 def test_the_last_messages_stop_reason_is_the_runs(backend: ModuleType, target: str) -> None:
     """A later message's reason stands over an earlier one's, in a target
     whose stream ends with one reason: an answer after a tool call does not
-    read back as stopping for the tool. (Converse kept the tool call's
-    when the last message's reason was in another protocol's words.)"""
+    read back as stopping for the tool. (A target kept the tool call's when
+    the last message's reason was in another protocol's words.)"""
     encoder = backend.NeutralEncoder(target, **OPTIONS[target])
     written = b"".join(encoder.encode(event) for event in stop_run("tool_calls", "stop")) + encoder.close()
     back = stop_reason_of(view(backend, target, written))
@@ -1219,3 +1208,48 @@ def test_every_recorded_stop_reason_is_carried_or_reported(source: str, path: Pa
                 assert says_as_much(reason, back) or reported, (target, reason, back)
             if stop_reasons.is_implied(reason):
                 assert reported == [], (target, reason)
+
+
+def error_code_kind(code: str | None) -> str | None:
+    """The kind of an error code (``rate_limit``, ``unavailable``,
+    ``server_error``, ``invalid_request``), in any protocol's words."""
+    kinds = Words(tables("_vocabulary")["ERROR_CODE_KINDS"], (), ())
+    return kinds.kind(code) if code is not None else None
+
+
+@pytest.mark.parametrize("target", [name for name, row in TABLE.items() if row.error_code_words])
+def test_an_error_code_is_written_as_the_targets_code_of_its_kind(backend: ModuleType, target: str) -> None:
+    """A target whose errors have a closed set of codes writes another
+    protocol's code as its own of that kind (its row's
+    ``error_code_words``): a throttle stays a rate limit (a client retries
+    it later), an overload stays unavailable, a bad request stays one; a
+    code of no kind is a server error. What does not read back as it came
+    is reported, saying what it is written as. (Two targets wrote every code
+    not their own as a server error.)"""
+    for code, word in TABLE[target].error_code_words.items():
+        events = [*neutral_run("completed")[:-1], {"type": "run_failed", "code": code, "message": "m"}]
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+        written = b"".join(encoder.encode(event) for event in events) + encoder.close()
+        assert view(backend, target, written)["error"]["code"] == word, code
+        if error_code_kind(code) is not None and word != "server_error":
+            assert error_code_kind(word) == error_code_kind(code), code
+        reported = [loss["why"] for loss in encoder.losses if loss["what"] == "error_code"]
+        assert reported == [error_code_lost(target, code, word)], code
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_every_recorded_error_code_reads_back_of_its_kind(source: str, path: Path) -> None:
+    """A recorded failure's code that has a kind (a throttle, an overload)
+    reads back from every target that writes a code of a kind as one of the
+    same kind, or at worst as a server error."""
+    stream = path.read_bytes()
+    for backend in backends():
+        original = view(backend, source, stream)
+        kind = error_code_kind((original["error"] or {}).get("code"))
+        if original["status"] != "failed" or kind is None:
+            return
+        for target in TABLE:
+            transcoder = backend.Transcoder(source, target, **OPTIONS[target])
+            converted = view(backend, target, transcoder.feed(stream) + transcoder.close())
+            written = error_code_kind((converted["error"] or {}).get("code"))
+            assert written in (None, kind, "server_error"), (target, written)

@@ -24,7 +24,8 @@
 
 use std::collections::BTreeMap;
 
-use super::vocabulary::{EVENTS, EXCEPTIONS, STOP_REASONS, STOP_REASON_WORDS};
+use super::vocabulary::{ERROR_CODE_WORDS, EVENTS, EXCEPTIONS, STOP_REASONS, STOP_REASON_WORDS};
+use crate::events::vocabulary::ERROR_CODE_KINDS;
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
     message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
@@ -35,9 +36,13 @@ use crate::framing::Kind;
 use crate::hashing::{HashSet, IndexMap};
 use crate::json::{write_object, Map, Value};
 use crate::stop_reasons::{self, StopWords};
+use crate::words::Words;
 
 /// Why a message stopped, in Converse's words.
 const STOP_WORDS: StopWords = StopWords::new(&STOP_REASONS, &STOP_REASON_WORDS);
+
+/// The exception a failed run ends with, in Converse's words.
+const ERROR_WORDS: Words = Words::new(&ERROR_CODE_KINDS, &EXCEPTIONS, &ERROR_CODE_WORDS);
 
 /// Who made the signatures the decoder reads (`encrypted_by`).
 const BY: &str = "bedrock";
@@ -640,10 +645,12 @@ impl Encoder {
         // An exception has no counts.
         self.lost.extend(Loss::usage("bedrock", event));
         self.close_blocks(out);
-        let name = match get_str(event, "code") {
-            Some(code) if EXCEPTIONS.contains(&code) => code,
-            _ => "internalServerException",
-        };
+        // One of its exceptions: another protocol's code is its exception of
+        // that kind (a rate limit is `throttlingException`), or else a server
+        // error.
+        let name = get_str(event, "code")
+            .and_then(|code| ERROR_WORDS.word(code))
+            .unwrap_or("internalServerException");
         self.lost.extend(Loss::error_code(
             "bedrock",
             get_str(event, "code"),

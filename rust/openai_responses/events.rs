@@ -13,10 +13,12 @@ use crate::events::{
 use crate::hashing::{HashMap, IndexMap};
 
 use super::vocabulary::{
-    ANNOTATION_TYPES, INCOMPLETE_REASONS, RESPONSE_ERROR_CODES, STOP_REASON_WORDS,
+    ANNOTATION_TYPES, ERROR_CODE_WORDS, INCOMPLETE_REASONS, RESPONSE_ERROR_CODES, STOP_REASON_WORDS,
 };
+use crate::events::vocabulary::ERROR_CODE_KINDS;
 use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
 use crate::stop_reasons::{self, StopWords};
+use crate::words::Words;
 
 const PROTOCOL: &str = "openai-responses";
 
@@ -744,6 +746,9 @@ impl OpenItem {
 /// Why a response is incomplete, in the API's words (a response that ended
 /// as the model meant says no reason).
 const STOP_WORDS: StopWords = StopWords::new(&INCOMPLETE_REASONS, &STOP_REASON_WORDS);
+
+/// A failed response's error code, in the API's words.
+const ERROR_WORDS: Words = Words::new(&ERROR_CODE_KINDS, &RESPONSE_ERROR_CODES, &ERROR_CODE_WORDS);
 
 /// The neutral usage counts the Responses API keeps in a detail object:
 /// (its field, the detail object, the detail's field).
@@ -1543,9 +1548,11 @@ impl Encoder {
 
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
         let mut error = Map::new();
-        // A response's error code is one of the API's own: any other is a server error.
+        // A response's error code is one of the API's own: another's is its
+        // code of that kind (a throttle is `rate_limit_exceeded`), or else a
+        // server error.
         let code = get_str(event, "code")
-            .filter(|code| RESPONSE_ERROR_CODES.contains(code))
+            .and_then(|code| ERROR_WORDS.word(code))
             .unwrap_or("server_error");
         self.lost.extend(Loss::error_code(
             PROTOCOL,

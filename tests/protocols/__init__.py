@@ -194,6 +194,14 @@ class Row:
     #: message's), where it writes the run's reason for a message that gave
     #: none; empty where it takes the message's alone.
     stop_reasons: dict[str, str] = field(default_factory=dict)
+    #: How it writes another protocol's stop reasons (a message's), as its
+    #: reader gives them back: its word of each one's kind (None where it
+    #: has no place for one).
+    stop_reason_words: dict[str, str | None] = field(default_factory=dict)
+    #: How it writes another protocol's error codes, as its reader gives
+    #: them back, where its codes are a closed set: its code of each one's
+    #: kind, or its server error.
+    error_code_words: dict[str, str] = field(default_factory=dict)
     #: How it writes the run statuses it has no word for, as read back.
     status_as_carried: dict[str, str] = field(default_factory=dict)
     #: The blocks (content parts, tool calls) its assembler's view shows:

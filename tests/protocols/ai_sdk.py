@@ -46,6 +46,12 @@ def _built_turn() -> list[dict[str, Any]]:
 ROW = Row(
     name="ai-sdk",
     carries_stop_reasons=True,
+    stop_reason_words={
+        "refusal": "content_filter",
+        "pause_turn": "other",
+        "tool_use": "tool_calls",
+        "max_tokens": "length",
+    },
     assembler="AISDKAssembler",
     result="message",
     stream="ai_sdk/ai_sdk_tool_turn.sse",

@@ -111,6 +111,12 @@ def judge(backend: ModuleType, stream: bytes) -> None:
 ROW = Row(
     name="anthropic",
     carries_stop_reasons=True,
+    stop_reason_words={
+        "content_filter": "refusal",
+        "tool_calls": "tool_use",
+        "safety": "refusal",
+        "stop": "end_turn",
+    },
     stop_reasons={"max_output_tokens": "max_tokens", "content_filter": "refusal", "length": "max_tokens"},
     assembler="AnthropicAssembler",
     result="message",

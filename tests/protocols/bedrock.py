@@ -20,6 +20,23 @@ def _blocks(assembler: Any) -> int:
 ROW = Row(
     name="bedrock",
     carries_stop_reasons=True,
+    stop_reason_words={
+        "refusal": "content_filtered",
+        "stop": "end_turn",
+        "tool_calls": "tool_use",
+        "length": "max_tokens",
+    },
+    error_code_words={
+        "rate_limit_exceeded": "throttlingException",
+        "rate_limit_error": "throttlingException",
+        "RESOURCE_EXHAUSTED": "throttlingException",
+        "overloaded_error": "serviceUnavailableException",
+        "UNAVAILABLE": "serviceUnavailableException",
+        "api_error": "internalServerException",
+        "invalid_request_error": "validationException",
+        "invalid_prompt": "validationException",
+        "E_BOOM": "internalServerException",
+    },
     assembler="BedrockAssembler",
     result="response",
     stream="bedrock/text.bin",

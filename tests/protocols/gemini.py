@@ -23,6 +23,12 @@ def _parts(assembler: Any) -> int:
 ROW = Row(
     name="gemini",
     carries_stop_reasons=True,
+    stop_reason_words={
+        "refusal": "safety",
+        "tool_use": "stop",
+        "max_tokens": "max_tokens",
+        "end_turn": "stop",
+    },
     assembler="GeminiAssembler",
     result="response",
     stream="gemini/text_signature.sse",

@@ -28,6 +28,7 @@ def _calls(assembler: Any) -> int:
 ROW = Row(
     name="ollama",
     carries_stop_reasons=True,
+    stop_reason_words={"max_tokens": "length", "end_turn": "stop", "tool_calls": "stop"},
     assembler="OllamaAssembler",
     result="answer",
     stream="ollama/chat_answer.ndjson",

@@ -98,6 +98,12 @@ def comparable(value: Any) -> Any:
 ROW = Row(
     name="openai-chat",
     carries_stop_reasons=True,
+    stop_reason_words={
+        "safety": "content_filter",
+        "end_turn": "stop",
+        "tool_use": "tool_calls",
+        "max_tokens": "length",
+    },
     stop_reasons={"max_output_tokens": "length", "content_filter": "content_filter", "length": "length"},
     assembler="OpenAIChatAssembler",
     result="completion",

@@ -127,6 +127,18 @@ def judge(backend: ModuleType, stream: bytes) -> None:
 ROW = Row(
     name="openai-responses",
     carries_stop_reasons=True,
+    stop_reason_words={"max_tokens": "max_output_tokens", "refusal": None},
+    error_code_words={
+        "throttlingException": "rate_limit_exceeded",
+        "rate_limit_error": "rate_limit_exceeded",
+        "RESOURCE_EXHAUSTED": "rate_limit_exceeded",
+        "overloaded_error": "server_error",
+        "UNAVAILABLE": "server_error",
+        "api_error": "server_error",
+        "invalid_request_error": "invalid_prompt",
+        "validationException": "invalid_prompt",
+        "E_BOOM": "server_error",
+    },
     assembler="OpenAIResponsesAssembler",
     result="response",
     stream="agentapp/agent_turn.responses.sse",

@@ -3,35 +3,30 @@
 own words (``end_turn``, ``stop``, ``STOP``; ``max_tokens``, ``length``,
 ``MAX_TOKENS``), so the neutral vocabulary gives each word a kind (its
 ``STOP_REASON_KINDS`` table) and a protocol's vocabulary its word for each
-kind (``STOP_REASON_WORDS``). An encoder keeps a reason that is one of its
-own words and writes any other as its word for the reason's kind."""
+kind (``STOP_REASON_WORDS``), read by ``words.Words``. An encoder keeps a
+reason that is one of its own words and writes any other as its word for
+the reason's kind; what it has no word for is a loss, where the stream does
+not say it otherwise."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .._vocabulary import tables
+from .words import Words
 
 __all__ = ["StopWords", "is_implied", "is_ordinary", "kind", "loss"]
 
 
-def _word(word: str) -> str:
-    """A word as its kind's table spells it: case aside, ``-`` as ``_``."""
-    return word.lower().replace("-", "_")
-
-
-def _pairs(table: tuple[str, ...]) -> dict[str, str]:
-    return {_word(key): value for key, _, value in (line.partition("=") for line in table)}
-
-
-_KINDS = _pairs(tables("_vocabulary")["STOP_REASON_KINDS"])
+_KINDS = tables("_vocabulary")["STOP_REASON_KINDS"]
+_NEUTRAL = Words(_KINDS, (), ())
 
 
 def kind(reason: str) -> str | None:
     """The kind of a stop reason (``end``, ``tool_use``, ``stop_sequence``,
     ``length``, ``content_filter``, ``pause``), in whichever protocol's words
     it comes; None for a word of no kind (a model's own, an error)."""
-    return _KINDS.get(_word(reason))
+    return _NEUTRAL.kind(reason)
 
 
 def is_ordinary(reason: str) -> bool:
@@ -62,21 +57,16 @@ class StopWords:
     """A protocol's words for why a message stopped: its own (as its
     vocabulary lists them) and its word for each kind of reason."""
 
-    __slots__ = ("_by_kind", "_own")
+    __slots__ = ("_words",)
 
     def __init__(self, own: tuple[str, ...], by_kind: tuple[str, ...]) -> None:
-        self._own = {_word(word): word for word in own}
-        self._by_kind = _pairs(by_kind)
+        self._words = Words(_KINDS, own, by_kind)
 
     def word(self, reason: str) -> str | None:
         """The word it writes for ``reason``: the reason, where it is one of
         its own words (in its own spelling), or else its word for the
         reason's kind. None where it has neither."""
-        own = self._own.get(_word(reason))
-        if own is not None:
-            return own
-        reason_kind = kind(reason)
-        return None if reason_kind is None else self._by_kind.get(reason_kind)
+        return self._words.word(reason)
 
     def translate(self, target: str, reason: Any) -> tuple[str | None, list[tuple[str, str]]]:
         """``word`` for a reason that may be missing or empty (or not a

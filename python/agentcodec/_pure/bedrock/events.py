@@ -31,6 +31,7 @@ from ..._vocabulary import tables
 from .. import events as ev
 from ..eventstream import encode_event_message
 from ..stop_reasons import StopWords, is_ordinary
+from ..words import Words
 from .assembler import EVENTS, EXCEPTIONS, PADDING, error_of, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder", "frame"]
@@ -38,6 +39,10 @@ __all__ = ["STOP_REASONS", "Decoder", "Encoder", "frame"]
 STOP_REASONS = tables("bedrock")["STOP_REASONS"]
 # Why a message stopped, in Converse's words.
 STOP_WORDS = StopWords(STOP_REASONS, tables("bedrock")["STOP_REASON_WORDS"])
+# The exception a failed run ends with, in Converse's words.
+ERROR_WORDS = Words(
+    tables("_vocabulary")["ERROR_CODE_KINDS"], EXCEPTIONS, tables("bedrock")["ERROR_CODE_WORDS"]
+)
 #: Who made the signatures the decoder reads (``encrypted_by``).
 BY = "bedrock"
 #: The one message of a Converse stream, as the decoder names it.
@@ -412,7 +417,10 @@ class Encoder(ev.RecordsLosses):
         self._lost.extend(ev.usage_loss(self.protocol, event))
         self._close_blocks(out)
         code = event.get("code")
-        name = code if isinstance(code, str) and code in EXCEPTIONS else "internalServerException"
+        # One of its exceptions: another protocol's code is its exception of
+        # that kind (a rate limit is ``throttlingException``), or else a
+        # server error.
+        name = (ERROR_WORDS.word(code) if isinstance(code, str) else None) or "internalServerException"
         self._lost.extend(ev.error_code_loss(self.protocol, code, name))
         out.append({name: {"message": ev.as_str(event.get("message")) or ""}})
         self._finished = True

@@ -23,6 +23,7 @@ from ..._vocabulary import tables
 from .. import events as ev
 from .. import stop_reasons
 from ..stop_reasons import StopWords
+from ..words import Words
 from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
@@ -405,8 +406,13 @@ class _OpenItem:
         return self.fields.get("id")
 
 
-# The codes a Responses ``response.error`` may carry (openai-python's ``ResponseError``).
-RESPONSE_ERROR_CODES = frozenset(_VOCABULARY["RESPONSE_ERROR_CODES"])
+# A failed response's error code, in the API's words: one of the codes its
+# ``response.error`` may carry (openai-python's ``ResponseError``).
+ERROR_WORDS = Words(
+    tables("_vocabulary")["ERROR_CODE_KINDS"],
+    _VOCABULARY["RESPONSE_ERROR_CODES"],
+    _VOCABULARY["ERROR_CODE_WORDS"],
+)
 ANNOTATION_TYPES = frozenset(_VOCABULARY["ANNOTATION_TYPES"])
 # The neutral usage counts the Responses API keeps in a detail object:
 # (its field, the detail object, the detail's field).
@@ -929,8 +935,10 @@ class Encoder(ev.RecordsLosses):
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         code = event.get("code")
         error = {
-            # A response's error code is one of the API's own: any other is a server error.
-            "code": code if isinstance(code, str) and code in RESPONSE_ERROR_CODES else "server_error",
+            # A response's error code is one of the API's own: another's is its
+            # code of that kind (a throttle is ``rate_limit_exceeded``), or
+            # else a server error.
+            "code": (ERROR_WORDS.word(code) if isinstance(code, str) else None) or "server_error",
             "message": ev.as_str(event.get("message")) or "",
         }
         self._lost.extend(ev.error_code_loss(self.protocol, code, error["code"]))
