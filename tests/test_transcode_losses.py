@@ -1138,6 +1138,31 @@ def says_as_much(reason: str, back: str | None) -> bool:
     return kind is not None and (said == kind or (stop_reasons.is_ordinary(reason) and said == "end"))
 
 
+def assert_stop_reason_written_or_reported(
+    backend: ModuleType, target: str, reason: str, events: list[dict[str, Any]], *, of_run: bool = False
+) -> None:
+    """What a target writes of a run that stopped for ``reason``: the
+    reason as it came or the target's word of its kind, where the target
+    carries stop reasons; else a loss, once, unless the reason says no more
+    than the stream does. A target may say why only of a run cut short, and
+    one that says why of messages alone writes nothing of a run's reason
+    that the stream says otherwise (``of_run``)."""
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in events) + encoder.close()
+    back = stop_reason_of(view(backend, target, written))
+    reported = [loss["why"] for loss in encoder.losses if loss["what"] == "stop_reason"]
+    if stop_reasons.is_implied(reason):
+        assert reported == [], target
+        if TABLE[target].carries_stop_reasons:
+            may_say_nothing = stop_reasons.is_implied(reason) if of_run else stop_reasons.is_ordinary(reason)
+            assert says_as_much(reason, back) or (back is None and may_say_nothing), back
+    elif says_as_much(reason, back):
+        assert TABLE[target].carries_stop_reasons
+        assert reported == [], target
+    else:
+        assert reported == [f"{target} has no place for the stop reason {reason}"], back
+
+
 @pytest.mark.parametrize("reason", STOP_REASONS)
 @pytest.mark.parametrize("target", TABLE)
 def test_a_stop_reason_is_written_in_the_targets_words_or_reported(
@@ -1149,20 +1174,24 @@ def test_a_stop_reason_is_written_in_the_targets_words_or_reported(
     for it, it is reported, once, unless it says no more than the stream
     does (the turn's end, a tool call's, a stop sequence's, or running out
     of tokens, which the run's status says)."""
-    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
-    written = b"".join(encoder.encode(event) for event in stop_run(reason)) + encoder.close()
-    back = stop_reason_of(view(backend, target, written))
-    reported = [loss["why"] for loss in encoder.losses if loss["what"] == "stop_reason"]
-    if stop_reasons.is_implied(reason):
-        assert reported == [], target
-        if TABLE[target].carries_stop_reasons:
-            # (A target may say why only of a run cut short.)
-            assert says_as_much(reason, back) or (back is None and stop_reasons.is_ordinary(reason)), back
-    elif says_as_much(reason, back):
-        assert TABLE[target].carries_stop_reasons
-        assert reported == [], target
-    else:
-        assert reported == [f"{target} has no place for the stop reason {reason}"], back
+    assert_stop_reason_written_or_reported(backend, target, reason, stop_run(reason))
+
+
+@pytest.mark.parametrize("reason", STOP_REASONS)
+@pytest.mark.parametrize("target", TABLE)
+def test_a_runs_stop_reason_stands_for_a_message_that_gave_none(
+    backend: ModuleType, target: str, reason: str
+) -> None:
+    """A run's stop reason (a source that says why of the run, not of its
+    message) is written where its message gave none, or reported, as a
+    message's is. (Four targets that carry stop reasons wrote a filter's
+    stop of the run as running out of tokens, or the turn's end, and two
+    dropped it, all without a word.)"""
+    *events, end = stop_run(reason)
+    del events[-1]["stop_reason"]
+    assert_stop_reason_written_or_reported(
+        backend, target, reason, [*events, {**end, "stop_reason": reason}], of_run=True
+    )
 
 
 @pytest.mark.parametrize("target", [name for name, row in TABLE.items() if row.stop_reason_words])

@@ -1180,6 +1180,12 @@ impl Encoder {
             out.push(chunk("abort", vec![]));
             return;
         }
+        // The run's reason stands for a message that gave none.
+        let (said, lost) = STOP_WORDS.translate("ai-sdk", get_str(event, "stop_reason"));
+        self.lost.extend(lost);
+        if self.reason.is_none() {
+            self.reason = said;
+        }
         let finish_reason = match &self.reason {
             Some(reason) => reason,
             None if get_str(event, "status") == Some("incomplete") => "length",

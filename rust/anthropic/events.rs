@@ -643,9 +643,12 @@ impl Encode for Encoder {
                 }
             }
             "run_finished" => {
-                // The run's reason stands for a message that gave none.
+                // The run's reason stands for a message that gave none (one
+                // with no word is reported, as it is not written).
+                let (word, lost) = STOP_WORDS.translate("anthropic", get_str(event, "stop_reason"));
+                self.lost.extend(lost);
                 if self.reason.is_none() {
-                    self.take_reason(get_str(event, "stop_reason"));
+                    self.reason = word.map(str::to_owned);
                 }
                 let status = get_str(event, "status").map(str::to_owned);
                 self.end(status.as_deref(), event.get("usage"), true, out);

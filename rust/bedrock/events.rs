@@ -603,6 +603,12 @@ impl Encoder {
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         self.close_blocks(out);
         let status = get_str(event, "status");
+        // The run's reason stands for a message that gave none.
+        let (said, lost) = STOP_WORDS.translate("bedrock", get_str(event, "stop_reason"));
+        self.lost.extend(lost);
+        if self.reason.is_none() {
+            self.reason = said.map(str::to_owned);
+        }
         // An incomplete run stopped for want of tokens, unless its message
         // said why otherwise (a filter).
         let reason = match self.reason.clone() {

@@ -562,9 +562,10 @@ pub struct Encoder {
     /// (namespace and node).
     open_in: HashMap<String, Place>,
     blocks: IndexMap<(String, i64), Streamed>,
-    /// The finish reason of each candidate whose message finished, written
-    /// when the run finishes, with the usage.
-    reasons: IndexMap<i64, &'static str>,
+    /// The finish reason of each candidate whose message finished (None
+    /// where the message gave none: the run's stands for it), written when
+    /// the run finishes, with the usage.
+    reasons: IndexMap<i64, Option<&'static str>>,
     lost: Vec<Loss>,
 }
 
@@ -616,7 +617,7 @@ impl Encoder {
             .into_iter()
             .map(|(index, reason)| {
                 let empty = Value::Object(object(vec![("text", "".into())]));
-                self.candidate_record(index, vec![empty], Some(reason))
+                self.candidate_record(index, vec![empty], Some(reason.unwrap_or("STOP")))
             })
             .collect()
     }
@@ -679,9 +680,8 @@ impl Encoder {
         self.flush(out, Some(message_id));
         let (word, lost) = STOP_WORDS.translate("gemini", get_str(event, "stop_reason"));
         self.lost.extend(lost);
-        let reason = word.unwrap_or("STOP");
         let index = self.candidates.get(message_id).copied().unwrap_or(0);
-        self.reasons.insert(index, reason);
+        self.reasons.insert(index, word);
     }
 
     fn block_started(&mut self, event: &Event) {
@@ -898,21 +898,27 @@ impl Encoder {
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         self.flush(out, None);
         let status = get_str(event, "status");
-        // Every candidate finishes with the run, as the reader ends a run.
-        let unsaid = if status == Some("incomplete") {
-            "MAX_TOKENS"
-        } else {
-            "STOP"
+        // The run's reason stands for a candidate that gave none.
+        let (said, lost) = STOP_WORDS.translate("gemini", get_str(event, "stop_reason"));
+        self.lost.extend(lost);
+        let unsaid = match said {
+            Some(said) => said,
+            None if status == Some("incomplete") => "MAX_TOKENS",
+            None => "STOP",
         };
+        // Every candidate finishes with the run, as the reader ends a run.
         let mut indexes: Vec<i64> = self.candidates.values().copied().collect();
         if indexes.is_empty() {
             indexes.push(0);
         }
         for index in indexes {
-            self.reasons.entry(index).or_insert(unsaid);
+            self.reasons.entry(index).or_insert(None);
+        }
+        for reason in self.reasons.values_mut() {
+            reason.get_or_insert(unsaid);
         }
         // What reads back: a candidate cut short (written so below).
-        let cut = self.reasons.values().any(|reason| {
+        let cut = self.reasons.values().flatten().any(|reason| {
             *reason == "MAX_TOKENS"
                 || (status == Some("incomplete") && stop_reasons::is_ordinary(reason))
         });

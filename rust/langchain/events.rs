@@ -12,6 +12,7 @@ use crate::events::{
 };
 use crate::hashing::{HashMap, IndexMap};
 use crate::json::{parse, to_text, Map, Value};
+use crate::stop_reasons;
 
 const PROTOCOL: &str = "langchain";
 const INVALID_JSON: &str = "Failed to parse tool call arguments as JSON";
@@ -955,8 +956,11 @@ impl Encoder {
         };
         self.lost
             .extend(Loss::status(PROTOCOL, get_str(event, "status"), status));
-        // Usage is a message's: the run's has no place.
+        // Usage is a message's: the run's has no place; nor has a stop
+        // reason, but as its messages say it.
         self.lost.extend(Loss::usage(PROTOCOL, event));
+        self.lost
+            .extend(stop_reasons::loss(PROTOCOL, get_str(event, "stop_reason")));
         self.lifecycle(object(vec![("event", status.into())]), out);
         self.ended = true;
     }

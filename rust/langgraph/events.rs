@@ -14,6 +14,7 @@ use crate::events::{
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
 use crate::json::{to_text, Map, Value};
+use crate::stop_reasons;
 
 const TARGET: &str = "langgraph";
 
@@ -1339,6 +1340,10 @@ impl Encode for Encoder {
                 self.lost
                     .extend(Loss::status(TARGET, get_str(event, "status"), "completed"));
                 self.lost.extend(Loss::usage(TARGET, event));
+                // A stop reason is a message's (its response metadata): the
+                // run's has no place.
+                self.lost
+                    .extend(stop_reasons::loss(TARGET, get_str(event, "stop_reason")));
                 out.push(Self::part("values", self.values()));
                 self.finished = true;
             }

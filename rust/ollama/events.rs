@@ -510,6 +510,12 @@ impl Encoder {
     fn run_finished(&mut self, event: &Event, out: &mut Vec<Event>) {
         self.flush_calls(out);
         let status = get_str(event, "status");
+        // The run's reason stands for a message that gave none.
+        let (said, lost) = STOP_WORDS.translate("ollama", get_str(event, "stop_reason"));
+        self.lost.extend(lost);
+        if self.reason.is_none() {
+            self.reason = said.map(str::to_owned);
+        }
         let reason = match (status, self.reason.take()) {
             (Some("incomplete"), _) => "length".to_owned(),
             (_, Some(reason)) => reason,

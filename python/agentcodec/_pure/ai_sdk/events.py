@@ -695,6 +695,11 @@ class Encoder(ev.RecordsLosses):
         if event.get("status") == "cancelled":
             out.append({"type": "abort"})
             return
+        # The run's reason stands for a message that gave none.
+        said, lost = STOP_WORDS.translate("ai-sdk", event.get("stop_reason"))
+        self._lost.extend(lost)
+        if self._reason is None:
+            self._reason = said
         if self._reason is not None:
             finish_reason = self._reason
         else:

@@ -549,9 +549,12 @@ class Encoder(ev.RecordsLosses):
         self._lost.extend(lost)
 
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        # The run's reason stands for a message that gave none.
+        # The run's reason stands for a message that gave none (one with no
+        # word is reported, as it is not written).
+        word, lost = STOP_WORDS.translate("anthropic", event.get("stop_reason"))
+        self._lost.extend(lost)
         if self._reason is None:
-            self._take_reason(event.get("stop_reason"))
+            self._reason = word
         self._end(event.get("status"), event.get("usage"), out)
 
     def _end(self, status: Any, usage: Any, out: list[dict[str, Any]], stop: bool = True) -> None:

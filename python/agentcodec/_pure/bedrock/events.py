@@ -387,6 +387,11 @@ class Encoder(ev.RecordsLosses):
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         self._close_blocks(out)
         status = event.get("status")
+        # The run's reason stands for a message that gave none.
+        said, lost = STOP_WORDS.translate(self.protocol, event.get("stop_reason"))
+        self._lost.extend(lost)
+        if self._reason is None:
+            self._reason = said
         # An incomplete run stopped for want of tokens, unless its message
         # said why otherwise (a filter).
         reason = self._reason

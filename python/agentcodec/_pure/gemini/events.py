@@ -398,7 +398,9 @@ class Encoder(ev.RecordsLosses):
         self._blocks: dict[tuple[str, int], _Streamed] = {}
         # The finish reason of each candidate whose message finished, written
         # when the run finishes, with the usage.
-        self._reasons: dict[int, str] = {}
+        # The finish reason of each candidate whose message finished (None
+        # where the message gave none: the run's stands for it).
+        self._reasons: dict[int, str | None] = {}
 
     def has_ended_before(self, kind: str) -> bool:
         return self._finished
@@ -479,8 +481,7 @@ class Encoder(ev.RecordsLosses):
         self._flush(out, message_id)
         word, lost = STOP_WORDS.translate(self.protocol, event.get("stop_reason"))
         self._lost.extend(lost)
-        reason = word or "STOP"
-        self._reasons[self._candidates.get(message_id, 0)] = reason
+        self._reasons[self._candidates.get(message_id, 0)] = word
 
     def _block_started(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         message_id, index = event.get("message_id"), ev.as_int(event.get("index"))
@@ -591,14 +592,21 @@ class Encoder(ev.RecordsLosses):
     def _run_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         self._flush(out)
         status = event.get("status")
+        # The run's reason stands for a candidate that gave none.
+        said, lost = STOP_WORDS.translate(self.protocol, event.get("stop_reason"))
+        self._lost.extend(lost)
+        unsaid = said or ("MAX_TOKENS" if status == "incomplete" else "STOP")
         # Every candidate finishes with the run, as the reader ends a run.
-        unsaid = "MAX_TOKENS" if status == "incomplete" else "STOP"
         for index in list(self._candidates.values()) or [0]:
-            self._reasons.setdefault(index, unsaid)
+            self._reasons.setdefault(index, None)
+        for index, reason in self._reasons.items():
+            if reason is None:
+                self._reasons[index] = unsaid
         # What reads back: a candidate cut short (written so below).
         cut = any(
             reason == "MAX_TOKENS" or (status == "incomplete" and is_ordinary(reason))
             for reason in self._reasons.values()
+            if reason is not None
         )
         carried = "incomplete" if cut else "completed"
         self._lost.extend(ev.status_loss(self.protocol, status, carried))
@@ -632,7 +640,7 @@ class Encoder(ev.RecordsLosses):
         for index, reason in reasons.items():
             candidate = {
                 "content": {"parts": [{"text": ""}], "role": "model"},
-                "finishReason": reason,
+                "finishReason": reason or "STOP",
                 "index": index,
             }
             records.append(self._stamped({"candidates": [candidate]}))

@@ -24,6 +24,7 @@ from typing import Any
 
 from ... import _json
 from .. import events as ev
+from .. import stop_reasons
 from ..json_values import JSONValueError, loads
 from ..protocol import frame, sse_field
 from .assembler import recognizes
@@ -448,8 +449,10 @@ class Encoder(ev.RecordsLosses):
         # interrupted, a cut answer completed.
         status = "interrupted" if event.get("status") in ("interrupted", "cancelled") else "completed"
         self._lost.extend(ev.status_loss(self.protocol, event.get("status"), status))
-        # Usage is a message's: the run's has no place.
+        # Usage is a message's: the run's has no place; nor has a stop
+        # reason, but as its messages say it.
         self._lost.extend(ev.usage_loss(self.protocol, event))
+        self._lost.extend(stop_reasons.loss(self.protocol, event.get("stop_reason")))
         out.append(self._envelope("lifecycle", {"event": status}))
         self._ended = True
 

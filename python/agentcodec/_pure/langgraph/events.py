@@ -38,6 +38,7 @@ from typing import Any
 
 from ..._json import dumps
 from .. import events as ev
+from .. import stop_reasons
 from ..json_patch import PatchError, apply_patch
 from ..protocol import frame as sse_frame
 from ..protocol import sse_field
@@ -780,6 +781,9 @@ class Encoder(ev.RecordsLosses):
         # (an interrupt is what the graph asks, which the vocabulary does not hold)
         self._lost.extend(ev.status_loss(self.protocol, event.get("status"), "completed"))
         self._lost.extend(ev.usage_loss(self.protocol, event))
+        # A stop reason is a message's (its response metadata): the run's has
+        # no place.
+        self._lost.extend(stop_reasons.loss(self.protocol, event.get("stop_reason")))
         messages = [
             held.message() if isinstance(held, ChunkedMessage) else held for held in self._written.values()
         ]

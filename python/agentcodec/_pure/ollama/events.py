@@ -451,6 +451,11 @@ class Encoder(ev.RecordsLosses):
         self._flush_calls(out)
         status = event.get("status")
         reason, self._reason = self._reason, None
+        # The run's reason stands for a message that gave none.
+        said, lost = STOP_WORDS.translate(self.protocol, event.get("stop_reason"))
+        self._lost.extend(lost)
+        if reason is None:
+            reason = said
         if status == "incomplete":
             reason = "length"
         elif reason is None:
