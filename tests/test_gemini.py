@@ -19,6 +19,8 @@ import pytest
 import agentcodec
 import conversion
 from agentcodec import GeminiError, GeminiEventError, SSELimitError
+from agentcodec._pure.words import Words
+from agentcodec._vocabulary import tables
 from conversion import OPTIONS, SOURCE_IDS, SOURCES, convert
 from protocol_table import FIXTURES
 
@@ -332,10 +334,19 @@ def test_every_record_written_is_one_the_clients_models_take(
         assert record.get("modelVersion") == "m"
 
 
+# The kinds of every protocol's error codes, and the HTTP status Gemini's
+# errors say each with (google.rpc's: RESOURCE_EXHAUSTED is 429).
+ERROR_KINDS = Words(tables("_vocabulary")["ERROR_CODE_KINDS"], (), ())
+HTTP_CODES = {"rate_limit": 429, "unavailable": 503, "invalid_request": 400, "server_error": 500}
+
+
 def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) -> None:
     """Every other protocol's recorded stream, converted to Gemini's records
     as it streams and served by EventStreamResponse on loopback:
-    google-genai's generate_content_stream reads each."""
+    google-genai's generate_content_stream reads each, and raises at a
+    failure the error its code's kind calls for: a throttle a client error
+    (429), an overload a server error it retries (503), whatever protocol's
+    words the code was in."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.routing import Route
@@ -364,6 +375,11 @@ def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) ->
                 with pytest.raises(genai_errors.APIError) as caught:
                     list(client.models.generate_content_stream(model=name, contents="hi"))
                 assert caught.value.message == response["error"]["message"], name
+                failed = conversion.view(backend, source, body)["error"] or {}
+                http = HTTP_CODES.get(ERROR_KINDS.kind(failed.get("code") or ""), 500)
+                assert caught.value.code == http, name
+                raised = genai_errors.ClientError if http < 500 else genai_errors.ServerError
+                assert isinstance(caught.value, raised), name
                 continue
             chunks = list(client.models.generate_content_stream(model=name, contents="hi"))
             # Each candidate's parts, by its index (two subgraphs' answers

@@ -31,7 +31,8 @@
 //! failed run is an `{"error": ...}` record.
 
 use super::args::{parse_path, partial_value, ArgsWriter};
-use super::vocabulary::{FINISH_REASONS, STOP_REASON_WORDS};
+use super::vocabulary::{ERROR_HTTP_CODES, FINISH_REASONS, STOP_REASON_WORDS};
+use crate::events::vocabulary::ERROR_CODE_KINDS;
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
     media_kind, message_finished, message_place, message_started, passthrough, run_failed,
@@ -42,6 +43,7 @@ use crate::hashing::{HashMap, IndexMap};
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 use crate::stop_reasons::{self, StopWords};
+use crate::words;
 
 /// Why a candidate finished, in Gemini's words.
 const STOP_WORDS: StopWords = StopWords::new(&FINISH_REASONS, &STOP_REASON_WORDS);
@@ -969,13 +971,22 @@ impl Encoder {
             .filter(|code| !code.is_empty())
             .unwrap_or("INTERNAL");
         let error = object(vec![
-            ("code", 500.into()),
+            ("code", http_code(status).into()),
             ("message", get_str(event, "message").unwrap_or("").into()),
             ("status", status.into()),
         ]);
         out.push(object(vec![("error", Value::Object(error))]));
         self.finished = true;
     }
+}
+
+/// The HTTP status of an error record, by the kind of its code (a throttle
+/// is 429, as google-genai reads it to raise a client error and retry).
+fn http_code(code: &str) -> i64 {
+    words::lookup(&ERROR_CODE_KINDS, code)
+        .and_then(|kind| words::lookup(&ERROR_HTTP_CODES, kind))
+        .and_then(|http| http.parse().ok())
+        .unwrap_or(500)
 }
 
 /// Neutral usage as `usageMetadata`: the output less the reasoning is the

@@ -41,6 +41,7 @@ from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads
 from ..rfc3339 import unix_seconds
 from ..stop_reasons import StopWords, is_ordinary
+from ..words import folded, pairs
 from .args import ArgsWriter, PathError, parse_path, partial_value
 from .assembler import error_message, recognizes
 
@@ -49,6 +50,19 @@ __all__ = ["FINISH_REASONS", "Decoder", "Encoder", "frame"]
 FINISH_REASONS = tables("gemini")["FINISH_REASONS"]
 # Why a candidate finished, in Gemini's words.
 STOP_WORDS = StopWords(FINISH_REASONS, tables("gemini")["STOP_REASON_WORDS"])
+# The kinds of every protocol's error codes, and the HTTP status of each.
+_ERROR_KINDS = pairs(tables("_vocabulary")["ERROR_CODE_KINDS"])
+_ERROR_HTTP_CODES = pairs(tables("gemini")["ERROR_HTTP_CODES"])
+
+
+def _http_code(code: str) -> int:
+    """The HTTP status of an error record, by the kind of its code (a
+    throttle is 429, as google-genai reads it to raise a client error and
+    retry)."""
+    http = _ERROR_HTTP_CODES.get(_ERROR_KINDS.get(folded(code), ""))
+    return int(http) if http is not None and http.isdigit() else 500
+
+
 #: Who made the signatures the decoder reads (``encrypted_by``).
 BY = "gemini"
 #: A candidate's fields the decoder reads; the others pass through.
@@ -650,8 +664,9 @@ class Encoder(ev.RecordsLosses):
         # An error record has no counts.
         self._lost.extend(ev.usage_loss(self.protocol, event))
         code = event.get("code")
-        error: dict[str, Any] = {"code": 500, "message": ev.as_str(event.get("message")) or ""}
-        error["status"] = code if isinstance(code, str) and code else "INTERNAL"
+        status = code if isinstance(code, str) and code else "INTERNAL"
+        message = ev.as_str(event.get("message")) or ""
+        error: dict[str, Any] = {"code": _http_code(status), "message": message, "status": status}
         out.append({"error": error})
         self._finished = True
 
