@@ -410,10 +410,9 @@ class Encoder(ev.RecordsLosses):
         self._open_in: dict[str, ev.Place] = {}
         # (message, block) -> "text", "reasoning", or the call or media being written.
         self._blocks: dict[tuple[str, int], _Streamed] = {}
-        # The finish reason of each candidate whose message finished, written
-        # when the run finishes, with the usage.
         # The finish reason of each candidate whose message finished (None
-        # where the message gave none: the run's stands for it).
+        # where the message gave none: the run's stands for it), written when
+        # the run finishes, with the usage.
         self._reasons: dict[int, str | None] = {}
 
     def has_ended_before(self, kind: str) -> bool:
