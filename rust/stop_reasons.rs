@@ -33,6 +33,15 @@ pub fn is_ordinary(reason: &str) -> bool {
     matches!(kind(reason), Some("end" | "tool_use" | "stop_sequence"))
 }
 
+/// Whether a reason says the message was cut short: it ran out of tokens,
+/// or a filter (a guardrail, a refusal) stopped it. Every decoder reads a
+/// run that stops so as incomplete, as the Responses API says of both
+/// (`incomplete_details.reason`), and every encoder reports a status its
+/// reason does not read back as.
+pub fn cuts_short(reason: &str) -> bool {
+    matches!(kind(reason), Some("length" | "content_filter"))
+}
+
 /// A message's (or a run's) stop reason the target has no place for: no
 /// word, neither its own nor one of its kind, or none where it stands. None
 /// when there is none, or it says no more than the stream does
@@ -117,5 +126,28 @@ mod tests {
         assert!(is_implied("MAX_TOKENS"));
         assert!(!is_implied("refusal"));
         assert!(!is_implied("malformed_function_call"));
+    }
+
+    #[test]
+    fn running_out_of_tokens_and_a_filter_cut_a_message_short() {
+        for reason in [
+            "length",
+            "MAX_TOKENS",
+            "refusal",
+            "SAFETY",
+            "content-filter",
+        ] {
+            assert!(cuts_short(reason), "{reason}");
+        }
+        for reason in [
+            "stop",
+            "tool_use",
+            "stop_sequence",
+            "pause_turn",
+            "load",
+            "",
+        ] {
+            assert!(!cuts_short(reason), "{reason}");
+        }
     }
 }

@@ -1109,8 +1109,9 @@ STOP_REASONS = (
 
 def stop_run(*reasons: str) -> list[dict[str, Any]]:
     """A run of one assistant text message for each reason, each stopping
-    for it (the run incomplete where the last ran out of tokens)."""
-    status = "incomplete" if stop_reasons.kind(reasons[-1]) == "length" else "completed"
+    for it (the run incomplete where the last was cut short: out of tokens,
+    or by a filter)."""
+    status = "incomplete" if stop_reasons.cuts_short(reasons[-1]) else "completed"
     events = neutral_run(status)
     run = events[:1]
     for number, reason in enumerate(reasons):
@@ -1192,6 +1193,27 @@ def test_a_runs_stop_reason_stands_for_a_message_that_gave_none(
     assert_stop_reason_written_or_reported(
         backend, target, reason, [*events, {**end, "stop_reason": reason}], of_run=True
     )
+
+
+@pytest.mark.parametrize("reason", [reason for reason in STOP_REASONS if stop_reasons.cuts_short(reason)])
+@pytest.mark.parametrize("target", TABLE)
+def test_a_run_cut_short_reads_back_incomplete(backend: ModuleType, target: str, reason: str) -> None:
+    """A run whose message ran out of tokens or a filter stopped is
+    incomplete, in every protocol's reading: each target writes it so that
+    its own reader gives the run back incomplete, with no word on its
+    status, but a target with no incomplete run, which says what it writes.
+    (Four decoders read only running out of tokens as incomplete: a filter's
+    stop through them read back completed.)"""
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in stop_run(reason)) + encoder.close()
+    reported = [loss["why"] for loss in encoder.losses if loss["what"] == "run_status"]
+    carried = TABLE[target].status_as_carried.get("incomplete")
+    if carried is None:
+        assert view(backend, target, written)["status"] == "incomplete"
+        assert reported == []
+    else:
+        assert view(backend, target, written)["status"] == carried
+        assert reported == [f"{target} has no run status incomplete: the run is written as {carried}"]
 
 
 @pytest.mark.parametrize("target", [name for name, row in TABLE.items() if row.stop_reason_words])

@@ -14,7 +14,7 @@ use crate::events::{
 };
 use crate::hashing::{HashMap, HashSet, IndexMap};
 use crate::json::{self, write_string, Map, Value};
-use crate::stop_reasons::StopWords;
+use crate::stop_reasons::{self, StopWords};
 
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
 
@@ -180,7 +180,7 @@ impl Decode for Decoder {
                 let reason = get_str(event, "finishReason");
                 let neutral = nonempty(reason).map(to_neutral_reason);
                 self.finish_messages(neutral, out);
-                let status = if reason == Some("length") {
+                let status = if reason.is_some_and(stop_reasons::cuts_short) {
                     "incomplete"
                 } else {
                     "completed"
@@ -1191,9 +1191,9 @@ impl Encoder {
             None if get_str(event, "status") == Some("incomplete") => "length",
             None => "stop",
         };
-        // The finish reason reads back as incomplete (length) or completed:
-        // an interrupted run has no word.
-        let carried = if finish_reason == "length" {
+        // The finish reason reads back as incomplete (cut short) or
+        // completed: an interrupted run has no word.
+        let carried = if stop_reasons::cuts_short(finish_reason) {
             "incomplete"
         } else {
             "completed"

@@ -16,7 +16,7 @@ use crate::events::{
 use crate::hashing::HashSet;
 use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
-use crate::stop_reasons::StopWords;
+use crate::stop_reasons::{self, StopWords};
 
 /// Who made the signatures it reads (`encrypted_by`): a reader that keeps
 /// them per provider (the AI SDK's `providerMetadata`) files them so.
@@ -240,7 +240,7 @@ impl Decode for Decoder {
             }
             "message_stop" => {
                 self.finish_message(out, None);
-                let status = if self.reason.as_str() == Some("max_tokens") {
+                let status = if self.reason.as_str().is_some_and(stop_reasons::cuts_short) {
                     "incomplete"
                 } else {
                     "completed"
@@ -907,9 +907,9 @@ impl Encoder {
             None if self.last_kind.as_deref() == Some("tool_call") => "tool_use",
             None => "end_turn",
         };
-        // The stop reason reads back as incomplete (max_tokens) or
+        // The stop reason reads back as incomplete (cut short) or
         // completed: a stopped run has no word.
-        let carried = if reason == "max_tokens" {
+        let carried = if stop_reasons::cuts_short(reason) {
             "incomplete"
         } else {
             "completed"

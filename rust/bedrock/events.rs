@@ -9,8 +9,8 @@
 //! have no start); a reasoning signature is the block's `encrypted`
 //! (`encrypted_by: bedrock`), and redacted reasoning (`redactedContent`)
 //! the block's `encrypted` with `redacted`; `contentBlockStop` finishes the
-//! block; `messageStop` finishes the message (its `stopReason`, `max_tokens`
-//! making the run incomplete); `metadata` finishes the run with its usage.
+//! block; `messageStop` finishes the message (its `stopReason`, `max_tokens` or a
+//! filter's making the run incomplete); `metadata` finishes the run with its usage.
 //! An exception or an error message fails the run. What has no neutral
 //! place (citations, metrics, trace) passes through.
 //!
@@ -171,7 +171,7 @@ impl Decode for Decoder {
                 }
                 "messageStop" => {
                     let reason = value.get("stopReason").cloned().unwrap_or(Value::Null);
-                    self.incomplete |= reason.as_str() == Some("max_tokens");
+                    self.incomplete |= reason.as_str().is_some_and(stop_reasons::cuts_short);
                     self.finish_message(reason, out);
                     let rest: Map<String, Value> = value
                         .iter()
@@ -618,7 +618,7 @@ impl Encoder {
             _ if status == Some("incomplete") => "max_tokens".to_owned(),
             _ => "end_turn".to_owned(),
         };
-        let carried = if reason == "max_tokens" {
+        let carried = if stop_reasons::cuts_short(&reason) {
             "incomplete"
         } else {
             "completed"

@@ -12,8 +12,8 @@
 //! block, its `args` the argument text, or Vertex AI's `partialArgs`
 //! written into it as they stream ([`ArgsWriter`]) until the call stops
 //! saying `willContinue`; `inlineData` and `fileData` are media blocks. A
-//! candidate's `finishReason` finishes its message; `MAX_TOKENS` makes the
-//! run incomplete. The stream has no end event: the run finishes when it
+//! candidate's `finishReason` finishes its message; `MAX_TOKENS` or a filter's
+//! reason (`SAFETY`) makes the run incomplete. The stream has no end event: the run finishes when it
 //! ends, with the last `usageMetadata` (a running count) as usage. An error
 //! record fails the run. Whatever else a record or a candidate holds
 //! (safety ratings, citations, grounding, prompt feedback, other parts)
@@ -284,7 +284,7 @@ impl Decoder {
             };
             out.push(message_finished(&held.message_id, Value::Null, said));
             held.finished = true;
-            self.incomplete |= reason.as_str() == Some("MAX_TOKENS");
+            self.incomplete |= reason.as_str().is_some_and(stop_reasons::cuts_short);
         }
     }
 
@@ -921,7 +921,7 @@ impl Encoder {
         }
         // What reads back: a candidate cut short (written so below).
         let cut = self.reasons.values().flatten().any(|reason| {
-            *reason == "MAX_TOKENS"
+            stop_reasons::cuts_short(reason)
                 || (status == Some("incomplete") && stop_reasons::is_ordinary(reason))
         });
         let carried = if cut { "incomplete" } else { "completed" };

@@ -30,7 +30,7 @@ use crate::framing::Kind;
 use crate::hashing::IndexMap;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
-use crate::stop_reasons::StopWords;
+use crate::stop_reasons::{self, StopWords};
 
 /// Why an answer is done, in Ollama's words.
 const STOP_WORDS: StopWords = StopWords::new(&DONE_REASONS, &STOP_REASON_WORDS);
@@ -180,7 +180,7 @@ impl Decode for Decoder {
         if line.get("done") == Some(&Value::Bool(true)) {
             self.close_text(out);
             let reason = line.get("done_reason").cloned().unwrap_or(Value::Null);
-            let status = if get_str(line, "done_reason") == Some("length") {
+            let status = if get_str(line, "done_reason").is_some_and(stop_reasons::cuts_short) {
                 "incomplete"
             } else {
                 "completed"
@@ -521,7 +521,7 @@ impl Encoder {
             (_, Some(reason)) => reason,
             _ => "stop".to_owned(),
         };
-        let carried = if reason == "length" {
+        let carried = if stop_reasons::cuts_short(&reason) {
             "incomplete"
         } else {
             "completed"

@@ -17,7 +17,7 @@ use crate::events::{
 use crate::hashing::HashMap;
 use crate::json::{write_int, write_string, write_value, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
-use crate::stop_reasons::StopWords;
+use crate::stop_reasons::{self, StopWords};
 
 /// Why a choice finished, in Chat's words.
 const STOP_WORDS: StopWords = StopWords::new(&FINISH_REASONS, &STOP_REASON_WORDS);
@@ -370,7 +370,7 @@ impl Decoder {
         let incomplete = self
             .choices
             .values()
-            .any(|state| matches!(state.reason.as_str(), Some("length" | "content_filter")));
+            .any(|state| state.reason.as_str().is_some_and(stop_reasons::cuts_short));
         let status = if incomplete {
             "incomplete"
         } else {
@@ -906,13 +906,12 @@ impl Encoder {
             }
         }
         let choices: Vec<i64> = self.choices.keys().copied().collect();
-        // The finish reasons read back as incomplete (length,
+        // The finish reasons read back as incomplete (cut short: length,
         // content_filter) or completed: a stopped run has no word.
         let mut carried = "completed";
         for choice in choices {
-            if let Some("length" | "content_filter") =
-                self.end_choice(choice, status, out).as_deref()
-            {
+            let reason = self.end_choice(choice, status, out);
+            if reason.as_deref().is_some_and(stop_reasons::cuts_short) {
                 carried = "incomplete";
             }
         }

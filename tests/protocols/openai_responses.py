@@ -127,7 +127,13 @@ def judge(backend: ModuleType, stream: bytes) -> None:
 ROW = Row(
     name="openai-responses",
     carries_stop_reasons=True,
-    stop_reason_words={"max_tokens": "max_output_tokens", "refusal": None},
+    # (A completed run says no reason; a run cut short says its kind.)
+    stop_reason_words={
+        "max_tokens": "max_output_tokens",
+        "refusal": "content_filter",
+        "guardrail_intervened": "content_filter",
+        "end_turn": None,
+    },
     error_code_words={
         "throttlingException": "rate_limit_exceeded",
         "rate_limit_error": "rate_limit_exceeded",

@@ -15,7 +15,7 @@ from typing import Any
 from .._vocabulary import tables
 from .words import Words
 
-__all__ = ["StopWords", "is_implied", "is_ordinary", "kind", "loss"]
+__all__ = ["StopWords", "cuts_short", "is_implied", "is_ordinary", "kind", "loss"]
 
 
 _KINDS = tables("_vocabulary")["STOP_REASON_KINDS"]
@@ -41,6 +41,15 @@ def is_implied(reason: str) -> bool:
     (the run's status, incomplete, says that). A target with no word for it
     loses nothing."""
     return is_ordinary(reason) or kind(reason) == "length"
+
+
+def cuts_short(reason: Any) -> bool:
+    """Whether a reason says the message was cut short: it ran out of
+    tokens, or a filter (a guardrail, a refusal) stopped it. Every decoder
+    reads a run that stops so as incomplete, as the Responses API says of
+    both (``incomplete_details.reason``), and every encoder reports a status
+    its reason does not read back as. (Not a string: no.)"""
+    return isinstance(reason, str) and kind(reason) in ("length", "content_filter")
 
 
 def loss(target: str, reason: Any) -> list[tuple[str, str]]:

@@ -37,7 +37,7 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from ..json_values import JSONValueError, loads
-from ..stop_reasons import StopWords
+from ..stop_reasons import StopWords, cuts_short
 from . import providers
 from .assembler import recognizes
 
@@ -122,7 +122,7 @@ class Decoder:
             self._ensure_started(out)
             reason = ev.as_str(chunk.get("finishReason"))
             self._finish_messages(TO_NEUTRAL_REASONS.get(reason, reason) if reason else None, out)
-            finished = ev.run_finished("incomplete" if reason == "length" else "completed")
+            finished = ev.run_finished("incomplete" if cuts_short(reason) else "completed")
             if chunk.get("messageMetadata") is not None:
                 finished["metadata"] = chunk["messageMetadata"]
             out.append(finished)
@@ -704,9 +704,9 @@ class Encoder(ev.RecordsLosses):
             finish_reason = self._reason
         else:
             finish_reason = "length" if event.get("status") == "incomplete" else "stop"
-        # The finish reason reads back as incomplete (length) or completed:
-        # an interrupted run has no word.
-        carried = "incomplete" if finish_reason == "length" else "completed"
+        # The finish reason reads back as incomplete (cut short) or
+        # completed: an interrupted run has no word.
+        carried = "incomplete" if cuts_short(finish_reason) else "completed"
         self._lost.extend(ev.status_loss("ai-sdk", event.get("status"), carried))
         finish: dict[str, Any] = {"type": "finish", "finishReason": finish_reason}
         if event.get("metadata") is not None:

@@ -43,7 +43,7 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from ..json_prefix import JsonPrefix
-from ..stop_reasons import StopWords
+from ..stop_reasons import StopWords, cuts_short
 from .assembler import TOOL_BLOCKS, error_fields, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
@@ -191,7 +191,7 @@ class Decoder:
             self._finish_message(out, delta.get("stop_sequence"))
         elif kind == "message_stop":
             self._finish_message(out)
-            status = "incomplete" if self._reason == "max_tokens" else "completed"
+            status = "incomplete" if cuts_short(self._reason) else "completed"
             out.append(ev.run_finished(status, usage_from_anthropic(self._usage)))
             self._ended = True
         else:
@@ -574,9 +574,9 @@ class Encoder(ev.RecordsLosses):
                 reason = "tool_use"
             else:
                 reason = "end_turn"
-        # The stop reason reads back as incomplete (max_tokens) or
+        # The stop reason reads back as incomplete (cut short) or
         # completed: a stopped run has no word.
-        carried = "incomplete" if reason == "max_tokens" else "completed"
+        carried = "incomplete" if cuts_short(reason) else "completed"
         self._lost.extend(ev.status_loss("anthropic", status, carried))
         delta = {"stop_reason": reason, "stop_sequence": self._stop_sequence}
         out.append({"type": "message_delta", "delta": delta, "usage": usage_to_anthropic(usage)})

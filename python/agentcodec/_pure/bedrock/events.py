@@ -9,7 +9,7 @@ no start); a reasoning signature is the block's ``encrypted``
 (``encrypted_by: bedrock``), and redacted reasoning (``redactedContent``)
 the block's ``encrypted`` with ``redacted``; ``contentBlockStop`` finishes
 the block; ``messageStop`` finishes the message (its ``stopReason``,
-``max_tokens`` making the run incomplete); ``metadata`` finishes the run
+``max_tokens`` or a filter's making the run incomplete); ``metadata`` finishes the run
 with its usage. An exception or an error message fails the run. What has no
 neutral place (citations, metrics, trace) passes through.
 
@@ -30,7 +30,7 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from ..eventstream import encode_event_message
-from ..stop_reasons import StopWords, is_ordinary
+from ..stop_reasons import StopWords, cuts_short, is_ordinary
 from ..words import Words
 from .assembler import EVENTS, EXCEPTIONS, PADDING, error_of, recognizes
 
@@ -208,7 +208,7 @@ class Decoder:
 
     def _messageStop(self, value: dict[str, Any], out: list[dict[str, Any]]) -> None:  # noqa: N802
         reason = value.get("stopReason")
-        self._incomplete = self._incomplete or reason == "max_tokens"
+        self._incomplete = self._incomplete or cuts_short(reason)
         self._finish_message(reason, out)
         rest = {key: item for key, item in value.items() if key not in ("stopReason", PADDING)}
         if rest:
@@ -400,7 +400,7 @@ class Encoder(ev.RecordsLosses):
         elif reason is None:
             reason = "end_turn"
         self._lost.extend(
-            ev.status_loss(self.protocol, status, "incomplete" if reason == "max_tokens" else "completed")
+            ev.status_loss(self.protocol, status, "incomplete" if cuts_short(reason) else "completed")
         )
         if not self._started:
             out.append({"messageStart": {"role": "assistant"}})

@@ -11,8 +11,8 @@ for ``thought`` parts) until a part of another kind comes or a
 ``args`` the argument text, or Vertex AI's ``partialArgs`` written into it as
 they stream (``args.ArgsWriter``) until the call stops saying
 ``willContinue``; ``inlineData`` and ``fileData`` are media blocks. A
-candidate's ``finishReason`` finishes its message; ``MAX_TOKENS`` makes the
-run incomplete. The stream has no end event: the run finishes when it ends,
+candidate's ``finishReason`` finishes its message; ``MAX_TOKENS`` or a filter's
+reason (``SAFETY``) makes the run incomplete. The stream has no end event: the run finishes when it ends,
 with the last ``usageMetadata`` (a running count) as usage. An error record
 fails the run. Whatever else a record or a candidate holds (safety ratings,
 citations, grounding, prompt feedback, other parts) passes through as a
@@ -40,7 +40,7 @@ from .. import events as ev
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads
 from ..rfc3339 import unix_seconds
-from ..stop_reasons import StopWords, is_ordinary
+from ..stop_reasons import StopWords, cuts_short, is_ordinary
 from ..words import folded, pairs
 from .args import ArgsWriter, PathError, parse_path, partial_value
 from .assembler import error_message, recognizes
@@ -203,7 +203,7 @@ class Decoder:
             said = reason.lower() if isinstance(reason, str) and reason.isascii() else reason
             out.append(ev.message_finished(held.message_id, None, said))
             held.finished = True
-            self._incomplete = self._incomplete or reason == "MAX_TOKENS"
+            self._incomplete = self._incomplete or cuts_short(reason)
 
     def _part(
         self, held: _DecodedCandidate, part: dict[str, Any], index: int, out: list[dict[str, Any]]
@@ -617,7 +617,7 @@ class Encoder(ev.RecordsLosses):
                 self._reasons[index] = unsaid
         # What reads back: a candidate cut short (written so below).
         cut = any(
-            reason == "MAX_TOKENS" or (status == "incomplete" and is_ordinary(reason))
+            cuts_short(reason) or (status == "incomplete" and is_ordinary(reason))
             for reason in self._reasons.values()
             if reason is not None
         )

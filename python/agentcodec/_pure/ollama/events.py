@@ -31,7 +31,7 @@ from .. import events as ev
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads, utf8_size
 from ..rfc3339 import rfc3339, unix_seconds
-from ..stop_reasons import StopWords
+from ..stop_reasons import StopWords, cuts_short
 from .assembler import error_message, recognizes
 
 __all__ = ["DONE_REASONS", "ENDPOINTS", "MESSAGE_ID", "Decoder", "Encoder", "frame"]
@@ -123,7 +123,7 @@ class Decoder:
         if line.get("done") is True:
             self._close_text(out)
             reason = line.get("done_reason")
-            status = "incomplete" if reason == "length" else "completed"
+            status = "incomplete" if cuts_short(reason) else "completed"
             out.append(ev.message_finished(MESSAGE_ID, None, reason))
             out.append(ev.run_finished(status, _usage_from_ollama(line)))
             self._ended = True
@@ -460,7 +460,7 @@ class Encoder(ev.RecordsLosses):
             reason = "length"
         elif reason is None:
             reason = "stop"
-        carried = "incomplete" if reason == "length" else "completed"
+        carried = "incomplete" if cuts_short(reason) else "completed"
         self._lost.extend(ev.status_loss(self.protocol, status, carried))
         line = self._line({}, done=True)
         line["done_reason"] = reason

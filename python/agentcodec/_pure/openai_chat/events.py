@@ -31,7 +31,7 @@ from typing import Any
 
 from ..._vocabulary import tables
 from .. import events as ev
-from ..stop_reasons import StopWords
+from ..stop_reasons import StopWords, cuts_short
 from .assembler import error_fields, recognizes
 
 __all__ = ["DONE", "FINISH_REASONS", "Decoder", "Encoder"]
@@ -371,9 +371,7 @@ class Decoder:
     def _end(self, out: list[dict[str, Any]]) -> None:
         self._close_all(out)
         reasons = [state.reason for state in self._choices.values()]
-        status = (
-            "incomplete" if any(reason in ("length", "content_filter") for reason in reasons) else "completed"
-        )
+        status = "incomplete" if any(cuts_short(reason) for reason in reasons) else "completed"
         out.append(ev.run_finished(status, usage_from_chat(self._usage)))
         self._ended = True
 
@@ -609,11 +607,11 @@ class Encoder(ev.RecordsLosses):
             for state in self._choices.values():
                 if state.reason is None:
                     state.reason = said
-        # The finish reasons read back as incomplete (length,
+        # The finish reasons read back as incomplete (cut short: length,
         # content_filter) or completed: a stopped run has no word.
         carried = "completed"
         for choice in sorted(self._choices):
-            if self._end_choice(choice, status, out) in ("length", "content_filter"):
+            if cuts_short(self._end_choice(choice, status, out)):
                 carried = "incomplete"
         self._lost.extend(ev.status_loss("openai-chat", status, carried))
         usage = usage_to_chat(event.get("usage"))
