@@ -346,7 +346,8 @@ def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) ->
     google-genai's generate_content_stream reads each, and raises at a
     failure the error its code's kind calls for: a throttle a client error
     (429), an overload a server error it retries (503), whatever protocol's
-    words the code was in."""
+    words the code was in, with a status of google.rpc's codes."""
+    from google.rpc import code_pb2  # googleapis-common-protos, beside google-genai
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.routing import Route
@@ -355,6 +356,7 @@ def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) ->
     from servers import serve
 
     sources = {f"{source}--{path.stem}": (source, path.read_bytes()) for source, path in SOURCES}
+    statuses = set(code_pb2.Code.keys())
 
     def converted(source: str, stream: bytes) -> Iterator[bytes]:
         transcoder = backend.Transcoder(source, "gemini", **OPTIONS["gemini"])
@@ -380,6 +382,7 @@ def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) ->
                 assert caught.value.code == http, name
                 raised = genai_errors.ClientError if http < 500 else genai_errors.ServerError
                 assert isinstance(caught.value, raised), name
+                assert caught.value.status in statuses, name
                 continue
             chunks = list(client.models.generate_content_stream(model=name, contents="hi"))
             # Each candidate's parts, by its index (two subgraphs' answers

@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 pub use super::vocabulary::STOP_REASONS;
-use super::vocabulary::STOP_REASON_WORDS;
+use super::vocabulary::{ERROR_CODE_WORDS, ERROR_TYPES, STOP_REASON_WORDS};
 use super::{probe, TOOL_BLOCKS};
+use crate::events::vocabulary::ERROR_CODE_KINDS;
 use crate::events::{
     as_int, block_delta, block_fields, block_finished, block_key, block_replaced, block_started,
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
@@ -17,6 +18,7 @@ use crate::hashing::HashSet;
 use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
 use crate::stop_reasons::{self, StopWords};
+use crate::words::Words;
 
 /// Who made the signatures it reads (`encrypted_by`): a reader that keeps
 /// them per provider (the AI SDK's `providerMetadata`) files them so.
@@ -41,6 +43,9 @@ const OWN_USAGE_KEYS: [&str; 2] = ["server_tool_use", "service_tier"];
 
 /// Why a message stopped, in Anthropic's words.
 const STOP_WORDS: StopWords = StopWords::new(&STOP_REASONS, &STOP_REASON_WORDS);
+
+/// A failed run's error type, in Anthropic's words.
+const ERROR_WORDS: Words = Words::new(&ERROR_CODE_KINDS, &ERROR_TYPES, &ERROR_CODE_WORDS);
 
 fn tool_kind(block_type: &str) -> &'static str {
     match block_type {
@@ -569,8 +574,19 @@ impl Encode for Encoder {
             "run_failed" => {
                 // An error event has no usage.
                 self.lost.extend(Loss::usage("anthropic", event));
+                // An error's type is one of the API's own (the SDK's models
+                // reject any other): another protocol's code is its type of
+                // that kind (a throttle is `rate_limit_error`), or else an
+                // API error.
+                let code = get_str(event, "code")
+                    .and_then(|code| ERROR_WORDS.word(code))
+                    .unwrap_or("api_error");
+                self.lost.extend(Loss::error_code(
+                    "anthropic",
+                    get_str(event, "code"),
+                    Some(code),
+                ));
                 let mut error = Map::new();
-                let code = nonempty(get_str(event, "code")).unwrap_or("api_error");
                 error.insert("type".to_owned(), code.into());
                 let message = nonempty(get_str(event, "message")).unwrap_or("");
                 error.insert("message".to_owned(), message.into());

@@ -31,7 +31,9 @@
 //! failed run is an `{"error": ...}` record.
 
 use super::args::{parse_path, partial_value, ArgsWriter};
-use super::vocabulary::{ERROR_HTTP_CODES, FINISH_REASONS, STOP_REASON_WORDS};
+use super::vocabulary::{
+    ERROR_CODE_WORDS, ERROR_HTTP_CODES, ERROR_STATUSES, FINISH_REASONS, STOP_REASON_WORDS,
+};
 use crate::events::vocabulary::ERROR_CODE_KINDS;
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
@@ -47,6 +49,10 @@ use crate::words;
 
 /// Why a candidate finished, in Gemini's words.
 const STOP_WORDS: StopWords = StopWords::new(&FINISH_REASONS, &STOP_REASON_WORDS);
+
+/// A failed run's status, in Gemini's words.
+const ERROR_WORDS: words::Words =
+    words::Words::new(&ERROR_CODE_KINDS, &ERROR_STATUSES, &ERROR_CODE_WORDS);
 
 /// Who made the signatures the decoder reads (`encrypted_by`).
 const BY: &str = "gemini";
@@ -967,9 +973,17 @@ impl Encoder {
     fn run_failed(&mut self, event: &Event, out: &mut Vec<Event>) {
         // An error record has no counts.
         self.lost.extend(Loss::usage("gemini", event));
+        // A status is one of google.rpc.Code's names: another protocol's
+        // code is its status of that kind (a throttle is
+        // `RESOURCE_EXHAUSTED`), or else an internal error.
         let status = get_str(event, "code")
-            .filter(|code| !code.is_empty())
+            .and_then(|code| ERROR_WORDS.word(code))
             .unwrap_or("INTERNAL");
+        self.lost.extend(Loss::error_code(
+            "gemini",
+            get_str(event, "code"),
+            Some(status),
+        ));
         let error = object(vec![
             ("code", http_code(status).into()),
             ("message", get_str(event, "message").unwrap_or("").into()),

@@ -67,7 +67,8 @@ def _built_turn() -> list[dict[str, Any]]:
 def judge(backend: ModuleType, stream: bytes) -> None:
     """Every event one anthropic-sdk-python's models take, field for field,
     one block at a time, and what its ``accumulate_event`` builds is the
-    message the assembler gives (an ``error`` event, at most one, ends it)."""
+    message the assembler gives (an ``error`` event, at most one, ends it,
+    and its error is one of the types the SDK's models take)."""
     import json
 
     import pytest
@@ -75,12 +76,14 @@ def judge(backend: ModuleType, stream: bytes) -> None:
     pytest.importorskip("anthropic.lib.streaming._messages")
     from anthropic._models import construct_type
     from anthropic.lib.streaming._messages import accumulate_event
-    from anthropic.types import RawMessageStreamEvent
+    from anthropic.types import ErrorResponse, RawMessageStreamEvent
     from pydantic import TypeAdapter
 
     events = data_events(stream)
     failed = [event for event in events if event["type"] == "error"]
     assert len(failed) <= 1
+    for event in failed:
+        assert ErrorResponse.model_validate(event).to_dict() == event
     events = [event for event in events if event["type"] != "error"]
     validator: Any = TypeAdapter(RawMessageStreamEvent)
     open_blocks: list[int] = []
@@ -118,6 +121,19 @@ ROW = Row(
         "stop": "end_turn",
     },
     stop_reasons={"max_output_tokens": "max_tokens", "content_filter": "refusal", "length": "max_tokens"},
+    # (Its error types are a closed set: the SDK's models reject any other.)
+    error_code_words={
+        "throttlingException": "rate_limit_error",
+        "rate_limit_exceeded": "rate_limit_error",
+        "RESOURCE_EXHAUSTED": "rate_limit_error",
+        "UNAVAILABLE": "overloaded_error",
+        "serviceUnavailableException": "overloaded_error",
+        "server_error": "api_error",
+        "INVALID_ARGUMENT": "invalid_request_error",
+        "validationException": "invalid_request_error",
+        "overloaded_error": "overloaded_error",
+        "E_BOOM": "api_error",
+    },
     assembler="AnthropicAssembler",
     result="message",
     stream="sdk/anthropic_every_block.sse",
@@ -146,6 +162,7 @@ ROW = Row(
             "tool_server",
             "usage",
             "annotations",
+            "error_code",
         }
     ),
     carries_data=lambda value: _anthropic_block(value) is not None,

@@ -29,6 +29,18 @@ ROW = Row(
         "max_tokens": "max_tokens",
         "end_turn": "stop",
     },
+    # (Its statuses are google.rpc.Code's names.)
+    error_code_words={
+        "throttlingException": "RESOURCE_EXHAUSTED",
+        "rate_limit_error": "RESOURCE_EXHAUSTED",
+        "overloaded_error": "UNAVAILABLE",
+        "serviceUnavailableException": "UNAVAILABLE",
+        "api_error": "INTERNAL",
+        "invalid_request_error": "INVALID_ARGUMENT",
+        "validationException": "INVALID_ARGUMENT",
+        "NOT_FOUND": "NOT_FOUND",
+        "E_BOOM": "INTERNAL",
+    },
     assembler="GeminiAssembler",
     result="response",
     stream="gemini/text_signature.sse",
@@ -51,6 +63,7 @@ ROW = Row(
             "annotations",
             "tool_server",
             "usage",
+            "error_code",
         }
     ),
     encrypted_by="gemini",

@@ -41,7 +41,7 @@ from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads
 from ..rfc3339 import unix_seconds
 from ..stop_reasons import StopWords, cuts_short, is_ordinary
-from ..words import folded, pairs
+from ..words import Words, folded, pairs
 from .args import ArgsWriter, PathError, parse_path, partial_value
 from .assembler import error_message, recognizes
 
@@ -50,6 +50,12 @@ __all__ = ["FINISH_REASONS", "Decoder", "Encoder", "frame"]
 FINISH_REASONS = tables("gemini")["FINISH_REASONS"]
 # Why a candidate finished, in Gemini's words.
 STOP_WORDS = StopWords(FINISH_REASONS, tables("gemini")["STOP_REASON_WORDS"])
+# A failed run's status, in Gemini's words.
+ERROR_WORDS = Words(
+    tables("_vocabulary")["ERROR_CODE_KINDS"],
+    tables("gemini")["ERROR_STATUSES"],
+    tables("gemini")["ERROR_CODE_WORDS"],
+)
 # The kinds of every protocol's error codes, and the HTTP status of each.
 _ERROR_KINDS = pairs(tables("_vocabulary")["ERROR_CODE_KINDS"])
 _ERROR_HTTP_CODES = pairs(tables("gemini")["ERROR_HTTP_CODES"])
@@ -663,7 +669,11 @@ class Encoder(ev.RecordsLosses):
         # An error record has no counts.
         self._lost.extend(ev.usage_loss(self.protocol, event))
         code = event.get("code")
-        status = code if isinstance(code, str) and code else "INTERNAL"
+        # A status is one of google.rpc.Code's names: another protocol's code
+        # is its status of that kind (a throttle is ``RESOURCE_EXHAUSTED``),
+        # or else an internal error.
+        status = (ERROR_WORDS.word(code) if isinstance(code, str) else None) or "INTERNAL"
+        self._lost.extend(ev.error_code_loss(self.protocol, code, status))
         message = ev.as_str(event.get("message")) or ""
         error: dict[str, Any] = {"code": _http_code(status), "message": message, "status": status}
         out.append({"error": error})
