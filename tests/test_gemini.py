@@ -340,6 +340,36 @@ ERROR_KINDS = Words(tables("_vocabulary")["ERROR_CODE_KINDS"], (), ())
 HTTP_CODES = {"rate_limit": 429, "unavailable": 503, "invalid_request": 400, "server_error": 500}
 
 
+# Errors as the Gemini API sends them: each status with its HTTP code.
+API_ERRORS = (
+    ("INVALID_ARGUMENT", 400),
+    ("FAILED_PRECONDITION", 400),
+    ("UNAUTHENTICATED", 401),
+    ("PERMISSION_DENIED", 403),
+    ("NOT_FOUND", 404),
+    ("RESOURCE_EXHAUSTED", 429),
+    ("INTERNAL", 500),
+    ("UNAVAILABLE", 503),
+    ("DEADLINE_EXCEEDED", 504),
+)
+
+
+@pytest.mark.parametrize(("status", "http"), API_ERRORS)
+def test_an_error_written_back_keeps_the_http_code_of_its_status(
+    backend: ModuleType, status: str, http: int
+) -> None:
+    """Gemini's error record read and written again carries its status and
+    the HTTP code the API gives it, by which google-genai raises a client or
+    a server error. (A status of no kind was written with 500: a missing
+    model read back as a server error.)"""
+    sent = {"error": {"code": http, "message": "m", "status": status}}
+    stream = f"data: {json.dumps(sent)}\n\n".encode()
+    transcoder = backend.Transcoder("gemini", "gemini", **OPTIONS["gemini"])
+    written = transcoder.feed(stream) + transcoder.close()
+    assert assemble(backend, written).response["error"] == sent["error"]
+    assert transcoder.losses == []
+
+
 def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) -> None:
     """Every other protocol's recorded stream, converted to Gemini's records
     as it streams and served by EventStreamResponse on loopback:

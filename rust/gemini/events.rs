@@ -994,11 +994,10 @@ impl Encoder {
     }
 }
 
-/// The HTTP status of an error record, by the kind of its code (a throttle
+/// The HTTP status of an error record, by its status (`RESOURCE_EXHAUSTED`
 /// is 429, as google-genai reads it to raise a client error and retry).
-fn http_code(code: &str) -> i64 {
-    words::lookup(&ERROR_CODE_KINDS, code)
-        .and_then(|kind| words::lookup(&ERROR_HTTP_CODES, kind))
+fn http_code(status: &str) -> i64 {
+    words::lookup(&ERROR_HTTP_CODES, status)
         .and_then(|http| http.parse().ok())
         .unwrap_or(500)
 }

@@ -56,16 +56,15 @@ ERROR_WORDS = Words(
     tables("gemini")["ERROR_STATUSES"],
     tables("gemini")["ERROR_CODE_WORDS"],
 )
-# The kinds of every protocol's error codes, and the HTTP status of each.
-_ERROR_KINDS = pairs(tables("_vocabulary")["ERROR_CODE_KINDS"])
+# The HTTP status of each of its statuses.
 _ERROR_HTTP_CODES = pairs(tables("gemini")["ERROR_HTTP_CODES"])
 
 
-def _http_code(code: str) -> int:
-    """The HTTP status of an error record, by the kind of its code (a
-    throttle is 429, as google-genai reads it to raise a client error and
-    retry)."""
-    http = _ERROR_HTTP_CODES.get(_ERROR_KINDS.get(folded(code), ""))
+def _http_code(status: str) -> int:
+    """The HTTP status of an error record, by its status
+    (``RESOURCE_EXHAUSTED`` is 429, as google-genai reads it to raise a
+    client error and retry)."""
+    http = _ERROR_HTTP_CODES.get(folded(status))
     return int(http) if http is not None and http.isdigit() else 500
 
 
