@@ -23,6 +23,7 @@ macro_rules! vocabulary {
 
 pub mod accumulate;
 pub mod bound;
+pub mod error_codes;
 pub mod events;
 pub mod eventstream;
 pub mod framing;

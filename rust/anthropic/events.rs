@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, VecDeque};
 pub use super::vocabulary::STOP_REASONS;
 use super::vocabulary::{ERROR_CODE_WORDS, ERROR_TYPES, STOP_REASON_WORDS};
 use super::{probe, TOOL_BLOCKS};
-use crate::events::vocabulary::ERROR_CODE_KINDS;
+use crate::error_codes::ErrorCodes;
 use crate::events::{
     as_int, block_delta, block_fields, block_finished, block_key, block_replaced, block_started,
     frame_sse, get_str, message_finished, message_started, nonempty, passthrough, run_failed,
@@ -18,7 +18,6 @@ use crate::hashing::HashSet;
 use crate::json::{self, write_int, write_string, Map, Value};
 use crate::json_prefix::JsonPrefix;
 use crate::stop_reasons::{self, StopWords};
-use crate::words::Words;
 
 /// Who made the signatures it reads (`encrypted_by`): a reader that keeps
 /// them per provider (the AI SDK's `providerMetadata`) files them so.
@@ -45,7 +44,7 @@ const OWN_USAGE_KEYS: [&str; 2] = ["server_tool_use", "service_tier"];
 const STOP_WORDS: StopWords = StopWords::new(&STOP_REASONS, &STOP_REASON_WORDS);
 
 /// A failed run's error type, in Anthropic's words.
-const ERROR_WORDS: Words = Words::new(&ERROR_CODE_KINDS, &ERROR_TYPES, &ERROR_CODE_WORDS);
+const ERROR_CODES: ErrorCodes = ErrorCodes::new(&ERROR_TYPES, &ERROR_CODE_WORDS, "api_error");
 
 fn tool_kind(block_type: &str) -> &'static str {
     match block_type {
@@ -578,14 +577,8 @@ impl Encode for Encoder {
                 // reject any other): another protocol's code is its type of
                 // that kind (a throttle is `rate_limit_error`), or else an
                 // API error.
-                let code = get_str(event, "code")
-                    .and_then(|code| ERROR_WORDS.word(code))
-                    .unwrap_or("api_error");
-                self.lost.extend(Loss::error_code(
-                    "anthropic",
-                    get_str(event, "code"),
-                    Some(code),
-                ));
+                let (code, lost) = ERROR_CODES.write("anthropic", get_str(event, "code"));
+                self.lost.extend(lost);
                 let mut error = Map::new();
                 error.insert("type".to_owned(), code.into());
                 let message = nonempty(get_str(event, "message")).unwrap_or("");

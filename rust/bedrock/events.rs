@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 
 use super::vocabulary::{ERROR_CODE_WORDS, EVENTS, EXCEPTIONS, STOP_REASONS, STOP_REASON_WORDS};
-use crate::events::vocabulary::ERROR_CODE_KINDS;
+use crate::error_codes::ErrorCodes;
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
     message_finished, message_started, nonempty, passthrough, run_failed, run_finished,
@@ -36,13 +36,13 @@ use crate::framing::Kind;
 use crate::hashing::{HashSet, IndexMap};
 use crate::json::{write_object, Map, Value};
 use crate::stop_reasons::{self, StopWords};
-use crate::words::Words;
 
 /// Why a message stopped, in Converse's words.
 const STOP_WORDS: StopWords = StopWords::new(&STOP_REASONS, &STOP_REASON_WORDS);
 
 /// The exception a failed run ends with, in Converse's words.
-const ERROR_WORDS: Words = Words::new(&ERROR_CODE_KINDS, &EXCEPTIONS, &ERROR_CODE_WORDS);
+const ERROR_CODES: ErrorCodes =
+    ErrorCodes::new(&EXCEPTIONS, &ERROR_CODE_WORDS, "internalServerException");
 
 /// Who made the signatures the decoder reads (`encrypted_by`).
 const BY: &str = "bedrock";
@@ -654,14 +654,8 @@ impl Encoder {
         // One of its exceptions: another protocol's code is its exception of
         // that kind (a rate limit is `throttlingException`), or else a server
         // error.
-        let name = get_str(event, "code")
-            .and_then(|code| ERROR_WORDS.word(code))
-            .unwrap_or("internalServerException");
-        self.lost.extend(Loss::error_code(
-            "bedrock",
-            get_str(event, "code"),
-            Some(name),
-        ));
+        let (name, lost) = ERROR_CODES.write("bedrock", get_str(event, "code"));
+        self.lost.extend(lost);
         let message = get_str(event, "message").unwrap_or("");
         out.push(one(name, Value::Object(one("message", message.into()))));
         self.finished = true;

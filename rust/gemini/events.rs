@@ -34,7 +34,7 @@ use super::args::{parse_path, partial_value, ArgsWriter};
 use super::vocabulary::{
     ERROR_CODE_WORDS, ERROR_HTTP_CODES, ERROR_STATUSES, FINISH_REASONS, STOP_REASON_WORDS,
 };
-use crate::events::vocabulary::ERROR_CODE_KINDS;
+use crate::error_codes::ErrorCodes;
 use crate::events::{
     as_int, block_delta, block_finished, block_replaced, block_started, get_str, has_annotations,
     media_kind, message_finished, message_place, message_started, passthrough, run_failed,
@@ -51,8 +51,7 @@ use crate::words;
 const STOP_WORDS: StopWords = StopWords::new(&FINISH_REASONS, &STOP_REASON_WORDS);
 
 /// A failed run's status, in Gemini's words.
-const ERROR_WORDS: words::Words =
-    words::Words::new(&ERROR_CODE_KINDS, &ERROR_STATUSES, &ERROR_CODE_WORDS);
+const ERROR_CODES: ErrorCodes = ErrorCodes::new(&ERROR_STATUSES, &ERROR_CODE_WORDS, "INTERNAL");
 
 /// Who made the signatures the decoder reads (`encrypted_by`).
 const BY: &str = "gemini";
@@ -976,14 +975,8 @@ impl Encoder {
         // A status is one of google.rpc.Code's names: another protocol's
         // code is its status of that kind (a throttle is
         // `RESOURCE_EXHAUSTED`), or else an internal error.
-        let status = get_str(event, "code")
-            .and_then(|code| ERROR_WORDS.word(code))
-            .unwrap_or("INTERNAL");
-        self.lost.extend(Loss::error_code(
-            "gemini",
-            get_str(event, "code"),
-            Some(status),
-        ));
+        let (status, lost) = ERROR_CODES.write("gemini", get_str(event, "code"));
+        self.lost.extend(lost);
         let error = object(vec![
             ("code", http_code(status).into()),
             ("message", get_str(event, "message").unwrap_or("").into()),

@@ -15,10 +15,9 @@ use crate::hashing::{HashMap, IndexMap};
 use super::vocabulary::{
     ANNOTATION_TYPES, ERROR_CODE_WORDS, INCOMPLETE_REASONS, RESPONSE_ERROR_CODES, STOP_REASON_WORDS,
 };
-use crate::events::vocabulary::ERROR_CODE_KINDS;
+use crate::error_codes::ErrorCodes;
 use crate::json::{to_text, write_int, write_string, write_value, Map, Value};
 use crate::stop_reasons::{self, StopWords};
-use crate::words::Words;
 
 const PROTOCOL: &str = "openai-responses";
 
@@ -748,7 +747,8 @@ impl OpenItem {
 const STOP_WORDS: StopWords = StopWords::new(&INCOMPLETE_REASONS, &STOP_REASON_WORDS);
 
 /// A failed response's error code, in the API's words.
-const ERROR_WORDS: Words = Words::new(&ERROR_CODE_KINDS, &RESPONSE_ERROR_CODES, &ERROR_CODE_WORDS);
+const ERROR_CODES: ErrorCodes =
+    ErrorCodes::new(&RESPONSE_ERROR_CODES, &ERROR_CODE_WORDS, "server_error");
 
 /// The neutral usage counts the Responses API keeps in a detail object:
 /// (its field, the detail object, the detail's field).
@@ -1551,14 +1551,8 @@ impl Encoder {
         // A response's error code is one of the API's own: another's is its
         // code of that kind (a throttle is `rate_limit_exceeded`), or else a
         // server error.
-        let code = get_str(event, "code")
-            .and_then(|code| ERROR_WORDS.word(code))
-            .unwrap_or("server_error");
-        self.lost.extend(Loss::error_code(
-            PROTOCOL,
-            get_str(event, "code"),
-            Some(code),
-        ));
+        let (code, lost) = ERROR_CODES.write(PROTOCOL, get_str(event, "code"));
+        self.lost.extend(lost);
         error.insert("code".to_owned(), code.into());
         let message = get_str(event, "message").unwrap_or("");
         error.insert("message".to_owned(), message.into());

@@ -42,9 +42,9 @@ from typing import Any
 from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
+from ..error_codes import ErrorCodes
 from ..json_prefix import JsonPrefix
 from ..stop_reasons import StopWords, cuts_short
-from ..words import Words
 from .assembler import TOOL_BLOCKS, error_fields, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder"]
@@ -55,9 +55,7 @@ STOP_REASONS = _VOCABULARY["STOP_REASONS"]
 # Why a message stopped, in Anthropic's words.
 STOP_WORDS = StopWords(STOP_REASONS, _VOCABULARY["STOP_REASON_WORDS"])
 # A failed run's error type, in Anthropic's words.
-ERROR_WORDS = Words(
-    tables("_vocabulary")["ERROR_CODE_KINDS"], _VOCABULARY["ERROR_TYPES"], _VOCABULARY["ERROR_CODE_WORDS"]
-)
+ERROR_CODES = ErrorCodes(_VOCABULARY["ERROR_TYPES"], _VOCABULARY["ERROR_CODE_WORDS"], "api_error")
 # The tool call kind of each tool block type, and back.
 TOOL_KINDS = {"tool_use": "function", "server_tool_use": "server", "mcp_tool_use": "mcp"}
 # (An MCP call is written as tool_use: mcp_tool_use is a beta block that
@@ -405,9 +403,8 @@ class Encoder(ev.RecordsLosses):
             # An error's type is one of the API's own (the SDK's models
             # reject any other): another protocol's code is its type of that
             # kind (a throttle is ``rate_limit_error``), or else an API error.
-            code = event.get("code")
-            kind = (ERROR_WORDS.word(code) if isinstance(code, str) else None) or "api_error"
-            self._lost.extend(ev.error_code_loss(self.protocol, code, kind))
+            kind, lost = ERROR_CODES.write(self.protocol, event.get("code"))
+            self._lost.extend(lost)
             error = {"type": kind, "message": ev.as_str(event.get("message")) or ""}
             out.append({"type": "error", "error": error})
             self._finished = True

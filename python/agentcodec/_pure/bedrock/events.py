@@ -29,9 +29,9 @@ from typing import Any
 from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
+from ..error_codes import ErrorCodes
 from ..eventstream import encode_event_message
 from ..stop_reasons import StopWords, cuts_short, is_ordinary
-from ..words import Words
 from .assembler import EVENTS, EXCEPTIONS, PADDING, error_of, recognizes
 
 __all__ = ["STOP_REASONS", "Decoder", "Encoder", "frame"]
@@ -40,9 +40,7 @@ STOP_REASONS = tables("bedrock")["STOP_REASONS"]
 # Why a message stopped, in Converse's words.
 STOP_WORDS = StopWords(STOP_REASONS, tables("bedrock")["STOP_REASON_WORDS"])
 # The exception a failed run ends with, in Converse's words.
-ERROR_WORDS = Words(
-    tables("_vocabulary")["ERROR_CODE_KINDS"], EXCEPTIONS, tables("bedrock")["ERROR_CODE_WORDS"]
-)
+ERROR_CODES = ErrorCodes(EXCEPTIONS, tables("bedrock")["ERROR_CODE_WORDS"], "internalServerException")
 #: Who made the signatures the decoder reads (``encrypted_by``).
 BY = "bedrock"
 #: The one message of a Converse stream, as the decoder names it.
@@ -421,12 +419,11 @@ class Encoder(ev.RecordsLosses):
         # An exception has no counts.
         self._lost.extend(ev.usage_loss(self.protocol, event))
         self._close_blocks(out)
-        code = event.get("code")
         # One of its exceptions: another protocol's code is its exception of
         # that kind (a rate limit is ``throttlingException``), or else a
         # server error.
-        name = (ERROR_WORDS.word(code) if isinstance(code, str) else None) or "internalServerException"
-        self._lost.extend(ev.error_code_loss(self.protocol, code, name))
+        name, lost = ERROR_CODES.write(self.protocol, event.get("code"))
+        self._lost.extend(lost)
         out.append({name: {"message": ev.as_str(event.get("message")) or ""}})
         self._finished = True
 

@@ -37,11 +37,12 @@ from typing import Any
 from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
+from ..error_codes import ErrorCodes
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads
 from ..rfc3339 import unix_seconds
 from ..stop_reasons import StopWords, cuts_short, is_ordinary
-from ..words import Words, folded, pairs
+from ..words import folded, pairs
 from .args import ArgsWriter, PathError, parse_path, partial_value
 from .assembler import error_message, recognizes
 
@@ -51,11 +52,7 @@ FINISH_REASONS = tables("gemini")["FINISH_REASONS"]
 # Why a candidate finished, in Gemini's words.
 STOP_WORDS = StopWords(FINISH_REASONS, tables("gemini")["STOP_REASON_WORDS"])
 # A failed run's status, in Gemini's words.
-ERROR_WORDS = Words(
-    tables("_vocabulary")["ERROR_CODE_KINDS"],
-    tables("gemini")["ERROR_STATUSES"],
-    tables("gemini")["ERROR_CODE_WORDS"],
-)
+ERROR_CODES = ErrorCodes(tables("gemini")["ERROR_STATUSES"], tables("gemini")["ERROR_CODE_WORDS"], "INTERNAL")
 # The HTTP status of each of its statuses.
 _ERROR_HTTP_CODES = pairs(tables("gemini")["ERROR_HTTP_CODES"])
 
@@ -667,12 +664,11 @@ class Encoder(ev.RecordsLosses):
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         # An error record has no counts.
         self._lost.extend(ev.usage_loss(self.protocol, event))
-        code = event.get("code")
         # A status is one of google.rpc.Code's names: another protocol's code
         # is its status of that kind (a throttle is ``RESOURCE_EXHAUSTED``),
         # or else an internal error.
-        status = (ERROR_WORDS.word(code) if isinstance(code, str) else None) or "INTERNAL"
-        self._lost.extend(ev.error_code_loss(self.protocol, code, status))
+        status, lost = ERROR_CODES.write(self.protocol, event.get("code"))
+        self._lost.extend(lost)
         message = ev.as_str(event.get("message")) or ""
         error: dict[str, Any] = {"code": _http_code(status), "message": message, "status": status}
         out.append({"error": error})

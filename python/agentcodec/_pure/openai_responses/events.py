@@ -22,8 +22,8 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from .. import stop_reasons
+from ..error_codes import ErrorCodes
 from ..stop_reasons import StopWords
-from ..words import Words
 from .assembler import recognizes
 
 __all__ = ["Decoder", "Encoder"]
@@ -408,11 +408,7 @@ class _OpenItem:
 
 # A failed response's error code, in the API's words: one of the codes its
 # ``response.error`` may carry (openai-python's ``ResponseError``).
-ERROR_WORDS = Words(
-    tables("_vocabulary")["ERROR_CODE_KINDS"],
-    _VOCABULARY["RESPONSE_ERROR_CODES"],
-    _VOCABULARY["ERROR_CODE_WORDS"],
-)
+ERROR_CODES = ErrorCodes(_VOCABULARY["RESPONSE_ERROR_CODES"], _VOCABULARY["ERROR_CODE_WORDS"], "server_error")
 ANNOTATION_TYPES = frozenset(_VOCABULARY["ANNOTATION_TYPES"])
 # The neutral usage counts the Responses API keeps in a detail object:
 # (its field, the detail object, the detail's field).
@@ -933,15 +929,12 @@ class Encoder(ev.RecordsLosses):
                 self._output[item.index] = {**item.fields, field: part.value(), "status": "incomplete"}
 
     def _run_failed(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        code = event.get("code")
-        error = {
-            # A response's error code is one of the API's own: another's is its
-            # code of that kind (a throttle is ``rate_limit_exceeded``), or
-            # else a server error.
-            "code": (ERROR_WORDS.word(code) if isinstance(code, str) else None) or "server_error",
-            "message": ev.as_str(event.get("message")) or "",
-        }
-        self._lost.extend(ev.error_code_loss(self.protocol, code, error["code"]))
+        # A response's error code is one of the API's own: another's is its
+        # code of that kind (a throttle is ``rate_limit_exceeded``), or else
+        # a server error.
+        code, lost = ERROR_CODES.write(self.protocol, event.get("code"))
+        self._lost.extend(lost)
+        error = {"code": code, "message": ev.as_str(event.get("message")) or ""}
         self._keep_unfinished()
         out.append(
             self._event(
