@@ -29,6 +29,7 @@ pub mod eventstream;
 pub mod framing;
 pub mod frozen;
 pub mod hashing;
+pub mod joined_text;
 pub mod json;
 pub mod json_array;
 pub mod json_patch;

@@ -523,6 +523,82 @@ def test_messages_that_stream_at_once_stay_apart_in_every_target(backend: Module
         assert "m2.0 m2.1 m2.2 " in text, target
 
 
+def two_messages(kind: str, *, tool_between: bool = False) -> list[dict[str, Any]]:
+    """A run of two assistant messages, each one block of ``kind``:
+    ``first.`` then ``second.``; with ``tool_between``, one message of
+    both, a tool call between them."""
+    run: list[dict[str, Any]] = [{"type": "run_started", "run_id": "r", "thread_id": "t"}]
+    for number, text in enumerate(("first.", "second.")):
+        message_id = "m" if tool_between else f"m{number}"
+        index = 2 * number
+        if not tool_between or number == 0:
+            run.append({"type": "message_started", "message_id": message_id, "role": "assistant"})
+        run += [
+            {"type": "block_started", "message_id": message_id, "index": index, "kind": kind},
+            {"type": "block_delta", "message_id": message_id, "index": index, "delta": text},
+            {"type": "block_finished", "message_id": message_id, "index": index},
+        ]
+        if tool_between and number == 0:
+            call = {"message_id": message_id, "index": 1}
+            run += [
+                {"type": "block_started", **call, "kind": "tool_call", "call_id": "c", "name": "f"},
+                {"type": "block_delta", **call, "delta": "{}"},
+                {"type": "block_finished", **call},
+            ]
+        if not tool_between or number == 1:
+            run.append({"type": "message_finished", "message_id": message_id})
+    return [*run, {"type": "run_finished", "status": "completed"}]
+
+
+@pytest.mark.parametrize("kind", ["text", "reasoning"])
+@pytest.mark.parametrize("target", TABLE)
+def test_a_messages_text_that_runs_on_from_the_last_ones_is_reported(
+    backend: ModuleType, target: str, kind: str
+) -> None:
+    """Two assistant messages' texts read back apart (as messages or blocks
+    of their own), or the target, which writes a run's messages into one
+    text of each kind, reports that the later runs on from the earlier,
+    once. (Chat, Ollama and Gemini wrote an agent's "Let me check." and
+    "It is sunny." as "Let me check.It is sunny.", without a word.)"""
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    written = b"".join(encoder.encode(event) for event in two_messages(kind)) + encoder.close()
+    texts = [
+        block["text"]
+        for message in view(backend, target, written)["messages"]
+        for block in message["blocks"]
+        if block["kind"] == kind
+    ]
+    reported = [loss["why"] for loss in encoder.losses if loss["what"] == "message_boundary"]
+    if texts in ([], ["first.", "second."]):  # (no place for the kind, or apart)
+        assert reported == [], target
+    else:
+        assert texts == ["first.second."], target
+        assert "message_boundary" in TABLE[target].cannot_carry, target
+        runs_on = f"a message's {kind} runs on from the one before"
+        assert reported == [f"{target} writes a run's messages into one {kind}: {runs_on}"]
+
+
+@pytest.mark.parametrize("target", TABLE)
+def test_one_messages_text_around_a_tool_call_loses_nothing_of_its_boundaries(
+    backend: ModuleType, target: str
+) -> None:
+    """Text, a tool call, then text, of one message: a target that writes a
+    message's text as one (Chat's content) joins them as its own servers do,
+    and its reader gives them so from any server: that is no loss."""
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    b"".join(encoder.encode(event) for event in two_messages("text", tool_between=True)) + encoder.close()
+    assert [loss for loss in encoder.losses if loss["what"] == "message_boundary"] == []
+
+
+@pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
+def test_a_protocols_own_stream_written_back_loses_no_message_boundary(source: str, path: Path) -> None:
+    """A target's own recorded streams, read and written back: where its
+    messages' texts ran together they already did at the source."""
+    for backend in backends():
+        losses = losses_of(backend, source, source, path.read_bytes())
+        assert [loss for loss in losses if loss["what"] == "message_boundary"] == [], backend.__name__
+
+
 @pytest.mark.parametrize(
     "output", [{"temp": 21.5}, [1, 2], 3, True], ids=["object", "array", "number", "bool"]
 )

@@ -42,6 +42,7 @@ use crate::events::{
 };
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
+use crate::joined_text::JoinedText;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 use crate::stop_reasons::{self, StopWords};
@@ -574,6 +575,8 @@ pub struct Encoder {
     /// the run finishes, with the usage.
     reasons: IndexMap<i64, Option<&'static str>>,
     lost: Vec<Loss>,
+    /// Where a candidate's text runs on from another message's.
+    joined: JoinedText,
 }
 
 /// Whether an option or field holds something (Python's truthiness of a str).
@@ -594,6 +597,7 @@ impl Encoder {
             blocks: IndexMap::default(),
             reasons: IndexMap::default(),
             lost: Vec::new(),
+            joined: JoinedText::default(),
         }
     }
 
@@ -729,6 +733,9 @@ impl Encoder {
                 return;
             }
         };
+        if matches!(streamed, Streamed::Text | Streamed::Reasoning) {
+            self.joined.started(message_id, index);
+        }
         self.blocks.insert((message_id.to_owned(), index), streamed);
     }
 
@@ -756,6 +763,14 @@ impl Encoder {
             }
             None => return,
         };
+        if self.joined.is_fresh(message_id, index) {
+            let candidate = self.candidates.get(message_id).copied().unwrap_or(0);
+            let kind = if thought { "reasoning" } else { "text" };
+            let joined = self
+                .joined
+                .writes("gemini", candidate, kind, message_id, index);
+            self.lost.extend(joined);
+        }
         let mut part = object(vec![("text", delta.into())]);
         if thought {
             part.insert("thought".to_owned(), true.into());
@@ -770,6 +785,7 @@ impl Encoder {
         else {
             return;
         };
+        self.joined.finished(message_id, index);
         if let Some(streamed) = self.blocks.shift_remove(&BlockRef(message_id, index)) {
             self.write(message_id, streamed, out);
         }

@@ -28,6 +28,7 @@ use crate::events::{
 };
 use crate::framing::Kind;
 use crate::hashing::IndexMap;
+use crate::joined_text::JoinedText;
 use crate::json::{to_text, write_object, Map, Value};
 use crate::json_prefix::JsonPrefix;
 use crate::stop_reasons::{self, StopWords};
@@ -298,6 +299,8 @@ pub struct Encoder {
     pub max_held_bytes: usize,
     /// The messages left out for that.
     left_out: std::collections::HashSet<String>,
+    /// Where the message's text runs on from another message's.
+    joined: JoinedText,
 }
 
 /// What the `max_held_bytes` option defaults to: 64 MiB.
@@ -342,6 +345,7 @@ impl Encoder {
             held_bytes: 0,
             max_held_bytes: DEFAULT_MAX_HELD_BYTES,
             left_out: std::collections::HashSet::default(),
+            joined: JoinedText::default(),
         }
     }
 
@@ -430,6 +434,9 @@ impl Encoder {
                 return;
             }
         };
+        if !matches!(streamed, Streamed::Tool(_)) {
+            self.joined.started(message_id, index);
+        }
         self.blocks.insert((message_id.to_owned(), index), streamed);
     }
 
@@ -444,15 +451,18 @@ impl Encoder {
         if delta.is_empty() {
             return;
         }
-        let key = match self.blocks.get_mut(&BlockRef(message_id, index)) {
-            Some(Streamed::Text) => "text",
-            Some(Streamed::Reasoning) => "thinking",
+        let (key, kind) = match self.blocks.get_mut(&BlockRef(message_id, index)) {
+            Some(Streamed::Text) => ("text", "text"),
+            Some(Streamed::Reasoning) => ("thinking", "reasoning"),
             Some(Streamed::Tool(call)) => {
                 call.arguments.feed(delta, &mut call.clean);
                 return;
             }
             None => return,
         };
+        // (one message is written at a time: its place is the run's)
+        let joined = self.joined.writes("ollama", 0, kind, message_id, index);
+        self.lost.extend(joined);
         out.push(self.line(vec![(key, delta.into())], false));
     }
 
@@ -462,6 +472,7 @@ impl Encoder {
         else {
             return;
         };
+        self.joined.finished(message_id, index);
         if let Some(Streamed::Tool(call)) = self.blocks.shift_remove(&BlockRef(message_id, index)) {
             self.write_call(*call, out);
         }

@@ -15,6 +15,7 @@ use crate::events::{
     run_finished, run_started, BlockRef, Decode, Encode, Event, Loss, Place, Quick,
 };
 use crate::hashing::HashMap;
+use crate::joined_text::JoinedText;
 use crate::json::{write_int, write_string, write_value, Map, Value};
 use crate::json_probe::{Obj, Scalar, StrField};
 use crate::stop_reasons::{self, StopWords};
@@ -626,6 +627,17 @@ enum Streamed {
     Tool(i64),
 }
 
+/// The text a block streams into (`content`, `reasoning_content`,
+/// `refusal`: one of each a choice), by the kind of its block.
+fn text_kind(streamed: Streamed) -> Option<&'static str> {
+    match streamed {
+        Streamed::Text => Some("text"),
+        Streamed::Reasoning => Some("reasoning"),
+        Streamed::Refusal => Some("refusal"),
+        Streamed::FunctionCall | Streamed::Tool(_) => None,
+    }
+}
+
 /// Neutral events to Chat Completions chunks.
 #[derive(Debug, Clone)]
 pub struct Encoder {
@@ -646,6 +658,8 @@ pub struct Encoder {
     /// Messages started and not finished -> their place (namespace and node).
     open_in: HashMap<String, Place>,
     blocks: indexmap::IndexMap<(String, i64), (i64, Streamed)>,
+    /// Where a choice's text runs on from another message's.
+    joined: JoinedText,
 }
 
 impl Encoder {
@@ -663,6 +677,7 @@ impl Encoder {
             open: HashMap::default(),
             open_in: HashMap::default(),
             blocks: indexmap::IndexMap::default(),
+            joined: JoinedText::default(),
         }
     }
 
@@ -827,6 +842,9 @@ impl Encoder {
             }
             other => other,
         };
+        if text_kind(streamed).is_some() {
+            self.joined.started(message_id, index);
+        }
         self.blocks
             .insert((message_id.to_owned(), index), (choice, streamed));
     }
@@ -837,6 +855,12 @@ impl Encoder {
         };
         if delta.is_empty() {
             return;
+        }
+        if let Some(kind) = text_kind(streamed) {
+            let joined = self
+                .joined
+                .writes("openai-chat", choice, kind, message_id, index);
+            self.lost.extend(joined);
         }
         let mut body = Map::new();
         match streamed {
@@ -1013,6 +1037,7 @@ impl Encode for Encoder {
                     (get_str(event, "message_id"), as_int(event.get("index")))
                 {
                     self.blocks.shift_remove(&BlockRef(message_id, index));
+                    self.joined.finished(message_id, index);
                 }
             }
             "block_replaced" => {
@@ -1092,6 +1117,9 @@ impl Encode for Encoder {
         };
         if delta.is_empty() {
             return true; // an empty delta says nothing
+        }
+        if self.joined.is_fresh(message_id, index) {
+            return false; // its first text: block_delta sees whether it runs on
         }
         // What frame() writes for the chunk block_delta() builds.
         out.extend_from_slice(b"data: {\"id\":");

@@ -53,6 +53,7 @@ ROW = Row(
     # object: Gemini's calls come whole, bar Vertex AI's streamed arguments)
     cannot_carry=frozenset(
         {
+            "message_boundary",
             "block_ends",
             "signatures",
             "data",

@@ -41,6 +41,7 @@ ROW = Row(
     # object: Ollama's blocks have no ends of their own)
     cannot_carry=frozenset(
         {
+            "message_boundary",
             "error_code",
             "block_ends",
             "signatures",

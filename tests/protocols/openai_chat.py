@@ -127,6 +127,7 @@ ROW = Row(
     tool_kinds=frozenset({"function_call"}),
     cannot_carry=frozenset(
         {
+            "message_boundary",
             "signatures",
             "media",
             "data",

@@ -38,6 +38,7 @@ from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
 from ..error_codes import ErrorCodes
+from ..joined_text import JoinedText
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads
 from ..rfc3339 import unix_seconds
@@ -412,6 +413,7 @@ class Encoder(ev.RecordsLosses):
         self._open_in: dict[str, ev.Place] = {}
         # (message, block) -> "text", "reasoning", or the call or media being written.
         self._blocks: dict[tuple[str, int], _Streamed] = {}
+        self._joined = JoinedText()  # where a candidate's text runs on from another message's
         # The finish reason of each candidate whose message finished (None
         # where the message gave none: the run's stands for it), written when
         # the run finishes, with the usage.
@@ -522,6 +524,8 @@ class Encoder(ev.RecordsLosses):
         else:
             self._lost.append(ev.block_loss(self.protocol, kind_name))
             return
+        if isinstance(streamed, str):
+            self._joined.started(message_id, index)
         self._blocks[(message_id, index)] = streamed
 
     def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -535,6 +539,8 @@ class Encoder(ev.RecordsLosses):
         elif isinstance(found, _Media):
             found.data.append(delta)
         else:
+            candidate = self._candidates.get(key[0], 0)
+            self._lost.extend(self._joined.writes(self.protocol, candidate, found, *key))
             part: dict[str, Any] = {"text": delta}
             if found == "reasoning":
                 part["thought"] = True
@@ -543,6 +549,8 @@ class Encoder(ev.RecordsLosses):
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         key = ev.block_key(event)
         found = self._blocks.pop(key, None)  # type: ignore[arg-type]
+        if key is not None:
+            self._joined.finished(*key)
         if key is not None and found is not None and not isinstance(found, str):
             self._write(key[0], found, out)
 

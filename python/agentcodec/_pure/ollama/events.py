@@ -28,6 +28,7 @@ from typing import Any
 from ... import _json
 from ..._vocabulary import tables
 from .. import events as ev
+from ..joined_text import JoinedText
 from ..json_prefix import JsonPrefix
 from ..json_values import JSONValueError, loads, utf8_size
 from ..rfc3339 import rfc3339, unix_seconds
@@ -230,6 +231,7 @@ class Encoder(ev.RecordsLosses):
         self._others: set[str] = set()  # messages of another role than the assistant's
         # (message, block) -> "text", "reasoning" or the tool call being written.
         self._blocks: dict[tuple[str, int], str | _ToolCall] = {}
+        self._joined = JoinedText()  # where the message's text runs on from another's
         self._calls = 0  # tool calls written so far (function.index)
         self._reason: str | None = None
         # An answer is one message: the messages being written (id -> place:
@@ -393,20 +395,28 @@ class Encoder(ev.RecordsLosses):
         else:
             self._lost.append(ev.block_loss(self.protocol, kind_name))
             return
+        if isinstance(streamed, str):
+            self._joined.started(message_id, index)
         self._blocks[(message_id, index)] = streamed
 
     def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        key = ev.block_key(event)
+        found = self._blocks.get(key)  # type: ignore[arg-type]
         delta = event.get("delta")
-        if found is None or not isinstance(delta, str) or not delta:
+        if found is None or key is None or not isinstance(delta, str) or not delta:
             return
         if isinstance(found, _ToolCall):
             found.clean.append(found.arguments.feed(delta))
             return
+        # (one message is written at a time: its place is the run's)
+        self._lost.extend(self._joined.writes(self.protocol, 0, found, *key))
         out.append(self._line({"text" if found == "text" else "thinking": delta}))
 
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        found = self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
+        key = ev.block_key(event)
+        found = self._blocks.pop(key, None)  # type: ignore[arg-type]
+        if key is not None:
+            self._joined.finished(*key)
         if isinstance(found, _ToolCall):
             self._write_call(found, out)
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..._vocabulary import tables
 from .. import events as ev
+from ..joined_text import JoinedText
 from ..stop_reasons import StopWords, cuts_short
 from .assembler import error_fields, recognizes
 
@@ -414,6 +415,7 @@ class Encoder(ev.RecordsLosses):
         self._open_in: dict[str, ev.Place] = {}
         # (neutral message, block) -> (choice, kind, tool index or None).
         self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
+        self._joined = JoinedText()  # where a choice's text runs on from another message's
 
     def has_ended_before(self, kind: str) -> bool:
         return self._finished
@@ -543,14 +545,19 @@ class Encoder(ev.RecordsLosses):
                     "function": {"name": name, "arguments": ""},
                 }
                 out.append(self._delta(choice, {"tool_calls": [call]}))
+        if kind in ("text", "reasoning", "refusal"):
+            self._joined.started(message_id, index)
         self._blocks[(message_id, index)] = (choice, kind, tool)
 
     def _block_delta(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
+        key = ev.block_key(event)
+        found = self._blocks.get(key)  # type: ignore[arg-type]
         delta = event.get("delta")
-        if found is None or not isinstance(delta, str) or not delta:
+        if found is None or key is None or not isinstance(delta, str) or not delta:
             return
         choice, kind, tool = found
+        if kind in ("text", "reasoning", "refusal"):
+            self._lost.extend(self._joined.writes(self.protocol, choice, kind, *key))
         if kind == "text":
             body: dict[str, Any] = {"content": delta}
         elif kind == "reasoning":
@@ -564,7 +571,10 @@ class Encoder(ev.RecordsLosses):
         out.append(self._delta(choice, body))
 
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
-        self._blocks.pop(ev.block_key(event), None)  # type: ignore[arg-type]
+        key = ev.block_key(event)
+        self._blocks.pop(key, None)  # type: ignore[arg-type]
+        if key is not None:
+            self._joined.finished(*key)
 
     def _block_replaced(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:
         found = self._blocks.get(ev.block_key(event))  # type: ignore[arg-type]
