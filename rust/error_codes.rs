@@ -1,6 +1,6 @@
 //! A failed run's error code, from one protocol's words into another's,
-//! for a target whose codes are a closed set (the Responses API's codes,
-//! Converse's exceptions, Anthropic's error types, google.rpc's statuses).
+//! for a target whose codes are a closed set (its vocabulary lists them: an
+//! API's codes, an SDK's exception classes or error types, gRPC statuses).
 //! The neutral vocabulary gives every protocol's code a kind (its
 //! `ERROR_CODE_KINDS` table) and the target's vocabulary its code for each
 //! kind (`ERROR_CODE_WORDS`), read by [`crate::words::Words`]: a throttle

@@ -558,7 +558,7 @@ def test_a_messages_text_that_runs_on_from_the_last_ones_is_reported(
     """Two assistant messages' texts read back apart (as messages or blocks
     of their own), or the target, which writes a run's messages into one
     text of each kind, reports that the later runs on from the earlier,
-    once. (Chat, Ollama and Gemini wrote an agent's "Let me check." and
+    once. (Three targets wrote an agent's "Let me check." and
     "It is sunny." as "Let me check.It is sunny.", without a word.)"""
     encoder = backend.NeutralEncoder(target, **OPTIONS[target])
     written = b"".join(encoder.encode(event) for event in two_messages(kind)) + encoder.close()

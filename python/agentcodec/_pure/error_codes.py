@@ -1,7 +1,7 @@
 """A failed run's error code, from one protocol's words into another's, for
-a target whose codes are a closed set (``rust/error_codes.rs``): the Responses
-API's codes, Converse's exceptions, Anthropic's error types, google.rpc's
-statuses. The neutral vocabulary gives every protocol's code a kind (its
+a target whose codes are a closed set (``rust/error_codes.rs``): its
+vocabulary lists them (an API's codes, an SDK's exception classes or error
+types, gRPC statuses). The neutral vocabulary gives every protocol's code a kind (its
 ``ERROR_CODE_KINDS`` table) and the target's vocabulary its code for each
 kind (``ERROR_CODE_WORDS``), read by ``words.Words``: a throttle stays a
 rate limit, whatever protocol's words it came in."""

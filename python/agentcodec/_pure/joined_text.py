@@ -1,12 +1,12 @@
-"""Where a target writes a run's messages into one text of each kind (a Chat
-choice's ``content`` and ``reasoning_content``, Ollama's one message, a
-Gemini candidate's text and thoughts), a message's text runs on from the
+"""Where a target writes a run's messages into one text of each kind (a
+choice's ``content`` and ``reasoning_content``, an answer that is one
+message, a candidate's text and thoughts), a message's text runs on from the
 one before (``rust/joined_text.rs``): ``"Let me check."`` and ``"It is
 sunny."`` read back as ``"Let me check.It is sunny."``, and where one
 message ended and the next began is lost. ``JoinedText`` tells an encoder
 so, at the first text of a block whose text runs on from another message's.
-Blocks of one message that its target joins (text around a tool call, in
-Chat's one ``content``) are the target's own way and lose nothing: its
+Blocks of one message that its target joins (text around a tool call, in a
+choice's one ``content``) are the target's own way and lose nothing: its
 reader gives them so from any server."""
 
 from __future__ import annotations
