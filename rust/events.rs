@@ -558,6 +558,10 @@ fn passed_through(event: &Event) -> String {
             .or_else(|| inner.keys().next().map(String::as_str)),
         _ => None,
     };
+    // The name's first part: a namespace after `|` (a subgraph's events
+    // are named so) names no other kind, where each of a graph's tasks
+    // would be a kind of its own.
+    let name = name.map(|name| name.split('|').next().unwrap_or(name));
     format!(
         "{} event of {}",
         name.unwrap_or("raw"),

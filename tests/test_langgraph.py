@@ -626,3 +626,26 @@ def test_a_messages_node_converts_between_the_two_graph_protocols(backend: Modul
         key: node for key, node in recorded.items() if key in again
     }
     assert len(again) >= len(streamed)
+
+
+def test_a_subgraphs_events_that_a_target_drops_are_reported_once_for_each_mode(backend: ModuleType) -> None:
+    """A graph's events in a subgraph are named by their stream mode and the
+    subgraph's namespace (``updates|inner:<task>``): a target that keeps no
+    other protocol's events reports each mode once, as it does the run's
+    own, not once for each task of a subgraph that runs many times."""
+    events: list[dict[str, Any]] = [{"type": "run_started", "run_id": "r", "thread_id": "t"}]
+    for task in ("a", "b", "c"):
+        for mode in ("updates", "values", "custom"):
+            inner = {"event": f"{mode}|inner:{task}", "data": {"n": 1}}
+            events.append({"type": "passthrough", "protocol": "langgraph", "event": inner})
+    events.append({"type": "run_finished", "status": "completed"})
+    target = next(name for name, row in TABLE.items() if not row.keeps_foreign_events)
+    encoder = backend.NeutralEncoder(target, **OPTIONS[target])
+    for event in events:
+        encoder.encode(event)
+    encoder.close()
+    dropped = [loss["why"] for loss in encoder.losses if loss["what"] == "passthrough"]
+    assert dropped == [
+        f"{target} has no place for a {mode} event of langgraph, which has no neutral meaning"
+        for mode in ("updates", "values", "custom")
+    ]

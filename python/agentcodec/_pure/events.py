@@ -562,6 +562,11 @@ def _passed_through(event: dict[str, Any]) -> str:
             name = as_str(inner.get("event"))
         if name is None:
             name = next(iter(inner), None)
+    if name is not None:
+        # The name's first part: a namespace after ``|`` (a subgraph's events
+        # are named so) names no other kind, where each of a graph's tasks
+        # would be a kind of its own.
+        name = name.split("|", 1)[0]
     source = "an unnamed protocol" if protocol is None else protocol
     return f"{'raw' if name is None else name} event of {source}"
 
