@@ -579,6 +579,33 @@ def test_a_messages_text_that_runs_on_from_the_last_ones_is_reported(
         assert reported == [f"{target} writes a run's messages into one {kind}: {runs_on}"]
 
 
+@pytest.mark.parametrize("kind", ["text", "reasoning"])
+@pytest.mark.parametrize(
+    "target", [name for name, row in TABLE.items() if "message_boundary" in row.cannot_carry]
+)
+def test_a_message_separator_goes_between_messages_whose_text_runs_on(
+    backend: ModuleType, target: str, kind: str
+) -> None:
+    """Given ``message_separator``, a target that writes a run's messages
+    into one text writes it before a message's text that runs on from the
+    one before, and reports nothing; one message's blocks get none."""
+
+    def joined(events: list[dict[str, Any]]) -> str:
+        encoder = backend.NeutralEncoder(target, **OPTIONS[target], message_separator="\n\n")
+        written = b"".join(encoder.encode(event) for event in events) + encoder.close()
+        assert [loss for loss in encoder.losses if loss["what"] == "message_boundary"] == []
+        return "".join(
+            block["text"]
+            for message in view(backend, target, written)["messages"]
+            for block in message["blocks"]
+            if block["kind"] == kind
+        )
+
+    assert joined(two_messages(kind)) == "first.\n\nsecond."
+    if kind == "text":
+        assert joined(two_messages(kind, tool_between=True)) == "first.second."
+
+
 @pytest.mark.parametrize("target", TABLE)
 def test_one_messages_text_around_a_tool_call_loses_nothing_of_its_boundaries(
     backend: ModuleType, target: str

@@ -30,6 +30,8 @@
 //! is written when the run finishes, the last record with the usage. A
 //! failed run is an `{"error": ...}` record.
 
+use std::borrow::Cow;
+
 use super::args::{parse_path, partial_value, ArgsWriter};
 use super::vocabulary::{
     ERROR_CODE_WORDS, ERROR_HTTP_CODES, ERROR_STATUSES, FINISH_REASONS, STOP_REASON_WORDS,
@@ -601,6 +603,14 @@ impl Encoder {
         }
     }
 
+    /// Writes `separator` before a message's text that runs on from another
+    /// message's in the one text they share (the `message_separator`
+    /// option), where the loss is reported otherwise.
+    pub fn with_message_separator(mut self, separator: Option<String>) -> Self {
+        self.joined = JoinedText::new(separator);
+        self
+    }
+
     /// A record of one candidate's newest parts.
     fn record(&self, message_id: &str, parts: Vec<Value>) -> Event {
         let index = self.candidates.get(message_id).copied().unwrap_or(0);
@@ -763,15 +773,17 @@ impl Encoder {
             }
             None => return,
         };
+        let mut text = Cow::Borrowed(delta);
         if self.joined.is_fresh(message_id, index) {
             let candidate = self.candidates.get(message_id).copied().unwrap_or(0);
             let kind = if thought { "reasoning" } else { "text" };
-            let joined = self
+            let lost;
+            (text, lost) = self
                 .joined
-                .writes("gemini", candidate, kind, message_id, index);
-            self.lost.extend(joined);
+                .writes("gemini", candidate, kind, message_id, index, delta);
+            self.lost.extend(lost);
         }
-        let mut part = object(vec![("text", delta.into())]);
+        let mut part = object(vec![("text", text.as_ref().into())]);
         if thought {
             part.insert("thought".to_owned(), true.into());
         }

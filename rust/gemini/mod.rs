@@ -57,12 +57,16 @@ pub const PROTOCOL: Descriptor = Descriptor {
     options: &[
         EncoderOption::str("model"),
         EncoderOption::str("response_id"),
+        EncoderOption::str("message_separator"),
     ],
     encoder: |options| {
-        Box::new(events::Encoder::new(
-            options.str("model").flatten().as_deref(),
-            options.str("response_id").flatten().as_deref(),
-        ))
+        Box::new(
+            events::Encoder::new(
+                options.str("model").flatten().as_deref(),
+                options.str("response_id").flatten().as_deref(),
+            )
+            .with_message_separator(options.str("message_separator").flatten()),
+        )
     },
     vocabulary: vocabulary::table,
 };

@@ -349,6 +349,14 @@ impl Encoder {
         }
     }
 
+    /// Writes `separator` before a message's text that runs on from another
+    /// message's in the one text they share (the `message_separator`
+    /// option), where the loss is reported otherwise.
+    pub fn with_message_separator(mut self, separator: Option<String>) -> Self {
+        self.joined = JoinedText::new(separator);
+        self
+    }
+
     fn ensure_started(&mut self) {
         if !self.started {
             self.started = true;
@@ -461,9 +469,11 @@ impl Encoder {
             None => return,
         };
         // (one message is written at a time: its place is the run's)
-        let joined = self.joined.writes("ollama", 0, kind, message_id, index);
-        self.lost.extend(joined);
-        out.push(self.line(vec![(key, delta.into())], false));
+        let (text, lost) = self
+            .joined
+            .writes("ollama", 0, kind, message_id, index, delta);
+        self.lost.extend(lost);
+        out.push(self.line(vec![(key, text.as_ref().into())], false));
     }
 
     fn block_finished(&mut self, event: &Event, out: &mut Vec<Event>) {

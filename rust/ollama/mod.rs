@@ -43,13 +43,15 @@ pub const PROTOCOL: Descriptor = Descriptor {
         EncoderOption::str("created_at"),
         EncoderOption::choice("endpoint", &ENDPOINTS),
         EncoderOption::int("max_held_bytes"),
+        EncoderOption::str("message_separator"),
     ],
     encoder: |options| {
         let mut encoder = events::Encoder::new(
             options.str("model").flatten().as_deref(),
             options.str("created_at").flatten().as_deref(),
             options.str("endpoint").flatten().as_deref(),
-        );
+        )
+        .with_message_separator(options.str("message_separator").flatten());
         if let Some(Some(limit)) = options.int("max_held_bytes") {
             encoder.max_held_bytes = usize::try_from(limit).unwrap_or(0);
         }

@@ -658,7 +658,8 @@ pub struct Encoder {
     /// Messages started and not finished -> their place (namespace and node).
     open_in: HashMap<String, Place>,
     blocks: indexmap::IndexMap<(String, i64), (i64, Streamed)>,
-    /// Where a choice's text runs on from another message's.
+    /// Where a choice's text runs on from another message's (and what
+    /// goes between them, if anything).
     joined: JoinedText,
 }
 
@@ -679,6 +680,14 @@ impl Encoder {
             blocks: indexmap::IndexMap::default(),
             joined: JoinedText::default(),
         }
+    }
+
+    /// Writes `separator` before a message's text that runs on from another
+    /// message's in the one text they share (the `message_separator`
+    /// option), where the loss is reported otherwise.
+    pub fn with_message_separator(mut self, separator: Option<String>) -> Self {
+        self.joined = JoinedText::new(separator);
+        self
     }
 
     fn ensure_started(&mut self) {
@@ -856,12 +865,17 @@ impl Encoder {
         if delta.is_empty() {
             return;
         }
-        if let Some(kind) = text_kind(streamed) {
-            let joined = self
-                .joined
-                .writes("openai-chat", choice, kind, message_id, index);
-            self.lost.extend(joined);
-        }
+        let delta = match text_kind(streamed) {
+            Some(kind) => {
+                let (text, lost) =
+                    self.joined
+                        .writes("openai-chat", choice, kind, message_id, index, delta);
+                self.lost.extend(lost);
+                text
+            }
+            None => Cow::Borrowed(delta),
+        };
+        let delta = delta.as_ref();
         let mut body = Map::new();
         match streamed {
             Streamed::Text => {

@@ -47,13 +47,17 @@ pub const PROTOCOL: Descriptor = Descriptor {
         EncoderOption::str("response_id"),
         EncoderOption::str("model"),
         EncoderOption::int("created_at"),
+        EncoderOption::str("message_separator"),
     ],
     encoder: |options| {
-        Box::new(events::Encoder::new(
-            options.str("response_id").flatten(),
-            options.str("model").flatten(),
-            options.int("created_at").flatten().map(Value::from),
-        ))
+        Box::new(
+            events::Encoder::new(
+                options.str("response_id").flatten(),
+                options.str("model").flatten(),
+                options.int("created_at").flatten().map(Value::from),
+            )
+            .with_message_separator(options.str("message_separator").flatten()),
+        )
     },
     vocabulary: vocabulary::table,
 };

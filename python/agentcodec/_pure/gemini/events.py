@@ -397,7 +397,9 @@ class Encoder(ev.RecordsLosses):
     #: Why a message stopped (``stop_reason``), in its own words.
     carries_stop_reasons = True
 
-    def __init__(self, model: str | None = None, response_id: str | None = None) -> None:
+    def __init__(
+        self, model: str | None = None, response_id: str | None = None, message_separator: str | None = None
+    ) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
         self._model = model
@@ -413,7 +415,9 @@ class Encoder(ev.RecordsLosses):
         self._open_in: dict[str, ev.Place] = {}
         # (message, block) -> "text", "reasoning", or the call or media being written.
         self._blocks: dict[tuple[str, int], _Streamed] = {}
-        self._joined = JoinedText()  # where a candidate's text runs on from another message's
+        # Where a candidate's text runs on from another message's (and what
+        # goes between them, if anything).
+        self._joined = JoinedText(message_separator)
         # The finish reason of each candidate whose message finished (None
         # where the message gave none: the run's stands for it), written when
         # the run finishes, with the usage.
@@ -540,7 +544,8 @@ class Encoder(ev.RecordsLosses):
             found.data.append(delta)
         else:
             candidate = self._candidates.get(key[0], 0)
-            self._lost.extend(self._joined.writes(self.protocol, candidate, found, *key))
+            delta, lost = self._joined.writes(self.protocol, candidate, found, key, delta)
+            self._lost.extend(lost)
             part: dict[str, Any] = {"text": delta}
             if found == "reasoning":
                 part["thought"] = True

@@ -220,6 +220,7 @@ class Encoder(ev.RecordsLosses):
         created_at: str | None = None,
         endpoint: str | None = None,
         max_held_bytes: int | None = None,
+        message_separator: str | None = None,
     ) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -231,7 +232,9 @@ class Encoder(ev.RecordsLosses):
         self._others: set[str] = set()  # messages of another role than the assistant's
         # (message, block) -> "text", "reasoning" or the tool call being written.
         self._blocks: dict[tuple[str, int], str | _ToolCall] = {}
-        self._joined = JoinedText()  # where the message's text runs on from another's
+        # Where the message's text runs on from another's (and what goes
+        # between them, if anything).
+        self._joined = JoinedText(message_separator)
         self._calls = 0  # tool calls written so far (function.index)
         self._reason: str | None = None
         # An answer is one message: the messages being written (id -> place:
@@ -409,7 +412,8 @@ class Encoder(ev.RecordsLosses):
             found.clean.append(found.arguments.feed(delta))
             return
         # (one message is written at a time: its place is the run's)
-        self._lost.extend(self._joined.writes(self.protocol, 0, found, *key))
+        delta, lost = self._joined.writes(self.protocol, 0, found, key, delta)
+        self._lost.extend(lost)
         out.append(self._line({"text" if found == "text" else "thinking": delta}))
 
     def _block_finished(self, event: dict[str, Any], out: list[dict[str, Any]]) -> None:

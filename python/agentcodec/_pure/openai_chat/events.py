@@ -396,7 +396,11 @@ class Encoder(ev.RecordsLosses):
     carries_stop_reasons = True
 
     def __init__(
-        self, response_id: str | None = None, model: str | None = None, created_at: Any = None
+        self,
+        response_id: str | None = None,
+        model: str | None = None,
+        created_at: Any = None,
+        message_separator: str | None = None,
     ) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -415,7 +419,9 @@ class Encoder(ev.RecordsLosses):
         self._open_in: dict[str, ev.Place] = {}
         # (neutral message, block) -> (choice, kind, tool index or None).
         self._blocks: dict[tuple[str, int], tuple[int, str, int | None]] = {}
-        self._joined = JoinedText()  # where a choice's text runs on from another message's
+        # Where a choice's text runs on from another message's (and what goes
+        # between them, if anything).
+        self._joined = JoinedText(message_separator)
 
     def has_ended_before(self, kind: str) -> bool:
         return self._finished
@@ -557,7 +563,8 @@ class Encoder(ev.RecordsLosses):
             return
         choice, kind, tool = found
         if kind in ("text", "reasoning", "refusal"):
-            self._lost.extend(self._joined.writes(self.protocol, choice, kind, *key))
+            delta, lost = self._joined.writes(self.protocol, choice, kind, key, delta)
+            self._lost.extend(lost)
         if kind == "text":
             body: dict[str, Any] = {"content": delta}
         elif kind == "reasoning":
