@@ -6,10 +6,11 @@
 //! began is lost. [`JoinedText`] tells an encoder so, at the first text of
 //! a block whose text runs on from another message's, or, where the
 //! encoder's `message_separator` option gives one, writes the separator
-//! there (`"\n\n"`: the reader's text says where each message began). Blocks of one message
-//! that its target joins (text around a tool call, in a choice's one
-//! `content`) are the target's own way and lose nothing: its reader gives them so from
-//! any server. `python/agentcodec/_pure/joined_text.py` mirrors this module.
+//! there (`"\n\n"`: the reader's text says where each message began).
+//! Blocks of one message that its target joins (text around a tool call,
+//! in a choice's one `content`) are the target's own way and lose nothing:
+//! its reader gives them so from any server.
+//! `python/agentcodec/_pure/joined_text.py` mirrors this module.
 
 use std::borrow::Cow;
 
@@ -40,7 +41,8 @@ impl JoinedText {
         }
     }
 
-    /// A text block of `kind` started (`text`, `reasoning`, `refusal`).
+    /// A block that writes into one of the target's texts started (text,
+    /// reasoning, refusal).
     pub fn started(&mut self, message_id: &str, index: i64) {
         self.fresh.insert((message_id.to_owned(), index));
     }

@@ -9,8 +9,9 @@
 //! have no start); a reasoning signature is the block's `encrypted`
 //! (`encrypted_by: bedrock`), and redacted reasoning (`redactedContent`)
 //! the block's `encrypted` with `redacted`; `contentBlockStop` finishes the
-//! block; `messageStop` finishes the message (its `stopReason`, `max_tokens` or a
-//! filter's making the run incomplete); `metadata` finishes the run with its usage.
+//! block; `messageStop` finishes the message (its `stopReason`, `max_tokens`
+//! or a filter's making the run incomplete); `metadata` finishes the run
+//! with its usage.
 //! An exception or an error message fails the run. What has no neutral
 //! place (citations, metrics, trace) passes through.
 //!

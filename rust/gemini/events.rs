@@ -12,10 +12,11 @@
 //! block, its `args` the argument text, or Vertex AI's `partialArgs`
 //! written into it as they stream ([`ArgsWriter`]) until the call stops
 //! saying `willContinue`; `inlineData` and `fileData` are media blocks. A
-//! candidate's `finishReason` finishes its message; `MAX_TOKENS` or a filter's
-//! reason (`SAFETY`) makes the run incomplete. The stream has no end event: the run finishes when it
-//! ends, with the last `usageMetadata` (a running count) as usage. An error
-//! record fails the run. Whatever else a record or a candidate holds
+//! candidate's `finishReason` finishes its message; `MAX_TOKENS` or a
+//! filter's reason (`SAFETY`) makes the run incomplete. The stream has no
+//! end event: the run finishes when it ends, with the last
+//! `usageMetadata` (a running count) as usage. An error record fails the
+//! run. Whatever else a record or a candidate holds
 //! (safety ratings, citations, grounding, prompt feedback, other parts)
 //! passes through as a record of its own.
 //!

@@ -23,7 +23,9 @@ class JoinedText:
     __slots__ = ("_fresh", "_last", "_separator")
 
     def __init__(self, separator: str | None = None) -> None:
-        # Text blocks started that have written no text yet.
+        # Text blocks started that have written no text yet: empty but for the
+        # moment between a block's start and its first text, so that a delta
+        # pays for a lookup only then.
         self._fresh: set[tuple[str, int]] = set()
         # (the place: a choice, a candidate; the kind of text) -> the
         # message whose text it holds last.
@@ -35,6 +37,11 @@ class JoinedText:
         """A text block started (``text``, ``reasoning``, ``refusal``)."""
         self._fresh.add((message_id, index))
 
+    def is_fresh(self, block: tuple[str, int]) -> bool:
+        """Whether the block (its message id and index) has written no text
+        yet: its next text is ``writes``'s to see."""
+        return bool(self._fresh) and block in self._fresh
+
     def writes(
         self, target: str, place: int, kind: str, block: tuple[str, int], delta: str
     ) -> tuple[str, list[tuple[str, str]]]:
@@ -42,11 +49,10 @@ class JoinedText:
         index) as it is written into ``place``'s text of ``kind``: where it
         is the block's first and that text came last from another message,
         after the separator, or else with the loss."""
-        key = block
-        message_id = block[0]
-        if key not in self._fresh:
+        if not self.is_fresh(block):
             return delta, []
-        self._fresh.discard(key)
+        self._fresh.discard(block)
+        message_id = block[0]
         last = self._last.get((place, kind))
         self._last[(place, kind)] = message_id
         if last is None or last == message_id:

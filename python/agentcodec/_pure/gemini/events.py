@@ -11,12 +11,12 @@ for ``thought`` parts) until a part of another kind comes or a
 ``args`` the argument text, or Vertex AI's ``partialArgs`` written into it as
 they stream (``args.ArgsWriter``) until the call stops saying
 ``willContinue``; ``inlineData`` and ``fileData`` are media blocks. A
-candidate's ``finishReason`` finishes its message; ``MAX_TOKENS`` or a filter's
-reason (``SAFETY``) makes the run incomplete. The stream has no end event: the run finishes when it ends,
-with the last ``usageMetadata`` (a running count) as usage. An error record
-fails the run. Whatever else a record or a candidate holds (safety ratings,
-citations, grounding, prompt feedback, other parts) passes through as a
-record of its own.
+candidate's ``finishReason`` finishes its message; ``MAX_TOKENS`` or a
+filter's reason (``SAFETY``) makes the run incomplete. The stream has no end
+event: the run finishes when it ends, with the last ``usageMetadata`` (a
+running count) as usage. An error record fails the run. Whatever else a
+record or a candidate holds (safety ratings, citations, grounding, prompt
+feedback, other parts) passes through as a record of its own.
 
 Encoding: ``GenerateContentResponse`` records as the server streams them
 (``alt=sse``), each holding the newest piece of a candidate: text and
@@ -543,9 +543,10 @@ class Encoder(ev.RecordsLosses):
         elif isinstance(found, _Media):
             found.data.append(delta)
         else:
-            candidate = self._candidates.get(key[0], 0)
-            delta, lost = self._joined.writes(self.protocol, candidate, found, key, delta)
-            self._lost.extend(lost)
+            if self._joined.is_fresh(key):
+                candidate = self._candidates.get(key[0], 0)
+                delta, lost = self._joined.writes(self.protocol, candidate, found, key, delta)
+                self._lost.extend(lost)
             part: dict[str, Any] = {"text": delta}
             if found == "reasoning":
                 part["thought"] = True
