@@ -1,7 +1,7 @@
 """Tool-call arguments as they stream, read after every delta: agentcodec's
 PartialJSON (each byte parsed once, one live tree) against what the SDK
 accumulators do, re-parsing the whole buffer with jiter's partial mode on
-every delta (the Python SDKs of OpenAI and of Anthropic). Prints seconds per run
+every delta (as the providers' Python SDKs do). Prints seconds per run
 and MB/s of arguments for 1 KB, 100 KB and 1 MB of arguments, so that the
 growth with length shows: linear keeps its MB/s, quadratic loses it.
 

@@ -114,7 +114,8 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
                     [None, "c1", "name", True, "function", "mcp", "server", "custom", "image"]
                 )
             if kind == "data" and rng.random() < 0.5:
-                # An Anthropic block, bare or in LangChain's wrapper.
+                # A provider's own block (a server tool's result), bare or in a
+                # non-standard wrapper.
                 block = {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}
                 event["value"] = rng.choice([block, {"type": "non_standard", "value": block}])
             events.append(event)
