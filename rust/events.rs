@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 
+use crate::article::article;
 use crate::json::{write_object, Map, Value};
 
 /// A neutral event, or a protocol event: a JSON object.
@@ -582,7 +583,7 @@ impl Loss {
     pub fn block(target: &str, kind: &str) -> Self {
         Loss {
             what: kind.to_owned(),
-            why: format!("{target} has no place for a {kind} block"),
+            why: format!("{target} has no place for {} {kind} block", article(kind)),
         }
     }
 
@@ -601,7 +602,10 @@ impl Loss {
     pub fn block_signature(target: &str, kind: &str) -> Self {
         Loss {
             what: "signatures".to_owned(),
-            why: format!("{target} has no place for the signature of a {kind} block"),
+            why: format!(
+                "{target} has no place for the signature of {} {kind} block",
+                article(kind)
+            ),
         }
     }
 
@@ -619,7 +623,8 @@ impl Loss {
         Loss {
             what: "corrections".to_owned(),
             why: format!(
-                "{target} cannot replace the text of a {kind} block that already streamed"
+                "{target} cannot replace the text of {} {kind} block that already streamed",
+                article(kind)
             ),
         }
     }
@@ -769,11 +774,12 @@ impl Loss {
         if get_str(event, "type") != Some("passthrough") {
             return None;
         }
+        let named = passed_through(event);
         Some(Loss {
             what: "passthrough".to_owned(),
             why: format!(
-                "{target} has no place for a {}, which has no neutral meaning",
-                passed_through(event)
+                "{target} has no place for {} {named}, which has no neutral meaning",
+                article(&named)
             ),
         })
     }
@@ -790,7 +796,8 @@ impl Loss {
         Loss {
             what: "after_end".to_owned(),
             why: format!(
-                "{target} writes nothing after its stream's end: a {named} that came after it has no place"
+                "{target} writes nothing after its stream's end: {} {named} that came after it has no place",
+                article(&named)
             ),
         }
     }
@@ -846,7 +853,8 @@ impl Loss {
         Loss {
             what: kind.to_owned(),
             why: format!(
-                "{target} streams only what the assistant says: a {kind} block of another role's message has no place"
+                "{target} streams only what the assistant says: {} {kind} block of another role's message has no place",
+                article(kind)
             ),
         }
     }

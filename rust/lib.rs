@@ -22,6 +22,7 @@ macro_rules! vocabulary {
 }
 
 pub mod accumulate;
+pub mod article;
 pub mod bound;
 pub mod error_codes;
 pub mod events;

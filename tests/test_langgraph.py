@@ -646,6 +646,6 @@ def test_a_subgraphs_events_that_a_target_drops_are_reported_once_for_each_mode(
     encoder.close()
     dropped = [loss["why"] for loss in encoder.losses if loss["what"] == "passthrough"]
     assert dropped == [
-        f"{target} has no place for a {mode} event of langgraph, which has no neutral meaning"
-        for mode in ("updates", "values", "custom")
+        f"{target} has no place for {named} event of langgraph, which has no neutral meaning"
+        for named in ("an updates", "a values", "a custom")
     ]

@@ -302,11 +302,11 @@ def test_errors(backend: ModuleType) -> None:
         ),
         (
             {"type": "response.output_item.added", "output_index": "0", "item": {}},
-            "(response.output_item.added) has a output_index that is not a 64-bit integer",
+            "(response.output_item.added) has an output_index that is not a 64-bit integer",
         ),
         (
             {"type": "response.output_item.added", "output_index": 2**64, "item": {}},
-            "(response.output_item.added) has a output_index that is not a 64-bit integer",
+            "(response.output_item.added) has an output_index that is not a 64-bit integer",
         ),
         ({"type": "response.created", "response": []}, "(response.created) has no response object"),
         ({"type": 3}, "has a type that is not a string"),

@@ -6,6 +6,7 @@ the first, and the CLI's ``convert`` on stderr. The rows' ``cannot_carry``
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,9 +134,8 @@ def test_every_kind_of_event_of_another_protocol_a_target_drops_is_reported(sour
             loss for loss in losses_of(backend, source, target, stream) if loss["what"] == "passthrough"
         ]
         expected = dropped_own if target == source else [] if row.keeps_foreign_events else kinds
-        assert [loss["why"].split(" event of ")[0].split(" a ", 1)[1] for loss in reported] == expected, (
-            target
-        )
+        named = [re.search(r" an? (\S+) event of ", loss["why"]) for loss in reported]
+        assert [match[1] if match else None for match in named] == expected, target
         assert all(
             loss["why"].endswith(f" event of {source}, which has no neutral meaning") for loss in reported
         )
@@ -157,7 +157,7 @@ def test_an_event_of_its_own_a_target_does_not_write_back_is_reported(
     assert passed[0] == row.own_event_dropped
     reported = [loss for loss in losses_of(backend, source, source, stream) if loss["what"] == "passthrough"]
     assert len(reported) == 1
-    assert reported[0]["why"].startswith(f"{source} has no place for a ")
+    assert re.match(rf"{re.escape(source)} has no place for an? ", reported[0]["why"])
     assert reported[0]["why"].endswith(f" event of {source}, which has no neutral meaning")
 
 

@@ -11,6 +11,7 @@
 
 use super::probe::Probe;
 use super::vocabulary::CHUNK_PASS_THROUGH;
+use crate::article::article;
 use crate::events::or_null;
 use crate::hashing::{HashMap, HashSet};
 use crate::json::{self, quote, Map, Value};
@@ -251,7 +252,10 @@ fn str_field<'e>(event: &'e Map<String, Value>, camel: &str, snake: &str) -> Res
     match field(event, camel, snake) {
         Some(Value::String(text)) => Ok(text),
         None => bad(format!("has no {camel}")),
-        Some(_) => bad(format!("has a {camel} that is not a string")),
+        Some(_) => bad(format!(
+            "has {} {camel} that is not a string",
+            article(camel)
+        )),
     }
 }
 
@@ -263,7 +267,10 @@ fn optional_str<'e>(
     match field(event, camel, snake) {
         Some(Value::String(text)) => Ok(Some(text)),
         None => Ok(None),
-        Some(_) => bad(format!("has a {camel} that is not a string")),
+        Some(_) => bad(format!(
+            "has {} {camel} that is not a string",
+            article(camel)
+        )),
     }
 }
 

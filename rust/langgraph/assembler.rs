@@ -7,6 +7,7 @@ use super::merge::{add_usage, best_id, Blocks, Content, LC_RUN_PREFIX};
 use super::probe::{Adds, TextPiece};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::{read, Part};
+use crate::article::article;
 use crate::events::is_falsy;
 use crate::framing::Kind;
 use crate::hashing::IndexMap;
@@ -52,7 +53,8 @@ fn check(chunk: &Map<String, Value>) -> Result<(), Bad> {
             None | Some(Value::Null | Value::Object(_)) => {}
             Some(other) => {
                 return bad(format!(
-                    "has a {key} that is {}, not an object",
+                    "has {} {key} that is {}, not an object",
+                    article(key),
                     kind(other)
                 ))
             }

@@ -11,6 +11,7 @@
 //! "ns": [...], "data": <data>, "interrupts": [...]}`, read alike.
 
 use super::vocabulary::MODES;
+use crate::article::article;
 use crate::json::{kind, Map, Value};
 
 /// One event: its mode, its namespace (`""` for the root graph), its data.
@@ -45,7 +46,8 @@ pub fn read(event: &Map<String, Value>) -> Result<Part<'_>, String> {
         }
         if !MODES.contains(&mode) {
             return Err(format!(
-                "is a {} event, which no stream mode sends",
+                "is {} {} event, which no stream mode sends",
+                article(name),
                 quoted(name)
             ));
         }
@@ -68,7 +70,8 @@ pub fn read(event: &Map<String, Value>) -> Result<Part<'_>, String> {
         };
         if !MODES.contains(&mode.as_str()) {
             return Err(format!(
-                "is a {} part, which no stream mode sends",
+                "is {} {} part, which no stream mode sends",
+                article(mode),
                 quoted(mode)
             ));
         }

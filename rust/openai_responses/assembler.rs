@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::probe::Probe;
+use crate::article::article;
 use crate::events::or_null;
 use crate::hashing::HashMap;
 use crate::json::{self, quote, Map, Value};
@@ -214,7 +215,10 @@ fn int(event: &Map<String, Value>, key: &str) -> Result<i64, Bad> {
             Ok(number.as_i64().unwrap_or_default())
         }
         None | Some(Value::Null) => bad(format!("has no {key}")),
-        Some(_) => bad(format!("has a {key} that is not a 64-bit integer")),
+        Some(_) => bad(format!(
+            "has {} {key} that is not a 64-bit integer",
+            article(key)
+        )),
     }
 }
 
@@ -753,7 +757,7 @@ impl Responses {
         let value = match event.get(key) {
             Some(Value::String(value)) => value.clone(),
             None | Some(Value::Null) => return bad(format!("has no {key}")),
-            Some(_) => return bad(format!("has a {key} that is not a string")),
+            Some(_) => return bad(format!("has {} {key} that is not a string", article(key))),
         };
         let slot = self.slot(event, target, true)?;
         let value = Value::String(value);

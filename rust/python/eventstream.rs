@@ -10,6 +10,7 @@ use super::args::LimitArg;
 use super::bytes::with_bytes;
 use super::errors::event_stream_error;
 use super::guard::Guarded;
+use crate::article::article;
 use crate::eventstream::{encode, Decoder, FrameError, HeaderValue, Message};
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 
@@ -139,9 +140,10 @@ pub fn encode_event_message<'py>(
         } else if let Ok(data) = with_bytes(&value, "a header", <[u8]>::to_vec) {
             HeaderValue::Bytes(data)
         } else {
-            let kind = value.get_type().name()?;
+            let kind = value.get_type().name()?.to_string();
             return Err(PyTypeError::new_err(format!(
-                "header {quoted} cannot be a {kind}"
+                "header {quoted} cannot be {} {kind}",
+                article(&kind)
             )));
         };
         typed.push((name, typed_value));

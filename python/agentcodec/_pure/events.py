@@ -54,6 +54,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypeAlias, get_args
 
 from .._vocabulary import tables
+from .article import article
 
 __all__ = [
     "APPENDED_FIELD",
@@ -410,7 +411,7 @@ class RecordsLosses:
 def block_loss(target: str, kind: str) -> tuple[str, str]:
     """A block of a kind the target has no place for, as ``(what, why)``
     (``events::Loss::block``)."""
-    return kind, f"{target} has no place for a {kind} block"
+    return kind, f"{target} has no place for {article(kind)} {kind} block"
 
 
 #: How many losses a conversion lists: past them, one more entry says the
@@ -459,7 +460,9 @@ def refusal_loss(target: str) -> tuple[str, str]:
 def correction_loss(target: str, kind: str) -> tuple[str, str]:
     """A correction of text that already streamed (a ``block_replaced``
     with ``text``): the target can only append (``events::Loss::correction``)."""
-    return "corrections", f"{target} cannot replace the text of a {kind} block that already streamed"
+    return "corrections", (
+        f"{target} cannot replace the text of {article(kind)} {kind} block that already streamed"
+    )
 
 
 def status_loss(target: str, status: Any, written: str) -> list[tuple[str, str]]:
@@ -577,8 +580,9 @@ def passthrough_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]
     or its one key (``events::Loss::passthrough``)."""
     if event.get("type") != "passthrough":
         return []
+    named = _passed_through(event)
     return [
-        ("passthrough", f"{target} has no place for a {_passed_through(event)}, which has no neutral meaning")
+        ("passthrough", f"{target} has no place for {article(named)} {named}, which has no neutral meaning")
     ]
 
 
@@ -589,7 +593,8 @@ def after_end_loss(target: str, kind: str, event: dict[str, Any] | None) -> tupl
     named = _passed_through(event) if kind == "passthrough" and event is not None else f"{kind} event"
     return (
         "after_end",
-        f"{target} writes nothing after its stream's end: a {named} that came after it has no place",
+        f"{target} writes nothing after its stream's end: "
+        f"{article(named)} {named} that came after it has no place",
     )
 
 
@@ -625,7 +630,7 @@ def block_signature_loss(target: str, kind: str) -> tuple[str, str]:
     """The signature of a block of another kind than reasoning (a text's or
     a tool call's, as a provider may sign them), where the target signs
     only reasoning (``events::Loss::block_signature``)."""
-    return "signatures", f"{target} has no place for the signature of a {kind} block"
+    return "signatures", f"{target} has no place for the signature of {article(kind)} {kind} block"
 
 
 def block_not_open_loss(target: str, kind: str, fields: list[str]) -> tuple[str, str]:
@@ -646,5 +651,5 @@ def other_role_loss(target: str, kind: str) -> tuple[str, str]:
     than the assistant's (``events::Loss::other_role``)."""
     return kind, (
         f"{target} streams only what the assistant says: "
-        f"a {kind} block of another role's message has no place"
+        f"{article(kind)} {kind} block of another role's message has no place"
     )

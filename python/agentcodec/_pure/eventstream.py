@@ -22,6 +22,7 @@ from .._errors import EventStreamError
 from .._eventstream_message import EventStreamMessage, HeaderValue
 from .._json import dumps
 from ._args import as_bytes, limit_arg
+from .article import article
 from .sse_decoder import DEFAULT_MAX_EVENT_BYTES
 
 __all__ = ["EventStreamDecoder", "EventStreamMessage", "HeaderValue", "encode_event_message"]
@@ -201,7 +202,9 @@ def _header_bytes(name: str, value: HeaderValue) -> bytes:
     elif isinstance(value, (bytes, bytearray, memoryview)):
         data, kind = bytes(value), b"\x06"
     else:
-        raise TypeError(f"header {_quoted(name)} cannot be a {type(value).__name__}")
+        raise TypeError(
+            f"header {_quoted(name)} cannot be {article(type(value).__name__)} {type(value).__name__}"
+        )
     if len(data) > 65535:
         raise ValueError(f"header {_quoted(name)} is longer than 65535 bytes")
     return head + kind + struct.pack(">H", len(data)) + data

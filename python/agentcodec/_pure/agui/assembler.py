@@ -17,6 +17,7 @@ from typing import Any
 
 from ..._vocabulary import tables
 from ..accumulate import Pieces, render
+from ..article import article
 from ..json_patch import PatchError, apply_patch
 from ..json_values import JSONValueError, copy_value, quote
 from ..sse_decoder import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
@@ -75,14 +76,16 @@ def _field(event: dict[str, Any], camel: str, snake: str) -> Any:
 def _str_field(event: dict[str, Any], camel: str, snake: str) -> str:
     value = _field(event, camel, snake)
     if not isinstance(value, str):
-        raise EventProblemError(f"has no {camel}" if value is None else f"has a {camel} that is not a string")
+        raise EventProblemError(
+            f"has no {camel}" if value is None else f"has {article(camel)} {camel} that is not a string"
+        )
     return value
 
 
 def _optional_str(event: dict[str, Any], camel: str, snake: str) -> str | None:
     value = _field(event, camel, snake)
     if value is not None and not isinstance(value, str):
-        raise EventProblemError(f"has a {camel} that is not a string")
+        raise EventProblemError(f"has {article(camel)} {camel} that is not a string")
     return value
 
 

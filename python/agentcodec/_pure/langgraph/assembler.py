@@ -30,6 +30,7 @@ from typing import Any
 
 from ..._json import dumps
 from ..accumulate import render
+from ..article import article
 from ..json_values import JSONValueError, json_kind, loads
 from ..partial_json import PartialJSON
 from ..stream import AssemblerBase, EventProblemError
@@ -132,7 +133,7 @@ def _check(chunk: dict[str, Any]) -> None:
     for key in ("additional_kwargs", "response_metadata", "usage_metadata"):
         value = chunk.get(key)
         if value is not None and not isinstance(value, dict):
-            raise EventProblemError(f"has a {key} that is {json_kind(value)}, not an object")
+            raise EventProblemError(f"has {article(key)} {key} that is {json_kind(value)}, not an object")
     for key in ("tool_call_chunks", "tool_calls", "invalid_tool_calls"):
         value = chunk.get(key)
         if value is not None and not (

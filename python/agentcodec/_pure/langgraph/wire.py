@@ -17,6 +17,7 @@ from typing import Any
 
 from ..._json import dumps
 from ..._vocabulary import tables
+from ..article import article
 from ..json_values import json_kind
 
 __all__ = ["MODES", "Part", "read", "recognizes"]
@@ -55,7 +56,7 @@ def read(event: dict[str, Any]) -> Part | str:
         if name == "message":
             return "has no stream mode (its SSE event name: values, messages, ...)"
         if mode not in MODES:
-            return f"is a {dumps(name)} event, which no stream mode sends"
+            return f"is {article(name)} {dumps(name)} event, which no stream mode sends"
         return Part(mode, namespace, event["data"], None)
     kind = event.get("type")
     if isinstance(kind, str) and "ns" in event:
@@ -63,7 +64,7 @@ def read(event: dict[str, Any]) -> Part | str:
         if not isinstance(namespace, list) or not all(isinstance(part, str) for part in namespace):
             return f"has an ns that is {json_kind(namespace)}, not a list of strings"
         if kind not in MODES:
-            return f"is a {dumps(kind)} part, which no stream mode sends"
+            return f"is {article(kind)} {dumps(kind)} part, which no stream mode sends"
         interrupts = event.get("interrupts")
         if interrupts is not None and not isinstance(interrupts, list):
             return f"has interrupts that are {json_kind(interrupts)}, not a list"

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..accumulate import Pieces, render
+from ..article import article
 from ..json_values import quote
 from ..stream import (
     AssemblerBase,
@@ -106,7 +107,7 @@ def _int(event: dict[str, Any], key: str) -> int:
     value = event.get(key)
     if type(value) is not int or not INDEX_MIN <= value <= INDEX_MAX:
         raise EventProblemError(
-            f"has no {key}" if value is None else f"has a {key} that is not a 64-bit integer"
+            f"has no {key}" if value is None else f"has {article(key)} {key} that is not a 64-bit integer"
         )
     return value
 
@@ -440,7 +441,9 @@ class Assembler(AssemblerBase):
     def _done(self, event: dict[str, Any], where: str, new_part: str | None, field: str, key: str) -> None:
         value = event.get(key)
         if not isinstance(value, str):
-            raise EventProblemError(f"has no {key}" if value is None else f"has a {key} that is not a string")
+            raise EventProblemError(
+                f"has no {key}" if value is None else f"has {article(key)} {key} that is not a string"
+            )
         slot = self._slot(event, where, new_part)
         slot[field] = value
         if isinstance(event.get("logprobs"), list):
