@@ -137,7 +137,7 @@ def test_convert_streams_from_stdin_to_stdout() -> None:
         check=True,
         env={**os.environ},
     )
-    import agentcodec
+    import agentcodec.langchain
 
     transcoder = agentcodec.Transcoder("agentscope", "langchain")
     written = transcoder.feed(process) + transcoder.close()
