@@ -27,6 +27,7 @@ pub mod bound;
 pub mod error_codes;
 pub mod events;
 pub mod eventstream;
+pub mod executed_calls;
 pub mod framing;
 pub mod frozen;
 pub mod hashing;

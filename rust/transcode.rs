@@ -12,6 +12,7 @@ use crate::events::{
     appended_field, as_namespace, block_delta, block_fields, get_str, BlockRef, Decode, Encode,
     Event, Loss, Losses, Quick,
 };
+use crate::executed_calls::ExecutedCalls;
 use crate::framing::Kind;
 use crate::hashing::{HashMap, HashSet, IndexMap, IndexSet};
 use crate::json::{self, Map, Value};
@@ -257,9 +258,25 @@ pub struct Convert {
     /// The source's event being converted, for the losses at the end.
     event: u64,
     ruled: RuledLosses,
+    /// The tool calls the agent ran, left out (`executed_tool_calls="omit"`).
+    executed: Option<ExecutedCalls>,
 }
 
 impl Convert {
+    /// Encodes one neutral event that came with the source's event `number`.
+    fn convert(&mut self, number: u64, event: &Event) {
+        let lost = self.ruled.of(self.target, self.encoder.as_ref(), event);
+        self.encoder.encode(event, &mut self.out);
+        self.note_losses(number, lost);
+    }
+
+    /// Encodes what the left-out calls let go on.
+    fn convert_released(&mut self, released: Vec<(u64, Event)>) {
+        for (number, event) in released {
+            self.convert(number, &event);
+        }
+    }
+
     fn frame_pending(&mut self) {
         for event in self.out.drain(..) {
             self.encoder.frame(&event, &mut self.framed);
@@ -289,9 +306,14 @@ impl Convert {
 
 impl Sink for Convert {
     fn neutral(&mut self, log: &mut Log, event: Event) -> Result<(), Error> {
-        let lost = self.ruled.of(self.target, self.encoder.as_ref(), &event);
-        self.encoder.encode(&event, &mut self.out);
-        self.note_losses(log.events, lost);
+        match &mut self.executed {
+            Some(executed) => {
+                let mut released = Vec::new();
+                executed.push(log.events, event, &mut released);
+                self.convert_released(released);
+            }
+            None => self.convert(log.events, &event),
+        }
         Ok(())
     }
 
@@ -302,6 +324,11 @@ impl Sink for Convert {
         index: i64,
         delta: &str,
     ) -> Result<(), Error> {
+        if let Some(executed) = &self.executed {
+            if executed.takes_delta(message_id, index) {
+                return self.neutral(log, block_delta(message_id, index, delta));
+            }
+        }
         self.event = log.events;
         self.frame_pending();
         if self.encoder.has_ended_before("block_delta") {
@@ -328,6 +355,11 @@ impl Sink for Convert {
     }
 
     fn finish(&mut self) {
+        if let Some(executed) = &mut self.executed {
+            let mut released = Vec::new();
+            executed.finish(&mut released);
+            self.convert_released(released);
+        }
         self.encoder.finish(&mut self.out);
         // The stream is over: what the end loses is recorded, not raised.
         let event = self.event;
@@ -375,6 +407,7 @@ impl Transcoder {
             failing: None,
             event: 0,
             ruled: RuledLosses::default(),
+            executed: None,
         };
         let mut driver = driver(source, sink, limits, on_error);
         driver.name = "Transcoder";
@@ -402,6 +435,11 @@ impl Transcoder {
     /// event that brought it.
     pub fn losses(&self) -> &[(u64, Loss)] {
         self.driver.protocol.sink.losses.as_slice()
+    }
+
+    /// Leaves out the tool calls the agent ran ([`ExecutedCalls`]).
+    pub fn omit_executed_tool_calls(&mut self) {
+        self.driver.protocol.sink.executed = Some(ExecutedCalls::default());
     }
 
     /// The target's SSE bytes for the events converted since the last call.
@@ -568,6 +606,8 @@ pub struct Encoder {
     /// that brought it.
     losses: Losses,
     ruled: RuledLosses,
+    /// The tool calls the agent ran, left out (`executed_tool_calls="omit"`).
+    executed: Option<ExecutedCalls>,
 }
 
 impl Encoder {
@@ -578,23 +618,43 @@ impl Encoder {
             events: 0,
             losses: Losses::default(),
             ruled: RuledLosses::default(),
+            executed: None,
         }
+    }
+
+    /// Leaves out the tool calls the agent ran ([`ExecutedCalls`]).
+    pub fn omit_executed_tool_calls(&mut self) {
+        self.executed = Some(ExecutedCalls::default());
     }
 
     /// What one neutral event becomes, as the target's events.
     pub fn encode_events(&mut self, event: &Event) -> Vec<Event> {
         let mut out = Vec::new();
+        self.events += 1;
+        match &mut self.executed {
+            Some(executed) => {
+                let mut released = Vec::new();
+                executed.push(self.events, event.clone(), &mut released);
+                for (number, event) in released {
+                    self.encode_one(number, &event, &mut out);
+                }
+            }
+            None => self.encode_one(self.events, event, &mut out),
+        }
+        out
+    }
+
+    /// Encodes one neutral event, the `number`th.
+    fn encode_one(&mut self, number: u64, event: &Event, out: &mut Vec<Event>) {
         let [lost, reason] = self.ruled.of(self.target, self.encoder.as_ref(), event);
         let lost = [
             lost.or_else(|| self.ruled.stray_delta(self.target, event)),
             reason,
         ];
-        self.encoder.encode(event, &mut out);
-        self.events += 1;
-        let event = self.events;
-        self.losses.extend(event, lost.into_iter().flatten());
-        self.note_losses();
-        out
+        self.encoder.encode(event, out);
+        self.losses.extend(number, lost.into_iter().flatten());
+        let lost = self.encoder.take_losses();
+        self.losses.extend(number, lost);
     }
 
     /// What the target could not carry so far, in order, by the neutral
@@ -618,6 +678,13 @@ impl Encoder {
     /// The SSE bytes of what the encoder writes at the end.
     pub fn close(&mut self) -> Vec<u8> {
         let mut events = Vec::new();
+        if let Some(executed) = &mut self.executed {
+            let mut released = Vec::new();
+            executed.finish(&mut released);
+            for (number, event) in released {
+                self.encode_one(number, &event, &mut events);
+            }
+        }
         self.encoder.finish(&mut events);
         self.note_losses();
         let mut bytes = self.frame_all(&events);

@@ -193,6 +193,29 @@ def test_assemble_prints_what_the_assembler_gives_and_convert_writes_a_readable_
     assert converted.errors == []
 
 
+def test_convert_leaves_out_the_tool_calls_the_agent_ran_when_told(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """An agent's recorded run whose tool calls it answered, converted into a
+    protocol whose clients run the calls they read: written by default,
+    left out with ``--executed-tool-calls omit``."""
+    capture = FIXTURES / "agentscope" / "builder_agent_turn.sse"
+    convert = ["convert", "--from", "agentscope", "--to", "openai-chat", str(capture)]
+
+    def calls(extra: list[str]) -> int:
+        assert main([*convert, *extra]) == 0
+        view = events.Assembler("openai-chat")
+        view.feed(capsysbinary.readouterr().out)
+        return sum(
+            block["kind"] == "tool_call"
+            for message in view.close()["messages"]
+            for block in message["blocks"]
+        )
+
+    assert calls([]) > 0
+    assert calls(["--executed-tool-calls", "omit"]) == 0
+
+
 def test_decode_says_when_the_input_holds_no_events(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -769,7 +769,10 @@ class Transcoder:
     ``created_at`` (openai-responses, openai-chat); ``response_id``,
     ``model`` (anthropic); ``message_id`` (ai-sdk). Errors are the source
     protocol's. What the target cannot carry is recorded in ``losses``, or
-    with ``on_loss="error"`` raised as ``ConversionLossError``."""
+    with ``on_loss="error"`` raised as ``ConversionLossError``. With
+    ``executed_tool_calls="omit"``, the tool calls the agent ran (a server
+    tool's or an MCP call, or one whose result comes in the run) are left
+    out, for a target whose clients would run them again."""
 
     def __new__(
         cls,
@@ -778,6 +781,7 @@ class Transcoder:
         *,
         on_error: Literal["raise", "skip"] = "raise",
         on_loss: Literal["record", "error"] = "record",
+        executed_tool_calls: Literal["write", "omit"] = "write",
         max_line_bytes: int | None = ...,
         max_event_bytes: int | None = ...,
         max_errors: int | None = 1000,
@@ -865,9 +869,12 @@ class NeutralDecoder:
 @final
 class NeutralEncoder:
     """Encodes neutral events into a protocol's events and SSE bytes. Takes
-    the target's encoder options, as ``Transcoder`` does."""
+    the target's encoder options and ``executed_tool_calls``, as
+    ``Transcoder`` does."""
 
-    def __new__(cls, target: _Protocol, **options: Any) -> NeutralEncoder: ...
+    def __new__(
+        cls, target: _Protocol, *, executed_tool_calls: Literal["write", "omit"] = "write", **options: Any
+    ) -> NeutralEncoder: ...
     def encode(self, event: Mapping[str, Any]) -> bytes:
         """The SSE bytes of what one neutral event becomes. An event whose
         ``type`` is none of the neutral vocabulary's is a ValueError."""

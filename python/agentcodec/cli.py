@@ -141,6 +141,7 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         args.target,
         on_error="skip" if args.skip_errors else "raise",
         on_loss="error" if args.fail_on_loss else "record",
+        executed_tool_calls=args.executed_tool_calls,
         max_line_bytes=args.max_line_bytes,
         max_event_bytes=args.max_event_bytes,
     )
@@ -309,6 +310,14 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-on-loss",
         action="store_true",
         help="stop at what the target cannot carry instead of reporting it on stderr and going on",
+    )
+    convert.add_argument(
+        "--executed-tool-calls",
+        choices=("write", "omit"),
+        default="write",
+        help="'omit': leave out the tool calls the agent ran itself (a server's, or one whose result "
+        "the stream holds), which a client that runs the calls it reads would run again "
+        "(default: %(default)s)",
     )
     _add_limits(convert)
     convert.set_defaults(run=_cmd_convert)

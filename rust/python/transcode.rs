@@ -96,6 +96,13 @@ fn option_value(kind: OptionKind, value: &Bound<'_, PyAny>) -> PyResult<OptionVa
     }
 }
 
+/// Whether `executed_tool_calls` says to leave out the tool calls the agent
+/// ran (`"omit"`) rather than write them (`"write"`).
+fn omits_executed_tool_calls(py: Python<'_>, value: StrArg) -> PyResult<bool> {
+    let value = value.get(py, "executed_tool_calls")?;
+    Ok(assemblers::choice(py, "executed_tool_calls", &value, ["write", "omit"])? == "omit")
+}
+
 /// A target's encoder options from keyword arguments, checked by the core
 /// as the pure backend checks them.
 fn encoder_options(
@@ -204,7 +211,7 @@ pub struct Transcoder {
 
 stream_methods!(Transcoder, {
     #[new]
-    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), on_loss = StrArg::Default("record"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', on_loss='record', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, **options)")]
+    #[pyo3(signature = (source, target, *, on_error = StrArg::Default("raise"), on_loss = StrArg::Default("record"), executed_tool_calls = StrArg::Default("write"), max_line_bytes = LimitArg::Default, max_event_bytes = LimitArg::Default, max_errors = LimitArg::Default, **options), text_signature = "(source, target, *, on_error='raise', on_loss='record', executed_tool_calls='write', max_line_bytes=67108864, max_event_bytes=67108864, max_errors=1000, **options)")]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn new(
         py: Python<'_>,
@@ -212,6 +219,7 @@ stream_methods!(Transcoder, {
         target: &Bound<'_, PyAny>,
         on_error: StrArg,
         on_loss: StrArg,
+        executed_tool_calls: StrArg,
         max_line_bytes: LimitArg,
         max_event_bytes: LimitArg,
         max_errors: LimitArg,
@@ -223,11 +231,15 @@ stream_methods!(Transcoder, {
         let on_loss = on_loss.get(py, "on_loss")?;
         let fail_on_loss =
             assemblers::choice(py, "on_loss", &on_loss, ["record", "error"])? == "error";
+        let omit_executed = omits_executed_tool_calls(py, executed_tool_calls)?;
         let limits = LimitArg::limits(py, &max_line_bytes, &max_event_bytes)?;
         let options = encoder_options(py, target, options)?;
         let mut inner = transcode::Transcoder::new(source, options, limits, on_error);
         inner.set_max_errors(max_errors.max_errors(py)?);
         inner.fail_on_loss(fail_on_loss);
+        if omit_executed {
+            inner.omit_executed_tool_calls();
+        }
         Ok(Transcoder {
             state: Guarded::new("Transcoder", inner),
             to_py_err: to_py_err_for(source),
@@ -387,16 +399,22 @@ fn neutral_event(event: &Bound<'_, PyAny>) -> PyResult<Event> {
 #[pymethods]
 impl NeutralEncoder {
     #[new]
-    #[pyo3(signature = (target, **options))]
+    #[pyo3(signature = (target, *, executed_tool_calls = StrArg::Default("write"), **options), text_signature = "(target, *, executed_tool_calls='write', **options)")]
     fn new(
         py: Python<'_>,
         target: &Bound<'_, PyAny>,
+        executed_tool_calls: StrArg,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let target = protocol(py, target, "target")?;
+        let omit_executed = omits_executed_tool_calls(py, executed_tool_calls)?;
         let options = encoder_options(py, target, options)?;
+        let mut inner = transcode::Encoder::new(options);
+        if omit_executed {
+            inner.omit_executed_tool_calls();
+        }
         Ok(NeutralEncoder {
-            state: Guarded::new("NeutralEncoder", transcode::Encoder::new(options)),
+            state: Guarded::new("NeutralEncoder", inner),
             target: target.name,
         })
     }

@@ -26,6 +26,7 @@ from .events import (
     run_result_loss,
     state_loss,
 )
+from .executed_calls import ExecutedCalls
 from .json_patch import PatchError, apply_patch
 from .json_values import JSONValueError, copy_value, loads
 from .protocol import Protocol, check_option
@@ -279,11 +280,22 @@ class _RuledLosses:
 _BLOCK_NAMED_BY = ("type", "message_id", "index")
 
 
+def _executed_calls(executed_tool_calls: Any) -> ExecutedCalls | None:
+    """What leaves out the tool calls the agent ran, where
+    ``executed_tool_calls`` is ``"omit"``; none where it is ``"write"``."""
+    if not isinstance(executed_tool_calls, str):
+        raise TypeError(f"executed_tool_calls must be str, not {type(executed_tool_calls).__name__}")
+    if executed_tool_calls not in ("write", "omit"):
+        raise ValueError(f"executed_tool_calls must be 'write' or 'omit', not {executed_tool_calls!r}")
+    return ExecutedCalls() if executed_tool_calls == "omit" else None
+
+
 class Encoder:
     """Encodes neutral events into a protocol's events and SSE bytes."""
 
-    def __init__(self, target: str, **options: Any) -> None:
+    def __init__(self, target: str, *, executed_tool_calls: str = "write", **options: Any) -> None:
         protocol = _protocol(target, "target")
+        self._executed = _executed_calls(executed_tool_calls)
         self.target = target
         self._encoder = _encoder(target, options)
         self._frame = protocol.frame
@@ -320,16 +332,29 @@ class Encoder:
         if not isinstance(copied, dict):
             raise TypeError(f"a neutral event is a dict, not {type(event).__name__}")
         check_type(copied)
-        lost = self._ruled.of(self.target, self._encoder, copied) or self._ruled.stray_delta(
-            self.target, copied
-        )
-        encoded = [render(item) for item in self._encoder.encode(copied)]
         self._events += 1
-        self._note_losses(lost)
+        if self._executed is None:
+            return self._encode_one(self._events, copied)
+        released: list[tuple[int, dict[str, Any]]] = []
+        self._executed.push(self._events, copied, released)
+        return [item for number, event in released for item in self._encode_one(number, event)]
+
+    def _encode_one(self, number: int, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """What the ``number``th neutral event becomes."""
+        lost = self._ruled.of(self.target, self._encoder, event) or self._ruled.stray_delta(
+            self.target, event
+        )
+        encoded = [render(item) for item in self._encoder.encode(event)]
+        list_losses(self._losses, number, lost + self._encoder.take_losses())
         return encoded
 
     def close(self) -> bytes:
-        finished = self._encoder.finish()
+        held: list[dict[str, Any]] = []
+        if self._executed is not None:
+            released: list[tuple[int, dict[str, Any]]] = []
+            self._executed.finish(released)
+            held = [item for number, event in released for item in self._encode_one(number, event)]
+        finished = held + self._encoder.finish()
         self._note_losses()
         closing = b"".join(self._frame(render(item)) for item in finished)
         return closing + _trailer(self._encoder)
@@ -347,6 +372,7 @@ class Transcoder(_Decoding):
         *,
         on_error: str = "raise",
         on_loss: str = "record",
+        executed_tool_calls: str = "write",
         max_line_bytes: int | None = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_errors: int | None = DEFAULT_MAX_ERRORS,
@@ -357,6 +383,7 @@ class Transcoder(_Decoding):
             raise TypeError(f"on_loss must be str, not {type(on_loss).__name__}")
         if on_loss not in ("record", "error"):
             raise ValueError(f"on_loss must be 'record' or 'error', not {on_loss!r}")
+        self._executed = _executed_calls(executed_tool_calls)
         super().__init__(
             source,
             on_error=on_error,
@@ -392,6 +419,11 @@ class Transcoder(_Decoding):
 
     def close(self) -> bytes:
         self._close()
+        if self._executed is not None:
+            released: list[tuple[int, dict[str, Any]]] = []
+            self._executed.finish(released)
+            for number, event in released:
+                self._convert(number, event)
         self._out.extend(self._encoder.finish())
         # The stream is over: what the end loses is recorded, not raised.
         list_losses(self._losses, self._loss_event, self._encoder.take_losses())
@@ -406,14 +438,24 @@ class Transcoder(_Decoding):
         return [{"event": event, "what": what, "why": why} for event, what, why in self._losses]
 
     def _neutral(self, event: dict[str, Any]) -> None:
+        if self._executed is None:
+            self._convert(self._events, event)
+            return
+        released: list[tuple[int, dict[str, Any]]] = []
+        self._executed.push(self._events, event, released)
+        for number, held in released:
+            self._convert(number, held)
+
+    def _convert(self, number: int, event: dict[str, Any]) -> None:
+        """Encodes one neutral event that came with the source's event ``number``."""
         lost = self._ruled.of(self.target, self._encoder, event)
         self._out.extend(self._encoder.encode(event))
-        self._loss_event = self._events
+        self._loss_event = number
         lost += self._encoder.take_losses()
         if lost:
-            list_losses(self._losses, self._events, lost)
+            list_losses(self._losses, number, lost)
             if self._fail_on_loss and self._failing is None:
-                self._failing = (self._events, *lost[0])
+                self._failing = (number, *lost[0])
 
     def _event_done(self) -> None:
         failing, self._failing = self._failing, None
