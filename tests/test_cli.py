@@ -200,11 +200,17 @@ def test_convert_leaves_out_the_tool_calls_the_agent_ran_when_told(
     protocol whose clients run the calls they read: written by default,
     left out with ``--executed-tool-calls omit``."""
     capture = FIXTURES / "agentscope" / "builder_agent_turn.sse"
-    convert = ["convert", "--from", "agentscope", "--to", "openai-chat", str(capture)]
+    # A target that writes calls and has no place for their results.
+    target = next(
+        name
+        for name, row in TABLE.items()
+        if "tool_result" in row.cannot_carry and "tool_call" not in row.cannot_carry
+    )
+    convert = ["convert", "--from", "agentscope", "--to", target, str(capture)]
 
     def calls(extra: list[str]) -> int:
         assert main([*convert, *extra]) == 0
-        view = events.Assembler("openai-chat")
+        view = events.Assembler(target)
         view.feed(capsysbinary.readouterr().out)
         return sum(
             block["kind"] == "tool_call"

@@ -145,7 +145,7 @@ def test_of_two_calls_only_the_answered_one_is_left_out(backend: ModuleType, tar
 
 @pytest.mark.parametrize("cls", ["Transcoder", "NeutralEncoder"])
 def test_a_bad_choice_is_refused_naming_the_option(backend: ModuleType, cls: str) -> None:
-    args = ("agui", "openai-chat") if cls == "Transcoder" else ("openai-chat",)
+    args = (TARGETS[0], TARGETS[-1]) if cls == "Transcoder" else (TARGETS[-1],)
     with pytest.raises(ValueError, match="executed_tool_calls must be 'write' or 'omit', not 'drop'"):
         getattr(backend, cls)(*args, executed_tool_calls="drop")
     with pytest.raises(TypeError, match="executed_tool_calls"):
