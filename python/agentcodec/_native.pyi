@@ -762,13 +762,10 @@ class PartialJSON:
 @final
 class Transcoder:
     """Converts a stream of one protocol into another as it streams, through
-    the neutral vocabulary. Keyword options beyond the limits go to the
-    target's encoder: ``session_id``, ``response_id``, ``created_at``
-    (agentscope); ``namespace``, ``node``, ``timestamp`` (langchain);
-    ``thread_id``, ``run_id`` (agui); ``response_id``, ``model``,
-    ``created_at`` (openai-responses, openai-chat); ``response_id``,
-    ``model`` (anthropic); ``message_id`` (ai-sdk). Errors are the source
-    protocol's. What the target cannot carry is recorded in ``losses``, or
+    the neutral vocabulary. Keyword options beyond those named here go to
+    the target's encoder, which refuses one it does not take (each
+    protocol's are listed in the Converting guide: ids, a model's name, a
+    message separator). Errors are the source protocol's. What the target cannot carry is recorded in ``losses``, or
     with ``on_loss="error"`` raised as ``ConversionLossError``. With
     ``executed_tool_calls="omit"``, the tool calls the agent ran (a server
     tool's or an MCP call, or one whose result comes in the run) are left
