@@ -41,7 +41,7 @@ pub struct ExecutedCalls {
     held: Vec<(u64, Event)>,
     held_bytes: usize,
     calls: Vec<HeldCall>,
-    /// The blocks of calls run upstream, whose events go nowhere.
+    /// The open blocks of calls run upstream, whose events go nowhere.
     left_out: HashSet<BlockKey>,
 }
 
@@ -68,11 +68,19 @@ impl ExecutedCalls {
     /// What goes on after `event` (of the source's event `number`), in order.
     pub fn push(&mut self, number: u64, event: Event, out: &mut Vec<(u64, Event)>) {
         let kind = get_str(&event, "type").unwrap_or_default();
-        if kind.starts_with("block_")
-            && !self.left_out.is_empty()
-            && block_key(&event).is_some_and(|key| self.left_out.contains(&key))
-        {
-            return;
+        if kind.starts_with("block_") && !self.left_out.is_empty() {
+            if let Some(key) = block_key(&event) {
+                // A left-out block's end is the last of it: what is left out
+                // stays as few as the blocks open at once.
+                let left_out = if kind == "block_finished" {
+                    self.left_out.remove(&key)
+                } else {
+                    self.left_out.contains(&key)
+                };
+                if left_out {
+                    return;
+                }
+            }
         }
         let block_kind = get_str(&event, "kind");
         match kind {
@@ -263,5 +271,19 @@ mod tests {
             r#"{"type":"message_finished","message_id":"m"}"#,
         ];
         assert_eq!(run(&events), ["1:message_started", "5:message_finished"]);
+    }
+
+    #[test]
+    fn a_left_out_block_is_forgotten_at_its_end() {
+        let mut calls = ExecutedCalls::default();
+        let mut out = Vec::new();
+        for text in [
+            r#"{"type":"block_started","message_id":"m","index":0,"kind":"tool_call","tool":"mcp"}"#,
+            r#"{"type":"block_finished","message_id":"m","index":0}"#,
+        ] {
+            calls.push(1, event(text), &mut out);
+        }
+        assert!(out.is_empty());
+        assert!(calls.left_out.is_empty());
     }
 }

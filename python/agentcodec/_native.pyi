@@ -765,8 +765,9 @@ class Transcoder:
     the neutral vocabulary. Keyword options beyond those named here go to
     the target's encoder, which refuses one it does not take (each
     protocol's are listed in the Converting guide: ids, a model's name, a
-    message separator). Errors are the source protocol's. What the target cannot carry is recorded in ``losses``, or
-    with ``on_loss="error"`` raised as ``ConversionLossError``. With
+    message separator). Errors are the source protocol's. What the target
+    cannot carry is recorded in ``losses``, or with ``on_loss="error"``
+    raised as ``ConversionLossError``. With
     ``executed_tool_calls="omit"``, the tool calls the agent ran (a server
     tool's or an MCP call, or one whose result comes in the run) are left
     out, for a target whose clients would run them again."""

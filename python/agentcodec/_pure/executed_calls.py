@@ -53,20 +53,21 @@ class ExecutedCalls:
         self._held: list[Numbered] = []
         self._held_bytes = 0
         self._calls: list[_HeldCall] = []
-        # The blocks of calls run upstream, whose events go nowhere.
+        # The open blocks of calls run upstream, whose events go nowhere.
         self._left_out: set[tuple[str, int]] = set()
-
-    def takes_delta(self, message_id: str, index: int) -> bool:
-        """Whether a delta of this block must come as an event: the block is
-        left out, or events are held."""
-        return bool(self._calls) or (message_id, index) in self._left_out
 
     def push(self, number: int, event: dict[str, Any], out: list[Numbered]) -> None:
         """Appends to ``out`` what goes on after ``event`` (of the source's
         event ``number``), in order."""
         kind = as_str(event.get("type")) or ""
-        if kind.startswith("block_") and self._left_out and _block_key(event) in self._left_out:
-            return
+        if kind.startswith("block_") and self._left_out:
+            key = _block_key(event)
+            if key in self._left_out:
+                # A left-out block's end is the last of it: what is left out
+                # stays as few as the blocks open at once.
+                if kind == "block_finished":
+                    self._left_out.discard(key)
+                return
         block_kind = as_str(event.get("kind"))
         if kind == "block_started" and block_kind == "tool_call":
             key = _block_key(event)
