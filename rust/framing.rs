@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::eventstream::{self, FrameError, Message};
-use crate::json::{to_text, Value};
+use crate::json::push_string;
 use crate::json_array;
 use crate::ndjson::{self, is_white_space, BOM};
 use crate::sse::{self, LimitError, Limits};
@@ -64,10 +64,9 @@ pub fn named_text(event: &sse::Event<'_>) -> Option<String> {
     } else {
         event.event
     };
-    let name = to_text(&Value::String(name.to_owned()));
-    let mut text = String::with_capacity(event.data.len() + name.len() + 19);
+    let mut text = String::with_capacity(event.data.len() + name.len() + 21);
     text.push_str("{\"event\":");
-    text.push_str(&name);
+    push_string(&mut text, name);
     text.push_str(",\"data\":");
     text.push_str(event.data);
     text.push('}');
@@ -76,31 +75,38 @@ pub fn named_text(event: &sse::Event<'_>) -> Option<String> {
 
 /// An event stream message as the JSON text of its event.
 pub fn event_text(message: &Message<'_>) -> String {
-    let payload = String::from_utf8_lossy(message.payload);
-    let payload = if payload.trim().is_empty() {
-        "{}".into()
-    } else {
-        payload
+    // Written piece by piece into one string sized for it: this runs once a
+    // message, and `format!` with a `Value` made for each name cost more
+    // than reading the event did.
+    let wrapped = |name: &str| {
+        let payload = String::from_utf8_lossy(message.payload);
+        let payload = if payload.trim().is_empty() {
+            "{}"
+        } else {
+            &payload
+        };
+        let mut text = String::with_capacity(payload.len() + name.len() + 5);
+        text.push('{');
+        push_string(&mut text, name);
+        text.push(':');
+        text.push_str(payload);
+        text.push('}');
+        text
     };
-    let quoted = |text: &str| to_text(&Value::String(text.to_owned()));
     match message.header_str(":message-type") {
-        Some("exception") => {
-            let name = message.header_str(":exception-type").unwrap_or("exception");
-            format!("{{{}:{payload}}}", quoted(name))
-        }
+        Some("exception") => wrapped(message.header_str(":exception-type").unwrap_or("exception")),
         Some("error") => {
             let code = message.header_str(":error-code").unwrap_or("");
-            let text = message.header_str(":error-message").unwrap_or("");
-            format!(
-                "{{\"error\":{{\"code\":{},\"message\":{}}}}}",
-                quoted(code),
-                quoted(text)
-            )
+            let message = message.header_str(":error-message").unwrap_or("");
+            let mut text = String::with_capacity(code.len() + message.len() + 32);
+            text.push_str("{\"error\":{\"code\":");
+            push_string(&mut text, code);
+            text.push_str(",\"message\":");
+            push_string(&mut text, message);
+            text.push_str("}}");
+            text
         }
-        _ => {
-            let name = message.header_str(":event-type").unwrap_or("");
-            format!("{{{}:{payload}}}", quoted(name))
-        }
+        _ => wrapped(message.header_str(":event-type").unwrap_or("")),
     }
 }
 

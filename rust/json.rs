@@ -249,6 +249,21 @@ pub fn write_string(out: &mut Vec<u8>, text: &str) {
     }
 }
 
+/// Appends `text` to a `String` as [`write_string`] writes it: what wraps
+/// an event's text in a few keys writes their names so, with no `Value`
+/// made for them.
+#[inline]
+pub fn push_string(out: &mut String, text: &str) {
+    if is_plain(text.as_bytes()) {
+        out.reserve(text.len() + 2);
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        out.push_str(&quote(text));
+    }
+}
+
 /// [`write_string`] for a string with something to escape: kept out of line
 /// so that the plain case stays small enough to inline where it is written.
 #[inline(never)]
