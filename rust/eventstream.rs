@@ -11,6 +11,7 @@
 //! is refused from its prelude, before it is held.
 //! `python/agentcodec/_pure/eventstream.py` mirrors this module.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The bytes of a prelude, and of a prelude and the message CRC.
@@ -74,28 +75,46 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
-/// A header's value, by its type byte (0 to 9).
+/// A header's value, by its type byte (0 to 9). A decoded message's
+/// strings and bytes borrow from the stream: a message is read once.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HeaderValue {
+pub enum HeaderValue<'a> {
     Bool(bool),
     Byte(i8),
     Short(i16),
     Int(i32),
     Long(i64),
-    Bytes(Vec<u8>),
-    String(String),
+    Bytes(Cow<'a, [u8]>),
+    String(Cow<'a, str>),
     /// Milliseconds since the Unix epoch.
     Timestamp(i64),
     Uuid([u8; 16]),
 }
 
+impl HeaderValue<'_> {
+    /// The value, owning what it borrowed.
+    pub fn into_owned(self) -> HeaderValue<'static> {
+        match self {
+            HeaderValue::Bool(flag) => HeaderValue::Bool(flag),
+            HeaderValue::Byte(number) => HeaderValue::Byte(number),
+            HeaderValue::Short(number) => HeaderValue::Short(number),
+            HeaderValue::Int(number) => HeaderValue::Int(number),
+            HeaderValue::Long(number) => HeaderValue::Long(number),
+            HeaderValue::Bytes(data) => HeaderValue::Bytes(Cow::Owned(data.into_owned())),
+            HeaderValue::String(text) => HeaderValue::String(Cow::Owned(text.into_owned())),
+            HeaderValue::Timestamp(millis) => HeaderValue::Timestamp(millis),
+            HeaderValue::Uuid(raw) => HeaderValue::Uuid(raw),
+        }
+    }
+}
+
 /// A message's headers, in order.
-pub type Headers = Vec<(String, HeaderValue)>;
+pub type Headers<'a> = Vec<(&'a str, HeaderValue<'a>)>;
 
 /// One message: its headers in order, and its payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message<'a> {
-    pub headers: Headers,
+    pub headers: Headers<'a>,
     pub payload: &'a [u8],
 }
 
@@ -103,7 +122,7 @@ impl Message<'_> {
     /// The value of a string header.
     pub fn header_str(&self, name: &str) -> Option<&str> {
         self.headers.iter().find_map(|(key, value)| match value {
-            HeaderValue::String(text) if key == name => Some(text.as_str()),
+            HeaderValue::String(text) if *key == name => Some(text.as_ref()),
             _ => None,
         })
     }
@@ -275,7 +294,7 @@ fn scan(
     Ok(pos)
 }
 
-fn parse_headers(mut bytes: &[u8]) -> Result<Headers, String> {
+fn parse_headers(mut bytes: &[u8]) -> Result<Headers<'_>, String> {
     let mut headers = Vec::new();
     let mut at = 0usize;
     let short =
@@ -289,14 +308,14 @@ fn parse_headers(mut bytes: &[u8]) -> Result<Headers, String> {
             return Err(short("a header's name", at));
         }
         let name = match std::str::from_utf8(&bytes[1..1 + name_length]) {
-            Ok(name) => name.to_owned(),
+            Ok(name) => name,
             Err(_) => return Err(format!("the header name at header byte {at} is not UTF-8")),
         };
         let kind = bytes[1 + name_length];
         let rest = &bytes[2 + name_length..];
         let fixed = |size: usize| -> Result<&[u8], String> {
             rest.get(..size)
-                .ok_or_else(|| short(&format!("header {}", quoted(&name)), at))
+                .ok_or_else(|| short(&format!("header {}", quoted(name)), at))
         };
         let (value, size) = match kind {
             0 => (HeaderValue::Bool(true), 0),
@@ -326,16 +345,16 @@ fn parse_headers(mut bytes: &[u8]) -> Result<Headers, String> {
             6 | 7 => {
                 let raw = fixed(2)?;
                 let length = usize::from(u16::from_be_bytes([raw[0], raw[1]]));
-                let data = fixed(2 + length)?[2..].to_vec();
+                let data = &fixed(2 + length)?[2..];
                 let value = if kind == 6 {
-                    HeaderValue::Bytes(data)
+                    HeaderValue::Bytes(Cow::Borrowed(data))
                 } else {
-                    match String::from_utf8(data) {
-                        Ok(text) => HeaderValue::String(text),
+                    match std::str::from_utf8(data) {
+                        Ok(text) => HeaderValue::String(Cow::Borrowed(text)),
                         Err(_) => {
                             return Err(format!(
                                 "header {} is a string that is not UTF-8",
-                                quoted(&name)
+                                quoted(name)
                             ))
                         }
                     }
@@ -349,7 +368,7 @@ fn parse_headers(mut bytes: &[u8]) -> Result<Headers, String> {
             other => {
                 return Err(format!(
                     "header {} has the unknown type {other}",
-                    quoted(&name)
+                    quoted(name)
                 ))
             }
         };
@@ -364,13 +383,14 @@ fn parse_headers(mut bytes: &[u8]) -> Result<Headers, String> {
 /// Appends one message: its prelude, headers, payload and CRCs. A header
 /// name longer than 255 bytes, or a string or bytes value longer than
 /// 65,535, is an error (the format has no room for it).
-pub fn encode(
-    headers: &[(String, HeaderValue)],
+pub fn encode<N: AsRef<str>>(
+    headers: &[(N, HeaderValue<'_>)],
     payload: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), String> {
     let mut written = Vec::new();
     for (name, value) in headers {
+        let name = name.as_ref();
         let name_length = u8::try_from(name.len())
             .ok()
             .filter(|&length| length > 0)
@@ -399,7 +419,7 @@ pub fn encode(
             HeaderValue::Bytes(_) | HeaderValue::String(_) => {
                 let (kind, data) = match value {
                     HeaderValue::String(text) => (7, text.as_bytes()),
-                    HeaderValue::Bytes(data) => (6, data.as_slice()),
+                    HeaderValue::Bytes(data) => (6, data.as_ref()),
                     _ => unreachable!("matched above"),
                 };
                 let length = u16::try_from(data.len())
@@ -437,12 +457,19 @@ pub fn encode(
 mod tests {
     use super::*;
 
-    fn messages(chunks: &[&[u8]]) -> Result<Vec<(Headers, Vec<u8>)>, FrameError> {
+    type Owned = Vec<(String, HeaderValue<'static>)>;
+
+    fn messages(chunks: &[&[u8]]) -> Result<Vec<(Owned, Vec<u8>)>, FrameError> {
         let mut decoder = Decoder::new(Some(1 << 20));
         let mut out = Vec::new();
         for chunk in chunks {
             decoder.feed(chunk, |message| {
-                out.push((message.headers.clone(), message.payload.to_vec()));
+                let headers = message
+                    .headers
+                    .iter()
+                    .map(|(name, value)| (name.to_string(), value.clone().into_owned()))
+                    .collect();
+                out.push((headers, message.payload.to_vec()));
             })?;
         }
         decoder.close()?;
@@ -474,12 +501,12 @@ mod tests {
             ("flag".to_owned(), HeaderValue::Bool(false)),
             ("n".to_owned(), HeaderValue::Int(-7)),
             ("when".to_owned(), HeaderValue::Timestamp(1_700_000_000_000)),
-            ("raw".to_owned(), HeaderValue::Bytes(vec![0, 1, 2])),
+            ("raw".to_owned(), HeaderValue::Bytes(vec![0, 1, 2].into())),
             ("id".to_owned(), HeaderValue::Uuid([7; 16])),
         ];
         let mut stream = Vec::new();
         encode(&headers, br#"{"delta":{"text":"Hi"}}"#, &mut stream).unwrap();
-        encode(&[], b"", &mut stream).unwrap();
+        encode::<&str>(&[], b"", &mut stream).unwrap();
         let whole = messages(&[&stream]).unwrap();
         assert_eq!(whole.len(), 2);
         assert_eq!(whole[0].0, headers);
@@ -496,9 +523,9 @@ mod tests {
     #[test]
     fn a_bad_crc_names_the_message_and_what_came_before_stands() {
         let mut stream = Vec::new();
-        encode(&[], b"first", &mut stream).unwrap();
+        encode::<&str>(&[], b"first", &mut stream).unwrap();
         let second = stream.len();
-        encode(&[], b"second", &mut stream).unwrap();
+        encode::<&str>(&[], b"second", &mut stream).unwrap();
         let mut corrupt = stream.clone();
         *corrupt.last_mut().unwrap() ^= 1;
         let mut decoder = Decoder::new(None);

@@ -82,7 +82,7 @@ fuzz_target!(|input: &[u8]| {
     // A message made of the input (as headers when it parses as them, else
     // as the payload) decodes to what was written.
     let mut written = Vec::new();
-    eventstream::encode(&[], data, &mut written).expect("a payload of any bytes");
+    eventstream::encode::<&str>(&[], data, &mut written).expect("a payload of any bytes");
     let mut decoder = eventstream::Decoder::new(None);
     let mut payloads = Vec::new();
     decoder

@@ -23,6 +23,7 @@
 //! reasoning are written only where Bedrock made them, redacted reasoning
 //! only as a block of its own (a block holds text or redacted content).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::vocabulary::{ERROR_CODE_WORDS, EVENTS, EXCEPTIONS, STOP_REASONS, STOP_REASON_WORDS};
@@ -67,20 +68,17 @@ pub fn frame_event(event: &Event, out: &mut Vec<u8>) {
             Value::Object(map) => write_object(&mut payload, map),
             other => payload.extend_from_slice(crate::json::to_text(other).as_bytes()),
         }
-        let string = |text: &str| HeaderValue::String(text.to_owned());
-        let headers = if EXCEPTIONS.contains(&key.as_str()) {
-            vec![
-                (":exception-type".to_owned(), string(key)),
-                (":content-type".to_owned(), string("application/json")),
-                (":message-type".to_owned(), string("exception")),
-            ]
+        let string = |text| HeaderValue::String(Cow::Borrowed(text));
+        let (name, kind) = if EXCEPTIONS.contains(&key.as_str()) {
+            (":exception-type", "exception")
         } else {
-            vec![
-                (":event-type".to_owned(), string(key)),
-                (":content-type".to_owned(), string("application/json")),
-                (":message-type".to_owned(), string("event")),
-            ]
+            (":event-type", "event")
         };
+        let headers = [
+            (name, string(key.as_str())),
+            (":content-type", string("application/json")),
+            (":message-type", string(kind)),
+        ];
         // (a name of a member is short, a payload well under 4 GiB)
         let _ = encode(&headers, &payload, out);
     }

@@ -136,9 +136,9 @@ pub fn encode_event_message<'py>(
                 }
             }
         } else if let Ok(text) = value.cast::<PyString>() {
-            HeaderValue::String(text.to_str()?.to_owned())
+            HeaderValue::String(text.to_str()?.to_owned().into())
         } else if let Ok(data) = with_bytes(&value, "a header", <[u8]>::to_vec) {
-            HeaderValue::Bytes(data)
+            HeaderValue::Bytes(data.into())
         } else {
             let kind = value.get_type().name()?.to_string();
             return Err(PyTypeError::new_err(format!(
