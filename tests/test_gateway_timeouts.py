@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -419,6 +420,20 @@ def test_metrics_count_runs_refused_and_failed() -> None:
 # --- a Redis that restarts ------------------------------------------------------------------
 
 
+class HeldAgent(DemoAgent):
+    """The demo agent, held at each token while ``held`` is set: a run
+    that is still streaming, however slow the machine, when the test acts."""
+
+    def __init__(self) -> None:
+        super().__init__(delay=0.01)
+        self.held = threading.Event()
+
+    async def _pause(self) -> None:
+        await super()._pause()
+        while self.held.is_set():
+            await asyncio.sleep(0.01)
+
+
 def test_a_redis_restart_ends_the_stream_in_flight_with_its_error_and_the_gateway_recovers(
     tmp_path: Path,
 ) -> None:
@@ -426,18 +441,22 @@ def test_a_redis_restart_ends_the_stream_in_flight_with_its_error_and_the_gatewa
     its client gets the protocol's error event, not a clean end; the next
     requests stream whole, with no restart of the gateway (gateway.md 9)."""
     url = f"unix://{tmp_path / 'redis.sock'}"
-    with serve(Gateway(DemoAgent(delay=0.05), store=RedisReplayStore(url))) as gateway:
+    agent = HeldAgent()
+    with serve(Gateway(agent, store=RedisReplayStore(url))) as gateway:
         first_redis = contextlib.ExitStack()
         first_redis.enter_context(redis_server(tmp_path))
         whole = data_events(httpx.post(f"{gateway}/process", json=PROCESS_BODY, timeout=20).content)
         assert whole[-1]["status"] == "completed"
         received = b""
+        # (held at its first token: what came before it is the run's start)
+        agent.held.set()
         with httpx.stream("POST", f"{gateway}/process", json=PROCESS_BODY, timeout=20) as response:
             chunks = response.iter_raw()
-            while received.count(b"data:") < 5:
+            while received.count(b"data:") < 3:
                 received += next(chunks)
             first_redis.close()  # gone, and its streams with it
             with redis_server(tmp_path):
+                agent.held.clear()
                 received += b"".join(chunks)
                 last = data_events(received)[-1]
                 assert (last["object"], last["status"]) == ("response", "failed")
