@@ -254,3 +254,74 @@ def test_a_legacy_stream_converts_with_its_messages(target: str) -> None:
             ]
         assert read["legacy_messages"] == read["tool_call"]
         assert any("It is 21 °C in Paris, 日本 too." in texts for texts in read["legacy_messages"])
+
+
+def _chunk(message_id: str, *, content: Any = "", calls: Any = (), position: Any = None) -> dict[str, Any]:
+    return {
+        "content": content,
+        "additional_kwargs": {},
+        "response_metadata": {},
+        "type": "AIMessageChunk",
+        "name": None,
+        "id": message_id,
+        "tool_calls": [],
+        "invalid_tool_calls": [],
+        "usage_metadata": None,
+        "tool_call_chunks": list(calls),
+        "chunk_position": position,
+    }
+
+
+def _server_event(chunk: dict[str, Any], node: str) -> bytes:
+    """A messages event as langgraph-api writes it: compact JSON, the
+    chunk, then the run's metadata naming the node."""
+    metadata = {"langgraph_step": 1, "langgraph_node": node, "checkpoint_ns": f"{node}:1"}
+    data = json.dumps([chunk, metadata], separators=(",", ":"), ensure_ascii=False)
+    return f"event: messages\ndata: {data}\n\n".encode()
+
+
+def test_two_nodes_streaming_side_by_side_read_alike_on_every_path() -> None:
+    """Two nodes' messages interleaved chunk by chunk (text, a content
+    block, tool-call arguments), then an empty last chunk from one node
+    that ends its message: the native backend reads most chunks without a
+    tree of values, the pure one every chunk in full, and both give the
+    same events in any chunking (the end finds the message each node
+    streamed last)."""
+    reasoning = [{"type": "reasoning", "reasoning": "hm", "index": 0}]
+    call = [{"type": "tool_call_chunk", "index": 0, "id": "c1", "name": "f", "args": ""}]
+    events = [b'event: metadata\ndata: {"run_id":"r1","attempt":1}\n\n']
+    events += [
+        _server_event(_chunk("a", content="A0"), "left"),
+        _server_event(_chunk("b", content=reasoning), "right"),
+    ]
+    events += [_server_event(_chunk("b", calls=call), "right")]
+    for step in range(3):
+        events.append(_server_event(_chunk("a", content=f" a{step}é"), "left"))
+        events.append(
+            _server_event(
+                _chunk("b", content=[{"type": "reasoning", "reasoning": f" r{step}", "index": 0}]), "right"
+            )
+        )
+        args = [{"type": "tool_call_chunk", "index": 0, "id": None, "name": None, "args": f'"{step}"'}]
+        events.append(_server_event(_chunk("b", calls=args), "right"))
+    # The left node starts another message, then goes on with the first:
+    # that is the one it streamed last, which an empty last chunk
+    # (langchain-core ends a message with one named by its run) ends.
+    events.append(_server_event(_chunk("c", content="C0"), "left"))
+    events.append(_server_event(_chunk("a", content=" a3"), "left"))
+    events.append(_server_event(_chunk("lc_run--1", position="last"), "left"))
+    events.append(_server_event(_chunk("b", content=" done", position="last"), "right"))
+    stream = b"".join(events)
+    read = []
+    for backend in conversion.backends():
+        for chunk in (None, 1, 13, 4096):
+            decoder = backend.NeutralDecoder("langgraph")
+            out = [event for piece in conversion.chunked(stream, chunk) for event in decoder.feed(piece)]
+            read.append(out + decoder.close())
+    assert all(events == read[0] for events in read)
+    ended = [event["message_id"] for event in read[0] if event["type"] == "message_finished"]
+    assert ended == ["a", "b", "c"]
+    deltas = [
+        event["delta"] for event in read[0] if event["type"] == "block_delta" and event["message_id"] == "a"
+    ]
+    assert deltas == ["A0", " a0é", " a1é", " a2é", " a3"]

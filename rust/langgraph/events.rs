@@ -3,17 +3,19 @@
 //! docstring says what each direction writes).
 
 use super::assembler::{empty_end, ChunkedMessage};
+use super::probe::{Adds, TextPiece};
 use super::vocabulary::CHUNK_TYPES;
 use super::wire::read;
 use crate::events::{
     as_int, as_namespace, block_delta, block_finished, block_key, block_replaced, block_started,
     frame_sse, get, get_str, has_annotations, is_falsy, message_finished, message_started_at,
     nonempty, or_null, passthrough, run_failed, run_finished, run_started, sse_field,
-    state_snapshot, Decode, Encode, Event, Held, Loss,
+    state_snapshot, Decode, Encode, Event, Held, Loss, Quick,
 };
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
 use crate::json::{to_text, Map, Value};
+use crate::json_probe::Scalar;
 use crate::stop_reasons;
 
 const TARGET: &str = "langgraph";
@@ -85,6 +87,39 @@ pub struct Decoder {
     /// came (id -> node, until it starts).
     event_node: Option<String>,
     nodes: HashMap<String, String>,
+    quick: QuickState,
+}
+
+/// What the quick path ([`Decode::decode_text`]) keeps between events.
+#[derive(Debug, Default)]
+struct QuickState {
+    /// The run's metadata beside the last chunk it read (its text), and
+    /// the node it names.
+    metadata: String,
+    node: Option<String>,
+    /// The place (namespace, node) and message it last found in `last`:
+    /// there already, until the full path decodes an event.
+    place: Option<(String, Option<String>, String)>,
+}
+
+/// An integer's text as the full path keys a block by it (`to_text` of the
+/// number: its digits), written into `buffer`.
+fn int_key(number: i64, buffer: &mut [u8; 20]) -> &str {
+    let mut at = buffer.len();
+    let mut rest = number.unsigned_abs();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if number < 0 {
+        at -= 1;
+        buffer[at] = b'-';
+    }
+    std::str::from_utf8(&buffer[at..]).expect("ASCII digits")
 }
 
 /// The graph node a chunk's (or a message's) metadata names.
@@ -105,7 +140,30 @@ impl Decode for Decoder {
         super::recognizes(event)
     }
 
+    /// A chunk that adds a piece of text to a block already open, read
+    /// without a `Value` tree (the run's metadata beside it read only when
+    /// it changed): the one `block_delta` the full path gives it.
+    fn decode_text<'t>(&mut self, text: &'t str, _out: &mut Vec<Event>) -> Quick<'t> {
+        if !self.started || self.ended {
+            return Quick::No;
+        }
+        // (in the server's layout alone: the metadata must be known, for
+        // the node it names)
+        let Some((piece, fresh)) = TextPiece::read_in_layout(text, &self.quick.metadata) else {
+            return Quick::No;
+        };
+        if let Some(fresh) = fresh {
+            self.quick.metadata.clear();
+            self.quick.metadata.push_str(fresh);
+            self.quick.node = node_of(crate::json::parse(fresh).ok().as_ref());
+            self.quick.place = None;
+        }
+        self.quick_delta(piece).unwrap_or(Quick::No)
+    }
+
     fn decode(&mut self, event: &Event, out: &mut Vec<Event>) {
+        // (what the quick path knows of `last` may change here)
+        self.quick.place = None;
         let part = match read(event) {
             Ok(part) if !self.ended => part,
             _ => {
@@ -213,6 +271,59 @@ impl Decode for Decoder {
 }
 
 impl Decoder {
+    /// The delta a piece adds, where the full path would give that alone:
+    /// its message streams chunk by chunk, has not ended, holds the
+    /// provider it names, and has the block it adds to.
+    fn quick_delta<'t>(&mut self, piece: TextPiece<'t>) -> Option<Quick<'t>> {
+        let streamed = self.messages.get(piece.id.as_ref())?;
+        if streamed.snapshots || streamed.finished {
+            return None;
+        }
+        if let Some(provider) = piece.provider.as_deref().filter(|p| !p.is_empty()) {
+            if streamed.provider.as_deref() != Some(provider) {
+                return None;
+            }
+        }
+        let mut buffer = [0u8; 20];
+        let (index, delta) = match piece.adds {
+            Adds::Text(text) => (streamed.text?, text),
+            Adds::Block(index, key, text) => {
+                let Some(Scalar::Str(kind)) = &piece.block_kind else {
+                    return None;
+                };
+                // (the field the full path reads for the block's type)
+                let field = match kind.as_ref() {
+                    "text" | "thinking" | "reasoning" => kind.as_ref(),
+                    _ => return None,
+                };
+                if key != field {
+                    return None;
+                }
+                (*streamed.blocks.get(int_key(index, &mut buffer))?, text)
+            }
+            Adds::Args(index, args) => (*streamed.calls.get(int_key(index, &mut buffer))?, args),
+        };
+        // The full path's `last`: the message streamed last at its place.
+        let node = &self.quick.node;
+        let known = self
+            .quick
+            .place
+            .as_ref()
+            .is_some_and(|(namespace, at, id)| {
+                namespace == piece.namespace && at == node && id == piece.id.as_ref()
+            });
+        if !known {
+            let place = (piece.namespace.to_owned(), node.clone());
+            self.last.insert(place.clone(), piece.id.to_string());
+            self.quick.place = Some((place.0, place.1, piece.id.to_string()));
+        }
+        Some(Quick::Delta {
+            message_id: piece.id,
+            index,
+            delta,
+        })
+    }
+
     /// Where the event's message is: its namespace and the event's node.
     fn place(&self, namespace: &str) -> (String, Option<String>) {
         (namespace.to_owned(), self.event_node.clone())
@@ -1400,6 +1511,19 @@ fn frame_value(out: &mut Vec<u8>, name: &str, data: &Value) {
             out.extend_from_slice(b"\ndata: ");
             crate::json::write_value(out, other);
             out.extend_from_slice(b"\n\n");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::int_key;
+
+    #[test]
+    fn an_int_key_is_the_integers_text() {
+        for number in [0, 7, 10, 42, -3, -10, i64::MAX, i64::MIN] {
+            let mut buffer = [0u8; 20];
+            assert_eq!(int_key(number, &mut buffer), number.to_string());
         }
     }
 }

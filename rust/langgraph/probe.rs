@@ -174,6 +174,8 @@ impl<'a> Fields<'a> for Chunk<'a> {
 /// `type` (`text`, `reasoning`, `thinking`); `other` for anything more.
 #[derive(Debug, Default)]
 pub struct Block<'a> {
+    /// Its `type`, which decides the field the decoder reads.
+    pub kind: Option<Scalar<'a>>,
     pub index: Option<Scalar<'a>>,
     pub field: Option<(std::borrow::Cow<'a, str>, Scalar<'a>)>,
     pub other: bool,
@@ -189,7 +191,7 @@ impl<'a> Block<'a> {
 impl<'a> Fields<'a> for Block<'a> {
     fn field(&mut self, key: &str, cursor: &mut Cursor<'a>) -> Result<()> {
         crate::match_key!(key, {
-            b"type" => cursor.skip()?,
+            b"type" => self.kind = Some(cursor.scalar()?),
             b"index" => self.index = Some(cursor.scalar()?),
             // (an id decides whether it merges; the others are kept when equal)
             b"id" => self.other_field(cursor)?,
@@ -253,6 +255,9 @@ pub struct TextPiece<'a> {
     pub namespace: &'a str,
     pub id: std::borrow::Cow<'a, str>,
     pub adds: Adds<'a>,
+    /// A block's `type`, for [`Adds::Block`]: the assembler merges by index
+    /// alone, the decoder reads the field of the type.
+    pub block_kind: Option<Scalar<'a>>,
     /// The provider's name its metadata gives, which the message must hold.
     pub provider: Option<std::borrow::Cow<'a, str>>,
 }
@@ -284,6 +289,14 @@ impl<'a> TextPiece<'a> {
             Some((event, fresh)) => Some((TextPiece::from_event(event)?, fresh)),
             None => Some((TextPiece::parse(text)?, None)),
         }
+    }
+
+    /// [`TextPiece::read`] in langgraph-api's layout alone (`None` off it),
+    /// so that the metadata's text is known: compared with `known`, and
+    /// given when it differs.
+    pub fn read_in_layout(text: &'a str, known: &str) -> Option<(TextPiece<'a>, Option<&'a str>)> {
+        let (event, fresh) = Event::read_layout(text, known)?;
+        Some((TextPiece::from_event(event)?, fresh))
     }
 
     fn from_event(event: Event<'a>) -> Option<TextPiece<'a>> {
@@ -320,6 +333,7 @@ impl<'a> TextPiece<'a> {
         if chunk.whole_calls && calls.is_empty() {
             return None; // (whole calls, and no chunks: they are made chunks)
         }
+        let mut block_kind = None;
         let adds = match (chunk.content, chunk.blocks, calls.len()) {
             (Some(Scalar::Str(text)), None, 0) if !text.is_empty() => Adds::Text(text),
             (Some(Scalar::Str(text)), None, 1) if text.is_empty() => {
@@ -343,6 +357,7 @@ impl<'a> TextPiece<'a> {
                     block.field,
                 ) {
                     (false, Some(index), Some((key, Scalar::Str(text)))) if !text.is_empty() => {
+                        block_kind = block.kind;
                         Adds::Block(index, key, text)
                     }
                     _ => return None,
@@ -359,6 +374,7 @@ impl<'a> TextPiece<'a> {
             namespace,
             id,
             adds,
+            block_kind,
             provider,
         })
     }
