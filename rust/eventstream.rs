@@ -294,7 +294,19 @@ fn scan(
     Ok(pos)
 }
 
+/// `piece`, which starts `start` bytes into the block `whole` read as text
+/// (when it was), as text: a slice of it, or read alone.
+fn text_at<'a>(whole: Option<&'a str>, start: usize, piece: &'a [u8]) -> Option<&'a str> {
+    whole
+        .and_then(|whole| whole.get(start..start + piece.len()))
+        .or_else(|| std::str::from_utf8(piece).ok())
+}
+
 fn parse_headers(mut bytes: &[u8]) -> Result<Headers<'_>, String> {
+    // The whole block read as text once (it is, where every header is a
+    // string of ASCII, as a Converse message's are): a name or value is then
+    // a slice of it, where each apart would cost a `from_utf8` call.
+    let whole = std::str::from_utf8(bytes).ok();
     let mut headers = Vec::new();
     let mut at = 0usize;
     let short =
@@ -307,9 +319,8 @@ fn parse_headers(mut bytes: &[u8]) -> Result<Headers<'_>, String> {
         if bytes.len() < 2 + name_length {
             return Err(short("a header's name", at));
         }
-        let name = match std::str::from_utf8(&bytes[1..1 + name_length]) {
-            Ok(name) => name,
-            Err(_) => return Err(format!("the header name at header byte {at} is not UTF-8")),
+        let Some(name) = text_at(whole, at + 1, &bytes[1..1 + name_length]) else {
+            return Err(format!("the header name at header byte {at} is not UTF-8"));
         };
         let kind = bytes[1 + name_length];
         let rest = &bytes[2 + name_length..];
@@ -349,9 +360,9 @@ fn parse_headers(mut bytes: &[u8]) -> Result<Headers<'_>, String> {
                 let value = if kind == 6 {
                     HeaderValue::Bytes(Cow::Borrowed(data))
                 } else {
-                    match std::str::from_utf8(data) {
-                        Ok(text) => HeaderValue::String(Cow::Borrowed(text)),
-                        Err(_) => {
+                    match text_at(whole, at + 2 + name_length + 2, data) {
+                        Some(text) => HeaderValue::String(Cow::Borrowed(text)),
+                        None => {
                             return Err(format!(
                                 "header {} is a string that is not UTF-8",
                                 quoted(name)
@@ -518,6 +529,48 @@ mod tests {
                 "{cut}"
             );
         }
+    }
+
+    #[test]
+    fn headers_of_text_alone_read_as_slices_of_one_text_alike() {
+        // All strings (the block is text: each value a slice of it), one
+        // not ASCII; then one more header of bytes that are not UTF-8 (the
+        // block is not text: each string read alone).
+        let mut headers: Owned = vec![
+            (
+                ":event-type".to_owned(),
+                HeaderValue::String("héllo".into()),
+            ),
+            ("ünïcode".to_owned(), HeaderValue::String("日本".into())),
+        ];
+        for _ in 0..2 {
+            let mut stream = Vec::new();
+            encode(&headers, b"{}", &mut stream).unwrap();
+            assert_eq!(messages(&[&stream]).unwrap()[0].0, headers);
+            headers.push((
+                "raw".to_owned(),
+                HeaderValue::Bytes(vec![0xff, 0xc3].into()),
+            ));
+        }
+        // A string whose bytes are not UTF-8 is refused either way.
+        let mut stream = Vec::new();
+        encode(
+            &[("s", HeaderValue::Bytes(vec![0xc3].into()))],
+            b"",
+            &mut stream,
+        )
+        .unwrap();
+        let kind = PRELUDE + 2; // (after the name's length and the name)
+        stream[kind] = 7; // (bytes -> string)
+        let crc = |bytes: &[u8]| crc32(bytes).to_be_bytes();
+        let end = stream.len() - 4;
+        let message_crc = crc(&stream[..end]);
+        stream[end..].copy_from_slice(&message_crc);
+        let err = messages(&[&stream]).unwrap_err();
+        assert!(
+            err.reason.contains("is a string that is not UTF-8"),
+            "{err}"
+        );
     }
 
     #[test]
