@@ -378,21 +378,42 @@ fn flagged(word: u64) -> u64 {
 /// writes, without the formatting machinery (a third of a streamed delta's
 /// framing, measured with callgrind).
 pub fn write_int(out: &mut Vec<u8>, value: i64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+    let mut buffer = [0u8; 20];
+    let at = int_digits(value, &mut buffer);
+    out.extend_from_slice(&buffer[at..]);
+}
+
+/// An integer's text, as [`write_int`] writes it, in `buffer` (one digit
+/// from a table): a key to look up by, where a `String` would be made for
+/// each lookup.
+pub fn int_text(value: i64, buffer: &mut [u8; 20]) -> &str {
+    const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+    if let Some(digit) = usize::try_from(value).ok().and_then(|at| DIGITS.get(at)) {
+        return digit;
+    }
+    let at = int_digits(value, buffer);
+    std::str::from_utf8(&buffer[at..]).expect("ASCII digits")
+}
+
+/// Writes `value`'s text at the end of `buffer` (20 bytes hold any i64,
+/// its sign too); gives where it starts.
+#[inline]
+fn int_digits(value: i64, buffer: &mut [u8; 20]) -> usize {
+    let mut at = buffer.len();
     let mut rest = value.unsigned_abs();
     loop {
         at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
+        buffer[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
     if value < 0 {
-        out.push(b'-');
+        at -= 1;
+        buffer[at] = b'-';
     }
-    out.extend_from_slice(&digits[at..]);
+    at
 }
 
 /// Appends `value` as compact JSON, exactly as `agentcodec._json.dumps`
@@ -528,6 +549,17 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn int_text_is_the_integers_text() {
+        for number in [0, 7, 9, 10, 42, -1, -3, -10, i64::MAX, i64::MIN] {
+            let mut buffer = [0u8; 20];
+            assert_eq!(super::int_text(number, &mut buffer), number.to_string());
+            let mut written = Vec::new();
+            super::write_int(&mut written, number);
+            assert_eq!(written, number.to_string().as_bytes());
         }
     }
 

@@ -14,7 +14,7 @@ use crate::events::{
 };
 use crate::framing::Kind;
 use crate::hashing::{HashMap, IndexMap};
-use crate::json::{to_text, Map, Value};
+use crate::json::{int_text, to_text, Map, Value};
 use crate::json_probe::Scalar;
 use crate::stop_reasons;
 
@@ -100,26 +100,6 @@ struct QuickState {
     /// The place (namespace, node) and message it last found in `last`:
     /// there already, until the full path decodes an event.
     place: Option<(String, Option<String>, String)>,
-}
-
-/// An integer's text as the full path keys a block by it (`to_text` of the
-/// number: its digits), written into `buffer`.
-fn int_key(number: i64, buffer: &mut [u8; 20]) -> &str {
-    let mut at = buffer.len();
-    let mut rest = number.unsigned_abs();
-    loop {
-        at -= 1;
-        buffer[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if number < 0 {
-        at -= 1;
-        buffer[at] = b'-';
-    }
-    std::str::from_utf8(&buffer[at..]).expect("ASCII digits")
 }
 
 /// The graph node a chunk's (or a message's) metadata names.
@@ -299,9 +279,9 @@ impl Decoder {
                 if key != field {
                     return None;
                 }
-                (*streamed.blocks.get(int_key(index, &mut buffer))?, text)
+                (*streamed.blocks.get(int_text(index, &mut buffer))?, text)
             }
-            Adds::Args(index, args) => (*streamed.calls.get(int_key(index, &mut buffer))?, args),
+            Adds::Args(index, args) => (*streamed.calls.get(int_text(index, &mut buffer))?, args),
         };
         // The full path's `last`: the message streamed last at its place.
         let node = &self.quick.node;
@@ -1511,19 +1491,6 @@ fn frame_value(out: &mut Vec<u8>, name: &str, data: &Value) {
             out.extend_from_slice(b"\ndata: ");
             crate::json::write_value(out, other);
             out.extend_from_slice(b"\n\n");
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::int_key;
-
-    #[test]
-    fn an_int_key_is_the_integers_text() {
-        for number in [0, 7, 10, 42, -3, -10, i64::MAX, i64::MIN] {
-            let mut buffer = [0u8; 20];
-            assert_eq!(int_key(number, &mut buffer), number.to_string());
         }
     }
 }
