@@ -196,3 +196,20 @@ def test_a_recorded_agent_run_converts_without_the_calls_it_answered(source: str
             written[target] = pieces[0]
         by_backend.append(written)
     assert all(written == by_backend[0] for written in by_backend)
+
+
+def test_what_is_held_is_bounded_and_then_written_as_it_came(backend: ModuleType) -> None:
+    """A call whose arguments grow past what may be held (16 MiB) is written
+    as it came, though its result comes after: the memory a held call takes
+    is bounded."""
+    target = TARGETS[-1]
+    turn = agent_turn()
+    at = next(at for at, event in enumerate(turn) if event["type"] == "block_delta" and event["index"] == 1)
+    piece = "x" * (1 << 20)
+    turn[at : at + 2] = [
+        {"type": "block_delta", "message_id": "m1", "index": 1, "delta": '{"a": "'},
+        *({"type": "block_delta", "message_id": "m1", "index": 1, "delta": piece} for _ in range(17)),
+        {"type": "block_delta", "message_id": "m1", "index": 1, "delta": '"}'},
+    ]
+    written = encoded(backend, target, turn, executed_tool_calls="omit")
+    assert [name for name, _ in calls(backend, target, written)] == ["get_weather"]

@@ -121,7 +121,11 @@ class ExecutedCalls:
 
     def _hold(self, number: int, event: dict[str, Any], out: list[Numbered]) -> None:
         delta = event.get("delta")
-        self._held_bytes += len(delta.encode()) if isinstance(delta, str) else _EVENT_WEIGHT
+        if isinstance(delta, str):
+            # (its UTF-8 bytes, as the Rust side counts them)
+            self._held_bytes += len(delta.encode("utf-8", "surrogatepass"))
+        else:
+            self._held_bytes += _EVENT_WEIGHT
         self._held.append((number, event))
         if self._held_bytes > MAX_HELD_BYTES:
             self._release(out)
