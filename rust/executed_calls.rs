@@ -158,17 +158,23 @@ impl ExecutedCalls {
         }
     }
 
-    /// The call at `at` is answered: its block goes nowhere.
+    /// The call at `at` is answered: its block goes nowhere (what is left
+    /// of it, where it has not ended).
     fn answered(&mut self, at: usize) {
         let call = self.calls.remove(at);
         let (message_id, index) = (&call.block.0, call.block.1);
+        let mut ended = false;
         self.held.retain(|(_, event)| {
-            let of_call = get_str(event, "message_id") == Some(message_id)
-                && as_int(event.get("index")) == Some(index)
-                && get_str(event, "type").is_some_and(|kind| kind.starts_with("block_"));
+            let kind = get_str(event, "type").unwrap_or_default();
+            let of_call = kind.starts_with("block_")
+                && get_str(event, "message_id") == Some(message_id)
+                && as_int(event.get("index")) == Some(index);
+            ended |= of_call && kind == "block_finished";
             !of_call
         });
-        self.left_out.insert(call.block);
+        if !ended {
+            self.left_out.insert(call.block);
+        }
     }
 
     fn release_if_answered(&mut self, out: &mut Vec<(u64, Event)>) {
@@ -244,6 +250,13 @@ mod tests {
             "13:run_finished",
         ];
         assert_eq!(run(&events), expected);
+        // (the call's block had ended: nothing is kept of it)
+        let mut calls = ExecutedCalls::default();
+        let mut out = Vec::new();
+        for text in &events {
+            calls.push(1, event(text), &mut out);
+        }
+        assert!(calls.left_out.is_empty() && calls.calls.is_empty() && calls.held.is_empty());
     }
 
     #[test]

@@ -131,16 +131,20 @@ class ExecutedCalls:
             self._release(out)
 
     def _answered(self, at: int) -> None:
-        """The call at ``at`` is answered: its block goes nowhere."""
+        """The call at ``at`` is answered: its block goes nowhere (what is
+        left of it, where it has not ended)."""
         call = self._calls.pop(at)
-        self._held = [
-            (number, event)
-            for number, event in self._held
-            if not (
-                (as_str(event.get("type")) or "").startswith("block_") and _block_key(event) == call.block
-            )
-        ]
-        self._left_out.add(call.block)
+        kept: list[Numbered] = []
+        ended = False
+        for number, event in self._held:
+            kind = as_str(event.get("type")) or ""
+            if kind.startswith("block_") and _block_key(event) == call.block:
+                ended |= kind == "block_finished"
+            else:
+                kept.append((number, event))
+        self._held = kept
+        if not ended:
+            self._left_out.add(call.block)
 
     def _release_if_answered(self, out: list[Numbered]) -> None:
         if not self._calls:
