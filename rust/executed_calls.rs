@@ -15,8 +15,8 @@
 //! streams its calls at its end.
 //! `python/agentcodec/_pure/executed_calls.py` mirrors this module.
 
-use crate::events::{as_int, get, get_str, Event};
-use crate::hashing::HashSet;
+use crate::events::{as_int, get, get_str, BlockRef, Event};
+use crate::hashing::IndexSet;
 use crate::json::Value;
 
 /// How much the held events may weigh (their deltas' bytes, and a fixed
@@ -41,15 +41,20 @@ pub struct ExecutedCalls {
     held: Vec<(u64, Event)>,
     held_bytes: usize,
     calls: Vec<HeldCall>,
-    /// The open blocks of calls run upstream, whose events go nowhere.
-    left_out: HashSet<BlockKey>,
+    /// The open blocks of calls run upstream, whose events go nowhere
+    /// (found by a [`BlockRef`], with no key built for a lookup).
+    left_out: IndexSet<BlockKey>,
+}
+
+fn block_ref(event: &Event) -> Option<BlockRef<'_>> {
+    Some(BlockRef(
+        get_str(event, "message_id")?,
+        as_int(event.get("index"))?,
+    ))
 }
 
 fn block_key(event: &Event) -> Option<BlockKey> {
-    Some((
-        get_str(event, "message_id")?.to_owned(),
-        as_int(event.get("index"))?,
-    ))
+    block_ref(event).map(|BlockRef(message_id, index)| (message_id.to_owned(), index))
 }
 
 fn is_set(value: Option<&Value>) -> bool {
@@ -61,21 +66,20 @@ impl ExecutedCalls {
     /// left out, or events are held.
     pub fn takes_delta(&self, message_id: &str, index: i64) -> bool {
         !self.calls.is_empty()
-            || (!self.left_out.is_empty()
-                && self.left_out.contains(&(message_id.to_owned(), index)))
+            || (!self.left_out.is_empty() && self.left_out.contains(&BlockRef(message_id, index)))
     }
 
     /// What goes on after `event` (of the source's event `number`), in order.
     pub fn push(&mut self, number: u64, event: Event, out: &mut Vec<(u64, Event)>) {
         let kind = get_str(&event, "type").unwrap_or_default();
         if kind.starts_with("block_") && !self.left_out.is_empty() {
-            if let Some(key) = block_key(&event) {
+            if let Some(block) = block_ref(&event) {
                 // A left-out block's end is the last of it: what is left out
                 // stays as few as the blocks open at once.
                 let left_out = if kind == "block_finished" {
-                    self.left_out.remove(&key)
+                    self.left_out.swap_remove(&block)
                 } else {
-                    self.left_out.contains(&key)
+                    self.left_out.contains(&block)
                 };
                 if left_out {
                     return;
@@ -100,8 +104,10 @@ impl ExecutedCalls {
                 }
             }
             "block_replaced" if !self.calls.is_empty() => {
-                if let Some(key) = block_key(&event) {
-                    if let Some(at) = self.calls.iter().position(|call| call.block == key) {
+                if let Some(BlockRef(message_id, index)) = block_ref(&event) {
+                    let of_block =
+                        |call: &HeldCall| call.block.0 == message_id && call.block.1 == index;
+                    if let Some(at) = self.calls.iter().position(of_block) {
                         if let Some(call_id) = get_str(&event, "call_id") {
                             self.calls[at].call_id = Some(call_id.to_owned());
                         }
