@@ -168,7 +168,8 @@ ANSWERING = [
 def test_a_recorded_agent_run_converts_without_the_calls_it_answered(source: str, path: Path) -> None:
     """Every recorded stream whose agent ran tools, converted into every
     target that writes calls, in pieces: the calls read back are those the
-    run left unanswered, and both backends write the same bytes."""
+    run left unanswered, the target's SDK (its row's judge) reads the same,
+    and both backends write the same bytes."""
     stream = path.read_bytes()
     by_backend = []
     for backend in backends():
@@ -193,6 +194,10 @@ def test_a_recorded_agent_run_converts_without_the_calls_it_answered(source: str
                 pieces.append(out + transcoder.close())
             assert pieces[0] == pieces[1], target
             assert [name for name, _ in calls(backend, target, pieces[0])] == left, target
+            # The target's own SDK reads what its assembler reads of it.
+            judge = TABLE[target].judge
+            if judge is not None:
+                judge(backend, pieces[0])
             written[target] = pieces[0]
         by_backend.append(written)
     assert all(written == by_backend[0] for written in by_backend)
