@@ -332,15 +332,17 @@ def test_store_options_are_checked(tmp_path: Path) -> None:
         RedisReplayStore(object(), max_events=True)
 
 
-@pytest.mark.parametrize("socket_timeout", [0.5, None])
+@pytest.mark.parametrize("socket_timeout", [2.0, None])
 def test_a_reader_waits_out_a_quiet_stream_whatever_the_clients_socket_timeout(
     redis_url: str, socket_timeout: float | None
 ) -> None:
     """A stream quiet for longer than the Redis client's socket timeout is
     waited out, not cut: redis-py 8 times reads out at 5 s, the store's
     default XREAD BLOCK, and a stream quiet for 5 s ended in a TimeoutError
-    (gateway.md 1). Here the client's timeout is 0.5 s, the store's block
-    the default, and the stream quiet for 1.2 s."""
+    (gateway.md 1). Here the client's timeout is 2 s, the store's block the
+    default, and the stream quiet for 2.5 s. (At 0.5 s, a read blocked for
+    0.25 s left too small a margin on a loaded machine: any command that took
+    the client more than 0.5 s to hear back from Redis timed out.)"""
     from redis.asyncio import from_url
 
     async def main() -> None:
@@ -351,7 +353,7 @@ def test_a_reader_waits_out_a_quiet_stream_whatever_the_clients_socket_timeout(
             stream = await store.open()
             await store.append(stream, b"first")
             reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
-            await asyncio.sleep(1.2)
+            await asyncio.sleep(2.5)
             await store.append(stream, b"second")
             await store.finish(stream)
             assert await asyncio.wait_for(reader, 10) == [(1, b"first"), (2, b"second")]
