@@ -694,6 +694,15 @@ impl Loss {
         })
     }
 
+    /// A run's usage left out because the encoder was told not to write it
+    /// (`include_usage`).
+    pub fn usage_not_asked(target: &str) -> Self {
+        Loss {
+            what: "usage".to_owned(),
+            why: format!("{target} writes a run's usage only with include_usage"),
+        }
+    }
+
     /// A usage without the counts the target's usage must have (`needs`):
     /// it is left out.
     pub fn partial_usage(target: &str, needs: &str) -> Self {

@@ -80,6 +80,14 @@ impl EncoderOption {
         }
     }
 
+    /// A bool option.
+    pub const fn bool(name: &'static str) -> Self {
+        EncoderOption {
+            name,
+            kind: OptionKind::Bool,
+        }
+    }
+
     /// A str option that is one of `choices`.
     pub const fn choice(name: &'static str, choices: &'static [&'static str]) -> Self {
         EncoderOption {
@@ -102,6 +110,7 @@ impl EncoderOption {
 pub enum OptionKind {
     Str,
     Int,
+    Bool,
     StrList,
     /// A str, one of these.
     Choice(&'static [&'static str]),
@@ -113,6 +122,7 @@ impl OptionKind {
         match self {
             OptionKind::Str | OptionKind::Choice(_) => "str",
             OptionKind::Int => "int",
+            OptionKind::Bool => "bool",
             OptionKind::StrList => "list[str]",
         }
     }
@@ -128,6 +138,7 @@ pub enum OptionValue {
     Int(i64),
     /// An integer that does not fit in 64 bits.
     IntTooBig,
+    Bool(bool),
     StrList(Vec<String>),
     /// Something else, by its type's name (as Python names it).
     Other(String),
@@ -139,6 +150,7 @@ impl OptionValue {
             OptionValue::None => "None",
             OptionValue::Str(_) => "str",
             OptionValue::Int(_) | OptionValue::IntTooBig => "int",
+            OptionValue::Bool(_) => "bool",
             OptionValue::StrList(_) => "list",
             OptionValue::Other(name) => name,
         }
@@ -153,6 +165,7 @@ impl OptionValue {
                     OptionValue::Int(_) | OptionValue::IntTooBig,
                     OptionKind::Int
                 )
+                | (OptionValue::Bool(_), OptionKind::Bool)
                 | (OptionValue::StrList(_), OptionKind::StrList)
         )
     }
@@ -373,6 +386,14 @@ impl EncoderOptions {
         }
     }
 
+    /// A bool option: `None` when not given, `Some(None)` when given as none.
+    pub fn bool(&self, name: &str) -> Option<Option<bool>> {
+        match self.value(name)? {
+            OptionValue::Bool(value) => Some(Some(*value)),
+            _ => Some(None),
+        }
+    }
+
     /// A list option: empty when not given or given as none.
     pub fn str_list(&self, name: &str) -> Vec<String> {
         match self.value(name) {
@@ -451,5 +472,31 @@ mod tests {
         assert_eq!(options.str("session_id"), Some(Some("s".to_owned())));
         assert_eq!(options.int("created_at"), Some(None));
         assert_eq!(options.str("response_id"), None);
+    }
+
+    #[test]
+    fn a_bool_option_takes_a_bool_or_none() {
+        let (protocol, option) = crate::PROTOCOLS
+            .iter()
+            .find_map(|protocol| {
+                let option = protocol
+                    .options
+                    .iter()
+                    .find(|o| o.kind == OptionKind::Bool)?;
+                Some((*protocol, option.name))
+            })
+            .expect("an encoder takes a bool option");
+        let given = |value| EncoderOptions::parse(protocol, [(option.to_owned(), value)]);
+        let err = given(OptionValue::Int(0)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{option} must be bool or None, not int")
+        );
+        assert_eq!(
+            given(OptionValue::Bool(false)).unwrap().bool(option),
+            Some(Some(false))
+        );
+        assert_eq!(given(OptionValue::None).unwrap().bool(option), Some(None));
+        assert_eq!(EncoderOptions::defaults(protocol).bool(option), None);
     }
 }

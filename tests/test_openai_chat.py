@@ -950,3 +950,41 @@ def test_the_finish_reasons_literal_is_the_vocabularys_table() -> None:
 
     assert get_args(openai_chat.types.FinishReason) == openai_chat.FINISH_REASONS
     assert tables("openai-chat")["FINISH_REASONS"] == openai_chat.FINISH_REASONS
+
+
+def test_include_usage_false_leaves_the_usage_chunk_out_and_says_so(backend: ModuleType) -> None:
+    """The Chat API writes a run's usage (a last chunk without choices)
+    only when the request's ``stream_options`` ask, and a client that reads
+    ``choices[0]`` of every chunk fails on it: ``include_usage=False``
+    leaves it out, reported; by default (or True) it is written."""
+    run = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "message_started", "message_id": "m", "role": "assistant"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Hi"},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "message_finished", "message_id": "m"},
+        {"type": "run_finished", "status": "completed", "usage": {"input_tokens": 3, "output_tokens": 1}},
+    ]
+
+    def written(**options: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        encoder = backend.NeutralEncoder("openai-chat", response_id="c", created_at=1, **options)
+        stream = b"".join(encoder.encode(event) for event in run) + encoder.close()
+        assert stream.endswith(b"data: [DONE]\n\n")
+        return data_events(stream.replace(b"data: [DONE]\n\n", b"")), encoder.losses
+
+    usage = {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    for options in ({}, {"include_usage": True}, {"include_usage": None}):
+        chunks, losses = written(**options)
+        assert chunks[-1]["choices"] == [], options
+        assert chunks[-1]["usage"] == usage, options
+        assert [loss for loss in losses if loss["what"] == "usage"] == []
+    chunks, losses = written(include_usage=False)
+    assert all(chunk["choices"] for chunk in chunks)
+    assert "usage" not in json.dumps(chunks)
+    assert [(loss["what"], loss["why"]) for loss in losses] == [
+        ("usage", "openai-chat writes a run's usage only with include_usage")
+    ]
+    for refused, error in ((1, TypeError), ("no", TypeError)):
+        with pytest.raises(error, match=r"^include_usage must be bool or None, not (int|str)$"):
+            backend.NeutralEncoder("openai-chat", include_usage=refused)

@@ -257,6 +257,15 @@ def test_errors_name_the_source_event() -> None:
             backend.Transcoder("agentscope", bare, model="m")
 
 
+# An encoder that takes a bool option, and the option.
+BOOL_TARGET, BOOL_OPTION = next(
+    (name, option)
+    for name, protocol in PURE_PROTOCOLS.items()
+    for option, kind in protocol.options.items()
+    if kind == "bool"
+)
+
+
 @pytest.mark.parametrize(
     ("target", "options"),
     [
@@ -270,6 +279,8 @@ def test_errors_name_the_source_event() -> None:
         ("langchain", {"namespace": ["a", 1]}),
         ("langchain", {"namespace": "a"}),
         ("agentscope", {"response_id": object()}),
+        (BOOL_TARGET, {BOOL_OPTION: 1}),  # an int is no bool
+        (BOOL_TARGET, {BOOL_OPTION: "false"}),
     ],
 )
 def test_encoder_options_are_refused_alike(target: str, options: dict[str, Any]) -> None:

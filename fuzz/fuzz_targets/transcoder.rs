@@ -30,6 +30,7 @@ fn options(target: &'static Descriptor) -> EncoderOptions {
         let value = match option.kind {
             OptionKind::Str => OptionValue::from("x"),
             OptionKind::Int => OptionValue::Int(1),
+            OptionKind::Bool => OptionValue::Bool(false),
             OptionKind::StrList => OptionValue::StrList(Vec::new()),
             OptionKind::Choice(choices) => OptionValue::from(choices[0]),
         };

@@ -661,6 +661,8 @@ pub struct Encoder {
     /// Where a choice's text runs on from another message's (and what
     /// goes between them, if anything).
     joined: JoinedText,
+    /// Whether the run's usage is written (a last chunk without choices).
+    include_usage: bool,
 }
 
 impl Encoder {
@@ -679,7 +681,17 @@ impl Encoder {
             open_in: HashMap::default(),
             blocks: indexmap::IndexMap::default(),
             joined: JoinedText::default(),
+            include_usage: true,
         }
+    }
+
+    /// Whether the run's usage is written, as a last chunk without choices
+    /// (the `include_usage` option; true by default). The Chat API writes it
+    /// only when a request's `stream_options` ask, and a client that reads
+    /// `choices[0]` of every chunk fails on it; left out, it is reported.
+    pub fn with_include_usage(mut self, include_usage: bool) -> Self {
+        self.include_usage = include_usage;
+        self
     }
 
     /// Writes `separator` before a message's text that runs on from another
@@ -956,9 +968,13 @@ impl Encoder {
         self.lost
             .extend(Loss::status("openai-chat", status, carried));
         if let Some(usage) = usage_to_chat(event.get("usage")) {
-            let mut chunk = self.chunk(Vec::new());
-            chunk.insert("usage".to_owned(), usage);
-            out.push(chunk);
+            if self.include_usage {
+                let mut chunk = self.chunk(Vec::new());
+                chunk.insert("usage".to_owned(), usage);
+                out.push(chunk);
+            } else {
+                self.lost.push(Loss::usage_not_asked("openai-chat"));
+            }
         }
         self.finished = true;
         self.completed = true;

@@ -48,6 +48,7 @@ pub const PROTOCOL: Descriptor = Descriptor {
         EncoderOption::str("model"),
         EncoderOption::int("created_at"),
         EncoderOption::str("message_separator"),
+        EncoderOption::bool("include_usage"),
     ],
     encoder: |options| {
         Box::new(
@@ -56,7 +57,8 @@ pub const PROTOCOL: Descriptor = Descriptor {
                 options.str("model").flatten(),
                 options.int("created_at").flatten().map(Value::from),
             )
-            .with_message_separator(options.str("message_separator").flatten()),
+            .with_message_separator(options.str("message_separator").flatten())
+            .with_include_usage(options.bool("include_usage").flatten().unwrap_or(true)),
         )
     },
     vocabulary: vocabulary::table,

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 
 use super::args::{LimitArg, StrArg};
 use super::assemblers::{self, ToPyErr};
@@ -76,6 +76,10 @@ fn option_value(kind: OptionKind, value: &Bound<'_, PyAny>) -> PyResult<OptionVa
                 .map_or(OptionValue::IntTooBig, OptionValue::Int),
         ),
         OptionKind::Int => None,
+        OptionKind::Bool => value
+            .cast::<PyBool>()
+            .ok()
+            .map(|flag| OptionValue::Bool(flag.is_true())),
         OptionKind::StrList
             if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() =>
         {

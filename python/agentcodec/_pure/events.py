@@ -493,6 +493,12 @@ def usage_loss(target: str, event: dict[str, Any]) -> list[tuple[str, str]]:
     return [("usage", f"{target} has no place for the usage of {of}")]
 
 
+def usage_not_asked_loss(target: str) -> tuple[str, str]:
+    """A run's usage left out because the encoder was told not to write it
+    (``events::Loss::usage_not_asked``)."""
+    return "usage", f"{target} writes a run's usage only with include_usage"
+
+
 def partial_usage_loss(target: str, needs: str) -> tuple[str, str]:
     """A usage without the counts the target's usage must have: left out
     (``events::Loss::partial_usage``)."""

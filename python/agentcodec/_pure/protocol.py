@@ -67,7 +67,7 @@ def typed_frame(event: dict[str, Any]) -> bytes:
 
 def check_option(name: str, value: Any, kind: str | tuple[str, ...]) -> None:
     """Refuses an option's value (None is always taken) that is not of its
-    ``kind``: ``"str"``, ``"int"`` (64-bit), ``"list[str]"``, or a tuple of
+    ``kind``: ``"str"``, ``"int"`` (64-bit), ``"bool"``, ``"list[str]"``, or a tuple of
     the strs it may be; the messages are ``registry::OptionError``'s."""
     if value is None:
         return
@@ -80,6 +80,8 @@ def check_option(name: str, value: Any, kind: str | tuple[str, ...]) -> None:
         return
     if kind == "str":
         fits = isinstance(value, str)
+    elif kind == "bool":
+        fits = isinstance(value, bool)
     elif kind == "int":
         fits = type(value) is int
         if fits and as_int(value) is None:

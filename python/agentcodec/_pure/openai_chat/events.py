@@ -19,7 +19,7 @@ compatible client read: ``role`` once per choice, alone in its first chunk; a to
 call's ``id``, ``type`` and ``name`` once, in its first fragment, with its
 ``index``; ``reasoning_content`` for reasoning; a ``finish_reason`` chunk
 for every choice and a ``usage`` chunk (``choices: []``) when the run
-finishes, then ``data: [DONE]``; an ``error`` chunk when it fails. Tool
+finishes (unless ``include_usage`` is False), then ``data: [DONE]``; an ``error`` chunk when it fails. Tool
 results, media and data blocks, and corrections of what streamed have no
 place in a completion and are left out.
 """
@@ -401,6 +401,7 @@ class Encoder(ev.RecordsLosses):
         model: str | None = None,
         created_at: Any = None,
         message_separator: str | None = None,
+        include_usage: bool | None = None,
     ) -> None:
         # What could not be carried since the last take_losses(): (what, why).
         self._lost: list[tuple[str, str]] = []
@@ -422,6 +423,11 @@ class Encoder(ev.RecordsLosses):
         # Where a choice's text runs on from another message's (and what goes
         # between them, if anything).
         self._joined = JoinedText(message_separator)
+        # Whether the run's usage is written, as a last chunk without choices
+        # (``Encoder::with_include_usage``): the Chat API writes it only when a
+        # request's stream_options ask, and a client reading choices[0] of
+        # every chunk fails on it.
+        self._include_usage = include_usage is not False
 
     def has_ended_before(self, kind: str) -> bool:
         return self._finished
@@ -633,7 +639,10 @@ class Encoder(ev.RecordsLosses):
         self._lost.extend(ev.status_loss("openai-chat", status, carried))
         usage = usage_to_chat(event.get("usage"))
         if usage is not None:
-            out.append(self._chunk([], usage=usage))
+            if self._include_usage:
+                out.append(self._chunk([], usage=usage))
+            else:
+                self._lost.append(ev.usage_not_asked_loss(self.protocol))
         self._finished = True
         self._completed = True
 
