@@ -8,7 +8,7 @@ from typing import Any
 from agentcodec import openai_chat
 from sse_helpers import data_events
 
-from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
+from . import BuiltTurn, GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
 
 CHUNK = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
 
@@ -183,5 +183,10 @@ ROW = Row(
         (r"chatcmpl-[0-9A-Za-z]{29}", r"call_[0-9A-Za-z]{24}"),
     ),
     carries_choices=True,
+    gateway=GatewayCase(
+        "/v1/chat/completions",
+        lambda question: {"model": "m", "messages": [{"role": "user", "content": question}], "stream": True},
+        converts_with={"executed_tool_calls": "omit", "message_separator": "\n\n"},
+    ),
     judge=judge,
 )

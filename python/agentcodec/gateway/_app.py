@@ -1,6 +1,7 @@
 """The gateway: one agent upstream (an AgentScope ``/process`` server, or
-the demo agent), served downstream as every protocol an AgentApp serves,
-converted as it streams and resumable from a replay store.
+the demo agent), served downstream as every protocol whose package has a
+``gateway`` module (those an AgentApp serves, and more), converted as it
+streams and resumable from a replay store.
 
 Routes (``POST`` with JSON bodies, but where said):
 
@@ -64,7 +65,7 @@ _KEY = "agentcodec.api_key"
 
 
 class Gateway:
-    """An ASGI app serving one agent as every protocol an AgentApp serves.
+    """An ASGI app serving one agent as every protocol with a gateway endpoint.
 
     ``upstream`` is the URL of an AgentScope Agent API server (its
     ``/process``, or its base URL), an ``Upstream`` object, or None for
