@@ -11,7 +11,7 @@ from agentcodec import anthropic
 from agentcodec._pure.anthropic.events import _anthropic_block
 from sse_helpers import data_events
 
-from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, list_length
+from . import BuiltTurn, GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -201,5 +201,15 @@ ROW = Row(
         "start_char_index": 0,
         "end_char_index": 2,
     },
+    gateway=GatewayCase(
+        "/v1/messages",
+        lambda question: {
+            "model": "m",
+            "max_tokens": 1024,
+            "messages": [{"role": "user", "content": question}],
+            "stream": True,
+        },
+        converts_with={"executed_tool_calls": "omit"},
+    ),
     judge=judge,
 )

@@ -1,0 +1,304 @@
+"""The gateway's Anthropic Messages endpoint (``POST /v1/messages``) on
+uvicorn, called by the anthropic SDK and httpx, in front of the demo agent
+and of an Agent API server answering with a recorded run: what the SDK's
+stream accumulates, streamed and not; the tool calls a Messages client would
+run again left out and those left to it written. What every endpoint does
+alike is test_gateway's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from agent_servers import RecordedAgent
+from agentcodec import events
+from agentcodec.anthropic.gateway import agent_request_from_messages
+from agentcodec.gateway import DemoAgent, Gateway
+from gateway_clients import ANSWER, QUESTION, gateway_before
+from servers import serve
+
+PATH = "/v1/messages"
+ASKED = [{"role": "user", "content": QUESTION}]
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[str]:
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        yield url
+
+
+def sdk_at(url: str) -> Any:
+    anthropic = pytest.importorskip("anthropic")
+    return anthropic.Anthropic(base_url=url, api_key="-", max_retries=0)
+
+
+def agent_run(*, usage: dict[str, int] | None = None, answered: bool = False) -> bytes:
+    """An Agent API stream of a run whose assistant says a sentence and calls
+    ``weather``; ``answered``: the agent ran the tool and answered after it."""
+    call = {"message_id": "m", "index": 1}
+    run: list[dict[str, Any]] = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "message_started", "message_id": "m", "role": "assistant"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Let me look."},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "block_started", **call, "kind": "tool_call", "call_id": "call_1", "name": "weather"},
+        {"type": "block_delta", **call, "delta": '{"city": "Paris"}'},
+        {"type": "block_finished", **call},
+        {"type": "message_finished", "message_id": "m"},
+    ]
+    if answered:
+        run += [
+            {"type": "message_started", "message_id": "t", "role": "tool"},
+            {
+                "type": "block_started",
+                "message_id": "t",
+                "index": 0,
+                "kind": "tool_result",
+                "call_id": "call_1",
+            },
+            {"type": "block_delta", "message_id": "t", "index": 0, "delta": "18 C"},
+            {"type": "block_finished", "message_id": "t", "index": 0},
+            {"type": "message_finished", "message_id": "t"},
+            {"type": "message_started", "message_id": "a", "role": "assistant"},
+            {"type": "block_started", "message_id": "a", "index": 0, "kind": "text"},
+            {"type": "block_delta", "message_id": "a", "index": 0, "delta": "It is 18 C."},
+            {"type": "block_finished", "message_id": "a", "index": 0},
+            {"type": "message_finished", "message_id": "a"},
+        ]
+    run.append({"type": "run_finished", "status": "completed", **({"usage": usage} if usage else {})})
+    encoder = events.Encoder("agentscope")
+    return b"".join(encoder.encode(event) for event in run) + encoder.close()
+
+
+def test_messages_endpoint_serves_the_anthropic_sdk(demo: str) -> None:
+    """The demo agent reasons, runs its word_count tool and answers: the
+    SDK reads the thinking and the answer, and no tool_use, which its
+    caller's loop would run again."""
+    sdk = sdk_at(demo)
+    with sdk.messages.stream(model="demo", max_tokens=1024, messages=ASKED) as stream:
+        streamed = stream.get_final_message()
+    created = sdk.messages.create(model="demo", max_tokens=1024, messages=ASKED)
+    for message in (streamed, created):
+        assert message.model == "demo"
+        assert message.stop_reason == "end_turn"
+        assert [block.type for block in message.content] == ["thinking", "text"]
+        assert message.content[0].thinking.startswith("The user wants their words counted")
+        assert message.content[1].text == ANSWER
+
+
+def test_a_call_left_to_the_client_is_written_and_its_result_goes_back() -> None:
+    """A tool call the run leaves unanswered is the client's to run: a
+    ``tool_use`` block and ``stop_reason: "tool_use"``; the client's next
+    request, with the call and its result, reaches the agent as an
+    AgentApp's messages."""
+    agent = RecordedAgent(agent_run())
+    with gateway_before(agent) as url:
+        sdk = sdk_at(url)
+        with sdk.messages.stream(model="m", max_tokens=1024, messages=ASKED) as stream:
+            message = stream.get_final_message()
+        assert message.stop_reason == "tool_use"
+        assert [block.type for block in message.content] == ["text", "tool_use"]
+        call = message.content[1]
+        assert (call.id, call.name, call.input) == ("call_1", "weather", {"city": "Paris"})
+        history = [
+            *ASKED,
+            {
+                "role": "assistant",
+                "content": [block.model_dump(exclude_none=True) for block in message.content],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "18 C"}],
+            },
+        ]
+        sdk.messages.create(model="m", max_tokens=1024, messages=history)
+    assert [(message["role"], message["type"]) for message in agent.requests[1]["input"]] == [
+        ("user", "message"),
+        ("assistant", "message"),
+        ("assistant", "function_call"),
+        ("tool", "function_call_output"),
+    ]
+    assert agent.requests[1]["input"][2]["content"] == [
+        {"type": "data", "data": {"call_id": "call_1", "name": "weather", "arguments": '{"city": "Paris"}'}}
+    ]
+    assert agent.requests[1]["input"][3]["content"] == [
+        {"type": "data", "data": {"call_id": "call_1", "output": "18 C"}}
+    ]
+    # Each request is a session of its own: it carries its whole history.
+    assert agent.requests[0]["session_id"] != agent.requests[1]["session_id"]
+
+
+def test_a_call_the_agent_answered_is_left_out() -> None:
+    agent = RecordedAgent(agent_run(answered=True))
+    with gateway_before(agent) as url:
+        message = sdk_at(url).messages.create(model="m", max_tokens=1024, messages=ASKED)
+    assert message.stop_reason == "end_turn"
+    assert [(block.type, block.text) for block in message.content] == [
+        ("text", "Let me look."),
+        ("text", "It is 18 C."),
+    ]
+
+
+def test_a_run_that_fails_is_the_apis_error() -> None:
+    """Streamed, the error event the SDK raises; not streamed, a 502 with the
+    run's error, for a message has no failed state."""
+    anthropic = pytest.importorskip("anthropic")
+    with gateway_before(RecordedAgent.from_fixture("agent_fails")) as url:
+        with pytest.raises(anthropic.APIError) as streamed:
+            list(sdk_at(url).messages.create(model="m", max_tokens=1024, messages=ASKED, stream=True))
+        response = httpx.post(f"{url}{PATH}", json={"model": "m", "messages": ASKED}, timeout=10)
+    assert response.status_code == 502
+    assert response.json()["error"]["message"] in str(streamed.value)
+    assert response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"messages": []}, "messages is required: at least one message"),
+        ({"messages": ASKED, "stream": "yes"}, "stream must be a boolean, not str"),
+        (
+            {"messages": [{"role": "system", "content": "x"}]},
+            "messages[0].role 'system' is not a Messages role (user or assistant)",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "video"}]}]},
+            "messages[0].content[0].type 'video' is not a user content block this gateway forwards",
+        ),
+        (
+            {
+                "messages": [
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "tool_use", "id": "c", "name": "f", "input": "x"}],
+                    }
+                ]
+            },
+            "messages[0].content[0].input must be a JSON object, not str",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "tool_result", "content": "x"}]}]},
+            "messages[0].content[0].tool_use_id is required",
+        ),
+        (
+            {"messages": ASKED, "tools": [{"type": "web_search_20250305", "name": "web_search"}]},
+            "tools[0].type 'web_search_20250305' is not a client tool this gateway forwards",
+        ),
+        ({"messages": ASKED, "system": [{"type": "image"}]}, "system[0].type 'image' is not a text block"),
+    ],
+    ids=[
+        "no-messages",
+        "stream",
+        "system-role",
+        "block",
+        "tool-input",
+        "tool-use-id",
+        "server-tool",
+        "system",
+    ],
+)
+def test_bad_requests_are_answered_400_saying_what_and_where(demo: str, body: Any, message: str) -> None:
+    response = httpx.post(f"{demo}{PATH}", json=body, timeout=10)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"] == {"code": "invalid_request", "message": message}
+
+
+def test_messages_become_the_agents_messages() -> None:
+    request = agent_request_from_messages(
+        {
+            "model": "m",
+            "max_tokens": 50,
+            "temperature": 0.5,
+            "metadata": {"user_id": "u1"},
+            "system": [{"type": "text", "text": "Be brief."}],
+            "tools": [{"name": "f", "description": "d", "input_schema": {"type": "object"}}],
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "What is this?"},
+                        {"type": "image", "source": {"type": "url", "url": "https://example.org/a.png"}},
+                        {
+                            "type": "image",
+                            "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"},
+                        },
+                    ],
+                },
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "An image.", "signature": "sig"},
+                        {"type": "redacted_thinking", "data": "..."},
+                        {"type": "tool_use", "id": "c1", "name": "f", "input": {"q": "é"}},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "c1",
+                            "content": [{"type": "text", "text": "a cat"}],
+                        },
+                        {"type": "text", "text": "And now?"},
+                    ],
+                },
+                {"role": "assistant", "content": "Un chat."},
+            ],
+        }
+    )
+    assert request["input"] == [
+        {"role": "system", "type": "message", "content": [{"type": "text", "text": "Be brief."}]},
+        {
+            "role": "user",
+            "type": "message",
+            "content": [
+                {"type": "text", "text": "What is this?"},
+                {"type": "image", "image_url": "https://example.org/a.png"},
+                {"type": "image", "image_url": "data:image/png;base64,iVBO"},
+            ],
+        },
+        {"role": "assistant", "type": "reasoning", "content": [{"type": "text", "text": "An image."}]},
+        {
+            "role": "assistant",
+            "type": "function_call",
+            "content": [{"type": "data", "data": {"call_id": "c1", "name": "f", "arguments": '{"q": "é"}'}}],
+        },
+        {
+            "role": "tool",
+            "type": "function_call_output",
+            "content": [{"type": "data", "data": {"call_id": "c1", "output": "a cat"}}],
+        },
+        {"role": "user", "type": "message", "content": [{"type": "text", "text": "And now?"}]},
+        {"role": "assistant", "type": "message", "content": [{"type": "text", "text": "Un chat."}]},
+    ]
+    assert (request["model"], request["max_tokens"], request["temperature"], request["user_id"]) == (
+        "m",
+        50,
+        0.5,
+        "u1",
+    )
+    assert request["tools"][0]["function"] == {
+        "name": "f",
+        "description": "d",
+        "parameters": {"type": "object"},
+    }
+    assert request["session_id"] != agent_request_from_messages({"messages": ASKED})["session_id"]
+    # A tool's error is its output, said as one.
+    errored = agent_request_from_messages(
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "c", "is_error": True, "content": "no"}
+                    ],
+                }
+            ]
+        }
+    )
+    assert errored["input"][0]["content"][0]["data"]["output"] == '{"error": "no"}'
