@@ -1,7 +1,8 @@
 """Agent API servers the gateway tests put upstream, run on uvicorn like the
 gateway itself: one that answers every ``/process`` request with a stream
 recorded from agentscope-runtime's AgentApp, in small chunks, keeping the
-requests it was sent; one that fails midway or refuses."""
+requests it was sent; one that fails midway or refuses; and the Agent API
+stream of a run that calls a tool (``tool_call_run``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from agentcodec import events
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agentapp"
 
@@ -86,3 +89,42 @@ class ScriptedAgent:
         except (asyncio.CancelledError, GeneratorExit):
             self.cancelled += 1
             raise
+
+
+def tool_call_run(*, usage: dict[str, int] | None = None, answered: bool = False) -> bytes:
+    """An Agent API stream of a run whose assistant says a sentence and calls
+    ``weather``; ``answered``: the agent ran the tool and answered after it."""
+    call = {"message_id": "m", "index": 1}
+    run: list[dict[str, Any]] = [
+        {"type": "run_started", "run_id": "r"},
+        {"type": "message_started", "message_id": "m", "role": "assistant"},
+        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
+        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Let me look."},
+        {"type": "block_finished", "message_id": "m", "index": 0},
+        {"type": "block_started", **call, "kind": "tool_call", "call_id": "call_1", "name": "weather"},
+        {"type": "block_delta", **call, "delta": '{"city": "Paris"}'},
+        {"type": "block_finished", **call},
+        {"type": "message_finished", "message_id": "m"},
+    ]
+    if answered:
+        run += [
+            {"type": "message_started", "message_id": "t", "role": "tool"},
+            {
+                "type": "block_started",
+                "message_id": "t",
+                "index": 0,
+                "kind": "tool_result",
+                "call_id": "call_1",
+            },
+            {"type": "block_delta", "message_id": "t", "index": 0, "delta": "18 C"},
+            {"type": "block_finished", "message_id": "t", "index": 0},
+            {"type": "message_finished", "message_id": "t"},
+            {"type": "message_started", "message_id": "a", "role": "assistant"},
+            {"type": "block_started", "message_id": "a", "index": 0, "kind": "text"},
+            {"type": "block_delta", "message_id": "a", "index": 0, "delta": "It is 18 C."},
+            {"type": "block_finished", "message_id": "a", "index": 0},
+            {"type": "message_finished", "message_id": "a"},
+        ]
+    run.append({"type": "run_finished", "status": "completed", **({"usage": usage} if usage else {})})
+    encoder = events.Encoder("agentscope")
+    return b"".join(encoder.encode(event) for event in run) + encoder.close()

@@ -13,8 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agent_servers import RecordedAgent
-from agentcodec import events
+from agent_servers import RecordedAgent, tool_call_run
 from agentcodec.anthropic.gateway import agent_request_from_messages
 from agentcodec.gateway import DemoAgent, Gateway
 from gateway_clients import ANSWER, QUESTION, gateway_before
@@ -33,45 +32,6 @@ def demo() -> Iterator[str]:
 def sdk_at(url: str) -> Any:
     anthropic = pytest.importorskip("anthropic")
     return anthropic.Anthropic(base_url=url, api_key="-", max_retries=0)
-
-
-def agent_run(*, usage: dict[str, int] | None = None, answered: bool = False) -> bytes:
-    """An Agent API stream of a run whose assistant says a sentence and calls
-    ``weather``; ``answered``: the agent ran the tool and answered after it."""
-    call = {"message_id": "m", "index": 1}
-    run: list[dict[str, Any]] = [
-        {"type": "run_started", "run_id": "r"},
-        {"type": "message_started", "message_id": "m", "role": "assistant"},
-        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
-        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Let me look."},
-        {"type": "block_finished", "message_id": "m", "index": 0},
-        {"type": "block_started", **call, "kind": "tool_call", "call_id": "call_1", "name": "weather"},
-        {"type": "block_delta", **call, "delta": '{"city": "Paris"}'},
-        {"type": "block_finished", **call},
-        {"type": "message_finished", "message_id": "m"},
-    ]
-    if answered:
-        run += [
-            {"type": "message_started", "message_id": "t", "role": "tool"},
-            {
-                "type": "block_started",
-                "message_id": "t",
-                "index": 0,
-                "kind": "tool_result",
-                "call_id": "call_1",
-            },
-            {"type": "block_delta", "message_id": "t", "index": 0, "delta": "18 C"},
-            {"type": "block_finished", "message_id": "t", "index": 0},
-            {"type": "message_finished", "message_id": "t"},
-            {"type": "message_started", "message_id": "a", "role": "assistant"},
-            {"type": "block_started", "message_id": "a", "index": 0, "kind": "text"},
-            {"type": "block_delta", "message_id": "a", "index": 0, "delta": "It is 18 C."},
-            {"type": "block_finished", "message_id": "a", "index": 0},
-            {"type": "message_finished", "message_id": "a"},
-        ]
-    run.append({"type": "run_finished", "status": "completed", **({"usage": usage} if usage else {})})
-    encoder = events.Encoder("agentscope")
-    return b"".join(encoder.encode(event) for event in run) + encoder.close()
 
 
 def test_messages_endpoint_serves_the_anthropic_sdk(demo: str) -> None:
@@ -95,7 +55,7 @@ def test_a_call_left_to_the_client_is_written_and_its_result_goes_back() -> None
     ``tool_use`` block and ``stop_reason: "tool_use"``; the client's next
     request, with the call and its result, reaches the agent as an
     AgentApp's messages."""
-    agent = RecordedAgent(agent_run())
+    agent = RecordedAgent(tool_call_run())
     with gateway_before(agent) as url:
         sdk = sdk_at(url)
         with sdk.messages.stream(model="m", max_tokens=1024, messages=ASKED) as stream:
@@ -133,7 +93,7 @@ def test_a_call_left_to_the_client_is_written_and_its_result_goes_back() -> None
 
 
 def test_a_call_the_agent_answered_is_left_out() -> None:
-    agent = RecordedAgent(agent_run(answered=True))
+    agent = RecordedAgent(tool_call_run(answered=True))
     with gateway_before(agent) as url:
         message = sdk_at(url).messages.create(model="m", max_tokens=1024, messages=ASKED)
     assert message.stop_reason == "end_turn"

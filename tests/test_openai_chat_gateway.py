@@ -15,8 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agent_servers import RecordedAgent
-from agentcodec import events
+from agent_servers import RecordedAgent, tool_call_run
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.openai_chat.gateway import agent_request_from_chat
 from gateway_clients import ANSWER, QUESTION, gateway_before
@@ -37,45 +36,6 @@ def sdk_at(url: str, path: str) -> Any:
     return openai.OpenAI(
         base_url=f"{url}{path.removesuffix('/chat/completions')}", api_key="-", max_retries=0
     )
-
-
-def agent_run(*, usage: dict[str, int] | None = None, answered: bool = False) -> bytes:
-    """An Agent API stream of a run whose assistant says a sentence and calls
-    ``weather``; ``answered``: the agent ran the tool and answered after it."""
-    call = {"message_id": "m", "index": 1}
-    run: list[dict[str, Any]] = [
-        {"type": "run_started", "run_id": "r"},
-        {"type": "message_started", "message_id": "m", "role": "assistant"},
-        {"type": "block_started", "message_id": "m", "index": 0, "kind": "text"},
-        {"type": "block_delta", "message_id": "m", "index": 0, "delta": "Let me look."},
-        {"type": "block_finished", "message_id": "m", "index": 0},
-        {"type": "block_started", **call, "kind": "tool_call", "call_id": "call_1", "name": "weather"},
-        {"type": "block_delta", **call, "delta": '{"city": "Paris"}'},
-        {"type": "block_finished", **call},
-        {"type": "message_finished", "message_id": "m"},
-    ]
-    if answered:
-        run += [
-            {"type": "message_started", "message_id": "t", "role": "tool"},
-            {
-                "type": "block_started",
-                "message_id": "t",
-                "index": 0,
-                "kind": "tool_result",
-                "call_id": "call_1",
-            },
-            {"type": "block_delta", "message_id": "t", "index": 0, "delta": "18 C"},
-            {"type": "block_finished", "message_id": "t", "index": 0},
-            {"type": "message_finished", "message_id": "t"},
-            {"type": "message_started", "message_id": "a", "role": "assistant"},
-            {"type": "block_started", "message_id": "a", "index": 0, "kind": "text"},
-            {"type": "block_delta", "message_id": "a", "index": 0, "delta": "It is 18 C."},
-            {"type": "block_finished", "message_id": "a", "index": 0},
-            {"type": "message_finished", "message_id": "a"},
-        ]
-    run.append({"type": "run_finished", "status": "completed", **({"usage": usage} if usage else {})})
-    encoder = events.Encoder("agentscope")
-    return b"".join(encoder.encode(event) for event in run) + encoder.close()
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -103,7 +63,7 @@ def test_a_call_left_to_the_client_is_written_and_its_result_goes_back() -> None
     """A tool call the run leaves unanswered is the client's to run: written
     with ``finish_reason: "tool_calls"``; the client's next request, with the
     call and its result, reaches the agent as an AgentApp's messages."""
-    agent = RecordedAgent(agent_run())
+    agent = RecordedAgent(tool_call_run())
     with gateway_before(agent) as url:
         sdk = sdk_at(url, PATHS[0])
         with sdk.chat.completions.stream(model="m", messages=ASKED) as stream:
@@ -137,7 +97,7 @@ def test_a_call_left_to_the_client_is_written_and_its_result_goes_back() -> None
 
 
 def test_a_call_the_agent_answered_is_left_out_and_its_messages_set_apart() -> None:
-    agent = RecordedAgent(agent_run(answered=True))
+    agent = RecordedAgent(tool_call_run(answered=True))
     with gateway_before(agent) as url:
         completion = sdk_at(url, PATHS[0]).chat.completions.create(model="m", messages=ASKED)
     [choice] = completion.choices
@@ -150,7 +110,7 @@ def test_usage_is_written_only_where_the_request_asks() -> None:
     """As the Chat API does: the usage chunk (no choices) only with
     ``stream_options.include_usage``, so a client that reads ``choices[0]``
     of every chunk reads them all; a completion not streamed has it."""
-    agent = RecordedAgent(agent_run(usage={"input_tokens": 3, "output_tokens": 2}))
+    agent = RecordedAgent(tool_call_run(usage={"input_tokens": 3, "output_tokens": 2}))
     usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
     with gateway_before(agent) as url:
         sdk = sdk_at(url, PATHS[0])

@@ -8,7 +8,7 @@ from typing import Any
 from agentcodec import ai_sdk
 from sse_helpers import data_events
 
-from . import BuiltTurn, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
+from . import BuiltTurn, GatewayCase, JudgedToolCalls, Row, ToolCallCase, beside, list_length, loaded
 
 
 def tool_call_stream(pieces: list[str], text: str) -> tuple[list[Any], list[Any], list[Any]]:
@@ -85,4 +85,13 @@ ROW = Row(
         JudgedToolCalls("ai_sdk/*.sse", beside, lambda recorded: _judged_calls(recorded["message"])),
     ),
     built_turn=BuiltTurn(_built_turn, (("toolCallId",),), (r"call_[0-9A-Za-z]{24}",)),
+    # What useChat's DefaultChatTransport posts.
+    gateway=GatewayCase(
+        "/ai-sdk/chat",
+        lambda question: {
+            "id": "chat-1",
+            "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": question}]}],
+            "trigger": "submit-message",
+        },
+    ),
 )
