@@ -43,7 +43,11 @@ PROCESS_BODY = {
 RESENT_ROWS = [
     row for row in SERVED if row.gateway and row.gateway.read_at is None and row.name != "agentscope"
 ]
-RESENT = [pytest.param(row, id=row.name) for row in SERVED if row.gateway and row.gateway.read_at is None]
+RESENT = [
+    pytest.param(row, id=row.name)
+    for row in SERVED
+    if row.gateway and row.gateway.read_at is None and row.gateway.resumes
+]
 
 # The first events of a recorded run: a response, a message, some content.
 RECORDED = (FIXTURES / "agent_turn.process.sse").read_bytes()

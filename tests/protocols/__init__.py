@@ -91,6 +91,10 @@ class GatewayCase:
     #: ``abandoned`` timeout (where the protocol's own servers let such a
     #: run go on, a client asks for it, or not at all).
     cancels_abandoned: bool = True
+    #: Whether its streams carry event ids a dropped client resumes after
+    #: (NDJSON has none: such a run is not recorded, and a client that
+    #: leaves it cancels it at once).
+    resumes: bool = True
     #: The Transcoder options its runs are converted with, beside the
     #: defaults (those that change what is written: where its clients would
     #: run every call they read again, ``executed_tool_calls="omit"``).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Row, list_length
+from . import GatewayCase, Row, list_length
 
 STAMP = "2026-11-20T10:00:00.123456789+01:00"
 
@@ -64,4 +64,10 @@ ROW = Row(
     ),
     text_opening=(),
     text_delta=chat_line({"content": "b"}, x=0),
+    gateway=GatewayCase(
+        "/api/chat",
+        lambda question: {"model": "m", "messages": [{"role": "user", "content": question}]},
+        converts_with={"executed_tool_calls": "omit", "message_separator": "\n\n", "endpoint": "chat"},
+        resumes=False,
+    ),
 )

@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .. import _protocols
 from .._backend import impl
 from ..events import ProtocolName
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayStore
@@ -371,8 +372,10 @@ class Gateway:
         """The response to a request carrying ``Last-Event-ID``: its stream
         replayed from the store and followed live, the agent not run again
         (a ``410`` for an id the store cannot resume); None for any other
-        request. An endpoint of the gateway's answers with it first."""
-        if not request.headers.get("last-event-id"):
+        request, and for a protocol whose streams have no event ids (the
+        request runs the agent). An endpoint of the gateway's answers with it
+        first."""
+        if not request.headers.get("last-event-id") or not _resumable(protocol):
             return None
         return self.event_stream((), protocol, store=self.store)
 
@@ -405,7 +408,10 @@ class Gateway:
             if protocol == "agentscope"
             else self.converted(chunks, protocol, **options)
         )
-        return self.event_stream(content, protocol, store=self.store, abandoned=abandoned)
+        # A stream without event ids (NDJSON) is not recorded: nothing could
+        # resume it, and a run its client left is cancelled at once.
+        store = self.store if _resumable(protocol) else None
+        return self.event_stream(content, protocol, store=store, abandoned=abandoned)
 
     async def _process(self, request: Request) -> Response:
         resumed = self.resumed(request, "agentscope")
@@ -433,3 +439,9 @@ def _failure_reason(exc: Exception) -> str:
     if isinstance(exc, RunCancelledError):
         return "cancelled"
     return "timeout" if isinstance(exc, RunStoppedError) else "upstream"
+
+
+def _resumable(protocol: ProtocolName) -> bool:
+    """Whether the protocol's streams carry event ids a client resumes after
+    (Server-Sent Events do; NDJSON has none)."""
+    return _protocols.media_type(protocol) == "text/event-stream"
