@@ -370,6 +370,17 @@ def test_an_error_written_back_keeps_the_http_code_of_its_status(
     assert transcoder.losses == []
 
 
+def test_a_server_writes_data_lines_alone_and_takes_no_store() -> None:
+    """google-genai's reader takes any line but ``data:`` for JSON: a
+    keep-alive comment or an event id broke every client mid-stream. So a
+    server writes neither: no pings, and no store to resume from."""
+    from agentcodec.server import EventStreamResponse, MemoryReplayStore
+
+    assert EventStreamResponse([], protocol="gemini").ping_interval is None
+    with pytest.raises(ValueError, match=r"^gemini streams have no event ids to resume after"):
+        EventStreamResponse([], protocol="gemini", store=MemoryReplayStore())
+
+
 def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) -> None:
     """Every other protocol's recorded stream, converted to Gemini's records
     as it streams and served by EventStreamResponse on loopback:

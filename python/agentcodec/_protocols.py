@@ -5,7 +5,8 @@ server and gateway helpers and the CLI need to treat every protocol alike.
 The protocols are those ``events.ProtocolName`` lists; each is the public
 package of its name (``-`` written ``_``: ``agentcodec.<name>``), which
 has ``Assembler`` and ``encode``, and ``HEADERS`` and ``MEDIA_TYPE`` where
-its streams need other than plain Server-Sent Events, and a ``gateway``
+its streams need other than plain Server-Sent Events, ``DATA_ONLY`` where its
+clients read nothing of them but data lines, and a ``gateway``
 module where the gateway serves it beyond a stream per request. Nothing here names a
 protocol: a new one is a package and a name in ``ProtocolName``."""
 
@@ -28,11 +29,13 @@ __all__ = [
     "encoder",
     "gateway_endpoint",
     "gateway_module",
+    "data_only",
     "has_gateway_endpoint",
     "headers",
     "media_type",
     "module",
     "of_assembler",
+    "resumable",
 ]
 
 
@@ -101,6 +104,20 @@ def media_type(protocol: str | None) -> str:
         return "text/event-stream"
     media: str = getattr(module(protocol), "MEDIA_TYPE", "text/event-stream")
     return media
+
+
+def data_only(protocol: str | None) -> bool:
+    """Whether the protocol's clients read only the ``data:`` lines of its
+    SSE streams (its package's ``DATA_ONLY``): a reader that takes any other
+    line for data reads no event ids or comments."""
+    return protocol is not None and bool(getattr(module(protocol), "DATA_ONLY", False))
+
+
+def resumable(protocol: str | None) -> bool:
+    """Whether the protocol's streams can carry the event ids and keep-alive
+    comments a server writes: Server-Sent Events its clients read whole (not
+    NDJSON, and not data lines alone)."""
+    return media_type(protocol) == "text/event-stream" and not data_only(protocol)
 
 
 def read_media_types(protocol: str | None) -> tuple[str, ...]:

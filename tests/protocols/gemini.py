@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Row, list_length
+from . import GatewayCase, Row, list_length
 
 
 def record(parts: list[dict[str, Any]], index: int = 0, **fields: Any) -> dict[str, Any]:
@@ -96,4 +96,10 @@ ROW = Row(
     one_block=lambda n: record([{"functionCall": {"name": "f", "args": {"n": n}}}]),
     text_opening=(),
     text_delta=record([{"text": "b"}], x=0),
+    gateway=GatewayCase(
+        "/v1beta/models/m:streamGenerateContent?alt=sse",
+        lambda question: {"contents": [{"role": "user", "parts": [{"text": question}]}]},
+        converts_with={"executed_tool_calls": "omit", "message_separator": "\n\n", "model": "m"},
+        resumes=False,
+    ),
 )

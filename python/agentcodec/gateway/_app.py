@@ -58,6 +58,10 @@ from ._upstream import ProcessUpstream, Upstream, UpstreamError
 
 __all__ = ["Gateway"]
 
+# The headers an API key may come in beside ``Authorization: Bearer``: the
+# gateway's own, and the one Google's clients send theirs in.
+_KEY_HEADERS = ("x-api-key", "x-goog-api-key")
+
 logger = logging.getLogger("agentcodec.gateway")
 
 
@@ -150,7 +154,7 @@ class Gateway:
                     CORSMiddleware,
                     allow_origins=origins,
                     allow_methods=["GET", "POST"],
-                    allow_headers=["authorization", "x-api-key", "content-type", "last-event-id"],
+                    allow_headers=["authorization", *_KEY_HEADERS, "content-type", "last-event-id"],
                 )
             )
         self._app = Starlette(routes=routes, middleware=middleware, lifespan=self._lifespan)
@@ -204,7 +208,7 @@ class Gateway:
             name, value = bytes(raw_name).lower(), bytes(raw_value)
             if name == b"authorization" and value[:7].lower() == b"bearer ":
                 given.append(value[7:].strip())
-            elif name == b"x-api-key":
+            elif name.decode("latin-1") in _KEY_HEADERS:
                 given.append(value.strip())
         found = None
         for candidate in given:
@@ -221,7 +225,7 @@ class Gateway:
         return {
             name: value
             for name, value in request.headers.items()
-            if name.lower() not in ("authorization", "x-api-key")
+            if name.lower() != "authorization" and name.lower() not in _KEY_HEADERS
         }
 
     async def start_run(
@@ -375,7 +379,7 @@ class Gateway:
         request, and for a protocol whose streams have no event ids (the
         request runs the agent). An endpoint of the gateway's answers with it
         first."""
-        if not request.headers.get("last-event-id") or not _resumable(protocol):
+        if not request.headers.get("last-event-id") or not _protocols.resumable(protocol):
             return None
         return self.event_stream((), protocol, store=self.store)
 
@@ -408,9 +412,10 @@ class Gateway:
             if protocol == "agentscope"
             else self.converted(chunks, protocol, **options)
         )
-        # A stream without event ids (NDJSON) is not recorded: nothing could
-        # resume it, and a run its client left is cancelled at once.
-        store = self.store if _resumable(protocol) else None
+        # A stream without event ids (NDJSON, or SSE whose clients read data
+        # lines alone) is not recorded: nothing could resume it, and a run
+        # its client left is cancelled at once.
+        store = self.store if _protocols.resumable(protocol) else None
         return self.event_stream(content, protocol, store=store, abandoned=abandoned)
 
     async def _process(self, request: Request) -> Response:
@@ -439,9 +444,3 @@ def _failure_reason(exc: Exception) -> str:
     if isinstance(exc, RunCancelledError):
         return "cancelled"
     return "timeout" if isinstance(exc, RunStoppedError) else "upstream"
-
-
-def _resumable(protocol: ProtocolName) -> bool:
-    """Whether the protocol's streams carry event ids a client resumes after
-    (Server-Sent Events do; NDJSON has none)."""
-    return _protocols.media_type(protocol) == "text/event-stream"

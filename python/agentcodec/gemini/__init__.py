@@ -46,6 +46,11 @@ else:
 #: answers ``streamGenerateContent`` with when not asked for ``alt=sse``.
 READ_MEDIA_TYPES = ("application/json",)
 
+#: Its clients read only the data lines of its SSE streams: google-genai's
+#: reader takes any other line (an event id, a keep-alive comment) for JSON
+#: and fails on it, so a server writes neither.
+DATA_ONLY = True
+
 
 def encode(record: dict[str, Any]) -> bytes:
     """One record as the server writes it with ``alt=sse``: ``data:``, the
@@ -54,6 +59,7 @@ def encode(record: dict[str, Any]) -> bytes:
 
 
 __all__ = [
+    "DATA_ONLY",
     "FINISH_REASONS",
     "READ_MEDIA_TYPES",
     "Assembler",

@@ -192,10 +192,10 @@ class EventStreamResponse(_ResponseBase):
         if protocol is not None:
             _protocols.check(protocol)
         media_type = _protocols.media_type(protocol)
-        if media_type != "text/event-stream":
+        if not _protocols.resumable(protocol):
             if store is not None:
                 raise ValueError(f"{protocol} streams have no event ids to resume after: they take no store")
-            ping_interval = None  # a comment would be no line of the protocol
+            ping_interval = None  # a comment would be no line its clients read
         for name, seconds in (
             ("ping_interval", ping_interval),
             ("send_timeout", send_timeout),

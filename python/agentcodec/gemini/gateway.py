@@ -1,0 +1,301 @@
+"""Gemini's API at the gateway (``agentcodec gateway``):
+``POST /v1beta/models/{model}:streamGenerateContent`` and
+``:generateContent`` (and the same under ``/v1``) take a
+``GenerateContentRequest`` and answer as Gemini does: streamed as SSE with
+``alt=sse`` (what google-genai asks for), or as one JSON array written record
+by record without it, or else the final response as JSON. Point a client at
+the gateway (``genai.Client(http_options={"base_url": "<gateway>"})``) and
+the agent is its model; its key goes in ``x-goog-api-key``, which the
+gateway's ``--api-key`` checks.
+
+The request's whole history is its ``contents``, so each request is a
+session of its own (``agent_request_from_gemini``). As for any client whose
+loop runs the calls it reads (google-genai's automatic function calling),
+the calls the agent ran itself are left out and a call left to the client is
+written; the agent's messages are set apart by a blank line. Only the SSE
+form resumes with ``Last-Event-ID``: a JSON array has no event ids.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from .. import _protocols
+from .._backend import impl
+from ..gateway._body import json_body
+from ..gateway._endpoints import error_response
+from ..gateway._requests import (
+    Json,
+    RequestError,
+    agent_message,
+    expect_list,
+    expect_object,
+    expect_string,
+    function_call,
+    function_output,
+    function_tool,
+    json_text,
+    pick,
+    text_part,
+)
+from ..gateway._upstream import UpstreamError
+
+if TYPE_CHECKING:
+    from ..gateway import Gateway
+
+__all__ = ["Endpoint", "agent_request_from_gemini"]
+
+VERSIONS = ("/v1beta", "/v1")
+STREAM, WHOLE = ":streamGenerateContent", ":generateContent"
+
+#: What goes between two of the agent's messages in a candidate's one text.
+MESSAGE_SEPARATOR = "\n\n"
+
+
+class Endpoint:
+    """``POST /v1beta/models/{model}:streamGenerateContent`` and
+    ``:generateContent``: a run, as Gemini answers one."""
+
+    public_paths: frozenset[str] = frozenset()
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+
+    def routes(self) -> list[BaseRoute]:
+        routes: list[BaseRoute] = []
+        for version in VERSIONS:
+            routes.append(Route(f"{version}/models/{{model}}{STREAM}", self.stream, methods=["POST"]))
+            routes.append(Route(f"{version}/models/{{model}}{WHOLE}", self.whole, methods=["POST"]))
+        return routes
+
+    def streams(self, path: str) -> bool:
+        return path.startswith(tuple(f"{version}/models/" for version in VERSIONS)) and path.endswith(
+            (STREAM, WHOLE)
+        )
+
+    async def stream(self, request: Request) -> Response:
+        sse = request.query_params.get("alt") == "sse"
+        if sse:
+            resumed = self._gateway.resumed(request, "gemini")
+            if resumed is not None:
+                return resumed
+        parsed = await self._parsed(request)
+        if isinstance(parsed, Response):
+            return parsed
+        agent_request, options = parsed
+        if sse:
+            return await self._gateway.run(request, agent_request, "gemini", **options)
+        try:
+            chunks = await self._gateway.start_run(agent_request, request)
+        except UpstreamError as exc:
+            return error_response(exc.status, exc.code, exc.message)
+        records = self._gateway.converted(chunks, "gemini", **options)
+        return StreamingResponse(_json_array(records), media_type="application/json")
+
+    async def whole(self, request: Request) -> Response:
+        parsed = await self._parsed(request)
+        if isinstance(parsed, Response):
+            return parsed
+        agent_request, options = parsed
+        try:
+            chunks = await self._gateway.start_run(agent_request, request)
+        except UpstreamError as exc:
+            return error_response(exc.status, exc.code, exc.message)
+        assembler = _protocols.assembler("gemini")
+        async for data in self._gateway.converted(chunks, "gemini", **options):
+            assembler.feed(data)
+        answer = assembler.close()
+        if assembler.errors:
+            # A response has no failed state: Gemini answers an error.
+            error = assembler.errors[0]
+            return error_response(502, str(error.get("code") or "INTERNAL"), str(error.get("message")))
+        return JSONResponse(answer)
+
+    async def _parsed(self, request: Request) -> tuple[Json, dict[str, Any]] | Response:
+        """The request as an AgentRequest and the conversion's options, or
+        the error it is answered with."""
+        try:
+            body = await json_body(request, self._gateway.max_body_bytes)
+            agent_request = agent_request_from_gemini(body, model=request.path_params["model"])
+        except RequestError as exc:
+            return error_response(exc.status, exc.code, str(exc))
+        options = {
+            "model": request.path_params["model"],
+            "executed_tool_calls": "omit",
+            "message_separator": MESSAGE_SEPARATOR,
+        }
+        return agent_request, options
+
+
+async def _json_array(sse: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The records of an SSE stream as one JSON array, written as they come
+    (as Gemini answers without ``alt=sse``)."""
+    decoder = impl.SSEDecoder()
+    opened = False
+    async for data in sse:
+        for event in decoder.feed(data):
+            yield (b",\r\n" if opened else b"[") + event.data.encode()
+            opened = True
+    for event in decoder.close():
+        yield (b",\r\n" if opened else b"[") + event.data.encode()
+        opened = True
+    yield b"]" if opened else b"[]"
+
+
+def _part(part: Mapping[str, Any], where: str) -> Json | None:
+    """A user's part as the Agent API's (None for one it has no part for)."""
+    if isinstance(part.get("text"), str):
+        return text_part(part["text"])
+    inline = pick(part, "inlineData", "inline_data")
+    if inline is not None:
+        inline = expect_object(inline, f"{where}.inlineData")
+        media = expect_string(pick(inline, "mimeType", "mime_type"), f"{where}.inlineData.mimeType")
+        url = f"data:{media};base64,{expect_string(inline.get('data'), f'{where}.inlineData.data')}"
+        return (
+            {"type": "image", "image_url": url}
+            if media.startswith("image/")
+            else {"type": "file", "file_data": url}
+        )
+    file = pick(part, "fileData", "file_data")
+    if file is not None:
+        file = expect_object(file, f"{where}.fileData")
+        uri = expect_string(pick(file, "fileUri", "file_uri"), f"{where}.fileData.fileUri")
+        media = pick(file, "mimeType", "mime_type")
+        if isinstance(media, str) and media.startswith("image/"):
+            return {"type": "image", "image_url": uri}
+        return {"type": "file", "file_url": uri}
+    return None
+
+
+# What a model's part may hold beside its text or call: nothing an agent reads.
+_SIGNATURES = frozenset({"thought", "thoughtSignature", "thought_signature"})
+
+
+def _content(content: Any, position: int, unanswered: list[tuple[str, str]]) -> list[Json]:
+    where = f"contents[{position}]"
+    content = expect_object(content, where)
+    role = content.get("role", "user")
+    parts = [
+        expect_object(part, f"{where}.parts[{i}]")
+        for i, part in enumerate(expect_list(content.get("parts"), f"{where}.parts"))
+    ]
+    out: list[Json] = []
+    if role == "model":
+        calls: list[Json] = []
+        for i, part in enumerate(parts):
+            at = f"{where}.parts[{i}]"
+            called = pick(part, "functionCall", "function_call")
+            if called is not None:
+                called = expect_object(called, f"{at}.functionCall")
+                name = expect_string(called.get("name"), f"{at}.functionCall.name")
+                given_id = called.get("id")
+                call_id = given_id if isinstance(given_id, str) and given_id else f"call_{position}_{i}"
+                arguments = expect_object(called.get("args", {}), f"{at}.functionCall.args")
+                calls.append(function_call(call_id, name, json.dumps(arguments, ensure_ascii=False)))
+                unanswered.append((call_id, name))
+            elif isinstance(part.get("text"), str):
+                kind = "reasoning" if part.get("thought") else "message"
+                out.append(agent_message("assistant", [text_part(part["text"])], kind=kind))
+            elif not set(part) <= _SIGNATURES:
+                raise RequestError(f"{at} is no part of a model's content this gateway forwards")
+        if calls:
+            out.append(agent_message("assistant", calls, kind="function_call"))
+        return out
+    if role != "user":
+        raise RequestError(f"{where}.role {role!r} is not a Gemini role (user or model)")
+    held: list[Json] = []
+    for i, part in enumerate(parts):
+        at = f"{where}.parts[{i}]"
+        answered = pick(part, "functionResponse", "function_response")
+        if answered is not None:
+            answered = expect_object(answered, f"{at}.functionResponse")
+            call_id = _answered(answered, unanswered, at)
+            output = function_output(call_id, json_text(answered.get("response", {})))
+            out.append(agent_message("tool", [output], kind="function_call_output"))
+            continue
+        converted = _part(part, at)
+        if converted is None:
+            raise RequestError(f"{at} is no part of a user's content this gateway forwards")
+        held.append(converted)
+    if held:
+        out.append(agent_message("user", held))
+    return out
+
+
+def _answered(response: Mapping[str, Any], unanswered: list[tuple[str, str]], where: str) -> str:
+    """The call a function response answers: the one its ``id`` names, or
+    else the first not yet answered of its ``name``."""
+    named_id, name = response.get("id"), response.get("name")
+    for position, (call_id, tool) in enumerate(unanswered):
+        if call_id == named_id or (not named_id and name == tool):
+            del unanswered[position]
+            return call_id
+    if isinstance(named_id, str) and named_id:
+        return named_id
+    raise RequestError(f"{where}.functionResponse answers no functionCall of the model before it")
+
+
+def agent_request_from_gemini(body: Any, *, model: str | None = None) -> Json:
+    """A ``GenerateContentRequest`` as an AgentRequest: its system
+    instruction and contents the input, each request a session of its own."""
+    body = expect_object(body, "the request body")
+    contents = expect_list(body.get("contents"), "contents")
+    if not contents:
+        raise RequestError("contents is required: at least one content")
+    messages: list[Json] = []
+    system = pick(body, "systemInstruction", "system_instruction")
+    if system is not None:
+        texts = [
+            expect_string(
+                expect_object(part, f"systemInstruction.parts[{i}]").get("text"),
+                f"systemInstruction.parts[{i}].text",
+            )
+            for i, part in enumerate(
+                expect_list(
+                    expect_object(system, "systemInstruction").get("parts"), "systemInstruction.parts"
+                )
+            )
+        ]
+        if any(texts):
+            messages.append(agent_message("system", [text_part("".join(texts))]))
+    unanswered: list[tuple[str, str]] = []
+    for i, content in enumerate(contents):
+        messages.extend(_content(content, i, unanswered))
+    request: Json = {"input": messages, "stream": True, "session_id": f"gemini_{uuid.uuid4().hex}"}
+    if model:
+        request["model"] = model
+    config = pick(body, "generationConfig", "generation_config")
+    if config is not None:
+        config = expect_object(config, "generationConfig")
+        for camel, snake, ours in (
+            ("temperature", "temperature", "temperature"),
+            ("topP", "top_p", "top_p"),
+            ("maxOutputTokens", "max_output_tokens", "max_tokens"),
+        ):
+            if pick(config, camel, snake) is not None:
+                request[ours] = pick(config, camel, snake)
+    tools = []
+    for i, given_tool in enumerate(expect_list(body.get("tools"), "tools")):
+        tool = expect_object(given_tool, f"tools[{i}]")
+        declared = pick(tool, "functionDeclarations", "function_declarations")
+        for j, given in enumerate(expect_list(declared, f"tools[{i}].functionDeclarations")):
+            at = f"tools[{i}].functionDeclarations[{j}]"
+            declaration = expect_object(given, at)
+            parameters = pick(declaration, "parametersJsonSchema", "parameters_json_schema")
+            tools.append(
+                function_tool(
+                    expect_string(declaration.get("name"), f"{at}.name"),
+                    declaration.get("description"),
+                    parameters if parameters is not None else declaration.get("parameters"),
+                )
+            )
+    if tools:
+        request["tools"] = tools
+    return request
