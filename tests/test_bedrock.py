@@ -383,3 +383,35 @@ def test_redacted_reasoning_is_read_and_written_as_bedrock_streams_it(backend: M
     assert reasoning == {"reasoningContent": {"reasoningText": {"text": "thinking", "signature": "SIG"}}}
     assert hidden == {"reasoningContent": {"redactedContent": redacted}}
     assert answer == {"text": "answer"}
+
+
+def test_a_run_that_ends_on_a_tool_call_stops_for_its_tool_use(backend: ModuleType) -> None:
+    """A client's tool loop runs the calls of a response whose stopReason is
+    ``tool_use``: a run whose last block is a call (left to the client) says
+    so; one that answers after its call ends its turn."""
+
+    def stop_reason(tail: list[dict[str, Any]]) -> Any:
+        call = {"message_id": "m", "index": 0}
+        run = [
+            {"type": "run_started", "run_id": "r"},
+            {"type": "message_started", "message_id": "m", "role": "assistant"},
+            {"type": "block_started", **call, "kind": "tool_call", "call_id": "c", "name": "f"},
+            {"type": "block_delta", **call, "delta": "{}"},
+            {"type": "block_finished", **call},
+            *tail,
+            {"type": "message_finished", "message_id": "m"},
+            {"type": "run_finished", "status": "completed"},
+        ]
+        encoder = backend.NeutralEncoder("bedrock")
+        stream = b"".join(encoder.encode(event) for event in run) + encoder.close()
+        [stop] = [event["messageStop"] for event in botocore_events(stream) if "messageStop" in event]
+        return stop["stopReason"]
+
+    text = {"message_id": "m", "index": 1}
+    answered = [
+        {"type": "block_started", **text, "kind": "text"},
+        {"type": "block_delta", **text, "delta": "Done."},
+        {"type": "block_finished", **text},
+    ]
+    assert stop_reason([]) == "tool_use"
+    assert stop_reason(answered) == "end_turn"

@@ -388,6 +388,9 @@ pub struct Encoder {
     /// The next contentBlockIndex.
     next: i64,
     reason: Option<String>,
+    /// Whether the last block written is a tool use: a stream that ends on
+    /// one stops for it (`tool_use`), as a client's tool loop reads it.
+    ends_on_tool_use: bool,
     /// What passed through of messageStop and metadata, for the run's end.
     stop: Map<String, Value>,
     metadata: Map<String, Value>,
@@ -465,6 +468,7 @@ impl Encoder {
                 return;
             }
         };
+        self.ends_on_tool_use = kind == "tool_call";
         if self.started.is_empty() {
             self.started.insert(message_id.to_owned());
             out.push(self.message_start());
@@ -615,6 +619,7 @@ impl Encoder {
                 reason
             }
             _ if status == Some("incomplete") => "max_tokens".to_owned(),
+            _ if self.ends_on_tool_use => "tool_use".to_owned(),
             _ => "end_turn".to_owned(),
         };
         let carried = if stop_reasons::cuts_short(&reason) {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Row
+from . import GatewayCase, Row
 
 
 def delta(index: int, piece: dict[str, Any], **fields: Any) -> dict[str, Any]:
@@ -88,4 +88,10 @@ ROW = Row(
     one_block=lambda n: delta(n, {"text": "x"}),
     text_opening=({"messageStart": {"role": "assistant"}},),
     text_delta=delta(0, {"text": "b"}, x=0),
+    gateway=GatewayCase(
+        "/model/m/converse-stream",
+        lambda question: {"messages": [{"role": "user", "content": [{"text": question}]}]},
+        converts_with={"executed_tool_calls": "omit"},
+        resumes=False,
+    ),
 )

@@ -260,6 +260,9 @@ class Encoder(ev.RecordsLosses):
         self._blocks: dict[tuple[str, int], _Block] = {}
         self._next = 0  # the next contentBlockIndex
         self._reason: str | None = None
+        # Whether the last block written is a tool use: a stream that ends on
+        # one stops for it (tool_use), as a client's tool loop reads it.
+        self._ends_on_tool_use = False
         # What passed through of messageStop and metadata, for the run's end.
         self._stop: dict[str, Any] = {}
         self._metadata: dict[str, Any] = {}
@@ -322,6 +325,7 @@ class Encoder(ev.RecordsLosses):
         if kind not in ("text", "reasoning", "tool_call"):
             self._lost.append(ev.block_loss(self.protocol, kind_name))
             return
+        self._ends_on_tool_use = kind == "tool_call"
         if not self._started:
             self._started.add(message_id)
             out.append({"messageStart": {"role": "assistant"}})
@@ -396,7 +400,7 @@ class Encoder(ev.RecordsLosses):
         if status == "incomplete" and (reason is None or is_ordinary(reason)):
             reason = "max_tokens"
         elif reason is None:
-            reason = "end_turn"
+            reason = "tool_use" if self._ends_on_tool_use else "end_turn"
         self._lost.extend(
             ev.status_loss(self.protocol, status, "incomplete" if cuts_short(reason) else "completed")
         )
