@@ -853,3 +853,41 @@ def test_a_signature_whose_provider_is_not_known_is_reported(backend: ModuleType
     assert encoder.losses == [
         {"event": 5, "what": "signatures", "why": "ai-sdk has no place for a reasoning signature"}
     ]
+
+
+def test_a_run_that_ends_on_a_tool_call_finishes_for_its_tool_calls(backend: ModuleType) -> None:
+    """As streamText finishes a step the model ended with tool calls: a run
+    whose assistant's last block is a call finishes ``tool-calls``, its
+    output after it or not; one that answers after its call, ``stop``."""
+
+    def finish_reason(tail: list[dict[str, Any]]) -> Any:
+        call = {"message_id": "m", "index": 0}
+        run = [
+            {"type": "run_started", "run_id": "r"},
+            {"type": "message_started", "message_id": "m", "role": "assistant"},
+            {"type": "block_started", **call, "kind": "tool_call", "call_id": "c", "name": "f"},
+            {"type": "block_delta", **call, "delta": "{}"},
+            {"type": "block_finished", **call},
+            {"type": "message_finished", "message_id": "m"},
+            *tail,
+            {"type": "run_finished", "status": "completed"},
+        ]
+        encoder = backend.NeutralEncoder("ai-sdk")
+        stream = b"".join(encoder.encode(event) for event in run) + encoder.close()
+        [finish] = [chunk for chunk in data_events(stream) if chunk.get("type") == "finish"]
+        return finish["finishReason"]
+
+    def message(role: str, kind: str, **fields: Any) -> list[dict[str, Any]]:
+        block = {"message_id": role, "index": 0}
+        return [
+            {"type": "message_started", "message_id": role, "role": role},
+            {"type": "block_started", **block, "kind": kind, **fields},
+            {"type": "block_delta", **block, "delta": "18 C" if kind == "tool_result" else "Done."},
+            {"type": "block_finished", **block},
+            {"type": "message_finished", "message_id": role},
+        ]
+
+    result = message("tool", "tool_result", call_id="c")
+    assert finish_reason([]) == "tool-calls"
+    assert finish_reason(result) == "tool-calls"
+    assert finish_reason([*result, *message("assistant", "text")]) == "stop"

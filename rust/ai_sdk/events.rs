@@ -652,6 +652,9 @@ pub struct Encoder {
     /// Messages with no place here.
     skipped: HashSet<String>,
     reason: Option<&'static str>,
+    /// Whether the assistant's last block is a tool call: a run that ends
+    /// on one finished its step for its tool calls (`tool-calls`).
+    ends_on_tool_call: bool,
 }
 
 impl Encoder {
@@ -892,6 +895,7 @@ impl Encoder {
         };
         match kind {
             "text" | "refusal" | "reasoning" => {
+                self.ends_on_tool_call = false;
                 if kind == "refusal" {
                     self.lost.push(Loss::refusal("ai-sdk"));
                 }
@@ -907,6 +911,7 @@ impl Encoder {
                 ));
             }
             "tool_call" => {
+                self.ends_on_tool_call = true;
                 self.lost.extend(Loss::server("ai-sdk", event));
                 self.lost
                     .extend(Loss::tool_kind("ai-sdk", event, &["server"]));
@@ -1189,6 +1194,7 @@ impl Encoder {
         let finish_reason = match &self.reason {
             Some(reason) => reason,
             None if get_str(event, "status") == Some("incomplete") => "length",
+            None if self.ends_on_tool_call => "tool-calls",
             None => "stop",
         };
         // The finish reason reads back as incomplete (cut short) or

@@ -423,6 +423,9 @@ class Encoder(ev.RecordsLosses):
         self._calls: set[str] = set()  # tool calls written
         self._skipped: set[str] = set()  # messages with no place here
         self._reason: str | None = None
+        # Whether the assistant's last block is a tool call: a run that ends
+        # on one finished its step for its tool calls (tool-calls).
+        self._ends_on_tool_call = False
 
     def has_ended_before(self, kind: str) -> bool:
         return self._finished
@@ -521,12 +524,14 @@ class Encoder(ev.RecordsLosses):
         fields = {name: event.get(name) for name in ev.BLOCK_FIELDS.get(kind, ())}
         block = _Block(kind, part_id, fields)
         if kind in ("text", "refusal", "reasoning"):
+            self._ends_on_tool_call = False
             if kind == "refusal":
                 self._lost.append(ev.refusal_loss(self.protocol))
             self._ensure_step(out)
             chunk_type = "reasoning-start" if kind == "reasoning" else "text-start"
             out.append({"type": chunk_type, "id": part_id})
         elif kind == "tool_call":
+            self._ends_on_tool_call = True
             self._lost.extend(ev.server_loss(self.protocol, event))
             self._lost.extend(ev.tool_kind_loss(self.protocol, event, ("server",)))
             self._ensure_step(out)
@@ -702,8 +707,10 @@ class Encoder(ev.RecordsLosses):
             self._reason = said
         if self._reason is not None:
             finish_reason = self._reason
+        elif event.get("status") == "incomplete":
+            finish_reason = "length"
         else:
-            finish_reason = "length" if event.get("status") == "incomplete" else "stop"
+            finish_reason = "tool-calls" if self._ends_on_tool_call else "stop"
         # The finish reason reads back as incomplete (cut short) or
         # completed: an interrupted run has no word.
         carried = "incomplete" if cuts_short(finish_reason) else "completed"
