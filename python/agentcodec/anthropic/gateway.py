@@ -20,10 +20,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .. import _protocols
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
@@ -38,7 +37,6 @@ from ..gateway._requests import (
     function_tool,
     text_part,
 )
-from ..gateway._upstream import UpstreamError
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -81,19 +79,7 @@ class Endpoint:
         if stream:
             return await gateway.run(request, agent_request, "anthropic", **options)
         # Not streamed: the final message, as the Messages API answers it.
-        try:
-            chunks = await gateway.start_run(agent_request, request)
-        except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
-        assembler = _protocols.assembler("anthropic")
-        async for data in gateway.converted(chunks, "anthropic", **options):
-            assembler.feed(data)
-        message = assembler.close()
-        if assembler.errors:
-            # A message has no failed state: the API answers an error.
-            error = assembler.errors[0]
-            return error_response(502, str(error.get("code") or "api_error"), str(error.get("message")))
-        return JSONResponse(message)
+        return await gateway.run_whole(request, agent_request, "anthropic", **options)
 
 
 # Fields the Messages API and the AgentRequest share, by the AgentRequest's name.

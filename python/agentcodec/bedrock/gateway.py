@@ -21,10 +21,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .. import _protocols
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
@@ -40,7 +39,6 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
-from ..gateway._upstream import UpstreamError
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -78,21 +76,7 @@ class Endpoint:
         parsed = await self._parsed(request)
         if isinstance(parsed, Response):
             return parsed
-        try:
-            chunks = await self._gateway.start_run(parsed, request)
-        except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
-        assembler = _protocols.assembler("bedrock")
-        async for data in self._gateway.converted(chunks, "bedrock", executed_tool_calls="omit"):
-            assembler.feed(data)
-        answer = assembler.close()
-        if assembler.errors:
-            # A response has no failed state: Bedrock answers an error.
-            error = assembler.errors[0]
-            return error_response(
-                502, str(error.get("code") or "internalServerException"), str(error.get("message"))
-            )
-        return JSONResponse(answer)
+        return await self._gateway.run_whole(request, parsed, "bedrock", executed_tool_calls="omit")
 
     async def _parsed(self, request: Request) -> Json | Response:
         try:

@@ -418,6 +418,34 @@ class Gateway:
         store = self.store if _protocols.resumable(protocol) else None
         return self.event_stream(content, protocol, store=store, abandoned=abandoned)
 
+    async def run_whole(
+        self,
+        request: Request,
+        agent_request: dict[str, Any],
+        protocol: ProtocolName,
+        *,
+        failed_as_error: bool = True,
+        **options: Any,
+    ) -> Response:
+        """The response to a request that runs the agent and wants its answer
+        whole, not streamed: ``agent_request`` run upstream, converted to
+        ``protocol`` (its encoder given ``options``) and assembled, answered
+        as JSON. A run that does not start is answered as the gateway's
+        error; one that fails, where the protocol's answer has no failed
+        state (``failed_as_error``), as a ``502`` saying the run's error."""
+        try:
+            chunks = await self.start_run(agent_request, request)
+        except UpstreamError as exc:
+            return error_response(exc.status, exc.code, exc.message)
+        assembler = _protocols.assembler(protocol)
+        async for data in self.converted(chunks, protocol, **options):
+            assembler.feed(data)
+        answer = assembler.close()
+        if failed_as_error and assembler.errors:
+            error = assembler.errors[0]
+            return error_response(502, str(error.get("code") or "agent_error"), str(error.get("message")))
+        return JSONResponse(answer)
+
     async def _process(self, request: Request) -> Response:
         resumed = self.resumed(request, "agentscope")
         if resumed is not None:

@@ -19,6 +19,7 @@ from typing import Any
 __all__ = [
     "Json",
     "RequestError",
+    "UnansweredCalls",
     "agent_message",
     "agent_request_from_process",
     "expect_list",
@@ -111,6 +112,29 @@ def agent_request_from_process(body: Any) -> Json:
     for position, message in enumerate(expect_list(request.get("input"), "input")):
         expect_object(message, f"input[{position}]")
     return dict(request)
+
+
+class UnansweredCalls:
+    """The tool calls of a history not yet answered, oldest first, for the
+    protocols whose results may name their call by its tool alone (or by
+    nothing): a result answers the call its id names, or else the first
+    unanswered call of its tool's name (of any tool, given none)."""
+
+    def __init__(self) -> None:
+        self._calls: list[tuple[str, str]] = []  # (call id, tool name)
+
+    def called(self, call_id: str, name: str) -> None:
+        self._calls.append((call_id, name))
+
+    def answer(self, call_id: Any, name: Any) -> str | None:
+        """The id of the call a result answers (taken from those not yet
+        answered), or None where no call is its."""
+        named = call_id if isinstance(call_id, str) and call_id else None
+        for position, (candidate, tool) in enumerate(self._calls):
+            if candidate == named or (named is None and name in (None, tool)):
+                del self._calls[position]
+                return candidate
+        return named
 
 
 def pick(body: Mapping[str, Any], camel: str, snake: str) -> Any:

@@ -24,16 +24,16 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from .. import _protocols
 from .._backend import impl
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
     Json,
     RequestError,
+    UnansweredCalls,
     agent_message,
     expect_list,
     expect_object,
@@ -104,19 +104,7 @@ class Endpoint:
         if isinstance(parsed, Response):
             return parsed
         agent_request, options = parsed
-        try:
-            chunks = await self._gateway.start_run(agent_request, request)
-        except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
-        assembler = _protocols.assembler("gemini")
-        async for data in self._gateway.converted(chunks, "gemini", **options):
-            assembler.feed(data)
-        answer = assembler.close()
-        if assembler.errors:
-            # A response has no failed state: Gemini answers an error.
-            error = assembler.errors[0]
-            return error_response(502, str(error.get("code") or "INTERNAL"), str(error.get("message")))
-        return JSONResponse(answer)
+        return await self._gateway.run_whole(request, agent_request, "gemini", **options)
 
     async def _parsed(self, request: Request) -> tuple[Json, dict[str, Any]] | Response:
         """The request as an AgentRequest and the conversion's options, or
@@ -178,7 +166,7 @@ def _part(part: Mapping[str, Any], where: str) -> Json | None:
 _SIGNATURES = frozenset({"thought", "thoughtSignature", "thought_signature"})
 
 
-def _content(content: Any, position: int, unanswered: list[tuple[str, str]]) -> list[Json]:
+def _content(content: Any, position: int, unanswered: UnansweredCalls) -> list[Json]:
     where = f"contents[{position}]"
     content = expect_object(content, where)
     role = content.get("role", "user")
@@ -199,7 +187,7 @@ def _content(content: Any, position: int, unanswered: list[tuple[str, str]]) -> 
                 call_id = given_id if isinstance(given_id, str) and given_id else f"call_{position}_{i}"
                 arguments = expect_object(called.get("args", {}), f"{at}.functionCall.args")
                 calls.append(function_call(call_id, name, json.dumps(arguments, ensure_ascii=False)))
-                unanswered.append((call_id, name))
+                unanswered.called(call_id, name)
             elif isinstance(part.get("text"), str):
                 kind = "reasoning" if part.get("thought") else "message"
                 out.append(agent_message("assistant", [text_part(part["text"])], kind=kind))
@@ -216,8 +204,10 @@ def _content(content: Any, position: int, unanswered: list[tuple[str, str]]) -> 
         answered = pick(part, "functionResponse", "function_response")
         if answered is not None:
             answered = expect_object(answered, f"{at}.functionResponse")
-            call_id = _answered(answered, unanswered, at)
-            output = function_output(call_id, json_text(answered.get("response", {})))
+            answers = unanswered.answer(answered.get("id"), answered.get("name"))
+            if answers is None:
+                raise RequestError(f"{at}.functionResponse answers no functionCall of the model before it")
+            output = function_output(answers, json_text(answered.get("response", {})))
             out.append(agent_message("tool", [output], kind="function_call_output"))
             continue
         converted = _part(part, at)
@@ -227,19 +217,6 @@ def _content(content: Any, position: int, unanswered: list[tuple[str, str]]) -> 
     if held:
         out.append(agent_message("user", held))
     return out
-
-
-def _answered(response: Mapping[str, Any], unanswered: list[tuple[str, str]], where: str) -> str:
-    """The call a function response answers: the one its ``id`` names, or
-    else the first not yet answered of its ``name``."""
-    named_id, name = response.get("id"), response.get("name")
-    for position, (call_id, tool) in enumerate(unanswered):
-        if call_id == named_id or (not named_id and name == tool):
-            del unanswered[position]
-            return call_id
-    if isinstance(named_id, str) and named_id:
-        return named_id
-    raise RequestError(f"{where}.functionResponse answers no functionCall of the model before it")
 
 
 def agent_request_from_gemini(body: Any, *, model: str | None = None) -> Json:
@@ -265,7 +242,7 @@ def agent_request_from_gemini(body: Any, *, model: str | None = None) -> Json:
         ]
         if any(texts):
             messages.append(agent_message("system", [text_part("".join(texts))]))
-    unanswered: list[tuple[str, str]] = []
+    unanswered = UnansweredCalls()
     for i, content in enumerate(contents):
         messages.extend(_content(content, i, unanswered))
     request: Json = {"input": messages, "stream": True, "session_id": f"gemini_{uuid.uuid4().hex}"}

@@ -20,15 +20,15 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .. import _protocols
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
     Json,
     RequestError,
+    UnansweredCalls,
     agent_message,
     expect_list,
     expect_object,
@@ -39,7 +39,6 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
-from ..gateway._upstream import UpstreamError
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -96,18 +95,7 @@ class Endpoint:
         if stream:
             return await gateway.run(request, agent_request, "ollama", **options)
         # Not streamed: the final object, as an Ollama server answers it.
-        try:
-            chunks = await gateway.start_run(agent_request, request)
-        except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
-        assembler = _protocols.assembler("ollama")
-        async for data in gateway.converted(chunks, "ollama", **options):
-            assembler.feed(data)
-        answer = assembler.close()
-        if assembler.errors:
-            error = assembler.errors[0]
-            return error_response(502, str(error.get("code") or "server_error"), str(error.get("message")))
-        return JSONResponse(answer)
+        return await gateway.run_whole(request, agent_request, "ollama", **options)
 
 
 def _images(message: Mapping[str, Any], where: str) -> list[Json]:
@@ -142,7 +130,7 @@ def agent_request_from_chat(body: Any) -> Json:
     if not given:
         raise RequestError("messages is required: at least one message")
     messages: list[Json] = []
-    unanswered: list[tuple[str, str]] = []  # (call id, tool name), oldest first
+    unanswered = UnansweredCalls()
     for i, given_message in enumerate(given):
         where = f"messages[{i}]"
         message = expect_object(given_message, where)
@@ -166,12 +154,14 @@ def agent_request_from_chat(body: Any) -> Json:
                 call_id = given_id if isinstance(given_id, str) and given_id else f"call_{i}_{j}"
                 arguments = expect_object(function.get("arguments", {}), f"{at}.function.arguments")
                 calls.append(function_call(call_id, name, json.dumps(arguments, ensure_ascii=False)))
-                unanswered.append((call_id, name))
+                unanswered.called(call_id, name)
             if calls:
                 messages.append(agent_message("assistant", calls, kind="function_call"))
         elif role == "tool":
-            call_id = _answered(message, unanswered, where)
-            output = function_output(call_id, json_text(content))
+            answers = unanswered.answer(message.get("tool_call_id"), message.get("tool_name"))
+            if answers is None:
+                raise RequestError(f"{where} answers no tool call of an assistant message before it")
+            output = function_output(answers, json_text(content))
             messages.append(agent_message("tool", [output], kind="function_call_output"))
         else:
             raise RequestError(f"{where}.role {role!r} is not an Ollama message role this gateway forwards")
@@ -191,18 +181,6 @@ def agent_request_from_chat(body: Any) -> Json:
     if tools:
         request["tools"] = tools
     return request
-
-
-def _answered(message: Mapping[str, Any], unanswered: list[tuple[str, str]], where: str) -> str:
-    """The call a tool message answers, taken from those not yet answered."""
-    named_id, name = message.get("tool_call_id"), message.get("tool_name")
-    for position, (call_id, tool) in enumerate(unanswered):
-        if call_id == named_id or (named_id is None and name in (None, tool)):
-            del unanswered[position]
-            return call_id
-    if isinstance(named_id, str) and named_id:
-        return named_id
-    raise RequestError(f"{where} answers no tool call of an assistant message before it")
 
 
 def agent_request_from_generate(body: Any) -> Json:

@@ -26,10 +26,9 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .. import _protocols
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
@@ -44,7 +43,6 @@ from ..gateway._requests import (
     function_tool,
     text_part,
 )
-from ..gateway._upstream import UpstreamError
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -91,19 +89,7 @@ class Endpoint:
             options["include_usage"] = usage_asked
             return await gateway.run(request, agent_request, "openai-chat", **options)
         # Not streamed: the final completion, as the Chat API answers it.
-        try:
-            chunks = await gateway.start_run(agent_request, request)
-        except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
-        assembler = _protocols.assembler("openai-chat")
-        async for data in gateway.converted(chunks, "openai-chat", **options):
-            assembler.feed(data)
-        completion = assembler.close()
-        if assembler.errors:
-            # A completion has no failed state: the API answers an error.
-            error = assembler.errors[0]
-            return error_response(502, str(error.get("code") or "server_error"), str(error.get("message")))
-        return JSONResponse(completion)
+        return await gateway.run_whole(request, agent_request, "openai-chat", **options)
 
 
 def _stream_asked(body: Any) -> bool:

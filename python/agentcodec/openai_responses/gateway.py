@@ -15,10 +15,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .. import _protocols
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
@@ -34,7 +33,6 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
-from ..gateway._upstream import UpstreamError
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -72,15 +70,11 @@ class Endpoint:
         options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
         if body.get("stream"):
             return await gateway.run(request, agent_request, "openai-responses", **options)
-        # Not streamed: the final response, as the Responses API answers it.
-        try:
-            chunks = await gateway.start_run(agent_request, request)
-        except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
-        assembler = _protocols.assembler("openai-responses")
-        async for data in gateway.converted(chunks, "openai-responses", **options):
-            assembler.feed(data)
-        return JSONResponse(assembler.close())
+        # Not streamed: the final response, as the Responses API answers it
+        # (a failed run is a failed response).
+        return await gateway.run_whole(
+            request, agent_request, "openai-responses", failed_as_error=False, **options
+        )
 
 
 # Fields the Responses API and the AgentRequest share, by the AgentRequest's name.
