@@ -249,6 +249,31 @@ def test_the_run_decodes_with_its_usage_and_reason(backend: ModuleType) -> None:
     ]
 
 
+@pytest.mark.parametrize("index", [[], {}, "0", 0.0, True, None, -1, 2**64])
+def test_a_block_stop_whose_index_is_no_index_closes_nothing(backend: ModuleType, index: Any) -> None:
+    # The decoder takes any JSON: a stop that names no open block's index
+    # closes nothing, on both backends alike, and is never an error of the
+    # decoder's own (a list was once a TypeError in the pure one, and 0.0
+    # closed block 0 there but not in the Rust core).
+    events = [
+        {"contentBlockDelta": {"delta": {"text": "a"}, "contentBlockIndex": 0}},
+        {"contentBlockStop": {"contentBlockIndex": index}},
+        {"contentBlockDelta": {"delta": {"text": "b"}, "contentBlockIndex": 0}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+    ]
+    decoder = backend.NeutralDecoder("bedrock")
+    decoded = decoder.feed(b"".join(agentcodec.bedrock.encode(e) for e in events)) + decoder.close()
+    kinds = [(event["type"], event.get("delta")) for event in decoded]
+    assert kinds == [
+        ("run_started", None),
+        ("message_started", None),
+        ("block_started", None),
+        ("block_delta", "a"),
+        ("block_delta", "b"),
+        ("block_finished", None),
+    ]
+
+
 @pytest.mark.parametrize(("source", "path"), SOURCES, ids=SOURCE_IDS)
 def test_every_event_written_is_one_botocore_reads(backend: ModuleType, source: str, path: Path) -> None:
     written = convert(backend, source, "bedrock", path.read_bytes())

@@ -138,12 +138,15 @@ class Decoder:
 
     def _block(self, index: Any, kind: str, out: list[dict[str, Any]], **fields: Any) -> int | None:
         """The neutral block of a contentBlockIndex, started as ``kind`` if it is not open."""
-        if ev.as_int(index) is None:
+        # Keyed by the index as read, as in the Rust core: any JSON value may
+        # arrive here, and one that is no index (a list, say) opens nothing.
+        key = ev.as_int(index)
+        if key is None:
             return None
         self._start_message(None, out)
-        held = self._open.get(index)
+        held = self._open.get(key)
         if held is None:
-            held = self._open[index] = (self._blocks, kind)
+            held = self._open[key] = (self._blocks, kind)
             self._blocks += 1
             out.append(ev.block_started(MESSAGE_ID, held[0], kind, **fields))
         return held[0]
@@ -200,7 +203,8 @@ class Decoder:
                 out.append(ev.passthrough(self.protocol, {"contentBlockDelta": kept}))
 
     def _contentBlockStop(self, value: dict[str, Any], out: list[dict[str, Any]]) -> None:  # noqa: N802
-        held = self._open.pop(value.get("contentBlockIndex"), None)  # type: ignore[arg-type]
+        key = ev.as_int(value.get("contentBlockIndex"))
+        held = None if key is None else self._open.pop(key, None)
         if held is not None:
             out.append(ev.block_finished(MESSAGE_ID, held[0]))
 
