@@ -29,12 +29,17 @@ def _listening_socket() -> socket.socket:
 
 
 @contextlib.contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Runs ``app`` on uvicorn in a thread; yields its base URL."""
+def serve(app: Any, tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """Runs ``app`` on uvicorn in a thread; yields its base URL. ``tls``,
+    a certificate and its key, serves it over HTTPS."""
     import uvicorn
 
     sock = _listening_socket()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    certificate, key = tls or (None, None)
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="auto", ssl_certfile=certificate, ssl_keyfile=key
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -43,11 +48,24 @@ def serve(app: Any) -> Iterator[str]:
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by its own key (openssl's command,
+    as Debian has it): ``(certificate, key)``."""
+    certificate, key = directory / "certificate.pem", directory / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(certificate)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return certificate, key
 
 
 @contextlib.contextmanager

@@ -38,7 +38,7 @@ from gateway_clients import (
     two_replicas,
 )
 from protocol_table import Row
-from servers import serve, serve_command
+from servers import self_signed_certificate, serve, serve_command
 from sse_helpers import data_events
 
 PROCESS_BODY = {
@@ -357,6 +357,28 @@ def test_nothing_of_the_upstream_reaches_a_client(caplog: pytest.LogCaptureFixtu
     assert "not available" not in refused.text
     assert "127.0.0.1" not in refused.text
     assert "the agent is not available" in caplog.text
+
+
+def test_an_https_upstream_is_trusted_by_the_cas_the_environment_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The upstream's pools share one TLS context, made as httpx makes its
+    own: a certificate the default CAs do not know is refused, and one that
+    ``SSL_CERT_FILE`` names is trusted."""
+    tls = self_signed_certificate(tmp_path)
+    agent = RecordedAgent.from_fixture("agent_turn")
+    with serve(agent, tls=tls) as upstream:
+        monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+        monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+        with serve(Gateway(upstream)) as url:
+            refused = httpx.post(f"{url}/process", json=PROCESS_BODY)
+        assert refused.status_code == 502
+        assert refused.json()["error"]["message"] == "the agent cannot be reached"
+        monkeypatch.setenv("SSL_CERT_FILE", str(tls[0]))
+        with serve(Gateway(upstream)) as url:
+            trusted = httpx.post(f"{url}/process", json=PROCESS_BODY)
+    assert trusted.status_code == 200
+    assert data_events(trusted.content) == data_events(agent.stream)
 
 
 def test_upstream_credentials_are_headers_of_their_own_never_the_urls() -> None:
