@@ -128,12 +128,26 @@ def _environment(backend_name: str) -> dict[str, str]:
     return env
 
 
+# The demo agent unpaced: the blocks read what it says, not when it says it.
+UNPACED = ["--demo-delay", "0"]
+
+
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[str]:
     pytest.importorskip("starlette")
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "agentcodec", "gateway", "--port", str(port), "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "agentcodec",
+            "gateway",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            *UNPACED,
+        ],
         cwd=ROOT,
     )
     try:
