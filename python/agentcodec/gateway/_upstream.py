@@ -11,6 +11,11 @@ from typing import Any, Protocol
 
 import httpx
 
+try:
+    from httpx import create_ssl_context as _create_ssl_context
+except ImportError:  # httpx 0.27, where it is not yet public
+    from httpx._config import create_ssl_context as _create_ssl_context
+
 __all__ = ["ProcessUpstream", "Upstream", "UpstreamError"]
 
 logger = logging.getLogger("agentcodec.gateway")
@@ -30,10 +35,7 @@ def _ssl_context() -> ssl.SSLContext:
     CAs, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``), made once for all the pools:
     loading the CA bundle takes some 60 ms, and sixteen of them were a
     second of every gateway's start."""
-    create: Any = getattr(httpx, "create_ssl_context", None)
-    if create is None:  # httpx 0.27, where it is not yet public
-        from httpx._config import create_ssl_context as create
-    context: ssl.SSLContext = create()
+    context: ssl.SSLContext = _create_ssl_context()
     return context
 
 
