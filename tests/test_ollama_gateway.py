@@ -58,6 +58,28 @@ def test_the_ollama_client_chats_and_generates(demo: str) -> None:
     )
 
 
+def test_the_client_lists_the_agent_as_its_model_and_shows_it(demo: str) -> None:
+    """What tools read before they chat (the models, a model's
+    capabilities), as the client parses it: the agent, by any name."""
+    client = client_at(demo)
+    [model] = client.list().models
+    assert model.model == "agent:latest"
+    assert model.modified_at is not None
+    assert model.details is not None
+    assert len(model.digest or "") == 64
+    for name in (model.model, "anything"):
+        shown = client.show(name)
+        assert shown.capabilities == ["completion", "tools", "vision"]
+        assert shown.details == model.details
+    assert httpx.post(f"{demo}/api/show", json={}).json()["error"]["message"] == ("model is required")
+    # ... and the model listed is one the client chats with.
+    assert client.chat(model=model.model, messages=ASKED).message.content == ANSWER
+    # Listing is the gateway's to guard, as chatting is.
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["k"])) as url:
+        assert httpx.get(f"{url}/api/tags").status_code == 401
+        assert httpx.get(f"{url}/api/tags", headers={"Authorization": "Bearer k"}).status_code == 200
+
+
 def test_a_call_left_to_the_client_is_written_and_its_result_goes_back() -> None:
     """A tool call the run leaves unanswered is the client's to run; its
     next request, with the call and a tool message naming the tool, reaches

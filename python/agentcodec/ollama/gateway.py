@@ -14,13 +14,15 @@ the agent's messages are set apart by a blank line in the one answer.
 
 from __future__ import annotations
 
+import datetime
+import hashlib
 import json
 import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..gateway._body import json_body
@@ -46,25 +48,92 @@ if TYPE_CHECKING:
 __all__ = ["Endpoint", "agent_request_from_chat", "agent_request_from_generate"]
 
 CHAT, GENERATE = "/api/chat", "/api/generate"
+TAGS, SHOW = "/api/tags", "/api/show"
+
+# A model's details: an agent has no weights' format, size or quantisation.
+_DETAILS = {
+    "parent_model": "",
+    "format": "",
+    "family": "agent",
+    "families": ["agent"],
+    "parameter_size": "",
+    "quantization_level": "",
+}
 
 #: What goes between two of the agent's messages in the one answer.
 MESSAGE_SEPARATOR = "\n\n"
 
 
+#: The one model the gateway lists, as Ollama names a model: the agent. A
+#: request may name any model; each is the agent.
+MODEL = "agent:latest"
+
+#: What the agent takes, in the words of Ollama's ``capabilities``: text,
+#: the client's tools, images (forwarded as image parts).
+CAPABILITIES = ("completion", "tools", "vision")
+
+
+def _timestamp() -> str:
+    """Now, as Ollama writes a time (RFC 3339, UTC here)."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
 class Endpoint:
     """``POST /api/chat`` and ``POST /api/generate``: a run, as an Ollama
-    server answers one."""
+    server answers one. ``GET /api/tags`` and ``POST /api/show``: the
+    model, for the tools that list models before they chat."""
 
     public_paths: frozenset[str] = frozenset()
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
+        # A model's time is when it was made: here, when the gateway was.
+        self._started = _timestamp()
 
     def routes(self) -> list[BaseRoute]:
-        return [Route(CHAT, self.chat, methods=["POST"]), Route(GENERATE, self.generate, methods=["POST"])]
+        return [
+            Route(CHAT, self.chat, methods=["POST"]),
+            Route(GENERATE, self.generate, methods=["POST"]),
+            Route(TAGS, self.tags, methods=["GET"]),
+            Route(SHOW, self.show, methods=["POST"]),
+        ]
 
     def streams(self, path: str) -> bool:
         return path in (CHAT, GENERATE)
+
+    async def tags(self, request: Request) -> Response:
+        """The models the gateway serves, as ``ollama list`` reads them: the agent."""
+        return JSONResponse({"models": [self._model(MODEL)]})
+
+    async def show(self, request: Request) -> Response:
+        """A model's details and capabilities (any name is the agent)."""
+        try:
+            body = await json_body(request, self._gateway.max_body_bytes)
+            name = body.get("model", body.get("name"))
+            expect_string(name, "model")
+        except RequestError as exc:
+            return error_response(exc.status, exc.code, str(exc))
+        return JSONResponse(
+            {
+                "modelfile": "",
+                "parameters": "",
+                "template": "",
+                "details": _DETAILS,
+                "model_info": {},
+                "capabilities": list(CAPABILITIES),
+                "modified_at": self._started,
+            }
+        )
+
+    def _model(self, name: str) -> Json:
+        return {
+            "name": name,
+            "model": name,
+            "modified_at": self._started,
+            "size": 0,
+            "digest": hashlib.sha256(name.encode()).hexdigest(),
+            "details": _DETAILS,
+        }
 
     async def chat(self, request: Request) -> Response:
         return await self._handle(request, "chat", agent_request_from_chat)
