@@ -39,6 +39,19 @@ def sdk_at(url: str, path: str) -> Any:
 
 
 @pytest.mark.parametrize("path", PATHS)
+def test_the_sdk_lists_the_agent_as_its_model(demo: str, path: str) -> None:
+    """What clients read before they chat, as openai-python parses it: one
+    model, the agent, which any name retrieves and any name chats with."""
+    sdk = sdk_at(demo, path)
+    [model] = sdk.models.list().data
+    assert (model.id, model.object, model.owned_by) == ("agent", "model", "agentcodec")
+    assert model.created > 0
+    assert sdk.models.retrieve("agent") == model
+    assert sdk.models.retrieve("ft:org/any-name").id == "ft:org/any-name"
+    assert sdk.chat.completions.create(model=model.id, messages=ASKED).choices[0].message.content == ANSWER
+
+
+@pytest.mark.parametrize("path", PATHS)
 def test_chat_endpoint_serves_openai_python(demo: str, path: str) -> None:
     """The demo agent reasons, runs its word_count tool and answers: the
     SDK reads the reasoning and the answer, and no tool call, which its

@@ -22,11 +22,12 @@ What a Chat client does with a stream shapes what is written:
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..gateway._body import json_body
@@ -50,22 +51,47 @@ if TYPE_CHECKING:
 __all__ = ["Endpoint", "agent_request_from_chat"]
 
 PATHS = ("/compatible-mode/v1/chat/completions", "/v1/chat/completions")
+MODELS_PATHS = ("/compatible-mode/v1/models", "/v1/models")
 
 #: What goes between two of the agent's messages in a completion's one text.
 MESSAGE_SEPARATOR = "\n\n"
 
 
+#: The one model the gateway lists: the agent. A request may name any
+#: model; each is the agent.
+MODEL = "agent"
+
+
 class Endpoint:
     """``POST /v1/chat/completions`` (and its ``/compatible-mode`` twin): a
-    run, as the Chat Completions API answers one."""
+    run, as the Chat Completions API answers one. ``GET /v1/models`` (and
+    ``/v1/models/{model}``): the model, for the clients that list models
+    before they chat."""
 
     public_paths: frozenset[str] = frozenset()
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
+        # A model's time is when it was made: here, when the gateway was.
+        self._created = int(time.time())
 
     def routes(self) -> list[BaseRoute]:
-        return [Route(path, self.handle, methods=["POST"]) for path in PATHS]
+        routes: list[BaseRoute] = [Route(path, self.handle, methods=["POST"]) for path in PATHS]
+        for path in MODELS_PATHS:
+            routes.append(Route(path, self.models, methods=["GET"]))
+            routes.append(Route(path + "/{model:path}", self.model, methods=["GET"]))
+        return routes
+
+    async def models(self, request: Request) -> Response:
+        """The models the gateway serves, as the API lists them: the agent."""
+        return JSONResponse({"object": "list", "data": [self._model(MODEL)]})
+
+    async def model(self, request: Request) -> Response:
+        """One model (any name is the agent)."""
+        return JSONResponse(self._model(request.path_params["model"]))
+
+    def _model(self, name: str) -> Json:
+        return {"id": name, "object": "model", "created": self._created, "owned_by": "agentcodec"}
 
     def streams(self, path: str) -> bool:
         return path in PATHS
