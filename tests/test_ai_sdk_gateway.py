@@ -7,7 +7,9 @@ its messages. What every endpoint does alike is test_gateway's."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,8 +19,9 @@ from agent_servers import RecordedAgent, tool_call_run
 from agentcodec import ai_sdk
 from agentcodec.ai_sdk.gateway import agent_request_from_ui_messages
 from agentcodec.gateway import DemoAgent, Gateway
+from agentcodec.server import RedisReplayStore
 from gateway_clients import ANSWER, QUESTION, gateway_before
-from servers import serve
+from servers import redis_server, serve
 
 PATH = "/ai-sdk/chat"
 
@@ -60,6 +63,49 @@ def test_a_chat_gets_the_agents_turn_as_a_ui_message_stream(demo: str) -> None:
     assert parts[1]["state"] == "output-available"
     assert parts[1]["input"] == {"text": QUESTION}
     assert parts[2]["text"] == ANSWER
+
+
+@contextlib.contextmanager
+def replicas(shared: bool, directory: Path) -> Iterator[tuple[str, str]]:
+    """Where a chat posts and where it comes back: one gateway, or two
+    sharing a redis-server."""
+    agent = DemoAgent(delay=0.05)
+    if not shared:
+        with serve(Gateway(agent)) as url:
+            yield url, url
+        return
+    with (
+        redis_server(directory) as redis_url,
+        serve(Gateway(agent, store=RedisReplayStore(redis_url))) as first,
+        serve(Gateway(agent, store=RedisReplayStore(redis_url))) as second,
+    ):
+        yield first, second
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["one-gateway", "replicas-sharing-redis"])
+def test_a_chat_that_comes_back_reconnects_to_its_run_while_it_goes_on(shared: bool, tmp_path: Path) -> None:
+    """What DefaultChatTransport.reconnectToStream asks after a reload: the
+    chat's run from its start while it goes on (its reader gone midway),
+    with the stream's header; 204 once it has ended, and for a chat the
+    gateway has not run."""
+    with replicas(shared, tmp_path) as (posted_to, back_at), httpx.Client(timeout=30) as http:
+        assert http.get(f"{back_at}{PATH}/chat-1/stream").status_code == 204
+        head = b""
+        with http.stream("POST", f"{posted_to}{PATH}", json=posted([user(QUESTION)])) as response:
+            for chunk in response.iter_raw():
+                head += chunk
+                if head.count(b"\n\n") >= 3:
+                    break  # the page reloads mid-run
+        back = http.get(f"{back_at}{PATH}/chat-1/stream")
+        assert back.status_code == 200
+        assert back.headers["x-vercel-ai-ui-message-stream"] == "v1"
+        # from the run's first event, which the first reader had too
+        assert back.content.startswith(head[: head.index(b"\n\n") + 2])
+        assert back.content.endswith(b"data: [DONE]\n\n")
+        texts = [part["text"] for part in assembled(back.content)["parts"] if part["type"] == "text"]
+        assert texts[-1] == ANSWER
+        assert http.get(f"{back_at}{PATH}/chat-1/stream").status_code == 204
+        assert http.get(f"{back_at}{PATH}/chat-2/stream").status_code == 204
 
 
 def test_the_chat_sent_back_reaches_the_agent_as_its_messages() -> None:

@@ -364,6 +364,51 @@ def test_a_reader_fallen_behind_the_store_gets_the_protocols_error_event() -> No
 def test_a_stream_id_names_a_stream_of_the_store_given() -> None:
     with pytest.raises(ValueError, match=r"^stream_id names a stream of the store: give the store too$"):
         EventStreamResponse([], stream_id="x")
+    with pytest.raises(ValueError, match=r"^replay_stream names a stream of the store: give the store too$"):
+        EventStreamResponse([], replay_stream="x")
+    with pytest.raises(ValueError, match=r"^stream_id records a run, replay_stream sends a recorded one"):
+        EventStreamResponse([], store=MemoryReplayStore(), stream_id="x", replay_stream="y")
+
+
+def test_a_recorded_stream_is_replayed_from_its_start_and_followed() -> None:
+    """``replay_stream``: a stream of the store sent from its first event and
+    then live, its producer's content not run; an unknown one is gone."""
+    store = MemoryReplayStore()
+
+    def not_run() -> Iterator[str]:
+        raise AssertionError("the replayed stream's content is not run")
+        yield ""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        # (the store is written in the server's own loop, where its readers wait)
+        if scope["method"] == "POST":
+            text = scope["path"].strip("/")
+            if text == "open":
+                text = await store.open()
+            elif text == "finish":
+                await store.finish(opened[0])
+            else:
+                await store.append(opened[0], f"data: {text}\n\n".encode())
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": text.encode()})
+            return
+        named = scope["path"].strip("/")
+        await EventStreamResponse(not_run(), store=store, replay_stream=named, ping_interval=None)(
+            scope, receive, send
+        )
+
+    with serve(app) as url, httpx.Client(timeout=10) as http:
+        opened = [http.post(f"{url}/open").text]
+        http.post(f"{url}/a")
+        http.post(f"{url}/b")
+        with http.stream("GET", f"{url}/{opened[0]}") as response:
+            lines = response.iter_lines()
+            ids = [f"id: {opened[0]}:{number}" for number in (1, 2, 3)]
+            assert [next(lines) for _ in range(6)] == [ids[0], "data: a", "", ids[1], "data: b", ""]
+            http.post(f"{url}/c")
+            http.post(f"{url}/finish")
+            assert list(lines) == [ids[2], "data: c", ""]
+        assert http.get(f"{url}/unknown").status_code == 410
 
 
 # --- a recorded stream nobody reads any more ------------------------------------------------

@@ -10,7 +10,9 @@ The request's ``messages`` are the whole chat, so each request is a session
 of its own (``agent_request_from_ui_messages``). The agent's tool calls are
 written with their outputs, as tool parts a UI shows; a call the agent
 leaves to its client is written with its input, for the chat's
-``onToolCall``. A dropped client resumes with ``Last-Event-ID``.
+``onToolCall``. A dropped client resumes with ``Last-Event-ID``, and a chat
+reloaded mid-run comes back for it by the chat's id (``GET
+/ai-sdk/chat/{id}/stream``, what ``reconnectToStream`` asks).
 """
 
 from __future__ import annotations
@@ -38,11 +40,12 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
+from ..server import ReplayError
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
 
-__all__ = ["Endpoint", "agent_request_from_ui_messages"]
+__all__ = ["Endpoint", "agent_request_from_ui_messages", "chat_alias"]
 
 PATH = "/ai-sdk/chat"
 
@@ -50,8 +53,17 @@ PATH = "/ai-sdk/chat"
 _UI_ONLY = frozenset({"step-start", "source-url", "source-document"})
 
 
+def chat_alias(chat_id: str) -> str:
+    """The store alias naming a chat's latest run."""
+    return f"ai-sdk.chat.{chat_id}"
+
+
 class Endpoint:
-    """``POST /ai-sdk/chat``: a run, as a UI message stream."""
+    """``POST /ai-sdk/chat``: a run, as a UI message stream. ``GET
+    /ai-sdk/chat/{id}/stream``: the chat's run while it goes on, from its
+    start, for a chat that comes back for it (``useChat({ resume: true })``
+    after a reload: ``DefaultChatTransport.reconnectToStream``); ``204`` when
+    none goes on."""
 
     public_paths: frozenset[str] = frozenset()
 
@@ -59,7 +71,10 @@ class Endpoint:
         self._gateway = gateway
 
     def routes(self) -> list[BaseRoute]:
-        return [Route(PATH, self.handle, methods=["POST"])]
+        return [
+            Route(PATH, self.handle, methods=["POST"]),
+            Route(PATH + "/{chat_id}/stream", self.reconnect, methods=["GET"]),
+        ]
 
     def streams(self, path: str) -> bool:
         return path == PATH
@@ -70,10 +85,28 @@ class Endpoint:
         if resumed is not None:
             return resumed
         try:
-            agent_request = agent_request_from_ui_messages(await json_body(request, gateway.max_body_bytes))
+            body = await json_body(request, gateway.max_body_bytes)
+            agent_request = agent_request_from_ui_messages(body)
         except RequestError as exc:
             return error_response(exc.status, exc.code, str(exc))
-        return await gateway.run(request, agent_request, "ai-sdk")
+        chat_id = body.get("id")
+        alias = chat_alias(chat_id) if isinstance(chat_id, str) and chat_id else None
+        return await gateway.run(request, agent_request, "ai-sdk", alias=alias)
+
+    async def reconnect(self, request: Request) -> Response:
+        store = self._gateway.store
+        stream_id = await store.resolve_alias(chat_alias(request.path_params["chat_id"]))
+        if stream_id is None:
+            return Response(status_code=204)
+        try:
+            _, finished = await store.stored(stream_id)
+        except (ReplayError, NotImplementedError):
+            finished = True  # expired, or a store that cannot tell: nothing to come back to
+        if finished:
+            # A run that ended is the chat's to have kept: sent again, it
+            # would be a second copy of the answer.
+            return Response(status_code=204)
+        return self._gateway.event_stream((), "ai-sdk", store=store, replay_stream=stream_id)
 
 
 def _file(part: Mapping[str, Any], where: str) -> Json:

@@ -395,28 +395,48 @@ class Gateway:
         )
 
     async def run(
-        self, request: Request, agent_request: dict[str, Any], protocol: ProtocolName, **options: Any
+        self,
+        request: Request,
+        agent_request: dict[str, Any],
+        protocol: ProtocolName,
+        *,
+        alias: str | None = None,
+        **options: Any,
     ) -> Response:
         """The response to a request that runs the agent: ``agent_request``
         run upstream (``start_run``), its stream converted to ``protocol``
         (its encoder given ``options``), recorded in the store for
         ``Last-Event-ID`` resume, and abandoned once no client reads it; a
-        run that does not start is answered as the gateway's error."""
+        run that does not start is answered as the gateway's error.
+        ``alias`` names the run's stream in the store once the run has
+        started, for a client that comes back for it by that name."""
+        # A stream without event ids (NDJSON, or SSE whose clients read data
+        # lines alone) is not recorded: nothing could resume it, and a run
+        # its client left is cancelled at once.
+        store = self.store if _protocols.resumable(protocol) else None
+        if alias is not None and store is None:
+            raise ValueError(f"{protocol} streams are not recorded: an alias would name nothing")
         abandoned = asyncio.Event()
         try:
             chunks = await self.start_run(agent_request, request, abandoned=abandoned)
         except UpstreamError as exc:
             return error_response(exc.status, exc.code, exc.message)
+        stream_id = None
+        if alias is not None and store is not None:
+            try:
+                stream_id = await store.open()
+                await store.set_alias(alias, stream_id)
+            except BaseException:
+                aclose = getattr(chunks, "aclose", None)
+                if aclose is not None:
+                    await aclose()  # the run started: it is ended, not left behind
+                raise
         content: AsyncIterator[bytes] = (
             passed_through(chunks)
             if protocol == "agentscope"
             else self.converted(chunks, protocol, **options)
         )
-        # A stream without event ids (NDJSON, or SSE whose clients read data
-        # lines alone) is not recorded: nothing could resume it, and a run
-        # its client left is cancelled at once.
-        store = self.store if _protocols.resumable(protocol) else None
-        return self.event_stream(content, protocol, store=store, abandoned=abandoned)
+        return self.event_stream(content, protocol, store=store, abandoned=abandoned, stream_id=stream_id)
 
     async def run_whole(
         self,

@@ -154,6 +154,10 @@ class EventStreamResponse(_ResponseBase):
     - ``stream_id`` records into a stream the caller opened in the store
       (``await store.open()``), to name it elsewhere first (an alias, a
       task's id); by default the response opens one.
+    - ``replay_stream`` sends a stream of the store from its first event
+      (after ``Last-Event-ID``, where the request has one) and follows it
+      live until it finishes, in place of running ``content``: a client
+      that comes back for a run it knows by another name than an event id.
     - ``send_timeout``: a client that takes no write for that many seconds
       (it stopped reading, and the connection's buffers are full) is let go,
       as if it had left; None waits for it.
@@ -186,9 +190,13 @@ class EventStreamResponse(_ResponseBase):
         send_timeout: float | None = None,
         abandon_after: float | None = None,
         on_abandoned: Callable[[], object] | None = None,
+        replay_stream: str | None = None,
     ) -> None:
-        if stream_id is not None and store is None:
-            raise ValueError("stream_id names a stream of the store: give the store too")
+        for name, given in (("stream_id", stream_id), ("replay_stream", replay_stream)):
+            if given is not None and store is None:
+                raise ValueError(f"{name} names a stream of the store: give the store too")
+        if stream_id is not None and replay_stream is not None:
+            raise ValueError("stream_id records a run, replay_stream sends a recorded one: give one")
         if protocol is not None:
             _protocols.check(protocol)
         media_type = _protocols.media_type(protocol)
@@ -222,6 +230,7 @@ class EventStreamResponse(_ResponseBase):
         self.status_code = status_code
         self.on_disconnect = on_disconnect
         self.stream_id = stream_id
+        self.replay_stream = replay_stream
         self.send_timeout = send_timeout
         self.abandon_after = abandon_after
         self.on_abandoned = on_abandoned
@@ -245,10 +254,13 @@ class EventStreamResponse(_ResponseBase):
             frames = self._produce()
         else:
             resume_from = _header(scope, b"last-event-id")
-            if resume_from:
+            if resume_from or self.replay_stream is not None:
                 await self._discard_content()
                 try:
-                    stream_id, after = _parse_event_id(resume_from, self.protocol)
+                    if resume_from:
+                        stream_id, after = _parse_event_id(resume_from, self.protocol)
+                    else:
+                        stream_id, after = str(self.replay_stream), 0
                     entries = await self.store.replay(stream_id, after)
                 except (ValueError, ReplayError) as exc:
                     await _send_gone(send, str(exc))
