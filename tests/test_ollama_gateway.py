@@ -71,13 +71,18 @@ def test_the_client_lists_the_agent_as_its_model_and_shows_it(demo: str) -> None
         shown = client.show(name)
         assert shown.capabilities == ["completion", "tools", "vision"]
         assert shown.details == model.details
-    assert httpx.post(f"{demo}/api/show", json={}).json()["error"]["message"] == ("model is required")
+    assert httpx.post(f"{demo}/api/show", json={}).json() == {"error": "model is required"}
     # ... and the model listed is one the client chats with.
     assert client.chat(model=model.model, messages=ASKED).message.content == ANSWER
-    # Listing is the gateway's to guard, as chatting is.
+    # Listing is the gateway's to guard, as chatting is; a refusal is in Ollama's words.
+    ollama = pytest.importorskip("ollama")
     with serve(Gateway(DemoAgent(delay=0), api_keys=["k"])) as url:
-        assert httpx.get(f"{url}/api/tags").status_code == 401
+        assert httpx.get(f"{url}/api/tags").json()["error"].startswith("an API key is needed")
         assert httpx.get(f"{url}/api/tags", headers={"Authorization": "Bearer k"}).status_code == 200
+        with pytest.raises(ollama.ResponseError) as refused:
+            client_at(url).chat(model="m", messages=ASKED)
+        assert refused.value.status_code == 401
+        assert refused.value.error.startswith("an API key is needed")
 
 
 def test_a_call_left_to_the_client_is_written_and_its_result_goes_back() -> None:
@@ -165,7 +170,9 @@ def test_a_run_that_fails_is_the_clients_error() -> None:
             list(client_at(url).chat(model="m", messages=ASKED, stream=True))
         response = httpx.post(f"{url}/api/chat", json={"model": "m", "messages": ASKED, "stream": False})
     assert response.status_code == 502
-    assert response.json()["error"]["message"] == streamed.value.error
+    # Ollama's words for an error, {"error": "..."}: the client's error is the text.
+    assert response.json() == {"error": streamed.value.error}
+    assert streamed.value.error == "Unknown agent error: RuntimeError: the weather service went away"
 
 
 @pytest.mark.parametrize(
@@ -198,7 +205,11 @@ def test_bad_requests_are_answered_400_saying_what_and_where(
 ) -> None:
     response = httpx.post(f"{demo}{path}", json=body, timeout=10)
     assert response.status_code == 400, response.text
-    assert response.json()["error"] == {"code": "invalid_request", "message": message}
+    assert response.json() == {"error": message}
+    ollama = pytest.importorskip("ollama")
+    with pytest.raises(ollama.ResponseError) as raised:
+        client_at(demo)._request_raw("POST", path, json=body)
+    assert (raised.value.status_code, raised.value.error) == (400, message)
 
 
 def test_ollama_messages_become_the_agents_messages() -> None:

@@ -30,7 +30,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 
 from .. import _protocols
 from .._backend import impl
@@ -138,9 +138,13 @@ class Gateway:
         self._public_paths = frozenset({"/health"}).union(
             *(endpoint.public_paths for endpoint in self._endpoints.values())
         )
+        # Each protocol's routes, to word a refusal at them as that API does.
+        self._routes_of = [
+            (protocol, route) for protocol, endpoint in self._endpoints.items() for route in endpoint.routes()
+        ]
         routes = [
             Route("/process", self._process, methods=["POST"]),
-            *(route for endpoint in self._endpoints.values() for route in endpoint.routes()),
+            *(route for _, route in self._routes_of),
             Route("/health", self._health, methods=["GET"]),
             Route("/metrics", self._metrics, methods=["GET"]),
         ]
@@ -176,7 +180,10 @@ class Gateway:
         key = self._authorized(scope) if self._api_keys and guarded else None
         if self._api_keys and guarded and key is None:
             response = error_response(
-                401, "unauthorized", "an API key is needed: Authorization: Bearer <key>, or X-Api-Key: <key>"
+                401,
+                "unauthorized",
+                "an API key is needed: Authorization: Bearer <key>, or X-Api-Key: <key>",
+                self._protocol_served(scope),
             )
             response.headers["www-authenticate"] = "Bearer"
             await response(scope, receive, send)
@@ -185,6 +192,13 @@ class Gateway:
             # (Not in scope["state"]: servers may share that dict between requests.)
             scope[_KEY] = key
         await self._app(scope, receive, send)
+
+    def _protocol_served(self, scope: Any) -> str | None:
+        """The protocol whose endpoint answers the request, if one does."""
+        for protocol, route in self._routes_of:
+            if route.matches(scope)[0] != Match.NONE:
+                return protocol
+        return None
 
     def _stream_protocol(self, path: str) -> str | None:
         """The protocol a request to ``path`` streams, if it streams one."""
@@ -420,7 +434,7 @@ class Gateway:
         try:
             chunks = await self.start_run(agent_request, request, abandoned=abandoned)
         except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
+            return error_response(exc.status, exc.code, exc.message, protocol)
         stream_id = None
         if alias is not None and store is not None:
             try:
@@ -456,14 +470,15 @@ class Gateway:
         try:
             chunks = await self.start_run(agent_request, request)
         except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
+            return error_response(exc.status, exc.code, exc.message, protocol)
         assembler = _protocols.assembler(protocol)
         async for data in self.converted(chunks, protocol, **options):
             assembler.feed(data)
         answer = assembler.close()
         if failed_as_error and assembler.errors:
             error = assembler.errors[0]
-            return error_response(502, str(error.get("code") or "agent_error"), str(error.get("message")))
+            code = str(error.get("code") or "agent_error")
+            return error_response(502, code, str(error.get("message")), protocol)
         return JSONResponse(answer)
 
     async def _process(self, request: Request) -> Response:

@@ -85,6 +85,12 @@ class Endpoint:
 
     public_paths: frozenset[str] = frozenset()
 
+    @staticmethod
+    def error_body(code: str, message: str) -> Json:
+        """An error as an Ollama server words one, ``{"error": "..."}``: the
+        ollama client's ``ResponseError.error`` is that text."""
+        return {"error": message}
+
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
         # A model's time is when it was made: here, when the gateway was.
@@ -112,7 +118,7 @@ class Endpoint:
             name = body.get("model", body.get("name"))
             expect_string(name, "model")
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc))
+            return error_response(exc.status, exc.code, str(exc), "ollama")
         return JSONResponse(
             {
                 "modelfile": "",
@@ -153,7 +159,7 @@ class Endpoint:
             if not isinstance(stream, bool):
                 raise RequestError(f"stream must be a boolean, not {type(stream).__name__}")
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc))
+            return error_response(exc.status, exc.code, str(exc), "ollama")
         options: dict[str, Any] = {
             "endpoint": endpoint,
             "executed_tool_calls": "omit",
