@@ -4,11 +4,13 @@
 //! hand it the calls the agent made and answered. Such a call is one that a
 //! provider or a server runs (a server tool's, an MCP call: `tool` is
 //! `server` or `mcp`), or one whose result comes in the run (a `tool_result`
-//! block of its `call_id`, or an `output` on the call itself).
+//! block of its `call_id`, or an `output` on the call itself). A call's
+//! result is left out with it.
 //!
 //! Whether a function call is answered is known only when its result comes,
 //! so the events from a call's start are held until each call held is
-//! answered (then they go on, but the answered calls' blocks), or until
+//! answered (then they go on, but the answered calls' and their results'
+//! blocks), or until
 //! what comes says none will be (another message than a tool's, the run's
 //! end, or more held than [`MAX_HELD_BYTES`]): then they go on as they
 //! came, calls and all. A run of a model that asks its client to call tools
@@ -16,7 +18,7 @@
 //! `python/agentcodec/_pure/executed_calls.py` mirrors this module.
 
 use crate::events::{as_int, get, get_str, BlockRef, Event};
-use crate::hashing::IndexSet;
+use crate::hashing::{HashSet, IndexSet};
 use crate::json::Value;
 
 /// How much the held events may weigh (their deltas' bytes, and a fixed
@@ -44,6 +46,9 @@ pub struct ExecutedCalls {
     /// The open blocks of calls run upstream, whose events go nowhere
     /// (found by a [`BlockRef`], with no key built for a lookup).
     left_out: IndexSet<BlockKey>,
+    /// The ids of the server's and MCP calls left out, until their results
+    /// come (which go with them).
+    left_out_calls: HashSet<String>,
 }
 
 fn block_ref(event: &Event) -> Option<BlockRef<'_>> {
@@ -92,6 +97,9 @@ impl ExecutedCalls {
                 if let Some(key) = block_key(&event) {
                     if matches!(get_str(&event, "tool"), Some("server" | "mcp")) {
                         self.left_out.insert(key);
+                        if let Some(call_id) = get_str(&event, "call_id") {
+                            self.left_out_calls.insert(call_id.to_owned());
+                        }
                         return;
                     }
                     let call_id = get_str(&event, "call_id").map(str::to_owned);
@@ -118,8 +126,14 @@ impl ExecutedCalls {
                     }
                 }
             }
-            "block_started" if block_kind == Some("tool_result") && !self.calls.is_empty() => {
+            "block_started" if block_kind == Some("tool_result") => {
+                // The result goes with its call: a reader given it alone
+                // would hold an answer to a call it never saw.
                 let call_id = get_str(&event, "call_id");
+                if call_id.is_some_and(|call_id| self.left_out_calls.remove(call_id)) {
+                    self.leave_out(&event);
+                    return;
+                }
                 let at = call_id.and_then(|call_id| {
                     self.calls
                         .iter()
@@ -127,8 +141,7 @@ impl ExecutedCalls {
                 });
                 if let Some(at) = at {
                     self.answered(at);
-                    self.held_bytes += EVENT_WEIGHT;
-                    self.held.push((number, event));
+                    self.leave_out(&event);
                     return self.release_if_answered(out);
                 }
             }
@@ -145,6 +158,13 @@ impl ExecutedCalls {
             out.push((number, event));
         } else {
             self.hold(number, event, out);
+        }
+    }
+
+    /// The block `event` starts goes nowhere, to its end.
+    fn leave_out(&mut self, event: &Event) {
+        if let Some(key) = block_key(event) {
+            self.left_out.insert(key);
         }
     }
 
@@ -250,13 +270,11 @@ mod tests {
             "4:block_finished",
             "8:message_finished",
             "9:message_started",
-            "10:block_started",
-            "11:block_finished",
             "12:message_finished",
             "13:run_finished",
         ];
         assert_eq!(run(&events), expected);
-        // (the call's block had ended: nothing is kept of it)
+        // (the call's block had ended, and its result's has: nothing is kept of them)
         let mut calls = ExecutedCalls::default();
         let mut out = Vec::new();
         for text in &events {
@@ -288,8 +306,16 @@ mod tests {
             r#"{"type":"block_delta","message_id":"m","index":0,"delta":"{}"}"#,
             r#"{"type":"block_finished","message_id":"m","index":0}"#,
             r#"{"type":"message_finished","message_id":"m"}"#,
+            r#"{"type":"block_started","message_id":"m","index":1,"kind":"tool_result","call_id":"s"}"#,
+            r#"{"type":"block_delta","message_id":"m","index":1,"delta":"found"}"#,
+            r#"{"type":"block_finished","message_id":"m","index":1}"#,
+            r#"{"type":"block_started","message_id":"m","index":2,"kind":"tool_result","call_id":"s"}"#,
         ];
-        assert_eq!(run(&events), ["1:message_started", "5:message_finished"]);
+        // Its result goes with it; a second result of that id is no longer its.
+        assert_eq!(
+            run(&events),
+            ["1:message_started", "5:message_finished", "9:block_started"]
+        );
     }
 
     #[test]

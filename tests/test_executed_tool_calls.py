@@ -194,6 +194,9 @@ def test_a_recorded_agent_run_converts_without_the_calls_it_answered(source: str
                 pieces.append(out + transcoder.close())
             assert pieces[0] == pieces[1], target
             assert [name for name, _ in calls(backend, target, pieces[0])] == left, target
+            # A result goes with its call: it is no loss, and no target reads it alone.
+            assert "tool_result" not in {loss["what"] for loss in transcoder.losses}, target
+            assert not _answered(backend, target, pieces[0]), target
             # The target's own SDK reads what its assembler reads of it.
             judge = TABLE[target].judge
             if judge is not None:

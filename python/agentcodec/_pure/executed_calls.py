@@ -3,12 +3,13 @@ readers would run them again (``rust/executed_calls.rs``): a Chat client's
 agent loop runs every ``tool_calls`` entry it reads. Such a call is one that
 a provider or a server runs (``tool`` is ``server`` or ``mcp``), or one whose
 result comes in the run (a ``tool_result`` block of its ``call_id``, or an
-``output`` on the call itself).
+``output`` on the call itself). A call's result is left out with it.
 
 The events from a call's start are held until each call held is answered
-(then they go on, but the answered calls' blocks), or until what comes says
-none will be (another message than a tool's, the run's end, or more held than
-``MAX_HELD_BYTES``): then they go on as they came, calls and all."""
+(then they go on, but the answered calls' and their results' blocks), or
+until what comes says none will be (another message than a tool's, the run's
+end, or more held than ``MAX_HELD_BYTES``): then they go on as they came,
+calls and all."""
 
 from __future__ import annotations
 
@@ -55,6 +56,9 @@ class ExecutedCalls:
         self._calls: list[_HeldCall] = []
         # The open blocks of calls run upstream, whose events go nowhere.
         self._left_out: set[tuple[str, int]] = set()
+        # The ids of the server's and MCP calls left out, until their
+        # results come (which go with them).
+        self._left_out_calls: set[str] = set()
 
     def push(self, number: int, event: dict[str, Any], out: list[Numbered]) -> None:
         """Appends to ``out`` what goes on after ``event`` (of the source's
@@ -74,6 +78,9 @@ class ExecutedCalls:
             if key is not None:
                 if as_str(event.get("tool")) in ("server", "mcp"):
                     self._left_out.add(key)
+                    call_id = as_str(event.get("call_id"))
+                    if call_id is not None:
+                        self._left_out_calls.add(call_id)
                     return
                 self._calls.append(_HeldCall(key, as_str(event.get("call_id"))))
                 self._hold(number, event, out)
@@ -89,8 +96,14 @@ class ExecutedCalls:
                     self._answered(at)
                     self._release_if_answered(out)
                     return
-        elif kind == "block_started" and block_kind == "tool_result" and self._calls:
+        elif kind == "block_started" and block_kind == "tool_result":
+            # The result goes with its call: a reader given it alone would
+            # hold an answer to a call it never saw.
             call_id = as_str(event.get("call_id"))
+            if call_id is not None and call_id in self._left_out_calls:
+                self._left_out_calls.discard(call_id)
+                self._leave_out(event)
+                return
             at = next(
                 (
                     at
@@ -101,8 +114,7 @@ class ExecutedCalls:
             )
             if at is not None:
                 self._answered(at)
-                self._held_bytes += _EVENT_WEIGHT
-                self._held.append((number, event))
+                self._leave_out(event)
                 self._release_if_answered(out)
                 return
         elif kind == "message_started" and self._calls and as_str(event.get("role")) != "tool":
@@ -114,6 +126,12 @@ class ExecutedCalls:
             self._hold(number, event, out)
         else:
             out.append((number, event))
+
+    def _leave_out(self, event: dict[str, Any]) -> None:
+        """The block ``event`` starts goes nowhere, to its end."""
+        key = _block_key(event)
+        if key is not None:
+            self._left_out.add(key)
 
     def finish(self, out: list[Numbered]) -> None:
         """Appends what is held, as it came: the stream is over."""
