@@ -112,7 +112,10 @@ def test_a_run_that_fails_is_the_apis_error() -> None:
             list(sdk_at(url).messages.create(model="m", max_tokens=1024, messages=ASKED, stream=True))
         response = httpx.post(f"{url}{PATH}", json={"model": "m", "messages": ASKED}, timeout=10)
     assert response.status_code == 502
-    assert response.json()["error"]["message"] in str(streamed.value)
+    assert response.json() == {
+        "type": "error",
+        "error": {"type": "api_error", "message": streamed.value.body["error"]["message"]},
+    }
     assert response.json()["error"]["message"]
 
 
@@ -164,7 +167,15 @@ def test_a_run_that_fails_is_the_apis_error() -> None:
 def test_bad_requests_are_answered_400_saying_what_and_where(demo: str, body: Any, message: str) -> None:
     response = httpx.post(f"{demo}{PATH}", json=body, timeout=10)
     assert response.status_code == 400, response.text
-    assert response.json()["error"] == {"code": "invalid_request", "message": message}
+    # The API's words for an error, which its SDK gives as the error's body.
+    assert response.json() == {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": message},
+    }
+    anthropic = pytest.importorskip("anthropic")
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        sdk_at(demo).messages.create(**{"model": "m", "max_tokens": 1024, **body})
+    assert raised.value.body == response.json()
 
 
 def test_messages_become_the_agents_messages() -> None:

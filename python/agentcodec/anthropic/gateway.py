@@ -46,10 +46,30 @@ __all__ = ["Endpoint", "agent_request_from_messages"]
 PATH = "/v1/messages"
 
 
+# The API's error types, by HTTP status; any other status is an api_error.
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    415: "invalid_request_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
 class Endpoint:
     """``POST /v1/messages``: a run, as the Messages API answers one."""
 
     public_paths: frozenset[str] = frozenset()
+
+    @staticmethod
+    def error_body(status: int, code: str, message: str) -> Json:
+        """An error as the API words one: ``{"type": "error", "error": {"type",
+        "message"}}``, its type the API's for the status, which clients
+        branch on (``rate_limit_error``, ``overloaded_error``)."""
+        return {"type": "error", "error": {"type": _ERROR_TYPES.get(status, "api_error"), "message": message}}
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
@@ -72,7 +92,7 @@ class Endpoint:
             if stream is not None and not isinstance(stream, bool):
                 raise RequestError(f"stream must be a boolean, not {type(stream).__name__}")
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc))
+            return error_response(exc.status, exc.code, str(exc), "anthropic")
         options: dict[str, Any] = {"executed_tool_calls": "omit"}
         if isinstance(body.get("model"), str):
             options["model"] = body["model"]

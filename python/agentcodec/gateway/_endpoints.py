@@ -33,7 +33,7 @@ __all__ = ["Endpoint", "endpoints", "error_response"]
 class Endpoint(Protocol):
     """What a protocol's ``gateway.Endpoint`` is. One whose API words its
     errors other than the gateway does (so that its clients would misread
-    the gateway's) says how with a static ``error_body(code, message)``,
+    the gateway's) says how with a static ``error_body(status, code, message)``,
     which the gateway's refusals at its routes take (``error_response``)."""
 
     #: The paths answered without an API key: what clients read before they call.
@@ -54,10 +54,12 @@ class Endpoint(Protocol):
 def error_response(status: int, code: str, message: str, protocol: str | None = None) -> JSONResponse:
     """An error as the gateway answers one: ``{"error": {"code", "message"}}``,
     or, for a request of ``protocol`` whose endpoint says how its API words
-    an error (an ``error_body(code, message)`` of its own: a client that
+    an error (an ``error_body(status, code, message)`` of its own: a client that
     reads the API's errors would misread the gateway's), as that API does."""
     shape = getattr(_protocols.gateway_endpoint(protocol), "error_body", None) if protocol else None
-    body = shape(code, message) if shape is not None else {"error": {"code": code, "message": message}}
+    body = (
+        shape(status, code, message) if shape is not None else {"error": {"code": code, "message": message}}
+    )
     return JSONResponse(body, status_code=status)
 
 

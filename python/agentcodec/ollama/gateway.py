@@ -86,7 +86,7 @@ class Endpoint:
     public_paths: frozenset[str] = frozenset()
 
     @staticmethod
-    def error_body(code: str, message: str) -> Json:
+    def error_body(status: int, code: str, message: str) -> Json:
         """An error as an Ollama server words one, ``{"error": "..."}``: the
         ollama client's ``ResponseError.error`` is that text."""
         return {"error": message}
