@@ -20,9 +20,11 @@
 #       5. the benchmarks once, and their instruction counts (callgrind)
 #          against the committed baseline;
 #       6. every other supported CPython: the suite once in its native
-#          wheel's environment, every backend's case there (the property
-#          tests at a fifth of their examples), and its pure wheel installed
-#          alone, converting every example into its own protocol;
+#          wheel's environment, both backends' cases there, each test's
+#          cases split between these versions (pytest --cases K/N: every
+#          test on each, every case on one; the property tests at a fifth
+#          of their examples), and its pure wheel installed alone,
+#          converting every example into its own protocol;
 #       7. the sdist installed: with Rust, the extension built; without,
 #          the pure package;
 #       8. agentscope-runtime's real AgentApp in an environment of its own
@@ -227,13 +229,26 @@ command -v valgrind > /dev/null || install_package valgrind
 "$native" benches/instructions.py
 
 tested=("$main_version: the whole suite, native and pure wheel")
+# The other versions split each test's cases between them (pytest --cases
+# K/N): every test runs on each version, every case on one of them besides
+# the main one. The whole suite on each took 7m46s of a 9-minute step here
+# (2026-12-02); a third of the cases is some 58% of the suite's time, as the
+# slowest tests have a case or two, which every share runs.
+others=0
+for version in $versions; do
+    if [ "$version" != "$main_version" ] && find_python "$version" > /dev/null; then
+        others=$((others + 1))
+    fi
+done
+share=0
 for version in $versions; do
     [ "$version" = "$main_version" ] && continue
     if ! interpreter=$(find_python "$version"); then
         tested+=("$version: NOT TESTED, not installed on this machine")
         continue
     fi
-    step "Python $version ($interpreter): the suite on both backends, properties at a fifth of their examples; the pure wheel alone"
+    share=$((share + 1))
+    step "Python $version ($interpreter): every test, share $share/$others of their cases, on both backends, properties at a fifth of their examples; the pure wheel alone"
     fresh_env "$work/native-$version" "$interpreter" "$(native_wheel "$interpreter")[test]"
     check_backend "$work/native-$version/bin/python" native
     # Once, not once per wheel as above: the cases of both backends run in
@@ -241,7 +256,7 @@ for version in $versions; do
     # the tests that take no backend on the native one. Running the suite
     # again in the pure wheel's would repeat those, and took half the run.
     AGENTCODEC_EXAMPLES=0.2 AGENTCODEC_REQUIRE_NATIVE=1 \
-        "$work/native-$version/bin/python" -m pytest -q -p no:cacheprovider -n "$workers"
+        "$work/native-$version/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --cases "$share/$others"
     # The pure wheel installs and works on its own: every example converted.
     fresh_env "$work/pure-$version" "$interpreter" "$pure_wheel"
     check_backend "$work/pure-$version/bin/python" python
@@ -253,7 +268,7 @@ for version in $versions; do
         "$work/pure-$version/bin/agentcodec" convert --from "$protocol" --to "$protocol" "$example" \
             > /dev/null 2> "$work/convert.err" || { cat "$work/convert.err" >&2; exit 1; }
     done
-    tested+=("$version: the suite on both backends with a fifth of the examples; the pure wheel converting every example")
+    tested+=("$version: every test, share $share/$others of their cases, on both backends with a fifth of the examples; the pure wheel converting every example")
 done
 
 step "The sdist: the extension built with Rust, the pure package without"

@@ -8,10 +8,16 @@ run that built it, so a broken build cannot hide behind a skip.
 scripts/test.sh runs the suite so in the native wheel's environment, and
 whole in the pure wheel's, where the pure backend's cases run, instead of
 running them twice.
+
+``pytest --cases K/N`` runs every test, but only the K-th of N shares of each
+test's cases: ``scripts/test.sh --full`` runs the suite whole on one Python,
+then splits each test's cases between the other supported Pythons, so that
+every test runs on each of them and every case on one of them.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 from types import ModuleType
@@ -47,9 +53,51 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="run the tests that take the backend fixture on this backend only (default: both)",
     )
+    parser.addoption(
+        "--cases",
+        type=_share,
+        default=None,
+        metavar="K/N",
+        help="run only the K-th of N shares of each test's cases (a test with fewer than N cases "
+        "runs one of them); the N shares together are the whole suite",
+    )
+
+
+def _share(text: str) -> tuple[int, int]:
+    share, _, shares = text.partition("/")
+    if not (share.isdigit() and shares.isdigit() and 1 <= int(share) <= int(shares)):
+        raise argparse.ArgumentTypeError(f"K/N with 1 <= K <= N, not {text!r}")
+    return int(share), int(shares)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _keep_one_backend(config, items)
+    _keep_one_share(config, items)
+
+
+def _keep_one_share(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--cases K/N``: of each test's cases, in the order collected, those
+    whose place is K-1 modulo N; where a test has fewer cases than N, its
+    case at (K-1) modulo its count, so that every test runs in every share."""
+    chosen = config.getoption("--cases")
+    if chosen is None:
+        return
+    share, shares = chosen[0] - 1, chosen[1]
+    cases: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        cases.setdefault(item.nodeid.partition("[")[0], []).append(item)
+    kept_ids = set()
+    for of_test in cases.values():
+        if len(of_test) < shares:
+            kept_ids.add(id(of_test[share % len(of_test)]))
+        else:
+            kept_ids.update(id(item) for item in of_test[share::shares])
+    kept = [item for item in items if id(item) in kept_ids]
+    config.hook.pytest_deselected(items=[item for item in items if id(item) not in kept_ids])
+    items[:] = kept
+
+
+def _keep_one_backend(config: pytest.Config, items: list[pytest.Item]) -> None:
     only = config.getoption("--backend")
     if only is None:
         return
