@@ -4,7 +4,10 @@
 //! encoder writes is a stream its protocol's decoder reads without an error.
 //! The first byte picks the source, one of the protocols (SSE bytes) or
 //! neutral events (one JSON object a line) given to the encoder directly,
-//! and the target: one pair an input, so that inputs stay fast.
+//! and the target: one pair an input, so that inputs stay fast. The bytes
+//! past the pairs' count leave out the tool calls the agent ran
+//! (`executed_tool_calls="omit"`), whose held events must come out alike in
+//! any chunking too.
 #![no_main]
 
 use agentcodec::events::Event;
@@ -46,8 +49,12 @@ fn convert(
     target: &'static Descriptor,
     pieces: &[&[u8]],
     full: bool,
+    omit: bool,
 ) -> Vec<u8> {
     let mut transcoder = Transcoder::new(source, options(target), LIMITS, OnError::Skip);
+    if omit {
+        transcoder.omit_executed_tool_calls();
+    }
     let mut out = Vec::new();
     for piece in pieces {
         let _ = if full {
@@ -62,8 +69,11 @@ fn convert(
     out
 }
 
-fn encode(target: &'static Descriptor, events: &[Event]) -> Vec<u8> {
+fn encode(target: &'static Descriptor, events: &[Event], omit: bool) -> Vec<u8> {
     let mut encoder = transcode::Encoder::new(options(target));
+    if omit {
+        encoder.omit_executed_tool_calls();
+    }
     let mut out = Vec::new();
     for event in events {
         out.extend(encoder.encode(event));
@@ -95,13 +105,13 @@ fn reads_back(target: &'static Descriptor, bytes: &[u8], foreign: bool) {
 
 /// Whether `target`'s encoder writes nothing of its own for `events`: all
 /// it writes is what passed through.
-fn writes_nothing_of_its_own(target: &'static Descriptor, events: &[Event]) -> bool {
+fn writes_nothing_of_its_own(target: &'static Descriptor, events: &[Event], omit: bool) -> bool {
     let own: Vec<Event> = events
         .iter()
         .filter(|event| event.get("type").and_then(Value::as_str) != Some("passthrough"))
         .cloned()
         .collect();
-    encode(target, &own).is_empty()
+    encode(target, &own, omit).is_empty()
 }
 
 fuzz_target!(|input: &[u8]| {
@@ -110,14 +120,17 @@ fuzz_target!(|input: &[u8]| {
     };
     let (seed, data) = chunks::split(input);
     let pick = usize::from(pick);
-    let target = PROTOCOLS[pick / (PROTOCOLS.len() + 1) % PROTOCOLS.len()];
+    let pairs = (PROTOCOLS.len() + 1) * PROTOCOLS.len();
+    let omit = pick >= pairs;
+    let pick = pick % pairs;
+    let target = PROTOCOLS[pick / (PROTOCOLS.len() + 1)];
     match PROTOCOLS.get(pick % (PROTOCOLS.len() + 1)) {
         Some(source) => {
-            let whole = convert(source, target, &[data], false);
+            let whole = convert(source, target, &[data], false, omit);
             let pieces = chunks::chunks(seed, data);
-            assert_eq!(convert(source, target, &pieces, false), whole);
+            assert_eq!(convert(source, target, &pieces, false, omit), whole);
             assert_eq!(
-                convert(source, target, &[data], true),
+                convert(source, target, &[data], true, omit),
                 whole,
                 "the full path"
             );
@@ -127,7 +140,7 @@ fuzz_target!(|input: &[u8]| {
             reads_back(
                 target,
                 &whole,
-                writes_nothing_of_its_own(target, &decoder.take()),
+                writes_nothing_of_its_own(target, &decoder.take(), omit),
             );
         }
         None => {
@@ -138,8 +151,8 @@ fuzz_target!(|input: &[u8]| {
                     _ => None,
                 })
                 .collect();
-            let foreign = writes_nothing_of_its_own(target, &events);
-            reads_back(target, &encode(target, &events), foreign);
+            let foreign = writes_nothing_of_its_own(target, &events, omit);
+            reads_back(target, &encode(target, &events, omit), foreign);
         }
     }
 });
