@@ -72,6 +72,9 @@ def test_the_client_lists_the_agent_as_its_model_and_shows_it(demo: str) -> None
         assert shown.capabilities == ["completion", "tools", "vision"]
         assert shown.details == model.details
     assert httpx.post(f"{demo}/api/show", json={}).json() == {"error": "model is required"}
+    assert httpx.post(f"{demo}/api/show", json=["agent"]).json() == {
+        "error": "the request body must be a JSON object, not list"
+    }
     # ... and the model listed is one the client chats with.
     assert client.chat(model=model.model, messages=ASKED).message.content == ANSWER
     # Listing is the gateway's to guard, as chatting is; a refusal is in Ollama's words.

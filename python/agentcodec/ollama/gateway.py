@@ -114,9 +114,8 @@ class Endpoint:
     async def show(self, request: Request) -> Response:
         """A model's details and capabilities (any name is the agent)."""
         try:
-            body = await json_body(request, self._gateway.max_body_bytes)
-            name = body.get("model", body.get("name"))
-            expect_string(name, "model")
+            body = expect_object(await json_body(request, self._gateway.max_body_bytes), "the request body")
+            expect_string(body.get("model", body.get("name")), "model")
         except RequestError as exc:
             return error_response(exc.status, exc.code, str(exc), "ollama")
         return JSONResponse(
