@@ -1,9 +1,11 @@
 """Coverage-guided differential fuzzing of the Python API (atheris): every
-input is fed, cut into chunks, to each protocol's assembler and to
-``PartialJSON`` on both backends, which must agree on every call's outcome
-(the value returned, or the exception's type and message) and on everything
-read afterwards. The pure backend's code is instrumented, so inputs that
-reach new branches of it are kept.
+input is fed, cut into chunks, to each protocol's assembler and neutral
+decoder, to one ``Transcoder`` (its source, target and treatment of executed
+tool calls picked by the input) and to ``PartialJSON``, on both backends,
+which must agree on every call's outcome (the value returned, or the
+exception's type and message) and on everything read afterwards. The pure
+backend's code is instrumented, so inputs that reach new branches of it are
+kept.
 
     python fuzz/backends.py -max_total_time=60 fuzz/corpus/backends tests/fixtures/sdk ...
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import atheris
@@ -21,7 +24,20 @@ import atheris
 with atheris.instrument_imports(include=["agentcodec"]):
     import agentcodec._pure as pure
 
+    # The package loads its API on first use; loaded here, the modules that
+    # do the work are instrumented too, not only the package's own.
+    import agentcodec._pure.api  # noqa: F401
+
 import agentcodec._native as native
+
+# The encoders' ids and times, fixed by the tests' table of protocols, so
+# that both backends write the same bytes.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from protocol_table import TABLE
+
+PROTOCOLS = tuple(TABLE)
+OPTIONS = {name: row.fixed_options for name, row in TABLE.items()}
+LIMITS = {"max_line_bytes": 4096, "max_event_bytes": 8192}
 
 
 # Each protocol's assembler by its name in the backends (the neutral one
@@ -75,13 +91,34 @@ def chunks(seed: bytes, data: bytes) -> list[bytes]:
 
 
 def run_assembler(backend: Any, name: str, on_error: str, pieces: list[bytes]) -> list[Any]:
-    assembler = getattr(backend, name)(on_error=on_error, max_line_bytes=4096, max_event_bytes=8192)
+    assembler = getattr(backend, name)(on_error=on_error, **LIMITS)
     seen = [outcome(lambda piece=piece: assembler.feed(piece)) for piece in pieces]
     reads = (*READS[name], *(read for read in COMMON if read not in READS[name]))
     seen += [outcome(lambda read=read: getattr(assembler, read)) for read in reads]
     seen.append(outcome(assembler.close))
     seen += [outcome(lambda read=read: getattr(assembler, read)) for read in reads]
     return seen
+
+
+def run_stream(stream: Any, pieces: list[bytes], reads: tuple[str, ...]) -> list[Any]:
+    """What feeding a neutral decoder or a transcoder gives, and then ends it."""
+    seen = [outcome(lambda piece=piece: stream.feed(piece)) for piece in pieces]
+    seen.append(outcome(stream.close))
+    seen += [outcome(lambda read=read: getattr(stream, read)) for read in reads]
+    return seen
+
+
+def run_decoder(backend: Any, source: str, on_error: str, pieces: list[bytes]) -> list[Any]:
+    decoder = backend.NeutralDecoder(source, on_error=on_error, **LIMITS)
+    return run_stream(decoder, pieces, COMMON)
+
+
+def run_transcoder(backend: Any, route: tuple[str, ...], on_error: str, pieces: list[bytes]) -> list[Any]:
+    source, target, executed = route
+    transcoder = backend.Transcoder(
+        source, target, on_error=on_error, executed_tool_calls=executed, **LIMITS, **OPTIONS[target]
+    )
+    return run_stream(transcoder, pieces, (*COMMON, "losses"))
 
 
 def run_partial_json(backend: Any, pieces: list[bytes]) -> list[Any]:
@@ -95,18 +132,30 @@ def run_partial_json(backend: Any, pieces: list[bytes]) -> list[Any]:
     return seen
 
 
+def agree(what: str, ours: list[Any], theirs: list[Any]) -> None:
+    if ours != theirs:
+        raise AssertionError(f"{what}: the backends disagree\nnative: {ours}\npure:   {theirs}")
+
+
 def test_one_input(data: bytes) -> None:
     seed, data = data[:8], data[8:]
     pieces = chunks(seed, data)
     on_error = "skip" if seed[:1] and seed[0] & 1 else "raise"
     for name in ASSEMBLERS:
         ours = run_assembler(native, name, on_error, pieces)
-        theirs = run_assembler(pure, name, on_error, pieces)
-        if ours != theirs:
-            raise AssertionError(f"{name}: the backends disagree\nnative: {ours}\npure:   {theirs}")
-    ours, theirs = run_partial_json(native, pieces), run_partial_json(pure, pieces)
-    if ours != theirs:
-        raise AssertionError(f"PartialJSON: the backends disagree\nnative: {ours}\npure:   {theirs}")
+        agree(name, ours, run_assembler(pure, name, on_error, pieces))
+    for source in PROTOCOLS:
+        ours = run_decoder(native, source, on_error, pieces)
+        agree(f"NeutralDecoder({source!r})", ours, run_decoder(pure, source, on_error, pieces))
+    picks = seed.ljust(3, b"\0")
+    route = (
+        PROTOCOLS[picks[1] % len(PROTOCOLS)],
+        PROTOCOLS[picks[2] % len(PROTOCOLS)],
+        "omit" if picks[0] & 2 else "write",
+    )
+    ours = run_transcoder(native, route, on_error, pieces)
+    agree(f"Transcoder{route}", ours, run_transcoder(pure, route, on_error, pieces))
+    agree("PartialJSON", run_partial_json(native, pieces), run_partial_json(pure, pieces))
 
 
 def main() -> None:

@@ -7,7 +7,7 @@
 # same inputs every time on a fresh checkout (what test.sh --full does, so
 # that it catches a regression and never fails on a new find).
 #   scripts/fuzz-backends.sh [SECONDS]
-#   RUNS=2000 scripts/fuzz-backends.sh
+#   RUNS=1000 scripts/fuzz-backends.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}

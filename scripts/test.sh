@@ -16,7 +16,7 @@
 #   wheel built in step 2 for every supported CPython, then
 #       4. the docs site built (mkdocs build --strict); every cargo-fuzz
 #          target for 10 s (scripts/fuzz.sh), the backends fuzzed against
-#          each other (atheris, 2,000 inputs from a fixed seed);
+#          each other (atheris, 1,000 inputs from a fixed seed);
 #       5. the benchmarks once, and their instruction counts (callgrind)
 #          against the committed baseline;
 #       6. every other supported CPython: the suite once in its native
@@ -208,10 +208,10 @@ command -v cargo-fuzz > /dev/null || cargo +nightly install cargo-fuzz --locked 
 rm -rf fuzz/artifacts
 ./scripts/fuzz.sh 10
 
-step "Python $main_version: the backends fuzzed against each other (atheris), 2,000 inputs from a fixed seed"
+step "Python $main_version: the backends fuzzed against each other (atheris), 1,000 inputs from a fixed seed"
 "$uv" pip install --quiet --python "$native" --only-binary atheris atheris
 rm -rf fuzz/artifacts/backends fuzz/corpus/backends
-PYTHON="$native" RUNS=2000 ./scripts/fuzz-backends.sh
+PYTHON="$native" RUNS=1000 ./scripts/fuzz-backends.sh
 
 step "Benchmarks: a smoke run (each once), and the report on small workloads"
 "$native" -m pytest -q -p no:cacheprovider --benchmark-disable benches
