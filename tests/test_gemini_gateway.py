@@ -36,6 +36,11 @@ def client_at(url: str, key: str = "-") -> Any:
     return genai.Client(api_key=key, http_options={"base_url": url})
 
 
+def gateway_reason(code: str) -> dict[str, str]:
+    """The detail that carries the gateway's own error code."""
+    return {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": code, "domain": "agentcodec"}
+
+
 def test_google_genai_generates_content_streamed_and_whole(demo: str) -> None:
     """The demo agent reasons, runs its word_count tool and answers: the
     client reads the thoughts and the answer, and no function call, which
@@ -118,7 +123,8 @@ def test_the_clients_key_is_the_gateways_api_key() -> None:
         assert allowed.models.generate_content(model="demo", contents=QUESTION).text == ANSWER
         with pytest.raises(genai.errors.ClientError) as refused:
             refused_client.models.generate_content(model="demo", contents=QUESTION)
-    assert refused.value.code == 401
+    assert (refused.value.code, refused.value.status) == (401, "UNAUTHENTICATED")
+    assert refused.value.details["error"]["details"] == [gateway_reason("unauthorized")]
 
 
 def test_a_run_that_fails_is_the_clients_error() -> None:
@@ -129,7 +135,12 @@ def test_a_run_that_fails_is_the_clients_error() -> None:
             list(client.models.generate_content_stream(model="m", contents=QUESTION))
         response = httpx.post(f"{url}/v1beta/models/m:generateContent", json=ASKED, timeout=10)
     assert response.status_code == 502
-    assert response.json()["error"]["message"] == streamed.value.message
+    # Not streamed, the error is the one the stream ends with (but for its
+    # HTTP status, which is the answer's).
+    assert streamed.value.status == "INTERNAL"
+    assert response.json() == {
+        "error": {"code": 502, "message": streamed.value.message, "status": streamed.value.status}
+    }
 
 
 @pytest.mark.parametrize(
@@ -168,7 +179,20 @@ def test_bad_requests_are_answered_400_saying_what_and_where(demo: str, body: An
     ):
         response = httpx.post(f"{demo}{path}", json=body, timeout=10)
         assert response.status_code == 400, response.text
-        assert response.json()["error"] == {"code": "invalid_request", "message": message}
+        assert response.json()["error"] == {
+            "code": 400,
+            "message": message,
+            "status": "INVALID_ARGUMENT",
+            "details": [gateway_reason("invalid_request")],
+        }
+    if list(body) != ["contents"] or not body["contents"]:
+        return  # (what google-genai refuses to send, or sends otherwise)
+    genai = pytest.importorskip("google.genai")
+    client = client_at(demo)
+    with pytest.raises(genai.errors.ClientError) as raised:
+        client.models.generate_content(model="demo", contents=body["contents"])
+    error = raised.value
+    assert (error.code, error.status, error.message) == (400, "INVALID_ARGUMENT", message)
 
 
 def test_gemini_contents_become_the_agents_messages() -> None:

@@ -194,11 +194,18 @@ class Gateway:
         await self._app(scope, receive, send)
 
     def _protocol_served(self, scope: Any) -> str | None:
-        """The protocol whose endpoint answers the request, if one does."""
+        """The protocol whose endpoint answers the request, if one does: as
+        the router picks, a route that matches the path and the method before
+        one that matches the path alone (``/v1/models/{model}``, a listing
+        read by GET, is also the start of a ``POST`` of another API's)."""
+        partial = None
         for protocol, route in self._routes_of:
-            if route.matches(scope)[0] != Match.NONE:
+            match = route.matches(scope)[0]
+            if match == Match.FULL:
                 return protocol
-        return None
+            if match == Match.PARTIAL and partial is None:
+                partial = protocol
+        return partial
 
     def _stream_protocol(self, path: str) -> str | None:
         """The protocol a request to ``path`` streams, if it streams one."""

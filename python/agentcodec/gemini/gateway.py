@@ -28,6 +28,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from .._backend import impl
+from .._vocabulary import tables
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
@@ -58,12 +59,48 @@ STREAM, WHOLE = ":streamGenerateContent", ":generateContent"
 #: What goes between two of the agent's messages in a candidate's one text.
 MESSAGE_SEPARATOR = "\n\n"
 
+#: google.rpc.Code's names, which an error's ``status`` is.
+_STATUSES = frozenset(tables("gemini")["ERROR_STATUSES"])
+#: The status Google's APIs answer an HTTP status with (code.proto's
+#: mapping; a body too large or of the wrong type is an invalid argument
+#: there, an upstream that failed unavailable).
+_STATUS_OF_HTTP = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    413: "INVALID_ARGUMENT",
+    415: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "UNIMPLEMENTED",
+    502: "UNAVAILABLE",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
 
 class Endpoint:
     """``POST /v1beta/models/{model}:streamGenerateContent`` and
     ``:generateContent``: a run, as Gemini answers one."""
 
     public_paths: frozenset[str] = frozenset()
+
+    @staticmethod
+    def error_body(status: int, code: str, message: str) -> Json:
+        """An error as Gemini's API words one, ``{"error": {"code", "message",
+        "status"}}``: ``code`` the HTTP status, ``status`` google.rpc.Code's
+        name (google-genai's ``APIError.status``). A failed run's code is
+        already such a name; the gateway's own (``invalid_request``,
+        ``too_many_runs``, ...) goes in an ``ErrorInfo`` detail's ``reason``,
+        as Google's APIs give theirs."""
+        if code in _STATUSES:
+            return {"error": {"code": status, "message": message, "status": code}}
+        name = _STATUS_OF_HTTP.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
+        detail = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": code, "domain": "agentcodec"}
+        return {"error": {"code": status, "message": message, "status": name, "details": [detail]}}
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
@@ -95,7 +132,7 @@ class Endpoint:
         try:
             chunks = await self._gateway.start_run(agent_request, request)
         except UpstreamError as exc:
-            return error_response(exc.status, exc.code, exc.message)
+            return error_response(exc.status, exc.code, exc.message, "gemini")
         records = self._gateway.converted(chunks, "gemini", **options)
         return StreamingResponse(_json_array(records), media_type="application/json")
 
@@ -113,7 +150,7 @@ class Endpoint:
             body = await json_body(request, self._gateway.max_body_bytes)
             agent_request = agent_request_from_gemini(body, model=request.path_params["model"])
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc))
+            return error_response(exc.status, exc.code, str(exc), "gemini")
         options = {
             "model": request.path_params["model"],
             "executed_tool_calls": "omit",
