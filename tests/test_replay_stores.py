@@ -147,6 +147,25 @@ def test_unknown_streams_and_writes_to_finished_ones_are_refused(make_store: Mak
     run(make_store, test)
 
 
+@pytest.mark.parametrize("own", [True, False], ids=["the-stores-own", "from-a-snapshot"])
+def test_whether_a_stream_has_finished_is_told_without_reading_it(make_store: MakeStore, own: bool) -> None:
+    async def test(store: ReplayStore) -> None:
+        finished = store.finished if own else lambda stream: ReplayStore.finished(store, stream)
+        stream = await store.open()
+        assert not await finished(stream)  # opened, nothing in it yet
+        for number in range(1, 8):
+            await store.append(stream, b"%d" % number)
+        assert not await finished(stream)
+        await store.finish(stream)
+        assert await finished(stream)
+        with pytest.raises(ReplayError, match="not stored"):
+            await finished("nosuchstream")
+
+    # The store's own answer holds with the stream's first events dropped
+    # (which a snapshot refuses).
+    run(make_store, test, **({"max_events": 3} if own else {}))
+
+
 def test_a_reader_marks_the_stream_read_while_it_follows_and_waits(make_store: MakeStore) -> None:
     """What a producer asks to tell a stream nobody reads any more: readers
     mark it as they follow, and while they wait for events; a stream whose

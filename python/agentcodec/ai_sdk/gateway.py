@@ -99,7 +99,7 @@ class Endpoint:
         if stream_id is None:
             return Response(status_code=204)
         try:
-            _, finished = await store.stored(stream_id)
+            finished = await store.finished(stream_id)
         except (ReplayError, NotImplementedError):
             finished = True  # expired, or a store that cannot tell: nothing to come back to
         if finished:

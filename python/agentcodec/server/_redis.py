@@ -242,6 +242,13 @@ class RedisReplayStore(ReplayStore):
             events.append((number, event.encode() if isinstance(event, str) else event))
         return events, finished
 
+    async def finished(self, stream_id: str) -> bool:
+        # The end entry is the stream's last: one entry read, not the stream.
+        last = await self._redis.xrevrange(self._key(stream_id), "+", "-", count=1)
+        if not last:
+            raise ReplayError(stream_id, 0, None)
+        return _field(last[0][1], "end") is not None
+
     async def _ended_by(self, key: str, number: int) -> bool | None:
         """Whether the stream ended at or before event ``number`` (its end
         entry, ``<last>-2``, comes before a reader's cursor past it, so

@@ -94,6 +94,13 @@ class ReplayStore(abc.ABC):
         were dropped."""
         raise NotImplementedError(f"{type(self).__name__} gives no snapshot of a stream")
 
+    async def finished(self, stream_id: str) -> bool:
+        """Whether the stream has finished, without reading its events.
+        Raises ``ReplayError`` when the stream is not stored. A store that
+        gives snapshots answers it from one; the stores here look at the
+        stream's end alone."""
+        return (await self.stored(stream_id))[1]
+
     @abc.abstractmethod
     async def set_alias(self, alias: str, stream_id: str) -> None:
         """Points ``alias`` at a stream (replacing where it pointed); those
@@ -283,6 +290,13 @@ class MemoryReplayStore(ReplayStore):
     async def read_within(self, stream_id: str, seconds: float) -> bool:
         read_at = self._read_at.get(stream_id)
         return read_at is not None and time.monotonic() - read_at <= seconds
+
+    async def finished(self, stream_id: str) -> bool:
+        self._evict()
+        stream = self._streams.get(stream_id)
+        if stream is None:
+            raise ReplayError(stream_id, 0, None)
+        return stream.finished
 
     async def stored(self, stream_id: str) -> tuple[list[StreamEntry], bool]:
         self._evict()
