@@ -19,7 +19,7 @@ from agent_servers import RecordedAgent, tool_call_run
 from agentcodec import ai_sdk
 from agentcodec.ai_sdk.gateway import agent_request_from_ui_messages
 from agentcodec.gateway import DemoAgent, Gateway
-from agentcodec.server import RedisReplayStore
+from agentcodec.server import MemoryReplayStore, RedisReplayStore
 from gateway_clients import ANSWER, QUESTION, gateway_before
 from servers import redis_server, serve
 
@@ -106,6 +106,25 @@ def test_a_chat_that_comes_back_reconnects_to_its_run_while_it_goes_on(shared: b
         assert texts[-1] == ANSWER
         assert http.get(f"{back_at}{PATH}/chat-1/stream").status_code == 204
         assert http.get(f"{back_at}{PATH}/chat-2/stream").status_code == 204
+
+
+def test_a_run_whose_start_the_store_dropped_cannot_be_come_back_to() -> None:
+    """A chat comes back for the whole run: one whose first events the store
+    no longer keeps is gone (410, saying so), not a chat without a run."""
+    store = MemoryReplayStore(max_events=2)
+    with (
+        serve(Gateway(DemoAgent(delay=0.05), store=store)) as url,
+        httpx.Client(timeout=30) as http,
+        http.stream("POST", f"{url}{PATH}", json=posted([user(QUESTION)])) as response,
+    ):
+        head = b""
+        for chunk in response.iter_raw():
+            head += chunk
+            if head.count(b"\n\n") >= 4:
+                break
+        back = http.get(f"{url}{PATH}/chat-1/stream")
+    assert back.status_code == 410, back.text
+    assert "the oldest event stored is" in back.text
 
 
 def test_the_chat_sent_back_reaches_the_agent_as_its_messages() -> None:

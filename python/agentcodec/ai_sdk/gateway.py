@@ -63,7 +63,7 @@ class Endpoint:
     /ai-sdk/chat/{id}/stream``: the chat's run while it goes on, from its
     start, for a chat that comes back for it (``useChat({ resume: true })``
     after a reload: ``DefaultChatTransport.reconnectToStream``); ``204`` when
-    none goes on."""
+    none goes on, ``410`` when the store no longer keeps its start."""
 
     public_paths: frozenset[str] = frozenset()
 
