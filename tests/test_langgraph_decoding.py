@@ -280,6 +280,27 @@ def _server_event(chunk: dict[str, Any], node: str) -> bytes:
     return f"event: messages\ndata: {data}\n\n".encode()
 
 
+def test_a_message_that_reopens_adds_its_usage_on_without_changing_what_was_sent(
+    backend: ModuleType,
+) -> None:
+    """A message ended by its last chunk, then more of it (a server that
+    sends a step again): it reopens, and its usage adds on from where it was,
+    as langchain-core adds chunks. The first ``message_finished`` keeps the
+    usage it was sent with (the pure backend once added into that very dict,
+    which showed when one ``feed`` brought both)."""
+    usage = {"input_tokens": 12, "output_tokens": 9, "total_tokens": 21}
+    chunks = [
+        _chunk("m1", content="Hi"),
+        {**_chunk("m1", position="last"), "usage_metadata": usage},
+        _chunk("m1", content=" again"),
+        {**_chunk("m1", position="last"), "usage_metadata": usage},
+    ]
+    decoder = backend.NeutralDecoder("langgraph")
+    events = decoder.feed(b"".join(_server_event(chunk, "agent") for chunk in chunks)) + decoder.close()
+    finished = [event["usage"] for event in events if event["type"] == "message_finished"]
+    assert finished == [usage, {key: 2 * count for key, count in usage.items()}]
+
+
 def test_two_nodes_streaming_side_by_side_read_alike_on_every_path() -> None:
     """Two nodes' messages interleaved chunk by chunk (text, a content
     block, tool-call arguments), then an empty last chunk from one node

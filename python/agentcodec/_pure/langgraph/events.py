@@ -527,13 +527,16 @@ def _signed(message_id: str, index: int, signature: str, streamed: _Streamed) ->
 
 
 def _added(held: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
+    """The usage added up, as a new dict: the one held may be in a
+    ``message_finished`` already sent (a message that reopens adds on)."""
     if held is None:
         return dict(usage)
+    added = dict(held)
     for key in ("input_tokens", "output_tokens", "total_tokens"):
         left, right = ev.as_int(held.get(key)), ev.as_int(usage.get(key))
         if right is not None:
-            held[key] = (left or 0) + right
-    return held
+            added[key] = (left or 0) + right
+    return added
 
 
 class Encoder(ev.RecordsLosses):
