@@ -152,8 +152,10 @@ def test_a_run_that_fails_is_the_apis_error() -> None:
             list(sdk.chat.completions.create(model="m", messages=ASKED, stream=True))
         response = httpx.post(f"{url}{PATHS[0]}", json={"model": "m", "messages": ASKED}, timeout=10)
     assert response.status_code == 502
-    assert response.json()["error"]["message"] == streamed.value.message
+    error = response.json()["error"]
+    assert (error["message"], error["type"]) == (streamed.value.message, streamed.value.type)
     assert streamed.value.message
+    assert streamed.value.type == "server_error"
 
 
 @pytest.mark.parametrize(
@@ -189,7 +191,38 @@ def test_bad_requests_are_answered_400_saying_what_and_where(demo: str, body: An
     for path in PATHS:
         response = httpx.post(f"{demo}{path}", json=body, timeout=10)
         assert response.status_code == 400, response.text
-        assert response.json()["error"] == {"code": "invalid_request", "message": message}
+        assert response.json()["error"] == {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_request",
+        }
+
+
+def test_errors_are_the_apis_as_openai_python_reads_them() -> None:
+    """A refusal at any of the endpoint's routes is worded as OpenAI's APIs
+    word one, so the SDK's error has the API's ``type`` and the gateway's
+    ``code``: a bad request, a missing key (at the chat and the model list)."""
+    openai = pytest.importorskip("openai")
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["sesame"])) as url:
+        for path in PATHS:
+            allowed = openai.OpenAI(base_url=sdk_at(url, path).base_url, api_key="sesame", max_retries=0)
+            with pytest.raises(openai.BadRequestError) as bad:
+                allowed.chat.completions.create(model="m", messages=ASKED, n=2)
+            refused = sdk_at(url, path)
+            with pytest.raises(openai.AuthenticationError) as chat_refused:
+                refused.chat.completions.create(model="m", messages=ASKED)
+            with pytest.raises(openai.AuthenticationError) as list_refused:
+                refused.models.list()
+            assert (bad.value.type, bad.value.code, bad.value.param) == (
+                "invalid_request_error",
+                "invalid_request",
+                None,
+            )
+            assert bad.value.body["message"] == "n must be 1: the agent gives one answer, not 2"
+            for refusal in (chat_refused.value, list_refused.value):
+                assert (refusal.type, refusal.code) == ("invalid_request_error", "unauthorized")
+                assert refusal.body["message"].startswith("an API key is needed")
 
 
 def test_chat_messages_become_the_agents_messages() -> None:

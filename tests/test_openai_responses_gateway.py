@@ -77,6 +77,32 @@ def test_bad_requests_are_answered_400_saying_what_and_where(demo: str, content:
             assert response.json()["error"]["message"] == message
 
 
+def test_errors_are_the_apis_as_openai_python_reads_them() -> None:
+    """A refusal is worded as OpenAI's APIs word one, so the SDK's error has
+    the API's ``type`` and the gateway's ``code``: a bad request, a missing key."""
+    openai = pytest.importorskip("openai")
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["sesame"])) as url:
+        for path in ("/v1", "/compatible-mode/v1"):
+            allowed = openai.OpenAI(base_url=f"{url}{path}", api_key="sesame", max_retries=0)
+            with pytest.raises(openai.BadRequestError) as bad:
+                allowed.responses.create(model="m", input=[{"type": "web_search_call"}])  # type: ignore[list-item]
+            refused = openai.OpenAI(base_url=f"{url}{path}", api_key="wrong", max_retries=0)
+            with pytest.raises(openai.AuthenticationError) as unauthorized:
+                refused.responses.create(model="m", input=QUESTION)
+            assert (bad.value.type, bad.value.code, bad.value.param) == (
+                "invalid_request_error",
+                "invalid_request",
+                None,
+            )
+            assert bad.value.body["message"] == (
+                "input[0].type 'web_search_call' is not a Responses input item this gateway forwards"
+            )
+            assert (unauthorized.value.type, unauthorized.value.code) == (
+                "invalid_request_error",
+                "unauthorized",
+            )
+
+
 def test_responses_give_what_the_agentapp_gives_without_its_losses() -> None:
     openai = pytest.importorskip("openai")
     agent = RecordedAgent.from_fixture("agent_turn")

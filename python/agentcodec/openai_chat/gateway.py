@@ -44,6 +44,7 @@ from ..gateway._requests import (
     function_tool,
     text_part,
 )
+from ..openai_responses.gateway import error_body
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -69,6 +70,8 @@ class Endpoint:
     before they chat."""
 
     public_paths: frozenset[str] = frozenset()
+    #: Errors as OpenAI's APIs word them, the Responses API's and this one's alike.
+    error_body = staticmethod(error_body)
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
@@ -107,7 +110,7 @@ class Endpoint:
             streamed = _stream_asked(body)
             usage_asked = _usage_asked(body)
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc))
+            return error_response(exc.status, exc.code, str(exc), "openai-chat")
         options: dict[str, Any] = {"executed_tool_calls": "omit", "message_separator": MESSAGE_SEPARATOR}
         if isinstance(body.get("model"), str):
             options["model"] = body["model"]

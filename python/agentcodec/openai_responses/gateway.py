@@ -37,9 +37,25 @@ from ..gateway._requests import (
 if TYPE_CHECKING:
     from ..gateway import Gateway
 
-__all__ = ["Endpoint", "agent_request_from_responses"]
+__all__ = ["Endpoint", "agent_request_from_responses", "error_body"]
 
 PATHS = ("/compatible-mode/v1/responses", "/v1/responses")
+
+
+def error_body(status: int, code: str, message: str) -> Json:
+    """An error as OpenAI's APIs word one (both of its streaming APIs alike):
+    ``{"error": {"message", "type", "param", "code"}}``, which openai-python
+    reads into ``APIError``. ``type`` is the API's for the status: a request
+    refused is an ``invalid_request_error`` (a missing key too, as the API
+    answers one), a rate limit ``requests``, the server's own failing a
+    ``server_error``. ``param`` is null: the message says where."""
+    if status >= 500:
+        kind = "server_error"
+    elif status == 429:
+        kind = "requests"
+    else:
+        kind = "invalid_request_error"
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
 class Endpoint:
@@ -47,6 +63,7 @@ class Endpoint:
     the Responses API answers one."""
 
     public_paths: frozenset[str] = frozenset()
+    error_body = staticmethod(error_body)
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
@@ -66,7 +83,7 @@ class Endpoint:
             body = await json_body(request, gateway.max_body_bytes)
             agent_request = agent_request_from_responses(body)
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc))
+            return error_response(exc.status, exc.code, str(exc), "openai-responses")
         options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
         if body.get("stream"):
             return await gateway.run(request, agent_request, "openai-responses", **options)
