@@ -7,6 +7,7 @@ alike is test_gateway's."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +33,49 @@ def demo() -> Iterator[str]:
 def sdk_at(url: str) -> Any:
     anthropic = pytest.importorskip("anthropic")
     return anthropic.Anthropic(base_url=url, api_key="-", max_retries=0)
+
+
+def test_the_sdk_lists_the_agent_as_its_model(demo: str) -> None:
+    """What clients read before they chat, as the API's own models validate
+    it: one model, the agent, which any name retrieves and any name chats
+    with. The path is OpenAI's model list too: a request without the API's
+    version header gets that."""
+    anthropic = pytest.importorskip("anthropic")
+    sdk = sdk_at(demo)
+    page = sdk.models.list()
+    [model] = page.data
+    assert (model.id, model.type, model.display_name, model.lifecycle) == (
+        "agent",
+        "model",
+        "agent",
+        "active",
+    )
+    assert not page.has_more
+    assert sdk.models.retrieve("agent") == model
+    assert sdk.models.retrieve("claude-any/name").id == "claude-any/name"
+    assert sdk.models.list(after_id="agent").data == []
+    headers = {"anthropic-version": "2023-06-01"}
+    listed = httpx.get(f"{demo}/v1/models", headers=headers).json()
+    assert listed == {"data": [listed["data"][0]], "has_more": False, "first_id": "agent", "last_id": "agent"}
+    anthropic.types.ModelInfo.model_validate_json(json.dumps(listed["data"][0]), strict=True)
+    assert httpx.get(f"{demo}/v1/models").json()["object"] == "list"
+    chatted = sdk.messages.create(model=model.id, max_tokens=1024, messages=ASKED)
+    assert chatted.content[-1].text == ANSWER
+
+
+def test_a_refused_model_list_is_the_apis_error() -> None:
+    """Behind a key, the list is refused as the API refuses: the SDK's
+    ``AuthenticationError`` with the API's error type."""
+    anthropic = pytest.importorskip("anthropic")
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["sesame"])) as url:
+        allowed = anthropic.Anthropic(base_url=url, api_key="sesame", max_retries=0)
+        assert [model.id for model in allowed.models.list()] == ["agent"]
+        with pytest.raises(anthropic.AuthenticationError) as refused:
+            sdk_at(url).models.list()
+    assert refused.value.body == {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": refused.value.body["error"]["message"]},
+    }
 
 
 def test_messages_endpoint_serves_the_anthropic_sdk(demo: str) -> None:

@@ -57,6 +57,34 @@ def test_google_genai_generates_content_streamed_and_whole(demo: str) -> None:
     assert whole.model_version == "demo"
 
 
+@pytest.mark.parametrize("version", ["v1beta", "v1"])
+def test_the_client_lists_the_agent_as_its_model(demo: str, version: str) -> None:
+    """What clients read before they generate, as google-genai reads it, at
+    both versions: one model, the agent, which any name gets and any name
+    generates with. ``/v1/models`` is OpenAI's model list too: a request
+    without google-genai's headers gets that."""
+    genai = pytest.importorskip("google.genai")
+    client = genai.Client(api_key="-", http_options={"base_url": demo, "api_version": version})
+    [model] = list(client.models.list())
+    assert (model.name, model.display_name) == ("models/agent", "agent")
+    assert model.supported_actions == ["generateContent", "streamGenerateContent"]
+    assert client.models.get(model="agent") == model
+    assert client.models.get(model="any-name").name == "models/any-name"
+    assert client.models.generate_content(model=model.name, contents=QUESTION).text == ANSWER
+    listed = httpx.get(f"{demo}/{version}/models").json()
+    assert listed.get("object") == ("list" if version == "v1" else None)
+
+
+def test_a_refused_model_list_is_the_apis_error() -> None:
+    genai = pytest.importorskip("google.genai")
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["sesame"])) as url:
+        allowed, refused_client = client_at(url, "sesame"), client_at(url, "wrong")
+        assert [model.name for model in allowed.models.list()] == ["models/agent"]
+        with pytest.raises(genai.errors.ClientError) as refused:
+            list(refused_client.models.list())
+    assert (refused.value.code, refused.value.status) == (401, "UNAUTHENTICATED")
+
+
 def test_the_sse_stream_has_data_lines_alone_and_the_array_form_is_json(demo: str) -> None:
     """google-genai's reader takes any line but ``data:`` for JSON: no event
     ids, no keep-alive comments. Without ``alt=sse``, one JSON array."""

@@ -10,21 +10,27 @@ block it reads, so the calls the agent ran itself (those whose results the
 run holds, and its server and MCP tools') are left out
 (``executed_tool_calls="omit"``); a call the agent leaves to its client is
 written, with ``stop_reason: "tool_use"``.
+
+``GET /v1/models`` (and ``/v1/models/{model_id}``) lists the agent as the
+API's one model for the Anthropic SDK's requests, told by the
+``anthropic-version`` header every one of them carries: other clients list
+models at the same path in their own APIs' shapes.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..gateway._body import json_body
-from ..gateway._endpoints import error_response
+from ..gateway._endpoints import HeaderRoute, error_response
 from ..gateway._requests import (
     Json,
     RequestError,
@@ -44,6 +50,14 @@ if TYPE_CHECKING:
 __all__ = ["Endpoint", "agent_request_from_messages"]
 
 PATH = "/v1/messages"
+MODELS_PATH = "/v1/models"
+
+#: The header the API requires of every request, so its SDK always sends it.
+VERSION_HEADER = "anthropic-version"
+
+#: The one model the gateway lists: the agent. A request may name any
+#: model; each is the agent.
+MODEL = "agent"
 
 
 # The API's error types, by HTTP status; any other status is an api_error.
@@ -60,7 +74,9 @@ _ERROR_TYPES = {
 
 
 class Endpoint:
-    """``POST /v1/messages``: a run, as the Messages API answers one."""
+    """``POST /v1/messages``: a run, as the Messages API answers one.
+    ``GET /v1/models`` (and ``/v1/models/{model_id}``), for the SDK's
+    requests: the model, for the clients that list models before they chat."""
 
     public_paths: frozenset[str] = frozenset()
 
@@ -73,9 +89,38 @@ class Endpoint:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
+        # A model's time is when it was made: here, when the gateway was.
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        self._created_at = now.isoformat().replace("+00:00", "Z")
 
     def routes(self) -> list[BaseRoute]:
-        return [Route(PATH, self.handle, methods=["POST"])]
+        return [
+            Route(PATH, self.handle, methods=["POST"]),
+            HeaderRoute(MODELS_PATH, self.models, methods=["GET"], headers=[VERSION_HEADER]),
+            HeaderRoute(MODELS_PATH + "/{model:path}", self.model, methods=["GET"], headers=[VERSION_HEADER]),
+        ]
+
+    async def models(self, request: Request) -> Response:
+        """The models the gateway serves, as the API lists them: the agent,
+        on the first page (a page after or before a model is empty: there is
+        no other)."""
+        query = request.query_params
+        page = [] if query.get("after_id") or query.get("before_id") else [self._model(MODEL)]
+        first, last = (page[0]["id"], page[-1]["id"]) if page else (None, None)
+        return JSONResponse({"data": page, "has_more": False, "first_id": first, "last_id": last})
+
+    async def model(self, request: Request) -> Response:
+        """One model (any name is the agent)."""
+        return JSONResponse(self._model(request.path_params["model"]))
+
+    def _model(self, name: str) -> Json:
+        return {
+            "type": "model",
+            "id": name,
+            "display_name": name,
+            "created_at": self._created_at,
+            "lifecycle": "active",
+        }
 
     def streams(self, path: str) -> bool:
         return path == PATH

@@ -40,7 +40,7 @@ from ..server._response import finish_recording
 from ._access import Exchange
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
 from ._demo import DemoAgent
-from ._endpoints import endpoints, error_response
+from ._endpoints import HeaderRoute, endpoints, error_response
 from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import RequestError, agent_request_from_process
 from ._streams import converted, passed_through
@@ -138,10 +138,17 @@ class Gateway:
         self._public_paths = frozenset({"/health"}).union(
             *(endpoint.public_paths for endpoint in self._endpoints.values())
         )
-        # Each protocol's routes, to word a refusal at them as that API does.
-        self._routes_of = [
-            (protocol, route) for protocol, endpoint in self._endpoints.items() for route in endpoint.routes()
-        ]
+        # Each protocol's routes, to word a refusal at them as that API does;
+        # those told by a header first, so that a path two APIs read goes to
+        # the one whose client asks and else to the plain route (a stable sort).
+        self._routes_of = sorted(
+            (
+                (protocol, route)
+                for protocol, endpoint in self._endpoints.items()
+                for route in endpoint.routes()
+            ),
+            key=lambda served: not isinstance(served[1], HeaderRoute),
+        )
         routes = [
             Route("/process", self._process, methods=["POST"]),
             *(route for _, route in self._routes_of),

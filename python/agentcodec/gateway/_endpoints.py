@@ -12,14 +12,22 @@ endpoint builds on the gateway's public members (``run``, ``run_whole``,
 ``start_run``, ``resumed``, ``event_stream``, ``store``, ``max_body_bytes``,
 ``requires_api_key``), on its request pieces (``_requests``) and on
 ``error_response``.
+
+Two APIs may read the same path (``GET /v1/models`` lists models to several
+SDKs, each in its own shape). An endpoint answers such a path for its own
+clients alone with a ``HeaderRoute``: it matches only requests carrying a
+header that API's clients always send, and the gateway tries it before the
+plain routes, so the path's plain route answers everyone else.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from starlette.responses import JSONResponse
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Scope
 
 from .. import _protocols
 from ..events import PROTOCOLS
@@ -27,7 +35,7 @@ from ..events import PROTOCOLS
 if TYPE_CHECKING:
     from ._app import Gateway
 
-__all__ = ["Endpoint", "endpoints", "error_response"]
+__all__ = ["Endpoint", "HeaderRoute", "endpoints", "error_response"]
 
 
 class Endpoint(Protocol):
@@ -49,6 +57,24 @@ class Endpoint(Protocol):
         """Whether a request to ``path`` streams the protocol (so its
         metrics count under the protocol's name)."""
         ...
+
+
+class HeaderRoute(Route):
+    """A route that matches only the requests carrying one of ``headers``
+    (any value): the mark of one API's clients, at a path another API's
+    clients read too. The gateway tries these before its plain routes."""
+
+    def __init__(self, path: str, endpoint: Any, *, headers: Iterable[str], **options: Any) -> None:
+        super().__init__(path, endpoint, **options)
+        # ASGI gives header names lowercased, as bytes.
+        self.headers = frozenset(name.lower().encode("latin-1") for name in headers)
+        if not self.headers:
+            raise ValueError("a HeaderRoute needs at least one header to tell its clients by")
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if not any(bytes(name) in self.headers for name, _ in scope.get("headers", ())):
+            return Match.NONE, {}
+        return super().matches(scope)
 
 
 def error_response(status: int, code: str, message: str, protocol: str | None = None) -> JSONResponse:

@@ -14,6 +14,12 @@ loop runs the calls it reads (google-genai's automatic function calling),
 the calls the agent ran itself are left out and a call left to the client is
 written; the agent's messages are set apart by a blank line. Only the SSE
 form resumes with ``Last-Event-ID``: a JSON array has no event ids.
+
+``GET /v1beta/models`` (and ``/v1beta/models/{model}``) lists the agent as
+the API's one model. Under ``/v1``, where other APIs' clients list models
+too, google-genai's requests alone are answered so, told by the
+``x-goog-api-client`` header it always sends (or a key in
+``x-goog-api-key``).
 """
 
 from __future__ import annotations
@@ -24,13 +30,13 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from .._backend import impl
 from .._vocabulary import tables
 from ..gateway._body import json_body
-from ..gateway._endpoints import error_response
+from ..gateway._endpoints import HeaderRoute, error_response
 from ..gateway._requests import (
     Json,
     RequestError,
@@ -53,8 +59,18 @@ if TYPE_CHECKING:
 
 __all__ = ["Endpoint", "agent_request_from_gemini"]
 
+#: The API's versions: the first's paths are its own alone, the second's
+#: model list is other APIs' too.
 VERSIONS = ("/v1beta", "/v1")
 STREAM, WHOLE = ":streamGenerateContent", ":generateContent"
+
+#: What google-genai sends with every request (and the key's header): how
+#: its model list is told from other APIs' at the paths they share.
+CLIENT_HEADERS = ("x-goog-api-client", "x-goog-api-key")
+
+#: The one model the gateway lists: the agent. A request may name any
+#: model; each is the agent.
+MODEL = "agent"
 
 #: What goes between two of the agent's messages in a candidate's one text.
 MESSAGE_SEPARATOR = "\n\n"
@@ -84,7 +100,9 @@ _STATUS_OF_HTTP = {
 
 class Endpoint:
     """``POST /v1beta/models/{model}:streamGenerateContent`` and
-    ``:generateContent``: a run, as Gemini answers one."""
+    ``:generateContent``: a run, as Gemini answers one. ``GET
+    /v1beta/models`` (and ``/v1beta/models/{model}``): the model, for the
+    clients that list models before they chat."""
 
     public_paths: frozenset[str] = frozenset()
 
@@ -110,7 +128,24 @@ class Endpoint:
         for version in VERSIONS:
             routes.append(Route(f"{version}/models/{{model}}{STREAM}", self.stream, methods=["POST"]))
             routes.append(Route(f"{version}/models/{{model}}{WHOLE}", self.whole, methods=["POST"]))
+        own, shared = VERSIONS
+        routes += [
+            Route(f"{own}/models", self.models, methods=["GET"]),
+            Route(f"{own}/models/{{model}}", self.model, methods=["GET"]),
+            # Other APIs' clients list models under /v1 too: google-genai's requests alone.
+            HeaderRoute(f"{shared}/models", self.models, methods=["GET"], headers=CLIENT_HEADERS),
+            HeaderRoute(f"{shared}/models/{{model}}", self.model, methods=["GET"], headers=CLIENT_HEADERS),
+        ]
         return routes
+
+    async def models(self, request: Request) -> Response:
+        """The models the gateway serves, as the API lists them: the agent
+        (on one page)."""
+        return JSONResponse({"models": [_model(MODEL)]})
+
+    async def model(self, request: Request) -> Response:
+        """One model (any name is the agent)."""
+        return JSONResponse(_model(request.path_params["model"]))
 
     def streams(self, path: str) -> bool:
         return path.startswith(tuple(f"{version}/models/" for version in VERSIONS)) and path.endswith(
@@ -172,6 +207,17 @@ async def _json_array(sse: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         yield (b",\r\n" if opened else b"[") + event.data.encode()
         opened = True
     yield b"]" if opened else b"[]"
+
+
+def _model(name: str) -> Json:
+    """A model as the API describes one (google-genai's ``Model``): the
+    agent, which generates content, streamed or not."""
+    return {
+        "name": f"models/{name}",
+        "displayName": name,
+        "description": "The agent behind the gateway",
+        "supportedGenerationMethods": [WHOLE[1:], STREAM[1:]],
+    }
 
 
 def _part(part: Mapping[str, Any], where: str) -> Json | None:
