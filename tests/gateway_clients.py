@@ -14,7 +14,7 @@ import httpx
 
 from agent_servers import RecordedAgent
 from agentcodec import events
-from agentcodec.gateway import Gateway
+from agentcodec.gateway import DemoAgent, Gateway
 from protocol_table import TABLE, Row
 from servers import redis_server, serve, serve_command
 
@@ -92,3 +92,23 @@ def two_replicas(tmp_path: Path) -> Iterator[tuple[str, str, httpx.Client]]:
             httpx.Client(timeout=30) as http,
         ):
             yield first, second, http
+
+
+def preflight_allows(path: str, headers: Any) -> None:
+    """Check that a browser page of an allowed origin may send ``headers``
+    (their names: an SDK's own, sent with every request) to ``path``: the
+    CORS preflight lets each of them in, or the page's every call fails."""
+    asked = sorted({str(name).lower() for name in headers})
+    gateway = Gateway(DemoAgent(delay=0), cors_origins=["https://app.example"], api_keys=["k"])
+    with serve(gateway) as url:
+        preflight = httpx.options(
+            f"{url}{path}",
+            headers={
+                "Origin": "https://app.example",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": ", ".join(asked),
+            },
+        )
+    assert preflight.status_code == 200, preflight.text
+    allowed = preflight.headers["access-control-allow-headers"].lower().split(",")
+    assert {name.strip() for name in allowed} >= set(asked)

@@ -17,7 +17,7 @@ import pytest
 from agent_servers import RecordedAgent, tool_call_run
 from agentcodec.anthropic.gateway import agent_request_from_messages
 from agentcodec.gateway import DemoAgent, Gateway
-from gateway_clients import ANSWER, QUESTION, gateway_before
+from gateway_clients import ANSWER, QUESTION, gateway_before, preflight_allows
 from servers import serve
 
 PATH = "/v1/messages"
@@ -76,6 +76,21 @@ def test_a_refused_model_list_is_the_apis_error() -> None:
         "type": "error",
         "error": {"type": "authentication_error", "message": refused.value.body["error"]["message"]},
     }
+
+
+def test_a_browser_pages_sdk_passes_the_cors_preflight() -> None:
+    """The headers the SDK sends with every request (the API's version,
+    its platform's, and what a browser's client adds) are let in for an
+    allowed origin."""
+    anthropic = pytest.importorskip("anthropic")
+    sent = {
+        *anthropic.Anthropic(api_key="k").default_headers,
+        "x-stainless-retry-count",
+        "x-stainless-timeout",
+        "anthropic-dangerous-direct-browser-access",
+    }
+    assert "anthropic-version" in sent
+    preflight_allows(PATH, sent)
 
 
 def test_messages_endpoint_serves_the_anthropic_sdk(demo: str) -> None:

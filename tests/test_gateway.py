@@ -23,6 +23,7 @@ import pytest
 from agent_servers import FIXTURES, RecordedAgent
 from agentcodec import agentscope, client, events
 from agentcodec.gateway import DemoAgent, Gateway, ProcessUpstream, RequestError, agent_request_from_process
+from agentcodec.gateway._endpoints import HeaderRoute
 from agentcodec.server import MemoryReplayStore
 from gateway_clients import (
     ANSWER,
@@ -625,6 +626,11 @@ def test_cors_lets_the_configured_origins_in_and_no_other() -> None:
     with serve(Gateway(DemoAgent(delay=0))) as url:
         closed = httpx.post(f"{url}/process", json=PROCESS_BODY, headers={"Origin": "https://app.example"})
     assert "access-control-allow-origin" not in closed.headers
+
+
+def test_a_header_route_needs_a_header() -> None:
+    with pytest.raises(ValueError, match="at least one header"):
+        HeaderRoute("/v1/models", lambda request: None, headers=[])
 
 
 def test_the_command_takes_keys_from_a_flag_a_file_and_the_environment(tmp_path: Path) -> None:

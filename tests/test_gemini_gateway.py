@@ -18,7 +18,7 @@ import pytest
 from agent_servers import RecordedAgent, tool_call_run
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.gemini.gateway import agent_request_from_gemini
-from gateway_clients import ANSWER, QUESTION, gateway_before
+from gateway_clients import ANSWER, QUESTION, gateway_before, preflight_allows
 from servers import serve
 
 STREAM = "/v1beta/models/demo:streamGenerateContent"
@@ -83,6 +83,14 @@ def test_a_refused_model_list_is_the_apis_error() -> None:
         with pytest.raises(genai.errors.ClientError) as refused:
             list(refused_client.models.list())
     assert (refused.value.code, refused.value.status) == (401, "UNAUTHENTICATED")
+
+
+def test_a_browser_pages_client_passes_the_cors_preflight() -> None:
+    """The headers the client sends with every request (its name, its key)
+    are let in for an allowed origin."""
+    sent = dict(client_at("http://gateway.example")._api_client._http_options.headers or {})
+    assert "x-goog-api-client" in sent
+    preflight_allows(STREAM, sent)
 
 
 def test_the_sse_stream_has_data_lines_alone_and_the_array_form_is_json(demo: str) -> None:

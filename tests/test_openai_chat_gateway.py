@@ -18,7 +18,7 @@ import pytest
 from agent_servers import RecordedAgent, tool_call_run
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.openai_chat.gateway import agent_request_from_chat
-from gateway_clients import ANSWER, QUESTION, gateway_before
+from gateway_clients import ANSWER, QUESTION, gateway_before, preflight_allows
 from servers import serve
 
 PATHS = ("/v1/chat/completions", "/compatible-mode/v1/chat/completions")
@@ -140,6 +140,15 @@ def test_usage_is_written_only_where_the_request_asks() -> None:
         assert all(chunk.choices for chunk in asked[:-1])
         created = sdk.chat.completions.create(model="m", messages=ASKED)
         assert created.usage.model_dump(exclude_none=True) == usage
+
+
+def test_a_browser_pages_sdk_passes_the_cors_preflight() -> None:
+    """The headers the SDK sends with every request (its platform's, and
+    those each attempt adds) are let in for an allowed origin."""
+    openai = pytest.importorskip("openai")
+    sent = {*openai.OpenAI(api_key="k").default_headers, "x-stainless-retry-count", "x-stainless-timeout"}
+    assert "X-Stainless-OS" in sent
+    preflight_allows(PATHS[0], sent)
 
 
 def test_a_run_that_fails_is_the_apis_error() -> None:

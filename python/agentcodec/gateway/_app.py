@@ -158,14 +158,15 @@ class Gateway:
         middleware = []
         origins = list(cors_origins or ())
         if origins:
-            # Browser clients (a protocol's frontend) on these origins;
-            # a preflight is answered before any key is asked for.
+            # Browser clients (a protocol's frontend, an API's SDK) on these
+            # origins; a preflight is answered before any key is asked for.
+            # Any request header is let in, for the origin is the guard: the
+            # SDKs send headers of their own (x-stainless-*,
+            # anthropic-version, x-goog-api-client), and a preflight refused
+            # for one of them fails the page's every call.
             middleware.append(
                 Middleware(
-                    CORSMiddleware,
-                    allow_origins=origins,
-                    allow_methods=["GET", "POST"],
-                    allow_headers=["authorization", *_KEY_HEADERS, "content-type", "last-event-id"],
+                    CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"], allow_headers=["*"]
                 )
             )
         self._app = Starlette(routes=routes, middleware=middleware, lifespan=self._lifespan)
