@@ -401,8 +401,8 @@ def test_the_client_reads_what_a_server_writes_over_http(backend: ModuleType) ->
 
     def converted(source: str, stream: bytes) -> Iterator[bytes]:
         transcoder = backend.Transcoder(source, "gemini", **OPTIONS["gemini"])
-        for at in range(0, len(stream), 97):
-            yield transcoder.feed(stream[at : at + 97])
+        for at in range(0, len(stream), 997):
+            yield transcoder.feed(stream[at : at + 997])
         yield transcoder.close()
 
     async def stream(request: Request) -> EventStreamResponse:
