@@ -82,10 +82,11 @@ def gateway_process(*arguments: str) -> contextlib.AbstractContextManager[str]:
 
 
 @contextlib.contextmanager
-def two_replicas(tmp_path: Path) -> Iterator[tuple[str, str, httpx.Client]]:
-    """Two ``agentcodec gateway`` processes sharing one redis-server, and a client."""
+def two_replicas(tmp_path: Path, demo_delay: float = 0.01) -> Iterator[tuple[str, str, httpx.Client]]:
+    """Two ``agentcodec gateway`` processes sharing one redis-server, and a
+    client; the demo agent waits ``demo_delay`` seconds between its events."""
     with redis_server(tmp_path) as redis_url:
-        arguments = ("--redis", redis_url, "--demo-delay", "0.01")
+        arguments = ("--redis", redis_url, "--demo-delay", str(demo_delay))
         with (
             gateway_process(*arguments) as first,
             gateway_process(*arguments) as second,

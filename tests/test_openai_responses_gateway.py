@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,7 +21,7 @@ from agent_servers import FIXTURES, RecordedAgent
 from agentcodec import Transcoder, openai_responses
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.openai_responses.gateway import agent_request_from_responses
-from gateway_clients import QUESTION, gateway_before
+from gateway_clients import QUESTION, gateway_before, two_replicas
 from servers import serve
 from sse_helpers import data_events
 
@@ -75,6 +76,52 @@ def test_bad_requests_are_answered_400_saying_what_and_where(demo: str, content:
         assert response.json()["error"]["code"] == "invalid_request"
         if message is not None:
             assert response.json()["error"]["message"] == message
+
+
+def test_a_streamed_response_is_retrieved_by_its_id(demo: str) -> None:
+    """openai-python's ``responses.retrieve``: the response as it ended, and
+    with ``stream=True`` its events after ``starting_after``, which with the
+    events read before it make the whole stream."""
+    openai = pytest.importorskip("openai")
+    sdk = openai.OpenAI(base_url=f"{demo}/v1", api_key="-", max_retries=0)
+    events = list(sdk.responses.create(model="m", input=QUESTION, stream=True))
+    final = events[-1].response
+    assert final.status == "completed"
+    for prefix in ("/v1", "/compatible-mode/v1"):
+        at = openai.OpenAI(base_url=f"{demo}{prefix}", api_key="-", max_retries=0)
+        assert at.responses.retrieve(final.id) == final
+        for seen in (0, 5, len(events) - 1):
+            rest = list(at.responses.retrieve(final.id, stream=True, starting_after=seen))
+            assert [event.sequence_number for event in rest] == list(range(seen + 1, len(events)))
+            assert events[: seen + 1] + rest == events
+        assert list(at.responses.retrieve(final.id, stream=True)) == events
+    with pytest.raises(openai.NotFoundError) as unknown:
+        sdk.responses.retrieve("response_unknown")
+    assert unknown.value.code == "not_found"
+    for query in ("stream=maybe", "stream=true&starting_after=-1", "starting_after=x"):
+        refused = httpx.get(f"{demo}/v1/responses/{final.id}?{query}")
+        assert refused.status_code == 400, query
+        assert refused.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_a_response_is_retrieved_while_it_runs_from_another_replica(tmp_path: Path) -> None:
+    """A client that loses its stream comes back by the response's id on
+    any replica sharing the store: mid-run, the response is in progress, and
+    its events after the last one read follow live to the end."""
+    openai = pytest.importorskip("openai")
+    # (the run takes some two seconds: it is still going when the client comes back)
+    with two_replicas(tmp_path, demo_delay=0.05) as (first, second, _):
+        writer = openai.OpenAI(base_url=f"{first}/v1", api_key="-", max_retries=0)
+        reader = openai.OpenAI(base_url=f"{second}/v1", api_key="-", max_retries=0)
+        with writer.responses.create(model="m", input=QUESTION, stream=True) as stream:
+            read = [next(stream) for _ in range(4)]
+        response_id = read[0].response.id
+        assert reader.responses.retrieve(response_id).status == "in_progress"
+        rest = list(reader.responses.retrieve(response_id, stream=True, starting_after=3))
+    assert rest[0].sequence_number == 4
+    assert rest[-1].type == "response.completed"
+    assert rest[-1].response.id == response_id
+    assert "words" in rest[-1].response.output_text
 
 
 def test_errors_are_the_apis_as_openai_python_reads_them() -> None:

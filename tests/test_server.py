@@ -368,6 +368,11 @@ def test_a_stream_id_names_a_stream_of_the_store_given() -> None:
         EventStreamResponse([], replay_stream="x")
     with pytest.raises(ValueError, match=r"^stream_id records a run, replay_stream sends a recorded one"):
         EventStreamResponse([], store=MemoryReplayStore(), stream_id="x", replay_stream="y")
+    with pytest.raises(ValueError, match=r"^replay_after is where in replay_stream to start"):
+        EventStreamResponse([], store=MemoryReplayStore(), replay_after=2)
+    for after in (-1, True, 1.5, "2"):
+        with pytest.raises(ValueError, match=r"^replay_after must be an event number, 0 or more"):
+            EventStreamResponse([], store=MemoryReplayStore(), replay_stream="y", replay_after=after)
 
 
 def test_a_recorded_stream_is_replayed_from_its_start_and_followed() -> None:
@@ -393,9 +398,10 @@ def test_a_recorded_stream_is_replayed_from_its_start_and_followed() -> None:
             await send({"type": "http.response.body", "body": text.encode()})
             return
         named = scope["path"].strip("/")
-        await EventStreamResponse(not_run(), store=store, replay_stream=named, ping_interval=None)(
-            scope, receive, send
-        )
+        after = int(scope["query_string"] or 0)
+        await EventStreamResponse(
+            not_run(), store=store, replay_stream=named, replay_after=after, ping_interval=None
+        )(scope, receive, send)
 
     with serve(app) as url, httpx.Client(timeout=10) as http:
         opened = [http.post(f"{url}/open").text]
@@ -408,6 +414,15 @@ def test_a_recorded_stream_is_replayed_from_its_start_and_followed() -> None:
             http.post(f"{url}/c")
             http.post(f"{url}/finish")
             assert list(lines) == [ids[2], "data: c", ""]
+        # From after an event (``replay_after``), here the first.
+        assert http.get(f"{url}/{opened[0]}?1").text.splitlines() == [
+            ids[1],
+            "data: b",
+            "",
+            ids[2],
+            "data: c",
+            "",
+        ]
         assert http.get(f"{url}/unknown").status_code == 410
 
 

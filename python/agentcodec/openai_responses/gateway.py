@@ -5,19 +5,25 @@ the API does: streamed (``stream: true``) as its events, or else the final
 response as JSON. ``instructions`` and ``developer`` messages become system
 messages, and a request without a ``conversation`` is a session of its own
 (``agent_request_from_responses``). A dropped client resumes with
-``Last-Event-ID``.
+``Last-Event-ID``, or as the API has its clients do, by the response's id:
+``GET /v1/responses/{response_id}`` gives a streamed response as it stands
+(openai-python's ``responses.retrieve``), and with ``stream=true`` its
+events after ``starting_after`` (a ``sequence_number``), followed live
+until it ends, from any replica sharing the replay store.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from .. import _protocols
 from ..gateway._body import json_body
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
@@ -33,13 +39,36 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
+from ..server import ReplayError
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
 
-__all__ = ["Endpoint", "agent_request_from_responses", "error_body"]
+__all__ = ["Endpoint", "agent_request_from_responses", "error_body", "response_alias"]
 
 PATHS = ("/compatible-mode/v1/responses", "/v1/responses")
+
+
+def response_alias(response_id: str) -> str:
+    """The store alias naming a streamed response's run."""
+    return f"openai-responses.response.{response_id}"
+
+
+def _named_in(chunk: bytes) -> str | None:
+    """The alias of the response a stream's first chunk opens: the id its
+    first event (``response.created``) gives."""
+    for line in chunk.split(b"\n"):
+        if line.startswith(b"data:"):
+            try:
+                event = json.loads(line[5:])
+            except ValueError:
+                return None
+            if not isinstance(event, dict) or event.get("type") != "response.created":
+                return None
+            response = event.get("response")
+            response_id = response.get("id") if isinstance(response, dict) else None
+            return response_alias(response_id) if isinstance(response_id, str) and response_id else None
+    return None
 
 
 def error_body(status: int, code: str, message: str) -> Json:
@@ -69,7 +98,9 @@ class Endpoint:
         self._gateway = gateway
 
     def routes(self) -> list[BaseRoute]:
-        return [Route(path, self.handle, methods=["POST"]) for path in PATHS]
+        routes: list[BaseRoute] = [Route(path, self.handle, methods=["POST"]) for path in PATHS]
+        routes += [Route(f"{path}/{{response_id}}", self.retrieve, methods=["GET"]) for path in PATHS]
+        return routes
 
     def streams(self, path: str) -> bool:
         return path in PATHS
@@ -86,12 +117,60 @@ class Endpoint:
             return error_response(exc.status, exc.code, str(exc), "openai-responses")
         options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
         if body.get("stream"):
-            return await gateway.run(request, agent_request, "openai-responses", **options)
+            return await gateway.run(
+                request, agent_request, "openai-responses", named_by=_named_in, **options
+            )
         # Not streamed: the final response, as the Responses API answers it
         # (a failed run is a failed response).
         return await gateway.run_whole(
             request, agent_request, "openai-responses", failed_as_error=False, **options
         )
+
+    async def retrieve(self, request: Request) -> Response:
+        """A streamed response by its id: as it stands (the events the store
+        holds, assembled), or with ``stream=true`` its events after
+        ``starting_after`` and then live. A response the store does not hold
+        (not streamed, unknown, or past the store's keeping) is not found."""
+        gateway, response_id = self._gateway, request.path_params["response_id"]
+        try:
+            streamed = _flag(request.query_params.get("stream"), "stream")
+            starting_after = _sequence_number(request.query_params.get("starting_after"))
+        except RequestError as exc:
+            return error_response(exc.status, exc.code, str(exc), "openai-responses")
+        stream_id = await gateway.store.resolve_alias(response_alias(response_id))
+        gone = f"no response {response_id!r} is kept here: streamed responses are, while the store keeps them"
+        if stream_id is None:
+            return error_response(404, "not_found", gone, "openai-responses")
+        if streamed:
+            # The encoder numbers the events from 0, the store from 1.
+            after = 0 if starting_after is None else starting_after + 1
+            return gateway.event_stream(
+                (), "openai-responses", store=gateway.store, replay_stream=stream_id, replay_after=after
+            )
+        try:
+            entries, _ = await gateway.store.stored(stream_id)
+        except ReplayError:
+            return error_response(404, "not_found", gone, "openai-responses")
+        assembler = _protocols.assembler("openai-responses")
+        for _, frame in entries:
+            assembler.feed(frame)
+        return JSONResponse(assembler.result)
+
+
+def _flag(value: str | None, name: str) -> bool:
+    if value is None or value in ("false", "False", "0"):
+        return False
+    if value in ("true", "True", "1"):
+        return True
+    raise RequestError(f"{name} must be true or false, not {value!r}")
+
+
+def _sequence_number(value: str | None) -> int | None:
+    if value is None:
+        return None
+    if not value.isascii() or not value.isdigit() or len(value) > 18:
+        raise RequestError(f"starting_after must be an event's sequence_number (0 or more), not {value!r}")
+    return int(value)
 
 
 # Fields the Responses API and the AgentRequest share, by the AgentRequest's name.

@@ -155,9 +155,11 @@ class EventStreamResponse(_ResponseBase):
       (``await store.open()``), to name it elsewhere first (an alias, a
       task's id); by default the response opens one.
     - ``replay_stream`` sends a stream of the store from its first event
-      (after ``Last-Event-ID``, where the request has one) and follows it
-      live until it finishes, in place of running ``content``: a client
-      that comes back for a run it knows by another name than an event id.
+      (after ``Last-Event-ID``, where the request has one, or else after the
+      event numbered ``replay_after``; events are numbered from 1) and
+      follows it live until it finishes, in place of running ``content``: a
+      client that comes back for a run it knows by another name than an
+      event id.
     - ``send_timeout``: a client that takes no write for that many seconds
       (it stopped reading, and the connection's buffers are full) is let go,
       as if it had left; None waits for it.
@@ -191,12 +193,17 @@ class EventStreamResponse(_ResponseBase):
         abandon_after: float | None = None,
         on_abandoned: Callable[[], object] | None = None,
         replay_stream: str | None = None,
+        replay_after: int = 0,
     ) -> None:
         for name, given in (("stream_id", stream_id), ("replay_stream", replay_stream)):
             if given is not None and store is None:
                 raise ValueError(f"{name} names a stream of the store: give the store too")
         if stream_id is not None and replay_stream is not None:
             raise ValueError("stream_id records a run, replay_stream sends a recorded one: give one")
+        if isinstance(replay_after, bool) or not isinstance(replay_after, int) or replay_after < 0:
+            raise ValueError(f"replay_after must be an event number, 0 or more, not {replay_after!r}")
+        if replay_after and replay_stream is None:
+            raise ValueError("replay_after is where in replay_stream to start: give replay_stream too")
         if protocol is not None:
             _protocols.check(protocol)
         media_type = _protocols.media_type(protocol)
@@ -231,6 +238,7 @@ class EventStreamResponse(_ResponseBase):
         self.on_disconnect = on_disconnect
         self.stream_id = stream_id
         self.replay_stream = replay_stream
+        self.replay_after = replay_after
         self.send_timeout = send_timeout
         self.abandon_after = abandon_after
         self.on_abandoned = on_abandoned
@@ -260,7 +268,7 @@ class EventStreamResponse(_ResponseBase):
                     if resume_from:
                         stream_id, after = _parse_event_id(resume_from, self.protocol)
                     else:
-                        stream_id, after = str(self.replay_stream), 0
+                        stream_id, after = str(self.replay_stream), self.replay_after
                     entries = await self.store.replay(stream_id, after)
                 except (ValueError, ReplayError) as exc:
                     await _send_gone(send, str(exc))
