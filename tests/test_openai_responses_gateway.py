@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 
 from agent_servers import FIXTURES, RecordedAgent
 from agentcodec import Transcoder, openai_responses
-from agentcodec.gateway import DemoAgent, Gateway
+from agentcodec.gateway import DemoAgent, Gateway, Timeouts
 from agentcodec.openai_responses.gateway import agent_request_from_responses
 from gateway_clients import QUESTION, gateway_before, two_replicas
 from servers import serve
@@ -107,7 +108,8 @@ def test_a_streamed_response_is_retrieved_by_its_id(demo: str) -> None:
 def test_a_response_is_retrieved_while_it_runs_from_another_replica(tmp_path: Path) -> None:
     """A client that loses its stream comes back by the response's id on
     any replica sharing the store: mid-run, the response is in progress, and
-    its events after the last one read follow live to the end."""
+    its events after the last one read follow live to the end. Only the
+    replica it runs on can cancel it."""
     openai = pytest.importorskip("openai")
     # (the run takes some two seconds: it is still going when the client comes back)
     with two_replicas(tmp_path, demo_delay=0.05) as (first, second, _):
@@ -117,11 +119,82 @@ def test_a_response_is_retrieved_while_it_runs_from_another_replica(tmp_path: Pa
             read = [next(stream) for _ in range(4)]
         response_id = read[0].response.id
         assert reader.responses.retrieve(response_id).status == "in_progress"
+        # Its run is cancelled where it runs alone.
+        with pytest.raises(openai.ConflictError) as elsewhere:
+            reader.responses.cancel(response_id)
         rest = list(reader.responses.retrieve(response_id, stream=True, starting_after=3))
+    assert "runs on another replica" in elsewhere.value.body["message"]
     assert rest[0].sequence_number == 4
     assert rest[-1].type == "response.completed"
     assert rest[-1].response.id == response_id
     assert "words" in rest[-1].response.output_text
+
+
+def test_a_background_response_runs_on_and_is_polled_to_its_end() -> None:
+    """``background=True``: the answer is the response as it stands once
+    created, and the run goes on unread; polling ``retrieve`` sees it in
+    progress, then completed with the answer a streamed run gives."""
+    openai = pytest.importorskip("openai")
+    with serve(Gateway(DemoAgent(delay=0.02))) as url:
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="-", max_retries=0)
+        created = sdk.responses.create(model="m", input=QUESTION, background=True)
+        assert (created.status, created.output) == ("in_progress", [])
+        assert sdk.responses.retrieve(created.id).status == "in_progress"
+        deadline = time.monotonic() + 20
+        while (polled := sdk.responses.retrieve(created.id)).status == "in_progress":
+            assert time.monotonic() < deadline, "the background response never ended"
+            time.sleep(0.1)
+        streamed = list(sdk.responses.create(model="m", input=QUESTION, stream=True))[-1].response
+        # An ended response, cancelled, is as it ended.
+        assert sdk.responses.cancel(created.id) == polled
+    assert polled.status == "completed"
+    assert polled.output_text == streamed.output_text
+    assert "words" in polled.output_text
+
+
+def test_a_response_is_cancelled_by_its_id() -> None:
+    """``responses.cancel``: a response that runs here ends ``cancelled``,
+    its run stopped upstream, and stays so; an unknown one is not found."""
+    openai = pytest.importorskip("openai")
+    with serve(Gateway(DemoAgent(delay=0.05))) as url:
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="-", max_retries=0)
+        for background in (True, False):
+            if background:
+                response_id = sdk.responses.create(model="m", input=QUESTION, background=True).id
+            else:
+                with sdk.responses.create(model="m", input=QUESTION, stream=True) as stream:
+                    response_id = next(stream).response.id
+            cancelled = sdk.responses.cancel(response_id)
+            assert cancelled.status == "cancelled", background
+            assert sdk.responses.retrieve(response_id) == cancelled
+            events = list(sdk.responses.retrieve(response_id, stream=True))
+            assert events[-1].response.status == "cancelled"
+        with pytest.raises(openai.NotFoundError):
+            sdk.responses.cancel("response_unknown")
+        refused = httpx.post(f"{url}/v1/responses", json={"input": QUESTION, "background": "yes"})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == "background must be a boolean, not str"
+
+
+def test_a_background_stream_is_not_abandoned_when_its_client_leaves() -> None:
+    """A streamed run nobody reads is cancelled after the ``abandoned``
+    timeout; a background one goes on to its end."""
+    openai = pytest.importorskip("openai")
+    with serve(Gateway(DemoAgent(delay=0.05), timeouts=Timeouts(abandoned=0.3))) as url:
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="-", max_retries=0)
+        left = {}
+        for background in (False, True):
+            with sdk.responses.create(
+                model="m", input=QUESTION, stream=True, background=background
+            ) as stream:
+                left[background] = next(stream).response.id
+        time.sleep(1.0)  # past the timeout, and short of the run's end (some two seconds)
+        ends = {
+            background: list(sdk.responses.retrieve(response_id, stream=True))[-1]
+            for background, response_id in left.items()
+        }
+    assert ends[True].type == "response.completed"
+    assert ends[False].type != "response.completed"
 
 
 def test_errors_are_the_apis_as_openai_python_reads_them() -> None:

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
@@ -43,7 +43,7 @@ from ._demo import DemoAgent
 from ._endpoints import HeaderRoute, endpoints, error_response
 from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import RequestError, agent_request_from_process
-from ._streams import converted, named, passed_through
+from ._streams import converted, passed_through
 from ._timeouts import (
     GatewayStoppingError,
     RunAbandonedError,
@@ -430,7 +430,6 @@ class Gateway:
         protocol: ProtocolName,
         *,
         alias: str | None = None,
-        named_by: Callable[[bytes], str | None] | None = None,
         **options: Any,
     ) -> Response:
         """The response to a request that runs the agent: ``agent_request``
@@ -439,14 +438,12 @@ class Gateway:
         ``Last-Event-ID`` resume, and abandoned once no client reads it; a
         run that does not start is answered as the gateway's error.
         ``alias`` names the run's stream in the store once the run has
-        started, for a client that comes back for it by that name;
-        ``named_by`` finds such a name in the converted stream's first
-        chunk (an id the stream carries), set before that chunk is sent."""
+        started, for a client that comes back for it by that name."""
         # A stream without event ids (NDJSON, or SSE whose clients read data
         # lines alone) is not recorded: nothing could resume it, and a run
         # its client left is cancelled at once.
         store = self.store if _protocols.resumable(protocol) else None
-        if (alias is not None or named_by is not None) and store is None:
+        if alias is not None and store is None:
             raise ValueError(f"{protocol} streams are not recorded: an alias would name nothing")
         abandoned = asyncio.Event()
         try:
@@ -454,11 +451,10 @@ class Gateway:
         except UpstreamError as exc:
             return error_response(exc.status, exc.code, exc.message, protocol)
         stream_id = None
-        if (alias is not None or named_by is not None) and store is not None:
+        if alias is not None and store is not None:
             try:
                 stream_id = await store.open()
-                if alias is not None:
-                    await store.set_alias(alias, stream_id)
+                await store.set_alias(alias, stream_id)
             except BaseException:
                 aclose = getattr(chunks, "aclose", None)
                 if aclose is not None:
@@ -469,8 +465,6 @@ class Gateway:
             if protocol == "agentscope"
             else self.converted(chunks, protocol, **options)
         )
-        if named_by is not None and store is not None and stream_id is not None:
-            content = named(content, named_by, store, stream_id)
         return self.event_stream(content, protocol, store=store, abandoned=abandoned, stream_id=stream_id)
 
     async def run_whole(

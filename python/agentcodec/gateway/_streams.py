@@ -17,7 +17,7 @@ from .._vocabulary import tables
 from ..server._frames import frame_event
 from ._timeouts import RunCancelledError, RunStoppedError
 
-__all__ = ["converted", "named", "passed_through"]
+__all__ = ["converted", "passed_through"]
 
 logger = logging.getLogger("agentcodec.gateway")
 
@@ -183,29 +183,5 @@ async def converted(
         if on_losses is not None:
             on_losses(transcoder.losses)
         aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-
-async def named(
-    content: AsyncIterator[bytes], name_of: Callable[[bytes], str | None], store: Any, stream_id: str
-) -> AsyncIterator[bytes]:
-    """``content`` as it comes, its stream in ``store`` (``stream_id``) given
-    the alias ``name_of`` finds in its first chunk (an id the stream itself
-    carries), set before that chunk goes on: a client that reads the id can
-    come back for the stream by it at once."""
-    try:
-        async for chunk in content:
-            if chunk:
-                alias = name_of(chunk)
-                if alias is not None:
-                    await store.set_alias(alias, stream_id)
-                yield chunk
-                break
-            yield chunk
-        async for chunk in content:
-            yield chunk
-    finally:
-        aclose = getattr(content, "aclose", None)
         if aclose is not None:
             await aclose()

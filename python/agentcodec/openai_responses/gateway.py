@@ -10,14 +10,21 @@ messages, and a request without a ``conversation`` is a session of its own
 (openai-python's ``responses.retrieve``), and with ``stream=true`` its
 events after ``starting_after`` (a ``sequence_number``), followed live
 until it ends, from any replica sharing the replay store.
+
+``background: true`` runs the agent without holding the client: the answer
+is the response as it stands once created, and the run goes on to its end
+whoever reads it (streamed too: a background stream is not abandoned when
+its client leaves). ``POST /v1/responses/{response_id}/cancel`` cancels a
+response that runs on this replica.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -39,7 +46,10 @@ from ..gateway._requests import (
     json_text,
     text_part,
 )
+from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
+from ..server._response import recording
+from ..server._waiting import wait_within
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -49,14 +59,21 @@ __all__ = ["Endpoint", "agent_request_from_responses", "error_body", "response_a
 PATHS = ("/compatible-mode/v1/responses", "/v1/responses")
 
 
+PROTOCOL: Final = "openai-responses"
+
+#: How long a cancel waits for the run's end to be recorded, before it
+#: answers the response as it stands.
+_CANCEL_WAIT = 5.0
+
+
 def response_alias(response_id: str) -> str:
     """The store alias naming a streamed response's run."""
     return f"openai-responses.response.{response_id}"
 
 
-def _named_in(chunk: bytes) -> str | None:
-    """The alias of the response a stream's first chunk opens: the id its
-    first event (``response.created``) gives."""
+def _response_id_in(chunk: bytes) -> str | None:
+    """The id of the response a stream's first chunk opens: its first
+    event's (``response.created``)."""
     for line in chunk.split(b"\n"):
         if line.startswith(b"data:"):
             try:
@@ -67,7 +84,7 @@ def _named_in(chunk: bytes) -> str | None:
                 return None
             response = event.get("response")
             response_id = response.get("id") if isinstance(response, dict) else None
-            return response_alias(response_id) if isinstance(response_id, str) and response_id else None
+            return response_id if isinstance(response_id, str) and response_id else None
     return None
 
 
@@ -96,10 +113,15 @@ class Endpoint:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
+        # The runs going on here, by their response's id: what a cancel sets.
+        self._cancels: dict[str, asyncio.Event] = {}
 
     def routes(self) -> list[BaseRoute]:
-        routes: list[BaseRoute] = [Route(path, self.handle, methods=["POST"]) for path in PATHS]
-        routes += [Route(f"{path}/{{response_id}}", self.retrieve, methods=["GET"]) for path in PATHS]
+        routes: list[BaseRoute] = []
+        for path in PATHS:
+            routes.append(Route(path, self.handle, methods=["POST"]))
+            routes.append(Route(f"{path}/{{response_id}}", self.retrieve, methods=["GET"]))
+            routes.append(Route(f"{path}/{{response_id}}/cancel", self.cancel, methods=["POST"]))
         return routes
 
     def streams(self, path: str) -> bool:
@@ -107,24 +129,120 @@ class Endpoint:
 
     async def handle(self, request: Request) -> Response:
         gateway = self._gateway
-        resumed = gateway.resumed(request, "openai-responses")
+        resumed = gateway.resumed(request, PROTOCOL)
         if resumed is not None:
             return resumed
         try:
             body = await json_body(request, gateway.max_body_bytes)
             agent_request = agent_request_from_responses(body)
+            background = _background_asked(body)
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc), "openai-responses")
+            return error_response(exc.status, exc.code, str(exc), PROTOCOL)
         options = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
-        if body.get("stream"):
-            return await gateway.run(
-                request, agent_request, "openai-responses", named_by=_named_in, **options
-            )
+        if body.get("stream") or background:
+            return await self._run(request, agent_request, options, bool(body.get("stream")), background)
         # Not streamed: the final response, as the Responses API answers it
         # (a failed run is a failed response).
-        return await gateway.run_whole(
-            request, agent_request, "openai-responses", failed_as_error=False, **options
-        )
+        return await gateway.run_whole(request, agent_request, PROTOCOL, failed_as_error=False, **options)
+
+    async def _run(
+        self,
+        request: Request,
+        agent_request: Json,
+        options: dict[str, Any],
+        streamed: bool,
+        background: bool,
+    ) -> Response:
+        """A run recorded in the store, its response retrievable and
+        cancelable by its id: streamed to the client (abandoned once no
+        client reads it, unless in the background), or else, in the
+        background, answered with the response as it stands once created,
+        and run to its end."""
+        gateway = self._gateway
+        store = gateway.store
+        cancel = asyncio.Event()
+        abandoned = None if background else asyncio.Event()
+        try:
+            chunks = await gateway.start_run(agent_request, request, cancelled=cancel, abandoned=abandoned)
+        except UpstreamError as exc:
+            return error_response(exc.status, exc.code, exc.message, PROTOCOL)
+        try:
+            stream_id = await store.open()
+        except BaseException:
+            await _closed(chunks)  # the run started: it is ended, not left behind
+            raise
+        frames = self._named(gateway.converted(chunks, PROTOCOL, **options), stream_id, cancel)
+        if streamed:
+            return gateway.event_stream(
+                frames, PROTOCOL, store=store, abandoned=abandoned, stream_id=stream_id
+            )
+        recording(store, stream_id, frames)
+        assembler = _protocols.assembler(PROTOCOL)
+        entries = await store.replay(stream_id, 0)
+        try:
+            async for _, frame in entries:
+                assembler.feed(frame)
+                break  # the response as it stands once created; the run goes on
+        finally:
+            await _closed(entries)
+        return JSONResponse(assembler.result)
+
+    async def _named(
+        self, frames: AsyncIterator[bytes], stream_id: str, cancel: asyncio.Event
+    ) -> AsyncIterator[bytes]:
+        """The run's frames, its stream named in the store by its response's
+        id (the first frame's) before that frame goes on, and the run
+        cancelable here by it until they end."""
+        response_id = None
+        try:
+            async for frame in frames:
+                if response_id is None and frame:
+                    response_id = _response_id_in(frame) or ""
+                    if response_id:
+                        await self._gateway.store.set_alias(response_alias(response_id), stream_id)
+                        self._cancels[response_id] = cancel
+                yield frame
+        finally:
+            if response_id and self._cancels.get(response_id) is cancel:
+                del self._cancels[response_id]
+            await _closed(frames)
+
+    async def cancel(self, request: Request) -> Response:
+        """A response that runs here, cancelled upstream: the response once
+        its end is recorded (``cancelled``), or as it stands after a few
+        seconds. One that has ended is the response as it ended; one that
+        runs on another replica cannot be cancelled from this one."""
+        gateway, response_id = self._gateway, request.path_params["response_id"]
+        stream_id = await gateway.store.resolve_alias(response_alias(response_id))
+        if stream_id is None:
+            return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
+        cancel = self._cancels.get(response_id)
+        if cancel is None:
+            try:
+                ended = await gateway.store.finished(stream_id)
+            except ReplayError:
+                return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
+            if not ended:
+                said = (
+                    f"response {response_id!r} runs on another replica of the gateway: it is cancelled there"
+                )
+                return error_response(409, "conflict", said, PROTOCOL)
+            return await self._stored(response_id, stream_id)
+        cancel.set()
+        assembler = _protocols.assembler(PROTOCOL)
+        followed = await gateway.store.replay(stream_id, 0)
+
+        async def follow() -> None:
+            async for _, frame in followed:
+                assembler.feed(frame)
+
+        try:
+            await wait_within(follow(), _CANCEL_WAIT)
+        except asyncio.TimeoutError:
+            pass  # the response as it stands
+        finally:
+            await _closed(followed)
+        return JSONResponse(assembler.result)
 
     async def retrieve(self, request: Request) -> Response:
         """A streamed response by its id: as it stands (the events the store
@@ -136,25 +254,48 @@ class Endpoint:
             streamed = _flag(request.query_params.get("stream"), "stream")
             starting_after = _sequence_number(request.query_params.get("starting_after"))
         except RequestError as exc:
-            return error_response(exc.status, exc.code, str(exc), "openai-responses")
+            return error_response(exc.status, exc.code, str(exc), PROTOCOL)
         stream_id = await gateway.store.resolve_alias(response_alias(response_id))
-        gone = f"no response {response_id!r} is kept here: streamed responses are, while the store keeps them"
         if stream_id is None:
-            return error_response(404, "not_found", gone, "openai-responses")
+            return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
         if streamed:
             # The encoder numbers the events from 0, the store from 1.
             after = 0 if starting_after is None else starting_after + 1
             return gateway.event_stream(
-                (), "openai-responses", store=gateway.store, replay_stream=stream_id, replay_after=after
+                (), PROTOCOL, store=gateway.store, replay_stream=stream_id, replay_after=after
             )
+        return await self._stored(response_id, stream_id)
+
+    async def _stored(self, response_id: str, stream_id: str) -> Response:
+        """The response as the store holds it: its events so far, assembled."""
         try:
-            entries, _ = await gateway.store.stored(stream_id)
+            entries, _ = await self._gateway.store.stored(stream_id)
         except ReplayError:
-            return error_response(404, "not_found", gone, "openai-responses")
-        assembler = _protocols.assembler("openai-responses")
+            return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
+        assembler = _protocols.assembler(PROTOCOL)
         for _, frame in entries:
             assembler.feed(frame)
         return JSONResponse(assembler.result)
+
+
+def _not_kept(response_id: str) -> str:
+    return (
+        f"no response {response_id!r} is kept here: streamed and background responses are,"
+        " while the store keeps them"
+    )
+
+
+async def _closed(stream: Any) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def _background_asked(body: Any) -> bool:
+    background = body.get("background")
+    if background is not None and not isinstance(background, bool):
+        raise RequestError(f"background must be a boolean, not {type(background).__name__}")
+    return bool(background)
 
 
 def _flag(value: str | None, name: str) -> bool:
