@@ -271,6 +271,25 @@ def test_a_task_is_found_from_another_replica_sharing_the_store(tmp_path: Path) 
         assert {event["id"] for event in data_events(again.content)} == {9}
 
 
+def test_a_task_is_cancelled_from_another_replica_sharing_the_store(tmp_path: Path) -> None:
+    """A cancel that reaches another replica than the task's run goes to the
+    run's replica through the store: the run stops there, and the task ends
+    canceled on both."""
+    from agentcodec.server import RedisReplayStore
+
+    with (
+        redis_server(tmp_path) as redis_url,
+        serve(Gateway(DemoAgent(delay=0.05), store=RedisReplayStore(redis_url))) as first,
+        serve(Gateway(DemoAgent(delay=0.05), store=RedisReplayStore(redis_url))) as second,
+    ):
+        params = {"message": user_message("1.0"), "configuration": {"returnImmediately": True}}
+        task_id = rpc(first, "SendMessage", params).json()["result"]["task"]["id"]
+        answer = rpc(second, "CancelTask", {"id": task_id}).json()["result"]
+        assert answer["status"]["state"] == "TASK_STATE_CANCELED"
+        assert answer_text(answer) != ANSWER  # cut short
+        assert rpc(first, "GetTask", {"id": task_id}).json()["result"] == answer
+
+
 def test_tasks_are_listed_from_the_store_shared_by_replicas(tmp_path: Path) -> None:
     from agentcodec.server import RedisReplayStore
 

@@ -196,6 +196,38 @@ def test_a_reader_marks_the_stream_read_while_it_follows_and_waits(make_store: M
     run(make_store, test)
 
 
+def test_a_request_to_stop_a_stream_is_seen_by_its_producer(make_store: MakeStore) -> None:
+    """How a run is cancelled from another replica than its own: the
+    request, made of the store, is what the producer's replica looks for."""
+
+    async def test(store: ReplayStore) -> None:
+        stream, other = await store.open(), await store.open()
+        assert not await store.stop_requested(stream)
+        await store.request_stop(stream)
+        assert await store.stop_requested(stream)
+        assert not await store.stop_requested(other)
+        assert not await store.stop_requested("nosuchstream")
+        with pytest.raises(ReplayError, match="not stored"):
+            await store.request_stop("nosuchstream")
+
+    run(make_store, test)
+
+
+def test_a_store_that_carries_no_requests_to_stop_says_so() -> None:
+    class Plain(MemoryReplayStore):
+        request_stop = ReplayStore.request_stop
+        stop_requested = ReplayStore.stop_requested
+
+    async def test() -> None:
+        store = Plain()
+        stream = await store.open()
+        with pytest.raises(NotImplementedError, match="carries no requests to stop a stream"):
+            await store.request_stop(stream)
+        assert not await store.stop_requested(stream)
+
+    asyncio.run(test())
+
+
 def test_a_store_that_keeps_no_marks_never_has_a_stream_taken_for_abandoned() -> None:
     class Marker(MemoryReplayStore):
         mark_read = ReplayStore.mark_read

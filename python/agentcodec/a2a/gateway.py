@@ -416,13 +416,15 @@ class Endpoint:
             context_id=context_id,
             request_id=request_id if isinstance(request_id, str) else None,
         )
-        frames = _as_served(converting, params["message"], task_id, context_id)
-        frames = self._cancelable(task_id, frames)
-        if request_id is not None and not isinstance(request_id, str):
-            frames = _answering(frames, request_id)
         store = gateway.store
         stream_id = await store.open()
         await store.set_alias(_task_alias(task_id), stream_id)
+        frames = _as_served(
+            gateway.cancelable(converting, stream_id, cancel), params["message"], task_id, context_id
+        )
+        frames = self._cancelable(task_id, frames)
+        if request_id is not None and not isinstance(request_id, str):
+            frames = _answering(frames, request_id)
         self._cancels[task_id] = cancel  # until its frames end (_cancelable)
         if streamed:
             return gateway.event_stream(frames, "a2a", store=store, stream_id=stream_id)
@@ -485,10 +487,10 @@ class Endpoint:
             self._cancels.pop(task_id, None)
 
     async def _cancel(self, request_id: Any, version: str, params: Any) -> Response:
-        """``tasks/cancel`` / ``CancelTask``: a task that runs here is
-        cancelled upstream and ends ``canceled``, and the task is the
-        answer; a task whose run has ended, or runs on another replica,
-        cannot be (``-32002``)."""
+        """``tasks/cancel`` / ``CancelTask``: a running task is cancelled
+        upstream, here or through the store on the replica it runs on, and
+        ends ``canceled``, and the task is the answer; a task whose run has
+        ended cannot be (``-32002``)."""
         try:
             task_id, stream_id = await self._stream_of(params)
         except LookupError:
@@ -497,14 +499,21 @@ class Endpoint:
         assembler = impl.A2AAssembler(version=version)
         cancel = self._cancels.get(task_id)
         try:
-            if cancel is None:
-                entries, ended = await store.stored(stream_id)
+            if cancel is not None:
+                cancel.set()
+            elif await store.finished(stream_id):
+                entries, _ = await store.stored(stream_id)
                 for _, frame in entries:
                     assembler.feed(frame)
                 state = ((assembler.task or {}).get("status") or {}).get("state")
-                why = f"its run has ended ({state})" if ended else "it runs on another replica of the gateway"
-                return rpc_error(request_id, TASK_NOT_CANCELABLE, f"Task cannot be canceled: {why}")
-            cancel.set()
+                said = f"Task cannot be canceled: its run has ended ({state})"
+                return rpc_error(request_id, TASK_NOT_CANCELABLE, said)
+            else:
+                try:
+                    await store.request_stop(stream_id)  # its replica stops it
+                except NotImplementedError:
+                    said = "Task cannot be canceled: it runs on another replica of the gateway"
+                    return rpc_error(request_id, TASK_NOT_CANCELABLE, said)
             # The answer is the task once its end is recorded, each event read once.
             followed = await store.replay(stream_id, 0)
 
@@ -520,6 +529,8 @@ class Endpoint:
                 await followed.aclose()  # type: ignore[attr-defined]
         except A2AEventError:
             return self._other_version(request_id, task_id, version)
+        except ReplayError:
+            return rpc_error(request_id, TASK_NOT_FOUND, "Task not found")
         return _rpc_result(request_id, assembler.task)
 
     # --- a task, from the store ----------------------------------------------------------

@@ -43,7 +43,7 @@ from ._demo import DemoAgent
 from ._endpoints import HeaderRoute, endpoints, error_response
 from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import RequestError, agent_request_from_process
-from ._streams import converted, passed_through
+from ._streams import converted, passed_through, stopped_on_request
 from ._timeouts import (
     GatewayStoppingError,
     RunAbandonedError,
@@ -422,6 +422,15 @@ class Gateway:
         return converted(
             chunks, transcoder, on_losses=lambda losses: self.metrics.count_losses(protocol, losses)
         )
+
+    def cancelable(
+        self, frames: AsyncIterator[bytes], stream_id: str, cancelled: asyncio.Event
+    ) -> AsyncIterator[bytes]:
+        """``frames``, a run's, recorded in the store as ``stream_id``: its
+        run cancelled (``cancelled`` set: the event its ``start_run`` took)
+        once a client asks any replica sharing the store to, which that
+        replica does with ``store.request_stop(stream_id)``."""
+        return stopped_on_request(frames, self.store, stream_id, cancelled)
 
     async def run(
         self,

@@ -17,7 +17,11 @@ from .._vocabulary import tables
 from ..server._frames import frame_event
 from ._timeouts import RunCancelledError, RunStoppedError
 
-__all__ = ["converted", "passed_through"]
+__all__ = ["STOP_CHECK_EVERY", "converted", "passed_through", "stopped_on_request"]
+
+#: How often a run's replica looks in the store for a request to stop it
+#: (a cancel asked of another replica), in seconds.
+STOP_CHECK_EVERY = 0.5
 
 logger = logging.getLogger("agentcodec.gateway")
 
@@ -183,5 +187,36 @@ async def converted(
         if on_losses is not None:
             on_losses(transcoder.losses)
         aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+async def stopped_on_request(
+    frames: AsyncIterator[bytes], store: Any, stream_id: str, cancelled: asyncio.Event
+) -> AsyncIterator[bytes]:
+    """``frames`` as they come, ``cancelled`` set once the store holds a
+    request to stop their stream (``request_stop``: a client's cancel that
+    reached another replica than the run's), looked for every
+    ``STOP_CHECK_EVERY`` seconds until they end."""
+
+    async def watch() -> None:
+        warned = False
+        while not cancelled.is_set():
+            await asyncio.sleep(STOP_CHECK_EVERY)
+            try:
+                if await store.stop_requested(stream_id):
+                    cancelled.set()
+            except Exception:  # a store gone for a moment stops nothing
+                if not warned:
+                    logger.warning("could not look for a request to stop stream %s", stream_id, exc_info=True)
+                    warned = True
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        async for frame in frames:
+            yield frame
+    finally:
+        watcher.cancel()
+        aclose = getattr(frames, "aclose", None)
         if aclose is not None:
             await aclose()

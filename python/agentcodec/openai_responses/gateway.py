@@ -15,7 +15,7 @@ until it ends, from any replica sharing the replay store.
 is the response as it stands once created, and the run goes on to its end
 whoever reads it (streamed too: a background stream is not abandoned when
 its client leaves). ``POST /v1/responses/{response_id}/cancel`` cancels a
-response that runs on this replica.
+running response, on whichever replica sharing the store it runs.
 """
 
 from __future__ import annotations
@@ -171,7 +171,8 @@ class Endpoint:
         except BaseException:
             await _closed(chunks)  # the run started: it is ended, not left behind
             raise
-        frames = self._named(gateway.converted(chunks, PROTOCOL, **options), stream_id, cancel)
+        converting = gateway.cancelable(gateway.converted(chunks, PROTOCOL, **options), stream_id, cancel)
+        frames = self._named(converting, stream_id, cancel)
         if streamed:
             return gateway.event_stream(
                 frames, PROTOCOL, store=store, abandoned=abandoned, stream_id=stream_id
@@ -208,29 +209,33 @@ class Endpoint:
             await _closed(frames)
 
     async def cancel(self, request: Request) -> Response:
-        """A response that runs here, cancelled upstream: the response once
-        its end is recorded (``cancelled``), or as it stands after a few
-        seconds. One that has ended is the response as it ended; one that
-        runs on another replica cannot be cancelled from this one."""
+        """A running response, cancelled upstream: here, or through the store
+        on the replica it runs on. The answer is the response once its end
+        is recorded (``cancelled``), or as it stands after a few seconds;
+        one that has ended is the response as it ended."""
         gateway, response_id = self._gateway, request.path_params["response_id"]
-        stream_id = await gateway.store.resolve_alias(response_alias(response_id))
+        store = gateway.store
+        stream_id = await store.resolve_alias(response_alias(response_id))
         if stream_id is None:
             return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
         cancel = self._cancels.get(response_id)
-        if cancel is None:
-            try:
-                ended = await gateway.store.finished(stream_id)
-            except ReplayError:
-                return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
-            if not ended:
-                said = (
-                    f"response {response_id!r} runs on another replica of the gateway: it is cancelled there"
-                )
-                return error_response(409, "conflict", said, PROTOCOL)
-            return await self._stored(response_id, stream_id)
-        cancel.set()
+        try:
+            if cancel is not None:
+                cancel.set()
+            elif await store.finished(stream_id):
+                return await self._stored(response_id, stream_id)
+            else:
+                await store.request_stop(stream_id)  # its replica stops it
+        except ReplayError:
+            return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
+        except NotImplementedError:
+            said = (
+                f"response {response_id!r} runs on another replica of the gateway,"
+                " and the store carries no request to stop it"
+            )
+            return error_response(409, "conflict", said, PROTOCOL)
         assembler = _protocols.assembler(PROTOCOL)
-        followed = await gateway.store.replay(stream_id, 0)
+        followed = await store.replay(stream_id, 0)
 
         async def follow() -> None:
             async for _, frame in followed:

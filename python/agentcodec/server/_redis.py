@@ -12,7 +12,9 @@ every alias set within ``ttl``, scored by when, for ``aliases`` to list. A
 reader marks a stream read in a key of its own holding when (its replica's
 clock, in milliseconds: replicas' clocks are taken to agree within a
 fraction of the time a producer allows), at most every half second while
-events come and after each ``XREAD BLOCK`` while none do.
+events come and after each ``XREAD BLOCK`` while none do. A request to stop
+a stream's producer (``request_stop``) is a key of its own, which the
+producer's replica looks for.
 """
 
 from __future__ import annotations
@@ -204,6 +206,17 @@ class RedisReplayStore(ReplayStore):
         if value is None:
             return False
         return time.time() * 1000 - int(value) <= seconds * 1000
+
+    def _stop_key(self, stream_id: str) -> str:
+        return f"{self._prefix}stop:{stream_id}"
+
+    async def request_stop(self, stream_id: str) -> None:
+        if not await self._redis.exists(self._key(stream_id)):
+            raise ReplayError(stream_id, 0, None)
+        await self._redis.set(self._stop_key(stream_id), 1, px=self._ttl_ms)
+
+    async def stop_requested(self, stream_id: str) -> bool:
+        return bool(await self._redis.exists(self._stop_key(stream_id)))
 
     async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
         key = self._key(stream_id)

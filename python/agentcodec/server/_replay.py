@@ -130,6 +130,19 @@ class ReplayStore(abc.ABC):
         so that no stream of it is ever taken for abandoned."""
         return True
 
+    async def request_stop(self, stream_id: str) -> None:
+        """Asks the stream's producer, on whichever replica it runs, to stop:
+        a run cancelled at another replica than its own. ``stop_requested``
+        tells the producer, which watches for it. Raises ``ReplayError`` when
+        the stream is not stored; a store that carries no requests raises
+        NotImplementedError."""
+        raise NotImplementedError(f"{type(self).__name__} carries no requests to stop a stream")
+
+    async def stop_requested(self, stream_id: str) -> bool:
+        """Whether ``request_stop`` was called for the stream (False for an
+        unknown one, and from a store that carries no requests)."""
+        return False
+
     async def aclose(self) -> None:  # noqa: B027 - most stores hold nothing to release
         """Releases what the store holds (connections)."""
 
@@ -139,7 +152,17 @@ def new_stream_id() -> str:
 
 
 class _MemoryStream:
-    __slots__ = ("dropped", "events", "finished", "finished_at", "first", "last", "size", "wakeup")
+    __slots__ = (
+        "dropped",
+        "events",
+        "finished",
+        "finished_at",
+        "first",
+        "last",
+        "size",
+        "stop_requested",
+        "wakeup",
+    )
 
     def __init__(self, max_events: int) -> None:
         self.events: deque[bytes] = deque(maxlen=max_events)
@@ -149,6 +172,7 @@ class _MemoryStream:
         self.finished = False
         self.finished_at = 0.0
         self.dropped = False  # evicted before it finished
+        self.stop_requested = False
         self.wakeup = asyncio.Event()
 
 
@@ -297,6 +321,16 @@ class MemoryReplayStore(ReplayStore):
         if stream is None:
             raise ReplayError(stream_id, 0, None)
         return stream.finished
+
+    async def request_stop(self, stream_id: str) -> None:
+        stream = self._streams.get(stream_id)
+        if stream is None:
+            raise ReplayError(stream_id, 0, None)
+        stream.stop_requested = True
+
+    async def stop_requested(self, stream_id: str) -> bool:
+        stream = self._streams.get(stream_id)
+        return stream is not None and stream.stop_requested
 
     async def stored(self, stream_id: str) -> tuple[list[StreamEntry], bool]:
         self._evict()
