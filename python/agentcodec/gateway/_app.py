@@ -160,10 +160,10 @@ class Gateway:
         if origins:
             # Browser clients (a protocol's frontend, an API's SDK) on these
             # origins; a preflight is answered before any key is asked for.
-            # Any request header is let in, for the origin is the guard: the
-            # SDKs send headers of their own (x-stainless-*,
-            # anthropic-version, x-goog-api-client), and a preflight refused
-            # for one of them fails the page's every call.
+            # Any request header is let in, for the origin is the guard: an
+            # API's SDK sends headers of its own with every request (its
+            # platform's, its API's version, its client's name), and a
+            # preflight refused for one of them fails the page's every call.
             middleware.append(
                 Middleware(
                     CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"], allow_headers=["*"]
