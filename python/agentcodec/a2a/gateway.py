@@ -419,10 +419,8 @@ class Endpoint:
         store = gateway.store
         stream_id = await store.open()
         await store.set_alias(_task_alias(task_id), stream_id)
-        frames = _as_served(
-            gateway.cancelable(converting, stream_id, cancel), params["message"], task_id, context_id
-        )
-        frames = self._cancelable(task_id, frames)
+        frames = _as_served(converting, params["message"], task_id, context_id)
+        frames = self._cancelable(task_id, stream_id, cancel, frames)
         if request_id is not None and not isinstance(request_id, str):
             frames = _answering(frames, request_id)
         self._cancels[task_id] = cancel  # until its frames end (_cancelable)
@@ -478,11 +476,15 @@ class Endpoint:
         said += f"; send the next turn as a new task in its context ({task.get('contextId')})"
         return rpc_error(request_id, UNSUPPORTED_OPERATION, said)
 
-    async def _cancelable(self, task_id: str, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        """The run's frames, its task cancelable here (``_cancels``) until they end."""
+    async def _cancelable(
+        self, task_id: str, stream_id: str, cancel: asyncio.Event, frames: AsyncIterator[bytes]
+    ) -> AsyncIterator[bytes]:
+        """The run's frames, its task cancelable until they end: here
+        (``_cancels``), or from another replica through the store."""
         try:
-            async for frame in frames:
-                yield frame
+            async with self._gateway.watching_for_stop(stream_id, cancel):
+                async for frame in frames:
+                    yield frame
         finally:
             self._cancels.pop(task_id, None)
 

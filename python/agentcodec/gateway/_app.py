@@ -43,7 +43,7 @@ from ._demo import DemoAgent
 from ._endpoints import HeaderRoute, endpoints, error_response
 from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import RequestError, agent_request_from_process
-from ._streams import converted, passed_through, stopped_on_request
+from ._streams import converted, passed_through, watching_for_stop
 from ._timeouts import (
     GatewayStoppingError,
     RunAbandonedError,
@@ -423,14 +423,14 @@ class Gateway:
             chunks, transcoder, on_losses=lambda losses: self.metrics.count_losses(protocol, losses)
         )
 
-    def cancelable(
-        self, frames: AsyncIterator[bytes], stream_id: str, cancelled: asyncio.Event
-    ) -> AsyncIterator[bytes]:
-        """``frames``, a run's, recorded in the store as ``stream_id``: its
-        run cancelled (``cancelled`` set: the event its ``start_run`` took)
-        once a client asks any replica sharing the store to, which that
-        replica does with ``store.request_stop(stream_id)``."""
-        return stopped_on_request(frames, self.store, stream_id, cancelled)
+    def watching_for_stop(
+        self, stream_id: str, cancelled: asyncio.Event
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """While in it (a run's frames going on, recorded in the store as
+        ``stream_id``), the run is cancelled (``cancelled`` set: the event
+        its ``start_run`` took) once a client asks any replica sharing the
+        store to, which that replica does with ``store.request_stop``."""
+        return watching_for_stop(self.store, stream_id, cancelled)
 
     async def run(
         self,

@@ -9,7 +9,7 @@ registry and names none: a protocol's server side is part of its plug-in.
 The gateway's own endpoint is ``/process``, the upstream's protocol passed
 through; every other protocol it serves comes from such a module. An
 endpoint builds on the gateway's public members (``run``, ``run_whole``,
-``start_run``, ``resumed``, ``event_stream``, ``cancelable``, ``store``, ``max_body_bytes``,
+``start_run``, ``resumed``, ``event_stream``, ``watching_for_stop``, ``store``, ``max_body_bytes``,
 ``requires_api_key``), on its request pieces (``_requests``) and on
 ``error_response``.
 

@@ -6,6 +6,7 @@ closed early) ends the run as failed, in the client's protocol."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -17,7 +18,7 @@ from .._vocabulary import tables
 from ..server._frames import frame_event
 from ._timeouts import RunCancelledError, RunStoppedError
 
-__all__ = ["STOP_CHECK_EVERY", "converted", "passed_through", "stopped_on_request"]
+__all__ = ["STOP_CHECK_EVERY", "converted", "passed_through", "watching_for_stop"]
 
 #: How often a run's replica looks in the store for a request to stop it
 #: (a cancel asked of another replica), in seconds.
@@ -191,13 +192,12 @@ async def converted(
             await aclose()
 
 
-async def stopped_on_request(
-    frames: AsyncIterator[bytes], store: Any, stream_id: str, cancelled: asyncio.Event
-) -> AsyncIterator[bytes]:
-    """``frames`` as they come, ``cancelled`` set once the store holds a
-    request to stop their stream (``request_stop``: a client's cancel that
-    reached another replica than the run's), looked for every
-    ``STOP_CHECK_EVERY`` seconds until they end."""
+@contextlib.asynccontextmanager
+async def watching_for_stop(store: Any, stream_id: str, cancelled: asyncio.Event) -> AsyncIterator[None]:
+    """While in it, ``cancelled`` is set once the store holds a request to
+    stop the stream (``request_stop``: a client's cancel that reached
+    another replica than the run's), looked for every ``STOP_CHECK_EVERY``
+    seconds."""
 
     async def watch() -> None:
         warned = False
@@ -213,10 +213,6 @@ async def stopped_on_request(
 
     watcher = asyncio.ensure_future(watch())
     try:
-        async for frame in frames:
-            yield frame
+        yield
     finally:
         watcher.cancel()
-        aclose = getattr(frames, "aclose", None)
-        if aclose is not None:
-            await aclose()

@@ -171,8 +171,7 @@ class Endpoint:
         except BaseException:
             await _closed(chunks)  # the run started: it is ended, not left behind
             raise
-        converting = gateway.cancelable(gateway.converted(chunks, PROTOCOL, **options), stream_id, cancel)
-        frames = self._named(converting, stream_id, cancel)
+        frames = self._named(gateway.converted(chunks, PROTOCOL, **options), stream_id, cancel)
         if streamed:
             return gateway.event_stream(
                 frames, PROTOCOL, store=store, abandoned=abandoned, stream_id=stream_id
@@ -193,16 +192,18 @@ class Endpoint:
     ) -> AsyncIterator[bytes]:
         """The run's frames, its stream named in the store by its response's
         id (the first frame's) before that frame goes on, and the run
-        cancelable here by it until they end."""
+        cancelable by it until they end: here, or from another replica
+        through the store."""
         response_id = None
         try:
-            async for frame in frames:
-                if response_id is None and frame:
-                    response_id = _response_id_in(frame) or ""
-                    if response_id:
-                        await self._gateway.store.set_alias(response_alias(response_id), stream_id)
-                        self._cancels[response_id] = cancel
-                yield frame
+            async with self._gateway.watching_for_stop(stream_id, cancel):
+                async for frame in frames:
+                    if response_id is None and frame:
+                        response_id = _response_id_in(frame) or ""
+                        if response_id:
+                            await self._gateway.store.set_alias(response_alias(response_id), stream_id)
+                            self._cancels[response_id] = cancel
+                    yield frame
         finally:
             if response_id and self._cancels.get(response_id) is cancel:
                 del self._cancels[response_id]
