@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,6 +17,7 @@ from agent_servers import ScriptedAgent
 from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.server import MemoryReplayStore
+from gateway_clients import two_replicas
 from protocol_table import FIXTURES
 from servers import serve
 from sse_helpers import data_events
@@ -161,6 +163,63 @@ def test_what_it_does_not_serve_is_refused_saying_why(
 def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
     assert httpx.get(f"{gateway}/threads/nobody/runs/none/stream").status_code == 404
     assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404
+
+
+def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
+    """``runs.cancel`` (useStream's ``stop``): the run is cancelled upstream
+    and its stream ends; with ``wait=True`` the answer is the thread's
+    values; an unknown run is not found."""
+    from langgraph_sdk import get_client
+
+    agent = ScriptedAgent(endless_run)
+    asked = {"messages": [{"role": "user", "content": "hi"}]}
+
+    async def main(url: str) -> tuple[Any, Any, list[Any]]:
+        async with get_client(url=url) as client:
+            thread_id = (await client.threads.create())["thread_id"]
+            async for part in client.runs.stream(thread_id, "agent", input=asked, stream_mode=["values"]):
+                if part.event == "metadata":
+                    run_id = part.data["run_id"]
+                    break
+            cancelled = await client.runs.cancel(thread_id, run_id)
+            values = await client.runs.cancel(thread_id, run_id, wait=True)
+            joined = [part async for part in client.runs.join_stream(thread_id, run_id)]
+            with pytest.raises(httpx.HTTPStatusError) as unknown:
+                await client.runs.cancel(thread_id, "no-such-run")
+            assert unknown.value.response.status_code == 404
+            return cancelled, values, joined
+
+    with gateway_with(agent, MemoryReplayStore(), idle=None, run=None) as url:
+        cancelled, values, joined = asyncio.run(main(url))
+        time.sleep(0.2)  # the upstream hears of it once its stream is closed
+        assert agent.cancelled == 1
+    assert cancelled is None  # 202, no body
+    assert values["messages"][0]["content"] == "hi"
+    # The run's stream ends with the thread's values as the run left them.
+    assert (joined[-1].event, joined[-1].data) == ("values", values)
+    assert [message["type"] for message in values["messages"]] == ["human", "ai"]
+
+
+def test_a_run_is_cancelled_from_another_replica(tmp_path: Path) -> None:
+    """A cancel that reaches another replica than the run's stops it there,
+    through the store shared by the replicas."""
+    from langgraph_sdk import get_client
+
+    asked = {"messages": [{"role": "user", "content": QUESTION}]}
+
+    async def main(first: str, second: str) -> Any:
+        async with get_client(url=first) as runs_it, get_client(url=second) as other:
+            thread_id = (await runs_it.threads.create())["thread_id"]
+            async for part in runs_it.runs.stream(thread_id, "agent", input=asked, stream_mode=["values"]):
+                if part.event == "metadata":
+                    run_id = part.data["run_id"]
+                    break
+            return await other.runs.cancel(thread_id, run_id, wait=True)
+
+    with two_replicas(tmp_path, demo_delay=0.05) as (first, second, _):
+        values = asyncio.run(main(first, second))
+    answered = "".join(text_of(message) for message in values["messages"] if message["type"] == "ai")
+    assert ANSWER not in answered  # cut short
 
 
 class Dropping:

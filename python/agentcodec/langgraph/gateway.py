@@ -13,6 +13,10 @@ the agent behind the gateway.
   langgraph-api's do; a dropped client resumes with ``Last-Event-ID``;
 - ``GET /threads/{thread_id}/runs/{run_id}/stream``: the run's stream again
   from its start (or after ``Last-Event-ID``), then live (``join_stream``);
+- ``POST /threads/{thread_id}/runs/{run_id}/cancel``: the run cancelled
+  (``runs.cancel``, useStream's ``stop``), on whichever replica sharing the
+  store it runs; with ``wait=true``, answered with the thread's values once
+  it has ended;
 - ``GET /threads/{thread_id}/state``: the thread's values after its last
   run; ``POST /threads/{thread_id}/history`` (useStream fetches it): that
   state, the one kept; ``GET /threads/{thread_id}``: the thread.
@@ -154,12 +158,15 @@ class Endpoint:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
+        # The runs going on here, by their id: what a cancel sets.
+        self._cancels: dict[str, asyncio.Event] = {}
 
     def routes(self) -> list[BaseRoute]:
         return [
             Route("/threads", self.create_thread, methods=["POST"]),
             Route("/threads/{thread_id}/runs/stream", self.stream_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs/{run_id}/stream", self.join, methods=["GET"]),
+            Route("/threads/{thread_id}/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
             Route("/threads/{thread_id}/state", self.state, methods=["GET"]),
             Route("/threads/{thread_id}/history", self.history, methods=["POST"]),
             Route("/threads/{thread_id}", self.thread, methods=["GET"]),
@@ -205,16 +212,20 @@ class Endpoint:
         # otherwise; asked, the run is cancelled once nobody reads it for the
         # gateway's abandoned timeout (a client that resumes in time keeps it).
         abandoned = asyncio.Event() if body.get("on_disconnect") == "cancel" else None
+        cancel = asyncio.Event()
         try:
-            chunks = await gateway.start_run(agent_request, request, abandoned=abandoned)
+            chunks = await gateway.start_run(agent_request, request, abandoned=abandoned, cancelled=cancel)
         except UpstreamError as exc:
             return _detail(exc.status, exc.message)
         converting = gateway.converted(chunks, "langgraph", run_id=run_id, node="agent")
-        frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
         store = gateway.store
         stream_id = await store.open()
         await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
         await store.set_alias(RUN_ALIAS + run_id, stream_id)
+        self._cancels[run_id] = cancel  # until its frames end (_cancelable)
+        frames = self._cancelable(
+            run_id, stream_id, cancel, _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
+        )
         response = gateway.event_stream(
             frames, "langgraph", store=store, stream_id=stream_id, abandoned=abandoned
         )
@@ -235,6 +246,57 @@ class Endpoint:
         except ReplayError as exc:
             return _detail(410, str(exc))
         return gateway.event_stream(self._followed(stream_id, entries), "langgraph")
+
+    async def _cancelable(
+        self, run_id: str, stream_id: str, cancel: asyncio.Event, frames: AsyncIterator[bytes]
+    ) -> AsyncIterator[bytes]:
+        """The run's frames, the run cancelable until they end: here
+        (``_cancels``), or from another replica through the store."""
+        try:
+            async with self._gateway.watching_for_stop(stream_id, cancel):
+                async for frame in frames:
+                    yield frame
+        finally:
+            if self._cancels.get(run_id) is cancel:
+                del self._cancels[run_id]
+            aclose = getattr(frames, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    async def cancel(self, request: Request) -> Response:
+        """``runs.cancel``: a running run is cancelled upstream, here or
+        through the store on the replica it runs on (a run that has ended
+        is left as it ended); ``202``, or with ``wait=true`` the thread's
+        values once the run has ended, as langgraph-api answers."""
+        gateway, run_id = self._gateway, request.path_params["run_id"]
+        store = gateway.store
+        stream_id = await store.resolve_alias(RUN_ALIAS + run_id)
+        if stream_id is None:
+            return _detail(404, "Run not found")
+        cancel = self._cancels.get(run_id)
+        try:
+            if cancel is not None:
+                cancel.set()
+            elif not await store.finished(stream_id):
+                await store.request_stop(stream_id)  # its replica stops it
+            if request.query_params.get("wait", "false").lower() not in ("true", "yes", "1"):
+                return Response(status_code=202)
+            entries = await store.replay(stream_id, 0)
+        except ReplayError:
+            return _detail(404, "Run not found")
+        except NotImplementedError:
+            return _detail(
+                409, "the run goes on at another replica, and the store carries no request to stop it"
+            )
+        assembler = impl.LangGraphAssembler(on_error="skip")
+        try:
+            async for _, frame in entries:
+                assembler.feed(frame)
+        finally:
+            aclose = getattr(entries, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        return JSONResponse(assembler.values or {})
 
     @staticmethod
     async def _followed(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncIterator[bytes]:
