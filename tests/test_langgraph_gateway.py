@@ -160,6 +160,19 @@ def test_what_it_does_not_serve_is_refused_saying_why(
     assert says in response.json()["detail"]
 
 
+def test_the_server_says_what_it_is_without_a_key() -> None:
+    """``GET /info``, which LangGraph frontends (agent-chat-ui) fetch first to
+    tell that they reach a server: answered, with or without the key they
+    may send; the rest of the routes still want one."""
+    with serve(Gateway(DemoAgent(delay=0), api_keys=["sesame"])) as url:
+        for headers in ({}, {"X-Api-Key": "sesame"}):
+            info = httpx.get(f"{url}/info", headers=headers)
+            assert info.status_code == 200
+            assert info.json()["flags"] == {"assistants": False, "crons": False, "langsmith": False}
+        assert isinstance(info.json()["version"], str)
+        assert httpx.post(f"{url}/threads", json={}).status_code == 401
+
+
 def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
     assert httpx.get(f"{gateway}/threads/nobody/runs/none/stream").status_code == 404
     assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404

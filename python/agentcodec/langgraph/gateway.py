@@ -2,6 +2,8 @@
 client and the ``useStream`` hook call, so that a LangGraph frontend talks to
 the agent behind the gateway.
 
+- ``GET /info``: what the server is, which LangGraph frontends (agent-chat-ui)
+  ask before anything else to tell that they reach one (no key needed);
 - ``POST /threads``: a thread (any id works: its runs name it);
 - ``POST /threads/{thread_id}/runs/stream``: a run of the agent on the
   thread's input messages (the thread is the agent's session), streamed as
@@ -40,6 +42,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .._backend import impl
+from .._version import __version__
 from ..gateway._body import json_body
 from ..gateway._requests import RequestError
 from ..gateway._upstream import UpstreamError
@@ -154,7 +157,7 @@ def _state(thread_id: str, assembler: Any) -> dict[str, Any]:
 class Endpoint:
     """Serves the gateway's agent as a LangGraph Agent Server's threads and runs."""
 
-    public_paths: frozenset[str] = frozenset()
+    public_paths: frozenset[str] = frozenset({"/info"})
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
@@ -163,6 +166,7 @@ class Endpoint:
 
     def routes(self) -> list[BaseRoute]:
         return [
+            Route("/info", self.info, methods=["GET"]),
             Route("/threads", self.create_thread, methods=["POST"]),
             Route("/threads/{thread_id}/runs/stream", self.stream_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs/{run_id}/stream", self.join, methods=["GET"]),
@@ -174,6 +178,13 @@ class Endpoint:
 
     def streams(self, path: str) -> bool:
         return path.startswith("/threads/") and path.endswith("/stream") and "/runs/" in path
+
+    async def info(self, request: Request) -> Response:
+        """The server, as langgraph-api describes itself: its version and
+        what it serves beyond threads and runs (none of it here)."""
+        return JSONResponse(
+            {"version": __version__, "flags": {"assistants": False, "crons": False, "langsmith": False}}
+        )
 
     async def create_thread(self, request: Request) -> Response:
         now = _now()
