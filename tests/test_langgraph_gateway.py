@@ -173,6 +173,47 @@ def test_the_server_says_what_it_is_without_a_key() -> None:
         assert httpx.post(f"{url}/threads", json={}).status_code == 401
 
 
+def test_threads_are_searched_as_a_frontend_lists_them() -> None:
+    """``threads.search``, as agent-chat-ui lists its threads (``metadata``:
+    the graph's id): the threads with runs, the last updated first, each
+    with its values; paged; filtered by status and ids; a metadata key no
+    thread has matches none."""
+    from langgraph_sdk import get_client
+
+    async def main(url: str) -> dict[str, Any]:
+        async with get_client(url=url) as client:
+            made = []
+            for text in ("first", "second", "third"):
+                thread_id = (await client.threads.create())["thread_id"]
+                asked = {"messages": [{"role": "user", "content": text}]}
+                async for _ in client.runs.stream(thread_id, "agent", input=asked):
+                    pass
+                made.append(thread_id)
+            return {
+                "made": made,
+                "listed": await client.threads.search(metadata={"graph_id": "agent"}, limit=100),
+                "page": await client.threads.search(limit=1, offset=1),
+                "oldest": await client.threads.search(sort_by="created_at", sort_order="asc", limit=1),
+                "ids": await client.threads.search(ids=made[:1]),
+                "busy": await client.threads.search(status="busy"),
+                "other": await client.threads.search(metadata={"user": "someone"}),
+            }
+
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        found = asyncio.run(main(url))
+        refused = httpx.post(f"{url}/threads/search", json={"limit": 0})
+    made, listed = found["made"], found["listed"]
+    assert [thread["thread_id"] for thread in listed] == made[::-1]
+    assert {thread["status"] for thread in listed} == {"idle"}
+    assert [text_of(thread["values"]["messages"][0]) for thread in listed] == ["third", "second", "first"]
+    assert [thread["thread_id"] for thread in found["page"]] == [made[1]]
+    assert [thread["thread_id"] for thread in found["oldest"]] == [made[0]]
+    assert [thread["thread_id"] for thread in found["ids"]] == [made[0]]
+    assert found["busy"] == found["other"] == []
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == "limit must be an integer, 1 to 1000, not 0"
+
+
 def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
     assert httpx.get(f"{gateway}/threads/nobody/runs/none/stream").status_code == 404
     assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404
@@ -194,8 +235,13 @@ def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
                 if part.event == "metadata":
                     run_id = part.data["run_id"]
                     break
+            # Its run going on, the thread is busy.
+            busy = await client.threads.search(status="busy")
+            assert [thread["thread_id"] for thread in busy] == [thread_id]
+            assert (await client.threads.get(thread_id))["status"] == "busy"
             cancelled = await client.runs.cancel(thread_id, run_id)
             values = await client.runs.cancel(thread_id, run_id, wait=True)
+            assert (await client.threads.get(thread_id))["status"] == "idle"
             joined = [part async for part in client.runs.join_stream(thread_id, run_id)]
             with pytest.raises(httpx.HTTPStatusError) as unknown:
                 await client.runs.cancel(thread_id, "no-such-run")

@@ -5,6 +5,8 @@ the agent behind the gateway.
 - ``GET /info``: what the server is, which LangGraph frontends (agent-chat-ui)
   ask before anything else to tell that they reach one (no key needed);
 - ``POST /threads``: a thread (any id works: its runs name it);
+- ``POST /threads/search``: the threads whose last runs the store keeps,
+  the last updated first (``threads.search``: a frontend's thread list);
 - ``POST /threads/{thread_id}/runs/stream``: a run of the agent on the
   thread's input messages (the thread is the agent's session), streamed as
   langgraph-api streams ``stream_mode=["values", "messages-tuple"]`` (the
@@ -140,6 +142,81 @@ async def _as_the_threads(
             yield b"".join(out)
 
 
+def _thread(thread_id: str, assembler: Any, finished: bool) -> dict[str, Any]:
+    """A thread as langgraph-api gives one, from its last run: ``busy``
+    while the run goes on."""
+    now = _now()
+    if not finished:
+        status = "busy"
+    else:
+        status = "interrupted" if assembler.interrupts else "error" if assembler.error else "idle"
+    return {
+        "thread_id": thread_id,
+        "created_at": now,
+        "updated_at": now,
+        "metadata": {},
+        "status": status,
+        "values": assembler.values or {},
+        "interrupts": {},
+    }
+
+
+#: Metadata every thread has, whatever is asked: the gateway's one agent is
+#: every assistant and every graph.
+_AGENTS_METADATA = frozenset({"graph_id", "assistant_id"})
+_THREAD_STATUSES = ("idle", "busy", "interrupted", "error")
+_SORTED_BY = ("thread_id", "status", "created_at", "updated_at")
+
+
+class _ThreadSearch:
+    """A ``POST /threads/search`` body, checked: ``limit`` (10) and
+    ``offset``, the ``metadata``, ``status`` and ``ids`` filters, and
+    ``sort_by`` (``updated_at``) and ``sort_order`` (``desc``)."""
+
+    def __init__(self, body: Any) -> None:
+        if not isinstance(body, Mapping):
+            raise RequestError("a thread search is a JSON object")
+        self.limit = _count(body.get("limit", 10), "limit", 1, 1000)
+        self.offset = _count(body.get("offset", 0), "offset", 0, None)
+        metadata = body.get("metadata") or {}
+        if not isinstance(metadata, Mapping):
+            raise RequestError("metadata must be a JSON object")
+        # Threads have no metadata but the agent's: other keys match none.
+        self.possible = set(metadata) <= _AGENTS_METADATA
+        self.status = body.get("status")
+        if self.status is not None and self.status not in _THREAD_STATUSES:
+            raise RequestError(f"status must be one of {', '.join(_THREAD_STATUSES)}, not {self.status!r}")
+        ids = body.get("ids")
+        if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
+            raise RequestError("ids must be a list of thread ids")
+        self.ids = None if ids is None else frozenset(ids)
+        self.sort_by = body.get("sort_by") or "updated_at"
+        if self.sort_by not in _SORTED_BY:
+            raise RequestError(f"sort_by must be one of {', '.join(_SORTED_BY)}, not {self.sort_by!r}")
+        self.sort_order = body.get("sort_order") or "desc"
+        if self.sort_order not in ("asc", "desc"):
+            raise RequestError(f"sort_order must be asc or desc, not {self.sort_order!r}")
+        # The store lists the threads last updated first: that order needs no sort.
+        self.store_order = self.sort_by in ("updated_at", "created_at") and self.sort_order == "desc"
+
+    def page(self, threads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The threads asked for, of those found in the store's order."""
+        if self.sort_by in ("thread_id", "status"):
+            threads = sorted(
+                threads, key=lambda thread: thread[self.sort_by], reverse=self.sort_order == "desc"
+            )
+        elif self.sort_order == "asc":
+            threads = threads[::-1]
+        return threads[self.offset : self.offset + self.limit]
+
+
+def _count(value: Any, name: str, least: int, most: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most and value > most):
+        bounds = f"{least} to {most}" if most else f"{least} or more"
+        raise RequestError(f"{name} must be an integer, {bounds}, not {value!r}")
+    return value
+
+
 def _state(thread_id: str, assembler: Any) -> dict[str, Any]:
     """A thread's state after a run, as ``GET /threads/{thread_id}/state`` gives it."""
     return {
@@ -168,6 +245,7 @@ class Endpoint:
         return [
             Route("/info", self.info, methods=["GET"]),
             Route("/threads", self.create_thread, methods=["POST"]),
+            Route("/threads/search", self.search_threads, methods=["POST"]),
             Route("/threads/{thread_id}/runs/stream", self.stream_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs/{run_id}/stream", self.join, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
@@ -337,36 +415,56 @@ class Endpoint:
     async def thread(self, request: Request) -> Response:
         """``GET /threads/{thread_id}``: the thread, its values its last run's."""
         thread_id = request.path_params["thread_id"]
-        assembler = await self._last_run(thread_id)
-        if assembler is None:
+        stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
+        run = None if stream_id is None else await self._assembled(stream_id)
+        if run is None:
             return _detail(404, f"Thread {thread_id} has no run")
-        now = _now()
-        status = "interrupted" if assembler.interrupts else "error" if assembler.error else "idle"
-        thread = {
-            "thread_id": thread_id,
-            "created_at": now,
-            "updated_at": now,
-            "metadata": {},
-            "status": status,
-            "values": assembler.values or {},
-            "interrupts": {},
-        }
-        return JSONResponse(thread)
+        return JSONResponse(_thread(thread_id, *run))
+
+    async def search_threads(self, request: Request) -> Response:
+        """``POST /threads/search`` (``threads.search``, a frontend's thread
+        list): the threads whose last runs the store keeps, the last updated
+        first. Any assistant is the agent, so a ``graph_id`` or
+        ``assistant_id`` in the ``metadata`` filter holds for every thread
+        (which has no other metadata)."""
+        try:
+            search = _ThreadSearch(await json_body(request, self._gateway.max_body_bytes))
+        except RequestError as exc:
+            return _detail(exc.status if exc.status != 400 else 422, str(exc))
+        if not search.possible:
+            return JSONResponse([])
+        threads = []
+        for alias, stream_id in await self._gateway.store.aliases(THREAD_ALIAS):
+            thread_id = alias.removeprefix(THREAD_ALIAS)
+            if search.ids is not None and thread_id not in search.ids:
+                continue
+            run = await self._assembled(stream_id)
+            if run is None:
+                continue  # (its run is no longer kept)
+            thread = _thread(thread_id, *run)
+            if search.status is None or thread["status"] == search.status:
+                threads.append(thread)
+            if search.store_order and len(threads) >= search.offset + search.limit:
+                break  # the page is found: no more threads are read
+        return JSONResponse(search.page(threads))
 
     async def _last_run(self, thread_id: str) -> Any:
         """The thread's last run, assembled as the store holds it (None without one)."""
-        store = self._gateway.store
-        stream_id = await store.resolve_alias(THREAD_ALIAS + thread_id)
-        if stream_id is None:
-            return None
+        stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
+        run = None if stream_id is None else await self._assembled(stream_id)
+        return None if run is None else run[0]
+
+    async def _assembled(self, stream_id: str) -> tuple[Any, bool] | None:
+        """A run as the store holds it, assembled, and whether it has ended
+        (None for one no longer kept)."""
         try:
-            entries, _ = await store.stored(stream_id)
+            entries, finished = await self._gateway.store.stored(stream_id)
         except ReplayError:
             return None
         assembler = impl.LangGraphAssembler(on_error="skip")
         for _, frame in entries:
             assembler.feed(frame)
-        return assembler
+        return assembler, finished
 
     async def _thread_messages(self, thread_id: str) -> list[Any]:
         assembler = await self._last_run(thread_id)
