@@ -183,9 +183,11 @@ def neutral_stream(rng: random.Random) -> list[dict[str, Any]]:
     # which an encoder refuses where it is no neutral one).
     for _ in range(rng.choice([0, 0, 1, 2])):
         position = rng.randrange(len(events))
-        mutated = _mutate_value(rng, events[position])
-        if isinstance(mutated, dict):
-            mutated["type"] = events[position]["type"]
+        original = events[position]
+        mutated = _mutate_value(rng, original)
+        # (the same event may be mutated twice: the first time into no object)
+        if isinstance(mutated, dict) and isinstance(original, dict):
+            mutated["type"] = original["type"]
         events[position] = mutated
     return events
 
