@@ -42,6 +42,7 @@ from .._backend import impl
 from .._pure.a2a.errors import A2AEventError
 from .._version import __version__
 from ..gateway._body import json_body
+from ..gateway._cancels import Cancels, closed, follow
 from ..gateway._requests import (
     Json,
     RequestError,
@@ -54,7 +55,6 @@ from ..gateway._requests import (
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
 from ..server._response import recording
-from ..server._waiting import wait_within
 from ._gateway_tasks import (
     TASK_ALIAS,
     TERMINAL_STATES,
@@ -323,8 +323,8 @@ class Endpoint:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
-        # The runs going on here, by task: what cancels each.
-        self._cancels: dict[str, asyncio.Event] = {}
+        # The runs going on here, by task.
+        self._cancels = Cancels(gateway)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -420,22 +420,21 @@ class Endpoint:
         stream_id = await store.open()
         await store.set_alias(_task_alias(task_id), stream_id)
         frames = _as_served(converting, params["message"], task_id, context_id)
-        frames = self._cancelable(task_id, stream_id, cancel, frames)
+        frames = self._cancels.watched(frames, stream_id, cancel, name=task_id)
         if request_id is not None and not isinstance(request_id, str):
             frames = _answering(frames, request_id)
-        self._cancels[task_id] = cancel  # until its frames end (_cancelable)
         if streamed:
             return gateway.event_stream(frames, "a2a", store=store, stream_id=stream_id)
         recording(store, stream_id, frames)
         assembler = impl.A2AAssembler(version=version)
-        entries = await store.replay(stream_id, 0)
-        try:
-            async for _, frame in entries:
-                assembler.feed(frame)
-                if assembler.task is not None and not _waits(params, version):
-                    break  # the task as it stands; the run goes on (tasks/get follows it)
-        finally:
-            await entries.aclose()  # type: ignore[attr-defined]
+        waits = _waits(params, version)
+
+        def fed(frame: bytes) -> bool:
+            assembler.feed(frame)
+            # Unless asked to wait, the task as it stands; the run goes on (tasks/get follows it).
+            return assembler.task is not None and not waits
+
+        await follow(store, stream_id, fed)
         result = assembler.result
         if version == "1.0":
             result = {"task": result} if assembler.task is not None else {"message": result}
@@ -476,18 +475,6 @@ class Endpoint:
         said += f"; send the next turn as a new task in its context ({task.get('contextId')})"
         return rpc_error(request_id, UNSUPPORTED_OPERATION, said)
 
-    async def _cancelable(
-        self, task_id: str, stream_id: str, cancel: asyncio.Event, frames: AsyncIterator[bytes]
-    ) -> AsyncIterator[bytes]:
-        """The run's frames, its task cancelable until they end: here
-        (``_cancels``), or from another replica through the store."""
-        try:
-            async with self._gateway.watching_for_stop(stream_id, cancel):
-                async for frame in frames:
-                    yield frame
-        finally:
-            self._cancels.pop(task_id, None)
-
     async def _cancel(self, request_id: Any, version: str, params: Any) -> Response:
         """``tasks/cancel`` / ``CancelTask``: a running task is cancelled
         upstream, here or through the store on the replica it runs on, and
@@ -499,36 +486,19 @@ class Endpoint:
             return rpc_error(request_id, TASK_NOT_FOUND, "Task not found")
         store = self._gateway.store
         assembler = impl.A2AAssembler(version=version)
-        cancel = self._cancels.get(task_id)
         try:
-            if cancel is not None:
-                cancel.set()
-            elif await store.finished(stream_id):
+            if not await self._cancels.cancel(task_id, stream_id):
                 entries, _ = await store.stored(stream_id)
                 for _, frame in entries:
                     assembler.feed(frame)
                 state = ((assembler.task or {}).get("status") or {}).get("state")
                 said = f"Task cannot be canceled: its run has ended ({state})"
                 return rpc_error(request_id, TASK_NOT_CANCELABLE, said)
-            else:
-                try:
-                    await store.request_stop(stream_id)  # its replica stops it
-                except NotImplementedError:
-                    said = "Task cannot be canceled: it runs on another replica of the gateway"
-                    return rpc_error(request_id, TASK_NOT_CANCELABLE, said)
-            # The answer is the task once its end is recorded, each event read once.
-            followed = await store.replay(stream_id, 0)
-
-            async def follow() -> None:
-                async for _, frame in followed:
-                    assembler.feed(frame)
-
-            try:
-                await wait_within(follow(), _CANCEL_WAIT)
-            except asyncio.TimeoutError:
-                pass  # the task as it stands
-            finally:
-                await followed.aclose()  # type: ignore[attr-defined]
+            # The answer is the task once its end is recorded, or as it stands after the wait.
+            await follow(store, stream_id, assembler.feed, _CANCEL_WAIT)
+        except NotImplementedError:
+            said = "Task cannot be canceled: it runs on another replica of the gateway"
+            return rpc_error(request_id, TASK_NOT_CANCELABLE, said)
         except A2AEventError:
             return self._other_version(request_id, task_id, version)
         except ReplayError:
@@ -586,9 +556,7 @@ class Endpoint:
             async for number, frame in entries:
                 yield f"id: a2a.{stream_id}:{number}\n".encode() + _reidentified(frame, request_id)
         finally:
-            aclose = getattr(entries, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await closed(entries)
 
     @staticmethod
     def _other_version(request_id: Any, task_id: str, version: str) -> Response:

@@ -10,7 +10,8 @@ The gateway's own endpoint is ``/process``, the upstream's protocol passed
 through; every other protocol it serves comes from such a module. An
 endpoint builds on the gateway's public members (``run``, ``run_whole``,
 ``start_run``, ``resumed``, ``event_stream``, ``watching_for_stop``, ``store``, ``max_body_bytes``,
-``requires_api_key``), on its request pieces (``_requests``) and on
+``requires_api_key``), on its request pieces (``_requests``), on
+``Cancels`` for runs its clients cancel by name (``_cancels``) and on
 ``error_response``.
 
 Two APIs may read the same path (``GET /v1/models`` lists models to several

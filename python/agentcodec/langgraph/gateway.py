@@ -46,6 +46,7 @@ from starlette.routing import BaseRoute, Route
 from .._backend import impl
 from .._version import __version__
 from ..gateway._body import json_body
+from ..gateway._cancels import Cancels, closed, follow
 from ..gateway._requests import RequestError
 from ..gateway._upstream import UpstreamError
 from ..langchain.gateway import agent_request_from_langchain
@@ -238,8 +239,8 @@ class Endpoint:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
-        # The runs going on here, by their id: what a cancel sets.
-        self._cancels: dict[str, asyncio.Event] = {}
+        # The runs going on here, by their id.
+        self._cancels = Cancels(gateway)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -311,10 +312,8 @@ class Endpoint:
         stream_id = await store.open()
         await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
         await store.set_alias(RUN_ALIAS + run_id, stream_id)
-        self._cancels[run_id] = cancel  # until its frames end (_cancelable)
-        frames = self._cancelable(
-            run_id, stream_id, cancel, _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
-        )
+        frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
+        frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         response = gateway.event_stream(
             frames, "langgraph", store=store, stream_id=stream_id, abandoned=abandoned
         )
@@ -336,22 +335,6 @@ class Endpoint:
             return _detail(410, str(exc))
         return gateway.event_stream(self._followed(stream_id, entries), "langgraph")
 
-    async def _cancelable(
-        self, run_id: str, stream_id: str, cancel: asyncio.Event, frames: AsyncIterator[bytes]
-    ) -> AsyncIterator[bytes]:
-        """The run's frames, the run cancelable until they end: here
-        (``_cancels``), or from another replica through the store."""
-        try:
-            async with self._gateway.watching_for_stop(stream_id, cancel):
-                async for frame in frames:
-                    yield frame
-        finally:
-            if self._cancels.get(run_id) is cancel:
-                del self._cancels[run_id]
-            aclose = getattr(frames, "aclose", None)
-            if aclose is not None:
-                await aclose()
-
     async def cancel(self, request: Request) -> Response:
         """``runs.cancel``: a running run is cancelled upstream, here or
         through the store on the replica it runs on (a run that has ended
@@ -362,29 +345,18 @@ class Endpoint:
         stream_id = await store.resolve_alias(RUN_ALIAS + run_id)
         if stream_id is None:
             return _detail(404, "Run not found")
-        cancel = self._cancels.get(run_id)
+        assembler = impl.LangGraphAssembler(on_error="skip")
         try:
-            if cancel is not None:
-                cancel.set()
-            elif not await store.finished(stream_id):
-                await store.request_stop(stream_id)  # its replica stops it
+            await self._cancels.cancel(run_id, stream_id)  # a run that has ended is left as it ended
             if request.query_params.get("wait", "false").lower() not in ("true", "yes", "1"):
                 return Response(status_code=202)
-            entries = await store.replay(stream_id, 0)
+            await follow(store, stream_id, assembler.feed)
         except ReplayError:
             return _detail(404, "Run not found")
         except NotImplementedError:
             return _detail(
                 409, "the run goes on at another replica, and the store carries no request to stop it"
             )
-        assembler = impl.LangGraphAssembler(on_error="skip")
-        try:
-            async for _, frame in entries:
-                assembler.feed(frame)
-        finally:
-            aclose = getattr(entries, "aclose", None)
-            if aclose is not None:
-                await aclose()
         return JSONResponse(assembler.values or {})
 
     @staticmethod
@@ -394,9 +366,7 @@ class Endpoint:
             async for number, frame in entries:
                 yield f"id: langgraph.{stream_id}:{number}\n".encode() + frame
         finally:
-            aclose = getattr(entries, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await closed(entries)
 
     async def state(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]

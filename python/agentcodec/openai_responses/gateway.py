@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from starlette.requests import Request
@@ -32,6 +32,7 @@ from starlette.routing import BaseRoute, Route
 
 from .. import _protocols
 from ..gateway._body import json_body
+from ..gateway._cancels import Cancels, closed, follow
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
     Json,
@@ -49,7 +50,6 @@ from ..gateway._requests import (
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
 from ..server._response import recording
-from ..server._waiting import wait_within
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -113,8 +113,8 @@ class Endpoint:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
-        # The runs going on here, by their response's id: what a cancel sets.
-        self._cancels: dict[str, asyncio.Event] = {}
+        # The runs going on here, by their response's id.
+        self._cancels = Cancels(gateway)
 
     def routes(self) -> list[BaseRoute]:
         routes: list[BaseRoute] = []
@@ -169,45 +169,35 @@ class Endpoint:
         try:
             stream_id = await store.open()
         except BaseException:
-            await _closed(chunks)  # the run started: it is ended, not left behind
+            await closed(chunks)  # the run started: it is ended, not left behind
             raise
-        frames = self._named(gateway.converted(chunks, PROTOCOL, **options), stream_id, cancel)
+        converting = gateway.converted(chunks, PROTOCOL, **options)
+        frames = self._cancels.watched(converting, stream_id, cancel, named_by=self._naming(stream_id))
         if streamed:
             return gateway.event_stream(
                 frames, PROTOCOL, store=store, abandoned=abandoned, stream_id=stream_id
             )
         recording(store, stream_id, frames)
         assembler = _protocols.assembler(PROTOCOL)
-        entries = await store.replay(stream_id, 0)
-        try:
-            async for _, frame in entries:
-                assembler.feed(frame)
-                break  # the response as it stands once created; the run goes on
-        finally:
-            await _closed(entries)
+
+        def created(frame: bytes) -> bool:
+            assembler.feed(frame)
+            return True  # the response as it stands once created; the run goes on
+
+        await follow(store, stream_id, created)
         return JSONResponse(assembler.result)
 
-    async def _named(
-        self, frames: AsyncIterator[bytes], stream_id: str, cancel: asyncio.Event
-    ) -> AsyncIterator[bytes]:
-        """The run's frames, its stream named in the store by its response's
-        id (the first frame's) before that frame goes on, and the run
-        cancelable by it until they end: here, or from another replica
-        through the store."""
-        response_id = None
-        try:
-            async with self._gateway.watching_for_stop(stream_id, cancel):
-                async for frame in frames:
-                    if response_id is None and frame:
-                        response_id = _response_id_in(frame) or ""
-                        if response_id:
-                            await self._gateway.store.set_alias(response_alias(response_id), stream_id)
-                            self._cancels[response_id] = cancel
-                    yield frame
-        finally:
-            if response_id and self._cancels.get(response_id) is cancel:
-                del self._cancels[response_id]
-            await _closed(frames)
+    def _naming(self, stream_id: str) -> Callable[[bytes], Awaitable[str | None]]:
+        """What reads the run's response id from its first frame and names
+        the run's stream by it in the store, before that frame goes on."""
+
+        async def named(frame: bytes) -> str | None:
+            response_id = _response_id_in(frame)
+            if response_id:
+                await self._gateway.store.set_alias(response_alias(response_id), stream_id)
+            return response_id
+
+        return named
 
     async def cancel(self, request: Request) -> Response:
         """A running response, cancelled upstream: here, or through the store
@@ -219,14 +209,11 @@ class Endpoint:
         stream_id = await store.resolve_alias(response_alias(response_id))
         if stream_id is None:
             return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
-        cancel = self._cancels.get(response_id)
+        assembler = _protocols.assembler(PROTOCOL)
         try:
-            if cancel is not None:
-                cancel.set()
-            elif await store.finished(stream_id):
+            if not await self._cancels.cancel(response_id, stream_id):
                 return await self._stored(response_id, stream_id)
-            else:
-                await store.request_stop(stream_id)  # its replica stops it
+            await follow(store, stream_id, assembler.feed, _CANCEL_WAIT)
         except ReplayError:
             return error_response(404, "not_found", _not_kept(response_id), PROTOCOL)
         except NotImplementedError:
@@ -235,19 +222,7 @@ class Endpoint:
                 " and the store carries no request to stop it"
             )
             return error_response(409, "conflict", said, PROTOCOL)
-        assembler = _protocols.assembler(PROTOCOL)
-        followed = await store.replay(stream_id, 0)
-
-        async def follow() -> None:
-            async for _, frame in followed:
-                assembler.feed(frame)
-
-        try:
-            await wait_within(follow(), _CANCEL_WAIT)
-        except asyncio.TimeoutError:
-            pass  # the response as it stands
-        finally:
-            await _closed(followed)
+        # The response once its end is recorded, or as it stands after the wait.
         return JSONResponse(assembler.result)
 
     async def retrieve(self, request: Request) -> Response:
@@ -289,12 +264,6 @@ def _not_kept(response_id: str) -> str:
         f"no response {response_id!r} is kept here: streamed and background responses are,"
         " while the store keeps them"
     )
-
-
-async def _closed(stream: Any) -> None:
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()
 
 
 def _background_asked(body: Any) -> bool:
