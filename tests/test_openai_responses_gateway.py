@@ -21,7 +21,9 @@ import pytest
 from agent_servers import FIXTURES, RecordedAgent
 from agentcodec import Transcoder, openai_responses
 from agentcodec.gateway import DemoAgent, Gateway, Timeouts
+from agentcodec.openai_responses import gateway as responses_gateway
 from agentcodec.openai_responses.gateway import agent_request_from_responses
+from agentcodec.server import MemoryReplayStore
 from gateway_clients import QUESTION, gateway_before, two_replicas
 from servers import serve
 from sse_helpers import data_events
@@ -204,6 +206,39 @@ def test_a_response_is_cancelled_from_another_replica(tmp_path: Path) -> None:
         cancelled = other.responses.cancel(response_id)
         assert runs_it.responses.retrieve(response_id) == cancelled
     assert cancelled.status == "cancelled"
+
+
+def test_a_cancel_that_outlives_its_wait_answers_the_response_as_it_stands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run whose replica went away before its end is never recorded as
+    ended: its cancel waits its few seconds, then answers the response as
+    it stands (it answered 500, closing the store's read still running)."""
+    openai = pytest.importorskip("openai")
+    with (
+        serve(Gateway(DemoAgent(delay=0))) as url,
+        httpx.stream("POST", f"{url}/v1/responses", json={"input": QUESTION, "stream": True}) as streamed,
+    ):
+        created = b""
+        for piece in streamed.iter_bytes():
+            created += piece
+            if b"\n\n" in created:
+                break
+    created = created[: created.index(b"\n\n") + 2]
+    response_id = data_events(created)[0]["response"]["id"]
+    store = MemoryReplayStore()
+
+    async def left_running() -> None:
+        stream_id = await store.open()
+        await store.append(stream_id, created)
+        await store.set_alias(responses_gateway.response_alias(response_id), stream_id)
+
+    asyncio.run(left_running())
+    monkeypatch.setattr(responses_gateway, "_CANCEL_WAIT", 0.3)
+    with serve(Gateway(DemoAgent(delay=0), store=store)) as url:
+        sdk = openai.OpenAI(base_url=f"{url}/v1", api_key="-", max_retries=0)
+        answered = sdk.responses.cancel(response_id)
+    assert (answered.id, answered.status) == (response_id, "in_progress")
 
 
 def test_errors_are_the_apis_as_openai_python_reads_them() -> None:
