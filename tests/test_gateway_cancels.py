@@ -6,12 +6,13 @@ Each protocol's cancel, as its clients see it, is in its gateway tests."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Collection
 
 import pytest
 
 from agentcodec.gateway import DemoAgent, Gateway
-from agentcodec.gateway._cancels import Cancels, follow
+from agentcodec.gateway._cancels import STOP_CHECK_EVERY, Cancels, StopWatch, follow
 from agentcodec.server import MemoryReplayStore, ReplayError
 
 
@@ -79,6 +80,39 @@ def test_a_cancel_at_another_replica_stops_the_run_through_the_store() -> None:
         # The run's replica looks for the request every half second.
         await asyncio.wait_for(cancel.wait(), 5)
         await frames.aclose()  # type: ignore[attr-defined]
+
+    asyncio.run(main())
+
+
+def test_a_replica_looks_for_every_run_it_watches_in_one_request() -> None:
+    """However many runs a replica watches, it asks the store about them
+    once every ``STOP_CHECK_EVERY`` seconds, and not at all once none runs."""
+    asked: list[list[str]] = []
+
+    class Counting(MemoryReplayStore):
+        async def stops_requested(self, stream_ids: Collection[str]) -> set[str]:
+            asked.append(sorted(stream_ids))
+            return await super().stops_requested(stream_ids)
+
+    async def main() -> None:
+        store = Counting()
+        watch = StopWatch(store)
+        streams = [await store.open() for _ in range(50)]
+        cancelled = {stream_id: asyncio.Event() for stream_id in streams}
+        async with contextlib.AsyncExitStack() as watching:
+            for stream_id in streams:
+                await watching.enter_async_context(watch.watching(stream_id, cancelled[stream_id]))
+            await store.request_stop(streams[7])
+            await asyncio.wait_for(cancelled[streams[7]].wait(), 5)
+            assert [event.is_set() for event in cancelled.values()].count(True) == 1
+            assert asked[0] == sorted(streams)
+            await asyncio.sleep(STOP_CHECK_EVERY * 1.5)
+            # The cancelled one is no longer asked about.
+            assert asked[-1] == sorted(set(streams) - {streams[7]})
+        looks = len(asked)
+        await asyncio.sleep(STOP_CHECK_EVERY * 2.5)
+        assert len(asked) <= looks + 1  # the last look, if one was under way
+        await watch.aclose()
 
     asyncio.run(main())
 

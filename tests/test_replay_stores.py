@@ -207,6 +207,9 @@ def test_a_request_to_stop_a_stream_is_seen_by_its_producer(make_store: MakeStor
         assert await store.stop_requested(stream)
         assert not await store.stop_requested(other)
         assert not await store.stop_requested("nosuchstream")
+        # Asked at once for every stream a replica runs: the ones to stop.
+        assert await store.stops_requested([stream, other, "nosuchstream"]) == {stream}
+        assert await store.stops_requested([]) == set()
         with pytest.raises(ReplayError, match="not stored"):
             await store.request_stop("nosuchstream")
 

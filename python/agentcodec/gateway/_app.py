@@ -39,11 +39,12 @@ from ..server import EventStreamResponse, MemoryReplayStore, ReplayStore
 from ..server._response import finish_recording
 from ._access import Exchange
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
+from ._cancels import StopWatch
 from ._demo import DemoAgent
 from ._endpoints import HeaderRoute, endpoints, error_response
 from ._metrics import CONTENT_TYPE, Metrics
 from ._requests import RequestError, agent_request_from_process
-from ._streams import converted, passed_through, watching_for_stop
+from ._streams import converted, passed_through
 from ._timeouts import (
     GatewayStoppingError,
     RunAbandonedError,
@@ -127,6 +128,7 @@ class Gateway:
             upstream = ProcessUpstream(upstream, timeout=None, connect_timeout=self.timeouts.connect)
         self.upstream: Upstream = upstream
         self.store: ReplayStore = store if store is not None else MemoryReplayStore()
+        self._stop_watch = StopWatch(self.store)
         self.ping_interval = ping_interval
         self._stopping: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -391,6 +393,7 @@ class Gateway:
         """Ends the runs going on (``drain``), then closes the upstream's
         connections and the store."""
         await self.drain()
+        await self._stop_watch.aclose()
         await self.upstream.aclose()
         await self.store.aclose()
 
@@ -430,7 +433,7 @@ class Gateway:
         ``stream_id``), the run is cancelled (``cancelled`` set: the event
         its ``start_run`` took) once a client asks any replica sharing the
         store to, which that replica does with ``store.request_stop``."""
-        return watching_for_stop(self.store, stream_id, cancelled)
+        return self._stop_watch.watching(stream_id, cancelled)
 
     async def run(
         self,

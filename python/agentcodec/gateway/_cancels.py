@@ -4,15 +4,17 @@ recorded stream a cancel then follows.
 An endpoint whose protocol has a cancel keeps one ``Cancels``. A run's
 frames go through ``watched``: while they go on, the run is cancelable by
 its name on this replica, and from any other replica sharing the store
-(``request_stop``, which this one looks for). ``cancel`` asks the run to
-stop, wherever it runs, and says whether there was a run to stop; what the
-client is answered (the task, the response as it ended, a bare ``202``)
-is the protocol's, read from the store with ``follow``.
+(``request_stop``, which this one's ``StopWatch`` looks for). ``cancel``
+asks the run to stop, wherever it runs, and says whether there was a run to
+stop; what the client is answered (the task, the response as it ended, a
+bare ``202``) is the protocol's, read from the store with ``follow``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +23,75 @@ from ..server._waiting import wait_within
 if TYPE_CHECKING:
     from ._app import Gateway
 
-__all__ = ["Cancels", "closed", "follow"]
+__all__ = ["STOP_CHECK_EVERY", "Cancels", "StopWatch", "closed", "follow"]
+
+#: How often a replica looks in the store for requests to stop its runs
+#: (cancels asked of another replica), in seconds.
+STOP_CHECK_EVERY = 0.5
+
+logger = logging.getLogger("agentcodec.gateway")
+
+
+class StopWatch:
+    """The runs of this replica a client may stop from another one, each
+    cancelled once the store holds a request to stop its stream
+    (``request_stop``). One task looks for all of them, in one request to
+    the store every ``STOP_CHECK_EVERY`` seconds however many run, and only
+    while some do."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self._watched: dict[str, set[asyncio.Event]] = {}
+        self._watcher: asyncio.Future[None] | None = None
+
+    @contextlib.asynccontextmanager
+    async def watching(self, stream_id: str, cancelled: asyncio.Event) -> AsyncIterator[None]:
+        """While in it, ``cancelled`` is set once a stop of ``stream_id``
+        is requested."""
+        self._watched.setdefault(stream_id, set()).add(cancelled)
+        watcher = self._watcher
+        if watcher is None or watcher.done() or watcher.get_loop() is not asyncio.get_running_loop():
+            self._watcher = asyncio.ensure_future(self._watch())
+        try:
+            yield
+        finally:
+            events = self._watched.get(stream_id)
+            if events is not None:
+                events.discard(cancelled)
+                if not events:
+                    del self._watched[stream_id]
+
+    async def _watch(self) -> None:
+        failing = False
+        # Ends once nothing is watched; the next run to be watched starts another.
+        while self._watched:
+            await asyncio.sleep(STOP_CHECK_EVERY)
+            running = [
+                stream_id
+                for stream_id, events in self._watched.items()
+                if not all(event.is_set() for event in events)
+            ]
+            if not running:
+                continue
+            try:
+                stopped = await self._store.stops_requested(running)
+            except Exception:  # a store gone for a moment stops nothing
+                if not failing:
+                    said = "could not look for requests to stop %d streams"
+                    logger.warning(said, len(running), exc_info=True)
+                failing = True
+                continue
+            failing = False
+            for stream_id in stopped:
+                for event in self._watched.get(stream_id, ()):
+                    event.set()
+
+    async def aclose(self) -> None:
+        """Stops looking (the gateway's shutdown)."""
+        watcher = self._watcher
+        if watcher is not None and not watcher.done() and watcher.get_loop() is asyncio.get_running_loop():
+            watcher.cancel()
+            await asyncio.wait({watcher})
 
 
 class Cancels:

@@ -6,7 +6,6 @@ closed early) ends the run as failed, in the client's protocol."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -18,11 +17,7 @@ from .._vocabulary import tables
 from ..server._frames import frame_event
 from ._timeouts import RunCancelledError, RunStoppedError
 
-__all__ = ["STOP_CHECK_EVERY", "converted", "passed_through", "watching_for_stop"]
-
-#: How often a run's replica looks in the store for a request to stop it
-#: (a cancel asked of another replica), in seconds.
-STOP_CHECK_EVERY = 0.5
+__all__ = ["converted", "passed_through"]
 
 logger = logging.getLogger("agentcodec.gateway")
 
@@ -190,29 +185,3 @@ async def converted(
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
             await aclose()
-
-
-@contextlib.asynccontextmanager
-async def watching_for_stop(store: Any, stream_id: str, cancelled: asyncio.Event) -> AsyncIterator[None]:
-    """While in it, ``cancelled`` is set once the store holds a request to
-    stop the stream (``request_stop``: a client's cancel that reached
-    another replica than the run's), looked for every ``STOP_CHECK_EVERY``
-    seconds."""
-
-    async def watch() -> None:
-        warned = False
-        while not cancelled.is_set():
-            await asyncio.sleep(STOP_CHECK_EVERY)
-            try:
-                if await store.stop_requested(stream_id):
-                    cancelled.set()
-            except Exception:  # a store gone for a moment stops nothing
-                if not warned:
-                    logger.warning("could not look for a request to stop stream %s", stream_id, exc_info=True)
-                    warned = True
-
-    watcher = asyncio.ensure_future(watch())
-    try:
-        yield
-    finally:
-        watcher.cancel()

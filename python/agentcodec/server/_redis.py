@@ -14,14 +14,14 @@ clock, in milliseconds: replicas' clocks are taken to agree within a
 fraction of the time a producer allows), at most every half second while
 events come and after each ``XREAD BLOCK`` while none do. A request to stop
 a stream's producer (``request_stop``) is a key of its own, which the
-producer's replica looks for.
+producer's replica looks for, for all the streams it runs in one pipeline.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 from ._replay import MARK_EVERY, ReplayError, ReplayStore, StreamEntry, new_stream_id
@@ -217,6 +217,17 @@ class RedisReplayStore(ReplayStore):
 
     async def stop_requested(self, stream_id: str) -> bool:
         return bool(await self._redis.exists(self._stop_key(stream_id)))
+
+    async def stops_requested(self, stream_ids: Collection[str]) -> set[str]:
+        # One round trip for every stream a replica runs.
+        asked = list(stream_ids)
+        if not asked:
+            return set()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for stream_id in asked:
+                pipe.exists(self._stop_key(stream_id))
+            found = await pipe.execute()
+        return {stream_id for stream_id, exists in zip(asked, found, strict=True) if exists}
 
     async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
         key = self._key(stream_id)

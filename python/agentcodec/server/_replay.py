@@ -19,7 +19,7 @@ import contextlib
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 
 from ._waiting import wait_within
 
@@ -142,6 +142,13 @@ class ReplayStore(abc.ABC):
         """Whether ``request_stop`` was called for the stream (False for an
         unknown one, and from a store that carries no requests)."""
         return False
+
+    async def stops_requested(self, stream_ids: Collection[str]) -> set[str]:
+        """Those of ``stream_ids`` whose stop was requested: what a replica
+        asks about every stream it runs, at once. This asks
+        ``stop_requested`` of each; a store that can ask for many in one
+        request does."""
+        return {stream_id for stream_id in stream_ids if await self.stop_requested(stream_id)}
 
     async def aclose(self) -> None:  # noqa: B027 - most stores hold nothing to release
         """Releases what the store holds (connections)."""
