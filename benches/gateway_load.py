@@ -17,6 +17,9 @@ With ``--agentapp-python`` it also measures the gateway in front of the
 AgentApp itself (the AgentApp's ``/process`` as its upstream): the rate of the
 chain, the memory of the gateway.
 
+With ``--redis`` the gateway records its streams in a redis-server of its
+own (started here, on a Unix socket), as replicas sharing a store do.
+
 The AgentApp needs agentscope-runtime in its own environment (research
 agentscope.md section 13 and scripts/agentapp_fixtures.py say how).
 """
@@ -28,9 +31,11 @@ import asyncio
 import contextlib
 import os
 import platform
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
@@ -112,6 +117,40 @@ def server(command: list[str]) -> Iterator[tuple[str, int]]:
         sock.close()
 
 
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A redis-server of its own on a Unix socket; yields its URL."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("--redis needs redis-server (Debian's redis-server package)")
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "redis.sock"
+        process = subprocess.Popen(
+            [binary, "--port", "0", "--unixsocket", str(path), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while not _accepts(path):
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.01)
+            yield f"unix://{path}"
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def _accepts(path: Path) -> bool:
+    """Whether a server listens on the Unix socket (bound is a moment before)."""
+    with socket.socket(socket.AF_UNIX) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -176,7 +215,10 @@ def main() -> int:
     parser.add_argument(
         "--agentapp-python", help="a Python with agentscope-runtime, to measure the AgentApp too"
     )
+    parser.add_argument("--redis", action="store_true", help="the gateway's streams in a redis-server")
     args = parser.parse_args()
+    store = contextlib.ExitStack()
+    redis_options = ["--redis", store.enter_context(redis_server())] if args.redis else []
 
     python = sys.executable
     upstream_code = UPSTREAM.format(tests=str(ROOT / "tests"))
@@ -189,6 +231,7 @@ def main() -> int:
             "gateway",
             "--upstream",
             upstream,
+            *redis_options,
             "--log-level",
             "warning",
             "--fd",
@@ -222,6 +265,7 @@ def main() -> int:
             # memory is the gateway's, the rate the two processes' together.
             with server(gateway(agentapp + "/process")) as (url, pid):
                 measure("gateway > AgentApp", url, pid)
+    store.close()
     import agentcodec
 
     print(

@@ -454,3 +454,144 @@ def test_the_memory_store_keeps_to_its_byte_budget_forgetting_the_oldest_first()
 def test_the_byte_budget_is_a_positive_int_or_none(budget: Any) -> None:
     with pytest.raises(ValueError, match="max_bytes must be a positive int or None"):
         MemoryReplayStore(max_bytes=budget)
+
+
+def test_many_readers_share_a_few_connections(redis_url: str) -> None:
+    """Readers waiting for their streams' next events hold no connection of
+    their own: 200 readers of 20 live streams, on a client of 8 connections,
+    each read every event, and the writers are never kept waiting. (Each
+    reader blocked in an XREAD of its own: a hundred of them took every
+    connection of redis-py's default pool, and the writers failed with "Too
+    many connections".)"""
+
+    async def main() -> None:
+        store = RedisReplayStore(f"{redis_url}?max_connections=8", block_seconds=5)
+        try:
+            streams = [await store.open() for _ in range(20)]
+            readers = [
+                asyncio.ensure_future(collect(await store.replay(stream, 0)))
+                for stream in streams
+                for _ in range(10)
+            ]
+
+            async def write(stream: str) -> None:
+                for number in range(1, 31):
+                    await store.append(stream, b"%d" % number)
+                    await asyncio.sleep(0.005)
+                await store.finish(stream)
+
+            await asyncio.wait_for(asyncio.gather(*(write(stream) for stream in streams)), 30)
+            expected = [(number, b"%d" % number) for number in range(1, 31)]
+            assert await asyncio.wait_for(asyncio.gather(*readers), 30) == [expected] * 200
+        finally:
+            await store.aclose()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("client_commands", [True, False])
+def test_a_reader_of_a_new_stream_is_woken_at_once_while_others_wait(
+    redis_url: str, client_commands: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A reader that starts waiting while the store's readers already wait
+    (for 5 s at a time) is woken by its stream's next event at once, not
+    when their wait ends. So too where Redis refuses the commands the
+    shared wait needs (an ACL user without ``CLIENT``): each reader then
+    waits on its own, as the log says."""
+    from redis.asyncio import from_url
+
+    async def main() -> None:
+        url = redis_url
+        if not client_commands:
+            admin = from_url(redis_url)
+            await admin.acl_setuser(
+                "noclient",
+                enabled=True,
+                passwords=["+pw"],
+                keys=["~*"],
+                channels=["&*"],
+                commands=["+@all", "-client"],
+            )
+            await admin.aclose()
+            url = f"{redis_url}?username=noclient&password=pw"
+        store = RedisReplayStore(url, block_seconds=5)
+        try:
+            quiet, busy = await store.open(), await store.open()
+            waiting = asyncio.ensure_future(collect(await store.replay(quiet, 0)))
+            await asyncio.sleep(0.3)  # its wait under way
+            entries = await store.replay(busy, 0)
+            loop = asyncio.get_running_loop()
+            for number in range(1, 4):
+                reading = asyncio.ensure_future(anext(entries))  # type: ignore[arg-type]
+                await asyncio.sleep(0.2)  # waiting too
+                sent = loop.time()
+                await store.append(busy, b"%d" % number)
+                assert await asyncio.wait_for(reading, 5) == (number, b"%d" % number)
+                assert loop.time() - sent < 1.0
+            await entries.aclose()  # type: ignore[attr-defined]
+            await store.finish(quiet)
+            assert await asyncio.wait_for(waiting, 10) == []
+            # Waiting for an alias to be set is such a wait too.
+            alias = f"later-{client_commands}"  # (the server is the module's)
+            named = asyncio.ensure_future(store.resolve_alias(alias, timeout=10))
+            await asyncio.sleep(0.2)
+            sent = loop.time()
+            await store.set_alias(alias, busy)
+            assert await asyncio.wait_for(named, 5) == busy
+            assert loop.time() - sent < 1.0
+        finally:
+            await store.aclose()
+
+    with caplog.at_level("WARNING", logger="agentcodec.server"):
+        asyncio.run(main())
+    refused = [
+        record
+        for record in caplog.records
+        if "each reader waits on a connection of its own" in record.message
+    ]
+    assert len(refused) == (0 if client_commands else 1)
+
+
+def test_readers_at_different_places_of_a_stream_wait_without_asking_again(redis_url: str) -> None:
+    """Readers of one stream waiting from different places (one read to its
+    end, one behind it, one past its end) are each woken by what they lack,
+    and while nothing comes they wait: the store does not ask Redis over and
+    over."""
+    from redis.asyncio import from_url
+
+    async def commands(client: Any) -> int:
+        stats = await client.info("commandstats")
+        return sum(int(stat["calls"]) for name, stat in stats.items() if name != "cmdstat_info")
+
+    async def main() -> None:
+        store = RedisReplayStore(redis_url, block_seconds=5)
+        client = from_url(redis_url)
+        try:
+            stream = await store.open()
+            for number in (1, 2):
+                await store.append(stream, b"%d" % number)
+            at_end = await store.replay(stream, 0)
+            assert [await anext(at_end), await anext(at_end)] == [(1, b"1"), (2, b"2")]  # type: ignore[arg-type]
+            waiting_at_end = asyncio.ensure_future(anext(at_end))  # type: ignore[arg-type]
+            past_end = asyncio.ensure_future(collect(await store.replay(stream, 7)))
+            await asyncio.sleep(0.3)
+            behind = await store.replay(stream, 1)
+            assert await asyncio.wait_for(anext(behind), 1) == (2, b"2")  # type: ignore[arg-type]
+            waiting_behind = asyncio.ensure_future(anext(behind))  # type: ignore[arg-type]
+            await asyncio.sleep(0.3)
+            before = await commands(client)
+            await asyncio.sleep(1.0)
+            assert await commands(client) - before < 10
+            await store.append(stream, b"3")
+            assert await asyncio.wait_for(waiting_at_end, 1) == (3, b"3")
+            assert await asyncio.wait_for(waiting_behind, 1) == (3, b"3")
+            assert not past_end.done()
+            await store.finish(stream)
+            assert await asyncio.wait_for(past_end, 10) == []
+            for entries in (at_end, behind):
+                await entries.aclose()  # type: ignore[attr-defined]
+        finally:
+            await store.aclose()
+            await client.aclose()
+
+    asyncio.run(main())

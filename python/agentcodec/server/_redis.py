@@ -5,14 +5,15 @@ Each stream is one Redis stream key. Its events are entries with explicit
 ids ``<number>-0`` (so a resuming reader asks for exactly what follows the
 number it has), bounded by ``MAXLEN``; an ``open`` entry (``0-1``) makes an
 empty stream exist, an ``end`` entry (``<last>-2``) ends it; the key expires
-``ttl`` seconds after it was last written. Readers follow with ``XREAD
-BLOCK``. An alias is a Redis stream of one entry (the stream id it points
-at), so that one waiting for it blocks in ``XREAD`` too; a sorted set holds
+``ttl`` seconds after it was last written. Readers read with ``XREAD``,
+and wait for more in one ``XREAD BLOCK`` that all of a process's readers
+share (``_redis_waits``). An alias is a Redis stream of one entry (the
+stream id it points at), so that one waiting for it waits so too; a sorted set holds
 every alias set within ``ttl``, scored by when, for ``aliases`` to list. A
 reader marks a stream read in a key of its own holding when (its replica's
 clock, in milliseconds: replicas' clocks are taken to agree within a
 fraction of the time a producer allows), at most every half second while
-events come and after each ``XREAD BLOCK`` while none do. A request to stop
+events come and after each wait while none do. A request to stop
 a stream's producer (``request_stop``) is a key of its own, which the
 producer's replica looks for, for all the streams it runs in one pipeline.
 """
@@ -24,9 +25,16 @@ import time
 from collections.abc import AsyncIterator, Collection
 from typing import Any
 
+from ._redis_waits import StreamWaits
 from ._replay import MARK_EVERY, ReplayError, ReplayStore, StreamEntry, new_stream_id
 
 __all__ = ["RedisReplayStore"]
+
+#: The connections of the client a store makes from a URL.
+MAX_CONNECTIONS = 100
+
+#: The entries a reader reads in one command.
+_READ_AT_ONCE = 512
 
 
 def _text(value: bytes | str) -> str:
@@ -57,10 +65,16 @@ class RedisReplayStore(ReplayStore):
     keys are ``prefix`` + the stream id, ``prefix`` + ``alias:`` + the
     alias, ``prefix`` + ``aliases`` (the list of them), and ``prefix`` +
     ``read:`` + the stream id (when a reader was last on it). A reader waits
-    for new events ``block_seconds`` at a time (XREAD BLOCK), held under
-    half the client's socket timeout: a stream whose readers wait marks
-    itself read that often, so that ``read_within`` wants more seconds than
-    that to be sure."""
+    for new events ``block_seconds`` at a time, held under half the
+    client's socket timeout: a stream whose readers wait marks itself read
+    that often, so that ``read_within`` wants more seconds than that to be
+    sure. The readers' waits share one connection, however many wait.
+
+    Given a URL, the store's client waits for a free connection when all
+    ``MAX_CONNECTIONS`` are in use (redis-py's ``BlockingConnectionPool``),
+    where redis-py's own pool fails the command; the URL's
+    ``?max_connections=`` sets another bound. A client given keeps its own
+    pool: under load, give it a blocking one."""
 
     def __init__(
         self,
@@ -76,9 +90,11 @@ class RedisReplayStore(ReplayStore):
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0:
             raise ValueError(f"ttl must be a positive number of seconds, not {ttl!r}")
         if isinstance(redis, str):
-            from redis.asyncio import from_url  # noqa: PLC0415 - an optional dependency
+            # An optional dependency.
+            from redis.asyncio import BlockingConnectionPool, Redis  # noqa: PLC0415
 
-            redis, self._owned = from_url(redis), True
+            pool = BlockingConnectionPool.from_url(redis, max_connections=MAX_CONNECTIONS, timeout=None)
+            redis, self._owned = Redis(connection_pool=pool), True
         else:
             self._owned = False
         self._redis = redis
@@ -93,6 +109,8 @@ class RedisReplayStore(ReplayStore):
         self._block_ms = max(1, int(block_seconds * 1000))
         # The last number written, per stream this process writes.
         self._written: dict[str, int] = {}
+        # Readers wait for new entries here, not each in an XREAD BLOCK of its own.
+        self._waits = StreamWaits(redis, self._block_ms)
 
     @property
     def redis(self) -> Any:
@@ -177,17 +195,15 @@ class RedisReplayStore(ReplayStore):
             return _text(_field(latest[0][1], "s")) if latest else None
         deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
         while True:
-            block = self._block_ms
+            block = self._block_ms / 1000
             if deadline is not None:
-                left = deadline - asyncio.get_running_loop().time()
-                if left <= 0:
+                block = min(block, deadline - asyncio.get_running_loop().time())
+                if block <= 0:
                     return None
-                block = max(1, min(block, int(left * 1000)))
-            # From the start: an entry added since the look above is found at once.
-            found = await self._redis.xread({key: "0-0"}, count=1, block=block)
-            if found:
-                entries = found[0][1]
-                return _text(_field(entries[-1][1], "s"))
+            if await self._waits.wait(key, "0-0", block):
+                latest = await self._redis.xrevrange(key, "+", "-", count=1)
+                if latest:
+                    return _text(_field(latest[0][1], "s"))
 
     def _alias_key(self, alias: str) -> str:
         return f"{self._prefix}alias:{alias}"
@@ -287,19 +303,21 @@ class RedisReplayStore(ReplayStore):
         cursor = f"{after}-0" if after else "0-0"
         seen = after
         marked = 0.0
+        caught_up = False  # the last read gave all there was: wait before the next
         while True:
             if time.monotonic() - marked >= MARK_EVERY:
                 await self.mark_read(stream_id)
                 marked = time.monotonic()
-            found = await self._redis.xread({key: cursor}, count=512, block=self._block_ms)
-            if not found:
+            if caught_up and not await self._waits.wait(key, cursor, self._block_ms / 1000):
                 ended = await self._ended_by(key, seen)
                 if ended is None:  # expired while nothing came
                     raise ReplayError(stream_id, seen, None)
                 if ended:  # before the number this reader asked to start after
                     return
-                continue
-            for entry_id, fields in found[0][1]:
+            found = await self._redis.xread({key: cursor}, count=_READ_AT_ONCE)
+            entries = found[0][1] if found else []
+            caught_up = len(entries) < _READ_AT_ONCE
+            for entry_id, fields in entries:
                 cursor = _text(entry_id)
                 if _field(fields, "end") is not None:
                     return
@@ -313,8 +331,10 @@ class RedisReplayStore(ReplayStore):
                 yield number, event.encode() if isinstance(event, str) else event
 
     async def aclose(self) -> None:
+        await self._waits.aclose()
         if self._owned:
             await self._redis.aclose()
+            await self._redis.connection_pool.disconnect()
 
 
 async def _nothing() -> AsyncIterator[StreamEntry]:
