@@ -95,6 +95,29 @@ def test_readers_follow_a_live_stream(make_store: MakeStore) -> None:
     run(make_store, test)
 
 
+def test_events_stored_at_once_are_numbered_on_and_kept_to_the_bound(make_store: MakeStore) -> None:
+    """``extend``: what one piece of a producer's output holds, stored in one
+    write, numbered after the stream's last, followed live, trimmed to the
+    bound like events appended one at a time."""
+
+    async def test(store: ReplayStore) -> None:
+        stream = await store.open()
+        reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
+        assert await store.append(stream, b"a") == 1
+        assert await store.extend(stream, [b"b", b"c", b"d"]) == 4
+        with pytest.raises(ValueError, match="at least one event"):
+            await store.extend(stream, [])
+        await store.finish(stream)
+        assert await asyncio.wait_for(reader, 10) == list(enumerate([b"a", b"b", b"c", b"d"], 1))
+        assert await collect(await store.replay(stream, 2)) == [(3, b"c"), (4, b"d")]
+        other = await store.open()
+        assert await store.extend(other, [b"%d" % number for number in range(1, 11)]) == 10
+        await store.finish(other)
+        assert [number for number, _ in await collect(await store.replay(other, 6))] == [7, 8, 9, 10]
+
+    run(make_store, test, max_events=4)
+
+
 def test_an_open_stream_with_no_events_can_be_followed(make_store: MakeStore) -> None:
     async def test(store: ReplayStore) -> None:
         stream = await store.open()

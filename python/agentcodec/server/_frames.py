@@ -68,10 +68,13 @@ async def record(store: ReplayStore, stream_id: str, frames: AsyncIterator[bytes
     splitter = EventSplitter()
     try:
         async for data in frames:
-            for event in splitter.split(data):
-                await store.append(stream_id, event)
-        for event in splitter.close():
-            await store.append(stream_id, event)
+            # The events of one piece in one write (one round trip to Redis).
+            events = splitter.split(data)
+            if events:
+                await store.extend(stream_id, events)
+        events = splitter.close()
+        if events:
+            await store.extend(stream_id, events)
     except Exception:
         logger.exception("an event stream could not be recorded in the replay store")
     finally:

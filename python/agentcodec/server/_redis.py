@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Sequence
 from typing import Any
 
 from ._redis_waits import StreamWaits
@@ -120,34 +120,41 @@ class RedisReplayStore(ReplayStore):
     def _key(self, stream_id: str) -> str:
         return self._prefix + stream_id
 
-    async def _add(
-        self, stream_id: str, entry_id: str, fields: dict[str, bytes], *, trim: bool = True
-    ) -> None:
+    async def _add(self, stream_id: str, *entries: tuple[str, dict[str, bytes]], trim: bool = True) -> None:
+        """Adds the entries (id, fields) in one round trip, and renews the
+        stream's expiry."""
         key = self._key(stream_id)
         maxlen = self._max_events if trim else None
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.xadd(key, fields, id=entry_id, maxlen=maxlen, approximate=False)
+            for entry_id, fields in entries:
+                pipe.xadd(key, fields, id=entry_id, maxlen=maxlen, approximate=False)
             pipe.pexpire(key, self._ttl_ms)
             await pipe.execute()
 
     async def open(self) -> str:
         stream_id = new_stream_id()
-        await self._add(stream_id, "0-1", {"open": b""})
+        await self._add(stream_id, ("0-1", {"open": b""}))
         self._written[stream_id] = 0
         return stream_id
 
     async def append(self, stream_id: str, event: bytes) -> int:
+        return await self.extend(stream_id, (event,))
+
+    async def extend(self, stream_id: str, events: Sequence[bytes]) -> int:
+        if not events:
+            raise ValueError("extend stores at least one event")
         last = self._writer(stream_id)
-        await self._add(stream_id, f"{last + 1}-0", {"e": bytes(event)})
-        self._written[stream_id] = last + 1
-        return last + 1
+        entries = [(f"{number}-0", {"e": bytes(event)}) for number, event in enumerate(events, last + 1)]
+        await self._add(stream_id, *entries)
+        self._written[stream_id] = last + len(events)
+        return last + len(events)
 
     async def finish(self, stream_id: str) -> None:
         last = self._writer(stream_id)
         # After the open entry (0-1) even when no event came; kept beside
         # the last max_events events, not trimming one of them.
         try:
-            await self._add(stream_id, f"{last}-2", {"end": b""}, trim=False)
+            await self._add(stream_id, (f"{last}-2", {"end": b""}), trim=False)
         finally:
             # Written or not, this process is done with it: nothing kept per stream.
             del self._written[stream_id]

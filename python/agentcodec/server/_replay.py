@@ -19,7 +19,7 @@ import contextlib
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Sequence
 
 from ._waiting import wait_within
 
@@ -73,6 +73,16 @@ class ReplayStore(abc.ABC):
     @abc.abstractmethod
     async def append(self, stream_id: str, event: bytes) -> int:
         """Stores one event's SSE bytes; returns its number."""
+
+    async def extend(self, stream_id: str, events: Sequence[bytes]) -> int:
+        """Stores several events' SSE bytes (at least one), in order;
+        returns the last one's number. This appends each; a store that can
+        store many in one round trip does."""
+        if not events:
+            raise ValueError("extend stores at least one event")
+        for event in events:
+            last = await self.append(stream_id, event)
+        return last
 
     @abc.abstractmethod
     async def finish(self, stream_id: str) -> None:
