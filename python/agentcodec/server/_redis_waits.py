@@ -6,8 +6,9 @@ connections for as long as it waits, seconds at a time: a hundred readers
 took every connection of redis-py's pool (100 by default), and the writers
 of the streams they wait for got "Too many connections". Here one task, on
 one connection of its own, waits for every stream some reader waits for,
-and wakes that stream's readers when it grows; they read with the client's
-other connections, each command returned at once.
+and hands the entries it reads to that stream's readers (each from where
+it is); a reader that was not waiting when they came reads them itself,
+with the client's other connections, each command returned at once.
 
 The task's ``XREAD`` starts, for each stream, from the nearest entry its
 waiting readers have read to, so the next entry any of them lacks wakes
@@ -28,6 +29,7 @@ own again, as before.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import time
 from typing import Any
@@ -62,7 +64,7 @@ class _Stream:
     def __init__(self) -> None:
         self.seen: _Id = (0, 0)  # the furthest entry the task has seen
         self.resume: _Id = (0, 0)  # where the readers that left were
-        self.waiting: dict[asyncio.Future[bool], _Id] = {}
+        self.waiting: dict[asyncio.Future[list[Any]], _Id] = {}
         self.left_at = time.monotonic()
 
     def start(self) -> _Id:
@@ -74,9 +76,10 @@ class _Stream:
 class StreamWaits:
     """The waits of one store's readers, on ``redis`` (an asyncio client)."""
 
-    def __init__(self, redis: Any, block_ms: int) -> None:
+    def __init__(self, redis: Any, block_ms: int, count: int) -> None:
         self._redis = redis
         self._block_ms = block_ms
+        self._count = count  # the entries of a stream read at once
         self._streams: dict[str, _Stream] = {}
         self._task: asyncio.Future[None] | None = None
         self._client_id: int | None = None
@@ -90,10 +93,12 @@ class StreamWaits:
         # that cannot give a connection of its own).
         self._shared = callable(getattr(redis, "client", None))
 
-    async def wait(self, key: str, after: str, timeout: float | None) -> bool:
-        """Waits until the stream ``key`` has an entry after ``after`` (an
-        entry id), or ``timeout`` seconds have passed: True when it has (or
-        may have: the reader reads to know), False on timeout."""
+    async def wait(self, key: str, after: str, timeout: float | None) -> list[Any] | None:
+        """Waits until the stream ``key`` has entries after ``after`` (an
+        entry id), or ``timeout`` seconds have passed. Gives the entries
+        after it that the wait read (``(id, fields)``, in order, as many as
+        it read at once), or ``[]`` when there are some for the reader to
+        read itself; None when none came in time."""
         if not self._shared:
             return await self._wait_alone(key, after, timeout)
         cursor = _entry_id(after)
@@ -101,8 +106,8 @@ class StreamWaits:
         if stream is None:
             stream = self._streams[key] = _Stream()
         elif stream.seen > cursor:
-            return True  # entries after it exist already
-        waiter: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            return []  # entries after it exist already
+        waiter: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         stream.waiting[waiter] = cursor
         task = self._task
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
@@ -118,16 +123,17 @@ class StreamWaits:
         try:
             return await wait_within(waiter, timeout)
         except asyncio.TimeoutError:
-            return False
+            return None
         finally:
             del stream.waiting[waiter]
             stream.resume = max(stream.resume, cursor)
             if not stream.waiting:
                 stream.left_at = time.monotonic()
 
-    async def _wait_alone(self, key: str, after: str, timeout: float | None) -> bool:
+    async def _wait_alone(self, key: str, after: str, timeout: float | None) -> list[Any] | None:
         block = 0 if timeout is None else max(1, int(timeout * 1000))  # (0: for ever)
-        return bool(await self._redis.xread({key: after}, count=1, block=block))
+        found = _by_key(await self._redis.xread({key: after}, count=self._count, block=block))
+        return found[0][1] if found else None
 
     def _refused(self, exc: Exception) -> bool:
         """Whether ``exc`` is the server refusing a command sharing needs;
@@ -206,37 +212,44 @@ class StreamWaits:
         self._reading = starts
         try:
             asked = {key: _text_id(start) for key, start in starts.items()}
-            return await client.xread(asked, count=1, block=self._block_ms)
+            return await client.xread(asked, count=self._count, block=self._block_ms)
         finally:
             self._reading = None
 
     def _wake(self, found: Any) -> None:
-        if not found:
-            return
-        # RESP2: [[key, entries]]; RESP3: {key: [entries]}.
-        if isinstance(found, dict):
-            found = [(key, value[0]) for key, value in found.items() if value]
-        for key, entries in found:
+        """Hands each stream's waiting readers the entries read after where
+        each is."""
+        for key, entries in _by_key(found):
             stream = self._streams.get(key.decode() if isinstance(key, bytes) else key)
             if stream is None or not entries:
                 continue
-            newest = max(_entry_id(entry_id) for entry_id, _ in entries)
-            stream.seen = max(stream.seen, newest)
+            ids = [_entry_id(entry_id) for entry_id, _ in entries]
+            stream.seen = max(stream.seen, ids[-1])
             for waiter, cursor in stream.waiting.items():
-                if cursor < newest and not waiter.done():
-                    waiter.set_result(True)
+                if cursor < ids[-1] and not waiter.done():
+                    waiter.set_result(entries[bisect.bisect_right(ids, cursor) :])
 
     def _wake_all(self) -> None:
         for stream in self._streams.values():
             for waiter in stream.waiting:
                 if not waiter.done():
-                    waiter.set_result(True)
+                    waiter.set_result([])
 
     async def aclose(self) -> None:
         task = self._task
         if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
             task.cancel()
             await asyncio.wait({task})
+
+
+def _by_key(found: Any) -> list[Any]:
+    """An ``XREAD`` answer as ``[(key, entries)]``, from RESP2's
+    ``[[key, entries]]`` or RESP3's ``{key: [entries]}``."""
+    if not found:
+        return []
+    if isinstance(found, dict):
+        return [(key, value[0]) for key, value in found.items() if value]
+    return list(found)
 
 
 async def _closed(client: Any) -> None:
