@@ -214,6 +214,58 @@ def test_threads_are_searched_as_a_frontend_lists_them() -> None:
     assert refused.json()["detail"] == "limit must be an integer, 1 to 1000, not 0"
 
 
+def test_a_threads_runs_are_got_listed_and_joined_as_langgraph_sdk_asks() -> None:
+    """``runs.get``, ``runs.list`` and ``runs.join``: a thread's runs, the
+    latest first, each ``success`` once ended, paged and filtered by status;
+    joined, the thread's values after the run; another thread's run, or an
+    unknown one, is not found."""
+    from langgraph_sdk import get_client
+
+    async def main(url: str) -> dict[str, Any]:
+        async with get_client(url=url) as client:
+            thread_id = (await client.threads.create())["thread_id"]
+            run_ids = []
+            for text in ("first", "second"):
+                asked = {"messages": [{"role": "user", "content": text}]}
+                async for part in client.runs.stream(thread_id, "agent", input=asked):
+                    if part.event == "metadata":
+                        run_ids.append(part.data["run_id"])
+            other = (await client.threads.create())["thread_id"]
+            with pytest.raises(httpx.HTTPStatusError) as elsewhere:
+                await client.runs.get(other, run_ids[0])
+            return {
+                "thread_id": thread_id,
+                "run_ids": run_ids,
+                "got": await client.runs.get(thread_id, run_ids[0]),
+                "listed": await client.runs.list(thread_id),
+                "page": await client.runs.list(thread_id, limit=1, offset=1),
+                "succeeded": await client.runs.list(thread_id, status="success"),
+                "running": await client.runs.list(thread_id, status="running"),
+                "none": await client.runs.list(other),
+                "joined": await client.runs.join(thread_id, run_ids[0]),
+                "state": await client.threads.get_state(thread_id),
+                "elsewhere": elsewhere.value.response.status_code,
+            }
+
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        found = asyncio.run(main(url))
+        refused = httpx.get(f"{url}/threads/{found['thread_id']}/runs", params={"limit": "many"})
+        unknown = httpx.get(f"{url}/threads/{found['thread_id']}/runs/no-such-run/join")
+    thread_id, run_ids = found["thread_id"], found["run_ids"]
+    got = found["got"]
+    assert (got["run_id"], got["thread_id"], got["status"]) == (run_ids[0], thread_id, "success")
+    assert [run["run_id"] for run in found["listed"]] == run_ids[::-1]
+    assert [run["run_id"] for run in found["page"]] == run_ids[:1]
+    assert [run["run_id"] for run in found["succeeded"]] == run_ids[::-1]
+    assert found["running"] == found["none"] == []
+    # Joined, the first run gives the thread's values as it left them: its own turn.
+    assert [text_of(message) for message in found["joined"]["messages"]][:1] == ["first"]
+    assert len(found["state"]["values"]["messages"]) > len(found["joined"]["messages"])
+    assert found["elsewhere"] == unknown.status_code == 404
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == "limit must be an integer, not 'many'"
+
+
 def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
     assert httpx.get(f"{gateway}/threads/nobody/runs/none/stream").status_code == 404
     assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404
@@ -235,13 +287,16 @@ def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
                 if part.event == "metadata":
                     run_id = part.data["run_id"]
                     break
-            # Its run going on, the thread is busy.
+            # Its run going on, the thread is busy, and the run running.
+            assert (await client.runs.get(thread_id, run_id))["status"] == "running"
             busy = await client.threads.search(status="busy")
             assert [thread["thread_id"] for thread in busy] == [thread_id]
             assert (await client.threads.get(thread_id))["status"] == "busy"
             cancelled = await client.runs.cancel(thread_id, run_id)
             values = await client.runs.cancel(thread_id, run_id, wait=True)
             assert (await client.threads.get(thread_id))["status"] == "idle"
+            # A cancelled run is interrupted, as langgraph-api says.
+            assert (await client.runs.get(thread_id, run_id))["status"] == "interrupted"
             joined = [part async for part in client.runs.join_stream(thread_id, run_id)]
             with pytest.raises(httpx.HTTPStatusError) as unknown:
                 await client.runs.cancel(thread_id, "no-such-run")

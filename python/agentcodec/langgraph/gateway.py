@@ -17,6 +17,10 @@ the agent behind the gateway.
   langgraph-api's do; a dropped client resumes with ``Last-Event-ID``;
 - ``GET /threads/{thread_id}/runs/{run_id}/stream``: the run's stream again
   from its start (or after ``Last-Event-ID``), then live (``join_stream``);
+- ``GET /threads/{thread_id}/runs/{run_id}``: the run (``runs.get``);
+  ``GET /threads/{thread_id}/runs``: the thread's runs the store keeps, the
+  latest first (``runs.list``); ``GET .../runs/{run_id}/join``: the thread's
+  values once the run has ended (``runs.join``);
 - ``POST /threads/{thread_id}/runs/{run_id}/cancel``: the run cancelled
   (``runs.cancel``, useStream's ``stop``), on whichever replica sharing the
   store it runs; with ``wait=true``, answered with the thread's values once
@@ -59,6 +63,11 @@ __all__ = ["Endpoint"]
 
 THREAD_ALIAS = "langgraph-thread:"
 RUN_ALIAS = "langgraph-run:"
+# A thread's runs: the prefix + the thread's id + "/" + the run's id.
+THREAD_RUN_ALIAS = "langgraph-thread-run:"
+# The runs a client cancelled (their streams end as any run's does).
+CANCELLED_ALIAS = "langgraph-cancelled:"
+_RUN_STATUSES = ("pending", "running", "error", "success", "timeout", "interrupted")
 # The modes this endpoint writes, by what a request asks for.
 _MODES = {"values": {"values"}, "messages": {"messages"}, "messages-tuple": {"messages"}}
 # The serialized message types of LangChain's roles.
@@ -211,6 +220,14 @@ class _ThreadSearch:
         return threads[self.offset : self.offset + self.limit]
 
 
+def _integer(value: str, name: str) -> Any:
+    """A query parameter as an int, or as given (for ``_count`` to refuse)."""
+    try:
+        return int(value)
+    except ValueError:
+        raise RequestError(f"{name} must be an integer, not {value!r}") from None
+
+
 def _count(value: Any, name: str, least: int, most: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least or (most and value > most):
         bounds = f"{least} to {most}" if most else f"{least} or more"
@@ -248,6 +265,9 @@ class Endpoint:
             Route("/threads", self.create_thread, methods=["POST"]),
             Route("/threads/search", self.search_threads, methods=["POST"]),
             Route("/threads/{thread_id}/runs/stream", self.stream_run, methods=["POST"]),
+            Route("/threads/{thread_id}/runs", self.list_runs, methods=["GET"]),
+            Route("/threads/{thread_id}/runs/{run_id}", self.get_run, methods=["GET"]),
+            Route("/threads/{thread_id}/runs/{run_id}/join", self.join_run, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}/stream", self.join, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
             Route("/threads/{thread_id}/state", self.state, methods=["GET"]),
@@ -312,6 +332,7 @@ class Endpoint:
         stream_id = await store.open()
         await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
         await store.set_alias(RUN_ALIAS + run_id, stream_id)
+        await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
         frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         response = gateway.event_stream(
@@ -347,7 +368,9 @@ class Endpoint:
             return _detail(404, "Run not found")
         assembler = impl.LangGraphAssembler(on_error="skip")
         try:
-            await self._cancels.cancel(run_id, stream_id)  # a run that has ended is left as it ended
+            # A run that has ended is left as it ended.
+            if await self._cancels.cancel(run_id, stream_id):
+                await store.set_alias(CANCELLED_ALIAS + run_id, stream_id)
             if request.query_params.get("wait", "false").lower() not in ("true", "yes", "1"):
                 return Response(status_code=202)
             await follow(store, stream_id, assembler.feed)
@@ -358,6 +381,78 @@ class Endpoint:
                 409, "the run goes on at another replica, and the store carries no request to stop it"
             )
         return JSONResponse(assembler.values or {})
+
+    async def get_run(self, request: Request) -> Response:
+        """``runs.get``: the run, as langgraph-api gives one."""
+        thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
+        stream_id = await self._gateway.store.resolve_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}")
+        run = None if stream_id is None else await self._run(thread_id, run_id, stream_id)
+        return _detail(404, "Run not found") if run is None else JSONResponse(run)
+
+    async def list_runs(self, request: Request) -> Response:
+        """``runs.list``: the thread's runs the store keeps, the latest
+        first, paged (``limit``, ``offset``) and filtered by ``status``."""
+        thread_id, query = request.path_params["thread_id"], request.query_params
+        try:
+            limit = _count(_integer(query.get("limit", "10"), "limit"), "limit", 1, 1000)
+            offset = _count(_integer(query.get("offset", "0"), "offset"), "offset", 0, None)
+        except RequestError as exc:
+            return _detail(422, str(exc))
+        status = query.get("status")
+        if status is not None and status not in _RUN_STATUSES:
+            return _detail(422, f"status must be one of {', '.join(_RUN_STATUSES)}, not {status!r}")
+        prefix = f"{THREAD_RUN_ALIAS}{thread_id}/"
+        kept = await self._gateway.store.aliases(prefix)
+        if status is None:
+            kept = kept[offset : offset + limit]  # only the page's runs are read
+        runs = []
+        for alias, stream_id in kept:
+            run = await self._run(thread_id, alias.removeprefix(prefix), stream_id)
+            if run is not None and (status is None or run["status"] == status):
+                runs.append(run)
+        return JSONResponse(runs if status is None else runs[offset : offset + limit])
+
+    async def join_run(self, request: Request) -> Response:
+        """``runs.join``: the thread's values once the run has ended."""
+        thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
+        store = self._gateway.store
+        stream_id = await store.resolve_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}")
+        if stream_id is None:
+            return _detail(404, "Run not found")
+        assembler = impl.LangGraphAssembler(on_error="skip")
+        try:
+            await follow(store, stream_id, assembler.feed)
+        except ReplayError:
+            return _detail(404, "Run not found")
+        return JSONResponse(assembler.values or {})
+
+    async def _run(self, thread_id: str, run_id: str, stream_id: str) -> dict[str, Any] | None:
+        """The run as langgraph-api gives one, from its stream in the store
+        (None for one no longer kept)."""
+        assembled = await self._assembled(stream_id)
+        if assembled is None:
+            return None
+        assembler, finished = assembled
+        if not finished:
+            status = "running"
+        elif assembler.error:
+            status = "error"
+        elif assembler.interrupts or await self._gateway.store.resolve_alias(CANCELLED_ALIAS + run_id):
+            status = "interrupted"  # (langgraph-api's word for a cancelled run too)
+        else:
+            status = "success"
+        now = _now()
+        return {
+            "run_id": run_id,
+            "thread_id": thread_id,
+            "assistant_id": "agent",
+            "created_at": now,
+            "updated_at": now,
+            "status": status,
+            "metadata": {},
+            "multitask_strategy": "reject",
+            "kwargs": {},
+        }
 
     @staticmethod
     async def _followed(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncIterator[bytes]:
