@@ -31,7 +31,6 @@ import asyncio
 import contextlib
 import os
 import platform
-import shutil
 import socket
 import subprocess
 import sys
@@ -119,36 +118,12 @@ def server(command: list[str]) -> Iterator[tuple[str, int]]:
 
 @contextlib.contextmanager
 def redis_server() -> Iterator[str]:
-    """A redis-server of its own on a Unix socket; yields its URL."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("--redis needs redis-server (Debian's redis-server package)")
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "redis.sock"
-        process = subprocess.Popen(
-            [binary, "--port", "0", "--unixsocket", str(path), "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 10
-            while not _accepts(path):
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("redis-server did not start")
-                time.sleep(0.01)
-            yield f"unix://{path}"
-        finally:
-            process.terminate()
-            process.wait(10)
+    """A redis-server of its own, as the tests start one; yields its URL."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from servers import redis_server as tests_redis_server
 
-
-def _accepts(path: Path) -> bool:
-    """Whether a server listens on the Unix socket (bound is a moment before)."""
-    with socket.socket(socket.AF_UNIX) as probe:
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
+    with tempfile.TemporaryDirectory() as directory, tests_redis_server(Path(directory)) as url:
+        yield url
 
 
 def rss_mb(pid: int) -> float:
