@@ -24,11 +24,13 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-resp3"])
 def make_store(request: pytest.FixtureRequest) -> MakeStore:
     if request.param == "memory":
         return MemoryReplayStore
     url = request.getfixturevalue("redis_url")
+    if request.param == "redis-resp3":
+        url += "?protocol=3"  # a client speaking RESP3 gets its replies in other shapes
     return lambda **options: RedisReplayStore(url, block_seconds=0.2, **options)
 
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import AsyncIterator, Collection, Sequence
 from typing import Any
 
-from ._redis_waits import StreamWaits
+from ._redis_waits import StreamWaits, streams_read
 from ._replay import MARK_EVERY, ReplayError, ReplayStore, StreamEntry, new_stream_id
 
 __all__ = ["RedisReplayStore"]
@@ -333,7 +333,7 @@ class RedisReplayStore(ReplayStore):
             if entries:
                 caught_up = True  # (the wait read from here: what follows, it reads too)
             else:
-                found = await self._redis.xread({key: cursor}, count=_READ_AT_ONCE)
+                found = streams_read(await self._redis.xread({key: cursor}, count=_READ_AT_ONCE))
                 entries = found[0][1] if found else []
                 caught_up = len(entries) < _READ_AT_ONCE
             for entry_id, fields in entries:

@@ -36,7 +36,7 @@ from typing import Any
 
 from ._waiting import wait_within
 
-__all__ = ["LINGER", "StreamWaits"]
+__all__ = ["LINGER", "StreamWaits", "streams_read"]
 
 #: How long a stream nobody waits for stays in the ``XREAD``, in seconds.
 LINGER = 2.0
@@ -132,7 +132,7 @@ class StreamWaits:
 
     async def _wait_alone(self, key: str, after: str, timeout: float | None) -> list[Any] | None:
         block = 0 if timeout is None else max(1, int(timeout * 1000))  # (0: for ever)
-        found = _by_key(await self._redis.xread({key: after}, count=self._count, block=block))
+        found = streams_read(await self._redis.xread({key: after}, count=self._count, block=block))
         return found[0][1] if found else None
 
     def _refused(self, exc: Exception) -> bool:
@@ -219,7 +219,7 @@ class StreamWaits:
     def _wake(self, found: Any) -> None:
         """Hands each stream's waiting readers the entries read after where
         each is."""
-        for key, entries in _by_key(found):
+        for key, entries in streams_read(found):
             stream = self._streams.get(key.decode() if isinstance(key, bytes) else key)
             if stream is None or not entries:
                 continue
@@ -242,7 +242,7 @@ class StreamWaits:
             await asyncio.wait({task})
 
 
-def _by_key(found: Any) -> list[Any]:
+def streams_read(found: Any) -> list[Any]:
     """An ``XREAD`` answer as ``[(key, entries)]``, from RESP2's
     ``[[key, entries]]`` or RESP3's ``{key: [entries]}``."""
     if not found:
