@@ -42,7 +42,7 @@ from .._backend import impl
 from .._pure.a2a.errors import A2AEventError
 from .._version import __version__
 from ..gateway._body import json_body
-from ..gateway._cancels import Cancels, closed, follow
+from ..gateway._cancels import Cancels, follow
 from ..gateway._requests import (
     Json,
     RequestError,
@@ -54,6 +54,7 @@ from ..gateway._requests import (
 )
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
+from ..server._closing import closed
 from ..server._response import recording
 from ._gateway_tasks import (
     TASK_ALIAS,

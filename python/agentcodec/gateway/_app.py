@@ -36,6 +36,7 @@ from .. import _protocols
 from .._backend import impl
 from ..events import ProtocolName
 from ..server import EventStreamResponse, MemoryReplayStore, ReplayStore
+from ..server._closing import closed
 from ..server._response import finish_recording
 from ._access import Exchange
 from ._body import DEFAULT_MAX_BODY_BYTES, json_body
@@ -340,9 +341,7 @@ class Gateway:
             raise
         finally:
             self._ended(key)
-            aclose = getattr(content, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await closed(content)
 
     def request_stop(self) -> None:
         """Ends every run going on, now: each ends with its protocol's error
@@ -468,9 +467,7 @@ class Gateway:
                 stream_id = await store.open()
                 await store.set_alias(alias, stream_id)
             except BaseException:
-                aclose = getattr(chunks, "aclose", None)
-                if aclose is not None:
-                    await aclose()  # the run started: it is ended, not left behind
+                await closed(chunks)  # the run started: it is ended, not left behind
                 raise
         content: AsyncIterator[bytes] = (
             passed_through(chunks)

@@ -18,12 +18,13 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..server._closing import closed
 from ..server._waiting import wait_within
 
 if TYPE_CHECKING:
     from ._app import Gateway
 
-__all__ = ["STOP_CHECK_EVERY", "Cancels", "StopWatch", "closed", "follow"]
+__all__ = ["STOP_CHECK_EVERY", "Cancels", "StopWatch", "follow"]
 
 #: How often a replica looks in the store for requests to stop its runs
 #: (cancels asked of another replica), in seconds.
@@ -184,10 +185,3 @@ async def follow(
             # iterator, which cannot be closed until it has left.
             await asyncio.wait({feeding})
         await closed(entries)
-
-
-async def closed(stream: Any) -> None:
-    """Closes an async iterator that can be (a generator), else nothing."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()

@@ -14,6 +14,7 @@ from typing import Any
 from .. import _protocols
 from .._backend import impl
 from .._vocabulary import tables
+from ..server._closing import closed
 from ..server._frames import frame_event
 from ._timeouts import RunCancelledError, RunStoppedError
 
@@ -143,9 +144,7 @@ async def passed_through(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             logger.warning("the upstream stream failed midway: %r", exc)
             yield watch.failed_event(_why(exc))
     finally:
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await closed(chunks)
 
 
 async def converted(
@@ -182,6 +181,4 @@ async def converted(
     finally:
         if on_losses is not None:
             on_losses(transcoder.losses)
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await closed(chunks)

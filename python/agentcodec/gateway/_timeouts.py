@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, fields
 from typing import TypeVar
 
+from ..server._closing import closed
 from ..server._waiting import wait_within
 
 __all__ = [
@@ -207,6 +208,4 @@ async def paced(
             following.cancel()
             with contextlib.suppress(BaseException):
                 await following
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await closed(iterator)

@@ -37,6 +37,7 @@ from ..gateway._requests import (
 )
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
+from ..server._closing import closed
 from ..server._response import recording
 from .subscriptions import Subscription
 
@@ -163,9 +164,7 @@ class Endpoint:
                     if subscription.matches(envelope):
                         yield f"id: {number}\n".encode() + frame
         finally:
-            aclose = getattr(entries, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await closed(entries)
 
 
 _ROLES = {

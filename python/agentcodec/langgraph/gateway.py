@@ -50,11 +50,12 @@ from starlette.routing import BaseRoute, Route
 from .._backend import impl
 from .._version import __version__
 from ..gateway._body import json_body
-from ..gateway._cancels import Cancels, closed, follow
+from ..gateway._cancels import Cancels, follow
 from ..gateway._requests import RequestError
 from ..gateway._upstream import UpstreamError
 from ..langchain.gateway import agent_request_from_langchain
 from ..server import ReplayError
+from ..server._closing import closed
 
 if TYPE_CHECKING:
     from ..gateway import Gateway

@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute, Route
 
 from .. import _protocols
 from ..gateway._body import json_body
-from ..gateway._cancels import Cancels, closed, follow
+from ..gateway._cancels import Cancels, follow
 from ..gateway._endpoints import error_response
 from ..gateway._requests import (
     Json,
@@ -49,6 +49,7 @@ from ..gateway._requests import (
 )
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
+from ..server._closing import closed
 from ..server._response import recording
 
 if TYPE_CHECKING:

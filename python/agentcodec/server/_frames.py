@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import _protocols
 from .._backend import impl
+from ._closing import closed
 from ._replay import ReplayStore
 
 __all__ = ["EventSplitter", "aiter_items", "error_frame", "frame_event", "item_writer", "record"]
@@ -108,9 +109,7 @@ async def aiter_items(content: Any) -> AsyncGenerator[Any, None]:
                 yield item
         finally:
             # Leaving early closes the producer, so that its own cleanup runs now.
-            aclose = getattr(content, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await closed(content)
         return
     items: Iterator[Any] = iter(content)
     done = object()

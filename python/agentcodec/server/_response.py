@@ -16,6 +16,7 @@ from typing import Any, Literal
 from .. import _protocols
 from .._backend import impl
 from ..events import ProtocolName
+from ._closing import closed
 from ._frames import aiter_items, error_frame, item_writer, record
 from ._replay import MARK_EVERY, ReplayError, ReplayStore
 from ._waiting import wait_within
@@ -419,9 +420,7 @@ async def _with_ids(
         logger.warning("the stream %s could not be read from its store: %r", stream_id, exc)
         yield error_frame(protocol, "the stream could not be read on from the server's store", started=True)
     finally:
-        aclose = getattr(entries, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await closed(entries)
 
 
 async def _wait_for_disconnect(receive: Receive) -> None:
