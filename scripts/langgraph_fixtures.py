@@ -44,10 +44,20 @@ the same graph:
   AI message as langchain-core's ``ChatModelStream`` assembles it from its
   events, with the namespace and node it streamed in.
 
+``runs`` records ``tests/fixtures/langgraph/runs.json``: how the server
+answers the calls on runs langgraph-sdk makes beside streaming one
+(``runs.create``, ``runs.wait``, ``runs.get``, ``runs.list``,
+``runs.join``, ``runs.cancel``, and the stateless runs with no thread), each
+as its status, the ``Location`` and ``Content-Location`` it names (ids as
+``{thread_id}`` and ``{run_id}``), and the shape of its body: a run's keys
+and status, or the keys of a run's result (``__error__`` for a failed run,
+``__interrupt__`` beside the values for an interrupted one).
+
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
     /tmp/lg/bin/python scripts/langgraph_fixtures.py             # every case
     /tmp/lg/bin/python scripts/langgraph_fixtures.py subgraphs   # these cases (of both kinds)
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py runs        # the calls on runs
 """
 
 from __future__ import annotations
@@ -71,6 +81,10 @@ from langgraph_sdk._shared.utilities import _sse_to_v2_dict
 from langgraph_sdk.sse import BytesLineDecoder, SSEDecoder
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+# The calls, and the shape of their answers, the gateway's tests compare.
+from langgraph_runs import answered, cancelled_runs, ended_runs  # noqa: E402
+
 OUT = ROOT / "tests" / "fixtures" / "langgraph"
 PROJECT = Path(__file__).resolve().parent / "langgraph_agent"
 QUESTION = {"messages": [{"role": "user", "content": "What is the weather in Paris?"}]}
@@ -321,8 +335,37 @@ def record_protocol(base: str, name: str, case: tuple[str, list[str]]) -> None:
     print(f"langchain/server/{name}: {len(body)} bytes, {len(envelopes)} events")
 
 
+RUNS = "runs"
+
+
+def record_runs(base: str) -> None:
+    """The calls on runs beside streaming one, as the server answers them."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+
+        def thread() -> str:
+            return str(client.post("/threads", json={}).json()["thread_id"])
+
+        calls = ended_runs(client, thread(), QUESTION, answering="agent", failing="broken")
+        interrupted = thread()
+        response = client.post(
+            f"/threads/{interrupted}/runs/wait", json={"assistant_id": "approval", "input": QUESTION}
+        )
+        run_id = response.headers["content-location"].rsplit("/", 1)[1]
+        calls["wait_interrupt"] = answered(response, {"thread_id": interrupted, "run_id": run_id})
+        cancelled, stream = cancelled_runs(client, (thread(), thread()), QUESTION, slow="slow")
+        calls |= cancelled
+        calls["cancelled_stream_events"] = [event for event, _, _ in sdk_parts(stream)]
+        body = {"assistant_id": "agent", "input": QUESTION, "stream_mode": ["values"]}
+        response = client.post("/runs/stream", json=body)
+        run_id = response.headers["content-location"].rsplit("/", 1)[1]
+        calls["stateless_stream"] = answered(response, {"run_id": run_id})
+        calls["stateless_stream"]["events"] = sorted({event for event, _, _ in sdk_parts(response.content)})
+    (OUT / "runs.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
+    print(f"runs: {len(calls)} calls")
+
+
 def main() -> None:
-    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES)
+    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS}
     if unknown:
         raise SystemExit(f"no such case: {', '.join(sorted(unknown))}")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -357,13 +400,15 @@ def main() -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("langgraph dev did not start")
                 time.sleep(0.5)
-            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES)
+            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {RUNS}
             for name, case in CASES.items():
                 if name in chosen:
                     record(base, name, case)
             for name, protocol_case in PROTOCOL_CASES.items():
                 if name in chosen:
                     record_protocol(base, name, protocol_case)
+            if RUNS in chosen:
+                record_runs(base)
         finally:
             server.terminate()
             server.wait(10)

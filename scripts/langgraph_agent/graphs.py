@@ -4,7 +4,7 @@ langgraph-api: chat models that stream as the providers' integrations do
 chunk and the finish reason, model name and usage on the last; tool-call
 arguments in pieces; Anthropic-style thinking blocks), in graphs that call a
 tool, ask before acting (an interrupt), fail, nest a subgraph, and run two
-subgraphs side by side."""
+subgraphs side by side, and answer slowly enough to be cancelled midway."""
 
 from __future__ import annotations
 
@@ -232,3 +232,10 @@ parallel = _side_by_side(_branch)
 # Two nodes of one graph side by side (no subgraphs): their messages
 # interleave in the root namespace, told apart by their node alone.
 fanout = _side_by_side(_answering)
+
+
+# A long answer, paced: a run a client can get, list and cancel while it goes on.
+_slow = StateGraph(MessagesState)
+_slow.add_node("model", _answering("slow", tuple(f"word{i} " for i in range(250))))
+_slow.add_edge(START, "model")
+slow = _slow.compile()

@@ -1,0 +1,128 @@
+"""How a LangGraph Agent Server answers a call on runs, as
+``tests/fixtures/langgraph/runs.json`` keeps it: the shape, not the values
+(ids, times and messages differ from run to run). The fixture script
+records a real langgraph-api's answers with it; the gateway's tests compare
+the gateway's with them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+
+def answered(response: httpx.Response, ids: dict[str, str]) -> dict[str, Any]:
+    """A call's answer: its status, the paths its ``Location`` and
+    ``Content-Location`` name (each of ``ids``' values written as
+    ``{name}``), and its body's shape: a run's keys and status, a list of
+    runs' statuses, or an object's keys (and its ``__error__``'s)."""
+    named = {}
+    for header in ("location", "content-location"):
+        value = response.headers.get(header)
+        if value is not None:
+            for name, given in ids.items():
+                value = value.replace(given, "{" + name + "}")
+            named[header] = value
+    kept: dict[str, Any] = {"status": response.status_code, "headers": named}
+    if response.headers.get("content-type", "").startswith("application/json") and response.content.strip():
+        body = response.json()
+        if isinstance(body, dict) and "run_id" in body:
+            kept["run"] = {"keys": sorted(body), "status": body["status"]}
+        elif isinstance(body, list):
+            kept["runs"] = [run["status"] for run in body]
+        elif isinstance(body, dict):
+            kept["keys"] = sorted(body)
+            if isinstance(body.get("__error__"), dict):
+                kept["error_keys"] = sorted(body["__error__"])
+    return kept
+
+
+#: A run no server keeps.
+UNKNOWN_RUN = "00000000-0000-0000-0000-000000000000"
+
+
+def ended_runs(
+    http: httpx.Client, thread: str, question: Any, *, answering: str, failing: str
+) -> dict[str, Any]:
+    """The calls on runs that have ended, answered: on ``thread``, a run of
+    ``answering`` waited for (``wait``), then one of ``failing``
+    (``wait_error``); the thread's runs listed (``list``, and
+    ``list_by_status`` for ``error``); the last got (``get``), joined
+    (``join``) and cancelled (``cancel_ended``); an unknown run got and
+    cancelled; a run of ``answering`` without a thread waited for
+    (``stateless_wait``) and created (``stateless_create``)."""
+    calls: dict[str, Any] = {}
+    for name, assistant in (("wait", answering), ("wait_error", failing)):
+        asked = {"assistant_id": assistant, "input": question}
+        response = http.post(f"/threads/{thread}/runs/wait", json=asked)
+        run_id = response.headers["content-location"].rsplit("/", 1)[1]
+        calls[name] = answered(response, {"thread_id": thread, "run_id": run_id})
+    listed = http.get(f"/threads/{thread}/runs")
+    calls["list"] = answered(listed, {})
+    last = listed.json()[0]["run_id"]
+    ids = {"thread_id": thread, "run_id": last}
+    calls["get"] = answered(http.get(f"/threads/{thread}/runs/{last}"), ids)
+    calls["join"] = answered(http.get(f"/threads/{thread}/runs/{last}/join"), ids)
+    calls["list_by_status"] = answered(http.get(f"/threads/{thread}/runs", params={"status": "error"}), {})
+    calls["get_unknown"] = answered(http.get(f"/threads/{thread}/runs/{UNKNOWN_RUN}"), {})
+    calls["cancel_ended"] = answered(http.post(f"/threads/{thread}/runs/{last}/cancel"), ids)
+    calls["cancel_unknown"] = answered(http.post(f"/threads/{thread}/runs/{UNKNOWN_RUN}/cancel"), {})
+    response = http.post("/runs/wait", json={"assistant_id": answering, "input": question})
+    thread_id, _, run_id = response.headers["content-location"].removeprefix("/threads/").split("/")
+    calls["stateless_wait"] = answered(response, {"thread_id": thread_id, "run_id": run_id})
+    response = http.post("/runs", json={"assistant_id": answering, "input": question})
+    run = response.json()
+    calls["stateless_create"] = answered(response, {"thread_id": run["thread_id"], "run_id": run["run_id"]})
+    return calls
+
+
+def cancelled_runs(
+    http: httpx.Client, threads: tuple[str, str], question: Any, *, slow: str
+) -> tuple[dict[str, Any], bytes]:
+    """The calls on runs of ``slow`` (an assistant that answers for some
+    seconds) cancelled midway, answered: on the first thread, one created
+    in the background (``create``), got while it runs (``get_running``),
+    cancelled (``cancel``) and got again (``get_cancelled``); on the second,
+    one streamed, cancelled with ``wait=true`` while a client reads it
+    (``cancel_wait``). Also the bytes of that stream."""
+    calls: dict[str, Any] = {}
+    background, streamed = threads
+    asked = {"assistant_id": slow, "input": question}
+    created = http.post(f"/threads/{background}/runs", json=asked)
+    ids = {"thread_id": background, "run_id": created.json()["run_id"]}
+    calls["create"] = answered(created, ids)
+    run_path = "/threads/{thread_id}/runs/{run_id}".format(**ids)
+    _until(lambda: http.get(run_path).json()["status"] == "running")
+    calls["get_running"] = answered(http.get(run_path), ids)
+    calls["cancel"] = answered(http.post(f"{run_path}/cancel"), ids)
+    _until(lambda: http.get(run_path).json()["status"] != "running")
+    calls["get_cancelled"] = answered(http.get(run_path), ids)
+
+    read: dict[str, bytes] = {}
+
+    def reader() -> None:
+        body = {**asked, "stream_mode": ["values"]}
+        with http.stream("POST", f"/threads/{streamed}/runs/stream", json=body) as response:
+            read["stream"] = response.read()
+
+    reading = threading.Thread(target=reader)
+    reading.start()
+    _until(lambda: [run["status"] for run in http.get(f"/threads/{streamed}/runs").json()] == ["running"])
+    running = http.get(f"/threads/{streamed}/runs").json()[0]["run_id"]
+    time.sleep(0.5)  # some of its answer streamed
+    ids = {"thread_id": streamed, "run_id": running}
+    cancelled = http.post(f"/threads/{streamed}/runs/{running}/cancel", params={"wait": "true"})
+    calls["cancel_wait"] = answered(cancelled, ids)
+    reading.join(30)
+    return calls, read["stream"]
+
+
+def _until(holds: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not holds():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the server did not get there in time")
+        time.sleep(0.05)
