@@ -5,19 +5,22 @@ modes asked for; resume; what it refuses."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from agent_servers import FIXTURES as AGENTAPP_FIXTURES
 from agent_servers import ScriptedAgent
 from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.server import MemoryReplayStore
 from gateway_clients import two_replicas
+from langgraph_runs import answered, cancelled_runs, ended_runs
 from protocol_table import FIXTURES
 from servers import serve
 from sse_helpers import data_events
@@ -266,6 +269,146 @@ def test_a_threads_runs_are_got_listed_and_joined_as_langgraph_sdk_asks() -> Non
     assert refused.json()["detail"] == "limit must be an integer, not 'many'"
 
 
+#: How a real langgraph-api answers the calls on runs (scripts/langgraph_fixtures.py runs).
+SERVERS_RUNS = json.loads((FIXTURES / "langgraph" / "runs.json").read_text(encoding="utf-8"))
+
+
+def one_after_another(*streams: bytes) -> Callable[[], AsyncIterator[bytes]]:
+    """An upstream's answers, one a request."""
+    left = list(streams)
+
+    async def body() -> AsyncIterator[bytes]:
+        yield left.pop(0)
+
+    return body
+
+
+def test_ended_runs_are_waited_for_listed_got_and_joined_as_langgraph_api_answers() -> None:
+    """``runs.wait`` (a run that answers, one that fails), ``runs.list``
+    (all, by status), ``runs.get``, ``runs.join``, cancelling a run that
+    has ended or is unknown, and stateless runs: the statuses, the paths
+    named and the bodies' shapes are the real server's."""
+    turn, fails = (AGENTAPP_FIXTURES / f"{name}.process.sse" for name in ("agent_turn", "agent_fails"))
+    agent = ScriptedAgent(one_after_another(*(path.read_bytes() for path in (turn, fails, turn, turn, turn))))
+    asked = {"messages": [{"role": "user", "content": QUESTION}]}
+    with gateway_with(agent, MemoryReplayStore()) as url, httpx.Client(base_url=url, timeout=30) as http:
+        found = ended_runs(http, "a-thread", asked, answering="agent", failing="agent")
+        last = http.get("/threads/a-thread/runs").json()[0]["run_id"]
+        error = http.get(f"/threads/a-thread/runs/{last}/join").json()["__error__"]
+        waited = http.post("/threads/more/runs/wait", json={"assistant_id": "agent", "input": asked}).json()
+    assert found == {name: SERVERS_RUNS[name] for name in found}
+    assert "the weather service went away" in error["message"]
+    assert (waited["messages"][0]["type"], waited["messages"][0]["content"]) == ("human", QUESTION)
+
+
+def test_a_background_run_is_created_got_while_it_runs_and_cancelled_as_langgraph_api_answers() -> None:
+    """``runs.create`` answers at once with the run ``pending``; it runs
+    on without a client; ``runs.get`` finds it ``running``, then, once
+    cancelled, ``interrupted``; a streamed run cancelled with ``wait=true``
+    answers the result, and its stream ends as the real server's does."""
+    agent = ScriptedAgent(endless_run)
+    asked = {"messages": [{"role": "user", "content": "hi"}]}
+    with (
+        gateway_with(agent, MemoryReplayStore(), idle=None, run=None) as url,
+        httpx.Client(base_url=url, timeout=30) as http,
+    ):
+        found, stream = cancelled_runs(http, ("background", "streamed"), asked, slow="agent")
+        run_id = http.get("/threads/streamed/runs").json()[0]["run_id"]
+        result = http.get(f"/threads/streamed/runs/{run_id}/join").json()
+    # langgraph-api's answer to a cancel with wait=true holds the values the
+    # run wrote after the cancel was asked (often none: {}); the gateway's,
+    # those it wrote last, as a join's.
+    assert found["cancel_wait"].pop("keys") == ["messages"]
+    assert result["messages"][0]["content"] == "hi"
+    servers = {name: SERVERS_RUNS[name] for name in found}
+    servers["cancel_wait"] = {key: SERVERS_RUNS["cancel_wait"][key] for key in ("status", "headers")}
+    assert found == servers
+    # The stream of a cancelled run ends as the real server's: no error.
+    events = [event.event for event in SSEDecoder().feed(stream)]
+    assert events == SERVERS_RUNS["cancelled_stream_events"]
+
+
+def test_a_stateless_run_streams_on_a_thread_of_its_own(gateway: str) -> None:
+    """``POST /runs/stream``: the run's stream, named as the real server
+    names it (no thread), joined again at the path its ``Location`` names."""
+    asked = {"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": QUESTION}]}}
+    response = httpx.post(f"{gateway}/runs/stream", json={**asked, "stream_mode": ["values"]}, timeout=30)
+    run_id = response.headers["content-location"].rsplit("/", 1)[1]
+    found = answered(response, {"run_id": run_id})
+    found["events"] = sorted({event.event for event in SSEDecoder().feed(response.content)})
+    assert found == SERVERS_RUNS["stateless_stream"]
+    again = httpx.get(gateway + response.headers["location"], timeout=30)
+    assert data_events(again.content) == data_events(response.content)
+
+
+def test_a_waited_run_keeps_its_connection_alive_and_is_cancelled_if_asked_when_its_client_leaves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run waited for longer than the keep-alive: whitespace until its
+    result. A client that leaves cancels the run only if it asked to
+    (``on_disconnect: "cancel"``), as langgraph-api's does."""
+    from agentcodec.langgraph import gateway as endpoint
+
+    monkeypatch.setattr(endpoint, "_KEEP_ALIVE", 0.1)
+    asked = {"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": "hi"}]}}
+    for on_disconnect, cancelled in (("cancel", 1), ("continue", 0)):
+        agent = ScriptedAgent(endless_run)
+        with gateway_with(agent, MemoryReplayStore(), idle=None, run=None) as url:
+            with httpx.stream(
+                "POST",
+                f"{url}/threads/t/runs/wait",
+                json={**asked, "on_disconnect": on_disconnect},
+                timeout=30,
+            ) as response:
+                chunks = response.iter_bytes()
+                assert next(chunks).strip() == b""  # kept alive: the run goes on
+            time.sleep(0.5)
+            assert agent.cancelled == cancelled, on_disconnect
+            status = httpx.get(f"{url}/threads/t/runs", timeout=30).json()[0]["status"]
+            assert status == ("running" if not cancelled else "interrupted"), on_disconnect
+
+
+def test_langgraph_sdk_waits_for_creates_and_joins_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """langgraph-sdk's ``runs.wait`` (on a thread, and stateless), and
+    ``runs.create`` then ``runs.join``, on runs that outlast the
+    keep-alive: the SDK reads the answer whitespace comes before."""
+    from langgraph_sdk import get_client
+
+    from agentcodec.langgraph import gateway as endpoint
+
+    monkeypatch.setattr(endpoint, "_KEEP_ALIVE", 0.02)
+    asked = {"messages": [{"role": "user", "content": QUESTION}]}
+
+    async def main(url: str) -> dict[str, Any]:
+        async with get_client(url=url) as client:
+            thread_id = (await client.threads.create())["thread_id"]
+            waited = await client.runs.wait(thread_id, "agent", input=asked)
+            stateless = await client.runs.wait(None, "agent", input=asked)
+            run = await client.runs.create(
+                thread_id, "agent", input={"messages": [{"role": "user", "content": "And?"}]}
+            )
+            joined = await client.runs.join(thread_id, run["run_id"])
+            got = await client.runs.get(thread_id, run["run_id"])
+        return {"waited": waited, "stateless": stateless, "run": run, "joined": joined, "got": got}
+
+    with serve(Gateway(DemoAgent(delay=0.01))) as url:
+        found = asyncio.run(main(url))
+    # The thread's values: the question, then the demo agent's turn (its
+    # reasoning, its call, the tool's result, its answer).
+    turn = ["human", "ai", "ai", "tool", "ai"]
+    waited = found["waited"]["messages"]
+    assert [message["type"] for message in waited] == turn
+    assert (text_of(waited[0]), text_of(waited[-1])) == (QUESTION, ANSWER)
+    assert [message["type"] for message in found["stateless"]["messages"]] == turn
+    assert found["run"]["status"] == "pending"
+    # Joined, the thread's values after its second run: both turns.
+    joined = found["joined"]["messages"]
+    assert [message["type"] for message in joined] == [*turn, *turn]
+    assert joined[: len(turn)] == waited
+    assert text_of(joined[len(turn)]) == "And?"
+    assert found["got"]["status"] == "success"
+
+
 def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
     assert httpx.get(f"{gateway}/threads/nobody/runs/none/stream").status_code == 404
     assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404
@@ -273,8 +416,8 @@ def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
 
 def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
     """``runs.cancel`` (useStream's ``stop``): the run is cancelled upstream
-    and its stream ends; with ``wait=True`` the answer is the thread's
-    values; an unknown run is not found."""
+    and its stream ends; joined, its answer is the thread's values; a run
+    that has ended, or an unknown run, is not found."""
     from langgraph_sdk import get_client
 
     agent = ScriptedAgent(endless_run)
@@ -293,8 +436,12 @@ def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
             assert [thread["thread_id"] for thread in busy] == [thread_id]
             assert (await client.threads.get(thread_id))["status"] == "busy"
             cancelled = await client.runs.cancel(thread_id, run_id)
-            values = await client.runs.cancel(thread_id, run_id, wait=True)
+            values = await client.runs.join(thread_id, run_id)
             assert (await client.threads.get(thread_id))["status"] == "idle"
+            # A run that has ended is not there to cancel, as langgraph-api says.
+            with pytest.raises(httpx.HTTPStatusError) as ended:
+                await client.runs.cancel(thread_id, run_id, wait=True)
+            assert ended.value.response.status_code == 404
             # A cancelled run is interrupted, as langgraph-api says.
             assert (await client.runs.get(thread_id, run_id))["status"] == "interrupted"
             joined = [part async for part in client.runs.join_stream(thread_id, run_id)]

@@ -15,16 +15,27 @@ the agent behind the gateway.
   thread's messages: those of its runs before, the input, the answer.
   ``Content-Location`` names the run and ``Location`` its join endpoint, as
   langgraph-api's do; a dropped client resumes with ``Last-Event-ID``;
-- ``GET /threads/{thread_id}/runs/{run_id}/stream``: the run's stream again
-  from its start (or after ``Last-Event-ID``), then live (``join_stream``);
+- ``POST /threads/{thread_id}/runs``: a run in the background
+  (``runs.create``), answered with the run, ``pending``; ``POST
+  /threads/{thread_id}/runs/wait``: a run answered with its result once it
+  has ended (``runs.wait``): the thread's values, beside them the run's
+  ``__interrupt__`` if it was interrupted, or ``{"__error__": ...}`` if it
+  failed, a line of whitespace written every few seconds until then, as
+  langgraph-api keeps such a response alive;
+- ``POST /runs/stream``, ``POST /runs/wait`` and ``POST /runs``: the same
+  on a thread of the run's own (a stateless run);
+- ``GET /threads/{thread_id}/runs/{run_id}/stream`` (and ``GET
+  /runs/{run_id}/stream``, which a stateless run's ``Location`` names): the
+  run's stream again from its start (or after ``Last-Event-ID``), then live
+  (``join_stream``);
 - ``GET /threads/{thread_id}/runs/{run_id}``: the run (``runs.get``);
   ``GET /threads/{thread_id}/runs``: the thread's runs the store keeps, the
-  latest first (``runs.list``); ``GET .../runs/{run_id}/join``: the thread's
-  values once the run has ended (``runs.join``);
+  latest first (``runs.list``); ``GET .../runs/{run_id}/join``: the run's
+  result once it has ended (``runs.join``), as ``runs.wait`` answers;
 - ``POST /threads/{thread_id}/runs/{run_id}/cancel``: the run cancelled
   (``runs.cancel``, useStream's ``stop``), on whichever replica sharing the
-  store it runs; with ``wait=true``, answered with the thread's values once
-  it has ended;
+  store it runs; with ``wait=true``, answered with its result once it has
+  ended. A run that has ended is not found, as langgraph-api says;
 - ``GET /threads/{thread_id}/state``: the thread's values after its last
   run; ``POST /threads/{thread_id}/history`` (useStream fetches it): that
   state, the one kept; ``GET /threads/{thread_id}``: the thread.
@@ -37,14 +48,16 @@ crons, the store, resuming an interrupt with a ``command``) is not served.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from .._backend import impl
@@ -56,6 +69,7 @@ from ..gateway._upstream import UpstreamError
 from ..langchain.gateway import agent_request_from_langchain
 from ..server import ReplayError
 from ..server._closing import closed
+from ..server._response import recording
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -66,9 +80,18 @@ THREAD_ALIAS = "langgraph-thread:"
 RUN_ALIAS = "langgraph-run:"
 # A thread's runs: the prefix + the thread's id + "/" + the run's id.
 THREAD_RUN_ALIAS = "langgraph-thread-run:"
-# The runs a client cancelled (their streams end as any run's does).
+# The runs cancelled (their streams end as any run's does).
 CANCELLED_ALIAS = "langgraph-cancelled:"
 _RUN_STATUSES = ("pending", "running", "error", "success", "timeout", "interrupted")
+# Seconds between the whitespace a response waiting for a run's end writes
+# (JSON readers skip it), as langgraph-api's do: a proxy that cuts an idle
+# connection leaves it be.
+_KEEP_ALIVE = 5.0
+# What langgraph-api says of a run that has ended, or that it does not know, when asked to cancel it.
+_NOTHING_TO_CANCEL = (
+    "No matching runs to cancel. Please verify the thread ID and run IDs are correct,"
+    " and the runs haven't been deleted or completed."
+)
 # The modes this endpoint writes, by what a request asks for.
 _MODES = {"values": {"values"}, "messages": {"messages"}, "messages-tuple": {"messages"}}
 # The serialized message types of LangChain's roles.
@@ -236,6 +259,50 @@ def _count(value: Any, name: str, least: int, most: int | None) -> int:
     return value
 
 
+def _result(assembler: Any) -> dict[str, Any]:
+    """A run's result, as ``runs.wait`` and ``runs.join`` answer it: the
+    thread's values, ``__interrupt__`` beside them for a run that was
+    interrupted, ``{"__error__": ...}`` (its ``error`` event) for one that
+    failed."""
+    if assembler.error is not None:
+        return {"__error__": assembler.error}
+    values = dict(assembler.values or {})
+    if assembler.interrupts:
+        values["__interrupt__"] = assembler.interrupts
+    return values
+
+
+def _run_record(thread_id: str, run_id: str, status: str) -> dict[str, Any]:
+    """A run, as langgraph-api gives one."""
+    now = _now()
+    return {
+        "run_id": run_id,
+        "thread_id": thread_id,
+        "assistant_id": "agent",
+        "created_at": now,
+        "updated_at": now,
+        "status": status,
+        "metadata": {},
+        "multitask_strategy": "reject",
+        "kwargs": {},
+        "langsmith_session_name": None,
+    }
+
+
+@dataclass
+class _Started:
+    """A run started upstream and named in the store, its frames not yet read."""
+
+    thread_id: str
+    run_id: str
+    stream_id: str
+    frames: AsyncIterator[bytes]
+    cancel: asyncio.Event
+    abandoned: asyncio.Event | None
+    # The client asked for the run to be cancelled when it leaves.
+    cancel_on_disconnect: bool
+
+
 def _state(thread_id: str, assembler: Any) -> dict[str, Any]:
     """A thread's state after a run, as ``GET /threads/{thread_id}/state`` gives it."""
     return {
@@ -266,6 +333,8 @@ class Endpoint:
             Route("/threads", self.create_thread, methods=["POST"]),
             Route("/threads/search", self.search_threads, methods=["POST"]),
             Route("/threads/{thread_id}/runs/stream", self.stream_run, methods=["POST"]),
+            Route("/threads/{thread_id}/runs/wait", self.wait_run, methods=["POST"]),
+            Route("/threads/{thread_id}/runs", self.create_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs", self.list_runs, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}", self.get_run, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}/join", self.join_run, methods=["GET"]),
@@ -274,10 +343,14 @@ class Endpoint:
             Route("/threads/{thread_id}/state", self.state, methods=["GET"]),
             Route("/threads/{thread_id}/history", self.history, methods=["POST"]),
             Route("/threads/{thread_id}", self.thread, methods=["GET"]),
+            Route("/runs/stream", self.stream_run, methods=["POST"]),
+            Route("/runs/wait", self.wait_run, methods=["POST"]),
+            Route("/runs", self.create_run, methods=["POST"]),
+            Route("/runs/{run_id}/stream", self.join, methods=["GET"]),
         ]
 
     def streams(self, path: str) -> bool:
-        return path.startswith("/threads/") and path.endswith("/stream") and "/runs/" in path
+        return path.endswith("/stream") and "/runs/" in path
 
     async def info(self, request: Request) -> Response:
         """The server, as langgraph-api describes itself: its version and
@@ -300,11 +373,71 @@ class Endpoint:
         return JSONResponse(thread)
 
     async def stream_run(self, request: Request) -> Response:
+        """``runs.stream``: the run streamed as it goes, recorded."""
         gateway = self._gateway
         resumed = gateway.resumed(request, "langgraph")
         if resumed is not None:
             return resumed
-        thread_id = request.path_params["thread_id"]
+        started = await self._start(request, streamed=True)
+        if isinstance(started, Response):
+            return started
+        response = gateway.event_stream(
+            started.frames,
+            "langgraph",
+            store=gateway.store,
+            stream_id=started.stream_id,
+            abandoned=started.abandoned,
+        )
+        run_path = self._run_path(request, started)
+        response.headers["Content-Location"] = run_path
+        response.headers["Location"] = f"{run_path}/stream"
+        return response
+
+    async def create_run(self, request: Request) -> Response:
+        """``runs.create``: the run goes on in the background, recorded; the
+        answer is the run, ``pending``."""
+        started = await self._start(request, streamed=False)
+        if isinstance(started, Response):
+            return started
+        recording(self._gateway.store, started.stream_id, started.frames)
+        return JSONResponse(
+            _run_record(started.thread_id, started.run_id, "pending"),
+            headers={"Content-Location": self._run_path(request, started)},
+        )
+
+    async def wait_run(self, request: Request) -> Response:
+        """``runs.wait``: the run, recorded, answered with its result once it
+        has ended. It goes on if its client leaves, unless the client asked
+        otherwise (``on_disconnect: "cancel"``)."""
+        started = await self._start(request, streamed=False)
+        if isinstance(started, Response):
+            return started
+        recording(self._gateway.store, started.stream_id, started.frames)
+        run_path = f"/threads/{started.thread_id}/runs/{started.run_id}"
+        return await self._result_when_ended(
+            started.stream_id,
+            {"Content-Location": run_path, "Location": f"{run_path}/join"},
+            on_leave=started.cancel.set if started.cancel_on_disconnect else None,
+        )
+
+    @staticmethod
+    def _run_path(request: Request, started: _Started) -> str:
+        """The path naming the run, as langgraph-api's responses give it: a
+        stateless run's has no thread."""
+        if "thread_id" in request.path_params:
+            return f"/threads/{started.thread_id}/runs/{started.run_id}"
+        return f"/runs/{started.run_id}"
+
+    async def _start(self, request: Request, *, streamed: bool) -> _Started | Response:
+        """The request's run of the agent, on the thread the path names (a
+        new one for a stateless run), started upstream and named in the
+        store by its thread and its id; or the error to answer. A streamed
+        run asking to be cancelled when its client leaves
+        (``on_disconnect: "cancel"``) is abandoned once nobody reads it for
+        the gateway's abandoned timeout (a client that resumes in time keeps
+        it); langgraph-api's runs otherwise go on when their client leaves."""
+        gateway = self._gateway
+        thread_id = request.path_params.get("thread_id") or str(uuid.uuid4())
         try:
             body = await json_body(request, gateway.max_body_bytes)
             if not isinstance(body, Mapping):
@@ -319,29 +452,27 @@ class Endpoint:
             return _detail(exc.status if exc.status != 400 else 422, str(exc))
         before = await self._thread_messages(thread_id)
         run_id = str(uuid.uuid4())
-        # langgraph-api's runs go on when their client leaves, unless it asks
-        # otherwise; asked, the run is cancelled once nobody reads it for the
-        # gateway's abandoned timeout (a client that resumes in time keeps it).
-        abandoned = asyncio.Event() if body.get("on_disconnect") == "cancel" else None
+        cancel_on_disconnect = body.get("on_disconnect") == "cancel"
+        abandoned = asyncio.Event() if streamed and cancel_on_disconnect else None
         cancel = asyncio.Event()
         try:
             chunks = await gateway.start_run(agent_request, request, abandoned=abandoned, cancelled=cancel)
         except UpstreamError as exc:
             return _detail(exc.status, exc.message)
-        converting = gateway.converted(chunks, "langgraph", run_id=run_id, node="agent")
         store = gateway.store
-        stream_id = await store.open()
-        await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
-        await store.set_alias(RUN_ALIAS + run_id, stream_id)
-        await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
+        try:
+            stream_id = await store.open()
+            await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
+            await store.set_alias(RUN_ALIAS + run_id, stream_id)
+            await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
+        except BaseException:
+            await closed(chunks)  # the run started: it is ended, not left behind
+            raise
+        converting = gateway.converted(chunks, "langgraph", run_id=run_id, node="agent")
         frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
+        frames = _cancel_recorded(frames, store, run_id, stream_id, (cancel, abandoned))
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
-        response = gateway.event_stream(
-            frames, "langgraph", store=store, stream_id=stream_id, abandoned=abandoned
-        )
-        response.headers["Content-Location"] = f"/threads/{thread_id}/runs/{run_id}"
-        response.headers["Location"] = f"/threads/{thread_id}/runs/{run_id}/stream"
-        return response
+        return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned, cancel_on_disconnect)
 
     async def join(self, request: Request) -> Response:
         gateway = self._gateway
@@ -366,22 +497,23 @@ class Endpoint:
         store = gateway.store
         stream_id = await store.resolve_alias(RUN_ALIAS + run_id)
         if stream_id is None:
-            return _detail(404, "Run not found")
-        assembler = impl.LangGraphAssembler(on_error="skip")
+            return _detail(404, _NOTHING_TO_CANCEL)
         try:
-            # A run that has ended is left as it ended.
-            if await self._cancels.cancel(run_id, stream_id):
-                await store.set_alias(CANCELLED_ALIAS + run_id, stream_id)
-            if request.query_params.get("wait", "false").lower() not in ("true", "yes", "1"):
-                return Response(status_code=202)
-            await follow(store, stream_id, assembler.feed)
+            if not await self._cancels.cancel(run_id, stream_id):
+                return _detail(404, _NOTHING_TO_CANCEL)  # it has ended
         except ReplayError:
-            return _detail(404, "Run not found")
+            return _detail(404, _NOTHING_TO_CANCEL)
         except NotImplementedError:
             return _detail(
                 409, "the run goes on at another replica, and the store carries no request to stop it"
             )
-        return JSONResponse(assembler.values or {})
+        if request.query_params.get("wait", "false").lower() not in ("true", "yes", "1"):
+            return Response(status_code=202)
+        thread_id = request.path_params["thread_id"]
+        run_path = f"/threads/{thread_id}/runs/{run_id}"
+        return await self._result_when_ended(
+            stream_id, {"Content-Location": run_path, "Location": f"{run_path}/join"}
+        )
 
     async def get_run(self, request: Request) -> Response:
         """``runs.get``: the run, as langgraph-api gives one."""
@@ -414,18 +546,40 @@ class Endpoint:
         return JSONResponse(runs if status is None else runs[offset : offset + limit])
 
     async def join_run(self, request: Request) -> Response:
-        """``runs.join``: the thread's values once the run has ended."""
+        """``runs.join``: the run's result once it has ended."""
         thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
         store = self._gateway.store
         stream_id = await store.resolve_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}")
         if stream_id is None:
             return _detail(404, "Run not found")
+        run_path = f"/threads/{thread_id}/runs/{run_id}"
+        return await self._result_when_ended(
+            stream_id, {"Content-Location": run_path, "Location": f"{run_path}/join"}
+        )
+
+    async def _result_when_ended(
+        self, stream_id: str, headers: Mapping[str, str], on_leave: Callable[[], object] | None = None
+    ) -> Response:
+        """The answer holding the run's result once it has ended: whole, if
+        it ends within ``_KEEP_ALIVE`` seconds (or is not found); else begun
+        at once, a line of whitespace written every ``_KEEP_ALIVE`` seconds
+        until the result. ``on_leave`` is called if the client leaves before it."""
         assembler = impl.LangGraphAssembler(on_error="skip")
+        following = asyncio.ensure_future(follow(self._gateway.store, stream_id, assembler.feed))
         try:
-            await follow(store, stream_id, assembler.feed)
-        except ReplayError:
-            return _detail(404, "Run not found")
-        return JSONResponse(assembler.values or {})
+            done, _ = await asyncio.wait({following}, timeout=_KEEP_ALIVE)
+        except BaseException:
+            await _abandoned(following, on_leave)
+            raise
+        if done:
+            try:
+                following.result()
+            except ReplayError:
+                return _detail(404, "Run not found")
+            return JSONResponse(_result(assembler), headers=dict(headers))
+        return StreamingResponse(
+            _kept_alive(following, assembler, on_leave), media_type="application/json", headers=dict(headers)
+        )
 
     async def _run(self, thread_id: str, run_id: str, stream_id: str) -> dict[str, Any] | None:
         """The run as langgraph-api gives one, from its stream in the store
@@ -442,18 +596,7 @@ class Endpoint:
             status = "interrupted"  # (langgraph-api's word for a cancelled run too)
         else:
             status = "success"
-        now = _now()
-        return {
-            "run_id": run_id,
-            "thread_id": thread_id,
-            "assistant_id": "agent",
-            "created_at": now,
-            "updated_at": now,
-            "status": status,
-            "metadata": {},
-            "multitask_strategy": "reject",
-            "kwargs": {},
-        }
+        return _run_record(thread_id, run_id, status)
 
     @staticmethod
     async def _followed(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncIterator[bytes]:
@@ -537,3 +680,52 @@ class Endpoint:
         values = assembler.values if assembler is not None else None
         messages = values.get("messages") if isinstance(values, dict) else None
         return list(messages) if isinstance(messages, list) else []
+
+
+async def _cancel_recorded(
+    frames: AsyncIterator[bytes],
+    store: Any,
+    run_id: str,
+    stream_id: str,
+    cancelled_by: tuple[asyncio.Event | None, ...],
+) -> AsyncIterator[bytes]:
+    """The run's ``frames``; once they end, a run that was cancelled (one of
+    ``cancelled_by`` set: by a client's cancel, here or through the store,
+    or because its client left)
+    is named so in the store, before its stream is: its stream ends as any
+    run's does, and ``runs.get`` says ``interrupted``, as langgraph-api does."""
+    async for frame in frames:
+        yield frame
+    if any(event is not None and event.is_set() for event in cancelled_by):
+        await store.set_alias(CANCELLED_ALIAS + run_id, stream_id)
+
+
+async def _abandoned(following: asyncio.Future[None], on_leave: Callable[[], object] | None) -> None:
+    """A wait for a run's end its client left: the reading stopped, and
+    ``on_leave`` called if the run had not ended."""
+    if following.done():
+        return
+    following.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await following
+    if on_leave is not None:
+        on_leave()
+
+
+async def _kept_alive(
+    following: asyncio.Future[None], assembler: Any, on_leave: Callable[[], object] | None
+) -> AsyncIterator[bytes]:
+    """Whitespace every ``_KEEP_ALIVE`` seconds until the run has ended,
+    then its result (or, if the store stopped keeping the run midway, an
+    ``__error__`` saying so)."""
+    try:
+        while not (await asyncio.wait({following}, timeout=_KEEP_ALIVE))[0]:
+            yield b"\n"
+        try:
+            following.result()
+            result = _result(assembler)
+        except ReplayError as exc:
+            result = {"__error__": {"error": "ReplayError", "message": str(exc)}}
+        yield bytes(JSONResponse(result).body)
+    finally:
+        await _abandoned(following, on_leave)
