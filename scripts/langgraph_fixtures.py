@@ -97,6 +97,9 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
     "legacy_messages": ("agent", ["messages"], {}, None),
     "values_only": ("agent", ["values"], {}, None),
     "thinking": ("thinker", ["values", "messages-tuple"], {}, None),
+    # A graph of one node, in the modes useStream and RemoteGraph ask for: the shape of a run
+    # the gateway's LangGraph routes stream (its agent is such a node).
+    "one_node": ("thinker", ["values", "updates", "messages-tuple"], {}, None),
     "interrupt": ("approval", ["values", "updates", "custom", "messages-tuple"], {}, None),
     # The same thread resumed with an answer to the interrupt.
     "interrupt_resumed": (

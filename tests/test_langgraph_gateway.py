@@ -117,7 +117,8 @@ def run_body(**extra: Any) -> dict[str, Any]:
         (None, {"metadata", "values"}),
         ("values", {"metadata", "values"}),
         (["messages-tuple"], {"metadata", "messages"}),
-        (["values", "messages-tuple", "updates"], {"metadata", "values", "messages"}),
+        (["values", "messages-tuple", "updates"], {"metadata", "values", "messages", "updates"}),
+        (["updates"], {"metadata", "updates"}),
     ],
 )
 def test_the_modes_asked_for_are_the_events_sent(gateway: str, stream_mode: Any, events: set[str]) -> None:
@@ -129,6 +130,44 @@ def test_the_modes_asked_for_are_the_events_sent(gateway: str, stream_mode: Any,
     run_id = data_events(response.content)[0]["run_id"]
     assert response.headers["content-location"] == f"/threads/t-modes/runs/{run_id}"
     assert response.headers["location"] == f"/threads/t-modes/runs/{run_id}/stream"
+
+
+def shape(stream: bytes) -> list[str]:
+    """A stream's events by name, a run of one name as one."""
+    names = [event.event for event in SSEDecoder().feed(stream)]
+    return [name for at, name in enumerate(names) if at == 0 or names[at - 1] != name]
+
+
+def node_and_values(stream: bytes) -> tuple[str, list[dict[str, Any]]]:
+    """A run's one node, as its update names it, and its values; checks
+    that the update holds what the run added to the values."""
+    events = [(event.event, json.loads(event.data)) for event in SSEDecoder().feed(stream)]
+    values = [data for name, data in events if name == "values"]
+    (update,) = [data for name, data in events if name == "updates"]
+    ((node, written),) = update.items()
+    assert written == {"messages": values[-1]["messages"][len(values[0]["messages"]) :]}
+    assert values[0]["messages"][-1]["type"] == "human"
+    return node, values
+
+
+def test_a_run_streams_as_langgraph_api_streams_a_graph_of_one_node(gateway: str) -> None:
+    """The modes useStream and RemoteGraph ask for, as the real server
+    streams a graph of one node (tests/fixtures/langgraph/one_node): the
+    thread's values as the run starts, the answer's messages, the node's
+    update, the values again; the update holds what the run added to the
+    values, under the node's name."""
+    recorded = (FIXTURES / "langgraph" / "one_node.sse").read_bytes()
+    asked = json.loads((FIXTURES / "langgraph" / "one_node.json").read_text(encoding="utf-8"))["request"]
+    assert node_and_values(recorded)[0] == "think"
+    for question in (QUESTION, "And now?"):
+        body = run_body(stream_mode=asked["stream_mode"]) | {"input": {"messages": [question]}}
+        response = httpx.post(f"{gateway}/threads/t-one-node/runs/stream", json=body, timeout=30)
+        assert shape(response.content) == shape(recorded)
+        node, values = node_and_values(response.content)
+        assert node == "agent"
+        assert values[0]["messages"][-1]["content"] == question
+    # The second run's values start from the first's end.
+    assert [message["type"] for message in values[0]["messages"]].count("human") == 2
 
 
 def test_a_dropped_client_resumes_with_last_event_id(gateway: str) -> None:
@@ -456,9 +495,10 @@ def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
         assert agent.cancelled == 1
     assert cancelled is None  # 202, no body
     assert values["messages"][0]["content"] == "hi"
-    # The run's stream ends with the thread's values as the run left them.
+    # The run's stream ends with the thread's values as the run found them:
+    # as langgraph-api's, a node cut short writes nothing to the thread.
     assert (joined[-1].event, joined[-1].data) == ("values", values)
-    assert [message["type"] for message in values["messages"]] == ["human", "ai"]
+    assert [message["type"] for message in values["messages"]] == ["human"]
 
 
 def test_a_run_is_cancelled_from_another_replica(tmp_path: Path) -> None:

@@ -9,10 +9,13 @@ the agent behind the gateway.
   the last updated first (``threads.search``: a frontend's thread list);
 - ``POST /threads/{thread_id}/runs/stream``: a run of the agent on the
   thread's input messages (the thread is the agent's session), streamed as
-  langgraph-api streams ``stream_mode=["values", "messages-tuple"]`` (the
-  modes asked for are kept: ``values``, ``messages`` or ``messages-tuple``;
-  ``metadata`` and ``error`` always), its last ``values`` holding the
-  thread's messages: those of its runs before, the input, the answer.
+  langgraph-api streams a graph of one node, ``agent``, for
+  ``stream_mode=["values", "updates", "messages-tuple"]`` (the modes asked
+  for are kept: ``values``, ``updates``, ``messages`` or
+  ``messages-tuple``; ``metadata`` and ``error`` always): the thread's
+  values as the run starts (its messages before, the input), the answer's
+  messages as they stream, the node's update (the answer's messages), and
+  the thread's values again: those before, the input, the answer.
   ``Content-Location`` names the run and ``Location`` its join endpoint, as
   langgraph-api's do; a dropped client resumes with ``Last-Event-ID``;
 - ``POST /threads/{thread_id}/runs``: a run in the background
@@ -83,6 +86,8 @@ THREAD_RUN_ALIAS = "langgraph-thread-run:"
 # The runs cancelled (their streams end as any run's does).
 CANCELLED_ALIAS = "langgraph-cancelled:"
 _RUN_STATUSES = ("pending", "running", "error", "success", "timeout", "interrupted")
+# The node the agent's run is, in the graph the gateway serves (its one node).
+_NODE = "agent"
 # Seconds between the whitespace a response waiting for a run's end writes
 # (JSON readers skip it), as langgraph-api's do: a proxy that cuts an idle
 # connection leaves it be.
@@ -93,7 +98,12 @@ _NOTHING_TO_CANCEL = (
     " and the runs haven't been deleted or completed."
 )
 # The modes this endpoint writes, by what a request asks for.
-_MODES = {"values": {"values"}, "messages": {"messages"}, "messages-tuple": {"messages"}}
+_MODES = {
+    "values": {"values"},
+    "updates": {"updates"},
+    "messages": {"messages"},
+    "messages-tuple": {"messages"},
+}
 # The serialized message types of LangChain's roles.
 _TYPES = {
     "user": "human",
@@ -153,25 +163,47 @@ def _asked_modes(body: Mapping[str, Any]) -> set[str]:
 
 
 async def _as_the_threads(
-    frames: AsyncIterator[bytes], before: list[Any], modes: set[str]
+    frames: AsyncIterator[bytes],
+    before: list[Any],
+    modes: set[str],
+    node: str,
+    cancelled: Callable[[], bool],
 ) -> AsyncIterator[bytes]:
-    """The run's events as the thread's: only the modes asked for, and its
-    last values holding the thread's messages before the answer's. (A chunk
-    holds whole events; one that needs neither passes untouched.)"""
-    filtered = "messages" not in modes or "values" not in modes
+    """The run's events as langgraph-api streams a thread's run of a graph
+    of one node, ``node``: only the modes asked for; after the run's
+    metadata, the thread's values as the run starts (``before``: its
+    messages so far and the input); at its end, the node's update (the
+    messages it added), then the thread's values holding them after those
+    before; unless the run was ``cancelled``: a node cut short writes no
+    update, and the thread stays as the run found it. (A chunk holds whole
+    events; once the run has started, one that needs none of this passes
+    untouched.)"""
+    filtered = not {"messages", "values"} <= modes
+    started = False
     async for chunk in frames:
-        if not filtered and b"event: values\n" not in chunk:
+        if started and not filtered and b"event: values\n" not in chunk:
             yield chunk
             continue
         decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
         out = []
         for event in [*decoder.feed(chunk), *decoder.close()]:
-            if event.event not in modes:
-                continue
-            data = json.loads(event.data)
-            if event.event == "values" and isinstance(data, dict):
-                data["messages"] = [*before, *data.get("messages", [])]
-            out.append(bytes(impl.encode_sse(data, event=event.event)))
+            if event.event == "values":
+                if cancelled():
+                    continue
+                data = json.loads(event.data)
+                if isinstance(data, dict):
+                    added = data.get("messages", [])
+                    if "updates" in modes:
+                        out.append(bytes(impl.encode_sse({node: {"messages": added}}, event="updates")))
+                    data["messages"] = [*before, *added]
+                if "values" in modes:
+                    out.append(bytes(impl.encode_sse(data, event="values")))
+            elif event.event in modes:
+                out.append(bytes(impl.encode_sse(json.loads(event.data), event=event.event)))
+            if event.event == "metadata" and not started:
+                started = True
+                if "values" in modes:
+                    out.append(bytes(impl.encode_sse({"messages": before}, event="values")))
         if out:
             yield b"".join(out)
 
@@ -468,9 +500,14 @@ class Endpoint:
         except BaseException:
             await closed(chunks)  # the run started: it is ended, not left behind
             raise
-        converting = gateway.converted(chunks, "langgraph", run_id=run_id, node="agent")
-        frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body))
-        frames = _cancel_recorded(frames, store, run_id, stream_id, (cancel, abandoned))
+        converting = gateway.converted(chunks, "langgraph", run_id=run_id, node=_NODE)
+        cancelled_by = (cancel, abandoned)
+
+        def cancelled() -> bool:
+            return any(event is not None and event.is_set() for event in cancelled_by)
+
+        frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body), _NODE, cancelled)
+        frames = _cancel_recorded(frames, store, run_id, stream_id, cancelled)
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned, cancel_on_disconnect)
 
@@ -687,16 +724,15 @@ async def _cancel_recorded(
     store: Any,
     run_id: str,
     stream_id: str,
-    cancelled_by: tuple[asyncio.Event | None, ...],
+    cancelled: Callable[[], bool],
 ) -> AsyncIterator[bytes]:
-    """The run's ``frames``; once they end, a run that was cancelled (one of
-    ``cancelled_by`` set: by a client's cancel, here or through the store,
-    or because its client left)
+    """The run's ``frames``; once they end, a run that was ``cancelled`` (by
+    a client's cancel, here or through the store, or because its client left)
     is named so in the store, before its stream is: its stream ends as any
     run's does, and ``runs.get`` says ``interrupted``, as langgraph-api does."""
     async for frame in frames:
         yield frame
-    if any(event is not None and event.is_set() for event in cancelled_by):
+    if cancelled():
         await store.set_alias(CANCELLED_ALIAS + run_id, stream_id)
 
 
