@@ -624,3 +624,44 @@ def test_readers_at_different_places_of_a_stream_wait_without_asking_again(redis
             await client.aclose()
 
     asyncio.run(main())
+
+
+def test_a_backlog_behind_a_reader_is_read_once(redis_url: str) -> None:
+    """A burst of entries comes while a reader waits: the shared wait hands
+    it the first of them, and the reader, slow to take them, reads the rest
+    itself. The wait does not read on through the burst for nobody while
+    the reader is busy (it did, 64 entries a read: every entry of the
+    backlog read twice)."""
+    from redis.asyncio import from_url
+
+    async def xreads(client: Any) -> int:
+        stats = await client.info("commandstats")
+        return int(stats.get("cmdstat_xread", {}).get("calls", 0))
+
+    async def main() -> None:
+        store = RedisReplayStore(redis_url, block_seconds=5)
+        client = from_url(redis_url)
+        try:
+            stream = await store.open()
+            await store.append(stream, b"0")
+            entries = await store.replay(stream, 0)
+            assert await anext(entries) == (1, b"0")  # type: ignore[arg-type]
+            waiting = asyncio.ensure_future(anext(entries))  # type: ignore[arg-type]
+            await asyncio.sleep(0.3)  # the reader waits
+            before = await xreads(client)
+            burst = [b"%d" % number for number in range(1, 2001)]
+            await store.extend(stream, burst)
+            await store.finish(stream)
+            got = [await asyncio.wait_for(waiting, 5)]
+            async for entry in entries:  # type: ignore[attr-defined]
+                got.append(entry)
+                if len(got) % 64 == 0:
+                    await asyncio.sleep(0.02)  # a client slow to take them
+            assert got == [(number + 1, data) for number, data in enumerate(burst, start=1)]
+            # The wait's read, the reader's own (512 at a time), and a few to spare.
+            assert await xreads(client) - before < 12
+        finally:
+            await store.aclose()
+            await client.aclose()
+
+    asyncio.run(main())

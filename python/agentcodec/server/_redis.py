@@ -331,7 +331,9 @@ class RedisReplayStore(ReplayStore):
                     if ended:  # before the number this reader asked to start after
                         return
             if entries:
-                caught_up = True  # (the wait read from here: what follows, it reads too)
+                # The wait read from here: what follows, it reads too, unless
+                # it read a full batch (more may be there already).
+                caught_up = len(entries) < _HANDED_AT_ONCE
             else:
                 found = streams_read(await self._redis.xread({key: cursor}, count=_READ_AT_ONCE))
                 entries = found[0][1] if found else []

@@ -18,7 +18,10 @@ on than that reader) is added by unblocking it (``CLIENT UNBLOCK``): it
 returns as if timed out, and the task starts again. A stream whose readers
 have gone stays in the ``XREAD`` for ``LINGER`` seconds, from where they
 were, so that a reader that was woken, reads and waits again does not
-unblock it each time.
+unblock it each time; unless the last read of it was a full batch (of
+``count`` entries): more may be there already, behind its readers, who read
+them themselves (not woken again until they wait again), so the task leaves
+it out until one does rather than read it on, for nobody, to its end.
 
 A server that refuses ``CLIENT ID`` or ``CLIENT UNBLOCK`` (an ACL without
 them, a hosted Redis that leaves them out) cannot have its waits shared
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import logging
 import time
 from typing import Any
@@ -59,13 +63,18 @@ def _text_id(entry_id: _Id) -> str:
 class _Stream:
     """A stream some reader waits for, or waited for within ``LINGER``."""
 
-    __slots__ = ("left_at", "resume", "seen", "waiting")
+    __slots__ = ("ahead", "left_at", "resume", "seen", "waiting")
 
     def __init__(self) -> None:
         self.seen: _Id = (0, 0)  # the furthest entry the task has seen
         self.resume: _Id = (0, 0)  # where the readers that left were
         self.waiting: dict[asyncio.Future[list[Any]], _Id] = {}
         self.left_at = time.monotonic()
+        # The last read of it was a full batch: its readers read on themselves.
+        self.ahead = False
+
+    def waited_for(self) -> bool:
+        return any(not waiter.done() for waiter in self.waiting)
 
     def start(self) -> _Id:
         """Where the next ``XREAD`` reads this stream from."""
@@ -89,6 +98,8 @@ class StreamWaits:
         self._round = 0
         self._unblocking = -1
         self._unblocks: set[asyncio.Future[None]] = set()
+        # Set when a reader waits: a task with no stream to read waits for it.
+        self._wanted = asyncio.Event()
         # False once the server refused what sharing needs (or for a client
         # that cannot give a connection of its own).
         self._shared = callable(getattr(redis, "client", None))
@@ -109,6 +120,7 @@ class StreamWaits:
             return []  # entries after it exist already
         waiter: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         stream.waiting[waiter] = cursor
+        self._wanted.set()
         task = self._task
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
             self._task = asyncio.ensure_future(self._run())
@@ -207,7 +219,16 @@ class StreamWaits:
             del self._streams[key]
         if not self._streams:
             return None
-        starts = {key: stream.start() for key, stream in self._streams.items()}
+        starts = {
+            key: stream.start()
+            for key, stream in self._streams.items()
+            if not stream.ahead or stream.waited_for()
+        }
+        if not starts:  # every stream's readers are reading on by themselves
+            self._wanted.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await wait_within(self._wanted.wait(), LINGER)
+            return None
         self._round += 1
         self._reading = starts
         try:
@@ -225,6 +246,7 @@ class StreamWaits:
                 continue
             ids = [_entry_id(entry_id) for entry_id, _ in entries]
             stream.seen = max(stream.seen, ids[-1])
+            stream.ahead = len(entries) >= self._count
             for waiter, cursor in stream.waiting.items():
                 if cursor < ids[-1] and not waiter.done():
                     waiter.set_result(entries[bisect.bisect_right(ids, cursor) :])
