@@ -51,13 +51,17 @@ answers the calls on runs langgraph-sdk makes beside streaming one
 as its status, the ``Location`` and ``Content-Location`` it names (ids as
 ``{thread_id}`` and ``{run_id}``), and the shape of its body: a run's keys
 and status, or the keys of a run's result (``__error__`` for a failed run,
-``__interrupt__`` beside the values for an interrupted one).
+``__interrupt__`` beside the values for an interrupted one). ``assistants``
+records ``tests/fixtures/langgraph/assistants.json`` alike: the calls
+langgraph-sdk's ``assistants`` makes (search, count, get, the graph of a
+graph of one node).
 
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
     /tmp/lg/bin/python scripts/langgraph_fixtures.py             # every case
     /tmp/lg/bin/python scripts/langgraph_fixtures.py subgraphs   # these cases (of both kinds)
     /tmp/lg/bin/python scripts/langgraph_fixtures.py runs        # the calls on runs
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py assistants  # the calls on assistants
 """
 
 from __future__ import annotations
@@ -83,7 +87,7 @@ from langgraph_sdk.sse import BytesLineDecoder, SSEDecoder
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 # The calls, and the shape of their answers, the gateway's tests compare.
-from langgraph_runs import answered, cancelled_runs, ended_runs  # noqa: E402
+from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "langgraph"
 PROJECT = Path(__file__).resolve().parent / "langgraph_agent"
@@ -367,8 +371,19 @@ def record_runs(base: str) -> None:
     print(f"runs: {len(calls)} calls")
 
 
+ASSISTANTS = "assistants"
+
+
+def record_assistants(base: str) -> None:
+    """The calls on assistants, as the server answers them."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        calls = assistant_calls(client, "agent", ("thinker", "think"))
+    (OUT / "assistants.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
+    print(f"assistants: {len(calls)} calls")
+
+
 def main() -> None:
-    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS}
+    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS, ASSISTANTS}
     if unknown:
         raise SystemExit(f"no such case: {', '.join(sorted(unknown))}")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -403,7 +418,7 @@ def main() -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("langgraph dev did not start")
                 time.sleep(0.5)
-            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {RUNS}
+            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {RUNS, ASSISTANTS}
             for name, case in CASES.items():
                 if name in chosen:
                     record(base, name, case)
@@ -412,6 +427,8 @@ def main() -> None:
                     record_protocol(base, name, protocol_case)
             if RUNS in chosen:
                 record_runs(base)
+            if ASSISTANTS in chosen:
+                record_assistants(base)
         finally:
             server.terminate()
             server.wait(10)

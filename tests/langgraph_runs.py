@@ -6,6 +6,7 @@ the gateway's with them."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +19,8 @@ def answered(response: httpx.Response, ids: dict[str, str]) -> dict[str, Any]:
     """A call's answer: its status, the paths its ``Location`` and
     ``Content-Location`` name (each of ``ids``' values written as
     ``{name}``), and its body's shape: a run's keys and status, a list of
-    runs' statuses, or an object's keys (and its ``__error__``'s)."""
+    runs' statuses, an assistant's keys, graph and id (or a list of them), a
+    count, or an object's keys (and its ``__error__``'s)."""
     named = {}
     for header in ("location", "content-location"):
         value = response.headers.get(header)
@@ -31,8 +33,14 @@ def answered(response: httpx.Response, ids: dict[str, str]) -> dict[str, Any]:
         body = response.json()
         if isinstance(body, dict) and "run_id" in body:
             kept["run"] = {"keys": sorted(body), "status": body["status"]}
+        elif isinstance(body, dict) and "graph_id" in body:
+            kept["assistant"] = _assistant(body)
+        elif isinstance(body, list) and body and all("graph_id" in item for item in body):
+            kept["assistants"] = [_assistant(assistant) for assistant in body]
         elif isinstance(body, list):
             kept["runs"] = [run["status"] for run in body]
+        elif isinstance(body, int):
+            kept["count"] = body
         elif isinstance(body, dict):
             kept["keys"] = sorted(body)
             if isinstance(body.get("__error__"), dict):
@@ -40,7 +48,11 @@ def answered(response: httpx.Response, ids: dict[str, str]) -> dict[str, Any]:
     return kept
 
 
-#: A run no server keeps.
+def _assistant(assistant: dict[str, Any]) -> dict[str, Any]:
+    return {key: assistant[key] for key in ("assistant_id", "graph_id")} | {"keys": sorted(assistant)}
+
+
+#: A run (or an assistant) no server keeps.
 UNKNOWN_RUN = "00000000-0000-0000-0000-000000000000"
 
 
@@ -126,3 +138,31 @@ def _until(holds: Callable[[], bool], seconds: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError("the server did not get there in time")
         time.sleep(0.05)
+
+
+def assistant_calls(http: httpx.Client, graph_id: str, one_node: tuple[str, str]) -> dict[str, Any]:
+    """The calls on assistants, answered: the assistant of ``graph_id``
+    searched for (by graph, and by metadata too), counted and got; a search
+    for another graph, one the server refuses; the assistant got by its
+    graph's name and by an unknown id; and the graph of ``one_node`` (a
+    graph of one node: its id and its node's name), the node's name written
+    ``{node}``."""
+    calls: dict[str, Any] = {}
+    searches = {
+        "search": {"graph_id": graph_id},
+        "search_by_metadata": {"graph_id": graph_id, "metadata": {"created_by": "system"}},
+        "search_other_graph": {"graph_id": "no-such-graph"},
+        "search_refused": {"graph_id": 5},
+    }
+    for name, body in searches.items():
+        calls[name] = answered(http.post("/assistants/search", json=body), {})
+    calls["count"] = answered(http.post("/assistants/count", json={"graph_id": graph_id}), {})
+    assistant_id = calls["search"]["assistants"][0]["assistant_id"]
+    calls["get"] = answered(http.get(f"/assistants/{assistant_id}"), {})
+    calls["get_by_graph_name"] = answered(http.get(f"/assistants/{graph_id}"), {})
+    calls["get_unknown"] = answered(http.get(f"/assistants/{UNKNOWN_RUN}"), {})
+    graph, node = one_node
+    drawn_id = http.post("/assistants/search", json={"graph_id": graph}).json()[0]["assistant_id"]
+    drawn = http.get(f"/assistants/{drawn_id}/graph").text
+    calls["graph"] = json.loads(drawn.replace(f'"{node}"', '"{node}"'))
+    return calls

@@ -20,7 +20,7 @@ from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.server import MemoryReplayStore
 from gateway_clients import two_replicas
-from langgraph_runs import answered, cancelled_runs, ended_runs
+from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs
 from protocol_table import FIXTURES
 from servers import serve
 from sse_helpers import data_events
@@ -210,7 +210,7 @@ def test_the_server_says_what_it_is_without_a_key() -> None:
         for headers in ({}, {"X-Api-Key": "sesame"}):
             info = httpx.get(f"{url}/info", headers=headers)
             assert info.status_code == 200
-            assert info.json()["flags"] == {"assistants": False, "crons": False, "langsmith": False}
+            assert info.json()["flags"] == {"assistants": True, "crons": False, "langsmith": False}
         assert isinstance(info.json()["version"], str)
         assert httpx.post(f"{url}/threads", json={}).status_code == 401
 
@@ -446,6 +446,42 @@ def test_langgraph_sdk_waits_for_creates_and_joins_runs(monkeypatch: pytest.Monk
     assert joined[: len(turn)] == waited
     assert text_of(joined[len(turn)]) == "And?"
     assert found["got"]["status"] == "success"
+
+
+#: How a real langgraph-api answers the calls on assistants (scripts/langgraph_fixtures.py assistants).
+SERVERS_ASSISTANTS = json.loads((FIXTURES / "langgraph" / "assistants.json").read_text(encoding="utf-8"))
+
+
+def test_the_assistant_is_searched_for_counted_got_and_drawn_as_langgraph_api_answers(gateway: str) -> None:
+    """The gateway's agent is one assistant, the graph ``agent``, with the
+    id langgraph-api gives a graph of that name; searched for, counted, got
+    and drawn (a graph of one node), it answers as the real server does."""
+    with httpx.Client(base_url=gateway, timeout=30) as http:
+        found = assistant_calls(http, "agent", ("agent", "agent"))
+    assert found == SERVERS_ASSISTANTS
+
+
+def test_langgraph_sdk_runs_the_assistant_it_found() -> None:
+    """What langgraph-sdk's users write first: search for the assistant,
+    then run it by its id; and RemoteGraph's ``get_graph`` call."""
+    from langgraph_sdk import get_client
+
+    async def main(url: str) -> tuple[Any, Any, Any]:
+        async with get_client(url=url) as client:
+            (assistant,) = await client.assistants.search(metadata={"created_by": "system"})
+            graph = await client.assistants.get_graph(assistant["assistant_id"])
+            thread_id = (await client.threads.create())["thread_id"]
+            asked = {"messages": [{"role": "user", "content": QUESTION}]}
+            values = await client.runs.wait(thread_id, assistant["assistant_id"], input=asked)
+            runs = await client.runs.list(thread_id)
+        return graph, values, runs
+
+    with serve(Gateway(DemoAgent(delay=0))) as url:
+        graph, values, runs = asyncio.run(main(url))
+    assert [node["id"] for node in graph["nodes"]] == ["__start__", "agent", "__end__"]
+    assert text_of(values["messages"][-1]) == ANSWER
+    assert runs[0]["assistant_id"] == SERVERS_ASSISTANTS["get"]["assistant"]["assistant_id"]
+    assert runs[0]["metadata"]["graph_id"] == "agent"
 
 
 def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:

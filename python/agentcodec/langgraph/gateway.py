@@ -43,9 +43,13 @@ the agent behind the gateway.
   run; ``POST /threads/{thread_id}/history`` (useStream fetches it): that
   state, the one kept; ``GET /threads/{thread_id}``: the thread.
 
+- ``/assistants/...``: the one assistant, the graph ``agent``
+  (``assistants.search``, ``count``, ``get``, ``get_graph``; ``_assistants``).
+
 Runs are kept in the replay store (so any replica answers), named by the
-thread and by the run. What a LangGraph server does beyond these (assistants,
-crons, the store, resuming an interrupt with a ``command``) is not served.
+thread and by the run. What a LangGraph server does beyond these (making
+assistants, crons, the store, resuming an interrupt with a ``command``) is
+not served.
 """
 
 from __future__ import annotations
@@ -56,7 +60,6 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -73,6 +76,8 @@ from ..langchain.gateway import agent_request_from_langchain
 from ..server import ReplayError
 from ..server._closing import closed
 from ..server._response import recording
+from ._assistants import ASSISTANT_ID, GRAPH_ID, Assistants
+from ._replies import checked_count, detail, integer, now
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -114,15 +119,6 @@ _TYPES = {
     "developer": "system",
     "tool": "tool",
 }
-
-
-def _detail(status: int, message: str) -> JSONResponse:
-    """An error as langgraph-api answers one."""
-    return JSONResponse({"detail": message}, status_code=status)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
 
 
 def serialized(message: Any) -> dict[str, Any]:
@@ -211,15 +207,15 @@ async def _as_the_threads(
 def _thread(thread_id: str, assembler: Any, finished: bool) -> dict[str, Any]:
     """A thread as langgraph-api gives one, from its last run: ``busy``
     while the run goes on."""
-    now = _now()
+    at = now()
     if not finished:
         status = "busy"
     else:
         status = "interrupted" if assembler.interrupts else "error" if assembler.error else "idle"
     return {
         "thread_id": thread_id,
-        "created_at": now,
-        "updated_at": now,
+        "created_at": at,
+        "updated_at": at,
         "metadata": {},
         "status": status,
         "values": assembler.values or {},
@@ -242,8 +238,8 @@ class _ThreadSearch:
     def __init__(self, body: Any) -> None:
         if not isinstance(body, Mapping):
             raise RequestError("a thread search is a JSON object")
-        self.limit = _count(body.get("limit", 10), "limit", 1, 1000)
-        self.offset = _count(body.get("offset", 0), "offset", 0, None)
+        self.limit = checked_count(body.get("limit", 10), "limit", 1, 1000)
+        self.offset = checked_count(body.get("offset", 0), "offset", 0, None)
         metadata = body.get("metadata") or {}
         if not isinstance(metadata, Mapping):
             raise RequestError("metadata must be a JSON object")
@@ -276,21 +272,6 @@ class _ThreadSearch:
         return threads[self.offset : self.offset + self.limit]
 
 
-def _integer(value: str, name: str) -> Any:
-    """A query parameter as an int, or as given (for ``_count`` to refuse)."""
-    try:
-        return int(value)
-    except ValueError:
-        raise RequestError(f"{name} must be an integer, not {value!r}") from None
-
-
-def _count(value: Any, name: str, least: int, most: int | None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most and value > most):
-        bounds = f"{least} to {most}" if most else f"{least} or more"
-        raise RequestError(f"{name} must be an integer, {bounds}, not {value!r}")
-    return value
-
-
 def _result(assembler: Any) -> dict[str, Any]:
     """A run's result, as ``runs.wait`` and ``runs.join`` answer it: the
     thread's values, ``__interrupt__`` beside them for a run that was
@@ -306,15 +287,15 @@ def _result(assembler: Any) -> dict[str, Any]:
 
 def _run_record(thread_id: str, run_id: str, status: str) -> dict[str, Any]:
     """A run, as langgraph-api gives one."""
-    now = _now()
+    at = now()
     return {
         "run_id": run_id,
         "thread_id": thread_id,
-        "assistant_id": "agent",
-        "created_at": now,
-        "updated_at": now,
+        "assistant_id": ASSISTANT_ID,
+        "created_at": at,
+        "updated_at": at,
         "status": status,
-        "metadata": {},
+        "metadata": {"created_by": "system", "graph_id": GRAPH_ID, "assistant_id": ASSISTANT_ID},
         "multitask_strategy": "reject",
         "kwargs": {},
         "langsmith_session_name": None,
@@ -342,7 +323,7 @@ def _state(thread_id: str, assembler: Any) -> dict[str, Any]:
         "next": [],
         "tasks": [],
         "metadata": {"run_id": assembler.run_id},
-        "created_at": _now(),
+        "created_at": now(),
         "checkpoint": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": assembler.run_id},
         "parent_checkpoint": None,
         "interrupts": assembler.interrupts,
@@ -358,6 +339,7 @@ class Endpoint:
         self._gateway = gateway
         # The runs going on here, by their id.
         self._cancels = Cancels(gateway)
+        self._assistants = Assistants(gateway.max_body_bytes)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -379,6 +361,7 @@ class Endpoint:
             Route("/runs/wait", self.wait_run, methods=["POST"]),
             Route("/runs", self.create_run, methods=["POST"]),
             Route("/runs/{run_id}/stream", self.join, methods=["GET"]),
+            *self._assistants.routes(),
         ]
 
     def streams(self, path: str) -> bool:
@@ -386,17 +369,17 @@ class Endpoint:
 
     async def info(self, request: Request) -> Response:
         """The server, as langgraph-api describes itself: its version and
-        what it serves beyond threads and runs (none of it here)."""
+        what it serves beyond threads and runs (its assistant; no crons)."""
         return JSONResponse(
-            {"version": __version__, "flags": {"assistants": False, "crons": False, "langsmith": False}}
+            {"version": __version__, "flags": {"assistants": True, "crons": False, "langsmith": False}}
         )
 
     async def create_thread(self, request: Request) -> Response:
-        now = _now()
+        at = now()
         thread = {
             "thread_id": str(uuid.uuid4()),
-            "created_at": now,
-            "updated_at": now,
+            "created_at": at,
+            "updated_at": at,
             "metadata": {},
             "status": "idle",
             "values": {},
@@ -481,7 +464,7 @@ class Endpoint:
             agent_request = agent_request_from_langchain(body, thread_id)
             inputs = _inputs(body)
         except RequestError as exc:
-            return _detail(exc.status if exc.status != 400 else 422, str(exc))
+            return detail(exc.status if exc.status != 400 else 422, str(exc))
         before = await self._thread_messages(thread_id)
         run_id = str(uuid.uuid4())
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
@@ -490,7 +473,7 @@ class Endpoint:
         try:
             chunks = await gateway.start_run(agent_request, request, abandoned=abandoned, cancelled=cancel)
         except UpstreamError as exc:
-            return _detail(exc.status, exc.message)
+            return detail(exc.status, exc.message)
         store = gateway.store
         try:
             stream_id = await store.open()
@@ -518,11 +501,11 @@ class Endpoint:
             return resumed
         stream_id = await gateway.store.resolve_alias(RUN_ALIAS + request.path_params["run_id"])
         if stream_id is None:
-            return _detail(404, "Run not found")
+            return detail(404, "Run not found")
         try:
             entries = await gateway.store.replay(stream_id, 0)
         except ReplayError as exc:
-            return _detail(410, str(exc))
+            return detail(410, str(exc))
         return gateway.event_stream(self._followed(stream_id, entries), "langgraph")
 
     async def cancel(self, request: Request) -> Response:
@@ -534,14 +517,14 @@ class Endpoint:
         store = gateway.store
         stream_id = await store.resolve_alias(RUN_ALIAS + run_id)
         if stream_id is None:
-            return _detail(404, _NOTHING_TO_CANCEL)
+            return detail(404, _NOTHING_TO_CANCEL)
         try:
             if not await self._cancels.cancel(run_id, stream_id):
-                return _detail(404, _NOTHING_TO_CANCEL)  # it has ended
+                return detail(404, _NOTHING_TO_CANCEL)  # it has ended
         except ReplayError:
-            return _detail(404, _NOTHING_TO_CANCEL)
+            return detail(404, _NOTHING_TO_CANCEL)
         except NotImplementedError:
-            return _detail(
+            return detail(
                 409, "the run goes on at another replica, and the store carries no request to stop it"
             )
         if request.query_params.get("wait", "false").lower() not in ("true", "yes", "1"):
@@ -557,20 +540,20 @@ class Endpoint:
         thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
         stream_id = await self._gateway.store.resolve_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}")
         run = None if stream_id is None else await self._run(thread_id, run_id, stream_id)
-        return _detail(404, "Run not found") if run is None else JSONResponse(run)
+        return detail(404, "Run not found") if run is None else JSONResponse(run)
 
     async def list_runs(self, request: Request) -> Response:
         """``runs.list``: the thread's runs the store keeps, the latest
         first, paged (``limit``, ``offset``) and filtered by ``status``."""
         thread_id, query = request.path_params["thread_id"], request.query_params
         try:
-            limit = _count(_integer(query.get("limit", "10"), "limit"), "limit", 1, 1000)
-            offset = _count(_integer(query.get("offset", "0"), "offset"), "offset", 0, None)
+            limit = checked_count(integer(query.get("limit", "10"), "limit"), "limit", 1, 1000)
+            offset = checked_count(integer(query.get("offset", "0"), "offset"), "offset", 0, None)
         except RequestError as exc:
-            return _detail(422, str(exc))
+            return detail(422, str(exc))
         status = query.get("status")
         if status is not None and status not in _RUN_STATUSES:
-            return _detail(422, f"status must be one of {', '.join(_RUN_STATUSES)}, not {status!r}")
+            return detail(422, f"status must be one of {', '.join(_RUN_STATUSES)}, not {status!r}")
         prefix = f"{THREAD_RUN_ALIAS}{thread_id}/"
         kept = await self._gateway.store.aliases(prefix)
         if status is None:
@@ -588,7 +571,7 @@ class Endpoint:
         store = self._gateway.store
         stream_id = await store.resolve_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}")
         if stream_id is None:
-            return _detail(404, "Run not found")
+            return detail(404, "Run not found")
         run_path = f"/threads/{thread_id}/runs/{run_id}"
         return await self._result_when_ended(
             stream_id, {"Content-Location": run_path, "Location": f"{run_path}/join"}
@@ -612,7 +595,7 @@ class Endpoint:
             try:
                 following.result()
             except ReplayError:
-                return _detail(404, "Run not found")
+                return detail(404, "Run not found")
             return JSONResponse(_result(assembler), headers=dict(headers))
         return StreamingResponse(
             _kept_alive(following, assembler, on_leave), media_type="application/json", headers=dict(headers)
@@ -648,7 +631,7 @@ class Endpoint:
         thread_id = request.path_params["thread_id"]
         assembler = await self._last_run(thread_id)
         if assembler is None:
-            return _detail(404, f"Thread {thread_id} has no run")
+            return detail(404, f"Thread {thread_id} has no run")
         return JSONResponse(_state(thread_id, assembler))
 
     async def history(self, request: Request) -> Response:
@@ -664,7 +647,7 @@ class Endpoint:
         stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
         run = None if stream_id is None else await self._assembled(stream_id)
         if run is None:
-            return _detail(404, f"Thread {thread_id} has no run")
+            return detail(404, f"Thread {thread_id} has no run")
         return JSONResponse(_thread(thread_id, *run))
 
     async def search_threads(self, request: Request) -> Response:
@@ -676,7 +659,7 @@ class Endpoint:
         try:
             search = _ThreadSearch(await json_body(request, self._gateway.max_body_bytes))
         except RequestError as exc:
-            return _detail(exc.status if exc.status != 400 else 422, str(exc))
+            return detail(exc.status if exc.status != 400 else 422, str(exc))
         if not search.possible:
             return JSONResponse([])
         threads = []
