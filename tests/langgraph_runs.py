@@ -97,7 +97,8 @@ def cancelled_runs(
     """The calls on runs of ``slow`` (an assistant that answers for some
     seconds) cancelled midway, answered: on the first thread, one created
     in the background (``create``), got while it runs (``get_running``),
-    cancelled (``cancel``) and got again (``get_cancelled``); on the second,
+    cancelled (``cancel``) and got again (``get_cancelled``), and the thread's
+    status then (``thread_after_cancel``); on the second,
     one streamed, cancelled with ``wait=true`` while a client reads it
     (``cancel_wait``). Also the bytes of that stream."""
     calls: dict[str, Any] = {}
@@ -112,6 +113,8 @@ def cancelled_runs(
     calls["cancel"] = answered(http.post(f"{run_path}/cancel"), ids)
     _until(lambda: http.get(run_path).json()["status"] != "running")
     calls["get_cancelled"] = answered(http.get(run_path), ids)
+    _until(lambda: http.get(f"/threads/{background}").json()["status"] != "busy")
+    calls["thread_after_cancel"] = http.get(f"/threads/{background}").json()["status"]
 
     read: dict[str, bytes] = {}
 

@@ -204,14 +204,17 @@ async def _as_the_threads(
             yield b"".join(out)
 
 
-def _thread(thread_id: str, assembler: Any, finished: bool) -> dict[str, Any]:
+def _thread(thread_id: str, assembler: Any, finished: bool, cancelled: bool) -> dict[str, Any]:
     """A thread as langgraph-api gives one, from its last run: ``busy``
-    while the run goes on."""
+    while the run goes on; ``interrupted`` after an interrupt, or a cancel
+    (the node it cut short is still to run, as langgraph-api sees it)."""
     at = now()
     if not finished:
         status = "busy"
+    elif assembler.interrupts or cancelled:
+        status = "interrupted"
     else:
-        status = "interrupted" if assembler.interrupts else "error" if assembler.error else "idle"
+        status = "error" if assembler.error else "idle"
     return {
         "thread_id": thread_id,
         "created_at": at,
@@ -645,10 +648,10 @@ class Endpoint:
         """``GET /threads/{thread_id}``: the thread, its values its last run's."""
         thread_id = request.path_params["thread_id"]
         stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
-        run = None if stream_id is None else await self._assembled(stream_id)
-        if run is None:
+        thread = None if stream_id is None else await self._thread(thread_id, stream_id)
+        if thread is None:
             return detail(404, f"Thread {thread_id} has no run")
-        return JSONResponse(_thread(thread_id, *run))
+        return JSONResponse(thread)
 
     async def search_threads(self, request: Request) -> Response:
         """``POST /threads/search`` (``threads.search``, a frontend's thread
@@ -667,15 +670,27 @@ class Endpoint:
             thread_id = alias.removeprefix(THREAD_ALIAS)
             if search.ids is not None and thread_id not in search.ids:
                 continue
-            run = await self._assembled(stream_id)
-            if run is None:
+            thread = await self._thread(thread_id, stream_id)
+            if thread is None:
                 continue  # (its run is no longer kept)
-            thread = _thread(thread_id, *run)
             if search.status is None or thread["status"] == search.status:
                 threads.append(thread)
             if search.store_order and len(threads) >= search.offset + search.limit:
                 break  # the page is found: no more threads are read
         return JSONResponse(search.page(threads))
+
+    async def _thread(self, thread_id: str, stream_id: str) -> dict[str, Any] | None:
+        """The thread, from its last run's stream (None for one no longer kept)."""
+        run = await self._assembled(stream_id)
+        if run is None:
+            return None
+        assembler, finished = run
+        cancelled = (
+            finished
+            and bool(assembler.run_id)
+            and await self._gateway.store.resolve_alias(CANCELLED_ALIAS + assembler.run_id) is not None
+        )
+        return _thread(thread_id, assembler, finished, cancelled)
 
     async def _last_run(self, thread_id: str) -> Any:
         """The thread's last run, assembled as the store holds it (None without one)."""
