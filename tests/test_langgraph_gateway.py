@@ -560,6 +560,43 @@ def test_a_run_is_cancelled_from_another_replica(tmp_path: Path) -> None:
     assert ANSWER not in answered  # cut short
 
 
+def test_a_background_run_is_followed_and_cancelled_from_another_replica(tmp_path: Path) -> None:
+    """A run created on one replica (``runs.create``) is got, listed and
+    cancelled on another sharing the store, and the thread there says so;
+    a run waited for on one is joined on the other."""
+    from langgraph_sdk import get_client
+
+    asked = {"messages": [{"role": "user", "content": QUESTION}]}
+
+    async def main(first: str, second: str) -> dict[str, Any]:
+        async with get_client(url=first) as runs_it, get_client(url=second) as other:
+            thread_id = (await runs_it.threads.create())["thread_id"]
+            run = await runs_it.runs.create(thread_id, "agent", input=asked)
+            found = {"created": run["status"]}
+            for _ in range(100):
+                found["running"] = (await other.runs.get(thread_id, run["run_id"]))["status"]
+                if found["running"] == "running":
+                    break
+                await asyncio.sleep(0.05)
+            found["listed"] = [listed["run_id"] for listed in await other.runs.list(thread_id)]
+            await other.runs.cancel(thread_id, run["run_id"])
+            found["joined"] = await other.runs.join(thread_id, run["run_id"])
+            found["cancelled"] = (await other.runs.get(thread_id, run["run_id"]))["status"]
+            found["thread"] = (await other.threads.get(thread_id))["status"]
+            waited = await runs_it.runs.wait(None, "agent", input=asked)
+            found["waited"] = waited
+            return found | {"run_id": run["run_id"]}
+
+    with two_replicas(tmp_path, demo_delay=0.05) as (first, second, _):
+        found = asyncio.run(main(first, second))
+    assert (found["created"], found["running"], found["cancelled"]) == ("pending", "running", "interrupted")
+    assert found["listed"] == [found["run_id"]]
+    assert found["thread"] == "interrupted"
+    # Cut short, the run left the thread as it found it: the question alone.
+    assert [message["type"] for message in found["joined"]["messages"]] == ["human"]
+    assert text_of(found["waited"]["messages"][-1]) == ANSWER
+
+
 class Dropping:
     """A LangGraph server whose run's stream drops midway: the run names its
     join endpoint (``Location``), which gives the rest after
