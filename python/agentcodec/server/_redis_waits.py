@@ -184,6 +184,8 @@ class StreamWaits:
     async def _run(self) -> None:
         client = None
         failing = False
+        # (an event of this task's loop: a store may outlive a loop, as its task does)
+        self._wanted = asyncio.Event()
         try:
             while self._streams:
                 try:
