@@ -136,6 +136,7 @@ def cancelled_runs(
 
 
 def _until(holds: Callable[[], bool], seconds: float = 10.0) -> None:
+    # (not servers.wait_until: the fixture script runs these calls where pytest is not installed)
     deadline = time.monotonic() + seconds
     while not holds():
         if time.monotonic() > deadline:

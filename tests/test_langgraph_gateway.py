@@ -194,12 +194,32 @@ def test_a_dropped_client_resumes_with_last_event_id(gateway: str) -> None:
         ([], 422, "a run is a JSON object"),
     ],
 )
+@pytest.mark.parametrize(
+    "path", ["/threads/t-bad/runs/stream", "/threads/t-bad/runs/wait", "/threads/t-bad/runs", "/runs/wait"]
+)
 def test_what_it_does_not_serve_is_refused_saying_why(
-    gateway: str, body: Any, status: int, says: str
+    gateway: str, path: str, body: Any, status: int, says: str
 ) -> None:
-    response = httpx.post(f"{gateway}/threads/t-bad/runs/stream", json=body)
+    """Every route that runs the agent refuses alike, before it runs it."""
+    response = httpx.post(f"{gateway}{path}", json=body)
     assert response.status_code == status
     assert says in response.json()["detail"]
+    # Nothing ran: the thread has no run.
+    assert httpx.get(f"{gateway}/threads/t-bad/runs").json() == []
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ([], "a search is a JSON object"),
+        ({"graph_id": 5}, "graph_id must be a string, not 5"),
+        ({"metadata": []}, "metadata must be a JSON object"),
+        ({"limit": 0}, "limit must be an integer, 1 to 1000, not 0"),
+    ],
+)
+def test_a_bad_assistant_search_is_refused_saying_why(gateway: str, body: Any, says: str) -> None:
+    response = httpx.post(f"{gateway}/assistants/search", json=body)
+    assert (response.status_code, response.json()["detail"]) == (422, says)
 
 
 def test_the_server_says_what_it_is_without_a_key() -> None:
