@@ -119,6 +119,8 @@ def run_body(**extra: Any) -> dict[str, Any]:
         (["messages-tuple"], {"metadata", "messages"}),
         (["values", "messages-tuple", "updates"], {"metadata", "values", "messages", "updates"}),
         (["updates"], {"metadata", "updates"}),
+        (["messages"], {"metadata", "messages/metadata", "messages/partial", "messages/complete"}),
+        (["messages", "messages-tuple"], {"metadata", "messages"}),
     ],
 )
 def test_the_modes_asked_for_are_the_events_sent(gateway: str, stream_mode: Any, events: set[str]) -> None:
@@ -130,6 +132,96 @@ def test_the_modes_asked_for_are_the_events_sent(gateway: str, stream_mode: Any,
     run_id = data_events(response.content)[0]["run_id"]
     assert response.headers["content-location"] == f"/threads/t-modes/runs/{run_id}"
     assert response.headers["location"] == f"/threads/t-modes/runs/{run_id}/stream"
+
+
+def parsed(stream: bytes) -> list[tuple[str, Any]]:
+    return [(event.event, json.loads(event.data)) for event in SSEDecoder().feed(stream)]
+
+
+def ids_in_order(events: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The events with each message's id, and the run's metadata, made the
+    same in two runs of one agent: the ids by order of first use."""
+    ids: dict[str, str] = {}
+    out = []
+    for name, data in events:
+        same = data
+        if name == "messages/metadata":
+            ((message_id, _),) = data.items()
+            same = {ids.setdefault(message_id, f"m{len(ids)}"): "metadata"}
+        elif name in ("messages/partial", "messages/complete"):
+            same = [message | {"id": ids[message["id"]]} for message in data]
+        out.append((name, same))
+    return out
+
+
+def test_the_legacy_messages_mode_is_written_as_langgraph_api_writes_it() -> None:
+    """scripts/langgraph_fixtures.py ran one agent on one question in
+    ``messages-tuple`` (tool_call) and in the legacy ``messages`` mode
+    (legacy_messages): the tuples rewritten are the real server's events,
+    each partial message with its arguments parsed as far as they go, ids
+    (new each run) aside."""
+    from agentcodec.langgraph._legacy import LegacyMessages
+
+    tuples = parsed((FIXTURES / "langgraph" / "tool_call.sse").read_bytes())
+    legacy = LegacyMessages()
+    rewritten = parsed(b"".join(legacy.rewrite(data) for name, data in tuples if name == "messages"))
+    recorded = parsed((FIXTURES / "langgraph" / "legacy_messages.sse").read_bytes())
+    assert ids_in_order(rewritten) == ids_in_order(recorded[1:])
+    # The metadata is each message's first chunk's, as the server sends it.
+    firsts = {data[0]["id"]: data[1] for name, data in reversed(tuples) if name == "messages"}
+    assert [data for name, data in rewritten if name == "messages/metadata"] == [
+        {message_id: {"metadata": metadata}} for message_id, metadata in reversed(firsts.items())
+    ]
+
+
+def test_a_run_in_the_legacy_messages_mode_ends_with_the_messages_the_thread_keeps(gateway: str) -> None:
+    """Each message's last ``messages/partial`` or ``messages/complete`` is
+    the message as the thread's values keep it: langgraph-sdk's legacy
+    readers (a message replaced by id) end where the run did."""
+    from langgraph_sdk import get_client
+
+    async def legacy_run() -> tuple[list[tuple[str, Any]], dict[str, Any]]:
+        async with get_client(url=gateway) as client:
+            thread = await client.threads.create()
+            parts = [
+                (part.event, part.data)
+                async for part in client.runs.stream(
+                    thread["thread_id"], "agent", input={"messages": [QUESTION]}, stream_mode="messages"
+                )
+            ]
+            return parts, await client.threads.get_state(thread["thread_id"])
+
+    parts, state = asyncio.run(legacy_run())
+    last: dict[str, Any] = {}
+    for name, data in parts:
+        if name in ("messages/partial", "messages/complete"):
+            last |= {message["id"]: message for message in data}
+    kept = state["values"]["messages"][1:]
+    assert [message["type"] for message in kept] == ["ai", "ai", "tool", "ai"]
+    assert list(last.values()) == kept
+    assert [name for name, _ in parts].count("messages/metadata") == len(kept)
+
+
+@pytest.mark.parametrize("stream_mode", ["updates", "messages-tuple", "messages"])
+def test_a_thread_keeps_what_its_runs_wrote_whatever_they_streamed(gateway: str, stream_mode: str) -> None:
+    """A run that streams no ``values`` (RemoteGraph's ``stream()`` asks for
+    ``updates``) still leaves the thread its messages: the next run starts
+    from them, and the thread's state, the thread and a waited run's result
+    hold them, as langgraph-api's do."""
+    thread = f"{gateway}/threads/t-unstreamed-{stream_mode}"
+    for question in (QUESTION, "And now?"):
+        body = run_body(stream_mode=stream_mode) | {"input": {"messages": [question]}}
+        response = httpx.post(f"{thread}/runs/stream", json=body, timeout=30)
+        assert response.status_code == 200
+        assert "event: values" not in response.text
+    values = httpx.get(f"{thread}/state").json()["values"]
+    turn = ["ai", "ai", "tool", "ai"]
+    assert [message["type"] for message in values["messages"]] == ["human", *turn, "human", *turn]
+    assert values["messages"][5]["content"] == "And now?"
+    assert httpx.get(thread).json()["values"] == values
+    waited = httpx.post(f"{thread}/runs/wait", json=run_body(stream_mode=stream_mode), timeout=30).json()
+    assert waited["messages"][: len(values["messages"])] == values["messages"]
+    assert len(waited["messages"]) == len(values["messages"]) + 5
 
 
 def shape(stream: bytes) -> list[str]:

@@ -11,8 +11,10 @@ the agent behind the gateway.
   thread's input messages (the thread is the agent's session), streamed as
   langgraph-api streams a graph of one node, ``agent``, for
   ``stream_mode=["values", "updates", "messages-tuple"]`` (the modes asked
-  for are kept: ``values``, ``updates``, ``messages`` or
-  ``messages-tuple``; ``metadata`` and ``error`` always): the thread's
+  for are kept: ``values``, ``updates``, ``messages-tuple``, or the legacy
+  ``messages``: ``messages/metadata``, then ``messages/partial`` with the
+  message so far, as langgraph-api writes it; ``metadata`` and ``error``
+  always): the thread's
   values as the run starts (its messages before, the input), the answer's
   messages as they stream, the node's update (the answer's messages), and
   the thread's values again: those before, the input, the answer.
@@ -56,9 +58,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +80,7 @@ from ..server import ReplayError
 from ..server._closing import closed
 from ..server._response import recording
 from ._assistants import ASSISTANT_ID, GRAPH_ID, Assistants
+from ._legacy import LegacyMessages
 from ._replies import checked_count, detail, integer, now
 
 if TYPE_CHECKING:
@@ -90,6 +94,10 @@ RUN_ALIAS = "langgraph-run:"
 THREAD_RUN_ALIAS = "langgraph-thread-run:"
 # The runs cancelled (their streams end as any run's does).
 CANCELLED_ALIAS = "langgraph-cancelled:"
+# The thread's values a run wrote without streaming them (it asked for no
+# ``values``): a stream of their own, so that the thread's state is what
+# the run left whatever its client asked to see.
+VALUES_ALIAS = "langgraph-values:"
 _RUN_STATUSES = ("pending", "running", "error", "success", "timeout", "interrupted")
 # The node the agent's run is, in the graph the gateway serves (its one node).
 _NODE = "agent"
@@ -147,15 +155,17 @@ def _inputs(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [serialized(item) for item in items]
 
 
-def _asked_modes(body: Mapping[str, Any]) -> set[str]:
+def _asked_modes(body: Mapping[str, Any]) -> tuple[set[str], bool]:
     """The events a request's ``stream_mode`` asks for (langgraph-sdk's
-    default is ``values``)."""
+    default is ``values``), and whether its messages are the legacy mode's
+    (``messages`` asked for, ``messages-tuple`` not: langgraph-api writes
+    the tuples when both are)."""
     modes = body.get("stream_mode", "values")
     names = [modes] if isinstance(modes, str) else modes if isinstance(modes, list) else []
     kept = {"metadata", "error"}
     for name in names:
         kept |= _MODES.get(name, set()) if isinstance(name, str) else set()
-    return kept
+    return kept, "messages" in names and "messages-tuple" not in names
 
 
 async def _as_the_threads(
@@ -164,6 +174,9 @@ async def _as_the_threads(
     modes: set[str],
     node: str,
     cancelled: Callable[[], bool],
+    *,
+    legacy: LegacyMessages | None = None,
+    unsent_values: Callable[[bytes], Awaitable[object]] | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's events as langgraph-api streams a thread's run of a graph
     of one node, ``node``: only the modes asked for; after the run's
@@ -171,10 +184,13 @@ async def _as_the_threads(
     messages so far and the input); at its end, the node's update (the
     messages it added), then the thread's values holding them after those
     before; unless the run was ``cancelled``: a node cut short writes no
-    update, and the thread stays as the run found it. (A chunk holds whole
+    update, and the thread stays as the run found it. Its messages are the
+    legacy mode's when ``legacy`` rewrites them. The values, when not asked
+    for, are given to ``unsent_values`` instead. (A chunk holds whole
     events; once the run has started, one that needs none of this passes
     untouched.)"""
-    filtered = not {"messages", "values"} <= modes
+    filtered = not {"messages", "values"} <= modes or legacy is not None
+    kept = "values" in modes
     started = False
     async for chunk in frames:
         if started and not filtered and b"event: values\n" not in chunk:
@@ -192,14 +208,21 @@ async def _as_the_threads(
                     if "updates" in modes:
                         out.append(bytes(impl.encode_sse({node: {"messages": added}}, event="updates")))
                     data["messages"] = [*before, *added]
-                if "values" in modes:
+                if kept:
                     out.append(bytes(impl.encode_sse(data, event="values")))
+                elif unsent_values is not None:
+                    await unsent_values(bytes(impl.encode_sse(data, event="values")))
+            elif event.event == "messages" and legacy is not None:
+                out.append(legacy.rewrite(json.loads(event.data)))
             elif event.event in modes:
                 out.append(bytes(impl.encode_sse(json.loads(event.data), event=event.event)))
             if event.event == "metadata" and not started:
                 started = True
-                if "values" in modes:
-                    out.append(bytes(impl.encode_sse({"messages": before}, event="values")))
+                first = bytes(impl.encode_sse({"messages": before}, event="values"))
+                if kept:
+                    out.append(first)
+                elif unsent_values is not None:
+                    await unsent_values(first)
         if out:
             yield b"".join(out)
 
@@ -478,8 +501,14 @@ class Endpoint:
         except UpstreamError as exc:
             return detail(exc.status, exc.message)
         store = gateway.store
+        modes, legacy = _asked_modes(body)
+        unsent_values = None
         try:
             stream_id = await store.open()
+            if "values" not in modes:
+                values_id = await store.open()
+                await store.set_alias(VALUES_ALIAS + run_id, values_id)
+                unsent_values = functools.partial(store.append, values_id)
             await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
             await store.set_alias(RUN_ALIAS + run_id, stream_id)
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
@@ -492,7 +521,15 @@ class Endpoint:
         def cancelled() -> bool:
             return any(event is not None and event.is_set() for event in cancelled_by)
 
-        frames = _as_the_threads(converting, [*before, *inputs], _asked_modes(body), _NODE, cancelled)
+        frames = _as_the_threads(
+            converting,
+            [*before, *inputs],
+            modes,
+            _NODE,
+            cancelled,
+            legacy=LegacyMessages() if legacy else None,
+            unsent_values=unsent_values,
+        )
         frames = _cancel_recorded(frames, store, run_id, stream_id, cancelled)
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned, cancel_on_disconnect)
@@ -599,9 +636,11 @@ class Endpoint:
                 following.result()
             except ReplayError:
                 return detail(404, "Run not found")
-            return JSONResponse(_result(assembler), headers=dict(headers))
+            return JSONResponse(await self._result(assembler), headers=dict(headers))
         return StreamingResponse(
-            _kept_alive(following, assembler, on_leave), media_type="application/json", headers=dict(headers)
+            _kept_alive(following, functools.partial(self._result, assembler), on_leave),
+            media_type="application/json",
+            headers=dict(headers),
         )
 
     async def _run(self, thread_id: str, run_id: str, stream_id: str) -> dict[str, Any] | None:
@@ -708,7 +747,27 @@ class Endpoint:
         assembler = impl.LangGraphAssembler(on_error="skip")
         for _, frame in entries:
             assembler.feed(frame)
+        await self._unsent_values(assembler)
         return assembler, finished
+
+    async def _unsent_values(self, assembler: Any) -> None:
+        """Feeds a run's ``assembler`` the values it kept apart, if it
+        streamed none."""
+        if assembler.values is not None or not assembler.run_id:
+            return
+        store = self._gateway.store
+        values_id = await store.resolve_alias(VALUES_ALIAS + assembler.run_id)
+        if values_id is None:
+            return
+        with contextlib.suppress(ReplayError):
+            kept, _ = await store.stored(values_id)
+            for _, frame in kept:
+                assembler.feed(frame)
+
+    async def _result(self, assembler: Any) -> dict[str, Any]:
+        """The result of a run that has ended, from its ``assembler``."""
+        await self._unsent_values(assembler)
+        return _result(assembler)
 
     async def _thread_messages(self, thread_id: str) -> list[Any]:
         assembler = await self._last_run(thread_id)
@@ -747,7 +806,9 @@ async def _abandoned(following: asyncio.Future[None], on_leave: Callable[[], obj
 
 
 async def _kept_alive(
-    following: asyncio.Future[None], assembler: Any, on_leave: Callable[[], object] | None
+    following: asyncio.Future[None],
+    result_of_run: Callable[[], Awaitable[dict[str, Any]]],
+    on_leave: Callable[[], object] | None,
 ) -> AsyncIterator[bytes]:
     """Whitespace every ``_KEEP_ALIVE`` seconds until the run has ended,
     then its result (or, if the store stopped keeping the run midway, an
@@ -757,7 +818,7 @@ async def _kept_alive(
             yield b"\n"
         try:
             following.result()
-            result = _result(assembler)
+            result = await result_of_run()
         except ReplayError as exc:
             result = {"__error__": {"error": "ReplayError", "message": str(exc)}}
         yield bytes(JSONResponse(result).body)
