@@ -609,10 +609,12 @@ def test_an_unknown_run_or_thread_is_not_found(gateway: str) -> None:
     assert httpx.get(f"{gateway}/threads/nobody/state").status_code == 404
 
 
-def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
+@pytest.mark.parametrize("stream_mode", ["values", "updates"])
+def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it(stream_mode: str) -> None:
     """``runs.cancel`` (useStream's ``stop``): the run is cancelled upstream
-    and its stream ends; joined, its answer is the thread's values; a run
-    that has ended, or an unknown run, is not found."""
+    and its stream ends; joined, its answer is the thread's values, as the
+    run found them, whether it streamed them or not; a run that has ended,
+    or an unknown run, is not found."""
     from langgraph_sdk import get_client
 
     agent = ScriptedAgent(endless_run)
@@ -621,7 +623,7 @@ def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
     async def main(url: str) -> tuple[Any, Any, list[Any]]:
         async with get_client(url=url) as client:
             thread_id = (await client.threads.create())["thread_id"]
-            async for part in client.runs.stream(thread_id, "agent", input=asked, stream_mode=["values"]):
+            async for part in client.runs.stream(thread_id, "agent", input=asked, stream_mode=[stream_mode]):
                 if part.event == "metadata":
                     run_id = part.data["run_id"]
                     break
@@ -654,7 +656,10 @@ def test_a_run_is_cancelled_as_langgraph_sdk_cancels_it() -> None:
     assert values["messages"][0]["content"] == "hi"
     # The run's stream ends with the thread's values as the run found them:
     # as langgraph-api's, a node cut short writes nothing to the thread.
-    assert (joined[-1].event, joined[-1].data) == ("values", values)
+    if stream_mode == "values":
+        assert (joined[-1].event, joined[-1].data) == ("values", values)
+    else:
+        assert {part.event for part in joined} == {"metadata"}
     assert [message["type"] for message in values["messages"]] == ["human"]
 
 
