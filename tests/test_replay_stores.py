@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -665,3 +666,30 @@ def test_a_backlog_behind_a_reader_is_read_once(redis_url: str) -> None:
             await client.aclose()
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("events", [2, 7], ids=["kept", "past-the-bound"])
+def test_a_stream_is_dated_when_opened_and_when_finished(make_store: MakeStore, events: int) -> None:
+    """``times``: when a stream was opened, and when it finished (None while
+    it runs), by the wall clock, the opening known once the stream's first
+    events were dropped too."""
+
+    async def test(store: ReplayStore) -> None:
+        before = time.time()
+        stream = await store.open()
+        opened, ended = await store.times(stream)
+        assert ended is None
+        assert opened is not None
+        assert before - 0.01 <= opened <= time.time() + 0.01
+        for number in range(events):
+            await store.append(stream, b"%d" % number)
+        await asyncio.sleep(0.05)
+        await store.finish(stream)
+        assert await store.times(stream) == (opened, pytest.approx(time.time(), abs=0.2))
+        (_, ended) = await store.times(stream)
+        assert ended is not None
+        assert ended >= opened + 0.04
+        with pytest.raises(ReplayError, match="not stored"):
+            await store.times("nosuchstream")
+
+    run(make_store, test, max_events=3)

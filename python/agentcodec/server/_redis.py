@@ -4,7 +4,8 @@ of them can resume a stream another one is still writing.
 Each stream is one Redis stream key. Its events are entries with explicit
 ids ``<number>-0`` (so a resuming reader asks for exactly what follows the
 number it has), bounded by ``MAXLEN``; an ``open`` entry (``0-1``) makes an
-empty stream exist, an ``end`` entry (``<last>-2``) ends it; the key expires
+empty stream exist, an ``end`` entry (``<last>-2``) ends it, each holding
+when (milliseconds since the epoch, for ``times``); the key expires
 ``ttl`` seconds after it was last written. Readers read with ``XREAD``,
 and wait for more in one ``XREAD BLOCK`` that all of a process's readers
 share (``_redis_waits``). An alias is a Redis stream of one entry (the
@@ -50,6 +51,18 @@ def _text(value: bytes | str) -> str:
 def _field(fields: dict[Any, Any], name: str) -> Any:
     value = fields.get(name.encode())
     return fields.get(name) if value is None else value
+
+
+def _now_ms() -> bytes:
+    return str(int(time.time() * 1000)).encode()
+
+
+def _time_of(fields: dict[Any, Any], name: str) -> float | None:
+    """The time an open or end entry holds, in seconds (None for another
+    entry, and for one written before entries held times)."""
+    value = _field(fields, name)
+    text = _text(value) if value is not None else ""
+    return int(text) / 1000 if text.isdigit() else None
 
 
 def _socket_timeout(redis: Any) -> float | None:
@@ -113,8 +126,9 @@ class RedisReplayStore(ReplayStore):
         if timeout is not None:
             block_seconds = min(block_seconds, timeout / 2)
         self._block_ms = max(1, int(block_seconds * 1000))
-        # The last number written, per stream this process writes.
+        # The last number written, and when it was opened, per stream this process writes.
         self._written: dict[str, int] = {}
+        self._opened: dict[str, bytes] = {}
         # Readers wait for new entries here, not each in an XREAD BLOCK of its own.
         self._waits = StreamWaits(redis, self._block_ms, _HANDED_AT_ONCE)
 
@@ -139,8 +153,10 @@ class RedisReplayStore(ReplayStore):
 
     async def open(self) -> str:
         stream_id = new_stream_id()
-        await self._add(stream_id, ("0-1", {"open": b""}))
+        opened = _now_ms()
+        await self._add(stream_id, ("0-1", {"open": opened}))
         self._written[stream_id] = 0
+        self._opened[stream_id] = opened
         return stream_id
 
     async def append(self, stream_id: str, event: bytes) -> int:
@@ -159,11 +175,14 @@ class RedisReplayStore(ReplayStore):
         last = self._writer(stream_id)
         # After the open entry (0-1) even when no event came; kept beside
         # the last max_events events, not trimming one of them.
+        # (the end holds when it was opened too, as MAXLEN may have trimmed
+        # the open entry; not in a field named "open", which marks that entry)
+        ended = {"end": _now_ms(), "opened": self._opened[stream_id]}
         try:
-            await self._add(stream_id, (f"{last}-2", {"end": b""}), trim=False)
+            await self._add(stream_id, (f"{last}-2", ended), trim=False)
         finally:
             # Written or not, this process is done with it: nothing kept per stream.
-            del self._written[stream_id]
+            del self._written[stream_id], self._opened[stream_id]
 
     def _writer(self, stream_id: str) -> int:
         last = self._written.get(stream_id)
@@ -294,6 +313,19 @@ class RedisReplayStore(ReplayStore):
                 raise ReplayError(stream_id, 0, number)
             events.append((number, event.encode() if isinstance(event, str) else event))
         return events, finished
+
+    async def times(self, stream_id: str) -> tuple[float | None, float | None]:
+        # The end entry is the stream's last, and holds both times; a running
+        # stream's first is its open entry, until MAXLEN trims it.
+        key = self._key(stream_id)
+        last = await self._redis.xrevrange(key, "+", "-", count=1)
+        if not last:
+            raise ReplayError(stream_id, 0, None)
+        fields = last[0][1]
+        if _field(fields, "end") is not None:
+            return _time_of(fields, "opened"), _time_of(fields, "end")
+        first = await self._redis.xrange(key, "-", "+", count=1)
+        return (_time_of(first[0][1], "open") if first else None), None
 
     async def finished(self, stream_id: str) -> bool:
         # The end entry is the stream's last: one entry read, not the stream.

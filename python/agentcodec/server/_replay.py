@@ -104,6 +104,15 @@ class ReplayStore(abc.ABC):
         were dropped."""
         raise NotImplementedError(f"{type(self).__name__} gives no snapshot of a stream")
 
+    async def times(self, stream_id: str) -> tuple[float | None, float | None]:
+        """When the stream was opened and when it finished, in seconds since
+        the epoch (``time.time()``): None for a stream still running, and
+        for an opening the store no longer knows (a stream that began before
+        its store kept times). What a server dates the things it names by
+        streams from (a run's ``created_at``). Raises ``ReplayError`` when
+        the stream is not stored."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no times")
+
     async def finished(self, stream_id: str) -> bool:
         """Whether the stream has finished, without reading its events.
         Raises ``ReplayError`` when the stream is not stored. A store that
@@ -171,11 +180,13 @@ def new_stream_id() -> str:
 class _MemoryStream:
     __slots__ = (
         "dropped",
+        "ended",
         "events",
         "finished",
         "finished_at",
         "first",
         "last",
+        "opened",
         "size",
         "stop_requested",
         "wakeup",
@@ -187,7 +198,10 @@ class _MemoryStream:
         self.first = 1  # the number of events[0]
         self.last = 0
         self.finished = False
-        self.finished_at = 0.0
+        self.finished_at = 0.0  # (the monotonic clock: when it is forgotten)
+        # When it was opened and finished, by the wall clock (``times``).
+        self.opened = time.time()
+        self.ended: float | None = None
         self.dropped = False  # evicted before it finished
         self.stop_requested = False
         self.wakeup = asyncio.Event()
@@ -290,6 +304,7 @@ class MemoryReplayStore(ReplayStore):
         stream = self._writable(stream_id)
         stream.finished = True
         stream.finished_at = time.monotonic()
+        stream.ended = time.time()
         self._wake(stream)
 
     async def replay(self, stream_id: str, after: int) -> AsyncIterator[StreamEntry]:
@@ -338,6 +353,13 @@ class MemoryReplayStore(ReplayStore):
         if stream is None:
             raise ReplayError(stream_id, 0, None)
         return stream.finished
+
+    async def times(self, stream_id: str) -> tuple[float | None, float | None]:
+        self._evict()
+        stream = self._streams.get(stream_id)
+        if stream is None:
+            raise ReplayError(stream_id, 0, None)
+        return stream.opened, stream.ended
 
     async def request_stop(self, stream_id: str) -> None:
         stream = self._streams.get(stream_id)
