@@ -368,6 +368,42 @@ def test_threads_are_searched_as_a_frontend_lists_them() -> None:
     assert refused.json()["detail"] == "limit must be an integer, 1 to 1000, not 0"
 
 
+def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:
+    """A run's ``created_at`` is when it began, its ``updated_at`` when it
+    ended; a thread was made when its first run began and updated when its
+    last ended, which its state is dated by too; asked again later, they
+    stand."""
+    from langgraph_sdk import get_client
+
+    async def main(url: str) -> tuple[list[Any], Any, Any, Any, list[Any]]:
+        async with get_client(url=url) as client:
+            thread_id = (await client.threads.create())["thread_id"]
+            for text in ("first", "second"):
+                async for _ in client.runs.stream(thread_id, "agent", input={"messages": [text]}):
+                    pass
+                await asyncio.sleep(0.02)
+            other = (await client.threads.create())["thread_id"]
+            async for _ in client.runs.stream(other, "agent", input={"messages": ["other"]}):
+                pass
+            runs = await client.runs.list(thread_id)
+            thread = await client.threads.get(thread_id)
+            state = await client.threads.get_state(thread_id)
+            await asyncio.sleep(0.02)
+            again = await client.threads.get(thread_id)
+            by_creation = await client.threads.search(sort_by="created_at", sort_order="desc")
+            return runs, thread, state, again, by_creation
+
+    with serve(Gateway(DemoAgent(delay=0.01))) as url:
+        runs, thread, state, again, by_creation = asyncio.run(main(url))
+    second, first = runs
+    assert first["created_at"] < first["updated_at"] < second["created_at"] < second["updated_at"]
+    assert (thread["created_at"], thread["updated_at"]) == (first["created_at"], second["updated_at"])
+    assert state["created_at"] == second["updated_at"]
+    assert again == thread
+    assert [found["thread_id"] for found in by_creation][1:] == [thread["thread_id"]]
+    assert by_creation[0]["created_at"] > second["updated_at"]
+
+
 def test_a_threads_runs_are_got_listed_and_joined_as_langgraph_sdk_asks() -> None:
     """``runs.get``, ``runs.list`` and ``runs.join``: a thread's runs, the
     latest first, each ``success`` once ended, paged and filtered by status;
@@ -699,14 +735,19 @@ def test_a_background_run_is_followed_and_cancelled_from_another_replica(tmp_pat
             run = await runs_it.runs.create(thread_id, "agent", input=asked)
             found = {"created": run["status"]}
             for _ in range(100):
-                found["running"] = (await other.runs.get(thread_id, run["run_id"]))["status"]
+                got = await other.runs.get(thread_id, run["run_id"])
+                found["running"] = got["status"]
                 if found["running"] == "running":
                     break
                 await asyncio.sleep(0.05)
+            # Dated by the store, as either replica dates it.
+            found["began"] = (run["created_at"], got["created_at"], got["updated_at"])
             found["listed"] = [listed["run_id"] for listed in await other.runs.list(thread_id)]
             await other.runs.cancel(thread_id, run["run_id"])
             found["joined"] = await other.runs.join(thread_id, run["run_id"])
-            found["cancelled"] = (await other.runs.get(thread_id, run["run_id"]))["status"]
+            cancelled = await other.runs.get(thread_id, run["run_id"])
+            found["cancelled"] = cancelled["status"]
+            found["ended"] = (cancelled["created_at"], cancelled["updated_at"])
             found["thread"] = (await other.threads.get(thread_id))["status"]
             waited = await runs_it.runs.wait(None, "agent", input=asked)
             found["waited"] = waited
@@ -717,6 +758,9 @@ def test_a_background_run_is_followed_and_cancelled_from_another_replica(tmp_pat
         found = asyncio.run(main(first, second))
     assert (found["created"], found["running"], found["cancelled"]) == ("pending", "running", "interrupted")
     assert found["listed"] == [found["run_id"]]
+    began = found["began"][0]
+    assert found["began"] == (began, began, began)
+    assert found["ended"][0] == began < found["ended"][1]
     assert found["thread"] == "interrupted"
     # Cut short, the run left the thread as it found it: the question alone.
     assert [message["type"] for message in found["joined"]["messages"]] == ["human"]

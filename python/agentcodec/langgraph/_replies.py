@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse
 
 from ..gateway._requests import RequestError
 
-__all__ = ["checked_count", "detail", "integer", "now"]
+__all__ = ["checked_count", "dated", "detail", "integer", "now"]
 
 
 def detail(status: int, message: str) -> JSONResponse:
@@ -20,6 +20,11 @@ def detail(status: int, message: str) -> JSONResponse:
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat()
+
+
+def dated(seconds: float | None) -> str:
+    """A time (seconds since the epoch; None: now) as a record gives it."""
+    return now() if seconds is None else datetime.fromtimestamp(seconds, timezone.utc).isoformat()
 
 
 def integer(value: str, name: str) -> Any:

@@ -81,7 +81,7 @@ from ..server._closing import closed
 from ..server._response import recording
 from ._assistants import ASSISTANT_ID, GRAPH_ID, Assistants
 from ._legacy import LegacyMessages
-from ._replies import checked_count, detail, integer, now
+from ._replies import checked_count, dated, detail, integer, now
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -92,6 +92,8 @@ THREAD_ALIAS = "langgraph-thread:"
 RUN_ALIAS = "langgraph-run:"
 # A thread's runs: the prefix + the thread's id + "/" + the run's id.
 THREAD_RUN_ALIAS = "langgraph-thread-run:"
+# A thread's first run the store keeps: when the thread was made.
+FIRST_RUN_ALIAS = "langgraph-thread-first:"
 # The runs cancelled (their streams end as any run's does).
 CANCELLED_ALIAS = "langgraph-cancelled:"
 # The thread's values a run wrote without streaming them (it asked for no
@@ -227,12 +229,24 @@ async def _as_the_threads(
             yield b"".join(out)
 
 
-def _thread(thread_id: str, assembler: Any, finished: bool, cancelled: bool) -> dict[str, Any]:
+@dataclass
+class _Recorded:
+    """A run as the store holds it: assembled, whether it has ended, and
+    when it began and last changed (as a record gives times)."""
+
+    assembler: Any
+    finished: bool
+    created_at: str
+    updated_at: str
+
+
+def _thread(thread_id: str, last_run: _Recorded, cancelled: bool, created_at: str) -> dict[str, Any]:
     """A thread as langgraph-api gives one, from its last run: ``busy``
     while the run goes on; ``interrupted`` after an interrupt, or a cancel
-    (the node it cut short is still to run, as langgraph-api sees it)."""
-    at = now()
-    if not finished:
+    (the node it cut short is still to run, as langgraph-api sees it);
+    updated when its last run last changed."""
+    assembler = last_run.assembler
+    if not last_run.finished:
         status = "busy"
     elif assembler.interrupts or cancelled:
         status = "interrupted"
@@ -240,8 +254,8 @@ def _thread(thread_id: str, assembler: Any, finished: bool, cancelled: bool) -> 
         status = "error" if assembler.error else "idle"
     return {
         "thread_id": thread_id,
-        "created_at": at,
-        "updated_at": at,
+        "created_at": created_at,
+        "updated_at": last_run.updated_at,
         "metadata": {},
         "status": status,
         "values": assembler.values or {},
@@ -284,17 +298,15 @@ class _ThreadSearch:
         self.sort_order = body.get("sort_order") or "desc"
         if self.sort_order not in ("asc", "desc"):
             raise RequestError(f"sort_order must be asc or desc, not {self.sort_order!r}")
-        # The store lists the threads last updated first: that order needs no sort.
-        self.store_order = self.sort_by in ("updated_at", "created_at") and self.sort_order == "desc"
+        # The store lists the threads by when their last run began, the
+        # latest first: the order of their updates but for runs that overlap,
+        # which the page's sort puts right; other orders read every thread.
+        self.store_order = self.sort_by == "updated_at" and self.sort_order == "desc"
 
     def page(self, threads: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The threads asked for, of those found in the store's order."""
-        if self.sort_by in ("thread_id", "status"):
-            threads = sorted(
-                threads, key=lambda thread: thread[self.sort_by], reverse=self.sort_order == "desc"
-            )
-        elif self.sort_order == "asc":
-            threads = threads[::-1]
+        """The threads asked for, of those found (times are ISO 8601 in UTC,
+        which sort as text)."""
+        threads = sorted(threads, key=lambda thread: thread[self.sort_by], reverse=self.sort_order == "desc")
         return threads[self.offset : self.offset + self.limit]
 
 
@@ -311,15 +323,14 @@ def _result(assembler: Any) -> dict[str, Any]:
     return values
 
 
-def _run_record(thread_id: str, run_id: str, status: str) -> dict[str, Any]:
+def _run_record(thread_id: str, run_id: str, status: str, created_at: str, updated_at: str) -> dict[str, Any]:
     """A run, as langgraph-api gives one."""
-    at = now()
     return {
         "run_id": run_id,
         "thread_id": thread_id,
         "assistant_id": ASSISTANT_ID,
-        "created_at": at,
-        "updated_at": at,
+        "created_at": created_at,
+        "updated_at": updated_at,
         "status": status,
         "metadata": {"created_by": "system", "graph_id": GRAPH_ID, "assistant_id": ASSISTANT_ID},
         "multitask_strategy": "reject",
@@ -342,14 +353,23 @@ class _Started:
     cancel_on_disconnect: bool
 
 
-def _state(thread_id: str, assembler: Any) -> dict[str, Any]:
-    """A thread's state after a run, as ``GET /threads/{thread_id}/state`` gives it."""
+def _messages_of(last_run: _Recorded | None) -> list[Any]:
+    """The messages a thread's last run left it (none without one)."""
+    values = last_run.assembler.values if last_run is not None else None
+    messages = values.get("messages") if isinstance(values, dict) else None
+    return list(messages) if isinstance(messages, list) else []
+
+
+def _state(thread_id: str, last_run: _Recorded) -> dict[str, Any]:
+    """A thread's state after a run, as ``GET /threads/{thread_id}/state``
+    gives it: made when the run last changed."""
+    assembler = last_run.assembler
     return {
         "values": assembler.values or {},
         "next": [],
         "tasks": [],
         "metadata": {"run_id": assembler.run_id},
-        "created_at": now(),
+        "created_at": last_run.updated_at,
         "checkpoint": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": assembler.run_id},
         "parent_checkpoint": None,
         "interrupts": assembler.interrupts,
@@ -441,8 +461,9 @@ class Endpoint:
         if isinstance(started, Response):
             return started
         recording(self._gateway.store, started.stream_id, started.frames)
+        began = (await self._times(started.stream_id))[0] or now()
         return JSONResponse(
-            _run_record(started.thread_id, started.run_id, "pending"),
+            _run_record(started.thread_id, started.run_id, "pending", began, began),
             headers={"Content-Location": self._run_path(request, started)},
         )
 
@@ -491,7 +512,8 @@ class Endpoint:
             inputs = _inputs(body)
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
-        before = await self._thread_messages(thread_id)
+        last_run = await self._last_run(thread_id)
+        before = _messages_of(last_run)
         run_id = str(uuid.uuid4())
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
         abandoned = asyncio.Event() if streamed and cancel_on_disconnect else None
@@ -509,6 +531,8 @@ class Endpoint:
                 values_id = await store.open()
                 await store.set_alias(VALUES_ALIAS + run_id, values_id)
                 unsent_values = functools.partial(store.append, values_id)
+            if last_run is None:  # (the thread's first run, or the first the store keeps)
+                await store.set_alias(FIRST_RUN_ALIAS + thread_id, stream_id)
             await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
             await store.set_alias(RUN_ALIAS + run_id, stream_id)
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
@@ -646,11 +670,11 @@ class Endpoint:
     async def _run(self, thread_id: str, run_id: str, stream_id: str) -> dict[str, Any] | None:
         """The run as langgraph-api gives one, from its stream in the store
         (None for one no longer kept)."""
-        assembled = await self._assembled(stream_id)
-        if assembled is None:
+        recorded = await self._recorded(stream_id)
+        if recorded is None:
             return None
-        assembler, finished = assembled
-        if not finished:
+        assembler = recorded.assembler
+        if not recorded.finished:
             status = "running"
         elif assembler.error:
             status = "error"
@@ -658,7 +682,7 @@ class Endpoint:
             status = "interrupted"  # (langgraph-api's word for a cancelled run too)
         else:
             status = "success"
-        return _run_record(thread_id, run_id, status)
+        return _run_record(thread_id, run_id, status, recorded.created_at, recorded.updated_at)
 
     @staticmethod
     async def _followed(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncIterator[bytes]:
@@ -671,17 +695,17 @@ class Endpoint:
 
     async def state(self, request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
-        assembler = await self._last_run(thread_id)
-        if assembler is None:
+        last_run = await self._last_run(thread_id)
+        if last_run is None:
             return detail(404, f"Thread {thread_id} has no run")
-        return JSONResponse(_state(thread_id, assembler))
+        return JSONResponse(_state(thread_id, last_run))
 
     async def history(self, request: Request) -> Response:
         """``POST /threads/{thread_id}/history``: the thread's states, the
         latest first (what useStream fetches): its last run's, the one kept."""
         thread_id = request.path_params["thread_id"]
-        assembler = await self._last_run(thread_id)
-        return JSONResponse([] if assembler is None else [_state(thread_id, assembler)])
+        last_run = await self._last_run(thread_id)
+        return JSONResponse([] if last_run is None else [_state(thread_id, last_run)])
 
     async def thread(self, request: Request) -> Response:
         """``GET /threads/{thread_id}``: the thread, its values its last run's."""
@@ -719,27 +743,30 @@ class Endpoint:
         return JSONResponse(search.page(threads))
 
     async def _thread(self, thread_id: str, stream_id: str) -> dict[str, Any] | None:
-        """The thread, from its last run's stream (None for one no longer kept)."""
-        run = await self._assembled(stream_id)
-        if run is None:
+        """The thread, from its last run's stream (None for one no longer
+        kept), made when its first run the store keeps began."""
+        last_run = await self._recorded(stream_id)
+        if last_run is None:
             return None
-        assembler, finished = run
+        store, run_id = self._gateway.store, last_run.assembler.run_id
         cancelled = (
-            finished
-            and bool(assembler.run_id)
-            and await self._gateway.store.resolve_alias(CANCELLED_ALIAS + assembler.run_id) is not None
+            last_run.finished
+            and bool(run_id)
+            and await store.resolve_alias(CANCELLED_ALIAS + run_id) is not None
         )
-        return _thread(thread_id, assembler, finished, cancelled)
+        first = await store.resolve_alias(FIRST_RUN_ALIAS + thread_id)
+        created_at = last_run.created_at
+        if first is not None and first != stream_id:
+            created_at = (await self._times(first))[0] or created_at
+        return _thread(thread_id, last_run, cancelled, created_at)
 
-    async def _last_run(self, thread_id: str) -> Any:
-        """The thread's last run, assembled as the store holds it (None without one)."""
+    async def _last_run(self, thread_id: str) -> _Recorded | None:
+        """The thread's last run, as the store holds it (None without one)."""
         stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
-        run = None if stream_id is None else await self._assembled(stream_id)
-        return None if run is None else run[0]
+        return None if stream_id is None else await self._recorded(stream_id)
 
-    async def _assembled(self, stream_id: str) -> tuple[Any, bool] | None:
-        """A run as the store holds it, assembled, and whether it has ended
-        (None for one no longer kept)."""
+    async def _recorded(self, stream_id: str) -> _Recorded | None:
+        """A run as the store holds it (None for one no longer kept)."""
         try:
             entries, finished = await self._gateway.store.stored(stream_id)
         except ReplayError:
@@ -748,7 +775,18 @@ class Endpoint:
         for _, frame in entries:
             assembler.feed(frame)
         await self._unsent_values(assembler)
-        return assembler, finished
+        created_at, updated_at = await self._times(stream_id)
+        return _Recorded(assembler, finished, created_at or now(), updated_at or created_at or now())
+
+    async def _times(self, stream_id: str) -> tuple[str | None, str | None]:
+        """When a run began and last changed (ended, or began while it
+        runs), from the store; None for what the store does not know."""
+        try:
+            opened, ended = await self._gateway.store.times(stream_id)
+        except (ReplayError, NotImplementedError):  # (a store may keep no times)
+            return None, None
+        began = None if opened is None else dated(opened)
+        return began, dated(ended) if ended is not None else began
 
     async def _unsent_values(self, assembler: Any) -> None:
         """Feeds a run's ``assembler`` the values it kept apart, if it
@@ -768,12 +806,6 @@ class Endpoint:
         """The result of a run that has ended, from its ``assembler``."""
         await self._unsent_values(assembler)
         return _result(assembler)
-
-    async def _thread_messages(self, thread_id: str) -> list[Any]:
-        assembler = await self._last_run(thread_id)
-        values = assembler.values if assembler is not None else None
-        messages = values.get("messages") if isinstance(values, dict) else None
-        return list(messages) if isinstance(messages, list) else []
 
 
 async def _cancel_recorded(
