@@ -317,6 +317,26 @@ def test_aliases_are_listed_by_prefix_the_one_set_last_first(make_store: MakeSto
     run(make_store, test)
 
 
+def test_deleted_aliases_point_nowhere_and_are_listed_no_more(make_store: MakeStore) -> None:
+    async def test(store: ReplayStore) -> None:
+        # (names no other test sets: the Redis server is shared)
+        streams = [await store.open() for _ in range(2)]
+        await store.set_alias("deleted-run:a", streams[0])
+        await store.set_alias("deleted-run:b", streams[1])
+        await store.set_alias("deleted-kept:c", streams[1])
+        await store.delete_aliases(["deleted-run:a", "deleted-run:b", "deleted-never-set"])
+        await store.delete_aliases([])
+        assert await store.resolve_alias("deleted-run:a") is None
+        assert await store.resolve_alias("deleted-run:b") is None
+        assert await store.aliases("deleted-run:") == []
+        assert await store.aliases("deleted-") == [("deleted-kept:c", streams[1])]
+        # The streams stay, and an alias deleted can be set again.
+        await store.set_alias("deleted-run:a", streams[0])
+        assert await store.resolve_alias("deleted-run:a") == streams[0]
+
+    run(make_store, test)
+
+
 def test_the_list_of_aliases_expires_with_them(redis_url: str) -> None:
     async def main() -> None:
         store = RedisReplayStore(redis_url, prefix="expiring:", ttl=0.2)

@@ -204,6 +204,14 @@ class RedisReplayStore(ReplayStore):
             pipe.pexpire(listed, self._ttl_ms)
             await pipe.execute()
 
+    async def delete_aliases(self, aliases: Collection[str]) -> None:
+        if not aliases:
+            return
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(*(self._alias_key(alias) for alias in aliases))
+            pipe.zrem(self._aliases_key(), *aliases)
+            await pipe.execute()
+
     async def aliases(self, prefix: str) -> list[tuple[str, str]]:
         now = int(time.time() * 1000)
         members = await self._redis.zrevrangebyscore(self._aliases_key(), "+inf", now - self._ttl_ms)

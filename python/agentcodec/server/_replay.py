@@ -131,6 +131,12 @@ class ReplayStore(abc.ABC):
         to ``timeout`` seconds (None: until it does) for ``set_alias``, then
         gives None. Each store says how long it keeps aliases."""
 
+    async def delete_aliases(self, aliases: Collection[str]) -> None:
+        """Points each of ``aliases`` nowhere (their streams are kept till
+        they expire): what a server forgets a thing it names by them with
+        (a thread deleted). Aliases that point nowhere already are left be."""
+        raise NotImplementedError(f"{type(self).__name__} does not delete aliases")
+
     async def aliases(self, prefix: str) -> list[tuple[str, str]]:
         """The aliases that start with ``prefix`` and point at a stream, each
         with the stream it points at, the one set last first: what a server
@@ -409,6 +415,10 @@ class MemoryReplayStore(ReplayStore):
             if not waiters.count and self._alias_waiters.get(alias) is waiters:
                 del self._alias_waiters[alias]
         return self._alias(alias)
+
+    async def delete_aliases(self, aliases: Collection[str]) -> None:
+        for alias in aliases:
+            self._aliases.pop(alias, None)
 
     async def aliases(self, prefix: str) -> list[tuple[str, str]]:
         self._evict()
