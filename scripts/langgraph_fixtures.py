@@ -54,7 +54,11 @@ and status, or the keys of a run's result (``__error__`` for a failed run,
 ``__interrupt__`` beside the values for an interrupted one). ``assistants``
 records ``tests/fixtures/langgraph/assistants.json`` alike: the calls
 langgraph-sdk's ``assistants`` makes (search, count, get, the graph of a
-graph of one node).
+graph of one node). ``threads`` records ``tests/fixtures/langgraph/threads.json``:
+the calls on threads (create, get, state, history, search, delete), before
+and after a run and after a cancel, each as its status and the shape of its
+body (a thread's keys, status and values' keys; a state's keys, next nodes,
+tasks, and its values', metadata's and checkpoint's keys).
 
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
@@ -62,6 +66,7 @@ graph of one node).
     /tmp/lg/bin/python scripts/langgraph_fixtures.py subgraphs   # these cases (of both kinds)
     /tmp/lg/bin/python scripts/langgraph_fixtures.py runs        # the calls on runs
     /tmp/lg/bin/python scripts/langgraph_fixtures.py assistants  # the calls on assistants
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py threads     # the calls on threads
 """
 
 from __future__ import annotations
@@ -87,7 +92,7 @@ from langgraph_sdk.sse import BytesLineDecoder, SSEDecoder
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 # The calls, and the shape of their answers, the gateway's tests compare.
-from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs  # noqa: E402
+from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs, thread_calls  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "langgraph"
 PROJECT = Path(__file__).resolve().parent / "langgraph_agent"
@@ -382,8 +387,19 @@ def record_assistants(base: str) -> None:
     print(f"assistants: {len(calls)} calls")
 
 
+THREADS = "threads"
+
+
+def record_threads(base: str) -> None:
+    """The calls on threads, as the server answers them."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        calls = thread_calls(client, QUESTION, answering="agent", slow="slow")
+    (OUT / "threads.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
+    print(f"threads: {len(calls)} calls")
+
+
 def main() -> None:
-    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS, ASSISTANTS}
+    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS, ASSISTANTS, THREADS}
     if unknown:
         raise SystemExit(f"no such case: {', '.join(sorted(unknown))}")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -418,7 +434,7 @@ def main() -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("langgraph dev did not start")
                 time.sleep(0.5)
-            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {RUNS, ASSISTANTS}
+            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {RUNS, ASSISTANTS, THREADS}
             for name, case in CASES.items():
                 if name in chosen:
                     record(base, name, case)
@@ -429,6 +445,8 @@ def main() -> None:
                 record_runs(base)
             if ASSISTANTS in chosen:
                 record_assistants(base)
+            if THREADS in chosen:
+                record_threads(base)
         finally:
             server.terminate()
             server.wait(10)

@@ -170,3 +170,80 @@ def assistant_calls(http: httpx.Client, graph_id: str, one_node: tuple[str, str]
     drawn = http.get(f"/assistants/{drawn_id}/graph").text
     calls["graph"] = json.loads(drawn.replace(f'"{node}"', '"{node}"'))
     return calls
+
+
+def thread_shape(thread: Any) -> Any:
+    """A thread's shape: its keys, status and values' keys."""
+    if not isinstance(thread, dict):
+        return thread
+    values = thread.get("values")
+    return {
+        "keys": sorted(thread),
+        "status": thread.get("status"),
+        "values": sorted(values) if isinstance(values, dict) else values,
+    }
+
+
+def state_shape(state: Any) -> Any:
+    """A thread's state's shape: its keys, the nodes to run next, its tasks'
+    nodes, and its values', metadata's and checkpoint's keys."""
+    if not isinstance(state, dict):
+        return state
+    return {
+        "keys": sorted(state),
+        "next": state.get("next"),
+        "tasks": [task.get("name") for task in state.get("tasks") or ()],
+        "task_keys": sorted({key for task in state.get("tasks") or () for key in task}),
+        **{
+            part: sorted(state[part]) if isinstance(state.get(part), dict) else state.get(part)
+            for part in ("values", "metadata", "checkpoint")
+        },
+    }
+
+
+def thread_calls(http: httpx.Client, question: Any, *, answering: str, slow: str) -> dict[str, Any]:
+    """The calls on threads, answered, each a status and a shape: a thread
+    made (``create``), got, its state and history asked before any run
+    (``get_new``, ``state_new``, ``history_new``); then after a run of
+    ``answering`` waited for (``get``, ``state``, ``history``, ``history_one``
+    with ``limit=1``, ``search``); a run of ``slow`` cancelled midway, then
+    the thread's state (``state_after_cancel``); an unknown thread got, its
+    state asked; the thread deleted (``delete``) and got again
+    (``get_deleted``)."""
+    calls: dict[str, Any] = {}
+
+    def call(name: str, response: httpx.Response, shape: Callable[[Any], Any]) -> None:
+        body = response.json() if response.content.strip() else None
+        shaped = [shape(item) for item in body] if isinstance(body, list) else shape(body)
+        if isinstance(body, dict) and "detail" in body:
+            shaped = {"keys": sorted(body)}
+        calls[name] = {"status": response.status_code, "body": shaped}
+
+    made = http.post("/threads", json={})
+    thread = made.json()["thread_id"]
+    call("create", made, thread_shape)
+    call("get_new", http.get(f"/threads/{thread}"), thread_shape)
+    call("state_new", http.get(f"/threads/{thread}/state"), state_shape)
+    call("history_new", http.post(f"/threads/{thread}/history", json={}), state_shape)
+    http.post(f"/threads/{thread}/runs/wait", json={"assistant_id": answering, "input": question})
+    call("get", http.get(f"/threads/{thread}"), thread_shape)
+    call("state", http.get(f"/threads/{thread}/state"), state_shape)
+    call("history", http.post(f"/threads/{thread}/history", json={}), state_shape)
+    call("history_one", http.post(f"/threads/{thread}/history", json={"limit": 1}), state_shape)
+    call("search", http.post("/threads/search", json={"ids": [thread]}), thread_shape)
+
+    cancelled = http.post("/threads", json={}).json()["thread_id"]
+    run = http.post(f"/threads/{cancelled}/runs", json={"assistant_id": slow, "input": question}).json()
+    run_path = f"/threads/{cancelled}/runs/{run['run_id']}"
+    _until(lambda: http.get(run_path).json()["status"] == "running")
+    time.sleep(0.5)  # some of its answer made
+    http.post(f"{run_path}/cancel")
+    _until(lambda: http.get(run_path).json()["status"] != "running")
+    call("state_after_cancel", http.get(f"/threads/{cancelled}/state"), state_shape)
+
+    call("get_unknown", http.get(f"/threads/{UNKNOWN_RUN}"), thread_shape)
+    call("state_unknown", http.get(f"/threads/{UNKNOWN_RUN}/state"), state_shape)
+    deleted = http.delete(f"/threads/{thread}")
+    calls["delete"] = {"status": deleted.status_code, "body": deleted.text}
+    call("get_deleted", http.get(f"/threads/{thread}"), thread_shape)
+    return calls

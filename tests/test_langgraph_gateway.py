@@ -20,7 +20,7 @@ from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.server import MemoryReplayStore
 from gateway_clients import two_replicas
-from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs
+from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs, thread_calls
 from protocol_table import FIXTURES
 from servers import serve, wait_until
 from sse_helpers import data_events
@@ -368,16 +368,104 @@ def test_threads_are_searched_as_a_frontend_lists_them() -> None:
     assert refused.json()["detail"] == "limit must be an integer, 1 to 1000, not 0"
 
 
-def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:
-    """A run's ``created_at`` is when it began, its ``updated_at`` when it
-    ended; a thread was made when its first run began and updated when its
-    last ended, which its state is dated by too; asked again later, they
-    stand."""
+SERVERS_THREADS = json.loads((FIXTURES / "langgraph" / "threads.json").read_text(encoding="utf-8"))
+
+
+def as_the_gateways(call: Any, node: str) -> Any:
+    """A recorded answer as the gateway's graph gives it: its node named
+    ``agent``, its state's metadata without the platform's description of
+    itself (``langgraph_*``: its host, plan, versions, the request)."""
+    if isinstance(call, list):
+        return [as_the_gateways(item, node) for item in call]
+    if not isinstance(call, dict):
+        return call
+    kept = {key: as_the_gateways(value, node) for key, value in call.items()}
+    if isinstance(kept.get("metadata"), list):
+        kept["metadata"] = [key for key in kept["metadata"] if not key.startswith("langgraph_")]
+    for key in ("next", "tasks"):
+        if isinstance(kept.get(key), list):
+            kept[key] = ["agent" if item == node else item for item in kept[key]]
+    return kept
+
+
+def test_threads_are_made_got_and_deleted_as_langgraph_api_answers() -> None:
+    """The calls on threads, as the real server answers them
+    (``scripts/langgraph_fixtures.py threads``): a thread made is found
+    before its first run, with no values and an empty state; after a run,
+    its state and history hold it; after a cancel, the node cut short is
+    next, a task; deleted, it is not found. The shapes compared: status,
+    keys, the nodes next."""
+    recorded = as_the_gateways(SERVERS_THREADS, node="model")
+    with (
+        serve(Gateway(DemoAgent(delay=0.1))) as url,
+        httpx.Client(base_url=url, timeout=30) as client,
+    ):
+        calls = thread_calls(client, {"messages": [QUESTION]}, answering="agent", slow="agent")
+    assert calls == recorded
+
+
+def test_threads_are_made_with_the_id_asked_for_once() -> None:
+    with serve(Gateway(DemoAgent(delay=0))) as url, httpx.Client(base_url=url) as client:
+        made = client.post("/threads", json={"thread_id": "t-asked"})
+        again = client.post("/threads", json={"thread_id": "t-asked"})
+        kept = client.post("/threads", json={"thread_id": "t-asked", "if_exists": "do_nothing"})
+        bare = client.post("/threads")
+        refused = client.post("/threads", json={"thread_id": 5})
+        unknown = client.delete("/threads/no-such-thread")
+    assert made.json()["thread_id"] == "t-asked"
+    assert (again.status_code, again.json()) == (409, {"detail": "Thread t-asked already exists"})
+    assert kept.json() == made.json()
+    assert bare.status_code == 200
+    assert bare.json()["thread_id"] != "t-asked"
+    assert (refused.status_code, refused.json()) == (422, {"detail": "thread_id must be a string"})
+    assert unknown.status_code == 404
+
+
+def test_a_thread_deleted_while_its_run_goes_on_cancels_it_and_is_forgotten_with_its_runs() -> None:
     from langgraph_sdk import get_client
 
-    async def main(url: str) -> tuple[list[Any], Any, Any, Any, list[Any]]:
+    agent = ScriptedAgent(endless_run)
+
+    async def main(url: str) -> dict[str, Any]:
         async with get_client(url=url) as client:
             thread_id = (await client.threads.create())["thread_id"]
+            run = await client.runs.create(thread_id, "agent", input={"messages": ["hi"]})
+            run_path = f"{url}/threads/{thread_id}/runs/{run['run_id']}"
+            running = lambda: httpx.get(run_path).json()["status"] == "running"  # noqa: E731
+            await asyncio.to_thread(wait_until, running, 10, "the run did not start")
+            await client.threads.delete(thread_id)
+            found = {}
+            for name, path in (("thread", ""), ("state", "/state"), ("run", f"/runs/{run['run_id']}")):
+                found[name] = httpx.get(f"{url}/threads/{thread_id}{path}").status_code
+            found["runs"] = httpx.get(f"{url}/threads/{thread_id}/runs").json()
+            found["listed"] = [thread["thread_id"] for thread in await client.threads.search()]
+            found["deleted_again"] = httpx.delete(f"{url}/threads/{thread_id}").status_code
+            return found
+
+    with gateway_with(agent, MemoryReplayStore(), idle=None, run=None) as url:
+        found = asyncio.run(main(url))
+        wait_until(lambda: agent.cancelled == 1, 10, "the run was not cancelled upstream")
+    assert found == {
+        "thread": 404,
+        "state": 404,
+        "run": 404,
+        "runs": [],
+        "listed": [],
+        "deleted_again": 404,
+    }
+
+
+def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:
+    """A run's ``created_at`` is when it began, its ``updated_at`` when it
+    ended; a thread was made when ``threads.create`` made it (or its first
+    run began) and updated when its last run ended, which its state is
+    dated by too; asked again later, they stand."""
+    from langgraph_sdk import get_client
+
+    async def main(url: str) -> tuple[Any, list[Any], Any, Any, Any, list[Any]]:
+        async with get_client(url=url) as client:
+            made = await client.threads.create()
+            thread_id = made["thread_id"]
             for text in ("first", "second"):
                 async for _ in client.runs.stream(thread_id, "agent", input={"messages": [text]}):
                     pass
@@ -391,13 +479,14 @@ def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:
             await asyncio.sleep(0.02)
             again = await client.threads.get(thread_id)
             by_creation = await client.threads.search(sort_by="created_at", sort_order="desc")
-            return runs, thread, state, again, by_creation
+            return made, runs, thread, state, again, by_creation
 
     with serve(Gateway(DemoAgent(delay=0.01))) as url:
-        runs, thread, state, again, by_creation = asyncio.run(main(url))
+        made, runs, thread, state, again, by_creation = asyncio.run(main(url))
     second, first = runs
-    assert first["created_at"] < first["updated_at"] < second["created_at"] < second["updated_at"]
-    assert (thread["created_at"], thread["updated_at"]) == (first["created_at"], second["updated_at"])
+    assert made["created_at"] < first["created_at"] < first["updated_at"]
+    assert first["updated_at"] < second["created_at"] < second["updated_at"]
+    assert (thread["created_at"], thread["updated_at"]) == (made["created_at"], second["updated_at"])
     assert state["created_at"] == second["updated_at"]
     assert again == thread
     assert [found["thread_id"] for found in by_creation][1:] == [thread["thread_id"]]

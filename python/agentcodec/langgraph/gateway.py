@@ -4,7 +4,9 @@ the agent behind the gateway.
 
 - ``GET /info``: what the server is, which LangGraph frontends (agent-chat-ui)
   ask before anything else to tell that they reach one (no key needed);
-- ``POST /threads``: a thread (any id works: its runs name it);
+- ``POST /threads``: a thread, kept (a run on any other id makes that
+  thread too); ``DELETE /threads/{thread_id}``: the thread and its runs
+  forgotten, a run going on cancelled;
 - ``POST /threads/search``: the threads whose last runs the store keeps,
   the last updated first (``threads.search``: a frontend's thread list);
 - ``POST /threads/{thread_id}/runs/stream``: a run of the agent on the
@@ -42,8 +44,10 @@ the agent behind the gateway.
   store it runs; with ``wait=true``, answered with its result once it has
   ended. A run that has ended is not found, as langgraph-api says;
 - ``GET /threads/{thread_id}/state``: the thread's values after its last
-  run; ``POST /threads/{thread_id}/history`` (useStream fetches it): that
-  state, the one kept; ``GET /threads/{thread_id}``: the thread.
+  run (its node next, after a cancel); ``POST /threads/{thread_id}/history``
+  (useStream fetches it): that state, the one kept; ``GET
+  /threads/{thread_id}``: the thread. Each dated by the store: a run when
+  it began and ended, a thread when it was made and its last run ended.
 
 - ``/assistants/...``: the one assistant, the graph ``agent``
   (``assistants.search``, ``count``, ``get``, ``get_graph``; ``_assistants``).
@@ -92,8 +96,9 @@ THREAD_ALIAS = "langgraph-thread:"
 RUN_ALIAS = "langgraph-run:"
 # A thread's runs: the prefix + the thread's id + "/" + the run's id.
 THREAD_RUN_ALIAS = "langgraph-thread-run:"
-# A thread's first run the store keeps: when the thread was made.
-FIRST_RUN_ALIAS = "langgraph-thread-first:"
+# The stream opened as a thread was made (``POST /threads``, an empty one;
+# or its first run's): the thread exists, made then.
+THREAD_MADE_ALIAS = "langgraph-thread-made:"
 # The runs cancelled (their streams end as any run's does).
 CANCELLED_ALIAS = "langgraph-cancelled:"
 # The thread's values a run wrote without streaming them (it asked for no
@@ -231,16 +236,32 @@ async def _as_the_threads(
 
 @dataclass
 class _Recorded:
-    """A run as the store holds it: assembled, whether it has ended, and
-    when it began and last changed (as a record gives times)."""
+    """A run as the store holds it: assembled, whether it has ended (and
+    was cancelled), and when it began and last changed (as a record gives
+    times)."""
 
     assembler: Any
     finished: bool
+    cancelled: bool
     created_at: str
     updated_at: str
 
 
-def _thread(thread_id: str, last_run: _Recorded, cancelled: bool, created_at: str) -> dict[str, Any]:
+def _new_thread(thread_id: str, made_at: str) -> dict[str, Any]:
+    """A thread no run has run on, as langgraph-api gives one."""
+    return {
+        "thread_id": thread_id,
+        "created_at": made_at,
+        "updated_at": made_at,
+        "state_updated_at": made_at,
+        "metadata": {},
+        "status": "idle",
+        "config": {},
+        "values": None,
+    }
+
+
+def _thread(thread_id: str, last_run: _Recorded, created_at: str) -> dict[str, Any]:
     """A thread as langgraph-api gives one, from its last run: ``busy``
     while the run goes on; ``interrupted`` after an interrupt, or a cancel
     (the node it cut short is still to run, as langgraph-api sees it);
@@ -248,17 +269,16 @@ def _thread(thread_id: str, last_run: _Recorded, cancelled: bool, created_at: st
     assembler = last_run.assembler
     if not last_run.finished:
         status = "busy"
-    elif assembler.interrupts or cancelled:
+    elif assembler.interrupts or last_run.cancelled:
         status = "interrupted"
     else:
         status = "error" if assembler.error else "idle"
-    return {
-        "thread_id": thread_id,
-        "created_at": created_at,
+    return _new_thread(thread_id, created_at) | {
         "updated_at": last_run.updated_at,
-        "metadata": {},
+        "state_updated_at": last_run.updated_at,
         "status": status,
         "values": assembler.values or {},
+        "error": assembler.error if status == "error" else None,
         "interrupts": {},
     }
 
@@ -353,6 +373,10 @@ class _Started:
     cancel_on_disconnect: bool
 
 
+def _thread_not_found(thread_id: str) -> str:
+    return f"Thread with ID {thread_id} not found"
+
+
 def _messages_of(last_run: _Recorded | None) -> list[Any]:
     """The messages a thread's last run left it (none without one)."""
     values = last_run.assembler.values if last_run is not None else None
@@ -360,18 +384,62 @@ def _messages_of(last_run: _Recorded | None) -> list[Any]:
     return list(messages) if isinstance(messages, list) else []
 
 
+#: The state of a thread no run has run on.
+_NO_STATE: dict[str, Any] = {
+    "values": {},
+    "next": [],
+    "tasks": [],
+    "metadata": None,
+    "created_at": None,
+    "checkpoint": None,
+    "checkpoint_id": None,
+    "parent_checkpoint": None,
+    "parent_checkpoint_id": None,
+    "interrupts": [],
+}
+
+
 def _state(thread_id: str, last_run: _Recorded) -> dict[str, Any]:
     """A thread's state after a run, as ``GET /threads/{thread_id}/state``
-    gives it: made when the run last changed."""
-    assembler = last_run.assembler
+    gives it: its checkpoint the run's end (named by the run), made when
+    the run last changed. A run cut short by a cancel leaves its node to run
+    next, a task, as langgraph-api's state says."""
+    assembler, run_id = last_run.assembler, last_run.assembler.run_id
+    cut_short = [_NODE] if last_run.cancelled else []
     return {
         "values": assembler.values or {},
-        "next": [],
-        "tasks": [],
-        "metadata": {"run_id": assembler.run_id},
+        "next": cut_short,
+        "tasks": [
+            {
+                "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{run_id}/{node}")),
+                "name": node,
+                "path": ["__pregel_pull", node],
+                "error": None,
+                "interrupts": [],
+                "checkpoint": None,
+                "state": None,
+                "result": None,
+            }
+            for node in cut_short
+        ],
+        # (LangGraph's own keys; not the platform's langgraph_* description of itself)
+        "metadata": {
+            "source": "loop",
+            "step": 1,
+            "parents": {},
+            "run_id": run_id,
+            "thread_id": thread_id,
+            "graph_id": GRAPH_ID,
+            "assistant_id": ASSISTANT_ID,
+            "created_by": "system",
+            "run_attempt": 1,
+            "user_id": "",
+        },
         "created_at": last_run.updated_at,
-        "checkpoint": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": assembler.run_id},
+        "checkpoint": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": run_id},
+        "checkpoint_id": run_id,
         "parent_checkpoint": None,
+        "parent_checkpoint_id": None,
         "interrupts": assembler.interrupts,
     }
 
@@ -403,6 +471,7 @@ class Endpoint:
             Route("/threads/{thread_id}/state", self.state, methods=["GET"]),
             Route("/threads/{thread_id}/history", self.history, methods=["POST"]),
             Route("/threads/{thread_id}", self.thread, methods=["GET"]),
+            Route("/threads/{thread_id}", self.delete_thread, methods=["DELETE"]),
             Route("/runs/stream", self.stream_run, methods=["POST"]),
             Route("/runs/wait", self.wait_run, methods=["POST"]),
             Route("/runs", self.create_run, methods=["POST"]),
@@ -421,17 +490,29 @@ class Endpoint:
         )
 
     async def create_thread(self, request: Request) -> Response:
-        at = now()
-        thread = {
-            "thread_id": str(uuid.uuid4()),
-            "created_at": at,
-            "updated_at": at,
-            "metadata": {},
-            "status": "idle",
-            "values": {},
-            "interrupts": {},
-        }
-        return JSONResponse(thread)
+        """``POST /threads`` (``threads.create``): a thread, kept in the
+        store (an empty stream, dated), so that it is found before its
+        first run; the ``thread_id`` asked for, if any: one that exists is
+        answered as it is with ``if_exists: "do_nothing"``, else refused."""
+        try:
+            body = await json_body(request, self._gateway.max_body_bytes) if await request.body() else {}
+            if not isinstance(body, Mapping):
+                raise RequestError("a thread is a JSON object")
+            thread_id = body.get("thread_id") or str(uuid.uuid4())
+            if not isinstance(thread_id, str):
+                raise RequestError("thread_id must be a string")
+        except RequestError as exc:
+            return detail(exc.status if exc.status != 400 else 422, str(exc))
+        store = self._gateway.store
+        found = await self._found_thread(thread_id) if "thread_id" in body else None
+        if found is not None:
+            if body.get("if_exists") != "do_nothing":
+                return detail(409, f"Thread {thread_id} already exists")
+            return JSONResponse(found)
+        made = await store.open()
+        await store.finish(made)
+        await store.set_alias(THREAD_MADE_ALIAS + thread_id, made)
+        return JSONResponse(_new_thread(thread_id, (await self._times(made))[0] or now()))
 
     async def stream_run(self, request: Request) -> Response:
         """``runs.stream``: the run streamed as it goes, recorded."""
@@ -531,8 +612,8 @@ class Endpoint:
                 values_id = await store.open()
                 await store.set_alias(VALUES_ALIAS + run_id, values_id)
                 unsent_values = functools.partial(store.append, values_id)
-            if last_run is None:  # (the thread's first run, or the first the store keeps)
-                await store.set_alias(FIRST_RUN_ALIAS + thread_id, stream_id)
+            if last_run is None and await store.resolve_alias(THREAD_MADE_ALIAS + thread_id) is None:
+                await store.set_alias(THREAD_MADE_ALIAS + thread_id, stream_id)  # (made by its run)
             await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
             await store.set_alias(RUN_ALIAS + run_id, stream_id)
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
@@ -678,7 +759,7 @@ class Endpoint:
             status = "running"
         elif assembler.error:
             status = "error"
-        elif assembler.interrupts or await self._gateway.store.resolve_alias(CANCELLED_ALIAS + run_id):
+        elif assembler.interrupts or recorded.cancelled:
             status = "interrupted"  # (langgraph-api's word for a cancelled run too)
         else:
             status = "success"
@@ -694,11 +775,15 @@ class Endpoint:
             await closed(entries)
 
     async def state(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}/state``: the thread's state after its
+        last run (empty before any)."""
         thread_id = request.path_params["thread_id"]
         last_run = await self._last_run(thread_id)
-        if last_run is None:
-            return detail(404, f"Thread {thread_id} has no run")
-        return JSONResponse(_state(thread_id, last_run))
+        if last_run is not None:
+            return JSONResponse(_state(thread_id, last_run))
+        if await self._made(thread_id) is None:
+            return detail(404, _thread_not_found(thread_id))
+        return JSONResponse(_NO_STATE)
 
     async def history(self, request: Request) -> Response:
         """``POST /threads/{thread_id}/history``: the thread's states, the
@@ -708,13 +793,48 @@ class Endpoint:
         return JSONResponse([] if last_run is None else [_state(thread_id, last_run)])
 
     async def thread(self, request: Request) -> Response:
-        """``GET /threads/{thread_id}``: the thread, its values its last run's."""
+        """``GET /threads/{thread_id}``: the thread, its values its last
+        run's (none before any)."""
         thread_id = request.path_params["thread_id"]
+        thread = await self._found_thread(thread_id)
+        return detail(404, _thread_not_found(thread_id)) if thread is None else JSONResponse(thread)
+
+    async def _found_thread(self, thread_id: str) -> dict[str, Any] | None:
+        """The thread, from its last run or, before any, from when it was
+        made (None for a thread the store does not keep)."""
         stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
         thread = None if stream_id is None else await self._thread(thread_id, stream_id)
         if thread is None:
-            return detail(404, f"Thread {thread_id} has no run")
-        return JSONResponse(thread)
+            made_at = await self._made(thread_id)
+            thread = None if made_at is None else _new_thread(thread_id, made_at)
+        return thread
+
+    async def delete_thread(self, request: Request) -> Response:
+        """``DELETE /threads/{thread_id}`` (``threads.delete``): the thread
+        and its runs are forgotten (a run going on is cancelled first), as
+        langgraph-api deletes them; ``204``."""
+        thread_id = request.path_params["thread_id"]
+        store = self._gateway.store
+        runs = await store.aliases(f"{THREAD_RUN_ALIAS}{thread_id}/")
+        made = await self._made(thread_id)
+        if made is None and not runs:
+            return detail(404, _thread_not_found(thread_id))
+        forgotten = [THREAD_ALIAS + thread_id, THREAD_MADE_ALIAS + thread_id]
+        for alias, stream_id in runs:
+            run_id = alias.rpartition("/")[2]
+            with contextlib.suppress(ReplayError, NotImplementedError):
+                await self._cancels.cancel(run_id, stream_id)  # (False for a run that has ended)
+            forgotten += [alias, RUN_ALIAS + run_id, CANCELLED_ALIAS + run_id, VALUES_ALIAS + run_id]
+        try:
+            await store.delete_aliases(forgotten)
+        except NotImplementedError:
+            return detail(501, "the gateway's replay store cannot delete what it keeps")
+        return Response(status_code=204)
+
+    async def _made(self, thread_id: str) -> str | None:
+        """When the thread was made, if the store knows it (None: unknown)."""
+        made = await self._gateway.store.resolve_alias(THREAD_MADE_ALIAS + thread_id)
+        return None if made is None else (await self._times(made))[0] or now()
 
     async def search_threads(self, request: Request) -> Response:
         """``POST /threads/search`` (``threads.search``, a frontend's thread
@@ -748,17 +868,11 @@ class Endpoint:
         last_run = await self._recorded(stream_id)
         if last_run is None:
             return None
-        store, run_id = self._gateway.store, last_run.assembler.run_id
-        cancelled = (
-            last_run.finished
-            and bool(run_id)
-            and await store.resolve_alias(CANCELLED_ALIAS + run_id) is not None
-        )
-        first = await store.resolve_alias(FIRST_RUN_ALIAS + thread_id)
+        made = await self._gateway.store.resolve_alias(THREAD_MADE_ALIAS + thread_id)
         created_at = last_run.created_at
-        if first is not None and first != stream_id:
-            created_at = (await self._times(first))[0] or created_at
-        return _thread(thread_id, last_run, cancelled, created_at)
+        if made is not None and made != stream_id:
+            created_at = (await self._times(made))[0] or created_at
+        return _thread(thread_id, last_run, created_at)
 
     async def _last_run(self, thread_id: str) -> _Recorded | None:
         """The thread's last run, as the store holds it (None without one)."""
@@ -775,8 +889,16 @@ class Endpoint:
         for _, frame in entries:
             assembler.feed(frame)
         await self._unsent_values(assembler)
+        run_id = assembler.run_id
+        cancelled = (
+            finished
+            and bool(run_id)
+            and await self._gateway.store.resolve_alias(CANCELLED_ALIAS + run_id) is not None
+        )
         created_at, updated_at = await self._times(stream_id)
-        return _Recorded(assembler, finished, created_at or now(), updated_at or created_at or now())
+        return _Recorded(
+            assembler, finished, cancelled, created_at or now(), updated_at or created_at or now()
+        )
 
     async def _times(self, stream_id: str) -> tuple[str | None, str | None]:
         """When a run began and last changed (ended, or began while it
