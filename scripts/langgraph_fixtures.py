@@ -124,6 +124,8 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
     # Two nodes of the root graph side by side: their messages interleave in one namespace.
     "fanout": ("fanout", ["values", "updates", "messages-tuple"], {}, None),
     "debug": ("agent", ["debug", "tasks", "checkpoints"], {}, None),
+    # The same of a graph of one node, as the gateway's LangGraph routes stream it.
+    "one_node_debug": ("thinker", ["debug", "tasks", "checkpoints"], {}, None),
     "resumable": ("agent", ["values", "messages-tuple"], {"stream_resumable": True}, None),
 }
 

@@ -262,6 +262,75 @@ def test_a_run_streams_as_langgraph_api_streams_a_graph_of_one_node(gateway: str
     assert [message["type"] for message in values[0]["messages"]].count("human") == 2
 
 
+def step_shape(stream: bytes, node: str) -> list[Any]:
+    """The ``debug``, ``tasks`` and ``checkpoints`` events of a run, by
+    shape: each one's mode, type and step, its keys and its payload's, the
+    nodes next and the tasks' (``node`` named ``agent``), the checkpoint's
+    source and the values' keys. LangGraph's own keys are kept; the
+    platform's (its auth, request and timing: ``langgraph_*``, ``__*``) are
+    not the graph's, and are left out."""
+
+    def own(keys: Any) -> list[str]:
+        return sorted(key for key in keys if not key.startswith(("langgraph_", "__")))
+
+    def named(names: list[str]) -> list[str]:
+        return ["agent" if name == node else name for name in names]
+
+    shapes = []
+    for event in SSEDecoder().feed(stream):
+        if event.event not in ("debug", "tasks", "checkpoints"):
+            continue
+        data = json.loads(event.data)
+        payload = data["payload"] if event.event == "debug" else data
+        shape: dict[str, Any] = {
+            "mode": event.event,
+            "keys": sorted(data),
+            "payload": sorted(payload),
+            "name": named([payload["name"]]) if "name" in payload else None,
+            "next": named(payload.get("next", [])),
+            "tasks": [[*named([task["name"]]), sorted(task)] for task in payload.get("tasks", [])],
+            "metadata": own(payload.get("metadata") or {}),
+            "source": (payload.get("metadata") or {}).get("source"),
+            "configurable": own((payload.get("config") or {}).get("configurable", {})),
+            "parent": payload.get("parent_config") is not None,
+            "values": sorted(payload.get("values") or payload.get("input") or payload.get("result") or {}),
+        }
+        if event.event == "debug":
+            shape |= {"type": data["type"], "step": data["step"]}
+        shapes.append(shape)
+    return shapes
+
+
+def test_the_debug_tasks_and_checkpoints_modes_are_written_as_langgraph_api_writes_them(
+    gateway: str,
+) -> None:
+    """A run of a graph of one node in ``debug``, ``tasks`` and
+    ``checkpoints`` (tests/fixtures/langgraph/one_node_debug, LangGraph
+    Studio's view): the input's checkpoint, the input applied, the node's
+    task, its result, the last checkpoint, each in the modes asked for."""
+    recorded = (FIXTURES / "langgraph" / "one_node_debug.sse").read_bytes()
+    asked = json.loads((FIXTURES / "langgraph" / "one_node_debug.json").read_text(encoding="utf-8"))
+    body = run_body(stream_mode=asked["request"]["stream_mode"])
+    response = httpx.post(f"{gateway}/threads/t-steps/runs/stream", json=body, timeout=30)
+    assert step_shape(response.content, "agent") == step_shape(recorded, "think")
+    events = [(event.event, json.loads(event.data)) for event in SSEDecoder().feed(response.content)]
+    checkpoints = [data for name, data in events if name == "checkpoints"]
+    # The last checkpoint holds the thread's values; each names its parent.
+    state = httpx.get(f"{gateway}/threads/t-steps/state").json()
+    assert checkpoints[-1]["values"] == state["values"]
+    ids = [checkpoint["config"]["configurable"]["checkpoint_id"] for checkpoint in checkpoints]
+    parents = [
+        (checkpoint["parent_config"] or {}).get("configurable", {}).get("checkpoint_id")
+        for checkpoint in checkpoints
+    ]
+    assert parents == [None, *ids[:-1]]
+    # Asked for one mode, a run writes that one alone.
+    only = httpx.post(
+        f"{gateway}/threads/t-steps/runs/stream", json=run_body(stream_mode="tasks"), timeout=30
+    )
+    assert {event.event for event in SSEDecoder().feed(only.content)} == {"metadata", "tasks"}
+
+
 def test_a_dropped_client_resumes_with_last_event_id(gateway: str) -> None:
     response = httpx.post(
         f"{gateway}/threads/t-resume/runs/stream", json=run_body(stream_mode=["messages-tuple"])

@@ -15,8 +15,8 @@ the agent behind the gateway.
   ``stream_mode=["values", "updates", "messages-tuple"]`` (the modes asked
   for are kept: ``values``, ``updates``, ``messages-tuple``, or the legacy
   ``messages``: ``messages/metadata``, then ``messages/partial`` with the
-  message so far, as langgraph-api writes it; ``metadata`` and ``error``
-  always): the thread's
+  message so far, as langgraph-api writes it; ``debug``, ``tasks`` and
+  ``checkpoints`` (``_steps``); ``metadata`` and ``error`` always): the thread's
   values as the run starts (its messages before, the input), the answer's
   messages as they stream, the node's update (the answer's messages), and
   the thread's values again: those before, the input, the answer.
@@ -86,6 +86,7 @@ from ..server._response import recording
 from ._assistants import ASSISTANT_ID, GRAPH_ID, Assistants
 from ._legacy import LegacyMessages
 from ._replies import checked_count, dated, detail, integer, now
+from ._steps import STEP_MODES, Steps
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -123,6 +124,7 @@ _MODES = {
     "updates": {"updates"},
     "messages": {"messages"},
     "messages-tuple": {"messages"},
+    **{mode: {mode} for mode in STEP_MODES},
 }
 # The serialized message types of LangChain's roles.
 _TYPES = {
@@ -184,6 +186,7 @@ async def _as_the_threads(
     *,
     legacy: LegacyMessages | None = None,
     unsent_values: Callable[[bytes], Awaitable[object]] | None = None,
+    steps: Steps | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's events as langgraph-api streams a thread's run of a graph
     of one node, ``node``: only the modes asked for; after the run's
@@ -193,7 +196,8 @@ async def _as_the_threads(
     before; unless the run was ``cancelled``: a node cut short writes no
     update, and the thread stays as the run found it. Its messages are the
     legacy mode's when ``legacy`` rewrites them. The values, when not asked
-    for, are given to ``unsent_values`` instead. (A chunk holds whole
+    for, are given to ``unsent_values`` instead. ``steps`` writes the
+    checkpoints and the node's task, if asked for. (A chunk holds whole
     events; once the run has started, one that needs none of this passes
     untouched.)"""
     filtered = not {"messages", "values"} <= modes or legacy is not None
@@ -214,22 +218,30 @@ async def _as_the_threads(
                     added = data.get("messages", [])
                     if "updates" in modes:
                         out.append(bytes(impl.encode_sse({node: {"messages": added}}, event="updates")))
+                    if steps is not None:
+                        out.append(steps.result({"messages": added}, data.get("__interrupt__")))
                     data["messages"] = [*before, *added]
                 if kept:
                     out.append(bytes(impl.encode_sse(data, event="values")))
                 elif unsent_values is not None:
                     await unsent_values(bytes(impl.encode_sse(data, event="values")))
+                if steps is not None and isinstance(data, dict):
+                    out.append(steps.ended(data))
             elif event.event == "messages" and legacy is not None:
                 out.append(legacy.rewrite(json.loads(event.data)))
             elif event.event in modes:
                 out.append(bytes(impl.encode_sse(json.loads(event.data), event=event.event)))
             if event.event == "metadata" and not started:
                 started = True
+                if steps is not None:
+                    out.append(steps.input())
                 first = bytes(impl.encode_sse({"messages": before}, event="values"))
                 if kept:
                     out.append(first)
                 elif unsent_values is not None:
                     await unsent_values(first)
+                if steps is not None:
+                    out.append(steps.started({"messages": before}))
         if out:
             yield b"".join(out)
 
@@ -634,6 +646,9 @@ class Endpoint:
             cancelled,
             legacy=LegacyMessages() if legacy else None,
             unsent_values=unsent_values,
+            steps=Steps(modes, thread_id=thread_id, run_id=run_id, node=_NODE, previous=before)
+            if modes & STEP_MODES
+            else None,
         )
         frames = _cancel_recorded(frames, store, run_id, stream_id, cancelled)
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
