@@ -524,6 +524,43 @@ def test_a_thread_deleted_while_its_run_goes_on_cancels_it_and_is_forgotten_with
     }
 
 
+@pytest.mark.parametrize("strategy", [None, "enqueue", "interrupt", "reject", "rollback", "later"])
+def test_a_run_on_a_busy_thread_does_what_its_multitask_strategy_says(strategy: str | None) -> None:
+    """A run asked for while another goes on on its thread: run after it
+    (``enqueue``, langgraph-api's default), with its answer in the thread;
+    after it is cancelled (``interrupt``), its question kept; or refused
+    (``reject``, as langgraph-api says it). ``rollback`` is not served,
+    and says so."""
+    with serve(Gateway(DemoAgent(delay=0.05))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        first = client.post("/threads/t-busy/runs", json=run_body()).json()
+        first_path = f"/threads/t-busy/runs/{first['run_id']}"
+        wait_until(lambda: client.get(first_path).json()["status"] == "running", 10, "the run did not start")
+        second = run_body(input={"messages": ["And now?"]})
+        if strategy is not None:
+            second["multitask_strategy"] = strategy
+        answer = client.post("/threads/t-busy/runs/wait", json=second)
+        first_run = client.get(first_path).json()
+        runs = client.get("/threads/t-busy/runs").json()
+    if strategy in ("reject", "rollback", "later"):
+        refusal = {
+            "reject": (409, "Thread is already running a task"),
+            "rollback": (422, "multitask_strategy rollback is not served"),
+            "later": (422, "multitask_strategy must be one of"),
+        }[strategy]
+        assert (answer.status_code, answer.json()["detail"][: len(refusal[1])]) == refusal
+        assert [run["run_id"] for run in runs] == [first["run_id"]]
+        return
+    kinds = [message["type"] for message in answer.json()["messages"]]
+    if strategy == "interrupt":
+        assert first_run["status"] == "interrupted"
+        assert kinds == ["human", "human", "ai", "ai", "tool", "ai"]
+    else:
+        assert first_run["status"] == "success"
+        assert kinds == ["human", "ai", "ai", "tool", "ai", "human", "ai", "ai", "tool", "ai"]
+        assert runs[0]["created_at"] >= first_run["updated_at"]
+    assert [run["run_id"] for run in runs][1:] == [first["run_id"]]
+
+
 def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:
     """A run's ``created_at`` is when it began, its ``updated_at`` when it
     ended; a thread was made when ``threads.create`` made it (or its first

@@ -52,8 +52,10 @@ the agent behind the gateway.
 - ``/assistants/...``: the one assistant, the graph ``agent``
   (``assistants.search``, ``count``, ``get``, ``get_graph``; ``_assistants``).
 
-Runs are kept in the replay store (so any replica answers), named by the
-thread and by the run. What a LangGraph server does beyond these (making
+A run on a thread busy with another goes after it, as its
+``multitask_strategy`` says (``enqueue``, the default; ``interrupt``;
+``reject``). Runs are kept in the replay store (so any replica answers),
+named by the thread and by the run. What a LangGraph server does beyond these (making
 assistants, crons, the store, resuming an interrupt with a ``command``) is
 not served.
 """
@@ -252,6 +254,7 @@ class _Recorded:
     was cancelled), and when it began and last changed (as a record gives
     times)."""
 
+    stream_id: str
     assembler: Any
     finished: bool
     cancelled: bool
@@ -365,7 +368,7 @@ def _run_record(thread_id: str, run_id: str, status: str, created_at: str, updat
         "updated_at": updated_at,
         "status": status,
         "metadata": {"created_by": "system", "graph_id": GRAPH_ID, "assistant_id": ASSISTANT_ID},
-        "multitask_strategy": "reject",
+        "multitask_strategy": "enqueue",
         "kwargs": {},
         "langsmith_session_name": None,
     }
@@ -383,6 +386,28 @@ class _Started:
     abandoned: asyncio.Event | None
     # The client asked for the run to be cancelled when it leaves.
     cancel_on_disconnect: bool
+
+
+_MULTITASK_STRATEGIES = ("reject", "interrupt", "rollback", "enqueue")
+_THREAD_BUSY = (
+    "Thread is already running a task. Wait for it to finish or choose a different multitask strategy."
+)
+
+
+def _multitask_strategy(body: Mapping[str, Any]) -> str:
+    """What a run on a busy thread does (``enqueue``, as langgraph-api's
+    default): refused (``reject``), run after the run going on, once it is
+    cancelled (``interrupt``) or has ended (``enqueue``). ``rollback`` (the
+    run going on cancelled and forgotten, the thread as it was before it) is
+    not served: the thread's state is its last run's."""
+    strategy = body.get("multitask_strategy") or "enqueue"
+    if strategy not in _MULTITASK_STRATEGIES:
+        raise RequestError(
+            f"multitask_strategy must be one of {', '.join(_MULTITASK_STRATEGIES)}, not {strategy!r}"
+        )
+    if strategy == "rollback":
+        raise RequestError("multitask_strategy rollback is not served: interrupt cancels the run going on")
+    return str(strategy)
 
 
 def _thread_not_found(thread_id: str) -> str:
@@ -603,9 +628,14 @@ class Endpoint:
                 )
             agent_request = agent_request_from_langchain(body, thread_id)
             inputs = _inputs(body)
+            strategy = _multitask_strategy(body)
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
         last_run = await self._last_run(thread_id)
+        if last_run is not None and not last_run.finished:
+            if strategy == "reject":
+                return detail(409, _THREAD_BUSY)
+            last_run = await self._after(thread_id, last_run, cancelled=strategy == "interrupt")
         before = _messages_of(last_run)
         run_id = str(uuid.uuid4())
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
@@ -653,6 +683,19 @@ class Endpoint:
         frames = _cancel_recorded(frames, store, run_id, stream_id, cancelled)
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned, cancel_on_disconnect)
+
+    async def _after(self, thread_id: str, running: _Recorded, *, cancelled: bool) -> _Recorded | None:
+        """The thread's last run once the one ``running`` on it has ended
+        (``cancelled`` first, for ``multitask_strategy: "interrupt"``), on
+        whichever replica sharing the store it runs: a run on a busy thread
+        goes after it (``enqueue``), as langgraph-api runs one."""
+        run_id = running.assembler.run_id
+        if cancelled and run_id:
+            with contextlib.suppress(ReplayError, NotImplementedError):
+                await self._cancels.cancel(run_id, running.stream_id)
+        with contextlib.suppress(ReplayError):  # (no longer kept: it is over)
+            await follow(self._gateway.store, running.stream_id, lambda frame: None)
+        return await self._last_run(thread_id)
 
     async def join(self, request: Request) -> Response:
         gateway = self._gateway
@@ -912,7 +955,7 @@ class Endpoint:
         )
         created_at, updated_at = await self._times(stream_id)
         return _Recorded(
-            assembler, finished, cancelled, created_at or now(), updated_at or created_at or now()
+            stream_id, assembler, finished, cancelled, created_at or now(), updated_at or created_at or now()
         )
 
     async def _times(self, stream_id: str) -> tuple[str | None, str | None]:
