@@ -52,6 +52,9 @@ the agent behind the gateway.
 - ``/assistants/...``: the one assistant, the graph ``agent``
   (``assistants.search``, ``count``, ``get``, ``get_graph``; ``_assistants``).
 
+A run's stream is made in ``_run_stream``; what the routes answer about
+threads and runs, in ``_records``.
+
 A run on a thread busy with another goes after it, as its
 ``multitask_strategy`` says (``enqueue``, the default; ``interrupt``;
 ``reject``). Runs are kept in the replay store (so any replica answers),
@@ -65,7 +68,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -85,9 +87,24 @@ from ..langchain.gateway import agent_request_from_langchain
 from ..server import ReplayError
 from ..server._closing import closed
 from ..server._response import recording
-from ._assistants import ASSISTANT_ID, GRAPH_ID, Assistants
+from ._assistants import Assistants
 from ._legacy import LegacyMessages
+from ._records import (
+    NO_STATE,
+    NODE,
+    RUN_STATUSES,
+    Recorded,
+    ThreadSearch,
+    messages_of,
+    new_thread,
+    run_record,
+    run_result,
+    state_record,
+    thread_not_found,
+    thread_record,
+)
 from ._replies import checked_count, dated, detail, integer, now
+from ._run_stream import as_the_threads, asked_modes, inputs_of
 from ._steps import STEP_MODES, Steps
 
 if TYPE_CHECKING:
@@ -108,9 +125,6 @@ CANCELLED_ALIAS = "langgraph-cancelled:"
 # ``values``): a stream of their own, so that the thread's state is what
 # the run left whatever its client asked to see.
 VALUES_ALIAS = "langgraph-values:"
-_RUN_STATUSES = ("pending", "running", "error", "success", "timeout", "interrupted")
-# The node the agent's run is, in the graph the gateway serves (its one node).
-_NODE = "agent"
 # Seconds between the whitespace a response waiting for a run's end writes
 # (JSON readers skip it), as langgraph-api's do: a proxy that cuts an idle
 # connection leaves it be.
@@ -120,258 +134,6 @@ _NOTHING_TO_CANCEL = (
     "No matching runs to cancel. Please verify the thread ID and run IDs are correct,"
     " and the runs haven't been deleted or completed."
 )
-# The modes this endpoint writes, by what a request asks for.
-_MODES = {
-    "values": {"values"},
-    "updates": {"updates"},
-    "messages": {"messages"},
-    "messages-tuple": {"messages"},
-    **{mode: {mode} for mode in STEP_MODES},
-}
-# The serialized message types of LangChain's roles.
-_TYPES = {
-    "user": "human",
-    "human": "human",
-    "assistant": "ai",
-    "ai": "ai",
-    "system": "system",
-    "developer": "system",
-    "tool": "tool",
-}
-
-
-def serialized(message: Any) -> dict[str, Any]:
-    """An input message as the thread's values hold it (LangChain's serialized form)."""
-    if isinstance(message, str):
-        message = {"role": "user", "content": message}
-    role = message.get("role", message.get("type"))
-    kept: dict[str, Any] = {
-        "content": message.get("content", ""),
-        "additional_kwargs": message.get("additional_kwargs") or {},
-        "response_metadata": message.get("response_metadata") or {},
-        "type": _TYPES.get(role, role),
-        "name": message.get("name"),
-        "id": message.get("id") or str(uuid.uuid4()),
-    }
-    if kept["type"] == "tool":
-        kept["tool_call_id"] = message.get("tool_call_id")
-    return kept
-
-
-def _inputs(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    given = body.get("input")
-    if isinstance(given, Mapping) and "messages" in given:
-        given = given["messages"]
-    items = given if isinstance(given, list) else [given]
-    return [serialized(item) for item in items]
-
-
-def _asked_modes(body: Mapping[str, Any]) -> tuple[set[str], bool]:
-    """The events a request's ``stream_mode`` asks for (langgraph-sdk's
-    default is ``values``), and whether its messages are the legacy mode's
-    (``messages`` asked for, ``messages-tuple`` not: langgraph-api writes
-    the tuples when both are)."""
-    modes = body.get("stream_mode", "values")
-    names = [modes] if isinstance(modes, str) else modes if isinstance(modes, list) else []
-    kept = {"metadata", "error"}
-    for name in names:
-        kept |= _MODES.get(name, set()) if isinstance(name, str) else set()
-    return kept, "messages" in names and "messages-tuple" not in names
-
-
-async def _as_the_threads(
-    frames: AsyncIterator[bytes],
-    before: list[Any],
-    modes: set[str],
-    node: str,
-    cancelled: Callable[[], bool],
-    *,
-    legacy: LegacyMessages | None = None,
-    unsent_values: Callable[[bytes], Awaitable[object]] | None = None,
-    steps: Steps | None = None,
-) -> AsyncIterator[bytes]:
-    """The run's events as langgraph-api streams a thread's run of a graph
-    of one node, ``node``: only the modes asked for; after the run's
-    metadata, the thread's values as the run starts (``before``: its
-    messages so far and the input); at its end, the node's update (the
-    messages it added), then the thread's values holding them after those
-    before; unless the run was ``cancelled``: a node cut short writes no
-    update, and the thread stays as the run found it. Its messages are the
-    legacy mode's when ``legacy`` rewrites them. The values, when not asked
-    for, are given to ``unsent_values`` instead. ``steps`` writes the
-    checkpoints and the node's task, if asked for. (A chunk holds whole
-    events; once the run has started, one that needs none of this passes
-    untouched.)"""
-    filtered = not {"messages", "values"} <= modes or legacy is not None
-    kept = "values" in modes
-    started = False
-    async for chunk in frames:
-        if started and not filtered and b"event: values\n" not in chunk:
-            yield chunk
-            continue
-        decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
-        out = []
-        for event in [*decoder.feed(chunk), *decoder.close()]:
-            if event.event == "values":
-                if cancelled():
-                    continue
-                data = json.loads(event.data)
-                if isinstance(data, dict):
-                    added = data.get("messages", [])
-                    if "updates" in modes:
-                        out.append(bytes(impl.encode_sse({node: {"messages": added}}, event="updates")))
-                    if steps is not None:
-                        out.append(steps.result({"messages": added}, data.get("__interrupt__")))
-                    data["messages"] = [*before, *added]
-                if kept:
-                    out.append(bytes(impl.encode_sse(data, event="values")))
-                elif unsent_values is not None:
-                    await unsent_values(bytes(impl.encode_sse(data, event="values")))
-                if steps is not None and isinstance(data, dict):
-                    out.append(steps.ended(data))
-            elif event.event == "messages" and legacy is not None:
-                out.append(legacy.rewrite(json.loads(event.data)))
-            elif event.event in modes:
-                out.append(bytes(impl.encode_sse(json.loads(event.data), event=event.event)))
-            if event.event == "metadata" and not started:
-                started = True
-                if steps is not None:
-                    out.append(steps.input())
-                first = bytes(impl.encode_sse({"messages": before}, event="values"))
-                if kept:
-                    out.append(first)
-                elif unsent_values is not None:
-                    await unsent_values(first)
-                if steps is not None:
-                    out.append(steps.started({"messages": before}))
-        if out:
-            yield b"".join(out)
-
-
-@dataclass
-class _Recorded:
-    """A run as the store holds it: assembled, whether it has ended (and
-    was cancelled), and when it began and last changed (as a record gives
-    times)."""
-
-    stream_id: str
-    assembler: Any
-    finished: bool
-    cancelled: bool
-    created_at: str
-    updated_at: str
-
-
-def _new_thread(thread_id: str, made_at: str) -> dict[str, Any]:
-    """A thread no run has run on, as langgraph-api gives one."""
-    return {
-        "thread_id": thread_id,
-        "created_at": made_at,
-        "updated_at": made_at,
-        "state_updated_at": made_at,
-        "metadata": {},
-        "status": "idle",
-        "config": {},
-        "values": None,
-    }
-
-
-def _thread(thread_id: str, last_run: _Recorded, created_at: str) -> dict[str, Any]:
-    """A thread as langgraph-api gives one, from its last run: ``busy``
-    while the run goes on; ``interrupted`` after an interrupt, or a cancel
-    (the node it cut short is still to run, as langgraph-api sees it);
-    updated when its last run last changed."""
-    assembler = last_run.assembler
-    if not last_run.finished:
-        status = "busy"
-    elif assembler.interrupts or last_run.cancelled:
-        status = "interrupted"
-    else:
-        status = "error" if assembler.error else "idle"
-    return _new_thread(thread_id, created_at) | {
-        "updated_at": last_run.updated_at,
-        "state_updated_at": last_run.updated_at,
-        "status": status,
-        "values": assembler.values or {},
-        "error": assembler.error if status == "error" else None,
-        "interrupts": {},
-    }
-
-
-#: Metadata every thread has, whatever is asked: the gateway's one agent is
-#: every assistant and every graph.
-_AGENTS_METADATA = frozenset({"graph_id", "assistant_id"})
-_THREAD_STATUSES = ("idle", "busy", "interrupted", "error")
-_SORTED_BY = ("thread_id", "status", "created_at", "updated_at")
-
-
-class _ThreadSearch:
-    """A ``POST /threads/search`` body, checked: ``limit`` (10) and
-    ``offset``, the ``metadata``, ``status`` and ``ids`` filters, and
-    ``sort_by`` (``updated_at``) and ``sort_order`` (``desc``)."""
-
-    def __init__(self, body: Any) -> None:
-        if not isinstance(body, Mapping):
-            raise RequestError("a thread search is a JSON object")
-        self.limit = checked_count(body.get("limit", 10), "limit", 1, 1000)
-        self.offset = checked_count(body.get("offset", 0), "offset", 0, None)
-        metadata = body.get("metadata") or {}
-        if not isinstance(metadata, Mapping):
-            raise RequestError("metadata must be a JSON object")
-        # Threads have no metadata but the agent's: other keys match none.
-        self.possible = set(metadata) <= _AGENTS_METADATA
-        self.status = body.get("status")
-        if self.status is not None and self.status not in _THREAD_STATUSES:
-            raise RequestError(f"status must be one of {', '.join(_THREAD_STATUSES)}, not {self.status!r}")
-        ids = body.get("ids")
-        if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
-            raise RequestError("ids must be a list of thread ids")
-        self.ids = None if ids is None else frozenset(ids)
-        self.sort_by = body.get("sort_by") or "updated_at"
-        if self.sort_by not in _SORTED_BY:
-            raise RequestError(f"sort_by must be one of {', '.join(_SORTED_BY)}, not {self.sort_by!r}")
-        self.sort_order = body.get("sort_order") or "desc"
-        if self.sort_order not in ("asc", "desc"):
-            raise RequestError(f"sort_order must be asc or desc, not {self.sort_order!r}")
-        # The store lists the threads by when their last run began, the
-        # latest first: the order of their updates but for runs that overlap,
-        # which the page's sort puts right; other orders read every thread.
-        self.store_order = self.sort_by == "updated_at" and self.sort_order == "desc"
-
-    def page(self, threads: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The threads asked for, of those found (times are ISO 8601 in UTC,
-        which sort as text)."""
-        threads = sorted(threads, key=lambda thread: thread[self.sort_by], reverse=self.sort_order == "desc")
-        return threads[self.offset : self.offset + self.limit]
-
-
-def _result(assembler: Any) -> dict[str, Any]:
-    """A run's result, as ``runs.wait`` and ``runs.join`` answer it: the
-    thread's values, ``__interrupt__`` beside them for a run that was
-    interrupted, ``{"__error__": ...}`` (its ``error`` event) for one that
-    failed."""
-    if assembler.error is not None:
-        return {"__error__": assembler.error}
-    values = dict(assembler.values or {})
-    if assembler.interrupts:
-        values["__interrupt__"] = assembler.interrupts
-    return values
-
-
-def _run_record(thread_id: str, run_id: str, status: str, created_at: str, updated_at: str) -> dict[str, Any]:
-    """A run, as langgraph-api gives one."""
-    return {
-        "run_id": run_id,
-        "thread_id": thread_id,
-        "assistant_id": ASSISTANT_ID,
-        "created_at": created_at,
-        "updated_at": updated_at,
-        "status": status,
-        "metadata": {"created_by": "system", "graph_id": GRAPH_ID, "assistant_id": ASSISTANT_ID},
-        "multitask_strategy": "enqueue",
-        "kwargs": {},
-        "langsmith_session_name": None,
-    }
 
 
 @dataclass
@@ -408,77 +170,6 @@ def _multitask_strategy(body: Mapping[str, Any]) -> str:
     if strategy == "rollback":
         raise RequestError("multitask_strategy rollback is not served: interrupt cancels the run going on")
     return str(strategy)
-
-
-def _thread_not_found(thread_id: str) -> str:
-    return f"Thread with ID {thread_id} not found"
-
-
-def _messages_of(last_run: _Recorded | None) -> list[Any]:
-    """The messages a thread's last run left it (none without one)."""
-    values = last_run.assembler.values if last_run is not None else None
-    messages = values.get("messages") if isinstance(values, dict) else None
-    return list(messages) if isinstance(messages, list) else []
-
-
-#: The state of a thread no run has run on.
-_NO_STATE: dict[str, Any] = {
-    "values": {},
-    "next": [],
-    "tasks": [],
-    "metadata": None,
-    "created_at": None,
-    "checkpoint": None,
-    "checkpoint_id": None,
-    "parent_checkpoint": None,
-    "parent_checkpoint_id": None,
-    "interrupts": [],
-}
-
-
-def _state(thread_id: str, last_run: _Recorded) -> dict[str, Any]:
-    """A thread's state after a run, as ``GET /threads/{thread_id}/state``
-    gives it: its checkpoint the run's end (named by the run), made when
-    the run last changed. A run cut short by a cancel leaves its node to run
-    next, a task, as langgraph-api's state says."""
-    assembler, run_id = last_run.assembler, last_run.assembler.run_id
-    cut_short = [_NODE] if last_run.cancelled else []
-    return {
-        "values": assembler.values or {},
-        "next": cut_short,
-        "tasks": [
-            {
-                "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{run_id}/{node}")),
-                "name": node,
-                "path": ["__pregel_pull", node],
-                "error": None,
-                "interrupts": [],
-                "checkpoint": None,
-                "state": None,
-                "result": None,
-            }
-            for node in cut_short
-        ],
-        # (LangGraph's own keys; not the platform's langgraph_* description of itself)
-        "metadata": {
-            "source": "loop",
-            "step": 1,
-            "parents": {},
-            "run_id": run_id,
-            "thread_id": thread_id,
-            "graph_id": GRAPH_ID,
-            "assistant_id": ASSISTANT_ID,
-            "created_by": "system",
-            "run_attempt": 1,
-            "user_id": "",
-        },
-        "created_at": last_run.updated_at,
-        "checkpoint": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": run_id},
-        "checkpoint_id": run_id,
-        "parent_checkpoint": None,
-        "parent_checkpoint_id": None,
-        "interrupts": assembler.interrupts,
-    }
 
 
 class Endpoint:
@@ -549,7 +240,7 @@ class Endpoint:
         made = await store.open()
         await store.finish(made)
         await store.set_alias(THREAD_MADE_ALIAS + thread_id, made)
-        return JSONResponse(_new_thread(thread_id, (await self._times(made))[0] or now()))
+        return JSONResponse(new_thread(thread_id, (await self._times(made))[0] or now()))
 
     async def stream_run(self, request: Request) -> Response:
         """``runs.stream``: the run streamed as it goes, recorded."""
@@ -581,7 +272,7 @@ class Endpoint:
         recording(self._gateway.store, started.stream_id, started.frames)
         began = (await self._times(started.stream_id))[0] or now()
         return JSONResponse(
-            _run_record(started.thread_id, started.run_id, "pending", began, began),
+            run_record(started.thread_id, started.run_id, "pending", began, began),
             headers={"Content-Location": self._run_path(request, started)},
         )
 
@@ -627,7 +318,7 @@ class Endpoint:
                     "this agent takes input messages: a command (resuming an interrupt) is not served"
                 )
             agent_request = agent_request_from_langchain(body, thread_id)
-            inputs = _inputs(body)
+            inputs = inputs_of(body)
             strategy = _multitask_strategy(body)
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
@@ -636,7 +327,7 @@ class Endpoint:
             if strategy == "reject":
                 return detail(409, _THREAD_BUSY)
             last_run = await self._after(thread_id, last_run, cancelled=strategy == "interrupt")
-        before = _messages_of(last_run)
+        before = messages_of(last_run)
         run_id = str(uuid.uuid4())
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
         abandoned = asyncio.Event() if streamed and cancel_on_disconnect else None
@@ -646,7 +337,7 @@ class Endpoint:
         except UpstreamError as exc:
             return detail(exc.status, exc.message)
         store = gateway.store
-        modes, legacy = _asked_modes(body)
+        modes, legacy = asked_modes(body)
         unsent_values = None
         try:
             stream_id = await store.open()
@@ -662,21 +353,21 @@ class Endpoint:
         except BaseException:
             await closed(chunks)  # the run started: it is ended, not left behind
             raise
-        converting = gateway.converted(chunks, "langgraph", run_id=run_id, node=_NODE)
+        converting = gateway.converted(chunks, "langgraph", run_id=run_id, node=NODE)
         cancelled_by = (cancel, abandoned)
 
         def cancelled() -> bool:
             return any(event is not None and event.is_set() for event in cancelled_by)
 
-        frames = _as_the_threads(
+        frames = as_the_threads(
             converting,
             [*before, *inputs],
             modes,
-            _NODE,
+            NODE,
             cancelled,
             legacy=LegacyMessages() if legacy else None,
             unsent_values=unsent_values,
-            steps=Steps(modes, thread_id=thread_id, run_id=run_id, node=_NODE, previous=before)
+            steps=Steps(modes, thread_id=thread_id, run_id=run_id, node=NODE, previous=before)
             if modes & STEP_MODES
             else None,
         )
@@ -684,7 +375,7 @@ class Endpoint:
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned, cancel_on_disconnect)
 
-    async def _after(self, thread_id: str, running: _Recorded, *, cancelled: bool) -> _Recorded | None:
+    async def _after(self, thread_id: str, running: Recorded, *, cancelled: bool) -> Recorded | None:
         """The thread's last run once the one ``running`` on it has ended
         (``cancelled`` first, for ``multitask_strategy: "interrupt"``), on
         whichever replica sharing the store it runs: a run on a busy thread
@@ -755,8 +446,8 @@ class Endpoint:
         except RequestError as exc:
             return detail(422, str(exc))
         status = query.get("status")
-        if status is not None and status not in _RUN_STATUSES:
-            return detail(422, f"status must be one of {', '.join(_RUN_STATUSES)}, not {status!r}")
+        if status is not None and status not in RUN_STATUSES:
+            return detail(422, f"status must be one of {', '.join(RUN_STATUSES)}, not {status!r}")
         prefix = f"{THREAD_RUN_ALIAS}{thread_id}/"
         kept = await self._gateway.store.aliases(prefix)
         if status is None:
@@ -821,7 +512,7 @@ class Endpoint:
             status = "interrupted"  # (langgraph-api's word for a cancelled run too)
         else:
             status = "success"
-        return _run_record(thread_id, run_id, status, recorded.created_at, recorded.updated_at)
+        return run_record(thread_id, run_id, status, recorded.created_at, recorded.updated_at)
 
     @staticmethod
     async def _followed(stream_id: str, entries: AsyncIterator[tuple[int, bytes]]) -> AsyncIterator[bytes]:
@@ -838,24 +529,24 @@ class Endpoint:
         thread_id = request.path_params["thread_id"]
         last_run = await self._last_run(thread_id)
         if last_run is not None:
-            return JSONResponse(_state(thread_id, last_run))
+            return JSONResponse(state_record(thread_id, last_run))
         if await self._made(thread_id) is None:
-            return detail(404, _thread_not_found(thread_id))
-        return JSONResponse(_NO_STATE)
+            return detail(404, thread_not_found(thread_id))
+        return JSONResponse(NO_STATE)
 
     async def history(self, request: Request) -> Response:
         """``POST /threads/{thread_id}/history``: the thread's states, the
         latest first (what useStream fetches): its last run's, the one kept."""
         thread_id = request.path_params["thread_id"]
         last_run = await self._last_run(thread_id)
-        return JSONResponse([] if last_run is None else [_state(thread_id, last_run)])
+        return JSONResponse([] if last_run is None else [state_record(thread_id, last_run)])
 
     async def thread(self, request: Request) -> Response:
         """``GET /threads/{thread_id}``: the thread, its values its last
         run's (none before any)."""
         thread_id = request.path_params["thread_id"]
         thread = await self._found_thread(thread_id)
-        return detail(404, _thread_not_found(thread_id)) if thread is None else JSONResponse(thread)
+        return detail(404, thread_not_found(thread_id)) if thread is None else JSONResponse(thread)
 
     async def _found_thread(self, thread_id: str) -> dict[str, Any] | None:
         """The thread, from its last run or, before any, from when it was
@@ -864,7 +555,7 @@ class Endpoint:
         thread = None if stream_id is None else await self._thread(thread_id, stream_id)
         if thread is None:
             made_at = await self._made(thread_id)
-            thread = None if made_at is None else _new_thread(thread_id, made_at)
+            thread = None if made_at is None else new_thread(thread_id, made_at)
         return thread
 
     async def delete_thread(self, request: Request) -> Response:
@@ -876,7 +567,7 @@ class Endpoint:
         runs = await store.aliases(f"{THREAD_RUN_ALIAS}{thread_id}/")
         made = await self._made(thread_id)
         if made is None and not runs:
-            return detail(404, _thread_not_found(thread_id))
+            return detail(404, thread_not_found(thread_id))
         forgotten = [THREAD_ALIAS + thread_id, THREAD_MADE_ALIAS + thread_id]
         for alias, stream_id in runs:
             run_id = alias.rpartition("/")[2]
@@ -901,7 +592,7 @@ class Endpoint:
         ``assistant_id`` in the ``metadata`` filter holds for every thread
         (which has no other metadata)."""
         try:
-            search = _ThreadSearch(await json_body(request, self._gateway.max_body_bytes))
+            search = ThreadSearch(await json_body(request, self._gateway.max_body_bytes))
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
         if not search.possible:
@@ -930,14 +621,14 @@ class Endpoint:
         created_at = last_run.created_at
         if made is not None and made != stream_id:
             created_at = (await self._times(made))[0] or created_at
-        return _thread(thread_id, last_run, created_at)
+        return thread_record(thread_id, last_run, created_at)
 
-    async def _last_run(self, thread_id: str) -> _Recorded | None:
+    async def _last_run(self, thread_id: str) -> Recorded | None:
         """The thread's last run, as the store holds it (None without one)."""
         stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
         return None if stream_id is None else await self._recorded(stream_id)
 
-    async def _recorded(self, stream_id: str) -> _Recorded | None:
+    async def _recorded(self, stream_id: str) -> Recorded | None:
         """A run as the store holds it (None for one no longer kept)."""
         try:
             entries, finished = await self._gateway.store.stored(stream_id)
@@ -954,7 +645,7 @@ class Endpoint:
             and await self._gateway.store.resolve_alias(CANCELLED_ALIAS + run_id) is not None
         )
         created_at, updated_at = await self._times(stream_id)
-        return _Recorded(
+        return Recorded(
             stream_id, assembler, finished, cancelled, created_at or now(), updated_at or created_at or now()
         )
 
@@ -985,7 +676,7 @@ class Endpoint:
     async def _result(self, assembler: Any) -> dict[str, Any]:
         """The result of a run that has ended, from its ``assembler``."""
         await self._unsent_values(assembler)
-        return _result(assembler)
+        return run_result(assembler)
 
 
 async def _cancel_recorded(
