@@ -398,19 +398,20 @@ def test_the_server_says_what_it_is_without_a_key() -> None:
 
 def test_threads_are_searched_as_a_frontend_lists_them() -> None:
     """``threads.search``, as agent-chat-ui lists its threads (``metadata``:
-    the graph's id): the threads with runs, the last updated first, each
-    with its values; paged; filtered by status and ids; a metadata key no
-    thread has matches none."""
+    the graph's id): the threads, the last updated first, each with its
+    values (none for a thread made with no run yet); paged; filtered by
+    status and ids; a metadata key no thread has matches none."""
     from langgraph_sdk import get_client
 
     async def main(url: str) -> dict[str, Any]:
         async with get_client(url=url) as client:
             made = []
-            for text in ("first", "second", "third"):
+            for text in ("first", "second", None, "third"):
                 thread_id = (await client.threads.create())["thread_id"]
-                asked = {"messages": [{"role": "user", "content": text}]}
-                async for _ in client.runs.stream(thread_id, "agent", input=asked):
-                    pass
+                if text is not None:  # (else a thread with no run yet)
+                    asked = {"messages": [{"role": "user", "content": text}]}
+                    async for _ in client.runs.stream(thread_id, "agent", input=asked):
+                        pass
                 made.append(thread_id)
             return {
                 "made": made,
@@ -428,8 +429,9 @@ def test_threads_are_searched_as_a_frontend_lists_them() -> None:
     made, listed = found["made"], found["listed"]
     assert [thread["thread_id"] for thread in listed] == made[::-1]
     assert {thread["status"] for thread in listed} == {"idle"}
-    assert [text_of(thread["values"]["messages"][0]) for thread in listed] == ["third", "second", "first"]
-    assert [thread["thread_id"] for thread in found["page"]] == [made[1]]
+    firsts = [thread["values"] and text_of(thread["values"]["messages"][0]) for thread in listed]
+    assert firsts == ["third", None, "second", "first"]
+    assert [thread["thread_id"] for thread in found["page"]] == [made[2]]
     assert [thread["thread_id"] for thread in found["oldest"]] == [made[0]]
     assert [thread["thread_id"] for thread in found["ids"]] == [made[0]]
     assert found["busy"] == found["other"] == []

@@ -7,8 +7,9 @@ the agent behind the gateway.
 - ``POST /threads``: a thread, kept (a run on any other id makes that
   thread too); ``DELETE /threads/{thread_id}``: the thread and its runs
   forgotten, a run going on cancelled;
-- ``POST /threads/search``: the threads whose last runs the store keeps,
-  the last updated first (``threads.search``: a frontend's thread list);
+- ``POST /threads/search``: the threads the store keeps (with runs, or
+  made with none yet), the last updated first (``threads.search``: a
+  frontend's thread list);
 - ``POST /threads/{thread_id}/runs/stream``: a run of the agent on the
   thread's input messages (the thread is the agent's session), streamed as
   langgraph-api streams a graph of one node, ``agent``, for
@@ -587,18 +588,30 @@ class Endpoint:
 
     async def search_threads(self, request: Request) -> Response:
         """``POST /threads/search`` (``threads.search``, a frontend's thread
-        list): the threads whose last runs the store keeps, the last updated
-        first. Any assistant is the agent, so a ``graph_id`` or
-        ``assistant_id`` in the ``metadata`` filter holds for every thread
-        (which has no other metadata)."""
+        list): the threads the store keeps, those with runs and those made
+        with none yet, the last updated first. Any assistant is the agent,
+        so a ``graph_id`` or ``assistant_id`` in the ``metadata`` filter
+        holds for every thread (which has no other metadata)."""
         try:
             search = ThreadSearch(await json_body(request, self._gateway.max_body_bytes))
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
         if not search.possible:
             return JSONResponse([])
+        store = self._gateway.store
+        with_runs = await store.aliases(THREAD_ALIAS)
         threads = []
-        for alias, stream_id in await self._gateway.store.aliases(THREAD_ALIAS):
+        # Those made with no run yet (few, and cheap to read: their times).
+        ran = {alias.removeprefix(THREAD_ALIAS) for alias, _ in with_runs}
+        for alias, stream_id in await store.aliases(THREAD_MADE_ALIAS):
+            thread_id = alias.removeprefix(THREAD_MADE_ALIAS)
+            if thread_id in ran or (search.ids is not None and thread_id not in search.ids):
+                continue
+            made_at = (await self._times(stream_id))[0]
+            if made_at is not None and search.status in (None, "idle"):
+                threads.append(new_thread(thread_id, made_at))
+        found = 0
+        for alias, stream_id in with_runs:
             thread_id = alias.removeprefix(THREAD_ALIAS)
             if search.ids is not None and thread_id not in search.ids:
                 continue
@@ -607,8 +620,9 @@ class Endpoint:
                 continue  # (its run is no longer kept)
             if search.status is None or thread["status"] == search.status:
                 threads.append(thread)
-            if search.store_order and len(threads) >= search.offset + search.limit:
-                break  # the page is found: no more threads are read
+                found += 1
+            if search.store_order and found >= search.offset + search.limit:
+                break  # the page is found among them: no more are read
         return JSONResponse(search.page(threads))
 
     async def _thread(self, thread_id: str, stream_id: str) -> dict[str, Any] | None:
