@@ -563,6 +563,51 @@ def test_a_run_on_a_busy_thread_does_what_its_multitask_strategy_says(strategy: 
     assert [run["run_id"] for run in runs][1:] == [first["run_id"]]
 
 
+def test_a_run_deleted_is_forgotten_with_what_it_wrote_to_its_thread() -> None:
+    """``runs.delete``: the run is not found, nor listed, and the thread's
+    state is what its run before left (none after its first run is
+    deleted), as langgraph-api deletes a run's checkpoints."""
+    with serve(Gateway(DemoAgent(delay=0))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        thread = client.post("/threads", json={}).json()["thread_id"]
+        for question in (QUESTION, "And now?"):
+            client.post(f"/threads/{thread}/runs/wait", json=run_body(input={"messages": [question]}))
+        second, first = (run["run_id"] for run in client.get(f"/threads/{thread}/runs").json())
+        first_state = [
+            message["type"] for message in client.get(f"/threads/{thread}/state").json()["values"]["messages"]
+        ]
+        deleted = client.delete(f"/threads/{thread}/runs/{second}")
+        state = client.get(f"/threads/{thread}/state").json()
+        listed = [run["run_id"] for run in client.get(f"/threads/{thread}/runs").json()]
+        gone = client.get(f"/threads/{thread}/runs/{second}").status_code
+        again = client.delete(f"/threads/{thread}/runs/{second}")
+        client.delete(f"/threads/{thread}/runs/{first}")
+        emptied = client.get(f"/threads/{thread}/state").json()
+        made = client.get(f"/threads/{thread}").json()
+    assert len(first_state) == 10
+    assert deleted.status_code == 204
+    assert [message["type"] for message in state["values"]["messages"]] == first_state[:5]
+    assert state["metadata"]["run_id"] == first
+    assert (listed, gone) == ([first], 404)
+    assert (again.status_code, again.json()) == (404, {"detail": "Run not found"})
+    assert (emptied["values"], emptied["checkpoint"]) == ({}, None)
+    assert (made["status"], made["values"]) == ("idle", None)
+
+
+def test_a_run_deleted_while_it_goes_on_is_cancelled_first() -> None:
+    agent = ScriptedAgent(endless_run)
+    with gateway_with(agent, MemoryReplayStore(), idle=None, run=None) as url:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            run = client.post("/threads/t-gone/runs", json=run_body()).json()
+            run_path = f"/threads/t-gone/runs/{run['run_id']}"
+            wait_until(
+                lambda: client.get(run_path).json()["status"] == "running", 10, "the run did not start"
+            )
+            deleted = client.delete(run_path)
+            listed = client.get("/threads/t-gone/runs").json()
+        wait_until(lambda: agent.cancelled == 1, 10, "the run was not cancelled upstream")
+    assert (deleted.status_code, listed) == (204, [])
+
+
 def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:
     """A run's ``created_at`` is when it began, its ``updated_at`` when it
     ended; a thread was made when ``threads.create`` made it (or its first

@@ -37,6 +37,8 @@ the agent behind the gateway.
   run's stream again from its start (or after ``Last-Event-ID``), then live
   (``join_stream``);
 - ``GET /threads/{thread_id}/runs/{run_id}``: the run (``runs.get``);
+  ``DELETE`` it: the run and what it wrote to the thread forgotten
+  (``runs.delete``);
   ``GET /threads/{thread_id}/runs``: the thread's runs the store keeps, the
   latest first (``runs.list``); ``GET .../runs/{run_id}/join``: the run's
   result once it has ended (``runs.join``), as ``runs.wait`` answers;
@@ -194,6 +196,7 @@ class Endpoint:
             Route("/threads/{thread_id}/runs", self.create_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs", self.list_runs, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}", self.get_run, methods=["GET"]),
+            Route("/threads/{thread_id}/runs/{run_id}", self.delete_run, methods=["DELETE"]),
             Route("/threads/{thread_id}/runs/{run_id}/join", self.join_run, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}/stream", self.join, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
@@ -436,6 +439,34 @@ class Endpoint:
         stream_id = await self._gateway.store.resolve_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}")
         run = None if stream_id is None else await self._run(thread_id, run_id, stream_id)
         return detail(404, "Run not found") if run is None else JSONResponse(run)
+
+    async def delete_run(self, request: Request) -> Response:
+        """``DELETE /threads/{thread_id}/runs/{run_id}`` (``runs.delete``):
+        the run forgotten (cancelled first if it goes on), and what it wrote
+        to the thread with it, as langgraph-api deletes a run's checkpoints:
+        the thread's state is its run before, if any; ``204``."""
+        thread_id, run_id = request.path_params["thread_id"], request.path_params["run_id"]
+        store = self._gateway.store
+        prefix = f"{THREAD_RUN_ALIAS}{thread_id}/"
+        stream_id = await store.resolve_alias(prefix + run_id)
+        if stream_id is None:
+            return detail(404, "Run not found")
+        recorded = await self._recorded(stream_id)
+        if recorded is not None and not recorded.finished:
+            await self._after(thread_id, recorded, cancelled=True)
+        try:
+            await store.delete_aliases(
+                [prefix + run_id, RUN_ALIAS + run_id, CANCELLED_ALIAS + run_id, VALUES_ALIAS + run_id]
+            )
+            if await store.resolve_alias(THREAD_ALIAS + thread_id) == stream_id:
+                left = await store.aliases(prefix)  # (the latest first)
+                if left:
+                    await store.set_alias(THREAD_ALIAS + thread_id, left[0][1])
+                else:
+                    await store.delete_aliases([THREAD_ALIAS + thread_id])
+        except NotImplementedError:
+            return detail(501, "the gateway's replay store cannot delete what it keeps")
+        return Response(status_code=204)
 
     async def list_runs(self, request: Request) -> Response:
         """``runs.list``: the thread's runs the store keeps, the latest
