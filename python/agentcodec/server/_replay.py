@@ -107,8 +107,9 @@ class ReplayStore(abc.ABC):
     async def times(self, stream_id: str) -> tuple[float | None, float | None]:
         """When the stream was opened and when it finished, in seconds since
         the epoch (``time.time()``): None for a stream still running, and
-        for an opening the store no longer knows (a stream that began before
-        its store kept times). What a server dates the things it names by
+        for an opening the store no longer knows (Redis: a stream still
+        running whose first events its bound dropped, or one written before
+        it kept times). What a server dates the things it names by
         streams from (a run's ``created_at``). Raises ``ReplayError`` when
         the stream is not stored."""
         raise NotImplementedError(f"{type(self).__name__} keeps no times")
