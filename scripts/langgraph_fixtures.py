@@ -126,6 +126,8 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
     "debug": ("agent", ["debug", "tasks", "checkpoints"], {}, None),
     # The same of a graph of one node, as the gateway's LangGraph routes stream it.
     "one_node_debug": ("thinker", ["debug", "tasks", "checkpoints"], {}, None),
+    # ... and of one whose node fails.
+    "one_node_debug_error": ("broken", ["debug", "tasks", "checkpoints"], {}, None),
     "resumable": ("agent", ["values", "messages-tuple"], {"stream_resumable": True}, None),
 }
 

@@ -293,6 +293,7 @@ def step_shape(stream: bytes, node: str) -> list[Any]:
             "source": (payload.get("metadata") or {}).get("source"),
             "configurable": own((payload.get("config") or {}).get("configurable", {})),
             "parent": payload.get("parent_config") is not None,
+            "error": sorted(error) if isinstance(error := payload.get("error"), dict) else error,
             "values": sorted(payload.get("values") or payload.get("input") or payload.get("result") or {}),
         }
         if event.event == "debug":
@@ -329,6 +330,22 @@ def test_the_debug_tasks_and_checkpoints_modes_are_written_as_langgraph_api_writ
         f"{gateway}/threads/t-steps/runs/stream", json=run_body(stream_mode="tasks"), timeout=30
     )
     assert {event.event for event in SSEDecoder().feed(only.content)} == {"metadata", "tasks"}
+
+
+def test_a_failed_run_in_the_debug_tasks_and_checkpoints_modes_ends_as_langgraph_api_ends_one() -> None:
+    """A run whose node fails (tests/fixtures/langgraph/one_node_debug_error):
+    its task's result holds the run's error and nothing written, no last
+    checkpoint follows, then the ``error`` event."""
+    recorded = (FIXTURES / "langgraph" / "one_node_debug_error.sse").read_bytes()
+    asked = json.loads((FIXTURES / "langgraph" / "one_node_debug_error.json").read_text(encoding="utf-8"))
+    fails = (AGENTAPP_FIXTURES / "agent_fails.process.sse").read_bytes()
+    agent = ScriptedAgent(one_after_another(fails))
+    with gateway_with(agent, MemoryReplayStore(), idle=None, run=None) as url:
+        body = run_body(stream_mode=asked["request"]["stream_mode"])
+        response = httpx.post(f"{url}/threads/t-fails/runs/stream", json=body, timeout=30)
+    assert step_shape(response.content, "agent") == step_shape(recorded, "explode")
+    names = [event.event for event in SSEDecoder().feed(response.content)]
+    assert names[-3:] == ["tasks", "debug", "error"]
 
 
 def test_a_dropped_client_resumes_with_last_event_id(gateway: str) -> None:

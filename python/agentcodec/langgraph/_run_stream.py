@@ -124,6 +124,9 @@ async def as_the_threads(
                     await unsent_values(bytes(impl.encode_sse(data, event="values")))
                 if steps is not None and isinstance(data, dict):
                     out.append(steps.ended(data))
+            elif event.event == "error" and steps is not None and started:
+                error = json.loads(event.data)
+                out.append(steps.failed(error) + bytes(impl.encode_sse(error, event="error")))
             elif event.event == "messages" and legacy is not None:
                 out.append(legacy.rewrite(json.loads(event.data)))
             elif event.event in modes:

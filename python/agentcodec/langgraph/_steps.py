@@ -1,7 +1,7 @@
 """The ``debug``, ``tasks`` and ``checkpoints`` stream modes of a run of a
 graph of one node, as langgraph-api streams them (LangGraph Studio's
 view of a run): the thread's checkpoints, the node's task as it starts,
-its result as it ends. (Where they fall among the other modes' events is
+its result as it ends, or its error if the run fails. (Where they fall among the other modes' events is
 where LangGraph writes them: the task's result beside the node's update,
 a checkpoint beside the values it holds.)
 
@@ -33,7 +33,7 @@ _START = "__start__"
 class Steps:
     """One run's checkpoints and task, written in the ``modes`` asked for."""
 
-    __slots__ = ("_checkpoint", "_modes", "_node", "_previous", "_run_id", "_task_id", "_thread_id")
+    __slots__ = ("_checkpoint", "_ended", "_modes", "_node", "_previous", "_run_id", "_task_id", "_thread_id")
 
     def __init__(
         self, modes: set[str], *, thread_id: str, run_id: str, node: str, previous: list[Any]
@@ -43,6 +43,7 @@ class Steps:
         self._previous = previous
         self._checkpoint: str | None = None  # the last one written
         self._task_id = str(uuid.uuid4())
+        self._ended = False  # (the task's result written)
 
     def input(self) -> bytes:
         """The input's checkpoint: the thread's values before the run."""
@@ -76,10 +77,22 @@ class Steps:
 
     def result(self, update: dict[str, Any], interrupts: Any) -> bytes:
         """The node's task's result: its ``update`` (what it wrote)."""
+        return self._result(None, update, interrupts)
+
+    def failed(self, error: Any) -> bytes:
+        """The node's task's result when the run failed: its ``error`` (the
+        run's ``error`` event's data), nothing written; no checkpoint
+        follows, as LangGraph saves none for a step that failed."""
+        return self._result(error, {}, [])
+
+    def _result(self, error: Any, update: dict[str, Any], interrupts: Any) -> bytes:
+        if self._ended:
+            return b""
+        self._ended = True
         result = {
             "id": self._task_id,
             "name": self._node,
-            "error": None,
+            "error": error,
             "result": update,
             "interrupts": interrupts if isinstance(interrupts, list) else [],
         }
