@@ -625,6 +625,29 @@ def test_a_run_deleted_while_it_goes_on_is_cancelled_first() -> None:
     assert (deleted.status_code, listed) == (204, [])
 
 
+def test_runs_created_on_a_busy_thread_wait_their_turn_in_order() -> None:
+    """``runs.create`` on a thread busy with a run answers at once, the run
+    ``pending``; it starts once the run before has ended, and the next one
+    after it; one cancelled while it waits never runs."""
+    with serve(Gateway(DemoAgent(delay=0.02))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        runs = [
+            client.post("/threads/t-queue/runs", json=run_body(input={"messages": [text]})).json()
+            for text in ("one", "two", "three", "four")
+        ]
+        waiting = [client.get(f"/threads/t-queue/runs/{run['run_id']}").json()["status"] for run in runs]
+        cancelled = client.post(f"/threads/t-queue/runs/{runs[2]['run_id']}/cancel")
+        last = client.get(f"/threads/t-queue/runs/{runs[3]['run_id']}/join").json()
+        statuses = [client.get(f"/threads/t-queue/runs/{run['run_id']}").json()["status"] for run in runs]
+    assert [run["status"] for run in runs] == ["pending"] * 4
+    assert waiting[0] in ("pending", "running")
+    assert waiting[1:] == ["pending"] * 3
+    assert cancelled.status_code == 202
+    assert statuses == ["success", "success", "interrupted", "success"]
+    humans = [message["content"] for message in last["messages"] if message["type"] == "human"]
+    assert humans == ["one", "two", "four"]
+    assert len(last["messages"]) == 3 * 5
+
+
 def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:
     """A run's ``created_at`` is when it began, its ``updated_at`` when it
     ended; a thread was made when ``threads.create`` made it (or its first

@@ -71,6 +71,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -140,6 +141,42 @@ _NOTHING_TO_CANCEL = (
 
 
 @dataclass
+class _Asked:
+    """A request for a run, checked."""
+
+    thread_id: str
+    body: Mapping[str, Any]
+    agent_request: dict[str, Any]
+    inputs: list[dict[str, Any]]
+    strategy: str
+
+
+class _Turns:
+    """Whose turn it is to start a run on each thread, in this process: a
+    run waiting for the thread's run going on to end holds it, so that the
+    runs asked for meanwhile start one after another, in order."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._waiting: dict[str, int] = {}
+
+    def taken(self, thread_id: str) -> bool:
+        return thread_id in self._locks
+
+    @contextlib.asynccontextmanager
+    async def turn(self, thread_id: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(thread_id, asyncio.Lock())
+        self._waiting[thread_id] = self._waiting.get(thread_id, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._waiting[thread_id] -= 1
+            if not self._waiting[thread_id]:  # (nobody else wants it: forgotten)
+                del self._waiting[thread_id], self._locks[thread_id]
+
+
+@dataclass
 class _Started:
     """A run started upstream and named in the store, its frames not yet read."""
 
@@ -185,6 +222,7 @@ class Endpoint:
         # The runs going on here, by their id.
         self._cancels = Cancels(gateway)
         self._assistants = Assistants(gateway.max_body_bytes)
+        self._turns = _Turns()
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -252,9 +290,13 @@ class Endpoint:
         resumed = gateway.resumed(request, "langgraph")
         if resumed is not None:
             return resumed
-        started = await self._start(request, streamed=True)
+        asked = await self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        started = await self._start(request, asked, streamed=True)
         if isinstance(started, Response):
             return started
+        assert started is not None  # (only a queued run is cancelled before it starts)
         response = gateway.event_stream(
             started.frames,
             "langgraph",
@@ -262,31 +304,75 @@ class Endpoint:
             stream_id=started.stream_id,
             abandoned=started.abandoned,
         )
-        run_path = self._run_path(request, started)
+        run_path = self._run_path(request, started.thread_id, started.run_id)
         response.headers["Content-Location"] = run_path
         response.headers["Location"] = f"{run_path}/stream"
         return response
 
     async def create_run(self, request: Request) -> Response:
         """``runs.create``: the run goes on in the background, recorded; the
-        answer is the run, ``pending``."""
-        started = await self._start(request, streamed=False)
-        if isinstance(started, Response):
-            return started
-        recording(self._gateway.store, started.stream_id, started.frames)
-        began = (await self._times(started.stream_id))[0] or now()
+        answer is the run, ``pending``. On a thread busy with another run, it
+        is named (``pending`` until it starts) and waits its turn there."""
+        asked = await self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        store, thread_id = self._gateway.store, asked.thread_id
+        if "thread_id" in request.path_params and await self._busy(thread_id):
+            if asked.strategy == "reject":
+                return detail(409, _THREAD_BUSY)
+            run_id, stream_id = str(uuid.uuid4()), await store.open()
+            await store.set_alias(RUN_ALIAS + run_id, stream_id)
+            await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
+            recording(store, stream_id, self._queued(request, asked, run_id, stream_id))
+        else:
+            started = await self._start(request, asked, streamed=False)
+            if isinstance(started, Response):
+                return started
+            assert started is not None  # (only a queued run is cancelled before it starts)
+            run_id, stream_id = started.run_id, started.stream_id
+            recording(store, stream_id, started.frames)
+        began = (await self._times(stream_id))[0] or now()
         return JSONResponse(
-            run_record(started.thread_id, started.run_id, "pending", began, began),
-            headers={"Content-Location": self._run_path(request, started)},
+            run_record(thread_id, run_id, "pending", began, began),
+            headers={"Content-Location": self._run_path(request, thread_id, run_id)},
         )
+
+    async def _queued(
+        self, request: Request, asked: _Asked, run_id: str, stream_id: str
+    ) -> AsyncIterator[bytes]:
+        """A run created on a busy thread, recorded in ``stream_id`` once its
+        turn has come: its metadata alone, if it was cancelled before; its
+        error, if it could not start."""
+        started = await self._start(request, asked, streamed=False, queued=(run_id, stream_id))
+        if isinstance(started, Response):
+            reason = json.loads(bytes(started.body)).get("detail", "the run could not start")
+            yield bytes(impl.encode_sse({"run_id": run_id, "attempt": 1}, event="metadata"))
+            yield bytes(impl.encode_sse({"error": "RunError", "message": reason}, event="error"))
+            return
+        if started is None:
+            yield bytes(impl.encode_sse({"run_id": run_id, "attempt": 1}, event="metadata"))
+            return
+        async for frame in started.frames:
+            yield frame
+
+    async def _busy(self, thread_id: str) -> bool:
+        """Whether a run goes on on the thread, or waits to start there."""
+        if self._turns.taken(thread_id):
+            return True
+        last_run = await self._last_run(thread_id)
+        return last_run is not None and not last_run.finished
 
     async def wait_run(self, request: Request) -> Response:
         """``runs.wait``: the run, recorded, answered with its result once it
         has ended. It goes on if its client leaves, unless the client asked
         otherwise (``on_disconnect: "cancel"``)."""
-        started = await self._start(request, streamed=False)
+        asked = await self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        started = await self._start(request, asked, streamed=False)
         if isinstance(started, Response):
             return started
+        assert started is not None  # (only a queued run is cancelled before it starts)
         recording(self._gateway.store, started.stream_id, started.frames)
         run_path = f"/threads/{started.thread_id}/runs/{started.run_id}"
         return await self._result_when_ended(
@@ -296,25 +382,19 @@ class Endpoint:
         )
 
     @staticmethod
-    def _run_path(request: Request, started: _Started) -> str:
+    def _run_path(request: Request, thread_id: str, run_id: str) -> str:
         """The path naming the run, as langgraph-api's responses give it: a
         stateless run's has no thread."""
         if "thread_id" in request.path_params:
-            return f"/threads/{started.thread_id}/runs/{started.run_id}"
-        return f"/runs/{started.run_id}"
+            return f"/threads/{thread_id}/runs/{run_id}"
+        return f"/runs/{run_id}"
 
-    async def _start(self, request: Request, *, streamed: bool) -> _Started | Response:
-        """The request's run of the agent, on the thread the path names (a
-        new one for a stateless run), started upstream and named in the
-        store by its thread and its id; or the error to answer. A streamed
-        run asking to be cancelled when its client leaves
-        (``on_disconnect: "cancel"``) is abandoned once nobody reads it for
-        the gateway's abandoned timeout (a client that resumes in time keeps
-        it); langgraph-api's runs otherwise go on when their client leaves."""
-        gateway = self._gateway
+    async def _asked(self, request: Request) -> _Asked | Response:
+        """The request for a run, checked, on the thread the path names (a
+        new one for a stateless run); or the error to answer."""
         thread_id = request.path_params.get("thread_id") or str(uuid.uuid4())
         try:
-            body = await json_body(request, gateway.max_body_bytes)
+            body = await json_body(request, self._gateway.max_body_bytes)
             if not isinstance(body, Mapping):
                 raise RequestError("a run is a JSON object")
             if body.get("command") is not None:
@@ -326,25 +406,52 @@ class Endpoint:
             strategy = _multitask_strategy(body)
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
+        return _Asked(thread_id, body, agent_request, inputs, strategy)
+
+    async def _start(
+        self, request: Request, asked: _Asked, *, streamed: bool, queued: tuple[str, str] | None = None
+    ) -> _Started | Response | None:
+        """The ``asked`` run of the agent, once the thread's run going on has
+        ended (as its ``multitask_strategy`` says), started upstream and named
+        in the store by its thread and its id; or the error to answer. A run
+        ``queued`` (its id and stream, named already) that was cancelled
+        before its turn came is not started (None). A streamed run asking to
+        be cancelled when its client leaves (``on_disconnect: "cancel"``) is
+        abandoned once nobody reads it for the gateway's abandoned timeout (a
+        client that resumes in time keeps it); langgraph-api's runs otherwise
+        go on when their client leaves."""
+        async with self._turns.turn(asked.thread_id):
+            return await self._start_in_turn(request, asked, streamed=streamed, queued=queued)
+
+    async def _start_in_turn(
+        self, request: Request, asked: _Asked, *, streamed: bool, queued: tuple[str, str] | None
+    ) -> _Started | Response | None:
+        gateway, store = self._gateway, self._gateway.store
+        thread_id, body, strategy = asked.thread_id, asked.body, asked.strategy
         last_run = await self._last_run(thread_id)
         if last_run is not None and not last_run.finished:
             if strategy == "reject":
                 return detail(409, _THREAD_BUSY)
             last_run = await self._after(thread_id, last_run, cancelled=strategy == "interrupt")
+        run_id = str(uuid.uuid4()) if queued is None else queued[0]
+        if queued is not None and await store.stop_requested(queued[1]):
+            await store.set_alias(CANCELLED_ALIAS + run_id, queued[1])
+            return None
         before = messages_of(last_run)
-        run_id = str(uuid.uuid4())
+        inputs = asked.inputs
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
         abandoned = asyncio.Event() if streamed and cancel_on_disconnect else None
         cancel = asyncio.Event()
         try:
-            chunks = await gateway.start_run(agent_request, request, abandoned=abandoned, cancelled=cancel)
+            chunks = await gateway.start_run(
+                asked.agent_request, request, abandoned=abandoned, cancelled=cancel
+            )
         except UpstreamError as exc:
             return detail(exc.status, exc.message)
-        store = gateway.store
         modes, legacy = asked_modes(body)
         unsent_values = None
         try:
-            stream_id = await store.open()
+            stream_id = await store.open() if queued is None else queued[1]
             if "values" not in modes:
                 values_id = await store.open()
                 await store.set_alias(VALUES_ALIAS + run_id, values_id)
@@ -537,7 +644,7 @@ class Endpoint:
             return None
         assembler = recorded.assembler
         if not recorded.finished:
-            status = "running"
+            status = "running" if assembler.run_id else "pending"  # (queued: not started yet)
         elif assembler.error:
             status = "error"
         elif assembler.interrupts or recorded.cancelled:
