@@ -359,8 +359,12 @@ class Endpoint:
         """Whether a run goes on on the thread, or waits to start there."""
         if self._turns.taken(thread_id):
             return True
-        last_run = await self._last_run(thread_id)
-        return last_run is not None and not last_run.finished
+        store = self._gateway.store
+        stream_id = await store.resolve_alias(THREAD_ALIAS + thread_id)
+        try:
+            return stream_id is not None and not await store.finished(stream_id)
+        except ReplayError:
+            return False  # (its last run is no longer kept)
 
     async def wait_run(self, request: Request) -> Response:
         """``runs.wait``: the run, recorded, answered with its result once it
