@@ -1,9 +1,10 @@
 """The ``debug``, ``tasks`` and ``checkpoints`` stream modes of a run of a
 graph of one node, as langgraph-api streams them (LangGraph Studio's
 view of a run): the thread's checkpoints, the node's task as it starts,
-its result as it ends, or its error if the run fails. (Where they fall among the other modes' events is
-where LangGraph writes them: the task's result beside the node's update,
-a checkpoint beside the values it holds.)
+its result as it ends, or its error if the run fails. (Where they fall
+among the other modes' events is where LangGraph writes them: the task's
+result beside the node's update, a checkpoint beside the values it
+holds.)
 
 A run of such a graph has three checkpoints and one task: the input
 (step -1: the thread's values before it, ``__start__`` next), the input
