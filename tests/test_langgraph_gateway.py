@@ -576,7 +576,8 @@ def test_a_run_on_a_busy_thread_does_what_its_multitask_strategy_says(strategy: 
     else:
         assert first_run["status"] == "success"
         assert kinds == ["human", "ai", "ai", "tool", "ai", "human", "ai", "ai", "tool", "ai"]
-        assert runs[0]["created_at"] >= first_run["updated_at"]
+        # (asked for while the first ran, it was made then, and ended after it)
+        assert runs[0]["created_at"] < first_run["updated_at"] < runs[0]["updated_at"]
     assert [run["run_id"] for run in runs][1:] == [first["run_id"]]
 
 
@@ -646,6 +647,27 @@ def test_runs_created_on_a_busy_thread_wait_their_turn_in_order() -> None:
     humans = [message["content"] for message in last["messages"] if message["type"] == "human"]
     assert humans == ["one", "two", "four"]
     assert len(last["messages"]) == 3 * 5
+
+
+def test_a_run_streamed_on_a_busy_thread_is_answered_at_once_and_streams_in_its_turn() -> None:
+    """``runs.stream`` on a thread busy with a run: the response begins at
+    once, naming the run (``pending``), while the run before goes on; the
+    run streams once that one has ended, from where it left the thread."""
+    with serve(Gateway(DemoAgent(delay=0.02))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        first = client.post("/threads/t-stream-queue/runs", json=run_body()).json()
+        first_path = f"/threads/t-stream-queue/runs/{first['run_id']}"
+        body = run_body(input={"messages": ["And now?"]}, stream_mode=["values"])
+        with client.stream("POST", "/threads/t-stream-queue/runs/stream", json=body) as response:
+            # (the headers are here: the first run has not ended)
+            first_then = client.get(first_path).json()["status"]
+            queued = client.get(response.headers["content-location"]).json()["status"]
+            stream = response.read()
+    assert (first_then, queued) == ("running", "pending")
+    events = [(event.event, json.loads(event.data)) for event in SSEDecoder().feed(stream)]
+    assert events[0][0] == "metadata"
+    last = [data for name, data in events if name == "values"][-1]
+    humans = [message["content"] for message in last["messages"] if message["type"] == "human"]
+    assert humans == [QUESTION, "And now?"]
 
 
 def test_threads_and_runs_are_dated_when_they_began_and_last_changed() -> None:

@@ -223,6 +223,7 @@ class Endpoint:
         self._cancels = Cancels(gateway)
         self._assistants = Assistants(gateway.max_body_bytes)
         self._turns = _Turns()
+        self._cancelling: set[asyncio.Future[bool]] = set()
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -293,18 +294,28 @@ class Endpoint:
         asked = await self._asked(request)
         if isinstance(asked, Response):
             return asked
-        started = await self._start(request, asked, streamed=True)
-        if isinstance(started, Response):
-            return started
-        assert started is not None  # (only a queued run is cancelled before it starts)
+        queued = await self._queue(request, asked)
+        if isinstance(queued, Response):
+            return queued
+        if queued is not None:  # (its response begins at once, its pings going while it waits)
+            run_id, stream_id = queued
+            abandoned = asyncio.Event() if asked.body.get("on_disconnect") == "cancel" else None
+            frames = self._queued(request, asked, run_id, stream_id, streamed=True, abandoned=abandoned)
+        else:
+            started = await self._start(request, asked, streamed=True)
+            if isinstance(started, Response):
+                return started
+            assert started is not None  # (only a queued run is cancelled before it starts)
+            run_id, stream_id, frames, abandoned = (
+                started.run_id,
+                started.stream_id,
+                started.frames,
+                started.abandoned,
+            )
         response = gateway.event_stream(
-            started.frames,
-            "langgraph",
-            store=gateway.store,
-            stream_id=started.stream_id,
-            abandoned=started.abandoned,
+            frames, "langgraph", store=gateway.store, stream_id=stream_id, abandoned=abandoned
         )
-        run_path = self._run_path(request, started.thread_id, started.run_id)
+        run_path = self._run_path(request, asked.thread_id, run_id)
         response.headers["Content-Location"] = run_path
         response.headers["Location"] = f"{run_path}/stream"
         return response
@@ -317,12 +328,11 @@ class Endpoint:
         if isinstance(asked, Response):
             return asked
         store, thread_id = self._gateway.store, asked.thread_id
-        if "thread_id" in request.path_params and await self._busy(thread_id):
-            if asked.strategy == "reject":
-                return detail(409, _THREAD_BUSY)
-            run_id, stream_id = str(uuid.uuid4()), await store.open()
-            await store.set_alias(RUN_ALIAS + run_id, stream_id)
-            await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
+        queued = await self._queue(request, asked)
+        if isinstance(queued, Response):
+            return queued
+        if queued is not None:
+            run_id, stream_id = queued
             recording(store, stream_id, self._queued(request, asked, run_id, stream_id))
         else:
             started = await self._start(request, asked, streamed=False)
@@ -337,13 +347,37 @@ class Endpoint:
             headers={"Content-Location": self._run_path(request, thread_id, run_id)},
         )
 
+    async def _queue(self, request: Request, asked: _Asked) -> tuple[str, str] | Response | None:
+        """A run asked for on a thread busy with another, named in the store
+        at once (its id and stream: ``pending`` until its turn comes), as
+        langgraph-api names a run it queues; refused for ``reject``. None for
+        a thread not busy, and for a stateless run."""
+        thread_id, store = asked.thread_id, self._gateway.store
+        if "thread_id" not in request.path_params or not await self._busy(thread_id):
+            return None
+        if asked.strategy == "reject":
+            return detail(409, _THREAD_BUSY)
+        run_id, stream_id = str(uuid.uuid4()), await store.open()
+        await store.set_alias(RUN_ALIAS + run_id, stream_id)
+        await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
+        return run_id, stream_id
+
     async def _queued(
-        self, request: Request, asked: _Asked, run_id: str, stream_id: str
+        self,
+        request: Request,
+        asked: _Asked,
+        run_id: str,
+        stream_id: str,
+        *,
+        streamed: bool = False,
+        abandoned: asyncio.Event | None = None,
     ) -> AsyncIterator[bytes]:
-        """A run created on a busy thread, recorded in ``stream_id`` once its
-        turn has come: its metadata alone, if it was cancelled before; its
-        error, if it could not start."""
-        started = await self._start(request, asked, streamed=False, queued=(run_id, stream_id))
+        """A run queued on a busy thread, its frames once its turn has come:
+        its metadata alone, if it was cancelled before (or, ``abandoned``,
+        its client left); its error, if it could not start."""
+        started = await self._start(
+            request, asked, streamed=streamed, queued=(run_id, stream_id), abandoned=abandoned
+        )
         if isinstance(started, Response):
             reason = json.loads(bytes(started.body)).get("detail", "the run could not start")
             yield bytes(impl.encode_sse({"run_id": run_id, "attempt": 1}, event="metadata"))
@@ -373,17 +407,35 @@ class Endpoint:
         asked = await self._asked(request)
         if isinstance(asked, Response):
             return asked
-        started = await self._start(request, asked, streamed=False)
-        if isinstance(started, Response):
-            return started
-        assert started is not None  # (only a queued run is cancelled before it starts)
-        recording(self._gateway.store, started.stream_id, started.frames)
-        run_path = f"/threads/{started.thread_id}/runs/{started.run_id}"
+        store = self._gateway.store
+        queued = await self._queue(request, asked)
+        if isinstance(queued, Response):
+            return queued
+        on_leave: Callable[[], object] | None
+        if queued is not None:  # (its answer begins within seconds, kept alive while it waits)
+            run_id, stream_id = queued
+            recording(store, stream_id, self._queued(request, asked, run_id, stream_id))
+            on_leave = functools.partial(self._cancel_later, run_id, stream_id)
+        else:
+            started = await self._start(request, asked, streamed=False)
+            if isinstance(started, Response):
+                return started
+            assert started is not None  # (only a queued run is cancelled before it starts)
+            run_id, stream_id = started.run_id, started.stream_id
+            recording(store, stream_id, started.frames)
+            on_leave = started.cancel.set
+        run_path = f"/threads/{asked.thread_id}/runs/{run_id}"
         return await self._result_when_ended(
-            started.stream_id,
+            stream_id,
             {"Content-Location": run_path, "Location": f"{run_path}/join"},
-            on_leave=started.cancel.set if started.cancel_on_disconnect else None,
+            on_leave=on_leave if asked.body.get("on_disconnect") == "cancel" else None,
         )
+
+    def _cancel_later(self, run_id: str, stream_id: str) -> None:
+        """Cancels a run, from a callback: waiting its turn, it never starts."""
+        task = asyncio.ensure_future(self._cancels.cancel(run_id, stream_id))
+        self._cancelling.add(task)
+        task.add_done_callback(self._cancelling.discard)
 
     @staticmethod
     def _run_path(request: Request, thread_id: str, run_id: str) -> str:
@@ -413,7 +465,13 @@ class Endpoint:
         return _Asked(thread_id, body, agent_request, inputs, strategy)
 
     async def _start(
-        self, request: Request, asked: _Asked, *, streamed: bool, queued: tuple[str, str] | None = None
+        self,
+        request: Request,
+        asked: _Asked,
+        *,
+        streamed: bool,
+        queued: tuple[str, str] | None = None,
+        abandoned: asyncio.Event | None = None,
     ) -> _Started | Response | None:
         """The ``asked`` run of the agent, once the thread's run going on has
         ended (as its ``multitask_strategy`` says), started upstream and named
@@ -423,12 +481,21 @@ class Endpoint:
         be cancelled when its client leaves (``on_disconnect: "cancel"``) is
         abandoned once nobody reads it for the gateway's abandoned timeout (a
         client that resumes in time keeps it); langgraph-api's runs otherwise
-        go on when their client leaves."""
+        go on when their client leaves (a queued one is given the event
+        that says so, ``abandoned``, as its response began before it)."""
         async with self._turns.turn(asked.thread_id):
-            return await self._start_in_turn(request, asked, streamed=streamed, queued=queued)
+            return await self._start_in_turn(
+                request, asked, streamed=streamed, queued=queued, abandoned=abandoned
+            )
 
     async def _start_in_turn(
-        self, request: Request, asked: _Asked, *, streamed: bool, queued: tuple[str, str] | None
+        self,
+        request: Request,
+        asked: _Asked,
+        *,
+        streamed: bool,
+        queued: tuple[str, str] | None,
+        abandoned: asyncio.Event | None,
     ) -> _Started | Response | None:
         gateway, store = self._gateway, self._gateway.store
         thread_id, body, strategy = asked.thread_id, asked.body, asked.strategy
@@ -438,13 +505,16 @@ class Endpoint:
                 return detail(409, _THREAD_BUSY)
             last_run = await self._after(thread_id, last_run, cancelled=strategy == "interrupt")
         run_id = str(uuid.uuid4()) if queued is None else queued[0]
-        if queued is not None and await store.stop_requested(queued[1]):
+        if queued is not None and (
+            (abandoned is not None and abandoned.is_set()) or await store.stop_requested(queued[1])
+        ):
             await store.set_alias(CANCELLED_ALIAS + run_id, queued[1])
             return None
         before = messages_of(last_run)
         inputs = asked.inputs
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
-        abandoned = asyncio.Event() if streamed and cancel_on_disconnect else None
+        if abandoned is None and streamed and cancel_on_disconnect:
+            abandoned = asyncio.Event()
         cancel = asyncio.Event()
         try:
             chunks = await gateway.start_run(
