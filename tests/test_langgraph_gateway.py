@@ -867,6 +867,28 @@ def test_a_waited_run_keeps_its_connection_alive_and_is_cancelled_if_asked_when_
             assert (agent.cancelled, status) == (cancelled, expected), on_disconnect
 
 
+def test_a_run_waiting_its_turn_whose_client_leaves_asking_to_cancel_never_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run waited for on a busy thread, its answer kept alive while it
+    waits its turn; its client leaves, having asked to cancel it then: once
+    the run before ends, it does not start, and is ``interrupted``."""
+    from agentcodec.langgraph import gateway as endpoint
+
+    monkeypatch.setattr(endpoint, "_KEEP_ALIVE", 0.1)
+    with serve(Gateway(DemoAgent(delay=0.02))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        first = client.post("/threads/t-left/runs", json=run_body()).json()
+        body = run_body(input={"messages": ["never"]}, on_disconnect="cancel")
+        with client.stream("POST", "/threads/t-left/runs/wait", json=body) as response:
+            assert next(response.iter_bytes()).strip() == b""  # kept alive while it waits
+            queued = response.headers["content-location"]
+        wait_until(lambda: client.get(queued).json()["status"] == "interrupted", 10, "it was not cancelled")
+        first_status = client.get(f"/threads/t-left/runs/{first['run_id']}").json()["status"]
+        values = client.get("/threads/t-left/state").json()["values"]
+    assert first_status == "success"
+    assert [message["content"] for message in values["messages"] if message["type"] == "human"] == [QUESTION]
+
+
 def test_langgraph_sdk_waits_for_creates_and_joins_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """langgraph-sdk's ``runs.wait`` (on a thread, and stateless), and
     ``runs.create`` then ``runs.join``, on runs that outlast the
