@@ -186,8 +186,6 @@ class _Started:
     frames: AsyncIterator[bytes]
     cancel: asyncio.Event
     abandoned: asyncio.Event | None
-    # The client asked for the run to be cancelled when it leaves.
-    cancel_on_disconnect: bool
 
 
 _MULTITASK_STRATEGIES = ("reject", "interrupt", "rollback", "enqueue")
@@ -327,25 +325,37 @@ class Endpoint:
         asked = await self._asked(request)
         if isinstance(asked, Response):
             return asked
-        store, thread_id = self._gateway.store, asked.thread_id
+        thread_id = asked.thread_id
+        running = await self._in_background(request, asked)
+        if isinstance(running, Response):
+            return running
+        run_id, stream_id, _ = running
+        began = (await self._times(stream_id))[0] or now()
+        return JSONResponse(
+            run_record(thread_id, run_id, "pending", began, began),
+            headers={"Content-Location": self._run_path(request, thread_id, run_id)},
+        )
+
+    async def _in_background(
+        self, request: Request, asked: _Asked
+    ) -> tuple[str, str, Callable[[], object]] | Response:
+        """The ``asked`` run, recorded in the background as it goes (on a busy
+        thread, once its turn has come): its id, its stream, and what cancels
+        it; or the error to answer."""
+        store = self._gateway.store
         queued = await self._queue(request, asked)
         if isinstance(queued, Response):
             return queued
         if queued is not None:
             run_id, stream_id = queued
             recording(store, stream_id, self._queued(request, asked, run_id, stream_id))
-        else:
-            started = await self._start(request, asked, streamed=False)
-            if isinstance(started, Response):
-                return started
-            assert started is not None  # (only a queued run is cancelled before it starts)
-            run_id, stream_id = started.run_id, started.stream_id
-            recording(store, stream_id, started.frames)
-        began = (await self._times(stream_id))[0] or now()
-        return JSONResponse(
-            run_record(thread_id, run_id, "pending", began, began),
-            headers={"Content-Location": self._run_path(request, thread_id, run_id)},
-        )
+            return run_id, stream_id, functools.partial(self._cancel_later, run_id, stream_id)
+        started = await self._start(request, asked, streamed=False)
+        if isinstance(started, Response):
+            return started
+        assert started is not None  # (only a queued run is cancelled before it starts)
+        recording(store, started.stream_id, started.frames)
+        return started.run_id, started.stream_id, started.cancel.set
 
     async def _queue(self, request: Request, asked: _Asked) -> tuple[str, str] | Response | None:
         """A run asked for on a thread busy with another, named in the store
@@ -407,23 +417,11 @@ class Endpoint:
         asked = await self._asked(request)
         if isinstance(asked, Response):
             return asked
-        store = self._gateway.store
-        queued = await self._queue(request, asked)
-        if isinstance(queued, Response):
-            return queued
-        on_leave: Callable[[], object] | None
-        if queued is not None:  # (its answer begins within seconds, kept alive while it waits)
-            run_id, stream_id = queued
-            recording(store, stream_id, self._queued(request, asked, run_id, stream_id))
-            on_leave = functools.partial(self._cancel_later, run_id, stream_id)
-        else:
-            started = await self._start(request, asked, streamed=False)
-            if isinstance(started, Response):
-                return started
-            assert started is not None  # (only a queued run is cancelled before it starts)
-            run_id, stream_id = started.run_id, started.stream_id
-            recording(store, stream_id, started.frames)
-            on_leave = started.cancel.set
+        # (on a busy thread, its answer begins within seconds, kept alive while it waits)
+        running = await self._in_background(request, asked)
+        if isinstance(running, Response):
+            return running
+        run_id, stream_id, on_leave = running
         run_path = f"/threads/{asked.thread_id}/runs/{run_id}"
         return await self._result_when_ended(
             stream_id,
@@ -558,7 +556,7 @@ class Endpoint:
         )
         frames = _cancel_recorded(frames, store, run_id, stream_id, cancelled)
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
-        return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned, cancel_on_disconnect)
+        return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned)
 
     async def _after(self, thread_id: str, running: Recorded, *, cancelled: bool) -> Recorded | None:
         """The thread's last run once the one ``running`` on it has ended
