@@ -499,6 +499,8 @@ def test_threads_are_made_with_the_id_asked_for_once() -> None:
         kept = client.post("/threads", json={"thread_id": "t-asked", "if_exists": "do_nothing"})
         bare = client.post("/threads")
         refused = client.post("/threads", json={"thread_id": 5})
+        unsure = client.post("/threads", json={"thread_id": "t-asked", "if_exists": "maybe"})
+        not_an_object = client.post("/threads", json=[1])
         unknown = client.delete("/threads/no-such-thread")
     assert made.json()["thread_id"] == "t-asked"
     assert (again.status_code, again.json()) == (409, {"detail": "Thread t-asked already exists"})
@@ -506,6 +508,11 @@ def test_threads_are_made_with_the_id_asked_for_once() -> None:
     assert bare.status_code == 200
     assert bare.json()["thread_id"] != "t-asked"
     assert (refused.status_code, refused.json()) == (422, {"detail": "thread_id must be a string"})
+    assert (unsure.status_code, unsure.json()) == (
+        422,
+        {"detail": "if_exists must be raise or do_nothing, not 'maybe'"},
+    )
+    assert (not_an_object.status_code, not_an_object.json()) == (422, {"detail": "a thread is a JSON object"})
     assert unknown.status_code == 404
 
 

@@ -270,6 +270,8 @@ class Endpoint:
             thread_id = body.get("thread_id") or str(uuid.uuid4())
             if not isinstance(thread_id, str):
                 raise RequestError("thread_id must be a string")
+            if body.get("if_exists") not in (None, "raise", "do_nothing"):
+                raise RequestError(f"if_exists must be raise or do_nothing, not {body['if_exists']!r}")
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
         store = self._gateway.store
