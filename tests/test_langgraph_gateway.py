@@ -325,6 +325,8 @@ def test_the_debug_tasks_and_checkpoints_modes_are_written_as_langgraph_api_writ
         for checkpoint in checkpoints
     ]
     assert parents == [None, *ids[:-1]]
+    # The last is the thread's, as its state names it: a run may start from it.
+    assert ids[-1] == state["checkpoint_id"]
     # Asked for one mode, a run writes that one alone.
     only = httpx.post(
         f"{gateway}/threads/t-steps/runs/stream", json=run_body(stream_mode="tasks"), timeout=30
@@ -370,6 +372,14 @@ def test_a_dropped_client_resumes_with_last_event_id(gateway: str) -> None:
         ),
         ({"assistant_id": "agent", "input": {"messages": [{"role": "robot", "content": "x"}]}}, 422, "robot"),
         ([], 422, "a run is a JSON object"),
+        (run_body(interrupt_before=["agent"]), 422, "interrupt_before is not served"),
+        (run_body(interrupt_after="*"), 422, "interrupt_after is not served"),
+        (run_body(webhook="https://example.com/hook"), 422, "webhook is not served"),
+        (run_body(checkpoint_id="latest"), 422, "Invalid checkpoint ID"),
+        (run_body(checkpoint=["c"]), 422, "checkpoint must be a JSON object"),
+        (run_body(checkpoint={"checkpoint_ns": "sub:1"}), 422, "checkpoint_ns 'sub:1' is not served"),
+        # (a checkpoint of a thread that has none: nothing to start from)
+        (run_body(checkpoint_id="5a6e3c1e-0000-4000-8000-000000000000"), 409, "is not served"),
     ],
 )
 @pytest.mark.parametrize(
@@ -586,6 +596,73 @@ def test_a_run_on_a_busy_thread_does_what_its_multitask_strategy_says(strategy: 
         # (asked for while the first ran, it was made then, and ended after it)
         assert runs[0]["created_at"] < first_run["updated_at"] < runs[0]["updated_at"]
     assert [run["run_id"] for run in runs][1:] == [first["run_id"]]
+
+
+def test_a_run_goes_on_from_the_threads_last_checkpoint_and_a_branch_is_refused_saying_why() -> None:
+    """useStream, once it has the thread's history, names the thread's last
+    checkpoint on every run (``checkpoint``, its ``thread_id`` left out):
+    served, as a run naming none. A run from an earlier checkpoint (a
+    message edited or regenerated) would be a branch, which the agent's
+    session cannot take: refused, saying so, and the thread is as it was.
+    A run waiting its turn is told at its turn, in its stream."""
+    from langgraph_sdk import get_client
+
+    async def main(url: str) -> dict[str, Any]:
+        async with get_client(url=url) as client:
+            thread_id = (await client.threads.create())["thread_id"]
+            await client.runs.wait(thread_id, "agent", input={"messages": [QUESTION]})
+            first = await client.threads.get_state(thread_id)
+            head = {key: value for key, value in first["checkpoint"].items() if key != "thread_id"}
+            went_on = await client.runs.wait(
+                thread_id, "agent", input={"messages": ["And now?"]}, checkpoint=head
+            )
+            second = await client.threads.get_state(thread_id)
+            by_config = await client.runs.wait(
+                thread_id,
+                "agent",
+                input={"messages": ["Once more"]},
+                config={"configurable": {"checkpoint_id": second["checkpoint_id"]}},
+            )
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                await client.runs.wait(thread_id, "agent", input={"messages": ["Edited"]}, checkpoint=head)
+            # A run queued behind another, naming the checkpoint before it.
+            third = await client.threads.get_state(thread_id)
+            running = await client.runs.create(thread_id, "agent", input={"messages": ["Busy"]})
+            queued = [
+                (part.event, part.data)
+                async for part in client.runs.stream(
+                    thread_id, "agent", input={"messages": ["Late"]}, checkpoint_id=third["checkpoint_id"]
+                )
+            ]
+            await client.runs.join(thread_id, running["run_id"])
+            last = await client.threads.get_state(thread_id)
+            return {
+                "went_on": [text_of(message) for message in went_on["messages"]],
+                "by_config": len(by_config["messages"]),
+                "refused": (refused.value.response.status_code, refused.value.response.json()["detail"]),
+                "queued": queued,
+                "heads": [first["checkpoint_id"], second["checkpoint_id"], third["checkpoint_id"]],
+                "last": [text_of(message) for message in last["values"]["messages"]],
+                "last_run": last["checkpoint_id"],
+                "running": running["run_id"],
+            }
+
+    with serve(Gateway(DemoAgent(delay=0.02))) as url:
+        found = asyncio.run(main(url))
+    assert found["went_on"][0] == QUESTION
+    assert found["went_on"][5] == "And now?"
+    assert found["by_config"] == 15
+    status, says = found["refused"]
+    assert status == 409
+    assert f"a run from checkpoint {found['heads'][0]} is not served" in says
+    assert f"its last checkpoint is {found['heads'][2]}" in says
+    assert len(set(found["heads"])) == 3
+    # The queued run was told in its stream; the thread holds the busy run's turn, not the late one's.
+    assert [event for event, _ in found["queued"]] == ["metadata", "error"]
+    assert f"its last checkpoint is {found['running']}" in found["queued"][1][1]["message"]
+    assert found["last_run"] == found["running"]
+    assert "Late" not in found["last"]
+    assert found["last"].count("Busy") == 1
 
 
 def test_a_run_deleted_is_forgotten_with_what_it_wrote_to_its_thread() -> None:

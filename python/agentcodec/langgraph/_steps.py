@@ -100,16 +100,24 @@ class Steps:
         return self._task_events(1, "task_result", result)
 
     def ended(self, values: dict[str, Any]) -> bytes:
-        """The thread's last checkpoint, holding ``values``."""
+        """The thread's last checkpoint, holding ``values``: named by the
+        run, as the thread's state names it (a run from it is a run from the
+        thread's last checkpoint)."""
         kept = {key: value for key, value in values.items() if key != "__interrupt__"}
-        return self._checkpoint_events(1, "loop", kept, None)
+        return self._checkpoint_events(1, "loop", kept, None, checkpoint_id=self._run_id)
 
     def _checkpoint_events(
-        self, step: int, source: str, values: dict[str, Any], next_node: str | None
+        self,
+        step: int,
+        source: str,
+        values: dict[str, Any],
+        next_node: str | None,
+        *,
+        checkpoint_id: str | None = None,
     ) -> bytes:
         if not {"checkpoints", "debug"} & self._modes:
             return b""
-        parent, self._checkpoint = self._checkpoint, str(uuid.uuid4())
+        parent, self._checkpoint = self._checkpoint, checkpoint_id or str(uuid.uuid4())
         checkpoint: dict[str, Any] = {
             "config": self._config(self._checkpoint),
             "parent_config": None if parent is None else self._config(parent),

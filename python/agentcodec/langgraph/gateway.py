@@ -60,7 +60,9 @@ threads and runs, in ``_records``.
 
 A run on a thread busy with another goes after it, as its
 ``multitask_strategy`` says (``enqueue``, the default; ``interrupt``;
-``reject``). Runs are kept in the replay store (so any replica answers),
+``reject``). A run goes on from the thread's last checkpoint; one naming an
+earlier checkpoint (a branch) is refused, as are ``interrupt_before``,
+``interrupt_after`` and ``webhook`` (``_asked``). Runs are kept in the replay store (so any replica answers),
 named by the thread and by the run. What a LangGraph server does beyond these (making
 assistants, crons, the store, resuming an interrupt with a ``command``) is
 not served.
@@ -87,10 +89,10 @@ from ..gateway._body import json_body
 from ..gateway._cancels import Cancels, follow
 from ..gateway._requests import RequestError
 from ..gateway._upstream import UpstreamError
-from ..langchain.gateway import agent_request_from_langchain
 from ..server import ReplayError
 from ..server._closing import closed
 from ..server._response import recording
+from ._asked import Asked, asked_run
 from ._assistants import Assistants
 from ._legacy import LegacyMessages
 from ._records import (
@@ -108,7 +110,7 @@ from ._records import (
     thread_record,
 )
 from ._replies import checked_count, dated, detail, integer, now
-from ._run_stream import as_the_threads, asked_modes, inputs_of
+from ._run_stream import as_the_threads, asked_modes
 from ._steps import STEP_MODES, Steps
 
 if TYPE_CHECKING:
@@ -138,17 +140,6 @@ _NOTHING_TO_CANCEL = (
     "No matching runs to cancel. Please verify the thread ID and run IDs are correct,"
     " and the runs haven't been deleted or completed."
 )
-
-
-@dataclass
-class _Asked:
-    """A request for a run, checked."""
-
-    thread_id: str
-    body: Mapping[str, Any]
-    agent_request: dict[str, Any]
-    inputs: list[dict[str, Any]]
-    strategy: str
 
 
 class _Turns:
@@ -188,26 +179,21 @@ class _Started:
     abandoned: asyncio.Event | None
 
 
-_MULTITASK_STRATEGIES = ("reject", "interrupt", "rollback", "enqueue")
 _THREAD_BUSY = (
     "Thread is already running a task. Wait for it to finish or choose a different multitask strategy."
 )
 
 
-def _multitask_strategy(body: Mapping[str, Any]) -> str:
-    """What a run on a busy thread does (``enqueue``, as langgraph-api's
-    default): refused (``reject``), run after the run going on, once it is
-    cancelled (``interrupt``) or has ended (``enqueue``). ``rollback`` (the
-    run going on cancelled and forgotten, the thread as it was before it) is
-    not served: the thread's state is its last run's."""
-    strategy = body.get("multitask_strategy") or "enqueue"
-    if strategy not in _MULTITASK_STRATEGIES:
-        raise RequestError(
-            f"multitask_strategy must be one of {', '.join(_MULTITASK_STRATEGIES)}, not {strategy!r}"
-        )
-    if strategy == "rollback":
-        raise RequestError("multitask_strategy rollback is not served: interrupt cancels the run going on")
-    return str(strategy)
+def _not_the_head(named: str, head: str | None) -> str:
+    """Why a run from the checkpoint ``named`` is refused, the thread's last
+    being ``head``: the agent behind the gateway keeps the thread's session,
+    so a run goes on from the thread's last checkpoint alone."""
+    where = f"its last checkpoint is {head}" if head is not None else "it has no checkpoint yet"
+    return (
+        f"a run from checkpoint {named} is not served: the agent keeps the thread's session, so a run"
+        f" starts from the thread's last checkpoint, and {where}; a branch from an earlier one"
+        " (editing or regenerating a message) is not possible"
+    )
 
 
 class Endpoint:
@@ -339,7 +325,7 @@ class Endpoint:
         )
 
     async def _in_background(
-        self, request: Request, asked: _Asked
+        self, request: Request, asked: Asked
     ) -> tuple[str, str, Callable[[], object]] | Response:
         """The ``asked`` run, recorded in the background as it goes (on a busy
         thread, once its turn has come): its id, its stream, and what cancels
@@ -359,7 +345,7 @@ class Endpoint:
         recording(store, started.stream_id, started.frames)
         return started.run_id, started.stream_id, started.cancel.set
 
-    async def _queue(self, request: Request, asked: _Asked) -> tuple[str, str] | Response | None:
+    async def _queue(self, request: Request, asked: Asked) -> tuple[str, str] | Response | None:
         """A run asked for on a thread busy with another, named in the store
         at once (its id and stream: ``pending`` until its turn comes), as
         langgraph-api names a run it queues; refused for ``reject``. None for
@@ -377,7 +363,7 @@ class Endpoint:
     async def _queued(
         self,
         request: Request,
-        asked: _Asked,
+        asked: Asked,
         run_id: str,
         stream_id: str,
         *,
@@ -445,29 +431,19 @@ class Endpoint:
             return f"/threads/{thread_id}/runs/{run_id}"
         return f"/runs/{run_id}"
 
-    async def _asked(self, request: Request) -> _Asked | Response:
+    async def _asked(self, request: Request) -> Asked | Response:
         """The request for a run, checked, on the thread the path names (a
         new one for a stateless run); or the error to answer."""
         thread_id = request.path_params.get("thread_id") or str(uuid.uuid4())
         try:
-            body = await json_body(request, self._gateway.max_body_bytes)
-            if not isinstance(body, Mapping):
-                raise RequestError("a run is a JSON object")
-            if body.get("command") is not None:
-                raise RequestError(
-                    "this agent takes input messages: a command (resuming an interrupt) is not served"
-                )
-            agent_request = agent_request_from_langchain(body, thread_id)
-            inputs = inputs_of(body)
-            strategy = _multitask_strategy(body)
+            return asked_run(await json_body(request, self._gateway.max_body_bytes), thread_id)
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
-        return _Asked(thread_id, body, agent_request, inputs, strategy)
 
     async def _start(
         self,
         request: Request,
-        asked: _Asked,
+        asked: Asked,
         *,
         streamed: bool,
         queued: tuple[str, str] | None = None,
@@ -491,7 +467,7 @@ class Endpoint:
     async def _start_in_turn(
         self,
         request: Request,
-        asked: _Asked,
+        asked: Asked,
         *,
         streamed: bool,
         queued: tuple[str, str] | None,
@@ -510,6 +486,9 @@ class Endpoint:
         ):
             await store.set_alias(CANCELLED_ALIAS + run_id, queued[1])
             return None
+        head = None if last_run is None else last_run.assembler.run_id
+        if asked.checkpoint_id is not None and asked.checkpoint_id != head:
+            return detail(409, _not_the_head(asked.checkpoint_id, head))
         before = messages_of(last_run)
         inputs = asked.inputs
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
