@@ -297,6 +297,51 @@ def test_an_alias_names_the_latest_stream_and_can_be_waited_for(make_store: Make
     run(make_store, test)
 
 
+def test_an_alias_is_set_only_where_it_points_as_expected(make_store: MakeStore) -> None:
+    """``compare_and_set_alias``: set where the alias points at the stream
+    expected (None: nowhere), refused elsewhere, and of many claims at once
+    (replicas racing for a thread), one wins."""
+
+    async def test(store: ReplayStore) -> None:
+        # (names no other test sets: the Redis server is shared)
+        first, second, third = [await store.open() for _ in range(3)]
+        waiting = asyncio.ensure_future(store.resolve_alias("claimed:a", timeout=None))
+        assert await store.compare_and_set_alias("claimed:a", first, expected=None) is True
+        assert await asyncio.wait_for(waiting, 5) == first  # (set as set_alias sets: waiters wake)
+        assert await store.compare_and_set_alias("claimed:a", second, expected=None) is False
+        assert await store.compare_and_set_alias("claimed:a", second, expected=third) is False
+        assert await store.resolve_alias("claimed:a") == first
+        assert await store.compare_and_set_alias("claimed:a", second, expected=first) is True
+        assert await store.resolve_alias("claimed:a") == second
+        assert await store.aliases("claimed:") == [("claimed:a", second)]
+        # Claimed at once from a stream each: one wins, and the alias names it.
+        others = [make_store() for _ in range(2)] if not isinstance(store, MemoryReplayStore) else [store]
+        try:
+            claims = [await store.open() for _ in range(12)]
+            for other in others:  # (connections made first, so that the claims go out together)
+                if isinstance(other, RedisReplayStore):
+                    await asyncio.gather(*(other.redis.ping() for _ in claims))
+            won = await asyncio.gather(
+                *(
+                    others[n % len(others)].compare_and_set_alias("claimed:b", claim, expected=None)
+                    for n, claim in enumerate(claims)
+                )
+            )
+        finally:
+            for other in others:
+                if other is not store:
+                    await other.aclose()
+        assert won.count(True) == 1
+        assert await store.resolve_alias("claimed:b") == claims[won.index(True)]
+        if isinstance(store, MemoryReplayStore):
+            # A store of one's own inherits a look then a set: the same answers, one replica at a time.
+            assert await ReplayStore.compare_and_set_alias(store, "claimed:c", first, expected=None)
+            assert not await ReplayStore.compare_and_set_alias(store, "claimed:c", second, expected=None)
+            assert await store.resolve_alias("claimed:c") == first
+
+    run(make_store, test)
+
+
 def test_aliases_are_listed_by_prefix_the_one_set_last_first(make_store: MakeStore) -> None:
     async def test(store: ReplayStore) -> None:
         # (names no other test sets: the Redis server is shared)

@@ -44,6 +44,29 @@ _READ_AT_ONCE = 512
 _HANDED_AT_ONCE = 64
 
 
+#: compare_and_set_alias: KEYS the alias's key and the list of aliases;
+#: ARGV the stream id, the one expected ("" for none), the ttl in ms, now
+#: in ms, the alias. set_alias's writes, made only if the alias's one entry
+#: names the stream expected.
+_COMPARE_AND_SET_ALIAS = """
+local latest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local current = ''
+if #latest > 0 then
+    local fields = latest[1][2]
+    for i = 1, #fields, 2 do
+        if fields[i] == 's' then current = fields[i + 1] end
+    end
+end
+if current ~= ARGV[2] then return 0 end
+redis.call('XADD', KEYS[1], 'MAXLEN', '1', '*', 's', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[4]) - tonumber(ARGV[3]))
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
+"""
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -203,6 +226,13 @@ class RedisReplayStore(ReplayStore):
             pipe.zremrangebyscore(listed, "-inf", now - self._ttl_ms)
             pipe.pexpire(listed, self._ttl_ms)
             await pipe.execute()
+
+    async def compare_and_set_alias(self, alias: str, stream_id: str, *, expected: str | None) -> bool:
+        # One script: Redis runs it whole, no other client's command between its look and its set.
+        now = int(time.time() * 1000)
+        keys = [self._alias_key(alias), self._aliases_key()]
+        arguments = [stream_id, expected or "", self._ttl_ms, now, alias]
+        return bool(await self._redis.eval(_COMPARE_AND_SET_ALIAS, len(keys), *keys, *arguments))
 
     async def delete_aliases(self, aliases: Collection[str]) -> None:
         if not aliases:

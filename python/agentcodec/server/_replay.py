@@ -132,6 +132,18 @@ class ReplayStore(abc.ABC):
         to ``timeout`` seconds (None: until it does) for ``set_alias``, then
         gives None. Each store says how long it keeps aliases."""
 
+    async def compare_and_set_alias(self, alias: str, stream_id: str, *, expected: str | None) -> bool:
+        """Points ``alias`` at a stream if it points at ``expected`` now, as
+        ``resolve_alias`` gives it (None: nowhere); True if it did. What a
+        server claims a thing with that one stream at a time may hold (a
+        thread's run): of replicas claiming it at once, one wins. The stores
+        here do it in one step; this default, which other stores inherit,
+        looks then sets, and is not atomic across replicas."""
+        if await self.resolve_alias(alias) != expected:
+            return False
+        await self.set_alias(alias, stream_id)
+        return True
+
     async def delete_aliases(self, aliases: Collection[str]) -> None:
         """Points each of ``aliases`` nowhere (their streams are kept till
         they expire): what a server forgets a thing it names by them with
@@ -416,6 +428,13 @@ class MemoryReplayStore(ReplayStore):
             if not waiters.count and self._alias_waiters.get(alias) is waiters:
                 del self._alias_waiters[alias]
         return self._alias(alias)
+
+    async def compare_and_set_alias(self, alias: str, stream_id: str, *, expected: str | None) -> bool:
+        # (one event loop: nothing runs between the look and the set)
+        if self._alias(alias) != expected:
+            return False
+        await self.set_alias(alias, stream_id)
+        return True
 
     async def delete_aliases(self, aliases: Collection[str]) -> None:
         for alias in aliases:
