@@ -71,6 +71,8 @@ class ScriptedAgent:
         self.answer_after = answer_after
         self.cancelled = 0  # responses whose client (the gateway) went away midway
         self.runs = 0  # requests answered
+        self.running = 0  # requests taken and not yet answered to their end
+        self.most_running = 0  # the most there were at once
         self.app = Starlette(routes=[Route("/process", self._process, methods=["POST"])])
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -79,7 +81,13 @@ class ScriptedAgent:
     async def _process(self, request: Request) -> Response:
         await request.body()
         self.runs += 1
-        await asyncio.sleep(self.answer_after)
+        self.running += 1
+        self.most_running = max(self.most_running, self.running)
+        try:
+            await asyncio.sleep(self.answer_after)
+        except BaseException:
+            self.running -= 1
+            raise
         return StreamingResponse(self._counted(), media_type="text/event-stream")
 
     async def _counted(self) -> AsyncIterator[bytes]:
@@ -89,6 +97,8 @@ class ScriptedAgent:
         except (asyncio.CancelledError, GeneratorExit):
             self.cancelled += 1
             raise
+        finally:
+            self.running -= 1
 
 
 def tool_call_run(*, usage: dict[str, int] | None = None, answered: bool = False) -> bytes:

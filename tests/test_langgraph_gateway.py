@@ -18,11 +18,11 @@ from agent_servers import FIXTURES as AGENTAPP_FIXTURES
 from agent_servers import ScriptedAgent
 from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
-from agentcodec.server import MemoryReplayStore
+from agentcodec.server import MemoryReplayStore, RedisReplayStore
 from gateway_clients import two_replicas
 from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs, thread_calls
 from protocol_table import FIXTURES
-from servers import serve, wait_until
+from servers import redis_server, serve, wait_until
 from sse_helpers import data_events
 from test_gateway_timeouts import endless_run, gateway_with, read_then_leave
 
@@ -874,6 +874,125 @@ def test_ended_runs_are_waited_for_listed_got_and_joined_as_langgraph_api_answer
     assert found == {name: SERVERS_RUNS[name] for name in found}
     assert "the weather service went away" in error["message"]
     assert (waited["messages"][0]["type"], waited["messages"][0]["content"]) == ("human", QUESTION)
+
+
+@pytest.mark.parametrize("strategy", ["enqueue", "reject"])
+def test_runs_asked_of_two_replicas_at_once_on_one_thread_run_one_at_a_time(
+    strategy: str, tmp_path: Path
+) -> None:
+    """Two replicas sharing a store, each asked for a run on one thread at
+    the same moment, the agent slow to answer: one takes the thread, the
+    other's run goes after it (``enqueue``: the thread holds both turns) or
+    is refused (``reject``). The agent never runs two turns of a thread at
+    once, which would interleave the session it keeps."""
+    turn = (AGENTAPP_FIXTURES / "agent_turn.process.sse").read_bytes()
+
+    async def body() -> AsyncIterator[bytes]:
+        yield turn
+
+    agent = ScriptedAgent(body, answer_after=0.3)
+    with (
+        redis_server(tmp_path) as redis_url,
+        serve(agent) as upstream,
+        serve(Gateway(upstream, store=RedisReplayStore(redis_url))) as first,
+        serve(Gateway(upstream, store=RedisReplayStore(redis_url))) as second,
+    ):
+
+        async def main() -> list[httpx.Response]:
+            async with httpx.AsyncClient(timeout=30) as http:
+                thread_id = (await http.post(f"{first}/threads", json={})).json()["thread_id"]
+                asked = [
+                    run_body(input={"messages": [question]}, multitask_strategy=strategy)
+                    for question in ("From the first", "From the second")
+                ]
+                return list(
+                    await asyncio.gather(
+                        *(
+                            http.post(f"{url}/threads/{thread_id}/runs/wait", json=body)
+                            for url, body in zip((first, second), asked, strict=True)
+                        )
+                    )
+                )
+
+        answers = asyncio.run(main())
+    assert agent.most_running == 1
+    statuses = sorted(answer.status_code for answer in answers)
+    if strategy == "reject":
+        assert statuses == [200, 409]
+        assert agent.runs == 1
+        return
+    assert statuses == [200, 200]
+    # The later turn's values hold the earlier one's: one thread, two turns in a row.
+    humans = [
+        [text_of(message) for message in answer.json()["messages"] if message["type"] == "human"]
+        for answer in answers
+    ]
+    assert sorted(humans, key=len) in (
+        [["From the first"], ["From the first", "From the second"]],
+        [["From the second"], ["From the second", "From the first"]],
+    )
+
+
+class AnswersInTurn:
+    """An upstream answering each ``POST /process`` with the next of its
+    answers: a refusal (a status), or a run whose stream takes its time."""
+
+    def __init__(self, *answers: int | float) -> None:
+        self.answers = list(answers)
+        self.turn = (AGENTAPP_FIXTURES / "agent_turn.process.sse").read_bytes()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.requests import Request
+        from starlette.responses import Response, StreamingResponse
+
+        await Request(scope, receive).body()
+        answer = self.answers.pop(0)
+        if isinstance(answer, int):
+            await Response(b"busy", answer)(scope, receive, send)
+            return
+
+        async def taking(seconds: float) -> AsyncIterator[bytes]:
+            await asyncio.sleep(seconds)
+            yield self.turn
+
+        await StreamingResponse(taking(answer), media_type="text/event-stream")(scope, receive, send)
+
+
+def test_a_run_that_cannot_start_leaves_its_thread_to_the_run_before() -> None:
+    """A run the agent refuses to start, asked on a thread free (answered
+    with the error) or waiting its turn there (its stream says it), is
+    not the thread's: the next run goes on from the run before it, and the
+    thread is not left busy."""
+    upstream = AnswersInTurn(0.0, 500, 0.5, 500, 0.0)
+    with (
+        serve(upstream) as agent_url,
+        serve(Gateway(agent_url)) as url,
+        httpx.Client(base_url=url, timeout=30) as http,
+    ):
+        thread = http.post("/threads", json={}).json()["thread_id"]
+        runs = f"/threads/{thread}/runs"
+        ask = [run_body(input={"messages": [f"Question {n}"]}) for n in range(5)]
+        http.post(f"{runs}/wait", json=ask[0]).raise_for_status()
+        refused = http.post(f"{runs}/wait", json=ask[1])
+        state_after_refusal = http.get(f"/threads/{thread}/state").json()
+        slow = http.post(runs, json=ask[2]).json()
+        queued = http.post(f"{runs}/stream", json=ask[3])
+        http.get(f"{runs}/{slow['run_id']}/join")
+        last = http.post(f"{runs}/wait", json=ask[4]).json()
+        listed = [run["status"] for run in http.get(runs).json()]
+        busy = http.get(f"/threads/{thread}").json()["status"]
+    assert refused.status_code == 502
+    assert "the agent answered 500" in refused.json()["detail"]
+    assert [text_of(m) for m in state_after_refusal["values"]["messages"] if m["type"] == "human"] == [
+        "Question 0"
+    ]
+    events = [(event.event, json.loads(event.data)) for event in SSEDecoder().feed(queued.content)]
+    assert [name for name, _ in events] == ["metadata", "error"]
+    assert "the agent answered 500" in events[1][1]["message"]
+    humans = [text_of(message) for message in last["messages"] if message["type"] == "human"]
+    assert humans == ["Question 0", "Question 2", "Question 4"]
+    assert listed == ["success", "error", "success", "success"]
+    assert busy == "idle"
 
 
 def test_a_background_run_is_created_got_while_it_runs_and_cancelled_as_langgraph_api_answers() -> None:

@@ -474,21 +474,12 @@ class Endpoint:
         abandoned: asyncio.Event | None,
     ) -> _Started | Response | None:
         gateway, store = self._gateway, self._gateway.store
-        thread_id, body, strategy = asked.thread_id, asked.body, asked.strategy
-        last_run = await self._last_run(thread_id)
-        if last_run is not None and not last_run.finished:
-            if strategy == "reject":
-                return detail(409, _THREAD_BUSY)
-            last_run = await self._after(thread_id, last_run, cancelled=strategy == "interrupt")
+        thread_id, body = asked.thread_id, asked.body
         run_id = str(uuid.uuid4()) if queued is None else queued[0]
-        if queued is not None and (
-            (abandoned is not None and abandoned.is_set()) or await store.stop_requested(queued[1])
-        ):
-            await store.set_alias(CANCELLED_ALIAS + run_id, queued[1])
-            return None
-        head = None if last_run is None else last_run.assembler.run_id
-        if asked.checkpoint_id is not None and asked.checkpoint_id != head:
-            return detail(409, _not_the_head(asked.checkpoint_id, head))
+        claimed = await self._claim(asked, queued, abandoned)
+        if not isinstance(claimed, tuple):
+            return claimed
+        stream_id, last_run = claimed
         before = messages_of(last_run)
         inputs = asked.inputs
         cancel_on_disconnect = body.get("on_disconnect") == "cancel"
@@ -500,18 +491,19 @@ class Endpoint:
                 asked.agent_request, request, abandoned=abandoned, cancelled=cancel
             )
         except UpstreamError as exc:
+            await self._release(thread_id, stream_id, None if last_run is None else last_run.stream_id)
+            if queued is None:  # (its stream is no run's: ended, so that those waiting on it go on)
+                await store.finish(stream_id)
             return detail(exc.status, exc.message)
         modes, legacy = asked_modes(body)
         unsent_values = None
         try:
-            stream_id = await store.open() if queued is None else queued[1]
             if "values" not in modes:
                 values_id = await store.open()
                 await store.set_alias(VALUES_ALIAS + run_id, values_id)
                 unsent_values = functools.partial(store.append, values_id)
             if last_run is None and await store.resolve_alias(THREAD_MADE_ALIAS + thread_id) is None:
                 await store.set_alias(THREAD_MADE_ALIAS + thread_id, stream_id)  # (made by its run)
-            await store.set_alias(THREAD_ALIAS + thread_id, stream_id)
             await store.set_alias(RUN_ALIAS + run_id, stream_id)
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
         except BaseException:
@@ -539,18 +531,72 @@ class Endpoint:
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned)
 
-    async def _after(self, thread_id: str, running: Recorded, *, cancelled: bool) -> Recorded | None:
-        """The thread's last run once the one ``running`` on it has ended
-        (``cancelled`` first, for ``multitask_strategy: "interrupt"``), on
-        whichever replica sharing the store it runs: a run on a busy thread
-        goes after it (``enqueue``), as langgraph-api runs one."""
+    async def _claim(
+        self, asked: Asked, queued: tuple[str, str] | None, abandoned: asyncio.Event | None
+    ) -> tuple[str, Recorded | None] | Response | None:
+        """The thread taken for the ``asked`` run, once the run going on there
+        has ended (as its ``multitask_strategy`` says): its stream (opened
+        now, or the one it was ``queued`` with) named the thread's last run,
+        and the run before it. Replicas sharing the store claim a thread
+        one at a time (``compare_and_set_alias``): one that loses waits for
+        the winner's run as for any run going on. The error to answer
+        instead: refused (``reject``), or a checkpoint not the thread's
+        last; None for a run ``queued`` that was cancelled (or, ``abandoned``,
+        whose client left) before its turn came."""
+        store, thread_id = self._gateway.store, asked.thread_id
+        alias = THREAD_ALIAS + thread_id
+        stream_id = None if queued is None else queued[1]
+
+        async def refused(status: int, reason: str) -> Response:
+            if queued is None and stream_id is not None:
+                await store.finish(stream_id)  # (opened for a claim lost: no run's)
+            return detail(status, reason)
+
+        while True:
+            resolved = await store.resolve_alias(alias)
+            last_run = None if resolved is None else await self._recorded(resolved)
+            if last_run is not None and not last_run.finished:
+                if asked.strategy == "reject":
+                    return await refused(409, _THREAD_BUSY)
+                await self._after(last_run, cancelled=asked.strategy == "interrupt")
+                continue
+            if queued is not None and (
+                (abandoned is not None and abandoned.is_set()) or await store.stop_requested(queued[1])
+            ):
+                await store.set_alias(CANCELLED_ALIAS + queued[0], queued[1])
+                return None
+            head = None if last_run is None else last_run.assembler.run_id
+            if asked.checkpoint_id is not None and asked.checkpoint_id != head:
+                return await refused(409, _not_the_head(asked.checkpoint_id, head))
+            if stream_id is None:
+                stream_id = await store.open()
+            if await store.compare_and_set_alias(alias, stream_id, expected=resolved):
+                return stream_id, last_run
+            # (another replica's run took the thread between the look and the claim: it goes first)
+
+    async def _release(self, thread_id: str, stream_id: str, before: str | None) -> None:
+        """The thread given back by a run that could not start (its claim,
+        ``stream_id``): pointing at its run ``before`` again, or nowhere."""
+        store, alias = self._gateway.store, THREAD_ALIAS + thread_id
+        if before is not None:
+            with contextlib.suppress(ReplayError):  # (the run before is no longer kept)
+                if await store.compare_and_set_alias(alias, before, expected=stream_id):
+                    return
+        if await store.resolve_alias(alias) == stream_id:
+            with contextlib.suppress(NotImplementedError):
+                await store.delete_aliases([alias])
+
+    async def _after(self, running: Recorded, *, cancelled: bool) -> None:
+        """Returns once the run ``running`` on a thread has ended (cancelled
+        first, for ``multitask_strategy: "interrupt"``), on whichever replica
+        sharing the store it runs: a run on a busy thread goes after it
+        (``enqueue``), as langgraph-api runs one."""
         run_id = running.assembler.run_id
         if cancelled and run_id:
             with contextlib.suppress(ReplayError, NotImplementedError):
                 await self._cancels.cancel(run_id, running.stream_id)
         with contextlib.suppress(ReplayError):  # (no longer kept: it is over)
             await follow(self._gateway.store, running.stream_id, lambda frame: None)
-        return await self._last_run(thread_id)
 
     async def join(self, request: Request) -> Response:
         gateway = self._gateway
@@ -613,7 +659,7 @@ class Endpoint:
             return detail(404, "Run not found")
         recorded = await self._recorded(stream_id)
         if recorded is not None and not recorded.finished:
-            await self._after(thread_id, recorded, cancelled=True)
+            await self._after(recorded, cancelled=True)
         try:
             await store.delete_aliases(
                 [prefix + run_id, RUN_ALIAS + run_id, CANCELLED_ALIAS + run_id, VALUES_ALIAS + run_id]
