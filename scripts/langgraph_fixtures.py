@@ -58,7 +58,10 @@ graph of one node). ``threads`` records ``tests/fixtures/langgraph/threads.json`
 the calls on threads (create, get, state, history, search, delete), before
 and after a run and after a cancel, each as its status and the shape of its
 body (a thread's keys, status and values' keys; a state's keys, next nodes,
-tasks, and its values', metadata's and checkpoint's keys).
+tasks, and its values', metadata's and checkpoint's keys). ``thread_metadata``
+records ``tests/fixtures/langgraph/thread_metadata.json``: threads made
+with metadata, updated, searched by it and by values, counted, and made
+by a run, each call's status and the metadata it gives.
 
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
@@ -67,6 +70,7 @@ tasks, and its values', metadata's and checkpoint's keys).
     /tmp/lg/bin/python scripts/langgraph_fixtures.py runs        # the calls on runs
     /tmp/lg/bin/python scripts/langgraph_fixtures.py assistants  # the calls on assistants
     /tmp/lg/bin/python scripts/langgraph_fixtures.py threads     # the calls on threads
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py thread_metadata  # and on their metadata
 """
 
 from __future__ import annotations
@@ -92,7 +96,14 @@ from langgraph_sdk.sse import BytesLineDecoder, SSEDecoder
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 # The calls, and the shape of their answers, the gateway's tests compare.
-from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs, thread_calls  # noqa: E402
+from langgraph_runs import (  # noqa: E402
+    answered,
+    assistant_calls,
+    cancelled_runs,
+    ended_runs,
+    metadata_calls,
+    thread_calls,
+)
 
 OUT = ROOT / "tests" / "fixtures" / "langgraph"
 PROJECT = Path(__file__).resolve().parent / "langgraph_agent"
@@ -402,8 +413,21 @@ def record_threads(base: str) -> None:
     print(f"threads: {len(calls)} calls")
 
 
+THREAD_METADATA = "thread_metadata"
+
+
+def record_thread_metadata(base: str) -> None:
+    """The calls on threads' metadata, as the server answers them."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        calls = metadata_calls(client, QUESTION, answering="agent")
+    (OUT / "thread_metadata.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
+    print(f"thread metadata: {len(calls)} calls")
+
+
 def main() -> None:
-    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS, ASSISTANTS, THREADS}
+    unknown = (
+        set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS, ASSISTANTS, THREADS, THREAD_METADATA}
+    )
     if unknown:
         raise SystemExit(f"no such case: {', '.join(sorted(unknown))}")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -438,7 +462,12 @@ def main() -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("langgraph dev did not start")
                 time.sleep(0.5)
-            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {RUNS, ASSISTANTS, THREADS}
+            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {
+                RUNS,
+                ASSISTANTS,
+                THREADS,
+                THREAD_METADATA,
+            }
             for name, case in CASES.items():
                 if name in chosen:
                     record(base, name, case)
@@ -451,6 +480,8 @@ def main() -> None:
                 record_assistants(base)
             if THREADS in chosen:
                 record_threads(base)
+            if THREAD_METADATA in chosen:
+                record_thread_metadata(base)
         finally:
             server.terminate()
             server.wait(10)

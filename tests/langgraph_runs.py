@@ -247,3 +247,85 @@ def thread_calls(http: httpx.Client, question: Any, *, answering: str, slow: str
     calls["delete"] = {"status": deleted.status_code, "body": deleted.text}
     call("get_deleted", http.get(f"/threads/{thread}"), thread_shape)
     return calls
+
+
+def _metadata_shape(thread: Any) -> Any:
+    """A thread's metadata, its graph's and assistant's ids named alike
+    whatever they are (the real server's graph and assistant are not the
+    gateway's), and its other keys as they are."""
+    if not isinstance(thread, dict):
+        return thread
+    metadata = thread.get("metadata")
+    if not isinstance(metadata, dict):
+        return {"metadata": metadata}
+    named = {"graph_id": "<graph>", "assistant_id": "<assistant>"}
+    return {"metadata": {key: named.get(key, value) for key, value in metadata.items()}}
+
+
+def metadata_calls(http: httpx.Client, question: Any, *, answering: str) -> dict[str, Any]:
+    """The calls on threads' metadata, answered, each a status and the
+    metadata of what it gives: two threads made with metadata (``create``),
+    one got (``get``) and updated (``update``; ``update_minimal`` asking
+    ``Prefer: return=minimal``); searched by metadata (a key, a nested
+    object, a key an update gave, one none holds), counted, searched with
+    fields selected (``select``: the keys given); got after a run of
+    ``answering`` (``get_after_run``); a thread a run made (``made_by_run``,
+    with the run's metadata); an unknown thread updated, and an update whose
+    metadata is no object. (Not here: a list's item searched for, which the
+    in-memory server compares as a whole list where PostgreSQL's ``@>``,
+    which it says it follows, finds the item; and a search by values, which
+    it fails with a 500.)"""
+    calls: dict[str, Any] = {}
+
+    def call(name: str, response: httpx.Response, shape: Callable[[Any], Any] = _metadata_shape) -> None:
+        body = response.json() if response.content.strip() else None
+        shaped = [shape(item) for item in body] if isinstance(body, list) else shape(body)
+        if isinstance(body, dict) and "detail" in body:
+            shaped = {"keys": sorted(body)}
+        calls[name] = {"status": response.status_code, "body": shaped}
+
+    tags = {"team": "blue", "labels": ["a", "b"]}
+    first = http.post("/threads", json={"metadata": {"owner": "metadata-calls-1", "tags": tags}})
+    second = http.post("/threads", json={"metadata": {"owner": "metadata-calls-2"}})
+    call("create", first)
+    thread, other = first.json()["thread_id"], second.json()["thread_id"]
+    both = [thread, other]
+    call("get", http.get(f"/threads/{thread}"))
+    call("update", http.patch(f"/threads/{thread}", json={"metadata": {"title": "First", "tags": tags}}))
+    minimal = http.patch(
+        f"/threads/{other}", json={"metadata": {"title": "Second"}}, headers={"Prefer": "return=minimal"}
+    )
+    calls["update_minimal"] = {"status": minimal.status_code, "body": minimal.text}
+    searches = {
+        "search_by_key": {"metadata": {"owner": "metadata-calls-1"}},
+        "search_by_nested": {"metadata": {"tags": {"team": "blue"}}},
+        "search_by_title": {"metadata": {"title": "Second"}},
+        "search_by_none": {"metadata": {"owner": "metadata-calls-3"}},
+    }
+    for name, search in searches.items():
+        call(name, http.post("/threads/search", json={**search, "ids": both}))
+    calls["count"] = {
+        "status": 200,
+        "body": [
+            http.post("/threads/count", json={"metadata": {"owner": f"metadata-calls-{n}"}}).json()
+            for n in (1, 2, 3)
+        ],
+    }
+    selected = http.post("/threads/search", json={"ids": both, "select": ["thread_id", "metadata"]})
+    calls["select"] = {"status": selected.status_code, "body": [sorted(item) for item in selected.json()]}
+    http.post(f"/threads/{thread}/runs/wait", json={"assistant_id": answering, "input": question})
+    call("get_after_run", http.get(f"/threads/{thread}"))
+    made = "5b0c9d8e-4f3a-4e21-9c6d-2a7b1e0f3c4d"
+    http.post(
+        f"/threads/{made}/runs/wait",
+        json={
+            "assistant_id": answering,
+            "input": question,
+            "if_not_exists": "create",
+            "metadata": {"source": "a-run"},
+        },
+    )
+    call("made_by_run", http.get(f"/threads/{made}"))
+    call("update_unknown", http.patch(f"/threads/{UNKNOWN_RUN}", json={"metadata": {"a": 1}}))
+    call("update_not_an_object", http.patch(f"/threads/{thread}", json={"metadata": ["a"]}))
+    return calls

@@ -20,7 +20,14 @@ from agentcodec import SSEDecoder, langgraph
 from agentcodec.gateway import DemoAgent, Gateway
 from agentcodec.server import MemoryReplayStore, RedisReplayStore
 from gateway_clients import two_replicas
-from langgraph_runs import answered, assistant_calls, cancelled_runs, ended_runs, thread_calls
+from langgraph_runs import (
+    answered,
+    assistant_calls,
+    cancelled_runs,
+    ended_runs,
+    metadata_calls,
+    thread_calls,
+)
 from protocol_table import FIXTURES
 from servers import redis_server, serve, wait_until
 from sse_helpers import data_events
@@ -500,6 +507,55 @@ def test_threads_are_made_got_and_deleted_as_langgraph_api_answers() -> None:
     ):
         calls = thread_calls(client, {"messages": [QUESTION]}, answering="agent", slow="agent")
     assert calls == recorded
+
+
+def test_threads_keep_their_metadata_as_langgraph_api_keeps_it() -> None:
+    """Threads made with metadata, updated, searched and counted by it, and
+    made by a run, each answer as tests/fixtures/langgraph/thread_metadata
+    records the real server's (graph and assistant ids aside)."""
+    recorded = json.loads((FIXTURES / "langgraph" / "thread_metadata.json").read_text(encoding="utf-8"))
+    with (
+        serve(Gateway(DemoAgent(delay=0))) as url,
+        httpx.Client(base_url=url, timeout=30) as client,
+    ):
+        calls = metadata_calls(client, {"messages": [QUESTION]}, answering="agent")
+    assert calls == recorded
+
+
+def test_threads_are_searched_by_what_their_metadata_and_values_hold() -> None:
+    """Where the in-memory langgraph-api leaves PostgreSQL's ``@>``, which
+    it says it follows (a list holds an item; values searched), the gateway
+    follows ``@>``; and refuses what it does not serve."""
+    with (
+        serve(Gateway(DemoAgent(delay=0))) as url,
+        httpx.Client(base_url=url, timeout=30) as client,
+    ):
+        tagged = client.post("/threads", json={"metadata": {"labels": ["a", "b"], "n": 1}}).json()
+        other = client.post("/threads", json={"metadata": {"labels": ["c"], "n": True}}).json()
+        ids = [tagged["thread_id"], other["thread_id"]]
+        client.post(f"/threads/{other['thread_id']}/runs/wait", json=run_body())
+
+        def found(**search: Any) -> list[str]:
+            answer = client.post("/threads/search", json={"ids": ids, **search})
+            assert answer.status_code == 200, answer.text
+            return [thread["thread_id"] for thread in answer.json()]
+
+        by_item = found(metadata={"labels": ["b"]})
+        by_number = found(metadata={"n": 1})  # (1 is not true, nor true 1)
+        by_value = found(values={"messages": [{"type": "human", "content": QUESTION}]})
+        by_agent = found(metadata={"graph_id": "anything", "assistant_id": "agent"})
+        refusals = [
+            client.post("/threads/search", json=body)
+            for body in ({"extract": {"a": "values.a"}}, {"select": ["secret"]}, {"values": []})
+        ]
+        seeded = client.post("/threads", json={"supersteps": [{"updates": []}]})
+    assert by_item == [tagged["thread_id"]]
+    assert by_number == [tagged["thread_id"]]
+    assert by_value == [other["thread_id"]]
+    assert sorted(by_agent) == sorted(ids)
+    assert [answer.status_code for answer in refusals] == [422, 422, 422]
+    assert "extract is not served" in refusals[0].json()["detail"]
+    assert (seeded.status_code, seeded.json()["detail"][:25]) == (422, "supersteps is not served:")
 
 
 def test_threads_are_made_with_the_id_asked_for_once() -> None:

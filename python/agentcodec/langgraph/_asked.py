@@ -15,6 +15,7 @@ from typing import Any
 from ..gateway._requests import RequestError
 from ..langchain.gateway import agent_request_from_langchain
 from ._run_stream import inputs_of
+from ._threads import checked_metadata
 
 __all__ = ["Asked", "asked_run"]
 
@@ -39,6 +40,9 @@ class Asked:
     # The checkpoint the run is to start from, if it names one: the
     # thread's own (its last run's end) or the run is refused.
     checkpoint_id: str | None
+    # The metadata a thread the run makes starts with (its config's and its
+    # own, over the agent's), as langgraph-api gives it.
+    thread_metadata: dict[str, Any]
 
 
 def asked_run(body: object, thread_id: str) -> Asked:
@@ -58,7 +62,18 @@ def asked_run(body: object, thread_id: str) -> Asked:
         inputs_of(body),
         multitask_strategy(body),
         named_checkpoint(body),
+        thread_metadata(body),
     )
+
+
+def thread_metadata(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata a run gives a thread it makes: its config's, then its
+    own, each a JSON object if given."""
+    config = body.get("config")
+    if config is not None and not isinstance(config, Mapping):
+        raise RequestError("config must be a JSON object")
+    given = checked_metadata((config or {}).get("metadata"), "config.metadata")
+    return given | checked_metadata(body.get("metadata"))
 
 
 def multitask_strategy(body: Mapping[str, Any]) -> str:

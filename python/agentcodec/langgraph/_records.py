@@ -1,25 +1,21 @@
 """What the gateway's LangGraph routes answer about threads and runs, as
 langgraph-api gives them: a run as the store holds it (``Recorded``), and
-from it a thread, a run, its result and the thread's state; a thread
-search's checks and order."""
+from it a thread, a run, its result and the thread's state."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..gateway._requests import RequestError
 from ._assistants import ASSISTANT_ID, GRAPH_ID
-from ._replies import checked_count
+from ._threads import Made
 
 __all__ = [
     "NODE",
     "NO_STATE",
     "RUN_STATUSES",
     "Recorded",
-    "ThreadSearch",
     "messages_of",
     "new_thread",
     "run_record",
@@ -48,25 +44,28 @@ class Recorded:
     updated_at: str
 
 
-def new_thread(thread_id: str, made_at: str) -> dict[str, Any]:
+def new_thread(thread_id: str, made: Made) -> dict[str, Any]:
     """A thread no run has run on, as langgraph-api gives one."""
     return {
         "thread_id": thread_id,
-        "created_at": made_at,
-        "updated_at": made_at,
-        "state_updated_at": made_at,
-        "metadata": {},
+        "created_at": made.created_at,
+        "updated_at": made.changed_at,
+        "state_updated_at": made.changed_at,
+        "metadata": made.metadata,
         "status": "idle",
         "config": {},
         "values": None,
     }
 
 
-def thread_record(thread_id: str, last_run: Recorded, created_at: str) -> dict[str, Any]:
-    """A thread as langgraph-api gives one, from its last run: ``busy``
-    while the run goes on; ``interrupted`` after an interrupt, or a cancel
-    (the node it cut short is still to run, as langgraph-api sees it);
-    updated when its last run last changed."""
+def thread_record(thread_id: str, last_run: Recorded, made: Made | None) -> dict[str, Any]:
+    """A thread as langgraph-api gives one, from its last run and its own
+    record (``made``; None for one the store no longer keeps, made when the
+    run began): ``busy`` while the run goes on; ``interrupted`` after an
+    interrupt, or a cancel (the node it cut short is still to run, as
+    langgraph-api sees it); updated when its last run or its record last
+    changed; its graph and assistant named in its metadata, as langgraph-api
+    names them once a run has run on it."""
     assembler = last_run.assembler
     if not last_run.finished:
         status = "busy"
@@ -74,61 +73,17 @@ def thread_record(thread_id: str, last_run: Recorded, created_at: str) -> dict[s
         status = "interrupted"
     else:
         status = "error" if assembler.error else "idle"
-    return new_thread(thread_id, created_at) | {
-        "updated_at": last_run.updated_at,
+    if made is None:
+        made = Made({}, last_run.created_at, last_run.created_at)
+    return new_thread(thread_id, made) | {
+        "updated_at": max(last_run.updated_at, made.changed_at),
         "state_updated_at": last_run.updated_at,
+        "metadata": made.metadata | {"graph_id": GRAPH_ID, "assistant_id": ASSISTANT_ID},
         "status": status,
         "values": assembler.values or {},
         "error": assembler.error if status == "error" else None,
         "interrupts": {},
     }
-
-
-#: Metadata every thread has, whatever is asked: the gateway's one agent is
-#: every assistant and every graph.
-_AGENTS_METADATA = frozenset({"graph_id", "assistant_id"})
-_THREAD_STATUSES = ("idle", "busy", "interrupted", "error")
-_SORTED_BY = ("thread_id", "status", "created_at", "updated_at")
-
-
-class ThreadSearch:
-    """A ``POST /threads/search`` body, checked: ``limit`` (10) and
-    ``offset``, the ``metadata``, ``status`` and ``ids`` filters, and
-    ``sort_by`` (``updated_at``) and ``sort_order`` (``desc``)."""
-
-    def __init__(self, body: Any) -> None:
-        if not isinstance(body, Mapping):
-            raise RequestError("a thread search is a JSON object")
-        self.limit = checked_count(body.get("limit", 10), "limit", 1, 1000)
-        self.offset = checked_count(body.get("offset", 0), "offset", 0, None)
-        metadata = body.get("metadata") or {}
-        if not isinstance(metadata, Mapping):
-            raise RequestError("metadata must be a JSON object")
-        # Threads have no metadata but the agent's: other keys match none.
-        self.possible = set(metadata) <= _AGENTS_METADATA
-        self.status = body.get("status")
-        if self.status is not None and self.status not in _THREAD_STATUSES:
-            raise RequestError(f"status must be one of {', '.join(_THREAD_STATUSES)}, not {self.status!r}")
-        ids = body.get("ids")
-        if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
-            raise RequestError("ids must be a list of thread ids")
-        self.ids = None if ids is None else frozenset(ids)
-        self.sort_by = body.get("sort_by") or "updated_at"
-        if self.sort_by not in _SORTED_BY:
-            raise RequestError(f"sort_by must be one of {', '.join(_SORTED_BY)}, not {self.sort_by!r}")
-        self.sort_order = body.get("sort_order") or "desc"
-        if self.sort_order not in ("asc", "desc"):
-            raise RequestError(f"sort_order must be asc or desc, not {self.sort_order!r}")
-        # The store lists the threads by when their last run began, the
-        # latest first: the order of their updates but for runs that overlap,
-        # which the page's sort puts right; other orders read every thread.
-        self.store_order = self.sort_by == "updated_at" and self.sort_order == "desc"
-
-    def page(self, threads: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The threads asked for, of those found (times are ISO 8601 in UTC,
-        which sort as text)."""
-        threads = sorted(threads, key=lambda thread: thread[self.sort_by], reverse=self.sort_order == "desc")
-        return threads[self.offset : self.offset + self.limit]
 
 
 def run_result(assembler: Any) -> dict[str, Any]:

@@ -4,12 +4,15 @@ the agent behind the gateway.
 
 - ``GET /info``: what the server is, which LangGraph frontends (agent-chat-ui)
   ask before anything else to tell that they reach one (no key needed);
-- ``POST /threads``: a thread, kept (a run on any other id makes that
-  thread too); ``DELETE /threads/{thread_id}``: the thread and its runs
-  forgotten, a run going on cancelled;
+- ``POST /threads``: a thread, kept with its metadata (a run on any other
+  id makes that thread too, with the run's); ``PATCH
+  /threads/{thread_id}``: its metadata updated (``threads.update``);
+  ``DELETE /threads/{thread_id}``: the thread and its runs forgotten, a run
+  going on cancelled (``_threads`` keeps a thread's own record);
 - ``POST /threads/search``: the threads the store keeps (with runs, or
-  made with none yet), the last updated first (``threads.search``: a
-  frontend's thread list);
+  made with none yet), the last updated first, those the metadata, values,
+  status and ids filters hold for (``threads.search``: a frontend's thread
+  list); ``POST /threads/count``: how many (``threads.count``);
 - ``POST /threads/{thread_id}/runs/stream``: a run of the agent on the
   thread's input messages (the thread is the agent's session), streamed as
   langgraph-api streams a graph of one node, ``agent``, for
@@ -100,7 +103,6 @@ from ._records import (
     NODE,
     RUN_STATUSES,
     Recorded,
-    ThreadSearch,
     messages_of,
     new_thread,
     run_record,
@@ -112,6 +114,7 @@ from ._records import (
 from ._replies import checked_count, dated, detail, integer, now
 from ._run_stream import as_the_threads, asked_modes
 from ._steps import STEP_MODES, Steps
+from ._threads import MADE_BY_A_RUN, THREAD_MADE_ALIAS, ThreadSearch, checked_metadata, made, make
 
 if TYPE_CHECKING:
     from ..gateway import Gateway
@@ -122,9 +125,6 @@ THREAD_ALIAS = "langgraph-thread:"
 RUN_ALIAS = "langgraph-run:"
 # A thread's runs: the prefix + the thread's id + "/" + the run's id.
 THREAD_RUN_ALIAS = "langgraph-thread-run:"
-# The stream opened as a thread was made (``POST /threads``, an empty one;
-# or its first run's): the thread exists, made then.
-THREAD_MADE_ALIAS = "langgraph-thread-made:"
 # The runs cancelled (their streams end as any run's does).
 CANCELLED_ALIAS = "langgraph-cancelled:"
 # The thread's values a run wrote without streaming them (it asked for no
@@ -214,6 +214,7 @@ class Endpoint:
             Route("/info", self.info, methods=["GET"]),
             Route("/threads", self.create_thread, methods=["POST"]),
             Route("/threads/search", self.search_threads, methods=["POST"]),
+            Route("/threads/count", self.count_threads, methods=["POST"]),
             Route("/threads/{thread_id}/runs/stream", self.stream_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs/wait", self.wait_run, methods=["POST"]),
             Route("/threads/{thread_id}/runs", self.create_run, methods=["POST"]),
@@ -227,6 +228,7 @@ class Endpoint:
             Route("/threads/{thread_id}/history", self.history, methods=["POST"]),
             Route("/threads/{thread_id}", self.thread, methods=["GET"]),
             Route("/threads/{thread_id}", self.delete_thread, methods=["DELETE"]),
+            Route("/threads/{thread_id}", self.update_thread, methods=["PATCH"]),
             Route("/runs/stream", self.stream_run, methods=["POST"]),
             Route("/runs/wait", self.wait_run, methods=["POST"]),
             Route("/runs", self.create_run, methods=["POST"]),
@@ -258,18 +260,40 @@ class Endpoint:
                 raise RequestError("thread_id must be a string")
             if body.get("if_exists") not in (None, "raise", "do_nothing"):
                 raise RequestError(f"if_exists must be raise or do_nothing, not {body['if_exists']!r}")
+            metadata = checked_metadata(body.get("metadata"))
+            if body.get("supersteps"):
+                raise RequestError("supersteps is not served: a thread's state is what its runs leave")
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
-        store = self._gateway.store
         found = await self._found_thread(thread_id) if "thread_id" in body else None
         if found is not None:
             if body.get("if_exists") != "do_nothing":
                 return detail(409, f"Thread {thread_id} already exists")
             return JSONResponse(found)
-        made = await store.open()
-        await store.finish(made)
-        await store.set_alias(THREAD_MADE_ALIAS + thread_id, made)
-        return JSONResponse(new_thread(thread_id, (await self._times(made))[0] or now()))
+        return JSONResponse(new_thread(thread_id, await make(self._gateway.store, thread_id, metadata)))
+
+    async def update_thread(self, request: Request) -> Response:
+        """``PATCH /threads/{thread_id}`` (``threads.update``): the thread's
+        metadata, merged with the one given (its keys over the thread's), as
+        langgraph-api updates it; the thread, updated now (or, asked to
+        answer minimally, ``204``)."""
+        thread_id = request.path_params["thread_id"]
+        try:
+            body = await json_body(request, self._gateway.max_body_bytes)
+            if not isinstance(body, Mapping):
+                raise RequestError("a thread's update is a JSON object")
+            metadata = checked_metadata(body.get("metadata"))
+        except RequestError as exc:
+            return detail(exc.status if exc.status != 400 else 422, str(exc))
+        store = self._gateway.store
+        before = await made(store, thread_id)
+        if before is None:
+            return detail(404, thread_not_found(thread_id))
+        await make(store, thread_id, before.metadata | metadata, before.created_at)
+        if request.headers.get("prefer") == "return=minimal":
+            return Response(status_code=204)
+        thread = await self._found_thread(thread_id)
+        return detail(404, thread_not_found(thread_id)) if thread is None else JSONResponse(thread)
 
     async def stream_run(self, request: Request) -> Response:
         """``runs.stream``: the run streamed as it goes, recorded."""
@@ -503,7 +527,7 @@ class Endpoint:
                 await store.set_alias(VALUES_ALIAS + run_id, values_id)
                 unsent_values = functools.partial(store.append, values_id)
             if last_run is None and await store.resolve_alias(THREAD_MADE_ALIAS + thread_id) is None:
-                await store.set_alias(THREAD_MADE_ALIAS + thread_id, stream_id)  # (made by its run)
+                await make(store, thread_id, MADE_BY_A_RUN | asked.thread_metadata)
             await store.set_alias(RUN_ALIAS + run_id, stream_id)
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
         except BaseException:
@@ -768,7 +792,7 @@ class Endpoint:
         last_run = await self._last_run(thread_id)
         if last_run is not None:
             return JSONResponse(state_record(thread_id, last_run))
-        if await self._made(thread_id) is None:
+        if await made(self._gateway.store, thread_id) is None:
             return detail(404, thread_not_found(thread_id))
         return JSONResponse(NO_STATE)
 
@@ -792,8 +816,8 @@ class Endpoint:
         stream_id = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
         thread = None if stream_id is None else await self._thread(thread_id, stream_id)
         if thread is None:
-            made_at = await self._made(thread_id)
-            thread = None if made_at is None else new_thread(thread_id, made_at)
+            record = await made(self._gateway.store, thread_id)
+            thread = None if record is None else new_thread(thread_id, record)
         return thread
 
     async def delete_thread(self, request: Request) -> Response:
@@ -803,8 +827,7 @@ class Endpoint:
         thread_id = request.path_params["thread_id"]
         store = self._gateway.store
         runs = await store.aliases(f"{THREAD_RUN_ALIAS}{thread_id}/")
-        made = await self._made(thread_id)
-        if made is None and not runs:
+        if await self._gateway.store.resolve_alias(THREAD_MADE_ALIAS + thread_id) is None and not runs:
             return detail(404, thread_not_found(thread_id))
         forgotten = [THREAD_ALIAS + thread_id, THREAD_MADE_ALIAS + thread_id]
         for alias, stream_id in runs:
@@ -818,61 +841,65 @@ class Endpoint:
             return detail(501, "the gateway's replay store cannot delete what it keeps")
         return Response(status_code=204)
 
-    async def _made(self, thread_id: str) -> str | None:
-        """When the thread was made, if the store knows it (None: unknown)."""
-        made = await self._gateway.store.resolve_alias(THREAD_MADE_ALIAS + thread_id)
-        return None if made is None else (await self._times(made))[0] or now()
-
     async def search_threads(self, request: Request) -> Response:
         """``POST /threads/search`` (``threads.search``, a frontend's thread
         list): the threads the store keeps, those with runs and those made
-        with none yet, the last updated first. Any assistant is the agent,
-        so a ``graph_id`` or ``assistant_id`` in the ``metadata`` filter
-        holds for every thread (which has no other metadata)."""
+        with none yet, the last updated first, those the filters hold for.
+        Any assistant is the agent, so a ``graph_id`` or ``assistant_id`` in
+        the ``metadata`` filter holds for every thread."""
         try:
             search = ThreadSearch(await json_body(request, self._gateway.max_body_bytes))
         except RequestError as exc:
             return detail(exc.status if exc.status != 400 else 422, str(exc))
-        if not search.possible:
-            return JSONResponse([])
+        return JSONResponse(search.page(await self._threads(search, paged=True)))
+
+    async def count_threads(self, request: Request) -> Response:
+        """``POST /threads/count`` (``threads.count``): how many threads the
+        filters of a search hold for."""
+        try:
+            search = ThreadSearch(await json_body(request, self._gateway.max_body_bytes))
+        except RequestError as exc:
+            return detail(exc.status if exc.status != 400 else 422, str(exc))
+        return JSONResponse(len(await self._threads(search, paged=False)))
+
+    async def _threads(self, search: ThreadSearch, *, paged: bool) -> list[dict[str, Any]]:
+        """The threads the store keeps that ``search`` holds for; when
+        ``paged``, those up to its page's end in the store's order, where
+        that is its order."""
         store = self._gateway.store
         with_runs = await store.aliases(THREAD_ALIAS)
         threads = []
-        # Those made with no run yet (few, and cheap to read: their times).
+        # Those made with no run yet (few, and cheap to read: their records).
         ran = {alias.removeprefix(THREAD_ALIAS) for alias, _ in with_runs}
-        for alias, stream_id in await store.aliases(THREAD_MADE_ALIAS):
+        for alias, _ in await store.aliases(THREAD_MADE_ALIAS):
             thread_id = alias.removeprefix(THREAD_MADE_ALIAS)
-            if thread_id in ran or (search.ids is not None and thread_id not in search.ids):
+            if thread_id in ran or not search.wants(thread_id):
                 continue
-            made_at = (await self._times(stream_id))[0]
-            if made_at is not None and search.status in (None, "idle"):
-                threads.append(new_thread(thread_id, made_at))
+            record = await made(store, thread_id)
+            if record is not None and search.matches(thread := new_thread(thread_id, record)):
+                threads.append(thread)
         found = 0
         for alias, stream_id in with_runs:
             thread_id = alias.removeprefix(THREAD_ALIAS)
-            if search.ids is not None and thread_id not in search.ids:
+            if not search.wants(thread_id):
                 continue
-            thread = await self._thread(thread_id, stream_id)
-            if thread is None:
+            found_thread = await self._thread(thread_id, stream_id)
+            if found_thread is None:
                 continue  # (its run is no longer kept)
-            if search.status is None or thread["status"] == search.status:
-                threads.append(thread)
+            if search.matches(found_thread):
+                threads.append(found_thread)
                 found += 1
-            if search.store_order and found >= search.offset + search.limit:
+            if paged and search.store_order and found >= search.offset + search.limit:
                 break  # the page is found among them: no more are read
-        return JSONResponse(search.page(threads))
+        return threads
 
     async def _thread(self, thread_id: str, stream_id: str) -> dict[str, Any] | None:
         """The thread, from its last run's stream (None for one no longer
-        kept), made when its first run the store keeps began."""
+        kept) and its own record."""
         last_run = await self._recorded(stream_id)
         if last_run is None:
             return None
-        made = await self._gateway.store.resolve_alias(THREAD_MADE_ALIAS + thread_id)
-        created_at = last_run.created_at
-        if made is not None and made != stream_id:
-            created_at = (await self._times(made))[0] or created_at
-        return thread_record(thread_id, last_run, created_at)
+        return thread_record(thread_id, last_run, await made(self._gateway.store, thread_id))
 
     async def _last_run(self, thread_id: str) -> Recorded | None:
         """The thread's last run, as the store holds it (None without one)."""
