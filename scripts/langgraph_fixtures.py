@@ -61,7 +61,9 @@ body (a thread's keys, status and values' keys; a state's keys, next nodes,
 tasks, and its values', metadata's and checkpoint's keys). ``thread_metadata``
 records ``tests/fixtures/langgraph/thread_metadata.json``: threads made
 with metadata, updated, searched by it and by values, counted, and made
-by a run, each call's status and the metadata it gives.
+by a run, each call's status and the metadata it gives. ``history`` records
+``tests/fixtures/langgraph/history.json``: a thread's history after two runs
+of a graph of one node, and its states at checkpoints, as their shapes.
 
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
@@ -71,6 +73,7 @@ by a run, each call's status and the metadata it gives.
     /tmp/lg/bin/python scripts/langgraph_fixtures.py assistants  # the calls on assistants
     /tmp/lg/bin/python scripts/langgraph_fixtures.py threads     # the calls on threads
     /tmp/lg/bin/python scripts/langgraph_fixtures.py thread_metadata  # and on their metadata
+    /tmp/lg/bin/python scripts/langgraph_fixtures.py history     # a thread's history
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +105,7 @@ from langgraph_runs import (  # noqa: E402
     assistant_calls,
     cancelled_runs,
     ended_runs,
+    history_calls,
     metadata_calls,
     thread_calls,
 )
@@ -424,10 +429,29 @@ def record_thread_metadata(base: str) -> None:
     print(f"thread metadata: {len(calls)} calls")
 
 
+HISTORY = "history"
+
+
+def record_history(base: str) -> None:
+    """A thread's history, and its states at checkpoints, as the server gives them."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        calls = history_calls(client, QUESTION, answering="thinker", node="think")
+    (OUT / "history.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
+    print(f"history: {len(calls)} calls")
+
+
+# The recordings of calls, by their names.
+CALLS: dict[str, Callable[[str], None]] = {
+    RUNS: record_runs,
+    ASSISTANTS: record_assistants,
+    THREADS: record_threads,
+    THREAD_METADATA: record_thread_metadata,
+    HISTORY: record_history,
+}
+
+
 def main() -> None:
-    unknown = (
-        set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - {RUNS, ASSISTANTS, THREADS, THREAD_METADATA}
-    )
+    unknown = set(sys.argv[1:]) - set(CASES) - set(PROTOCOL_CASES) - set(CALLS)
     if unknown:
         raise SystemExit(f"no such case: {', '.join(sorted(unknown))}")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -462,26 +486,16 @@ def main() -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("langgraph dev did not start")
                 time.sleep(0.5)
-            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | {
-                RUNS,
-                ASSISTANTS,
-                THREADS,
-                THREAD_METADATA,
-            }
+            chosen = set(sys.argv[1:]) or set(CASES) | set(PROTOCOL_CASES) | set(CALLS)
             for name, case in CASES.items():
                 if name in chosen:
                     record(base, name, case)
             for name, protocol_case in PROTOCOL_CASES.items():
                 if name in chosen:
                     record_protocol(base, name, protocol_case)
-            if RUNS in chosen:
-                record_runs(base)
-            if ASSISTANTS in chosen:
-                record_assistants(base)
-            if THREADS in chosen:
-                record_threads(base)
-            if THREAD_METADATA in chosen:
-                record_thread_metadata(base)
+            for name, record_calls in CALLS.items():
+                if name in chosen:
+                    record_calls(base)
         finally:
             server.terminate()
             server.wait(10)

@@ -329,3 +329,62 @@ def metadata_calls(http: httpx.Client, question: Any, *, answering: str) -> dict
     call("update_unknown", http.patch(f"/threads/{UNKNOWN_RUN}", json={"metadata": {"a": 1}}))
     call("update_not_an_object", http.patch(f"/threads/{thread}", json={"metadata": ["a"]}))
     return calls
+
+
+def history_calls(http: httpx.Client, question: Any, *, answering: str, node: str) -> dict[str, Any]:
+    """A thread's history after two runs of ``answering`` (a graph of one
+    node, ``node``), as its shape: each state's next nodes, source, whether
+    it holds messages, its parent's place in the history, its tasks and
+    whether their results hold messages (steps aside: langgraph-api counts
+    them on across runs; how many messages, which its recorded graph
+    answers with one of the same id each run, aside);
+    the history asked with no limit, before a checkpoint, filtered by
+    metadata, and by ``GET``; states got at checkpoints of it, by ``GET``
+    and by ``POST``, and at one it does not have."""
+    calls: dict[str, Any] = {}
+    thread = http.post("/threads", json={}).json()["thread_id"]
+    for _ in range(2):
+        http.post(f"/threads/{thread}/runs/wait", json={"assistant_id": answering, "input": question})
+    history = http.post(f"/threads/{thread}/history", json={"limit": 10}).json()
+    ids = [state["checkpoint_id"] for state in history]
+
+    def shape(state: dict[str, Any]) -> dict[str, Any]:
+        named = {node: "<node>"}
+        parent = state["parent_checkpoint_id"]
+        return {
+            "keys": sorted(state),
+            "next": [named.get(name, name) for name in state["next"]],
+            "source": state["metadata"]["source"],
+            "messages": bool(state["values"].get("messages")),
+            "parent": ids.index(parent) if parent in ids else parent,
+            "tasks": [
+                [named.get(task["name"], task["name"]), bool((task.get("result") or {}).get("messages"))]
+                for task in state["tasks"]
+            ],
+        }
+
+    calls["history"] = [shape(state) for state in history]
+    state = http.get(f"/threads/{thread}/state").json()
+    calls["state_is_the_latest"] = state["checkpoint_id"] == ids[0]
+    calls["default_limit"] = len(http.post(f"/threads/{thread}/history", json={}).json())
+    before = {"limit": 2, "before": {"configurable": {"checkpoint_id": ids[1]}}}
+    calls["before"] = [
+        ids.index(item["checkpoint_id"])
+        for item in http.post(f"/threads/{thread}/history", json=before).json()
+    ]
+    by_metadata = {"limit": 10, "metadata": {"source": "input"}}
+    calls["by_metadata"] = [
+        ids.index(item["checkpoint_id"])
+        for item in http.post(f"/threads/{thread}/history", json=by_metadata).json()
+    ]
+    calls["by_get"] = [
+        ids.index(item["checkpoint_id"])
+        for item in http.get(f"/threads/{thread}/history", params={"limit": 3}).json()
+    ]
+    at = http.get(f"/threads/{thread}/state/{ids[3]}").json()
+    calls["state_at"] = shape(at)
+    posted = http.post(f"/threads/{thread}/state/checkpoint", json={"checkpoint": {"checkpoint_id": ids[4]}})
+    calls["state_at_posted"] = shape(posted.json())
+    unknown = http.get(f"/threads/{thread}/state/{UNKNOWN_RUN}")
+    calls["state_at_unknown"] = [unknown.status_code, unknown.json()["values"], unknown.json()["next"]]
+    return calls

@@ -25,6 +25,7 @@ from langgraph_runs import (
     assistant_calls,
     cancelled_runs,
     ended_runs,
+    history_calls,
     metadata_calls,
     thread_calls,
 )
@@ -110,7 +111,14 @@ def test_a_threads_runs_stream_as_langgraph_sdk_reads_them(gateway: str) -> None
     assert talk["joined"] == talk["runs"][0]
     # The thread's state is its last run's values, as its history and the thread say.
     assert talk["state"]["values"] == second["values"]
-    assert [state["values"] for state in talk["history"]] == [second["values"]]
+    # Its history: each run's end, its input applied, its input, the latest first, each the child of the next.
+    history = talk["history"]
+    assert history[0]["values"] == second["values"]
+    assert [state["next"] for state in history] == [[], ["agent"], ["__start__"]] * 2
+    assert [len(state["values"]["messages"]) for state in history] == [10, 6, 5, 5, 1, 0]
+    ids = [state["checkpoint_id"] for state in history]
+    assert [state["parent_checkpoint_id"] for state in history] == [*ids[1:], None]
+    assert ids[0] == talk["state"]["checkpoint_id"]
     assert (talk["thread"]["status"], talk["thread"]["values"]) == ("idle", second["values"])
 
 
@@ -519,6 +527,21 @@ def test_threads_keep_their_metadata_as_langgraph_api_keeps_it() -> None:
         httpx.Client(base_url=url, timeout=30) as client,
     ):
         calls = metadata_calls(client, {"messages": [QUESTION]}, answering="agent")
+    assert calls == recorded
+
+
+def test_a_threads_history_is_its_runs_checkpoints_as_langgraph_api_gives_them() -> None:
+    """After two runs, the thread's history (each run's input, its input
+    applied, its end), asked in full, before a checkpoint, by metadata and
+    by ``GET``, and its states got at checkpoints, have the shapes
+    tests/fixtures/langgraph/history records of the real server's, for a
+    graph of one node (steps aside)."""
+    recorded = json.loads((FIXTURES / "langgraph" / "history.json").read_text(encoding="utf-8"))
+    with (
+        serve(Gateway(DemoAgent(delay=0))) as url,
+        httpx.Client(base_url=url, timeout=30) as client,
+    ):
+        calls = history_calls(client, {"messages": [QUESTION]}, answering="agent", node="agent")
     assert calls == recorded
 
 

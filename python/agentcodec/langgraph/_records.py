@@ -1,10 +1,9 @@
 """What the gateway's LangGraph routes answer about threads and runs, as
 langgraph-api gives them: a run as the store holds it (``Recorded``), and
-from it a thread, a run, its result and the thread's state."""
+from it a thread, a run and its result (its states: ``_history``)."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,14 +12,12 @@ from ._threads import Made
 
 __all__ = [
     "NODE",
-    "NO_STATE",
     "RUN_STATUSES",
     "Recorded",
     "messages_of",
     "new_thread",
     "run_record",
     "run_result",
-    "state_record",
     "thread_not_found",
     "thread_record",
 ]
@@ -42,6 +39,9 @@ class Recorded:
     cancelled: bool
     created_at: str
     updated_at: str
+    # The thread's values as the run started (its input applied): its first
+    # ``values`` event's, None for a run that never started.
+    started_values: Any = None
 
 
 def new_thread(thread_id: str, made: Made) -> dict[str, Any]:
@@ -124,63 +124,3 @@ def messages_of(last_run: Recorded | None) -> list[Any]:
     values = last_run.assembler.values if last_run is not None else None
     messages = values.get("messages") if isinstance(values, dict) else None
     return list(messages) if isinstance(messages, list) else []
-
-
-#: The state of a thread no run has run on.
-NO_STATE: dict[str, Any] = {
-    "values": {},
-    "next": [],
-    "tasks": [],
-    "metadata": None,
-    "created_at": None,
-    "checkpoint": None,
-    "checkpoint_id": None,
-    "parent_checkpoint": None,
-    "parent_checkpoint_id": None,
-    "interrupts": [],
-}
-
-
-def state_record(thread_id: str, last_run: Recorded) -> dict[str, Any]:
-    """A thread's state after a run, as ``GET /threads/{thread_id}/state``
-    gives it: its checkpoint the run's end (named by the run), made when
-    the run last changed. A run cut short by a cancel leaves its node to run
-    next, a task, as langgraph-api's state says."""
-    assembler, run_id = last_run.assembler, last_run.assembler.run_id
-    cut_short = [NODE] if last_run.cancelled else []
-    return {
-        "values": assembler.values or {},
-        "next": cut_short,
-        "tasks": [
-            {
-                "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{run_id}/{node}")),
-                "name": node,
-                "path": ["__pregel_pull", node],
-                "error": None,
-                "interrupts": [],
-                "checkpoint": None,
-                "state": None,
-                "result": None,
-            }
-            for node in cut_short
-        ],
-        # (LangGraph's own keys; not the platform's langgraph_* description of itself)
-        "metadata": {
-            "source": "loop",
-            "step": 1,
-            "parents": {},
-            "run_id": run_id,
-            "thread_id": thread_id,
-            "graph_id": GRAPH_ID,
-            "assistant_id": ASSISTANT_ID,
-            "created_by": "system",
-            "run_attempt": 1,
-            "user_id": "",
-        },
-        "created_at": last_run.updated_at,
-        "checkpoint": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": run_id},
-        "checkpoint_id": run_id,
-        "parent_checkpoint": None,
-        "parent_checkpoint_id": None,
-        "interrupts": assembler.interrupts,
-    }

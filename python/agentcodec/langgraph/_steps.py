@@ -12,7 +12,8 @@ applied (step 0: the node next), the task (step 1: the node, on those
 values), its result (the messages it added) and the last checkpoint (step
 1: nothing next). ``checkpoints`` writes each checkpoint, ``tasks`` each
 task and result, ``debug`` each of them wrapped with its step, time and
-type, the checkpoints naming themselves and their parent too.
+type, the checkpoints naming themselves and their parent too, as the
+thread's history names them (``_history``).
 """
 
 from __future__ import annotations
@@ -22,40 +23,65 @@ from typing import Any
 
 from .._backend import impl
 from ._assistants import ASSISTANT_ID, GRAPH_ID
+from ._history import START, checkpoint_ids
 from ._replies import now
 
 __all__ = ["STEP_MODES", "Steps"]
 
 #: The stream modes made here.
 STEP_MODES = frozenset({"debug", "tasks", "checkpoints"})
-_START = "__start__"
 
 
 class Steps:
     """One run's checkpoints and task, written in the ``modes`` asked for."""
 
-    __slots__ = ("_checkpoint", "_ended", "_modes", "_node", "_previous", "_run_id", "_task_id", "_thread_id")
+    __slots__ = (
+        "_checkpoint",
+        "_ended",
+        "_input_id",
+        "_loop_id",
+        "_modes",
+        "_node",
+        "_previous",
+        "_run_id",
+        "_task_id",
+        "_thread_id",
+    )
 
     def __init__(
-        self, modes: set[str], *, thread_id: str, run_id: str, node: str, previous: list[Any]
+        self,
+        modes: set[str],
+        *,
+        thread_id: str,
+        run_id: str,
+        node: str,
+        previous: list[Any],
+        previous_id: str | None = None,
     ) -> None:
         self._modes = modes & STEP_MODES
         self._thread_id, self._run_id, self._node = thread_id, run_id, node
         self._previous = previous
-        self._checkpoint: str | None = None  # the last one written
+        # The last checkpoint written; before any, the thread's last (its run before's end).
+        self._checkpoint: str | None = previous_id
+        # (named as the thread's history names them)
+        self._input_id, self._loop_id = checkpoint_ids(run_id)
         self._task_id = str(uuid.uuid4())
         self._ended = False  # (the task's result written)
 
     def input(self) -> bytes:
         """The input's checkpoint: the thread's values before the run."""
-        return self._checkpoint_events(-1, "input", {"messages": self._previous}, _START)
+        return self._checkpoint_events(
+            -1, "input", {"messages": self._previous}, START, checkpoint_id=self._input_id
+        )
 
     def started(self, values: dict[str, Any]) -> bytes:
         """The input applied (``values``), and the node's task on them."""
         node = self._node
         return b"".join(
             (
-                self._checkpoint_events(0, "loop", values, node),
+                self._checkpoint_events(
+                    0, "loop", values, node, checkpoint_id=checkpoint_ids(self._run_id)[1]
+                ),
                 self._task_events(
                     1,
                     "task",
@@ -113,11 +139,11 @@ class Steps:
         values: dict[str, Any],
         next_node: str | None,
         *,
-        checkpoint_id: str | None = None,
+        checkpoint_id: str,
     ) -> bytes:
         if not {"checkpoints", "debug"} & self._modes:
             return b""
-        parent, self._checkpoint = self._checkpoint, checkpoint_id or str(uuid.uuid4())
+        parent, self._checkpoint = self._checkpoint, checkpoint_id
         checkpoint: dict[str, Any] = {
             "config": self._config(self._checkpoint),
             "parent_config": None if parent is None else self._config(parent),

@@ -51,7 +51,10 @@ the agent behind the gateway.
   ended. A run that has ended is not found, as langgraph-api says;
 - ``GET /threads/{thread_id}/state``: the thread's values after its last
   run (its node next, after a cancel); ``POST /threads/{thread_id}/history``
-  (useStream fetches it): that state, the one kept; ``GET
+  (useStream fetches it; or ``GET``): its states, each run's three
+  checkpoints, the latest first (``_history``); ``GET
+  /threads/{thread_id}/state/{checkpoint_id}`` (or ``POST
+  .../state/checkpoint``): its state at one of them; ``GET
   /threads/{thread_id}``: the thread. Each dated by the store: a run when
   it began and ended, a thread when it was made and its last run ended.
 
@@ -97,9 +100,9 @@ from ..server._closing import closed
 from ..server._response import recording
 from ._asked import Asked, asked_run
 from ._assistants import Assistants
+from ._history import NO_STATE, History, run_states, state_record
 from ._legacy import LegacyMessages
 from ._records import (
-    NO_STATE,
     NODE,
     RUN_STATUSES,
     Recorded,
@@ -107,7 +110,6 @@ from ._records import (
     new_thread,
     run_record,
     run_result,
-    state_record,
     thread_not_found,
     thread_record,
 )
@@ -184,6 +186,20 @@ _THREAD_BUSY = (
 )
 
 
+_VALUES_EVENT = b"event: values\n"
+
+
+def _first_values(frames: bytes | None) -> Any:
+    """The data of the first ``values`` event of ``frames`` (None without one)."""
+    if frames is None:
+        return None
+    decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
+    for event in [*decoder.feed(frames), *decoder.close()]:
+        if event.event == "values":
+            return json.loads(event.data)
+    return None
+
+
 def _not_the_head(named: str, head: str | None) -> str:
     """Why a run from the checkpoint ``named`` is refused, the thread's last
     being ``head``: the agent behind the gateway keeps the thread's session,
@@ -225,7 +241,9 @@ class Endpoint:
             Route("/threads/{thread_id}/runs/{run_id}/stream", self.join, methods=["GET"]),
             Route("/threads/{thread_id}/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
             Route("/threads/{thread_id}/state", self.state, methods=["GET"]),
-            Route("/threads/{thread_id}/history", self.history, methods=["POST"]),
+            Route("/threads/{thread_id}/state/checkpoint", self.state_at_checkpoint, methods=["POST"]),
+            Route("/threads/{thread_id}/state/{checkpoint_id}", self.state_at_checkpoint, methods=["GET"]),
+            Route("/threads/{thread_id}/history", self.history, methods=["GET", "POST"]),
             Route("/threads/{thread_id}", self.thread, methods=["GET"]),
             Route("/threads/{thread_id}", self.delete_thread, methods=["DELETE"]),
             Route("/threads/{thread_id}", self.update_thread, methods=["PATCH"]),
@@ -547,7 +565,14 @@ class Endpoint:
             cancelled,
             legacy=LegacyMessages() if legacy else None,
             unsent_values=unsent_values,
-            steps=Steps(modes, thread_id=thread_id, run_id=run_id, node=NODE, previous=before)
+            steps=Steps(
+                modes,
+                thread_id=thread_id,
+                run_id=run_id,
+                node=NODE,
+                previous=before,
+                previous_id=None if last_run is None else last_run.assembler.run_id,
+            )
             if modes & STEP_MODES
             else None,
         )
@@ -797,11 +822,85 @@ class Endpoint:
         return JSONResponse(NO_STATE)
 
     async def history(self, request: Request) -> Response:
-        """``POST /threads/{thread_id}/history``: the thread's states, the
-        latest first (what useStream fetches): its last run's, the one kept."""
+        """``POST /threads/{thread_id}/history`` (or ``GET``, asked in its
+        query): the thread's states, the latest first (what useStream
+        fetches), from before a checkpoint if asked, those the metadata
+        filter holds for, up to the limit (``_history``)."""
         thread_id = request.path_params["thread_id"]
-        last_run = await self._last_run(thread_id)
-        return JSONResponse([] if last_run is None else [state_record(thread_id, last_run)])
+        try:
+            if request.method == "GET":
+                asked = History(dict(request.query_params))
+            else:
+                body = await json_body(request, self._gateway.max_body_bytes) if await request.body() else {}
+                asked = History(body)
+        except RequestError as exc:
+            return detail(exc.status if exc.status != 400 else 422, str(exc))
+        if asked.subgraph:
+            return JSONResponse([])
+        found: list[dict[str, Any]] = []
+        before = asked.before
+        async for state in self._states(thread_id):
+            if before is not None:
+                before = None if state["checkpoint_id"] == before else before
+                continue
+            if asked.wants(state):
+                found.append(state)
+                if len(found) == asked.limit:
+                    break
+        return JSONResponse(found)
+
+    async def state_at_checkpoint(self, request: Request) -> Response:
+        """``GET /threads/{thread_id}/state/{checkpoint_id}`` (or ``POST
+        .../state/checkpoint``, naming it in ``checkpoint``): the thread's
+        state at that checkpoint, one of its history's (``threads.get_state``
+        given one). A checkpoint the thread does not have is answered empty,
+        as langgraph-api answers it."""
+        thread_id = request.path_params["thread_id"]
+        checkpoint_id = request.path_params.get("checkpoint_id")
+        if checkpoint_id is None:
+            try:
+                body = await json_body(request, self._gateway.max_body_bytes)
+                checkpoint = body.get("checkpoint") if isinstance(body, Mapping) else None
+                checkpoint_id = checkpoint.get("checkpoint_id") if isinstance(checkpoint, Mapping) else None
+                if not isinstance(checkpoint_id, str):
+                    raise RequestError("checkpoint must name a checkpoint_id")
+            except RequestError as exc:
+                return detail(exc.status if exc.status != 400 else 422, str(exc))
+        async for state in self._states(thread_id):
+            if state["checkpoint_id"] == checkpoint_id:
+                return JSONResponse(state)
+        if await made(self._gateway.store, thread_id) is None and await self._last_run(thread_id) is None:
+            return detail(404, thread_not_found(thread_id))
+        named = {"checkpoint_id": checkpoint_id, "thread_id": thread_id}
+        return JSONResponse(NO_STATE | {"checkpoint": named})
+
+    async def _states(self, thread_id: str) -> AsyncIterator[dict[str, Any]]:
+        """The thread's states, the latest first: its runs' checkpoints, from
+        the run its last checkpoint names back, each run read once it is
+        reached (and the one before it, whose end its input follows)."""
+        store = self._gateway.store
+        head = await store.resolve_alias(THREAD_ALIAS + thread_id)
+        if head is None:
+            return
+        listed = [stream_id for _, stream_id in await store.aliases(f"{THREAD_RUN_ALIAS}{thread_id}/")]
+        streams = listed[listed.index(head) :] if head in listed else [head]
+        runs = (await self._recorded(stream_id) for stream_id in streams)
+        run = await self._started_run(runs)
+        while run is not None:
+            previous = await self._started_run(runs)
+            previous_id = None if previous is None else previous.assembler.run_id
+            for state in run_states(thread_id, run, previous_id, messages_of(previous)):
+                yield state
+            run = previous
+
+    @staticmethod
+    async def _started_run(runs: AsyncIterator[Recorded | None]) -> Recorded | None:
+        """The next of ``runs`` that started (a run cancelled, or failing,
+        before it started has no checkpoint)."""
+        async for run in runs:
+            if run is not None and run.started_values is not None:
+                return run
+        return None
 
     async def thread(self, request: Request) -> Response:
         """``GET /threads/{thread_id}``: the thread, its values its last
@@ -913,9 +1012,12 @@ class Endpoint:
         except ReplayError:
             return None
         assembler = impl.LangGraphAssembler(on_error="skip")
+        started = None
         for _, frame in entries:
             assembler.feed(frame)
-        await self._unsent_values(assembler)
+            if started is None and _VALUES_EVENT in frame:
+                started = frame
+        kept = await self._unsent_values(assembler)
         run_id = assembler.run_id
         cancelled = (
             finished
@@ -924,7 +1026,13 @@ class Endpoint:
         )
         created_at, updated_at = await self._times(stream_id)
         return Recorded(
-            stream_id, assembler, finished, cancelled, created_at or now(), updated_at or created_at or now()
+            stream_id,
+            assembler,
+            finished,
+            cancelled,
+            created_at or now(),
+            updated_at or created_at or now(),
+            _first_values(started or kept),
         )
 
     async def _times(self, stream_id: str) -> tuple[str | None, str | None]:
@@ -937,19 +1045,23 @@ class Endpoint:
         began = None if opened is None else dated(opened)
         return began, dated(ended) if ended is not None else began
 
-    async def _unsent_values(self, assembler: Any) -> None:
+    async def _unsent_values(self, assembler: Any) -> bytes | None:
         """Feeds a run's ``assembler`` the values it kept apart, if it
-        streamed none."""
+        streamed none; gives the first frame of them (the values as the run
+        started)."""
         if assembler.values is not None or not assembler.run_id:
-            return
+            return None
         store = self._gateway.store
         values_id = await store.resolve_alias(VALUES_ALIAS + assembler.run_id)
         if values_id is None:
-            return
-        with contextlib.suppress(ReplayError):
+            return None
+        try:
             kept, _ = await store.stored(values_id)
-            for _, frame in kept:
-                assembler.feed(frame)
+        except ReplayError:
+            return None
+        for _, frame in kept:
+            assembler.feed(frame)
+        return kept[0][1] if kept else None
 
     async def _result(self, assembler: Any) -> dict[str, Any]:
         """The result of a run that has ended, from its ``assembler``."""
