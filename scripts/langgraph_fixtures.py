@@ -63,7 +63,8 @@ records ``tests/fixtures/langgraph/thread_metadata.json``: threads made
 with metadata, updated, searched by it and by values, counted, and made
 by a run, each call's status and the metadata it gives. ``history`` records
 ``tests/fixtures/langgraph/history.json``: a thread's history after two runs
-of a graph of one node, and its states at checkpoints, as their shapes.
+of a graph of one node, and its states at checkpoints, as their shapes; and
+after a run that failed.
 
     python3 -m venv /tmp/lg
     /tmp/lg/bin/pip install "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7" langgraph-sdk==0.4.14
@@ -105,6 +106,7 @@ from langgraph_runs import (  # noqa: E402
     assistant_calls,
     cancelled_runs,
     ended_runs,
+    failed_history_calls,
     history_calls,
     metadata_calls,
     thread_calls,
@@ -436,6 +438,7 @@ def record_history(base: str) -> None:
     """A thread's history, and its states at checkpoints, as the server gives them."""
     with httpx.Client(base_url=base, timeout=60) as client:
         calls = history_calls(client, QUESTION, answering="thinker", node="think")
+        calls["failed"] = failed_history_calls(client, QUESTION, failing="broken", node="explode")
     (OUT / "history.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
     print(f"history: {len(calls)} calls")
 

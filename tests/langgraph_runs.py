@@ -388,3 +388,26 @@ def history_calls(http: httpx.Client, question: Any, *, answering: str, node: st
     unknown = http.get(f"/threads/{thread}/state/{UNKNOWN_RUN}")
     calls["state_at_unknown"] = [unknown.status_code, unknown.json()["values"], unknown.json()["next"]]
     return calls
+
+
+def failed_history_calls(http: httpx.Client, question: Any, *, failing: str, node: str) -> dict[str, Any]:
+    """A thread's state and history after a run of ``failing`` (a graph of
+    one node, ``node``, that fails): the state's next nodes, source and
+    tasks (each its node, whether its error is a string, its result), the
+    history's length, and the thread's status."""
+    thread = http.post("/threads", json={}).json()["thread_id"]
+    http.post(f"/threads/{thread}/runs/wait", json={"assistant_id": failing, "input": question})
+    state = http.get(f"/threads/{thread}/state").json()
+    named = {node: "<node>"}
+    history = http.post(f"/threads/{thread}/history", json={"limit": 10}).json()
+    return {
+        "next": [named.get(name, name) for name in state["next"]],
+        "source": state["metadata"]["source"],
+        "tasks": [
+            [named.get(task["name"], task["name"]), isinstance(task["error"], str), task["result"]]
+            for task in state["tasks"]
+        ],
+        "history": [[named.get(name, name) for name in item["next"]] for item in history],
+        "latest": history[0]["checkpoint_id"] == state["checkpoint_id"],
+        "status": http.get(f"/threads/{thread}").json()["status"],
+    }

@@ -25,6 +25,7 @@ from langgraph_runs import (
     assistant_calls,
     cancelled_runs,
     ended_runs,
+    failed_history_calls,
     history_calls,
     metadata_calls,
     thread_calls,
@@ -535,13 +536,18 @@ def test_a_threads_history_is_its_runs_checkpoints_as_langgraph_api_gives_them()
     applied, its end), asked in full, before a checkpoint, by metadata and
     by ``GET``, and its states got at checkpoints, have the shapes
     tests/fixtures/langgraph/history records of the real server's, for a
-    graph of one node (steps aside)."""
+    graph of one node (steps aside); and after a run that failed, the
+    thread's state is its node's task, failed."""
     recorded = json.loads((FIXTURES / "langgraph" / "history.json").read_text(encoding="utf-8"))
     with (
         serve(Gateway(DemoAgent(delay=0))) as url,
         httpx.Client(base_url=url, timeout=30) as client,
     ):
         calls = history_calls(client, {"messages": [QUESTION]}, answering="agent", node="agent")
+    fails = ScriptedAgent(one_after_another((AGENTAPP_FIXTURES / "agent_fails.process.sse").read_bytes()))
+    with gateway_with(fails, MemoryReplayStore()) as url, httpx.Client(base_url=url, timeout=30) as client:
+        asked = {"messages": [QUESTION]}
+        calls["failed"] = failed_history_calls(client, asked, failing="agent", node="agent")
     assert calls == recorded
 
 

@@ -9,8 +9,9 @@ node: each run is three checkpoints, the latest first:
   task's result the input;
 
 each the parent of the one before it, a run's input the child of the run
-before's end. A run cut short by a cancel has no end: its loop, named by
-the run, is the thread's last state. The checkpoints' ids other than the
+before's end. A run cut short by a cancel, or that failed, has no end: its
+loop, named by the run, is the thread's last state (a failure's task holds
+its error). The checkpoints' ids other than the
 end's are made from the run's id, so that a state is named alike however
 often it is asked for, and in the ``checkpoints`` and ``debug`` streams.
 Steps count within each run (-1, 0, 1), where langgraph-api counts on
@@ -83,6 +84,7 @@ def run_states(
         node: str | None,
         result: Any,
         created_at: str,
+        error: str | None = None,
     ) -> dict[str, Any]:
         named = {"thread_id": thread_id, "checkpoint_ns": ""}
         return {
@@ -95,7 +97,7 @@ def run_states(
                     "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpoint_id}/{node}")),
                     "name": node,
                     "path": ["__pregel_pull", node],
-                    "error": None,
+                    "error": error,
                     "interrupts": [],
                     "checkpoint": None,
                     "state": None,
@@ -136,7 +138,8 @@ def run_states(
             created_at=began,
         )
     ]
-    if run.cancelled:  # (cut short: its loop is the last, named by the run)
+    if run.cancelled or (run.finished and assembler.error is not None):
+        # (cut short, or failed: its loop is the last, named by the run; a failure's task holds its error)
         cut = state(
             run_id,
             input_id,
@@ -145,7 +148,8 @@ def run_states(
             step=0,
             node=NODE,
             result=None,
-            created_at=began,
+            created_at=run.updated_at,
+            error=None if run.cancelled else _failure(assembler.error),
         )
         return [cut | {"interrupts": assembler.interrupts}, *first]
     loop = state(
@@ -162,6 +166,13 @@ def run_states(
         run_id, loop_id, values, source="loop", step=1, node=None, result=None, created_at=run.updated_at
     )
     return [end | {"interrupts": assembler.interrupts}, loop, *first]
+
+
+def _failure(error: Any) -> str:
+    """A failed task's error as LangGraph keeps it: the exception's repr."""
+    if isinstance(error, Mapping):
+        return f"{error.get('error') or 'Exception'}({str(error.get('message', ''))!r})"
+    return repr(error)
 
 
 def _messages(values: Mapping[str, Any]) -> list[Any]:
