@@ -169,7 +169,32 @@ def assistant_calls(http: httpx.Client, graph_id: str, one_node: tuple[str, str]
     drawn_id = http.post("/assistants/search", json={"graph_id": graph}).json()[0]["assistant_id"]
     drawn = http.get(f"/assistants/{drawn_id}/graph").text
     calls["graph"] = json.loads(drawn.replace(f'"{node}"', '"{node}"'))
+    schemas = http.get(f"/assistants/{drawn_id}/schemas")
+    calls["schemas"] = {"status": schemas.status_code, "body": _schemas_shape(schemas.json())}
+    subgraphs = http.get(f"/assistants/{drawn_id}/subgraphs")
+    calls["subgraphs"] = {"status": subgraphs.status_code, "body": subgraphs.json()}
     return calls
+
+
+def _schemas_shape(schemas: Any) -> Any:
+    """A graph's schemas' shape: their keys; of each schema, its keys, title,
+    the properties it has and requires, and whether ``messages`` is a list
+    (the graph's id written ``{graph}``)."""
+    if not isinstance(schemas, dict):
+        return schemas
+    shaped: dict[str, Any] = {"keys": sorted(schemas)}
+    for name, schema in schemas.items():
+        if not (name.endswith("_schema") and isinstance(schema, dict)):
+            continue
+        properties = schema.get("properties") or {}
+        shaped[name] = {
+            "keys": sorted(schema),
+            "title": str(schema.get("title")).replace(str(schemas.get("graph_id")), "{graph}"),
+            "properties": sorted(properties),
+            "required": schema.get("required"),
+            "messages": (properties.get("messages") or {}).get("type"),
+        }
+    return shaped
 
 
 def thread_shape(thread: Any) -> Any:

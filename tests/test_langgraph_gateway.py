@@ -587,6 +587,33 @@ def test_threads_are_searched_by_what_their_metadata_and_values_hold() -> None:
     assert (seeded.status_code, seeded.json()["detail"][:25]) == (422, "supersteps is not served:")
 
 
+def test_a_threads_state_updated_or_the_thread_copied_is_refused_saying_why(gateway: str) -> None:
+    """langgraph-sdk's ``update_state`` and ``copy``: the agent keeps the
+    thread's session, which the gateway can neither write nor copy."""
+    from langgraph_sdk import get_client
+
+    async def main() -> list[tuple[int, str]]:
+        async with get_client(url=gateway) as client:
+            thread_id = (await client.threads.create())["thread_id"]
+            answers = []
+            for call in (
+                client.threads.update_state(thread_id, {"messages": [{"role": "user", "content": "x"}]}),
+                client.threads.copy(thread_id),
+                client.threads.copy("no-such-thread"),
+            ):
+                with pytest.raises(httpx.HTTPStatusError) as refused:
+                    await call
+                answers.append((refused.value.response.status_code, refused.value.response.json()["detail"]))
+            return answers
+
+    update, copy, unknown = asyncio.run(main())
+    assert update[0] == 501
+    assert update[1].startswith("update_state is not served")
+    assert copy[0] == 501
+    assert copy[1].startswith("threads.copy is not served")
+    assert unknown == (404, "Thread with ID no-such-thread not found")
+
+
 def test_threads_are_made_with_the_id_asked_for_once() -> None:
     with serve(Gateway(DemoAgent(delay=0))) as url, httpx.Client(base_url=url) as client:
         made = client.post("/threads", json={"thread_id": "t-asked"})

@@ -9,7 +9,11 @@ calls read.
 - ``GET /assistants/{assistant_id}`` (``assistants.get``) and ``GET
   /assistants/{assistant_id}/graph`` (``assistants.get_graph``, what
   langgraph's ``RemoteGraph.get_graph`` reads): the assistant, and its graph
-  of one node.
+  of one node; ``GET /assistants/{assistant_id}/schemas``
+  (``assistants.get_schemas``, what LangGraph Studio draws its input from)
+  and ``.../subgraphs`` (none): its state, LangGraph's ``MessagesState``,
+  its messages described as langchain-core's serialized messages, not each
+  kind of them.
 
 The assistant is the graph ``agent``: its id is the one langgraph-api gives
 a graph of that name (a UUID made from it), and a run may name either.
@@ -55,6 +59,8 @@ class Assistants:
             Route("/assistants/count", self.count, methods=["POST"]),
             Route("/assistants/{assistant_id}", self.get, methods=["GET"]),
             Route("/assistants/{assistant_id}/graph", self.graph, methods=["GET"]),
+            Route("/assistants/{assistant_id}/schemas", self.schemas, methods=["GET"]),
+            Route("/assistants/{assistant_id}/subgraphs", self.subgraphs, methods=["GET"]),
         ]
 
     def assistant(self) -> dict[str, Any]:
@@ -112,6 +118,30 @@ class Assistants:
         edges = [{"source": start, "target": GRAPH_ID}, {"source": GRAPH_ID, "target": end}]
         return JSONResponse({"nodes": nodes, "edges": edges})
 
+    async def schemas(self, request: Request) -> Response:
+        """The graph's schemas, as langgraph-api gives a ``MessagesState``
+        graph's: its input, output and state the thread's messages."""
+        unknown = _unknown(request.path_params["assistant_id"])
+        if unknown is not None:
+            return unknown
+        state = _messages_state(f"{GRAPH_ID}_state")
+        del state["required"]  # (the state's keys are each optional, as LangGraph writes it)
+        return JSONResponse(
+            {
+                "graph_id": GRAPH_ID,
+                "input_schema": _messages_state("MessagesState"),
+                "output_schema": _messages_state("MessagesState"),
+                "state_schema": state,
+                "config_schema": {},
+                "context_schema": None,
+            }
+        )
+
+    async def subgraphs(self, request: Request) -> Response:
+        """The graph's subgraphs: none."""
+        unknown = _unknown(request.path_params["assistant_id"])
+        return unknown if unknown is not None else JSONResponse({})
+
     async def _search_body(self, request: Request) -> Mapping[str, Any]:
         body = await json_body(request, self._max_body_bytes)
         if not isinstance(body, Mapping):
@@ -122,6 +152,38 @@ class Assistants:
         if body.get("metadata") is not None and not isinstance(body["metadata"], Mapping):
             raise RequestError("metadata must be a JSON object")
         return body
+
+
+def _messages_state(title: str) -> dict[str, Any]:
+    """A JSON schema of LangGraph's ``MessagesState``: a list of messages,
+    each langchain-core's serialized form (a ``type``, its ``content``)."""
+    text_or_parts = {
+        "anyOf": [
+            {"type": "string"},
+            {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "object"}]}},
+        ]
+    }
+    message = {
+        "title": "Message",
+        "type": "object",
+        "additionalProperties": True,
+        "properties": {
+            "type": {"title": "Type", "type": "string"},
+            "content": {"title": "Content", **text_or_parts},
+            "id": {"title": "Id", "anyOf": [{"type": "string"}, {"type": "null"}]},
+            "name": {"title": "Name", "anyOf": [{"type": "string"}, {"type": "null"}]},
+        },
+        "required": ["content"],
+    }
+    return {
+        "$defs": {"Message": message},
+        "title": title,
+        "type": "object",
+        "properties": {
+            "messages": {"title": "Messages", "type": "array", "items": {"$ref": "#/$defs/Message"}}
+        },
+        "required": ["messages"],
+    }
 
 
 def _missing_graph(body: Mapping[str, Any]) -> Response | None:

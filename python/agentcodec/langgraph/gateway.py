@@ -59,7 +59,8 @@ the agent behind the gateway.
   it began and ended, a thread when it was made and its last run ended.
 
 - ``/assistants/...``: the one assistant, the graph ``agent``
-  (``assistants.search``, ``count``, ``get``, ``get_graph``; ``_assistants``).
+  (``assistants.search``, ``count``, ``get``, ``get_graph``,
+  ``get_schemas``, ``get_subgraphs``; ``_assistants``).
 
 A run's stream is made in ``_run_stream``; what the routes answer about
 threads and runs, in ``_records``.
@@ -71,7 +72,8 @@ earlier checkpoint (a branch) is refused, as are ``interrupt_before``,
 ``interrupt_after`` and ``webhook`` (``_asked``). Runs are kept in the replay store (so any replica answers),
 named by the thread and by the run. What a LangGraph server does beyond these (making
 assistants, crons, the store, resuming an interrupt with a ``command``) is
-not served.
+not served; a thread's state updated or the thread copied are refused
+(``501``), saying why: the agent keeps the thread's session.
 """
 
 from __future__ import annotations
@@ -242,6 +244,8 @@ class Endpoint:
             Route("/threads/{thread_id}/runs/{run_id}/cancel", self.cancel, methods=["POST"]),
             Route("/threads/{thread_id}/state", self.state, methods=["GET"]),
             Route("/threads/{thread_id}/state/checkpoint", self.state_at_checkpoint, methods=["POST"]),
+            Route("/threads/{thread_id}/state", self.update_state, methods=["POST"]),
+            Route("/threads/{thread_id}/copy", self.copy_thread, methods=["POST"]),
             Route("/threads/{thread_id}/state/{checkpoint_id}", self.state_at_checkpoint, methods=["GET"]),
             Route("/threads/{thread_id}/history", self.history, methods=["GET", "POST"]),
             Route("/threads/{thread_id}", self.thread, methods=["GET"]),
@@ -848,6 +852,30 @@ class Endpoint:
                 if len(found) == asked.limit:
                     break
         return JSONResponse(found)
+
+    async def update_state(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/state`` (``threads.update_state``):
+        not served, saying why."""
+        return await self._not_served(
+            request,
+            "update_state is not served: a thread's state is what its runs leave (the agent's session)",
+        )
+
+    async def copy_thread(self, request: Request) -> Response:
+        """``POST /threads/{thread_id}/copy`` (``threads.copy``): not served,
+        saying why."""
+        return await self._not_served(
+            request,
+            "threads.copy is not served: the agent keeps the thread's session, which the gateway cannot copy",
+        )
+
+    async def _not_served(self, request: Request, reason: str) -> Response:
+        """``501``, saying ``reason``, for a thread the store keeps; ``404``
+        for another."""
+        thread_id = request.path_params["thread_id"]
+        if await self._found_thread(thread_id) is None:
+            return detail(404, thread_not_found(thread_id))
+        return detail(501, reason)
 
     async def state_at_checkpoint(self, request: Request) -> Response:
         """``GET /threads/{thread_id}/state/{checkpoint_id}`` (or ``POST
