@@ -1204,6 +1204,28 @@ def test_a_run_waiting_its_turn_whose_client_leaves_asking_to_cancel_never_runs(
     assert [message["content"] for message in values["messages"] if message["type"] == "human"] == [QUESTION]
 
 
+def test_a_run_streamed_while_it_waits_its_turn_and_abandoned_asking_to_cancel_never_runs() -> None:
+    """A run streamed on a busy thread, asking to be cancelled when its
+    client leaves (``on_disconnect: "cancel"``): its response begins at
+    once; its client reads the start and leaves; nobody reads it for the
+    gateway's abandoned timeout, so once the run before ends, it does not
+    start, and is ``interrupted``."""
+    from agentcodec.gateway import Timeouts
+
+    gateway = Gateway(DemoAgent(delay=0.1), timeouts=Timeouts(abandoned=0.3))
+    with serve(gateway) as url, httpx.Client(base_url=url, timeout=30) as client:
+        first = client.post("/threads/t-abandoned/runs", json=run_body()).json()
+        body = run_body(input={"messages": ["never"]}, on_disconnect="cancel")
+        with client.stream("POST", "/threads/t-abandoned/runs/stream", json=body) as response:
+            queued = response.headers["content-location"]
+            assert client.get(queued).json()["status"] == "pending"
+        wait_until(lambda: client.get(queued).json()["status"] == "interrupted", 20, "it was not cancelled")
+        first_status = client.get(f"/threads/t-abandoned/runs/{first['run_id']}").json()["status"]
+        values = client.get("/threads/t-abandoned/state").json()["values"]
+    assert first_status == "success"
+    assert [message["content"] for message in values["messages"] if message["type"] == "human"] == [QUESTION]
+
+
 def test_langgraph_sdk_waits_for_creates_and_joins_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """langgraph-sdk's ``runs.wait`` (on a thread, and stateless), and
     ``runs.create`` then ``runs.join``, on runs that outlast the
