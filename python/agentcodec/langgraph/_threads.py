@@ -2,10 +2,12 @@
 and the thread search's checks (``threads.search``, ``threads.count``).
 
 The record is a stream of one entry that the thread's made-alias names,
-written by ``threads.create``, by the run that makes a thread, or by
-``threads.update``, which writes a new one holding the metadata merged and
-when the thread was first made. The stream's opening dates the making, or
-the update."""
+written by ``threads.create``, by the run that makes a thread with metadata
+of its own, or by ``threads.update``, which writes a new one holding the
+metadata merged and when the thread was first made. The stream's opening
+dates the making, or the update. A thread a run made with no metadata of
+its own names that run's stream instead: its metadata is a run's, and the
+run dates it."""
 
 from __future__ import annotations
 
@@ -80,9 +82,10 @@ async def make(
 
 
 async def made(store: ReplayStore, thread_id: str) -> Made | None:
-    """The thread's record, if the store keeps the thread (None: unknown). A
-    record the gateway wrote before records held metadata (its first run's
-    stream, or an empty one) has none."""
+    """The thread's record, if the store keeps the thread (None: unknown).
+    A run's stream in its place gives the metadata a run gives a thread it
+    makes; an empty stream (a thread made before records held metadata),
+    none."""
     stream_id = await store.resolve_alias(THREAD_MADE_ALIAS + thread_id)
     if stream_id is None:
         return None
@@ -97,8 +100,8 @@ async def made(store: ReplayStore, thread_id: str) -> Made | None:
     if entries:
         try:
             record = json.loads(entries[0][1])
-        except ValueError:
-            record = {}
+        except ValueError:  # (a run's events)
+            record = {"metadata": dict(MADE_BY_A_RUN)}
     if not isinstance(record, dict) or not isinstance(record.get("metadata"), dict):
         record = {"metadata": {}}
     changed_at = dated(opened)

@@ -549,7 +549,10 @@ class Endpoint:
                 await store.set_alias(VALUES_ALIAS + run_id, values_id)
                 unsent_values = functools.partial(store.append, values_id)
             if last_run is None and await store.resolve_alias(THREAD_MADE_ALIAS + thread_id) is None:
-                await make(store, thread_id, MADE_BY_A_RUN | asked.thread_metadata)
+                if asked.thread_metadata:
+                    await make(store, thread_id, MADE_BY_A_RUN | asked.thread_metadata)
+                else:  # (its record the run's stream, which dates it: no stream more)
+                    await store.set_alias(THREAD_MADE_ALIAS + thread_id, stream_id)
             await store.set_alias(RUN_ALIAS + run_id, stream_id)
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
         except BaseException:
