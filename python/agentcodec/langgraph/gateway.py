@@ -62,15 +62,18 @@ the agent behind the gateway.
   (``assistants.search``, ``count``, ``get``, ``get_graph``,
   ``get_schemas``, ``get_subgraphs``; ``_assistants``).
 
-A run's stream is made in ``_run_stream``; what the routes answer about
-threads and runs, in ``_records``.
+A run's request is checked in ``_asked``, its stream made in
+``_run_stream``; what the routes answer about runs is in ``_records``,
+about threads in ``_threads`` and a thread's states in ``_history``.
 
 A run on a thread busy with another goes after it, as its
 ``multitask_strategy`` says (``enqueue``, the default; ``interrupt``;
-``reject``). A run goes on from the thread's last checkpoint; one naming an
-earlier checkpoint (a branch) is refused, as are ``interrupt_before``,
-``interrupt_after`` and ``webhook`` (``_asked``). Runs are kept in the replay store (so any replica answers),
-named by the thread and by the run. What a LangGraph server does beyond these (making
+``reject``), on whichever replica it is asked of: a run claims its thread in
+the store before it starts. A run goes on from the thread's last checkpoint;
+one naming an earlier checkpoint (a branch) is refused, as are
+``interrupt_before``, ``interrupt_after`` and ``webhook`` (``_asked``). Runs
+are kept in the replay store (so any replica answers), named by the thread
+and by the run. What a LangGraph server does beyond these (making
 assistants, crons, the store, resuming an interrupt with a ``command``) is
 not served; a thread's state updated or the thread copied are refused
 (``501``), saying why: the agent keeps the thread's session.
@@ -536,11 +539,11 @@ class Endpoint:
             chunks = await gateway.start_run(
                 asked.agent_request, request, abandoned=abandoned, cancelled=cancel
             )
-        except UpstreamError as exc:
-            await self._release(thread_id, stream_id, None if last_run is None else last_run.stream_id)
-            if queued is None:  # (its stream is no run's: ended, so that those waiting on it go on)
-                await store.finish(stream_id)
-            return detail(exc.status, exc.message)
+        except BaseException as exc:  # (refused upstream, or the gateway stopping)
+            await self._release(thread_id, stream_id, last_run, queued=queued is not None)
+            if isinstance(exc, UpstreamError):
+                return detail(exc.status, exc.message)
+            raise
         modes, legacy = asked_modes(body)
         unsent_values = None
         try:
@@ -557,6 +560,7 @@ class Endpoint:
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
         except BaseException:
             await closed(chunks)  # the run started: it is ended, not left behind
+            await self._release(thread_id, stream_id, last_run, queued=queued is not None)
             raise
         converting = gateway.converted(chunks, "langgraph", run_id=run_id, node=NODE)
         cancelled_by = (cancel, abandoned)
@@ -630,17 +634,27 @@ class Endpoint:
                 return stream_id, last_run
             # (another replica's run took the thread between the look and the claim: it goes first)
 
-    async def _release(self, thread_id: str, stream_id: str, before: str | None) -> None:
+    async def _release(
+        self, thread_id: str, stream_id: str, before: Recorded | None, *, queued: bool
+    ) -> None:
         """The thread given back by a run that could not start (its claim,
-        ``stream_id``): pointing at its run ``before`` again, or nowhere."""
+        ``stream_id``): pointing at its run ``before`` again, or nowhere; the
+        claim's stream ended, so that runs waiting on it go on (a ``queued``
+        run's is ended by its recording, which says why). What the store
+        fails at here is left be: the error that brought the run here is
+        the one to raise."""
         store, alias = self._gateway.store, THREAD_ALIAS + thread_id
-        if before is not None:
-            with contextlib.suppress(ReplayError):  # (the run before is no longer kept)
-                if await store.compare_and_set_alias(alias, before, expected=stream_id):
-                    return
-        if await store.resolve_alias(alias) == stream_id:
-            with contextlib.suppress(NotImplementedError):
+        given_back = False
+        with contextlib.suppress(Exception):  # (ReplayError: the run before is no longer kept)
+            given_back = before is not None and await store.compare_and_set_alias(
+                alias, before.stream_id, expected=stream_id
+            )
+        with contextlib.suppress(Exception):
+            if not given_back and await store.resolve_alias(alias) == stream_id:
                 await store.delete_aliases([alias])
+        if not queued:
+            with contextlib.suppress(Exception):
+                await store.finish(stream_id)
 
     async def _after(self, running: Recorded, *, cancelled: bool) -> None:
         """Returns once the run ``running`` on a thread has ended (cancelled
