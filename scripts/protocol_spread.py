@@ -6,11 +6,15 @@ its own; this counts them, as the architecture page's checklist expects.
 
     python scripts/protocol_spread.py            # a line per protocol
     python scripts/protocol_spread.py --files    # and the files
+    python scripts/protocol_spread.py --shared   # only files no protocol owns
 
 A file "names" a protocol when its name appears in it, case aside, with
 ``-`` and ``_`` alike (``a-b`` and ``a_b`` are one name). The count is a
 proxy: a producer named after a protocol (an adapter from one to another)
 or a data key (a provider's name in another protocol's metadata) counts too.
+``--shared`` counts only the files outside every protocol's own places: those
+that adding a protocol could have to edit, a protocol's own file naming
+another (as data, or as what it converts from) left to that protocol.
 These lines name no protocol, so that this file counts for none.
 """
 
@@ -57,6 +61,7 @@ def tracked_files() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", action="store_true", help="list the files too")
+    parser.add_argument("--shared", action="store_true", help="count only files no protocol owns")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "python"))
     # The names, from the checkout.
@@ -68,11 +73,14 @@ def main(argv: list[str] | None = None) -> int:
             texts[path] = (ROOT / path).read_text(encoding="utf-8").lower()
         except (UnicodeDecodeError, FileNotFoundError):
             continue  # binary fixtures, files deleted in the work tree
+    owned = [own_places(name.replace("-", "_")) for name in PROTOCOL_NAMES]
     for name in PROTOCOL_NAMES:
         module = name.replace("-", "_")
         named = re.compile("[-_]".join(map(re.escape, name.split("-"))))
         own = own_places(module)
         spread = sorted(path for path, text in texts.items() if not own.search(path) and named.search(text))
+        if args.shared:
+            spread = [path for path in spread if not any(places.search(path) for places in owned)]
         print(f"{name:18} {len(spread):3} files outside its own places")
         if args.files:
             for path in spread:
