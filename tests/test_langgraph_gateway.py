@@ -551,6 +551,23 @@ def test_a_threads_history_is_its_runs_checkpoints_as_langgraph_api_gives_them()
     assert calls == recorded
 
 
+def test_a_threads_state_while_a_run_goes_on_is_its_node_next() -> None:
+    """While a run goes on, the thread's last checkpoint is the run's input
+    applied, its node next (named by the run), as langgraph-api's state is
+    until the node's end; then the run's end, nothing next."""
+    with serve(Gateway(DemoAgent(delay=0.05))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        run = client.post("/threads/t-going/runs", json=run_body()).json()
+        run_path = f"/threads/t-going/runs/{run['run_id']}"
+        wait_until(lambda: client.get(run_path).json()["status"] == "running", 10, "the run did not start")
+        going = client.get("/threads/t-going/state").json()
+        client.get(f"{run_path}/join")
+        ended = client.get("/threads/t-going/state").json()
+    assert (going["next"], going["checkpoint_id"]) == (["agent"], run["run_id"])
+    assert [message["type"] for message in going["values"]["messages"]] == ["human"]
+    assert (ended["next"], ended["checkpoint_id"]) == ([], run["run_id"])
+    assert len(ended["values"]["messages"]) == 5
+
+
 def test_threads_are_searched_by_what_their_metadata_and_values_hold() -> None:
     """Where the in-memory langgraph-api leaves PostgreSQL's ``@>``, which
     it says it follows (a list holds an item; values searched), the gateway

@@ -9,9 +9,9 @@ node: each run is three checkpoints, the latest first:
   task's result the input;
 
 each the parent of the one before it, a run's input the child of the run
-before's end. A run cut short by a cancel, or that failed, has no end: its
-loop, named by the run, is the thread's last state (a failure's task holds
-its error). The checkpoints' ids other than the
+before's end. A run cut short by a cancel, one that failed, and one going
+on have no end: the loop, named by the run, is the thread's last state (a
+failure's task holds its error). The checkpoints' ids other than the
 end's are made from the run's id, so that a state is named alike however
 often it is asked for, and in the ``checkpoints`` and ``debug`` streams.
 Steps count within each run (-1, 0, 1), where langgraph-api counts on
@@ -138,8 +138,9 @@ def run_states(
             created_at=began,
         )
     ]
-    if run.cancelled or (run.finished and assembler.error is not None):
-        # (cut short, or failed: its loop is the last, named by the run; a failure's task holds its error)
+    if run.cancelled or not run.finished or assembler.error is not None:
+        # (cut short, going on, or failed: its loop is the last, named by the run; a failure's
+        # task holds its error)
         cut = state(
             run_id,
             input_id,
@@ -149,7 +150,7 @@ def run_states(
             node=NODE,
             result=None,
             created_at=run.updated_at,
-            error=None if run.cancelled else _failure(assembler.error),
+            error=None if run.cancelled or assembler.error is None else _failure(assembler.error),
         )
         return [cut | {"interrupts": assembler.interrupts}, *first]
     loop = state(
@@ -159,7 +160,7 @@ def run_states(
         source="loop",
         step=0,
         node=NODE,
-        result={"messages": added} if run.finished else None,
+        result={"messages": added},
         created_at=began,
     )
     end = state(
