@@ -824,6 +824,25 @@ def test_a_run_deleted_is_forgotten_with_what_it_wrote_to_its_thread() -> None:
     assert (made["status"], made["values"]) == ("idle", None)
 
 
+def test_a_threads_history_leaves_out_a_run_deleted() -> None:
+    """Three runs, the second deleted: the history is the third's
+    checkpoints, then the first's, the third going on from the first's end;
+    the first deleted too, the third's input has no parent."""
+    with serve(Gateway(DemoAgent(delay=0))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        thread = client.post("/threads", json={}).json()["thread_id"]
+        for question in ("One", "Two", "Three"):
+            client.post(f"/threads/{thread}/runs/wait", json=run_body(input={"messages": [question]}))
+        third, second, first = (run["run_id"] for run in client.get(f"/threads/{thread}/runs").json())
+        assert client.delete(f"/threads/{thread}/runs/{second}").status_code == 204
+        history = client.post(f"/threads/{thread}/history", json={"limit": 10}).json()
+        assert client.delete(f"/threads/{thread}/runs/{first}").status_code == 204
+        alone = client.post(f"/threads/{thread}/history", json={"limit": 10}).json()
+    assert [state["metadata"]["run_id"] for state in history] == [third] * 3 + [first] * 3
+    assert history[2]["parent_checkpoint_id"] == first
+    assert [state["metadata"]["run_id"] for state in alone] == [third] * 3
+    assert alone[2]["parent_checkpoint_id"] is None
+
+
 def test_a_run_deleted_while_it_goes_on_is_cancelled_first() -> None:
     agent = ScriptedAgent(endless_run)
     with gateway_with(agent, MemoryReplayStore(), idle=None, run=None) as url:

@@ -138,6 +138,11 @@ CANCELLED_ALIAS = "langgraph-cancelled:"
 # ``values``): a stream of their own, so that the thread's state is what
 # the run left whatever its client asked to see.
 VALUES_ALIAS = "langgraph-values:"
+# The run a run went on from, by their streams: the prefix + a run's stream
+# id names the run before's (its thread's last as it began), so that the
+# thread's history is read run by run, back from its last, and not by
+# listing the store's aliases.
+RUN_BEFORE_ALIAS = "langgraph-run-before:"
 # Seconds between the whitespace a response waiting for a run's end writes
 # (JSON readers skip it), as langgraph-api's do: a proxy that cuts an idle
 # connection leaves it be.
@@ -631,6 +636,8 @@ class Endpoint:
             if stream_id is None:
                 stream_id = await store.open()
             if await store.compare_and_set_alias(alias, stream_id, expected=resolved):
+                if last_run is not None:
+                    await store.set_alias(RUN_BEFORE_ALIAS + stream_id, last_run.stream_id)
                 return stream_id, last_run
             # (another replica's run took the thread between the look and the claim: it goes first)
 
@@ -652,6 +659,7 @@ class Endpoint:
         with contextlib.suppress(Exception):
             if not given_back and await store.resolve_alias(alias) == stream_id:
                 await store.delete_aliases([alias])
+            await store.delete_aliases([RUN_BEFORE_ALIAS + stream_id])
         if not queued:
             with contextlib.suppress(Exception):
                 await store.finish(stream_id)
@@ -731,18 +739,34 @@ class Endpoint:
         if recorded is not None and not recorded.finished:
             await self._after(recorded, cancelled=True)
         try:
+            before = await store.resolve_alias(RUN_BEFORE_ALIAS + stream_id)
             await store.delete_aliases(
-                [prefix + run_id, RUN_ALIAS + run_id, CANCELLED_ALIAS + run_id, VALUES_ALIAS + run_id]
+                [
+                    prefix + run_id,
+                    RUN_ALIAS + run_id,
+                    CANCELLED_ALIAS + run_id,
+                    VALUES_ALIAS + run_id,
+                    RUN_BEFORE_ALIAS + stream_id,
+                ]
             )
+            # The run after it, if any, goes on from its run before, and so
+            # does the thread, if it was the thread's last.
+            for alias, went_on_from in await store.aliases(RUN_BEFORE_ALIAS):
+                if went_on_from == stream_id:
+                    await self._point(alias, before)
             if await store.resolve_alias(THREAD_ALIAS + thread_id) == stream_id:
-                left = await store.aliases(prefix)  # (the latest first)
-                if left:
-                    await store.set_alias(THREAD_ALIAS + thread_id, left[0][1])
-                else:
-                    await store.delete_aliases([THREAD_ALIAS + thread_id])
+                await self._point(THREAD_ALIAS + thread_id, before)
         except NotImplementedError:
             return detail(501, "the gateway's replay store cannot delete what it keeps")
         return Response(status_code=204)
+
+    async def _point(self, alias: str, stream_id: str | None) -> None:
+        """Points ``alias`` at a stream, or nowhere."""
+        store = self._gateway.store
+        if stream_id is None:
+            await store.delete_aliases([alias])
+        else:
+            await store.set_alias(alias, stream_id)
 
     async def list_runs(self, request: Request) -> Response:
         """``runs.list``: the thread's runs the store keeps, the latest
@@ -923,29 +947,28 @@ class Endpoint:
         """The thread's states, the latest first: its runs' checkpoints, from
         the run its last checkpoint names back, each run read once it is
         reached (and the one before it, whose end its input follows)."""
-        store = self._gateway.store
-        head = await store.resolve_alias(THREAD_ALIAS + thread_id)
-        if head is None:
-            return
-        listed = [stream_id for _, stream_id in await store.aliases(f"{THREAD_RUN_ALIAS}{thread_id}/")]
-        streams = listed[listed.index(head) :] if head in listed else [head]
-        runs = (await self._recorded(stream_id) for stream_id in streams)
-        run = await self._started_run(runs)
+        head = await self._gateway.store.resolve_alias(THREAD_ALIAS + thread_id)
+        runs = self._runs_back_from(head)
+        run = await anext(runs, None)
         while run is not None:
-            previous = await self._started_run(runs)
+            previous = await anext(runs, None)
             previous_id = None if previous is None else previous.assembler.run_id
             for state in run_states(thread_id, run, previous_id, messages_of(previous)):
                 yield state
             run = previous
 
-    @staticmethod
-    async def _started_run(runs: AsyncIterator[Recorded | None]) -> Recorded | None:
-        """The next of ``runs`` that started (a run cancelled, or failing,
-        before it started has no checkpoint)."""
-        async for run in runs:
-            if run is not None and run.started_values is not None:
-                return run
-        return None
+    async def _runs_back_from(self, stream_id: str | None) -> AsyncIterator[Recorded]:
+        """The runs that started, from the one of ``stream_id`` back, each
+        the one the run after went on from, while the store keeps them."""
+        seen: set[str] = set()
+        while stream_id is not None and stream_id not in seen:
+            seen.add(stream_id)
+            run = await self._recorded(stream_id)
+            if run is None:
+                return
+            if run.started_values is not None:  # (claimed, it has not started yet)
+                yield run
+            stream_id = await self._gateway.store.resolve_alias(RUN_BEFORE_ALIAS + stream_id)
 
     async def thread(self, request: Request) -> Response:
         """``GET /threads/{thread_id}``: the thread, its values its last
@@ -979,6 +1002,7 @@ class Endpoint:
             with contextlib.suppress(ReplayError, NotImplementedError):
                 await self._cancels.cancel(run_id, stream_id)  # (False for a run that has ended)
             forgotten += [alias, RUN_ALIAS + run_id, CANCELLED_ALIAS + run_id, VALUES_ALIAS + run_id]
+            forgotten.append(RUN_BEFORE_ALIAS + stream_id)
         try:
             await store.delete_aliases(forgotten)
         except NotImplementedError:
