@@ -20,11 +20,11 @@ from ._threads import checked_metadata
 __all__ = ["Asked", "asked_run"]
 
 _MULTITASK_STRATEGIES = ("reject", "interrupt", "rollback", "enqueue")
-# The options of a run that stop or call out where the agent cannot.
+# The options of a run that stop it or call out where the gateway cannot, and why.
 _NOT_SERVED = {
-    "interrupt_before": "stopping a run before its node",
-    "interrupt_after": "stopping a run after its node",
-    "webhook": "calling a webhook when a run ends",
+    "interrupt_before": "the agent runs as one node, which the gateway cannot stop before it runs",
+    "interrupt_after": "the agent runs as one node, which the gateway cannot hold after it runs",
+    "webhook": "the gateway calls no URL when a run ends",
 }
 
 
@@ -52,9 +52,9 @@ def asked_run(body: object, thread_id: str) -> Asked:
         raise RequestError("a run is a JSON object")
     if body.get("command") is not None:
         raise RequestError("this agent takes input messages: a command (resuming an interrupt) is not served")
-    for option, what in _NOT_SERVED.items():
+    for option, why in _NOT_SERVED.items():
         if body.get(option):
-            raise RequestError(f"{option} is not served: the agent runs as one node, {what} is not possible")
+            raise RequestError(f"{option} is not served: {why}")
     return Asked(
         thread_id,
         body,
