@@ -11,6 +11,7 @@ run dates it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,9 +77,11 @@ async def make(
     await store.append(stream_id, json.dumps(record, separators=(",", ":")).encode())
     await store.finish(stream_id)
     await store.set_alias(THREAD_MADE_ALIAS + thread_id, stream_id)
-    found = await made(store, thread_id)
-    assert found is not None  # (just written)
-    return found
+    opened = None
+    with contextlib.suppress(NotImplementedError, ReplayError):  # (a store may keep no times)
+        opened = (await store.times(stream_id))[0]
+    changed_at = dated(opened)
+    return Made(dict(metadata), created_at or changed_at, changed_at)
 
 
 async def made(store: ReplayStore, thread_id: str) -> Made | None:
