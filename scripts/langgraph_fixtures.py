@@ -370,87 +370,60 @@ def record_protocol(base: str, name: str, case: tuple[str, list[str]]) -> None:
 
 
 RUNS = "runs"
-
-
-def record_runs(base: str) -> None:
-    """The calls on runs beside streaming one, as the server answers them."""
-    with httpx.Client(base_url=base, timeout=60) as client:
-
-        def thread() -> str:
-            return str(client.post("/threads", json={}).json()["thread_id"])
-
-        calls = ended_runs(client, thread(), QUESTION, answering="agent", failing="broken")
-        interrupted = thread()
-        response = client.post(
-            f"/threads/{interrupted}/runs/wait", json={"assistant_id": "approval", "input": QUESTION}
-        )
-        run_id = response.headers["content-location"].rsplit("/", 1)[1]
-        calls["wait_interrupt"] = answered(response, {"thread_id": interrupted, "run_id": run_id})
-        cancelled, stream = cancelled_runs(client, (thread(), thread()), QUESTION, slow="slow")
-        calls |= cancelled
-        calls["cancelled_stream_events"] = [event for event, _, _ in sdk_parts(stream)]
-        body = {"assistant_id": "agent", "input": QUESTION, "stream_mode": ["values"]}
-        response = client.post("/runs/stream", json=body)
-        run_id = response.headers["content-location"].rsplit("/", 1)[1]
-        calls["stateless_stream"] = answered(response, {"run_id": run_id})
-        calls["stateless_stream"]["events"] = sorted({event for event, _, _ in sdk_parts(response.content)})
-    (OUT / "runs.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
-    print(f"runs: {len(calls)} calls")
-
-
 ASSISTANTS = "assistants"
-
-
-def record_assistants(base: str) -> None:
-    """The calls on assistants, as the server answers them."""
-    with httpx.Client(base_url=base, timeout=60) as client:
-        calls = assistant_calls(client, "agent", ("thinker", "think"))
-    (OUT / "assistants.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
-    print(f"assistants: {len(calls)} calls")
-
-
 THREADS = "threads"
-
-
-def record_threads(base: str) -> None:
-    """The calls on threads, as the server answers them."""
-    with httpx.Client(base_url=base, timeout=60) as client:
-        calls = thread_calls(client, QUESTION, answering="agent", slow="slow")
-    (OUT / "threads.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
-    print(f"threads: {len(calls)} calls")
-
-
 THREAD_METADATA = "thread_metadata"
-
-
-def record_thread_metadata(base: str) -> None:
-    """The calls on threads' metadata, as the server answers them."""
-    with httpx.Client(base_url=base, timeout=60) as client:
-        calls = metadata_calls(client, QUESTION, answering="agent")
-    (OUT / "thread_metadata.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
-    print(f"thread metadata: {len(calls)} calls")
-
-
 HISTORY = "history"
 
 
-def record_history(base: str) -> None:
-    """A thread's history, and its states at checkpoints, as the server gives them."""
-    with httpx.Client(base_url=base, timeout=60) as client:
-        calls = history_calls(client, QUESTION, answering="thinker", node="think")
-        calls["failed"] = failed_history_calls(client, QUESTION, failing="broken", node="explode")
-    (OUT / "history.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
-    print(f"history: {len(calls)} calls")
+def runs_calls(client: httpx.Client) -> dict[str, Any]:
+    """The calls on runs beside streaming one, as the server answers them."""
+
+    def thread() -> str:
+        return str(client.post("/threads", json={}).json()["thread_id"])
+
+    calls = ended_runs(client, thread(), QUESTION, answering="agent", failing="broken")
+    interrupted = thread()
+    response = client.post(
+        f"/threads/{interrupted}/runs/wait", json={"assistant_id": "approval", "input": QUESTION}
+    )
+    run_id = response.headers["content-location"].rsplit("/", 1)[1]
+    calls["wait_interrupt"] = answered(response, {"thread_id": interrupted, "run_id": run_id})
+    cancelled, stream = cancelled_runs(client, (thread(), thread()), QUESTION, slow="slow")
+    calls |= cancelled
+    calls["cancelled_stream_events"] = [event for event, _, _ in sdk_parts(stream)]
+    body = {"assistant_id": "agent", "input": QUESTION, "stream_mode": ["values"]}
+    response = client.post("/runs/stream", json=body)
+    run_id = response.headers["content-location"].rsplit("/", 1)[1]
+    calls["stateless_stream"] = answered(response, {"run_id": run_id})
+    calls["stateless_stream"]["events"] = sorted({event for event, _, _ in sdk_parts(response.content)})
+    return calls
 
 
-# The recordings of calls, by their names.
-CALLS: dict[str, Callable[[str], None]] = {
-    RUNS: record_runs,
-    ASSISTANTS: record_assistants,
-    THREADS: record_threads,
-    THREAD_METADATA: record_thread_metadata,
-    HISTORY: record_history,
+def history_and_failure_calls(client: httpx.Client) -> dict[str, Any]:
+    """A thread's history and its states at checkpoints; and a thread's
+    state after a run that failed."""
+    calls = history_calls(client, QUESTION, answering="thinker", node="think")
+    calls["failed"] = failed_history_calls(client, QUESTION, failing="broken", node="explode")
+    return calls
+
+
+# The recordings of calls, by their names (each written to ``<name>.json``).
+CALLS: dict[str, Callable[[httpx.Client], dict[str, Any]]] = {
+    RUNS: runs_calls,
+    ASSISTANTS: lambda client: assistant_calls(client, "agent", ("thinker", "think")),
+    THREADS: lambda client: thread_calls(client, QUESTION, answering="agent", slow="slow"),
+    THREAD_METADATA: lambda client: metadata_calls(client, QUESTION, answering="agent"),
+    HISTORY: history_and_failure_calls,
 }
+
+
+def record_calls(base: str, name: str) -> None:
+    """The calls ``name`` makes, as the server answers them."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        calls = CALLS[name](client)
+    (OUT / f"{name}.json").write_text(json.dumps(calls, indent=1) + "\n", encoding="utf-8")
+    print(f"{name}: {len(calls)} calls")
 
 
 def main() -> None:
@@ -496,9 +469,9 @@ def main() -> None:
             for name, protocol_case in PROTOCOL_CASES.items():
                 if name in chosen:
                     record_protocol(base, name, protocol_case)
-            for name, record_calls in CALLS.items():
+            for name in CALLS:
                 if name in chosen:
-                    record_calls(base)
+                    record_calls(base, name)
         finally:
             server.terminate()
             server.wait(10)
