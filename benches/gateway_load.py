@@ -79,7 +79,7 @@ AGENTAPP = textwrap.dedent(
     import sys
     sys.path.insert(0, {scripts!r})
     import uvicorn
-    from agentapp_fixtures import make_app
+    from agentapp import make_app
     uvicorn.run(make_app(fail=False), fd=int(sys.argv[1]), log_level="warning")
     """
 )

@@ -3,7 +3,7 @@ AgentApp answers on its A2A endpoint (``POST /a2a``, a2a-sdk 0.3's JSON-RPC
 server), for the A2A assembler to be judged by a producer built on another
 framework than a2a-sdk's own examples.
 
-The same AgentApp and handlers as scripts/agentapp_fixtures.py. The app's
+The same AgentApp and handlers as scripts/agentapp.py. The app's
 card says ``streaming: false``, so a2a-sdk's server refuses
 ``message/stream``; ``message/send`` answers with the one Message the
 runtime's executor makes of the run's last output message, and nothing at
@@ -28,9 +28,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agentapp_fixtures import OUT, Server, make_app, make_deterministic
-
-QUESTION = "What is the weather in Paris?"
+from agentapp import OUT, QUESTION, Server, make_app, make_deterministic
 
 
 def rpc(base: str, method: str, params: dict[str, Any]) -> Any:
