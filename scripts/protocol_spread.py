@@ -7,6 +7,7 @@ its own; this counts them, as the architecture page's checklist expects.
     python scripts/protocol_spread.py            # a line per protocol
     python scripts/protocol_spread.py --files    # and the files
     python scripts/protocol_spread.py --shared   # only files no protocol owns
+    python scripts/protocol_spread.py --shared --check 8   # fails past 8 (scripts/test.sh)
 
 A file "names" a protocol when its name appears in it, case aside, with
 ``-`` and ``_`` alike (``a-b`` and ``a_b`` are one name). The count is a
@@ -15,6 +16,9 @@ or a data key (a provider's name in another protocol's metadata) counts too.
 ``--shared`` counts only the files outside every protocol's own places: those
 that adding a protocol could have to edit, a protocol's own file naming
 another (as data, or as what it converts from) left to that protocol.
+``--check N`` exits 1 when a protocol added after the first two (the
+registry lists them in the order they came) is named in more than N files:
+the budget the plug-in structure holds each new protocol to.
 These lines name no protocol, so that this file counts for none.
 """
 
@@ -62,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", action="store_true", help="list the files too")
     parser.add_argument("--shared", action="store_true", help="count only files no protocol owns")
+    parser.add_argument(
+        "--check",
+        type=int,
+        metavar="N",
+        help="exit 1 if a protocol added after the first two is named in more than N files",
+    )
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "python"))
     # The names, from the checkout.
@@ -74,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         except (UnicodeDecodeError, FileNotFoundError):
             continue  # binary fixtures, files deleted in the work tree
     owned = [own_places(name.replace("-", "_")) for name in PROTOCOL_NAMES]
+    over = []
     for name in PROTOCOL_NAMES:
         module = name.replace("-", "_")
         named = re.compile("[-_]".join(map(re.escape, name.split("-"))))
@@ -85,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.files:
             for path in spread:
                 print(f"    {path}")
+        if args.check is not None and name in PROTOCOL_NAMES[2:] and len(spread) > args.check:
+            over.append(name)
+    if over:
+        print(f"named in more than {args.check} files outside their own places: {', '.join(over)}")
+        return 1
     return 0
 
 

@@ -192,10 +192,13 @@ fresh_env "$work/pure" "$python" "$pure_wheel[test]"
 pure="$work/pure/bin/python"
 check_backend "$pure" python
 
-step "Python $main_version: ruff, mypy, and the native stubs checked against the extension"
+step "Python $main_version: ruff, mypy, the protocols' spread, and the native stubs checked against the extension"
 "$work/native/bin/ruff" check .
 "$work/native/bin/ruff" format --check .
 "$work/native/bin/mypy"
+# A protocol is a plug-in: one added after the first two is named in at most
+# 8 files outside its own places (docs/architecture.md).
+"$native" scripts/protocol_spread.py --shared --check 8
 "$native" -m mypy.stubtest agentcodec._native
 
 # The sources live under python/, so nothing here shadows the installed wheels.
