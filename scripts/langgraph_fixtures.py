@@ -146,6 +146,8 @@ CASES: dict[str, tuple[str, list[str], dict[str, Any], dict[str, Any] | None]] =
     "one_node_debug": ("thinker", ["debug", "tasks", "checkpoints"], {}, None),
     # ... and of one whose node fails.
     "one_node_debug_error": ("broken", ["debug", "tasks", "checkpoints"], {}, None),
+    # The callbacks of such a run (LangChain's astream_events), as the streaming how-tos read tokens.
+    "one_node_events": ("thinker", ["events"], {}, None),
     "resumable": ("agent", ["values", "messages-tuple"], {"stream_resumable": True}, None),
 }
 

@@ -366,6 +366,116 @@ def test_a_failed_run_in_the_debug_tasks_and_checkpoints_modes_ends_as_langgraph
     assert names[-3:] == ["tasks", "debug", "error"]
 
 
+# Left out of the events' metadata: the platform's (its versions, host and
+# plan), and what a chat model's integration says of itself: the agent
+# behind the gateway is none.
+_NOT_THE_RUNS = frozenset(
+    {
+        "langgraph_version",
+        "langgraph_api_version",
+        "langgraph_plan",
+        "langgraph_host",
+        "langgraph_api_url",
+        "ls_provider",
+        "lc_versions",
+    }
+)
+
+
+def callback_shape(stream: bytes, names: dict[str, str]) -> list[Any]:
+    """The ``events`` mode's events of a run, by shape: each callback's
+    event, its runnable (named as ``names`` says), tags, depth (how many
+    parents it names), its data's keys and its metadata's; a run of
+    ``on_chat_model_stream`` as one."""
+    shapes: list[Any] = []
+    for event in SSEDecoder().feed(stream):
+        if event.event != "events":
+            continue
+        data = json.loads(event.data)
+        shape = [
+            data["event"],
+            names.get(data["name"], data["name"]),
+            data["tags"],
+            len(data["parent_ids"]),
+            sorted(data["data"]),
+            sorted(set(data["metadata"]) - _NOT_THE_RUNS),
+        ]
+        if not (shapes and shapes[-1] == shape and data["event"] == "on_chat_model_stream"):
+            shapes.append(shape)
+    return shapes
+
+
+def test_the_events_mode_is_written_as_langgraph_api_writes_it() -> None:
+    """A run answering one message in ``events`` (tests/fixtures/langgraph/
+    one_node_events: the callbacks LangChain's ``astream_events`` reports,
+    from which LangGraph's streaming how-tos read tokens): the graph
+    starts on the request's input, its node on the thread's values, a chat
+    model's call streams the answer's chunks and ends with the message they
+    make, then the node's update, the node's end and the graph's, on the
+    thread's values."""
+    recorded = (FIXTURES / "langgraph" / "one_node_events.sse").read_bytes()
+    asked = json.loads((FIXTURES / "langgraph" / "one_node_events.json").read_text(encoding="utf-8"))
+    text = (FIXTURES / "agentscope" / "runner_text.sse").read_bytes()
+    with gateway_with(
+        ScriptedAgent(one_after_another(text)), MemoryReplayStore(), idle=None, run=None
+    ) as url:
+        body = run_body(stream_mode=asked["request"]["stream_mode"])
+        response = httpx.post(f"{url}/threads/t-events/runs/stream", json=body, timeout=30)
+        state = httpx.get(f"{url}/threads/t-events/state").json()
+    theirs = callback_shape(recorded, {"thinker": "agent", "think": "agent", "AnthropicLike": "agent"})
+    assert callback_shape(response.content, {}) == theirs
+    names = {event.event for event in SSEDecoder().feed(response.content)}
+    assert names == {"metadata", "events"}
+    events = [data for name, data in parsed(response.content) if name == "events"]
+    assert events[0]["data"]["input"] == body["input"]
+    assert events[-1]["data"]["output"] == state["values"]
+    (answer,) = [message for message in state["values"]["messages"] if message["type"] == "ai"]
+    tokens = [
+        event["data"]["chunk"]["content"] for event in events if event["event"] == "on_chat_model_stream"
+    ]
+    assert "".join(tokens) == answer["content"] != ""
+    (end,) = [event for event in events if event["event"] == "on_chat_model_end"]
+    assert end["data"]["output"] == answer
+
+
+def test_a_runs_messages_in_the_events_mode_are_a_model_and_a_tools_calls(gateway: str) -> None:
+    """A run that calls a tool, in ``events``: each AI message is a chat
+    model's call, whose chunks langchain-core adds up to the message its
+    end gives, the one the thread keeps; the tool message is a tool's call,
+    on the arguments the AI message gave it; every callback within the
+    graph names the run first among its parents."""
+    langchain_messages = pytest.importorskip("langchain_core.messages")
+    response = httpx.post(
+        f"{gateway}/threads/t-events-tools/runs/stream", json=run_body(stream_mode="events"), timeout=30
+    )
+    state = httpx.get(f"{gateway}/threads/t-events-tools/state").json()
+    run_id = data_events(response.content)[0]["run_id"]
+    events = [data for name, data in parsed(response.content) if name == "events"]
+    ended = [
+        event["data"]["output"] for event in events if event["event"] in ("on_chat_model_end", "on_tool_end")
+    ]
+    assert ended == state["values"]["messages"][1:]
+    assert [event["event"] for event in events if event["event"].startswith("on_tool")] == [
+        "on_tool_start",
+        "on_tool_end",
+    ]
+    (call,) = [call for message in ended for call in message.get("tool_calls") or []]
+    (started,) = [event for event in events if event["event"] == "on_tool_start"]
+    assert (started["name"], started["data"]["input"]) == (call["name"], call["args"])
+    added: dict[str, Any] = {}
+    for event in events:
+        if event["event"] == "on_chat_model_stream":
+            chunk = event["data"]["chunk"]
+            made = langchain_messages.AIMessageChunk(**{k: v for k, v in chunk.items() if k != "type"})
+            added[event["run_id"]] = added[event["run_id"]] + made if event["run_id"] in added else made
+        elif event["event"] == "on_chat_model_end":
+            made = langchain_messages.message_chunk_to_message(added.pop(event["run_id"]))
+            assert made.model_dump() == {**event["data"]["output"], "type": "ai"}
+    # The graph's callbacks are the run's, and every one within it names the run first.
+    assert [event["run_id"] for event in events if not event["parent_ids"]] == [run_id, run_id]
+    assert all(event["parent_ids"][0] == run_id for event in events[1:-1])
+
+
 def test_a_dropped_client_resumes_with_last_event_id(gateway: str) -> None:
     response = httpx.post(
         f"{gateway}/threads/t-resume/runs/stream", json=run_body(stream_mode=["messages-tuple"])

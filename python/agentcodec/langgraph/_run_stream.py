@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from .._backend import impl
+from ._callback_events import EVENTS_MODE, CallbackEvents
 from ._legacy import LegacyMessages
 from ._steps import STEP_MODES, Steps
 
@@ -22,6 +23,7 @@ _MODES = {
     "messages": {"messages"},
     "messages-tuple": {"messages"},
     **{mode: {mode} for mode in STEP_MODES},
+    EVENTS_MODE: {EVENTS_MODE},
 }
 # The serialized message types of LangChain's roles.
 _TYPES = {
@@ -84,6 +86,7 @@ async def as_the_threads(
     legacy: LegacyMessages | None = None,
     unsent_values: Callable[[bytes], Awaitable[object]] | None = None,
     steps: Steps | None = None,
+    callbacks: CallbackEvents | None = None,
 ) -> AsyncIterator[bytes]:
     """The run's events as langgraph-api streams a thread's run of a graph
     of one node, ``node``: only the modes asked for; after the run's
@@ -94,10 +97,11 @@ async def as_the_threads(
     update, and the thread stays as the run found it. Its messages are the
     legacy mode's when ``legacy`` rewrites them. The values, when not asked
     for, are given to ``unsent_values`` instead. ``steps`` writes the
-    checkpoints and the node's task, if asked for. (A chunk holds whole
+    checkpoints and the node's task, if asked for, and ``callbacks`` the
+    ``events`` mode's callbacks. (A chunk holds whole
     events; once the run has started, one that needs none of this passes
     untouched.)"""
-    filtered = not {"messages", "values"} <= modes or legacy is not None
+    filtered = not {"messages", "values"} <= modes or legacy is not None or callbacks is not None
     kept = "values" in modes
     started = False
     async for chunk in frames:
@@ -107,6 +111,8 @@ async def as_the_threads(
         decoder = impl.SSEDecoder(max_line_bytes=None, max_event_bytes=None)
         out = []
         for event in [*decoder.feed(chunk), *decoder.close()]:
+            if event.event == "messages" and callbacks is not None and started:
+                out.append(callbacks.message(json.loads(event.data)))
             if event.event == "values":
                 if cancelled():
                     continue
@@ -124,6 +130,8 @@ async def as_the_threads(
                     await unsent_values(bytes(impl.encode_sse(data, event="values")))
                 if steps is not None and isinstance(data, dict):
                     out.append(steps.ended(data))
+                if callbacks is not None and isinstance(data, dict):
+                    out.append(callbacks.ended({"messages": added}, data))
             elif event.event == "error" and steps is not None and started:
                 error = json.loads(event.data)
                 out.append(steps.failed(error) + bytes(impl.encode_sse(error, event="error")))
@@ -142,5 +150,7 @@ async def as_the_threads(
                     await unsent_values(first)
                 if steps is not None:
                     out.append(steps.started({"messages": before}))
+                if callbacks is not None:
+                    out.append(callbacks.started({"messages": before}))
         if out:
             yield b"".join(out)

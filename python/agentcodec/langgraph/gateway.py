@@ -20,7 +20,9 @@ the agent behind the gateway.
   for are kept: ``values``, ``updates``, ``messages-tuple``, or the legacy
   ``messages``: ``messages/metadata``, then ``messages/partial`` with the
   message so far, as langgraph-api writes it; ``debug``, ``tasks`` and
-  ``checkpoints`` (``_steps``); ``metadata`` and ``error`` always): the thread's
+  ``checkpoints`` (``_steps``); ``events``, the callbacks LangChain's
+  ``astream_events`` reports (``_callback_events``); ``metadata`` and
+  ``error`` always): the thread's
   values as the run starts (its messages before, the input), the answer's
   messages as they stream, the node's update (the answer's messages), and
   the thread's values again: those before, the input, the answer.
@@ -105,6 +107,7 @@ from ..server._closing import closed
 from ..server._response import recording
 from ._asked import Asked, asked_run
 from ._assistants import Assistants
+from ._callback_events import EVENTS_MODE, CallbackEvents
 from ._history import NO_STATE, History, run_states, state_record
 from ._legacy import LegacyMessages
 from ._records import (
@@ -590,6 +593,11 @@ class Endpoint:
                 previous_id=None if last_run is None else last_run.assembler.run_id,
             )
             if modes & STEP_MODES
+            else None,
+            callbacks=CallbackEvents(
+                thread_id=thread_id, run_id=run_id, node=NODE, run_input=body.get("input")
+            )
+            if EVENTS_MODE in modes
             else None,
         )
         frames = _cancel_recorded(frames, store, run_id, stream_id, cancelled)
