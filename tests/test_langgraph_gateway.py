@@ -1134,6 +1134,46 @@ def test_ended_runs_are_waited_for_listed_got_and_joined_as_langgraph_api_answer
     assert (waited["messages"][0]["type"], waited["messages"][0]["content"]) == ("human", QUESTION)
 
 
+def test_a_run_longer_than_the_stores_ttl_is_kept_while_it_runs_and_one_queued_behind_it_too(
+    tmp_path: Path,
+) -> None:
+    """On Redis, a run that goes on for longer than the store's ttl, and one
+    waiting its turn behind it as long: each is found (``runs.get``) until
+    it has ended, and the second runs in its turn, the thread holding both.
+    The store forgot both midway: the runs were not found, and the thread
+    was free for any run at once. (A run ended is forgotten ttl later.)"""
+    turn = (AGENTAPP_FIXTURES / "agent_turn.process.sse").read_bytes()
+    events = [event + b"\n\n" for event in turn.split(b"\n\n") if event.strip()]
+
+    async def slow() -> AsyncIterator[bytes]:  # about 1.8 s, with pauses of 0.3 s
+        for at, event in enumerate(events):
+            if at % (len(events) // 6) == 0:
+                await asyncio.sleep(0.3)
+            yield event
+
+    agent = ScriptedAgent(slow)
+    with redis_server(tmp_path) as redis_url:
+        store = RedisReplayStore(redis_url, ttl=0.6, block_seconds=0.2)
+        with gateway_with(agent, store) as url, httpx.Client(base_url=url, timeout=30) as http:
+            runs = [http.post("/threads/long/runs", json=run_body()).json()["run_id"] for _ in range(2)]
+            seen: dict[str, list[str | None]] = {run_id: [] for run_id in runs}
+            deadline = time.monotonic() + 20
+            while "success" not in seen[runs[1]] and time.monotonic() < deadline:
+                for run_id in runs:
+                    if "success" not in seen[run_id]:
+                        seen[run_id].append(http.get(f"/threads/long/runs/{run_id}").json().get("status"))
+                time.sleep(0.1)
+            values = http.get("/threads/long/state").json()["values"]
+    first, second = (seen[run_id] for run_id in runs)
+    assert first[-1] == second[-1] == "success", seen
+    assert None not in first + second, seen
+    assert "running" in first
+    assert "pending" in second
+    assert "running" in second
+    assert [message["type"] for message in values["messages"]].count("human") == 2
+    assert agent.most_running == 1
+
+
 @pytest.mark.parametrize("strategy", ["enqueue", "reject"])
 def test_runs_asked_of_two_replicas_at_once_on_one_thread_run_one_at_a_time(
     strategy: str, tmp_path: Path

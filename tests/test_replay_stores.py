@@ -384,9 +384,12 @@ def test_deleted_aliases_point_nowhere_and_are_listed_no_more(make_store: MakeSt
 
 def test_the_list_of_aliases_expires_with_them(redis_url: str) -> None:
     async def main() -> None:
+        # The stream's writer is another replica, gone: nothing keeps the alias.
+        writer = RedisReplayStore(redis_url, prefix="expiring:", ttl=0.2)
+        stream = await writer.open()
+        await writer.aclose()
         store = RedisReplayStore(redis_url, prefix="expiring:", ttl=0.2)
         try:
-            stream = await store.open()
             await store.set_alias("task:old", stream)
             await asyncio.sleep(0.3)
             assert await store.aliases("task:") == []  # expired, though not yet pruned
@@ -397,6 +400,39 @@ def test_the_list_of_aliases_expires_with_them(redis_url: str) -> None:
             await store.aclose()
 
     asyncio.run(main())
+
+
+def test_a_stream_written_is_kept_with_its_aliases_however_long_it_goes_quiet(make_store: MakeStore) -> None:
+    """A stream going without an event for longer than the ttl (a run
+    waiting its turn, or one longer than the ttl) is kept while it is
+    written, and so are the aliases naming it, listed too: a store that let
+    them expire forgot a run while it ran, and freed its thread to a second
+    run. Once the stream ends, it is forgotten ttl later, with its aliases."""
+
+    async def test(store: ReplayStore) -> None:
+        stream, other = await store.open(), await store.open()
+        await store.append(stream, b"first")
+        await store.set_alias("run:kept", stream)
+        assert await store.compare_and_set_alias("thread:kept", stream, expected=None)
+        await store.set_alias("run:moved", stream)
+        await store.set_alias("run:moved", other)  # names another stream since
+        await asyncio.sleep(1.0)
+        assert await store.stored(stream) == ([(1, b"first")], False)
+        assert [await store.resolve_alias(name) for name in ("run:kept", "thread:kept")] == [stream, stream]
+        assert sorted(await store.aliases("run:")) == sorted([("run:kept", stream), ("run:moved", other)])
+        await store.append(stream, b"second")
+        await store.finish(stream)
+        await store.finish(other)
+        await asyncio.sleep(0.2)
+        assert await store.resolve_alias("run:kept") == stream  # ended 0.2 s ago: still kept
+        await asyncio.sleep(0.5)
+        await store.open()  # (the memory store forgets what expired as it opens another)
+        with pytest.raises(ReplayError, match="not stored"):
+            await store.stored(stream)
+        assert [await store.resolve_alias(name) for name in ("run:kept", "thread:kept")] == [None, None]
+        assert await store.aliases("run:kept") == []
+
+    run(make_store, test, ttl=0.4)
 
 
 def test_the_memory_store_forgets_aliases_with_their_streams() -> None:
@@ -440,16 +476,23 @@ def test_the_memory_store_forgets_old_streams() -> None:
     asyncio.run(main())
 
 
-def test_the_redis_store_expires_streams(redis_url: str) -> None:
+def test_the_redis_store_expires_the_streams_of_a_writer_gone(redis_url: str) -> None:
+    """A replica stopped midway (its process gone, its store closed) keeps
+    its streams no more: they expire ttl after it last kept them."""
+
     async def main() -> None:
+        writer = RedisReplayStore(redis_url, ttl=0.2)
+        stream = await writer.open()
+        await writer.append(stream, b"x")
+        await writer.set_alias("gone:run", stream)
+        await writer.aclose()
         store = RedisReplayStore(redis_url, ttl=0.2)
         try:
-            stream = await store.open()
-            await store.append(stream, b"x")
             assert await store.redis.pttl(f"agentcodec:stream:{stream}") > 0
             await asyncio.sleep(0.4)
             with pytest.raises(ReplayError, match="not stored"):
                 await store.replay(stream, 0)
+            assert await store.resolve_alias("gone:run") is None
         finally:
             await store.aclose()
 

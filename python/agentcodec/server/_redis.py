@@ -6,7 +6,14 @@ ids ``<number>-0`` (so a resuming reader asks for exactly what follows the
 number it has), bounded by ``MAXLEN``; an ``open`` entry (``0-1``) makes an
 empty stream exist, an ``end`` entry (``<last>-2``) ends it, each holding
 when (milliseconds since the epoch, for ``times``); the key expires
-``ttl`` seconds after it was last written. Readers read with ``XREAD``,
+``ttl`` seconds after it was last written or kept. A process keeps the
+streams it writes (opened, not yet finished) and the aliases naming them
+(each stream's set of them, ``named:``) every third of the ttl, so that
+a stream that goes long without an event (a run waiting its turn, or one
+longer than the ttl) is not forgotten while it is written; once its
+writer is gone, it is forgotten ``ttl`` seconds after it was last kept,
+and once finished, ``ttl`` seconds after it ended, with its aliases.
+Readers read with ``XREAD``,
 and wait for more in one ``XREAD BLOCK`` that all of a process's readers
 share (``_redis_waits``). An alias is a Redis stream of one entry (the
 stream id it points at), so that one waiting for it waits so too; a sorted set holds
@@ -22,6 +29,8 @@ producer's replica looks for, for all the streams it runs in one pipeline.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Collection, Sequence
 from typing import Any
@@ -30,6 +39,8 @@ from ._redis_waits import StreamWaits, streams_read
 from ._replay import MARK_EVERY, ReplayError, ReplayStore, StreamEntry, new_stream_id
 
 __all__ = ["RedisReplayStore"]
+
+logger = logging.getLogger("agentcodec.server")
 
 #: The connections of the client a store makes from a URL.
 MAX_CONNECTIONS = 100
@@ -44,10 +55,10 @@ _READ_AT_ONCE = 512
 _HANDED_AT_ONCE = 64
 
 
-#: compare_and_set_alias: KEYS the alias's key and the list of aliases;
-#: ARGV the stream id, the one expected ("" for none), the ttl in ms, now
-#: in ms, the alias. set_alias's writes, made only if the alias's one entry
-#: names the stream expected.
+#: compare_and_set_alias: KEYS the alias's key, the list of aliases and
+#: the set of the stream's aliases; ARGV the stream id, the one expected
+#: ("" for none), the ttl in ms, now in ms, the alias. set_alias's writes,
+#: made only if the alias's one entry names the stream expected.
 _COMPARE_AND_SET_ALIAS = """
 local latest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local current = ''
@@ -63,6 +74,8 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[4]) - tonumber(ARGV[3]))
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return 1
 """
 
@@ -102,11 +115,17 @@ def _socket_timeout(redis: Any) -> float | None:
 class RedisReplayStore(ReplayStore):
     """Streams kept in Redis (``pip install agentcodec[redis]``): ``redis``
     is a ``redis.asyncio.Redis`` client or a URL (``redis://host:6379/0``).
-    Each stream keeps its last ``max_events`` events and expires ``ttl``
-    seconds after its last write, an alias ``ttl`` seconds after it was set;
-    keys are ``prefix`` + the stream id, ``prefix`` + ``alias:`` + the
-    alias, ``prefix`` + ``aliases`` (the list of them), and ``prefix`` +
-    ``read:`` + the stream id (when a reader was last on it). A reader waits
+    Each stream keeps its last ``max_events`` events. A stream this store
+    writes (opened, not yet finished) is kept, and the aliases naming it,
+    however long it goes without an event; one whose writer is gone (its
+    process stopped) expires ``ttl`` seconds after it was last written or
+    kept, and a finished one ``ttl`` seconds after it ended, with its
+    aliases; an alias of no stream written here expires ``ttl`` seconds
+    after it was set. Keys are ``prefix`` + the stream id, ``prefix`` +
+    ``alias:`` + the alias, ``prefix`` + ``aliases`` (the list of them),
+    ``prefix`` + ``named:`` + the stream id (the aliases set to it), and
+    ``prefix`` + ``read:`` + the stream id (when a reader was last on it).
+    A reader waits
     for new events ``block_seconds`` at a time, held under half the
     client's socket timeout: a stream whose readers wait marks itself read
     that often, so that ``read_within`` wants more seconds than that to be
@@ -154,6 +173,8 @@ class RedisReplayStore(ReplayStore):
         self._opened: dict[str, bytes] = {}
         # Readers wait for new entries here, not each in an XREAD BLOCK of its own.
         self._waits = StreamWaits(redis, self._block_ms, _HANDED_AT_ONCE)
+        # Keeps the streams written here, while there are any (_keep).
+        self._keeper: asyncio.Future[None] | None = None
 
     @property
     def redis(self) -> Any:
@@ -180,6 +201,9 @@ class RedisReplayStore(ReplayStore):
         await self._add(stream_id, ("0-1", {"open": opened}))
         self._written[stream_id] = 0
         self._opened[stream_id] = opened
+        keeper = self._keeper
+        if keeper is None or keeper.done() or keeper.get_loop() is not asyncio.get_running_loop():
+            self._keeper = asyncio.ensure_future(self._keep())
         return stream_id
 
     async def append(self, stream_id: str, event: bytes) -> int:
@@ -206,6 +230,8 @@ class RedisReplayStore(ReplayStore):
         finally:
             # Written or not, this process is done with it: nothing kept per stream.
             del self._written[stream_id], self._opened[stream_id]
+        # Its aliases are forgotten with it, ttl after its end.
+        await self._renew([stream_id])
 
     def _writer(self, stream_id: str) -> int:
         last = self._written.get(stream_id)
@@ -225,12 +251,14 @@ class RedisReplayStore(ReplayStore):
             pipe.zadd(listed, {alias: now})
             pipe.zremrangebyscore(listed, "-inf", now - self._ttl_ms)
             pipe.pexpire(listed, self._ttl_ms)
+            pipe.sadd(self._named_key(stream_id), alias)
+            pipe.pexpire(self._named_key(stream_id), self._ttl_ms)
             await pipe.execute()
 
     async def compare_and_set_alias(self, alias: str, stream_id: str, *, expected: str | None) -> bool:
         # One script: Redis runs it whole, no other client's command between its look and its set.
         now = int(time.time() * 1000)
-        keys = [self._alias_key(alias), self._aliases_key()]
+        keys = [self._alias_key(alias), self._aliases_key(), self._named_key(stream_id)]
         arguments = [stream_id, expected or "", self._ttl_ms, now, alias]
         return bool(await self._redis.eval(_COMPARE_AND_SET_ALIAS, len(keys), *keys, *arguments))
 
@@ -283,6 +311,57 @@ class RedisReplayStore(ReplayStore):
 
     def _read_key(self, stream_id: str) -> str:
         return f"{self._prefix}read:{stream_id}"
+
+    def _named_key(self, stream_id: str) -> str:
+        return f"{self._prefix}named:{stream_id}"
+
+    async def _keep(self) -> None:
+        """Keeps the streams this store writes, and their aliases, every
+        third of the ttl while it writes any."""
+        failing = False
+        while self._written:
+            await asyncio.sleep(self._ttl_ms / 3000)
+            try:
+                await self._renew(list(self._written))
+            except Exception:  # a store gone for a moment: the next round keeps them
+                if not failing:
+                    logger.warning(
+                        "could not keep %d streams written here", len(self._written), exc_info=True
+                    )
+                failing = True
+                continue
+            failing = False
+
+    async def _renew(self, stream_ids: list[str]) -> None:
+        """Renews the expiry of these streams, and of the aliases that still
+        name them, as a write would (an alias listed as if set now)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for stream_id in stream_ids:
+                pipe.pexpire(self._key(stream_id), self._ttl_ms)
+                pipe.smembers(self._named_key(stream_id))
+                pipe.pexpire(self._named_key(stream_id), self._ttl_ms)
+            found = await pipe.execute()
+        named = [
+            (stream_id, _text(alias))
+            for at, stream_id in enumerate(stream_ids)
+            for alias in found[3 * at + 1]
+        ]
+        if not named:
+            return
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for _, alias in named:
+                pipe.xrevrange(self._alias_key(alias), "+", "-", count=1)
+            latest = await pipe.execute()
+        now, listed = int(time.time() * 1000), self._aliases_key()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for (stream_id, alias), entry in zip(named, latest, strict=True):
+                if entry and _text(_field(entry[0][1], "s")) == stream_id:
+                    pipe.pexpire(self._alias_key(alias), self._ttl_ms)
+                    pipe.zadd(listed, {alias: now})
+                else:  # set to another stream since, or deleted
+                    pipe.srem(self._named_key(stream_id), alias)
+            pipe.pexpire(listed, self._ttl_ms)
+            await pipe.execute()
 
     async def mark_read(self, stream_id: str) -> None:
         await self._redis.set(self._read_key(stream_id), int(time.time() * 1000), px=self._ttl_ms)
@@ -422,6 +501,11 @@ class RedisReplayStore(ReplayStore):
                 yield number, event.encode() if isinstance(event, str) else event
 
     async def aclose(self) -> None:
+        keeper = self._keeper
+        if keeper is not None and not keeper.done() and keeper.get_loop() is asyncio.get_running_loop():
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
         await self._waits.aclose()
         if self._owned:
             await self._redis.aclose()
