@@ -556,6 +556,32 @@ def test_a_reader_waits_out_a_quiet_stream_whatever_the_clients_socket_timeout(
     asyncio.run(main())
 
 
+def test_a_store_made_from_a_url_waits_out_a_stream_quiet_past_redis_pys_default_timeout(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A pool made from a URL does not name its socket timeout, which
+    redis-py 8's connections default to 5 s, the store's XREAD BLOCK: every
+    stream quiet for 5 s cut the readers' shared wait, which logged a
+    warning and connected again. The store reads the connections' default."""
+
+    async def main() -> None:
+        store = RedisReplayStore(redis_url)
+        try:
+            stream = await store.open()
+            await store.append(stream, b"first")
+            reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
+            await asyncio.sleep(5.5)
+            await store.append(stream, b"second")
+            await store.finish(stream)
+            assert await asyncio.wait_for(reader, 10) == [(1, b"first"), (2, b"second")]
+        finally:
+            await store.aclose()
+
+    with caplog.at_level("WARNING", logger="agentcodec.server"):
+        asyncio.run(main())
+    assert not [record for record in caplog.records if record.levelname == "WARNING"]
+
+
 def test_the_memory_store_keeps_to_its_byte_budget_forgetting_the_oldest_first() -> None:
     """Past ``max_bytes``, finished streams go first, oldest first; then the
     oldest events of the oldest streams, a reader behind them told of the

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Collection, Sequence
@@ -102,13 +103,33 @@ def _time_of(fields: dict[Any, Any], name: str) -> float | None:
 
 
 def _socket_timeout(redis: Any) -> float | None:
-    """The seconds after which the client gives up a read, if it does."""
+    """The seconds after which the client gives up a read, if it does: as
+    its pool's connections were given it, else as their class defaults
+    (redis-py 8's is 5 s, which a pool made from a URL does not name)."""
     pool = getattr(redis, "connection_pool", None)
     options: dict[str, Any] = getattr(pool, "connection_kwargs", {}) or {}
-    for name in ("socket_timeout", "orig_socket_timeout"):
-        timeout = options.get(name)
-        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
-            return float(timeout)
+    if "socket_timeout" in options or "orig_socket_timeout" in options:
+        timeout = options.get("socket_timeout", options.get("orig_socket_timeout"))
+    else:
+        timeout = _default_of(getattr(pool, "connection_class", None), "socket_timeout")
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        return float(timeout)
+    return None
+
+
+def _default_of(cls: Any, parameter: str) -> Any:
+    """The default a class's constructor gives ``parameter`` (its own, or
+    the nearest base's that takes it), None if none does."""
+    for klass in getattr(cls, "__mro__", ()):
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            found = inspect.signature(init).parameters.get(parameter)
+        except (TypeError, ValueError):
+            continue
+        if found is not None:
+            return None if found.default is inspect.Parameter.empty else found.default
     return None
 
 
