@@ -991,6 +991,41 @@ def test_runs_created_on_a_busy_thread_wait_their_turn_in_order() -> None:
     assert len(last["messages"]) == 3 * 5
 
 
+def test_a_run_scheduled_for_later_starts_then_and_one_cancelled_before_never_runs() -> None:
+    """``after_seconds``, as langgraph-api schedules a run: answered at
+    once, ``pending`` and not started till then; one cancelled while it
+    waits never runs, and its cancel ends it at once. The gateway started
+    every run at once, whatever it asked."""
+    turn = (AGENTAPP_FIXTURES / "agent_turn.process.sse").read_bytes()
+    agent = ScriptedAgent(one_after_another(turn, turn))
+    with gateway_with(agent, MemoryReplayStore()) as url, httpx.Client(base_url=url, timeout=30) as client:
+        asked = time.monotonic()
+        later = client.post("/threads/later/runs", json=run_body(after_seconds=1.0)).json()
+        time.sleep(0.5)
+        waiting = client.get(f"/threads/later/runs/{later['run_id']}").json()["status"]
+        ran_before = agent.runs
+        joined = client.get(f"/threads/later/runs/{later['run_id']}/join").json()
+        took = time.monotonic() - asked
+        never = client.post("/threads/later/runs", json=run_body(after_seconds=60)).json()
+        cancelled = client.post(f"/threads/later/runs/{never['run_id']}/cancel")
+        client.get(f"/threads/later/runs/{never['run_id']}/join")
+        statuses = [
+            client.get(f"/threads/later/runs/{run['run_id']}").json()["status"] for run in (later, never)
+        ]
+        refused = [
+            client.post("/threads/later/runs", json=run_body(after_seconds=bad)) for bad in ("soon", -1, True)
+        ]
+    assert (later["status"], waiting, ran_before) == ("pending", "pending", 0)
+    assert took >= 1.0
+    assert [message["type"] for message in joined["messages"]].count("human") == 1
+    assert cancelled.status_code == 202
+    assert time.monotonic() - asked < 30
+    assert statuses == ["success", "interrupted"]
+    assert agent.runs == 1
+    assert [response.status_code for response in refused] == [422, 422, 422]
+    assert "after_seconds must be a non-negative number" in refused[0].json()["detail"]
+
+
 def test_a_run_streamed_on_a_busy_thread_is_answered_at_once_and_streams_in_its_turn() -> None:
     """``runs.stream`` on a thread busy with a run: the response begins at
     once, naming the run (``pending``), while the run before goes on; the

@@ -43,6 +43,8 @@ class Asked:
     # The metadata a thread the run makes starts with (its config's and its
     # own, over the agent's), as langgraph-api gives it.
     thread_metadata: dict[str, Any]
+    # Seconds to wait before the run starts (langgraph-api's after_seconds).
+    after_seconds: float = 0.0
 
 
 def asked_run(body: object, thread_id: str) -> Asked:
@@ -63,7 +65,20 @@ def asked_run(body: object, thread_id: str) -> Asked:
         multitask_strategy(body),
         named_checkpoint(body),
         thread_metadata(body),
+        scheduled_after(body),
     )
+
+
+def scheduled_after(body: Mapping[str, Any]) -> float:
+    """How long the run waits before it starts (``after_seconds``, none by
+    default), as langgraph-api schedules a run: named at once, ``pending``
+    till then."""
+    after = body.get("after_seconds")
+    if after is None:
+        return 0.0
+    if isinstance(after, bool) or not isinstance(after, (int, float)) or not after >= 0:
+        raise RequestError(f"after_seconds must be a non-negative number of seconds, not {after!r}")
+    return float(after)
 
 
 def thread_metadata(body: Mapping[str, Any]) -> dict[str, Any]:

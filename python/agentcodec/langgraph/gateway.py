@@ -29,7 +29,8 @@ the agent behind the gateway.
   ``Content-Location`` names the run and ``Location`` its join endpoint, as
   langgraph-api's do; a dropped client resumes with ``Last-Event-ID``;
 - ``POST /threads/{thread_id}/runs``: a run in the background
-  (``runs.create``), answered with the run, ``pending``; ``POST
+  (``runs.create``), answered with the run, ``pending`` (a run asking
+  ``after_seconds`` starts then, as langgraph-api schedules it); ``POST
   /threads/{thread_id}/runs/wait``: a run answered with its result once it
   has ended (``runs.wait``): the thread's values, beside them the run's
   ``__interrupt__`` if it was interrupted, or ``{"__error__": ...}`` if it
@@ -99,7 +100,7 @@ from starlette.routing import BaseRoute, Route
 from .._backend import impl
 from .._version import __version__
 from ..gateway._body import json_body
-from ..gateway._cancels import Cancels, follow
+from ..gateway._cancels import STOP_CHECK_EVERY, Cancels, follow
 from ..gateway._requests import RequestError
 from ..gateway._upstream import UpstreamError
 from ..server import ReplayError
@@ -403,14 +404,16 @@ class Endpoint:
         return started.run_id, started.stream_id, started.cancel.set
 
     async def _queue(self, request: Request, asked: Asked) -> tuple[str, str] | Response | None:
-        """A run asked for on a thread busy with another, named in the store
-        at once (its id and stream: ``pending`` until its turn comes), as
-        langgraph-api names a run it queues; refused for ``reject``. None for
-        a thread not busy, and for a stateless run."""
+        """A run asked for on a thread busy with another, or for later
+        (``after_seconds``), named in the store at once (its id and stream:
+        ``pending`` until its turn comes), as langgraph-api names a run it
+        queues or schedules; refused for ``reject`` on a busy thread. None for
+        a run to start now: on a thread not busy, or a stateless one."""
         thread_id, store = asked.thread_id, self._gateway.store
-        if "thread_id" not in request.path_params or not await self._busy(thread_id):
+        busy = "thread_id" in request.path_params and await self._busy(thread_id)
+        if not busy and not asked.after_seconds:
             return None
-        if asked.strategy == "reject":
+        if busy and asked.strategy == "reject":
             return detail(409, _THREAD_BUSY)
         run_id, stream_id = str(uuid.uuid4()), await store.open()
         await store.set_alias(RUN_ALIAS + run_id, stream_id)
@@ -427,9 +430,11 @@ class Endpoint:
         streamed: bool = False,
         abandoned: asyncio.Event | None = None,
     ) -> AsyncIterator[bytes]:
-        """A run queued on a busy thread, its frames once its turn has come:
-        its metadata alone, if it was cancelled before (or, ``abandoned``,
-        its client left); its error, if it could not start."""
+        """A run queued on a busy thread or scheduled for later, its frames
+        once its turn has come: its metadata alone, if it was cancelled
+        before (or, ``abandoned``, its client left); its error, if it could
+        not start."""
+        await self._scheduled(asked.after_seconds, stream_id, abandoned)
         started = await self._start(
             request, asked, streamed=streamed, queued=(run_id, stream_id), abandoned=abandoned
         )
@@ -443,6 +448,19 @@ class Endpoint:
             return
         async for frame in started.frames:
             yield frame
+
+    async def _scheduled(self, seconds: float, stream_id: str, abandoned: asyncio.Event | None) -> None:
+        """Returns once ``seconds`` have passed, or sooner once the run
+        (recorded as ``stream_id``) is cancelled or its client left: a run
+        scheduled for later starts then, its cancel seen at once."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while (left := deadline - loop.time()) > 0:
+            await asyncio.sleep(min(left, STOP_CHECK_EVERY))
+            if (abandoned is not None and abandoned.is_set()) or await self._gateway.store.stop_requested(
+                stream_id
+            ):
+                return
 
     async def _busy(self, thread_id: str) -> bool:
         """Whether a run goes on on the thread, or waits to start there."""
