@@ -991,6 +991,22 @@ def test_runs_created_on_a_busy_thread_wait_their_turn_in_order() -> None:
     assert len(last["messages"]) == 3 * 5
 
 
+def test_a_run_leaves_no_stream_of_its_own_unfinished() -> None:
+    """A run that does not stream its values keeps them beside its stream,
+    in one of their own, which ends with the run, so that the store forgets
+    it in its time: never finished, it was kept for as long as the gateway
+    ran (on Redis, renewed as a stream still written)."""
+    turn = (AGENTAPP_FIXTURES / "agent_turn.process.sse").read_bytes()
+    store = MemoryReplayStore()
+    with gateway_with(ScriptedAgent(one_after_another(turn)), store) as url:
+        body = run_body(stream_mode=["messages-tuple"])
+        httpx.post(f"{url}/threads/side/runs/stream", json=body, timeout=30)
+        state = httpx.get(f"{url}/threads/side/state").json()
+    assert [message["type"] for message in state["values"]["messages"]][:1] == ["human"]
+    assert len(store) >= 2
+    assert [stream_id for stream_id, stream in store._streams.items() if not stream.finished] == []
+
+
 def test_a_run_scheduled_for_later_starts_then_and_one_cancelled_before_never_runs() -> None:
     """``after_seconds``, as langgraph-api schedules a run: answered at
     once, ``pending`` and not started till then; one cancelled while it

@@ -571,7 +571,7 @@ class Endpoint:
                 return detail(exc.status, exc.message)
             raise
         modes, legacy = asked_modes(body)
-        unsent_values = None
+        unsent_values, values_id = None, None
         try:
             if "values" not in modes:
                 values_id = await store.open()
@@ -586,6 +586,9 @@ class Endpoint:
             await store.set_alias(f"{THREAD_RUN_ALIAS}{thread_id}/{run_id}", stream_id)
         except BaseException:
             await closed(chunks)  # the run started: it is ended, not left behind
+            if values_id is not None:
+                with contextlib.suppress(Exception):
+                    await store.finish(values_id)
             await self._release(thread_id, stream_id, last_run, queued=queued is not None)
             raise
         converting = gateway.converted(chunks, "langgraph", run_id=run_id, node=NODE)
@@ -618,6 +621,8 @@ class Endpoint:
             if EVENTS_MODE in modes
             else None,
         )
+        if values_id is not None:
+            frames = _finishing(frames, store, values_id)
         frames = _cancel_recorded(frames, store, run_id, stream_id, cancelled)
         frames = self._cancels.watched(frames, stream_id, cancel, name=run_id)
         return _Started(thread_id, run_id, stream_id, frames, cancel, abandoned)
@@ -1179,6 +1184,19 @@ async def _cancel_recorded(
         yield frame
     if cancelled():
         await store.set_alias(CANCELLED_ALIAS + run_id, stream_id)
+
+
+async def _finishing(frames: AsyncIterator[bytes], store: Any, stream_id: str) -> AsyncIterator[bytes]:
+    """The run's ``frames``; once they end, however they end, the stream
+    beside them (``stream_id``: the values a run not streaming them keeps)
+    is finished, so that the store forgets it in its time."""
+    try:
+        async for frame in frames:
+            yield frame
+    finally:
+        await closed(frames)
+        with contextlib.suppress(Exception):  # (what ended the run is the error to raise)
+            await store.finish(stream_id)
 
 
 async def _abandoned(following: asyncio.Future[None], on_leave: Callable[[], object] | None) -> None:
