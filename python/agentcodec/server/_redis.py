@@ -251,8 +251,12 @@ class RedisReplayStore(ReplayStore):
         finally:
             # Written or not, this process is done with it: nothing kept per stream.
             del self._written[stream_id], self._opened[stream_id]
-        # Its aliases are forgotten with it, ttl after its end.
-        await self._renew([stream_id])
+        # Its aliases are forgotten with it, ttl after its end. (The stream
+        # has ended: a store gone for a moment leaves them to go sooner.)
+        try:
+            await self._renew([stream_id])
+        except Exception:
+            logger.warning("could not keep the aliases of stream %s to its end", stream_id, exc_info=True)
 
     def _writer(self, stream_id: str) -> int:
         last = self._written.get(stream_id)
