@@ -524,6 +524,18 @@ def test_store_options_are_checked(tmp_path: Path) -> None:
         RedisReplayStore(object(), max_events=True)
 
 
+async def read_across_a_quiet(store: ReplayStore, seconds: float) -> list[tuple[int, bytes]]:
+    """What a reader following a stream reads when the stream goes quiet
+    for ``seconds`` between its first event and its second."""
+    stream = await store.open()
+    await store.append(stream, b"first")
+    reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
+    await asyncio.sleep(seconds)
+    await store.append(stream, b"second")
+    await store.finish(stream)
+    return await asyncio.wait_for(reader, 10)
+
+
 @pytest.mark.parametrize("socket_timeout", [2.0, None])
 def test_a_reader_waits_out_a_quiet_stream_whatever_the_clients_socket_timeout(
     redis_url: str, socket_timeout: float | None
@@ -542,13 +554,7 @@ def test_a_reader_waits_out_a_quiet_stream_whatever_the_clients_socket_timeout(
         client = from_url(redis_url, **options)
         store = RedisReplayStore(client)
         try:
-            stream = await store.open()
-            await store.append(stream, b"first")
-            reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
-            await asyncio.sleep(2.5)
-            await store.append(stream, b"second")
-            await store.finish(stream)
-            assert await asyncio.wait_for(reader, 10) == [(1, b"first"), (2, b"second")]
+            assert await read_across_a_quiet(store, 2.5) == [(1, b"first"), (2, b"second")]
         finally:
             await store.aclose()
             await client.aclose()
@@ -567,13 +573,7 @@ def test_a_store_made_from_a_url_waits_out_a_stream_quiet_past_redis_pys_default
     async def main() -> None:
         store = RedisReplayStore(redis_url)
         try:
-            stream = await store.open()
-            await store.append(stream, b"first")
-            reader = asyncio.ensure_future(collect(await store.replay(stream, 0)))
-            await asyncio.sleep(5.5)
-            await store.append(stream, b"second")
-            await store.finish(stream)
-            assert await asyncio.wait_for(reader, 10) == [(1, b"first"), (2, b"second")]
+            assert await read_across_a_quiet(store, 5.5) == [(1, b"first"), (2, b"second")]
         finally:
             await store.aclose()
 
