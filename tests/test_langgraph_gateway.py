@@ -1031,6 +1031,11 @@ def test_a_run_scheduled_for_later_starts_then_and_one_cancelled_before_never_ru
         refused = [
             client.post("/threads/later/runs", json=run_body(after_seconds=bad)) for bad in ("soon", -1, True)
         ]
+        # (1e400 is JSON, and a float past the largest: never)
+        raw = json.dumps(run_body(after_seconds=0)).replace('"after_seconds": 0', '"after_seconds": 1e400')
+        refused.append(
+            client.post("/threads/later/runs", content=raw, headers={"content-type": "application/json"})
+        )
     assert (later["status"], waiting, ran_before) == ("pending", "pending", 0)
     assert took >= 1.0
     assert [message["type"] for message in joined["messages"]].count("human") == 1
@@ -1038,7 +1043,7 @@ def test_a_run_scheduled_for_later_starts_then_and_one_cancelled_before_never_ru
     assert time.monotonic() - asked < 30
     assert statuses == ["success", "interrupted"]
     assert agent.runs == 1
-    assert [response.status_code for response in refused] == [422, 422, 422]
+    assert [response.status_code for response in refused] == [422] * 4
     assert "after_seconds must be a non-negative number" in refused[0].json()["detail"]
 
 

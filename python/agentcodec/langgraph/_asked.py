@@ -7,6 +7,7 @@ given a turn appended to the thread would not know it was not served."""
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,7 +77,7 @@ def scheduled_after(body: Mapping[str, Any]) -> float:
     after = body.get("after_seconds")
     if after is None:
         return 0.0
-    if isinstance(after, bool) or not isinstance(after, (int, float)) or not after >= 0:
+    if isinstance(after, bool) or not isinstance(after, (int, float)) or not 0 <= after < math.inf:
         raise RequestError(f"after_seconds must be a non-negative number of seconds, not {after!r}")
     return float(after)
 
